@@ -1,0 +1,30 @@
+"""JAX Playground: builds the app, starts the sandbox pool, launches. Nothing else."""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+
+from playground.api import PlaygroundAPI
+from playground.config import Settings
+from playground.sandbox import WorkerPool
+from playground.ui import build_app
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    settings = Settings.from_env(dict(os.environ))
+    pool = WorkerPool(settings.workers, settings.limits)
+    pool.start()
+    atexit.register(pool.close)
+    for name, layer in pool.layers.items():
+        if not layer["active"]:
+            logging.warning("sandbox layer %s is NOT active: %s", name, layer["detail"])
+    demo = build_app(PlaygroundAPI(pool, settings), settings)
+    demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
+    demo.launch(server_name=settings.host, server_port=settings.port)
+
+
+if __name__ == "__main__":
+    main()

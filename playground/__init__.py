@@ -1,0 +1,1 @@
+"""JAX Playground: see how JAX traces, lowers, compiles and transforms your code."""

@@ -1,0 +1,116 @@
+"""Lock a freshly forked worker down, layer by layer, and say which layers hold.
+
+Order: rlimits -> capabilities -> Landlock -> seccomp, all while the process
+is still single-threaded (Landlock binds the calling thread and the threads
+it starts later; XLA starts its thread pools during warm-up, so warm-up comes
+after this, not before). A layer that cannot be applied is reported with the
+reason, never skipped silently.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import resource
+import site
+import sys
+
+from playground.sandbox import landlock, seccomp_filter
+from playground.sandbox.limits import Limits
+
+_MB = 1024 * 1024
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAPABILITY_VERSION_3 = 0x20080522
+
+
+def probe() -> dict[str, dict]:
+    """What this kernel and machine allow, without changing anything (server side)."""
+    abi = landlock.abi_version()
+    seccomp_ok, seccomp_why = seccomp_filter.available()
+    return {
+        "landlock": {"active": abi > 0, "detail": f"ABI {abi}" if abi else "not enabled in this kernel"},
+        "seccomp": {"active": seccomp_ok, "detail": seccomp_why},
+    }
+
+
+def apply(limits: Limits, scratch: str) -> dict[str, dict]:
+    """Apply every layer to the current (single-threaded) process; return the report."""
+    layers = {}
+    for name, step in (
+        ("rlimits", lambda: _set_rlimits(limits)),
+        ("capabilities", _drop_capabilities),
+        ("landlock", lambda: _landlock(scratch)),
+        ("seccomp", _seccomp),
+    ):
+        try:
+            layers[name] = {"active": True, "detail": step()}
+        except Exception as exc:  # reported to the server and shown in About
+            layers[name] = {"active": False, "detail": f"{type(exc).__name__}: {exc}"}
+    return layers
+
+
+def _set_rlimits(limits: Limits) -> str:
+    wanted = {
+        resource.RLIMIT_CPU: limits.cpu_s,
+        resource.RLIMIT_FSIZE: limits.file_size_mb * _MB,
+        resource.RLIMIT_NOFILE: limits.open_files,
+        resource.RLIMIT_CORE: 0,
+    }
+    if limits.address_space_mb:
+        wanted[resource.RLIMIT_AS] = limits.address_space_mb * _MB
+    for which, value in wanted.items():
+        resource.setrlimit(which, (value, value))
+    address_space = f"AS {limits.address_space_mb} MB" if limits.address_space_mb else "AS unlimited"
+    return (
+        f"{address_space}, CPU {limits.cpu_s} s, file size {limits.file_size_mb} MB, "
+        f"{limits.open_files} open files, no core dumps"
+    )
+
+
+def _drop_capabilities() -> str:
+    """Without CAP_SYS_RESOURCE a root worker cannot raise its rlimits again, and so on."""
+    if os.geteuid() != 0:
+        return "not running as root: no capabilities held"
+    libc = ctypes.CDLL(None, use_errno=True)
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        last_cap = int(f.read())
+    for cap in range(last_cap + 1):
+        libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable x 2 words: all zero
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+    return f"all {last_cap + 1} capabilities dropped (running as root)"
+
+
+def _landlock(scratch: str) -> str:
+    enforced = landlock.restrict_self(readable_paths(), [scratch, *_device_nodes()])
+    extras = [name for name, on in (("TCP", enforced["tcp_denied"]), ("signals", enforced["signals_scoped"])) if on]
+    return f"ABI {enforced['abi']}: filesystem read-only to Python and system libraries, " + (
+        f"write only to the scratch dir; also denies {' and '.join(extras)}" if extras else "write only to the scratch dir"
+    )
+
+
+def _seccomp() -> str:
+    return f"{seccomp_filter.install()['denied_syscalls']} system calls denied or narrowed"
+
+
+def readable_paths() -> list[str]:
+    """Where the interpreter, the venv, system libraries and our own package live."""
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return sorted({
+        sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
+        *site.getsitepackages(), package_dir,
+        "/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
+        "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu", "/sys/fs/cgroup",
+        "/dev/null", "/dev/urandom", "/proc/driver/nvidia",
+    })
+
+
+def _device_nodes() -> list[str]:
+    """GPU device files, which CUDA opens read-write."""
+    return glob.glob("/dev/nvidia*")

@@ -1,0 +1,25 @@
+"""The Gradio UI: one module per tab, the only package that imports gradio."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from playground.api import PlaygroundAPI
+from playground.config import Settings
+from playground.ui import about_tab, inspect_tab
+
+SANDBOX_QUEUE = "sandbox"  # every event that runs user code shares the pool's concurrency
+
+
+def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
+    with gr.Blocks(title="JAX Playground") as demo:
+        gr.Markdown(
+            "# JAX Playground\nWrite a small pure function and see what JAX makes of it. "
+            "Your code runs in a locked-down sandbox process, never in this server."
+        )
+        with gr.Tabs():
+            with gr.Tab("Inspect", id="inspect"):
+                inspect_tab.build(api, settings.workers, SANDBOX_QUEUE)
+            with gr.Tab("About", id="about"):
+                about_tab.build(api, demo)
+    return demo

@@ -1,0 +1,37 @@
+"""About tab: versions, devices, the sandbox layers in force, and the limits."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from playground.api import PlaygroundAPI
+
+
+def build(api: PlaygroundAPI, demo: gr.Blocks) -> None:
+    summary = gr.Markdown(elem_id="about-summary")
+    with gr.Accordion("/about response (JSON)", open=False):
+        raw = gr.JSON()
+    refresh = gr.Button("Refresh", size="sm")
+
+    def on_load():
+        info = api.about()
+        return to_markdown(info), info
+
+    demo.load(on_load, None, [summary, raw], api_visibility="private")
+    refresh.click(on_load, None, [summary, raw], api_visibility="private")
+    gr.api(api.about, api_name="about")
+
+
+def to_markdown(info: dict) -> str:
+    versions = ", ".join(f"{name} {version or 'not installed'}" for name, version in info["versions"].items())
+    rows = "\n".join(
+        f"| {name} | {'✅ active' if layer['active'] else '⚠️ not active'} | {layer['detail']} |"
+        for name, layer in info["sandbox"]["layers"].items()
+    )
+    devices = ", ".join(info["devices"]) or "unknown (no worker answered)"
+    queue = info["queue"]
+    return (
+        f"**Backend:** {info['backend'] or 'unknown'}  \n**Devices:** {devices}  \n**Versions:** {versions}\n\n"
+        f"### Sandbox layers\n| layer | state | detail |\n|---|---|---|\n{rows}\n\n"
+        f"**Jobs at once:** {queue['concurrency']}, **waiting at most:** {queue['max_waiting']}"
+    )

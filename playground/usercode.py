@@ -1,0 +1,203 @@
+"""Turn the user's source into a function, and the user's failures into plain words.
+
+Runs inside a sandboxed worker. Nothing here is a security boundary (the OS
+layers are); the checks exist to give friendly, precise messages.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import errno
+import io
+import linecache
+import sys
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable
+
+USER_FILENAME = "<playground>"
+ARGS_FILENAME = "<args>"
+ERROR_KINDS = ("syntax", "user_exception", "timeout", "memory", "crashed", "forbidden", "invalid_input", "busy")
+_PROCESS_EVENTS = {
+    "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "os.spawn",
+    "subprocess.Popen", "pty.spawn",
+}
+_MAX_MESSAGE = 4000
+
+
+class UserCodeError(Exception):
+    """A failure to report to the user as {"kind", "message", "line"}."""
+
+    def __init__(self, kind: str, message: str, line: int | None = None) -> None:
+        assert kind in ERROR_KINDS, kind
+        super().__init__(message)
+        self.kind, self.message, self.line = kind, message, line
+
+    def to_result(self) -> dict:
+        return error_dict(self.kind, self.message, self.line)
+
+
+def error_dict(kind: str, message: str, line: int | None = None) -> dict:
+    return {"ok": False, "error": {"kind": kind, "message": cap_text(message, _MAX_MESSAGE), "line": line}}
+
+
+@dataclass(frozen=True)
+class UserProgram:
+    name: str
+    function: Callable
+    namespace: dict
+
+
+def base_namespace() -> dict:
+    """What user code and the args expression see without importing anything."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import lax
+
+    return {"__name__": "__playground__", "__builtins__": builtins, "jax": jax, "jnp": jnp, "np": np, "lax": lax}
+
+
+def load(source: str) -> UserProgram:
+    """Run the user's module code and return the function to inspect.
+
+    That function is the one named ``f``, else the last top-level ``def``.
+    """
+    tree = parse(source)
+    name = pick_function_name(tree)
+    linecache.cache[USER_FILENAME] = (len(source), None, source.splitlines(True), USER_FILENAME)
+    namespace = base_namespace()
+    exec(compile(tree, USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed by design
+    function = namespace.get(name)
+    if not callable(function):
+        raise UserCodeError("invalid_input", f"`{name}` is not a function after running your code.")
+    return UserProgram(name=name, function=function, namespace=namespace)
+
+
+def parse(source: str) -> ast.Module:
+    try:
+        return ast.parse(source, filename=USER_FILENAME)
+    except SyntaxError as exc:
+        detail = f" (column {exc.offset})" if exc.offset else ""
+        raise UserCodeError("syntax", f"SyntaxError: {exc.msg}{detail}", exc.lineno) from None
+
+
+def pick_function_name(tree: ast.Module) -> str:
+    defs = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assigned = {
+        target.id for node in tree.body if isinstance(node, ast.Assign)
+        for target in node.targets if isinstance(target, ast.Name)
+    }
+    if "f" in defs or "f" in assigned:
+        return "f"
+    if not defs:
+        raise UserCodeError("invalid_input", "Define a function to inspect, for example `def f(x): return x * 2`.")
+    return defs[-1]
+
+
+def evaluate_args(expression: str, namespace: dict) -> tuple:
+    """Evaluate the arguments expression; a tuple gives several positional arguments."""
+    try:
+        code = compile(expression.strip() or "()", ARGS_FILENAME, "eval")
+    except SyntaxError as exc:
+        raise UserCodeError("invalid_input", f"The arguments are not a Python expression: {exc.msg}.") from None
+    try:
+        value = eval(code, namespace)  # noqa: S307 - sandboxed by design
+    except Exception as exc:
+        kind = classify(exc)
+        if kind == "user_exception":
+            raise UserCodeError("invalid_input", f"Could not evaluate the arguments: {_describe(exc)}") from None
+        raise
+    return value if isinstance(value, tuple) else (value,)
+
+
+def error_result(exc: BaseException) -> dict:
+    if isinstance(exc, UserCodeError):
+        return exc.to_result()
+    kind = classify(exc)
+    prefix = {
+        "memory": "Out of memory: the sandbox gives each job a fixed amount of memory. ",
+        "forbidden": "Blocked by the sandbox (no processes, network, or files outside the job's scratch folder). ",
+    }.get(kind, "")
+    return error_dict(kind, prefix + _describe(exc), user_line(exc))
+
+
+def classify(exc: BaseException) -> str:
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+        return "memory"
+    if isinstance(exc, PermissionError) or (
+        isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES)
+    ):
+        return "forbidden"
+    text = str(exc)
+    if any(s in text for s in ("RESOURCE_EXHAUSTED", "Out of memory", "out of memory", "bad_alloc")):
+        return "memory"
+    if any(s in text for s in ("PermissionError", "Permission denied", "Operation not permitted")):
+        return "forbidden"
+    return "user_exception"
+
+
+def user_line(exc: BaseException) -> int | None:
+    """The line of the user's code closest to where the exception was raised."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        lines = [fr.lineno for fr in traceback.extract_tb(exc.__traceback__) if fr.filename == USER_FILENAME]
+        if lines:
+            return lines[-1]
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def forbid_new_processes() -> None:
+    """Turn process creation into a clear PermissionError.
+
+    The seccomp filter already makes these calls fail; this audit hook only
+    says so in words (os.system would otherwise just return -1).
+    """
+
+    def hook(event: str, _args: Any) -> None:
+        if event in _PROCESS_EVENTS:
+            raise PermissionError(f"{event} is not allowed: the sandbox cannot start processes")
+
+    sys.addaudithook(hook)
+
+
+class CappedText(io.TextIOBase):
+    """A text sink that keeps the first ``limit`` characters and counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.dropped = limit, 0
+        self._parts: list[str] = []
+        self._kept = 0
+
+    def write(self, text: str) -> int:
+        room = self.limit - self._kept
+        if room > 0:
+            self._parts.append(text[:room])
+            self._kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def getvalue(self) -> str:
+        text = "".join(self._parts)
+        return text + _truncation_notice(self.dropped) if self.dropped else text
+
+
+def cap_text(text: str, max_chars: int) -> str:
+    """Cut long text with a visible notice of how much was left out."""
+    if len(text) <= max_chars:
+        return text
+    return text[:max_chars] + _truncation_notice(len(text) - max_chars)
+
+
+def _truncation_notice(dropped: int) -> str:
+    return f"\n… [output truncated: {dropped:,} more characters]"
