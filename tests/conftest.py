@@ -1,0 +1,101 @@
+"""Shared fixtures: a real ``python app.py`` server, and a real worker pool."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    url: str
+    port: int
+    process: subprocess.Popen
+    log_path: Path
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def client(self):
+        from gradio_client import Client
+
+        return Client(self.url, verbose=False)
+
+
+def start_server(tmp_dir: Path, **env_overrides: str) -> Server:
+    """Launch ``python app.py`` on a free port and wait until it answers."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "PLAYGROUND_PORT": str(port),
+        "PLAYGROUND_HOST": "127.0.0.1",
+        "HF_TOKEN": FAKE_SECRET,  # must never reach a worker
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        **env_overrides,
+    }
+    log_path = tmp_dir / f"server-{port}.log"
+    process = subprocess.Popen(
+        [sys.executable, "app.py"], cwd=ROOT, env=env,
+        stdout=log_path.open("w"), stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited early:\n{log_path.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return Server(url=url, port=port, process=process, log_path=log_path)
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise RuntimeError(f"server did not start:\n{log_path.read_text()}")
+
+
+def stop_server(server: Server) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory) -> Server:
+    """One real server for the whole session (2 workers, default limits)."""
+    srv = start_server(tmp_path_factory.mktemp("server"), PLAYGROUND_WORKERS="2")
+    yield srv
+    stop_server(srv)
+
+
+@pytest.fixture(scope="session")
+def client(server):
+    return server.client()
+
+
+@pytest.fixture(scope="session")
+def pool():
+    """A real sandbox pool in this test process (no Gradio), for unit-level sandbox tests."""
+    from playground.sandbox import Limits, WorkerPool
+
+    p = WorkerPool(2, Limits(timeout_s=5.0))
+    p.start()
+    yield p
+    p.close()
