@@ -11,6 +11,7 @@ import builtins
 import errno
 import io
 import linecache
+import re
 import sys
 import traceback
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ _PROCESS_EVENTS = {
     "subprocess.Popen", "pty.spawn",
 }
 _MAX_MESSAGE = 4000
+_TRACEBACK = "Traceback (most recent call last):"
 
 
 class UserCodeError(Exception):
@@ -148,12 +150,23 @@ def user_line(exc: BaseException) -> int | None:
         lines = [fr.lineno for fr in traceback.extract_tb(exc.__traceback__) if fr.filename == USER_FILENAME]
         if lines:
             return lines[-1]
+        embedded = re.findall(rf'File "{re.escape(USER_FILENAME)}", line (\d+)', str(exc))
+        if embedded:
+            return int(embedded[-1])
         exc = exc.__cause__ or exc.__context__
     return None
 
 
 def _describe(exc: BaseException) -> str:
+    """``Type: message``, with any traceback embedded in the message cut to its last line.
+
+    (JAX's callback errors carry the callback's traceback, which names our files.)
+    """
     text = str(exc).strip()
+    if _TRACEBACK in text:
+        head, _, tail = text.partition(_TRACEBACK)
+        final = [line for line in tail.splitlines() if line.strip() and not line.startswith(" ")]
+        text = f"{head.strip()} {final[-1].strip() if final else ''}".strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
