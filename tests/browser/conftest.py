@@ -1,0 +1,45 @@
+"""Headless Chromium for the browser tests: Debian's /usr/bin/chromium, never a downloaded one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """The system Chromium; missing means fail on CI, skip on a laptop."""
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} not found: install Debian's chromium package (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return str(CHROMIUM)
+
+
+@pytest.fixture(scope="session")
+def chromium_browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium_browser, server):
+    """A fresh 1280x900 page on the session's server, the Inspect tab ready."""
+    context = chromium_browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(server.url)
+    page.locator("#inspect-code .cm-content").wait_for()
+    yield page
+    context.close()

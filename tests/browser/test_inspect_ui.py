@@ -1,0 +1,66 @@
+"""The Inspect and About tabs in a real headless Chromium, against the real server."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+RESULT_TIMEOUT_MS = 60_000
+
+
+def set_code(page: Page, code: str) -> None:
+    """Replace the editor's text with ``code``, exactly.
+
+    ``insert_text`` inserts the whole text as one input (no key presses), so
+    CodeMirror's auto-indent on Enter does not add to the indentation we give.
+    """
+    editor = page.locator("#inspect-code .cm-content")
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(code)
+    expect(editor).to_have_text(code.replace("\n", ""))  # .cm-content text joins lines
+    lines = [line.rstrip("\n") for line in editor.locator(".cm-line").all_inner_texts()]
+    assert lines == code.split("\n"), lines
+
+
+def run_inspect(page: Page, code: str, args: str) -> None:
+    set_code(page, code)
+    page.locator("#inspect-args textarea").fill(args)
+    page.locator("#inspect-run").click()
+
+
+def test_inspect_shows_result_and_jaxpr(page: Page):
+    expect(page.get_by_role("tab", name="Inspect")).to_be_visible()
+    run_inspect(page, "def f(x):\n    return jnp.sin(x) * 2", "jnp.linspace(0, 1, 5)")
+
+    expect(page.locator("#inspect-jaxpr")).to_contain_text("sin", timeout=RESULT_TIMEOUT_MS)
+    expect(page.locator("#inspect-jaxpr")).to_contain_text("mul")
+    expect(page.locator("#inspect-result textarea")).to_have_value(re.compile(r"f32\[5\]"))
+    expect(page.locator("#inspect-status")).to_contain_text("Traced")
+
+    ASSETS.mkdir(exist_ok=True)
+    page.screenshot(path=ASSETS / "inspect.png", full_page=True)
+
+
+def test_syntax_error_shows_its_line(page: Page):
+    run_inspect(page, "def f(x):\n    return (x +", "1.0")
+
+    status = page.locator("#inspect-status")
+    expect(status).to_contain_text("Syntax error", timeout=RESULT_TIMEOUT_MS)
+    expect(status).to_contain_text("line 2")
+    expect(page.locator("#inspect-result textarea")).to_have_value("")
+
+
+def test_about_tab_lists_sandbox_layers(page: Page):
+    page.get_by_role("tab", name="About").click()
+
+    summary = page.locator("#about-summary")
+    expect(summary).to_contain_text("Sandbox layers", timeout=RESULT_TIMEOUT_MS)
+    expect(summary).to_contain_text("landlock")
+
+    ASSETS.mkdir(exist_ok=True)
+    page.screenshot(path=ASSETS / "about.png", full_page=True)
