@@ -37,10 +37,18 @@ def inspect(code: str, args: str, max_chars: int) -> dict:
         "ok": True,
         "function": program.name,
         "result": usercode.cap_text(describe(value), max_chars),
-        "jaxpr": usercode.cap_text(str(jaxpr), max_chars),
+        "jaxpr": usercode.cap_text(format_jaxpr(jaxpr), max_chars),
         "stdout": printed,
         "warnings": [usercode.cap_text(n, 2000) for n in notes],
     }
+
+
+def format_jaxpr(jaxpr) -> str:
+    """JAX's own text, one equation per line even where the whole jaxpr would fit on one."""
+    text = str(jaxpr)
+    if "\n" not in text and jaxpr.eqns:
+        text = jaxpr.pretty_print(use_color=False, width=40)
+    return text
 
 
 def describe(tree) -> str:

@@ -233,6 +233,7 @@ class WorkerPool:
         self._count("crashes")
         worker.exited(wait_s=1.0)
         text = worker.log_text()
+        log.warning("sandbox worker %d ended without a result; its log ends:\n%s", worker.pid, text[-2000:])
         if re.search(r"bad_alloc|[Oo]ut of memory|RESOURCE_EXHAUSTED|Cannot allocate memory", text):
             return error_dict("memory", "Out of memory: the worker ran out of memory and stopped.")
         fatal = re.search(r"Fatal Python error: ([^\n]+)", text)

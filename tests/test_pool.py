@@ -1,0 +1,150 @@
+"""The worker pool itself: watchdogs, crash recovery, clean-up, busy answers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import struct
+import threading
+import time
+
+import pytest
+
+from playground.sandbox import Limits, WorkerPool
+from playground.sandbox.pool import worker_environment
+
+DEFAULT_JOB = {"kind": "inspect", "code": "def f(x):\n    return x + x*x + x*x*x\n", "args": "jnp.arange(4.0)"}
+
+
+def _ok(pool: WorkerPool) -> None:
+    result = pool.run(DEFAULT_JOB)
+    assert result["ok"] is True, result
+    assert result["result"] == "f32[4] [ 0.  3. 14. 39.]"
+
+
+def test_layers_are_reported_for_every_layer(pool):
+    assert set(pool.layers) == {"rlimits", "capabilities", "landlock", "seccomp"}
+    assert all(set(layer) == {"active", "detail"} for layer in pool.layers.values())
+    assert pool.layers["rlimits"]["active"] is True
+
+
+def test_each_job_gets_a_fresh_process_and_its_scratch_dir_is_removed(pool):
+    code = "import os\ndef f(x):\n    print(os.getpid(), os.getcwd())\n    return x\n"
+    seen = []
+    for _ in range(3):
+        result = pool.run({"kind": "inspect", "code": code, "args": "1.0"})
+        pid, scratch = result["stdout"].split()
+        seen.append(pid)
+        deadline = time.monotonic() + 5
+        while os.path.exists(scratch) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not os.path.exists(scratch)
+    assert len(set(seen)) == 3
+
+
+def test_scratch_dir_is_writable(pool):
+    code = (
+        "import os\nimport numpy as np\nnp.save('a.npy', np.arange(3.0))\n"
+        "def f(x):\n    return jnp.asarray(np.load('a.npy')) + x + len(os.listdir('.'))\n"
+    )
+    result = pool.run({"kind": "inspect", "code": code, "args": "jnp.zeros(3)"})
+    assert result["ok"] is True, result
+    assert result["result"] == "f32[3] [2. 3. 4.]"  # a.npy and the worker's log
+
+
+def test_resident_memory_watchdog_kills_a_growing_job():
+    small = WorkerPool(1, Limits(timeout_s=10, memory_mb=400))
+    small.start()
+    try:
+        code = "import numpy as np, time\ndef f(x):\n    a = np.ones(200_000_000)\n    time.sleep(5)\n    return x\n"
+        result = small.run({"kind": "inspect", "code": code, "args": "1.0"})
+        assert result["error"]["kind"] == "memory", result
+        assert "400 MB" in result["error"]["message"]
+        assert small.status()["memory_kills"] == 1
+        _ok(small)
+    finally:
+        small.close()
+
+
+def test_a_forged_oversized_reply_is_refused(pool):
+    code = f"import os\ndef f(x):\n    os.write(3, {struct.pack('!Q', 1 << 40)!r})\n    return x\n"
+    result = pool.run({"kind": "inspect", "code": code, "args": "1.0"})
+    assert result["error"]["kind"] == "forbidden"
+    _ok(pool)
+
+
+def test_a_worker_killed_while_idle_is_replaced_silently(pool):
+    _ok(pool)
+    deadline = time.monotonic() + 10
+    while pool.status()["warm"] < pool.size and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for worker in list(pool._idle.queue):
+        os.kill(worker.pid, signal.SIGKILL)
+        assert worker.exited(wait_s=5.0)  # every thread gone, as the pool sees it
+    _ok(pool)
+
+
+def test_the_template_is_restarted_if_it_dies(pool):
+    os.kill(pool._template.pid, signal.SIGKILL)
+    pool._template.wait()
+    # Warm workers survive their template; once they are used up, a new template must serve.
+    for _ in range(pool.size + 3):
+        _ok(pool)
+    assert pool.status()["template_alive"] is True
+
+
+def test_busy_when_no_worker_frees_up_in_time():
+    tiny = WorkerPool(1, Limits(timeout_s=3), acquire_timeout_s=0.3)
+    tiny.start()
+    try:
+        slow = {"kind": "inspect", "code": "import time\ndef f(x):\n    time.sleep(2)\n    return x\n", "args": "1.0"}
+        results = []
+        threads = [threading.Thread(target=lambda: results.append(tiny.run(slow))) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        kinds = sorted("ok" if r["ok"] else r["error"]["kind"] for r in results)
+        assert "busy" in kinds and "ok" in kinds, kinds
+        busy = next(r for r in results if not r["ok"])
+        assert "try again" in busy["error"]["message"]
+    finally:
+        tiny.close()
+
+
+def test_close_leaves_no_process_and_no_scratch_behind():
+    p = WorkerPool(1, Limits())
+    p.start()
+    _ok(p)
+    template_pid, root = p._template.pid, p._scratch_root
+    worker_pids = [w.pid for w in p._idle.queue]
+    p.close()
+    assert not os.path.exists(root)
+    for pid in [template_pid, *worker_pids]:
+        assert _gone(pid), pid
+
+
+def test_worker_environment_is_a_whitelist():
+    env = worker_environment({"PATH": "/usr/bin", "HF_TOKEN": "secret", "AWS_SECRET_ACCESS_KEY": "k", "LANG": "C"},
+                             {"JAX_NUM_CPU_DEVICES": "8"})
+    assert env["PATH"] == "/usr/bin" and env["LANG"] == "C" and env["JAX_NUM_CPU_DEVICES"] == "8"
+    assert "HF_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
+    assert env["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
+
+
+def test_pool_size_must_be_positive():
+    with pytest.raises(ValueError, match="at least 1"):
+        WorkerPool(0, Limits())
+
+
+def _gone(pid: int, wait_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().split(") ")[1].startswith("Z"):
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.05)
+    return False
