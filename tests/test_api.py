@@ -1,0 +1,187 @@
+"""playground.api input checks and /about assembly, with a small recording pool instead of real workers."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import threading
+
+import pytest
+
+from playground.api import MAX_ARGS_CHARS, MAX_CODE_CHARS, PlaygroundAPI
+from playground.config import Settings
+from playground.sandbox.limits import Limits
+
+GOOD_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
+GOOD_ARGS = "jnp.arange(4.0)"
+RUNTIME = {"ok": True, "backend": "cpu", "devices": ["TFRT_CPU_0", "TFRT_CPU_1"]}
+
+
+class RecordingPool:
+    """Stands in for WorkerPool: records jobs, answers from a script."""
+
+    def __init__(self, answers: dict[str, list[dict]] | None = None) -> None:
+        self.jobs: list[dict] = []
+        self.answers = answers or {}
+        self.layers = {
+            "landlock": {"active": True, "detail": "ABI 7"},
+            "seccomp": {"active": False, "detail": "libseccomp not loadable"},
+        }
+        self.status_calls = 0
+
+    def run(self, job: dict) -> dict:
+        self.jobs.append(job)
+        queue = self.answers.get(job["kind"])
+        if queue:
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+        return {"ok": True, "echo": job}
+
+    def status(self) -> dict:
+        self.status_calls += 1
+        return {"size": 2, "warm": 2, "jobs": len(self.jobs)}
+
+
+@pytest.fixture
+def pool() -> RecordingPool:
+    return RecordingPool({"about": [RUNTIME]})
+
+
+@pytest.fixture
+def api(pool) -> PlaygroundAPI:
+    return PlaygroundAPI(pool=pool, settings=Settings())
+
+
+def _error(result: dict) -> dict:
+    assert result["ok"] is False, result
+    assert set(result["error"]) == {"kind", "message", "line"}
+    return result["error"]
+
+
+# -- inspect input validation ---------------------------------------------------
+
+
+@pytest.mark.parametrize("code", [None, 42, b"def f(x): return x", ["def f(x): return x"], {"code": "x"}])
+def test_code_must_be_text(api, pool, code):
+    error = _error(api.inspect(code, GOOD_ARGS))
+    assert error["kind"] == "invalid_input"
+    assert "`code` must be text" in error["message"]
+    assert type(code).__name__ in error["message"]
+    assert pool.jobs == []
+
+
+@pytest.mark.parametrize("args", [None, 4, (1, 2)])
+def test_args_must_be_text(api, pool, args):
+    error = _error(api.inspect(GOOD_CODE, args))
+    assert error["kind"] == "invalid_input"
+    assert "`args` must be text" in error["message"]
+    assert pool.jobs == []
+
+
+def test_code_over_limit(api, pool):
+    code = GOOD_CODE + "#" * (MAX_CODE_CHARS - len(GOOD_CODE) + 1)
+    error = _error(api.inspect(code, GOOD_ARGS))
+    assert error["kind"] == "invalid_input"
+    assert f"{MAX_CODE_CHARS:,}" in error["message"]
+    assert f"{len(code):,}" in error["message"]
+    assert pool.jobs == []
+
+
+def test_code_at_limit_is_forwarded(api, pool):
+    code = GOOD_CODE + "#" * (MAX_CODE_CHARS - len(GOOD_CODE))
+    assert len(code) == MAX_CODE_CHARS
+    assert api.inspect(code, GOOD_ARGS)["ok"] is True
+    assert len(pool.jobs) == 1
+
+
+def test_args_over_limit(api, pool):
+    args = "1" + " " * MAX_ARGS_CHARS
+    error = _error(api.inspect(GOOD_CODE, args))
+    assert error["kind"] == "invalid_input"
+    assert "`args`" in error["message"]
+    assert f"{MAX_ARGS_CHARS:,}" in error["message"]
+    assert pool.jobs == []
+
+
+@pytest.mark.parametrize("code", ["", "   ", "\n\n\t  \n"])
+def test_blank_code(api, pool, code):
+    error = _error(api.inspect(code, GOOD_ARGS))
+    assert error["kind"] == "invalid_input"
+    assert "no code" in error["message"]
+    assert pool.jobs == []
+
+
+def test_valid_call_is_forwarded_verbatim(api, pool):
+    result = api.inspect(GOOD_CODE, GOOD_ARGS)
+    assert pool.jobs == [{"kind": "inspect", "code": GOOD_CODE, "args": GOOD_ARGS}]
+    assert result == {"ok": True, "echo": pool.jobs[0]}
+
+
+def test_empty_args_are_allowed(api, pool):
+    api.inspect("def f():\n    return 1\n", "")
+    assert pool.jobs == [{"kind": "inspect", "code": "def f():\n    return 1\n", "args": ""}]
+
+
+def test_pool_errors_come_back_unchanged():
+    busy = {"ok": False, "error": {"kind": "busy", "message": "All sandbox workers are busy.", "line": None}}
+    api = PlaygroundAPI(pool=RecordingPool({"inspect": [busy]}), settings=Settings())
+    assert api.inspect(GOOD_CODE, GOOD_ARGS) == busy
+
+
+# -- about ------------------------------------------------------------------------
+
+
+def test_about_versions(api):
+    versions = api.about()["versions"]
+    assert versions["python"] == platform.python_version()
+    for package in ("jax", "jaxlib", "gradio", "optax", "numpy"):
+        assert versions[package] == importlib.metadata.version(package)
+
+
+def test_about_merges_runtime_layers_and_settings(pool):
+    settings = Settings(workers=3, queue_size=9, limits=Limits(timeout_s=4.0, memory_mb=512))
+    info = PlaygroundAPI(pool=pool, settings=settings).about()
+    assert info["ok"] is True
+    assert info["backend"] == "cpu"
+    assert info["devices"] == RUNTIME["devices"]
+    layers = info["sandbox"]["layers"]
+    assert list(layers) == ["process", "landlock", "seccomp", "watchdogs"]
+    assert layers["landlock"] == pool.layers["landlock"]
+    assert layers["seccomp"]["active"] is False
+    assert "wall clock 4 s" in layers["watchdogs"]["detail"]
+    assert "512 MB" in layers["watchdogs"]["detail"]
+    assert info["sandbox"]["pool"] == {"size": 2, "warm": 2, "jobs": 1}
+    assert info["limits"] == settings.limits.to_dict()
+    assert info["queue"] == {"concurrency": 3, "max_waiting": 9}
+
+
+def test_about_asks_the_pool_once(api, pool):
+    first = api.about()
+    second = api.about()
+    assert pool.jobs == [{"kind": "about"}]
+    assert first["devices"] == second["devices"] == RUNTIME["devices"]
+    assert pool.status_calls == 2  # the pool's live status is fresh each time
+
+
+def test_about_retries_after_a_failed_answer():
+    crashed = {"ok": False, "error": {"kind": "crashed", "message": "worker died", "line": None}}
+    pool = RecordingPool({"about": [crashed, RUNTIME]})
+    api = PlaygroundAPI(pool=pool, settings=Settings())
+    first = api.about()
+    assert first["ok"] is False
+    assert first["backend"] is None and first["devices"] == []
+    second = api.about()
+    assert second["ok"] is True and second["backend"] == "cpu"
+    third = api.about()
+    assert third["ok"] is True
+    assert pool.jobs == [{"kind": "about"}, {"kind": "about"}]
+
+
+def test_about_concurrent_calls_ask_once(api, pool):
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(api.about())) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len(results) == 8
+    assert pool.jobs == [{"kind": "about"}]

@@ -1,0 +1,291 @@
+"""playground.sandbox.lockdown, landlock and seccomp_filter.
+
+The pytest process itself is never locked down: real enforcement is checked in
+a subprocess that applies every layer and then tries what a worker must not do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import playground
+from playground.sandbox import landlock, lockdown, seccomp_filter
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = lockdown.probe()
+LANDLOCK = PROBE["landlock"]["active"]
+SECCOMP = PROBE["seccomp"]["active"]
+ABI = landlock.abi_version()
+needs_landlock = pytest.mark.skipif(not LANDLOCK, reason=f"Landlock unavailable: {PROBE['landlock']['detail']}")
+needs_seccomp = pytest.mark.skipif(not SECCOMP, reason=f"seccomp unavailable: {PROBE['seccomp']['detail']}")
+
+
+# -- probing, without changing anything ----------------------------------------
+
+
+def test_probe_shape():
+    assert set(PROBE) == {"landlock", "seccomp"}
+    for layer in PROBE.values():
+        assert set(layer) == {"active", "detail"}
+        assert isinstance(layer["active"], bool)
+        assert isinstance(layer["detail"], str) and layer["detail"]
+
+
+def test_probe_agrees_with_abi_version():
+    assert isinstance(ABI, int) and ABI >= 0
+    assert PROBE["landlock"]["active"] == (ABI > 0)
+    if ABI:
+        assert PROBE["landlock"]["detail"] == f"ABI {ABI}"
+
+
+def test_seccomp_available_shape():
+    ok, why = seccomp_filter.available()
+    assert ok == SECCOMP
+    assert isinstance(why, str) and why
+
+
+def test_handled_fs_access_grows_with_abi():
+    rights = [landlock.handled_fs_access(abi) for abi in range(1, 8)]
+    assert rights[0] == (1 << 13) - 1  # ABI 1: EXECUTE .. MAKE_SYM
+    for older, newer in zip(rights[:-1], rights[1:], strict=True):
+        assert older & newer == older, "a newer ABI must handle every right an older one does"
+        assert newer >= older
+    assert rights[1] == rights[0] | landlock.REFER
+    assert rights[2] == rights[1] | landlock.TRUNCATE
+    assert rights[3] == rights[2]  # ABI 4 adds network rights, not filesystem ones
+    assert rights[4] == rights[3] | landlock.IOCTL_DEV
+    assert rights[6] == rights[4]
+    assert landlock.handled_fs_access(5) & ~landlock.READ_WRITE == 0
+
+
+def test_readable_paths_include_python_and_package():
+    paths = lockdown.readable_paths()
+    assert paths == sorted(set(paths))
+    assert sys.prefix in paths
+    assert sys.base_prefix in paths
+    assert os.path.dirname(os.path.abspath(playground.__file__)) in paths
+
+
+@pytest.mark.parametrize("forbidden", ["/", "/etc", "/tmp", "/root", "/home", str(ROOT)])
+def test_readable_paths_exclude(forbidden):
+    assert forbidden not in lockdown.readable_paths()
+
+
+@pytest.mark.parametrize(
+    "secret", ["/etc/passwd", "/etc/shadow", "/tmp/x", "/root/.cache", str(ROOT / "app.py"), str(ROOT / ".env")]
+)
+def test_no_readable_path_is_an_ancestor_of(secret):
+    for path in lockdown.readable_paths():
+        assert not (secret == path or secret.startswith(path.rstrip("/") + "/")), (path, secret)
+
+
+def test_landlock_restrict_self_without_landlock_refuses():
+    with pytest.raises(OSError, match="not available"):
+        landlock.restrict_self([], [], abi=0)
+
+
+# -- real enforcement, in a subprocess --------------------------------------------
+
+CHILD = textwrap.dedent(
+    """
+    import json, os, resource, socket, sys, threading
+    import jax, jax.numpy as jnp
+    from playground.sandbox import lockdown
+    from playground.sandbox.limits import Limits
+
+    scratch, outside, repo_file, parent = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    layers = lockdown.apply(Limits(), scratch)
+    results = {}
+
+    def check(name, action):
+        try:
+            value = action()
+            results[name] = {"ok": True, "value": value}
+        except BaseException as exc:
+            results[name] = {"ok": False, "error": type(exc).__name__, "message": str(exc)}
+
+    def read(path):
+        with open(path) as f:
+            return f.read(20)
+
+    def write(path):
+        with open(path, "w") as f:
+            f.write("hello")
+        with open(path) as f:
+            return f.read()
+
+    def fork():
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        return pid
+
+    def inet():
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+
+    def unix_pair():
+        a, b = socket.socketpair()
+        a.sendall(b"x")
+        value = b.recv(1).decode()
+        a.close(); b.close()
+        return value
+
+    def thread():
+        box = []
+        t = threading.Thread(target=lambda: box.append(6 * 7))
+        t.start(); t.join()
+        return box[0]
+
+    def raise_nofile():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
+
+    check("read_etc_passwd", lambda: read("/etc/passwd"))
+    check("read_repo_file", lambda: read(repo_file))
+    check("read_venv_file", lambda: read(os.path.join(sys.prefix, "pyvenv.cfg")))
+    check("write_scratch", lambda: write(os.path.join(scratch, "ok.txt")))
+    check("write_outside", lambda: write(outside))
+    check("write_tmp", lambda: write("/tmp/playground-lockdown-test-" + str(os.getpid())))
+    check("fork", fork)
+    check("inet_socket", inet)
+    check("unix_socketpair", unix_pair)
+    check("kill_parent", lambda: os.kill(parent, 0))
+    check("kill_self", lambda: os.kill(os.getpid(), 0))
+    check("thread", thread)
+    check("rlimits", lambda: {
+        "core": resource.getrlimit(resource.RLIMIT_CORE),
+        "nofile": resource.getrlimit(resource.RLIMIT_NOFILE),
+        "as": resource.getrlimit(resource.RLIMIT_AS),
+    })
+    check("raise_nofile", raise_nofile)
+    check("jax", lambda: float(jax.jit(lambda x: (x * x).sum())(jnp.arange(4.0))))
+    print(json.dumps({"layers": layers, "results": results}), flush=True)
+    try:
+        os.execv("/bin/true", ["/bin/true"])
+    except OSError as exc:
+        print(json.dumps({"execv": type(exc).__name__}), flush=True)
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def locked(tmp_path_factory) -> dict:
+    base = tmp_path_factory.mktemp("lockdown")
+    scratch = base / "scratch"
+    scratch.mkdir()
+    outside = base / "outside.txt"
+    repo_file = ROOT / "pyproject.toml"
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(scratch), str(outside), str(repo_file), str(os.getpid())],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    lines = done.stdout.strip().splitlines()
+    report = json.loads(lines[0])
+    report["execv"] = json.loads(lines[1])["execv"] if len(lines) > 1 else "execv ran /bin/true"
+    report["outside_exists"] = outside.exists()
+    report["scratch_file"] = (scratch / "ok.txt").read_text() if (scratch / "ok.txt").exists() else None
+    return report
+
+
+def _denied(report: dict, name: str) -> None:
+    result = report["results"][name]
+    assert not result["ok"], f"{name} was allowed: {result}"
+    assert result["error"] == "PermissionError", result
+
+
+def test_apply_reports_every_layer(locked):
+    layers = locked["layers"]
+    assert list(layers) == ["rlimits", "capabilities", "landlock", "seccomp"]
+    assert layers["rlimits"]["active"], layers["rlimits"]
+    assert layers["capabilities"]["active"], layers["capabilities"]
+    assert layers["landlock"]["active"] == LANDLOCK, layers["landlock"]
+    assert layers["seccomp"]["active"] == SECCOMP, layers["seccomp"]
+    for layer in layers.values():
+        assert layer["detail"]
+
+
+def test_rlimits_in_force(locked):
+    result = locked["results"]["rlimits"]
+    assert result["ok"], result
+    assert result["value"]["core"] == [0, 0]
+    assert result["value"]["nofile"] == [256, 256]
+    assert result["value"]["as"] == [4096 * 1024 * 1024] * 2
+
+
+def test_rlimits_cannot_be_raised_again(locked):
+    result = locked["results"]["raise_nofile"]
+    assert not result["ok"], result
+    assert result["error"] in ("ValueError", "PermissionError"), result
+
+
+@needs_landlock
+def test_cannot_read_etc_passwd(locked):
+    _denied(locked, "read_etc_passwd")
+
+
+@needs_landlock
+def test_cannot_read_the_repository(locked):
+    _denied(locked, "read_repo_file")
+
+
+@needs_landlock
+def test_can_read_the_venv(locked):
+    assert locked["results"]["read_venv_file"]["ok"], locked["results"]["read_venv_file"]
+
+
+def test_can_write_in_scratch(locked):
+    assert locked["results"]["write_scratch"] == {"ok": True, "value": "hello"}
+    assert locked["scratch_file"] == "hello"
+
+
+@needs_landlock
+def test_cannot_write_outside_scratch(locked):
+    _denied(locked, "write_outside")
+    _denied(locked, "write_tmp")
+    assert not locked["outside_exists"]
+
+
+@needs_seccomp
+def test_cannot_fork(locked):
+    _denied(locked, "fork")
+
+
+@needs_seccomp
+def test_cannot_exec(locked):
+    assert locked["execv"] == "PermissionError"
+
+
+@needs_seccomp
+def test_cannot_open_inet_socket(locked):
+    _denied(locked, "inet_socket")
+
+
+def test_unix_socketpair_still_works(locked):
+    assert locked["results"]["unix_socketpair"] == {"ok": True, "value": "x"}
+
+
+@pytest.mark.skipif(not SECCOMP and ABI < 6, reason="needs seccomp, or Landlock ABI >= 6 signal scoping")
+def test_cannot_signal_parent(locked):
+    _denied(locked, "kill_parent")
+
+
+def test_can_signal_itself(locked):
+    assert locked["results"]["kill_self"]["ok"], locked["results"]["kill_self"]
+
+
+def test_threads_still_start(locked):
+    assert locked["results"]["thread"] == {"ok": True, "value": 42}
+
+
+def test_jax_still_computes(locked):
+    result = locked["results"]["jax"]
+    assert result["ok"], result
+    assert result["value"] == 0.0 + 1.0 + 4.0 + 9.0
