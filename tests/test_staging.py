@@ -27,6 +27,11 @@ def reference(x):
     return x + x * x + x * x * x
 
 
+def same_text(a: str, b: str) -> bool:
+    """Equal up to line breaks and indentation (format_jaxpr may break a one-line jaxpr)."""
+    return a.split() == b.split()
+
+
 def test_default_example_result_matches_numpy():
     out = inspect(DEFAULT_CODE, DEFAULT_ARGS, 10_000)
     assert out["ok"] is True
@@ -58,7 +63,7 @@ def test_several_arguments_and_result_against_jit_and_eager():
     def fn(w, x, b):
         return jnp.tanh(w @ x + b)
 
-    assert out["jaxpr"] == str(jax.make_jaxpr(fn)(jnp.asarray(w), jnp.asarray(x), jnp.asarray(b)))
+    assert same_text(out["jaxpr"], str(jax.make_jaxpr(fn)(jnp.asarray(w), jnp.asarray(x), jnp.asarray(b))))
 
 
 def test_pytree_in_and_out_uses_key_paths():
@@ -71,7 +76,7 @@ def test_pytree_in_and_out_uses_key_paths():
     def fn(p):
         return p["a"] * 2, {"c": p["b"] + 1}
 
-    assert out["jaxpr"] == str(jax.make_jaxpr(fn)({"a": jnp.ones(2), "b": jnp.arange(3)}))
+    assert same_text(out["jaxpr"], str(jax.make_jaxpr(fn)({"a": jnp.ones(2), "b": jnp.arange(3)})))
 
 
 def test_dict_output_shows_key_in_result():
@@ -117,6 +122,39 @@ def test_long_jaxpr_and_result_are_truncated_with_notice():
     dropped = int(re.search(r"([\d,]+) more characters", out["jaxpr"]).group(1).replace(",", ""))
     assert dropped == len(full_out["jaxpr"]) - 200
     assert out["jaxpr"].startswith(full_out["jaxpr"][:200])
+
+
+def test_format_jaxpr_puts_each_equation_on_its_own_line():
+    jaxpr = jax.make_jaxpr(lambda x: x * 2)(1.0)
+    assert "\n" not in str(jaxpr)  # JAX prints this small one on one line
+    text = staging.format_jaxpr(jaxpr)
+    assert same_text(text, str(jaxpr))
+    assert text.splitlines()[1].strip() == "b:f32[] = mul a 2.0:f32[]"
+    out = inspect("def f(x):\n    return x * 2\n", "1.0", 10_000)
+    assert out["jaxpr"] == text
+
+
+def test_format_jaxpr_keeps_jax_text_when_multiline_or_empty():
+    long = jax.make_jaxpr(reference)(jnp.arange(4.0))
+    assert staging.format_jaxpr(long) == str(long)
+    identity = jax.make_jaxpr(lambda x: x)(1.0)
+    assert staging.format_jaxpr(identity) == str(identity)
+
+
+def test_error_in_a_callback_names_the_user_line():
+    code = (
+        "def bad(v):\n"
+        "    raise ValueError('inner problem')\n"
+        "\n"
+        "def f(x):\n"
+        "    return jax.pure_callback(bad, jax.ShapeDtypeStruct(x.shape, x.dtype), x * 2)\n"
+    )
+    out = inspect(code, "jnp.arange(3.0)", 10_000)
+    assert out["ok"] is False
+    assert out["error"]["kind"] == "user_exception"
+    assert out["error"]["line"] == 2
+    assert out["error"]["message"].endswith("ValueError: inner problem")
+    assert "Traceback" not in out["error"]["message"]
 
 
 def test_syntax_error_result():

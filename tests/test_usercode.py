@@ -270,6 +270,24 @@ def test_user_line_follows_cause_chain():
         assert user_line(outer) == 2
 
 
+def test_user_line_and_message_from_a_traceback_embedded_in_the_text():
+    # JAX's callback errors carry the callback's traceback as text, not as frames.
+    exc = RuntimeError(
+        "INTERNAL: callback failed\n"
+        "Traceback (most recent call last):\n"
+        '  File "/venv/jax/_src/callback.py", line 93, in impl\n'
+        "    return callback(*args)\n"
+        '  File "<playground>", line 4, in g\n'
+        '  File "<playground>", line 7, in h\n'
+        "    raise ValueError('deep')\n"
+        "ValueError: deep"
+    )
+    assert user_line(exc) == 7
+    result = error_result(exc)
+    assert result["error"]["line"] == 7
+    assert result["error"]["message"] == "RuntimeError: INTERNAL: callback failed ValueError: deep"
+
+
 def test_user_line_none_outside_user_code():
     try:
         raise ValueError("ours")
