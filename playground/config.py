@@ -7,6 +7,12 @@ from dataclasses import dataclass, field
 
 from playground.sandbox.limits import Limits
 
+_LIMIT_VARIABLES = {  # Limits field -> (variable, type)
+    "timeout_s": ("PLAYGROUND_TIMEOUT_S", float),
+    "memory_mb": ("PLAYGROUND_MEMORY_MB", int),
+    "address_space_mb": ("PLAYGROUND_ADDRESS_SPACE_MB", int),
+}
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -17,44 +23,45 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
 
     @classmethod
-    def from_env(cls, env: dict[str, str]) -> "Settings":
+    def from_env(cls, env: dict[str, str]) -> Settings:
         """PLAYGROUND_* variables; GRADIO_SERVER_NAME/PORT too, as Hugging Face Spaces set them."""
-        workers = _int(env, "PLAYGROUND_WORKERS", max(1, min(8, os.cpu_count() or 1)))
-        limits = Limits(
-            timeout_s=_float(env, "PLAYGROUND_TIMEOUT_S", Limits.timeout_s),
-            memory_mb=_int(env, "PLAYGROUND_MEMORY_MB", Limits.memory_mb),
-            address_space_mb=_int(env, "PLAYGROUND_ADDRESS_SPACE_MB", Limits.address_space_mb),
-        )
+        workers = _number(env, "PLAYGROUND_WORKERS", int, max(1, min(8, os.cpu_count() or 1)))
+        port_variable = "PLAYGROUND_PORT" if env.get("PLAYGROUND_PORT") else "GRADIO_SERVER_PORT"
         return cls(
             host=env.get("PLAYGROUND_HOST") or env.get("GRADIO_SERVER_NAME") or cls.host,
-            port=_int(env, "PLAYGROUND_PORT", _int(env, "GRADIO_SERVER_PORT", cls.port)),
+            port=_number(env, port_variable, int, cls.port),
             workers=workers,
-            queue_size=_int(env, "PLAYGROUND_QUEUE_SIZE", max(cls.queue_size, 8 * workers)),
-            limits=limits,
+            queue_size=_number(env, "PLAYGROUND_QUEUE_SIZE", int, max(cls.queue_size, 8 * workers)),
+            limits=_limits(env),
         )
 
     def __post_init__(self) -> None:
+        if not 1 <= self.port <= 65535:
+            raise ValueError(f"PLAYGROUND_PORT must be between 1 and 65535, got {self.port}")
         if self.workers < 1:
             raise ValueError(f"PLAYGROUND_WORKERS must be at least 1, got {self.workers}")
         if self.queue_size < 1:
             raise ValueError(f"PLAYGROUND_QUEUE_SIZE must be at least 1, got {self.queue_size}")
 
 
-def _int(env: dict[str, str], name: str, default: int) -> int:
+def _limits(env: dict[str, str]) -> Limits:
+    values = {}
+    for name, (variable, kind) in _LIMIT_VARIABLES.items():
+        if env.get(variable):
+            values[name] = _number(env, variable, kind, None)
+            try:
+                Limits(**{name: values[name]})
+            except ValueError as exc:
+                raise ValueError(f"{variable}: {exc}") from None
+    return Limits(**values)
+
+
+def _number(env: dict[str, str], name: str, kind: type, default):
     raw = env.get(name)
     if raw in (None, ""):
         return default
     try:
-        return int(raw)
+        return kind(raw)
     except ValueError:
-        raise ValueError(f"{name} must be a whole number, got {raw!r}") from None
-
-
-def _float(env: dict[str, str], name: str, default: float) -> float:
-    raw = env.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+        what = "a whole number" if kind is int else "a number"
+        raise ValueError(f"{name} must be {what}, got {raw!r}") from None

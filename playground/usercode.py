@@ -14,8 +14,9 @@ import linecache
 import re
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 USER_FILENAME = "<playground>"
 ARGS_FILENAME = "<args>"
@@ -88,8 +89,9 @@ def parse(source: str) -> ast.Module:
 def pick_function_name(tree: ast.Module) -> str:
     defs = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
     assigned = {
-        target.id for node in tree.body if isinstance(node, ast.Assign)
-        for target in node.targets if isinstance(target, ast.Name)
+        target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name)
     }
     if "f" in defs or "f" in assigned:
         return "f"

@@ -165,11 +165,10 @@ def test_out_of_range_limits_raise(name, value, field):
     assert field in str(info.value)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: Limits accepts timeout_s=nan (nan <= 0 is False); every job would "
-                   "then time out at once, since the pool's `deadline - now > 0` is never true")
-def test_nan_timeout_is_refused():
-    with pytest.raises(ValueError):
-        Settings.from_env({"PLAYGROUND_TIMEOUT_S": "nan"})
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_non_finite_timeout_is_refused(value):
+    with pytest.raises(ValueError, match="PLAYGROUND_TIMEOUT_S"):
+        Settings.from_env({"PLAYGROUND_TIMEOUT_S": value})
 
 
 # -- Limits validation ------------------------------------------------------
@@ -213,3 +212,13 @@ def test_limits_to_dict_round_trips():
     assert set(data) == {f.name for f in dataclasses.fields(Limits)}
     assert Limits(**data) == limits
     assert all(isinstance(v, (int, float)) and not math.isnan(v) for v in data.values())
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "99999"])
+def test_port_out_of_range_is_refused(value):
+    with pytest.raises(ValueError, match="between 1 and 65535"):
+        Settings.from_env({"PLAYGROUND_PORT": value})
+
+
+def test_bad_gradio_port_is_ignored_when_playground_port_is_set():
+    assert Settings.from_env({"PLAYGROUND_PORT": "7999", "GRADIO_SERVER_PORT": "junk"}).port == 7999

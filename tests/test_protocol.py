@@ -148,12 +148,6 @@ def test_receive_eof_mid_message(pair):
         receive(b, 1024)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TimeoutError,
-    reason="BUG: receive() makes a fresh MessageBuffer per call and drops bytes read past the first "
-    "message, so a second message that arrived in the same recv() is lost",
-)
 def test_receive_twice_when_both_messages_arrived_together(pair):
     a, b = pair
     a.sendall(encode({"n": 1}) + encode({"n": 2}))

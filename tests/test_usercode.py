@@ -358,3 +358,7 @@ def test_forbid_new_processes_in_a_subprocess():
     assert out["system"].startswith("PermissionError: os.system is not allowed")
     assert out["popen"].startswith("PermissionError:")
     assert out["fork"].startswith("PermissionError:")
+
+
+def test_annotated_assignment_to_f_counts():
+    assert usercode.pick_function_name(ast.parse("f: object = lambda x: x\n")) == "f"

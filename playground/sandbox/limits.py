@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 
@@ -17,8 +18,8 @@ class Limits:
     message_bytes: int = 16 * 1024 * 1024  # whole result message from a worker
 
     def __post_init__(self) -> None:
-        if self.timeout_s <= 0:
-            raise ValueError(f"timeout_s must be positive, got {self.timeout_s}")
+        if not (math.isfinite(self.timeout_s) and self.timeout_s > 0):
+            raise ValueError(f"timeout_s must be a positive number of seconds, got {self.timeout_s}")
         if self.memory_mb < 256:
             raise ValueError(f"memory_mb must be at least 256, got {self.memory_mb}")
         if self.address_space_mb and self.address_space_mb < 2048:

@@ -90,9 +90,9 @@ def _drop_capabilities() -> str:
 def _landlock(scratch: str) -> str:
     enforced = landlock.restrict_self(readable_paths(), [scratch, *_device_nodes()])
     extras = [name for name, on in (("TCP", enforced["tcp_denied"]), ("signals", enforced["signals_scoped"])) if on]
-    return f"ABI {enforced['abi']}: filesystem read-only to Python and system libraries, " + (
-        f"write only to the scratch dir; also denies {' and '.join(extras)}" if extras else "write only to the scratch dir"
-    )
+    also = f"; also denies {' and '.join(extras)}" if extras else ""
+    return (f"ABI {enforced['abi']}: filesystem read-only to Python and system libraries, "
+            f"write only to the scratch dir{also}")
 
 
 def _seccomp() -> str:

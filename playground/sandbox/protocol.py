@@ -48,12 +48,18 @@ class MessageBuffer:
 
 
 def receive(sock: socket.socket, max_bytes: int) -> dict:
-    """Blocking read of one whole message; EOFError if the peer closes first."""
-    buffer = MessageBuffer(max_bytes)
-    while True:
-        chunk = sock.recv(1 << 16)
+    """Blocking read of exactly one message (never past it); EOFError if the peer closes first."""
+    (length,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size))
+    if length > max_bytes:
+        raise MessageTooLarge(f"message of {length} bytes exceeds the limit of {max_bytes}")
+    return json.loads(_read_exactly(sock, length))
+
+
+def _read_exactly(sock: socket.socket, size: int) -> bytes:
+    data = bytearray()
+    while len(data) < size:
+        chunk = sock.recv(min(size - len(data), 1 << 20))
         if not chunk:
             raise EOFError("peer closed the connection")
-        message = buffer.feed(chunk)
-        if message is not None:
-            return message
+        data += chunk
+    return bytes(data)
