@@ -19,6 +19,7 @@ def inspect(code: str, args: str, max_chars: int) -> dict:
     stdout = usercode.CappedText(max_chars)
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(stdout):
         warnings.simplefilter("always")
+        warnings.simplefilter("ignore", ResourceWarning)  # garbage collection noise, not the user's
         try:
             program = usercode.load(code)
             arguments = usercode.evaluate_args(args, program.namespace)

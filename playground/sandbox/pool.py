@@ -148,6 +148,8 @@ class WorkerPool:
     def close(self) -> None:
         self._closed.set()
         self._wake.set()
+        if self._spawner.is_alive():
+            self._spawner.join(timeout=self.spawn_timeout_s)
         while True:
             try:
                 self._idle.get_nowait().destroy()
@@ -266,6 +268,9 @@ class WorkerPool:
                 self._restart_template()
                 continue
             backoff = 0.5
+            if self._closed.is_set():
+                worker.destroy()
+                break
             self.layers = worker.layers
             self._idle.put(worker)
 
