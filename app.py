@@ -16,7 +16,10 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings.from_env(dict(os.environ))
     pool = WorkerPool(settings.workers, settings.limits)
-    pool.start()
+    try:
+        pool.start()
+    except RuntimeError as exc:
+        raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
     atexit.register(pool.close)
     for name, layer in pool.layers.items():
         if not layer["active"]:

@@ -135,6 +135,11 @@ class WorkerPool:
 
     def start(self, ready_timeout_s: float = 120.0) -> None:
         """Start the template and wait until the first worker is warm (its layers are then known)."""
+        if not sys.platform.startswith("linux"):
+            raise RuntimeError(
+                "the sandbox needs Linux (process control with pidfds; Landlock and seccomp where the kernel "
+                f"has them), not {sys.platform}; on macOS or Windows, run it in Docker or WSL 2"
+            )
         protect_server_process()
         self._start_template()
         self._spawner.start()
