@@ -55,7 +55,8 @@ class PlaygroundAPI:
                                 "whitelisted environment; server not dumpable"},
                     **self._pool.layers,
                     "watchdogs": {"active": True, "detail": f"wall clock {limits.timeout_s:g} s, resident memory "
-                                  f"{limits.memory_mb} MB, output {limits.output_chars:,} characters per field"},
+                                  f"{limits.memory_mb} MB, scratch folder {limits.scratch_mb} MB, "
+                                  f"output {limits.output_chars:,} characters per field"},
                 },
                 "pool": self._pool.status(),
             },

@@ -148,3 +148,66 @@ def _gone(pid: int, wait_s: float = 5.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def test_scratch_disk_watchdog_stops_a_job_filling_the_disk():
+    small = WorkerPool(1, Limits(timeout_s=10, scratch_mb=100))
+    small.start()
+    try:
+        code = (
+            "def f(x):\n    for i in range(1000):\n        with open(f'junk{i}', 'wb') as out:\n"
+            "            out.write(b'x' * (20 << 20))\n    return x\n"
+        )
+        result = small.run({"kind": "inspect", "code": code, "args": "1.0"})
+        assert result["error"]["kind"] == "memory", result
+        assert "100 MB to its scratch folder" in result["error"]["message"]
+        assert small.status()["disk_kills"] == 1
+        _ok(small)
+    finally:
+        small.close()
+
+
+def test_many_tiny_files_count_as_a_full_scratch_folder(pool, tmp_path):
+    from playground.sandbox.pool import _Worker
+
+    for i in range(30):
+        (tmp_path / f"f{i}").write_bytes(b"x" * 8192)
+    worker = _Worker(pid=0, pidfd=-1, channel=None, scratch=str(tmp_path), layers={})
+    assert 0.2 < worker.scratch_mb() < 1.0
+    assert worker.scratch_mb(max_files=10) == float("inf")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        [1, 2],
+        {"result": "no ok key"},
+        {"ok": "yes"},
+        {"ok": False},
+        {"ok": False, "error": {"kind": "pwned", "message": "x", "line": None}},
+        {"ok": False, "error": {"kind": "syntax", "message": 3, "line": None}},
+        {"ok": False, "error": {"kind": "syntax", "message": "x", "line": "3"}},
+    ],
+)
+def test_malformed_replies_are_refused(reply):
+    from playground.sandbox.pool import validated
+
+    assert validated(reply)["error"]["kind"] == "forbidden"
+
+
+def test_well_formed_replies_pass_validation():
+    from playground.sandbox.pool import validated
+
+    error = {"ok": False, "error": {"kind": "syntax", "message": "bad", "line": 2}}
+    assert validated(error) == error
+    assert validated({"ok": True, "jaxpr": "x"}) == {"ok": True, "jaxpr": "x"}
+
+
+def test_a_forged_malformed_reply_does_not_break_anything(pool):
+    import json
+
+    body = json.dumps({"ok": False, "error": {"kind": "nonsense"}}).encode()
+    code = f"import os\ndef f(x):\n    os.write(3, {struct.pack('!Q', len(body)) + body!r})\n    return x\n"
+    result = pool.run({"kind": "inspect", "code": code, "args": "1.0"})
+    assert result["error"]["kind"] == "forbidden"
+    _ok(pool)

@@ -14,6 +14,7 @@ class Limits:
     cpu_s: int = 60  # RLIMIT_CPU, all threads together
     file_size_mb: int = 64  # RLIMIT_FSIZE, per file written in the scratch dir
     open_files: int = 256  # RLIMIT_NOFILE
+    scratch_mb: int = 256  # disk used in the job's scratch folder, watched from the parent
     output_chars: int = 200_000  # per text field of a result; longer ones are cut with a notice
     message_bytes: int = 16 * 1024 * 1024  # whole result message from a worker
 

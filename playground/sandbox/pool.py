@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import json
 import logging
+import math
 import os
 import queue
 import re
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from playground.sandbox import protocol
 from playground.sandbox.limits import Limits
 from playground.sandbox.worker import LOG_NAME
-from playground.usercode import USER_FILENAME, error_dict
+from playground.usercode import ERROR_KINDS, USER_FILENAME, error_dict
 
 log = logging.getLogger(__name__)
 
@@ -92,12 +93,40 @@ class _Worker:
         except (OSError, IndexError, ValueError):
             return 0.0
 
+    def scratch_mb(self, max_files: int = 10_000) -> float:
+        """Disk used in the scratch folder; more than ``max_files`` files counts as full."""
+        total, count = 0, 0
+        for folder, _dirs, files in os.walk(self.scratch):
+            count += len(files)
+            if count > max_files:
+                return math.inf
+            for name in files:
+                try:
+                    total += os.lstat(os.path.join(folder, name)).st_blocks * 512
+                except OSError:
+                    pass
+        return total / (1024 * 1024)
+
     def destroy(self) -> None:
         self.signal(signal.SIGKILL)
         self.exited(wait_s=2.0)
         os.close(self.pidfd)
         self.channel.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def validated(message: object) -> dict:
+    """A worker's reply as a well-formed result; user code can write to the channel, so check."""
+    refused = error_dict("forbidden", "The worker's reply was not a well-formed result.")
+    if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
+        return refused
+    if message["ok"]:
+        return message
+    error = message.get("error")
+    if not (isinstance(error, dict) and error.get("kind") in ERROR_KINDS and isinstance(error.get("message"), str)
+            and (error.get("line") is None or type(error.get("line")) is int)):
+        return refused
+    return error_dict(error["kind"], error["message"], error["line"])
 
 
 class WorkerPool:
@@ -125,7 +154,9 @@ class WorkerPool:
         self._wake = threading.Event()
         self._closed = threading.Event()
         self._counts_lock = threading.Lock()
-        self._counts = {"jobs": 0, "timeouts": 0, "memory_kills": 0, "crashes": 0, "spawn_failures": 0}
+        self._counts = {
+            "jobs": 0, "timeouts": 0, "memory_kills": 0, "disk_kills": 0, "crashes": 0, "spawn_failures": 0,
+        }
         self._template: subprocess.Popen | None = None
         self._control: socket.socket | None = None
         self._scratch_root = tempfile.mkdtemp(prefix="jax-playground-")
@@ -210,15 +241,17 @@ class WorkerPool:
                 try:
                     message = buffer.feed(chunk)
                 except (protocol.MessageTooLarge, ValueError) as exc:
-                    self._count("crashes")
                     return error_dict("forbidden", f"The worker's reply was refused: {exc}.")
                 if message is not None:
-                    return message if isinstance(message, dict) and "ok" in message else error_dict(
-                        "forbidden", "The worker's reply was not a result.")
+                    return validated(message)
             if worker.rss_mb() > limits.memory_mb:
                 self._count("memory_kills")
                 return error_dict("memory", f"Out of memory: the job used more than {limits.memory_mb} MB "
                                   "and was stopped.", self._last_user_line(worker))
+            if worker.scratch_mb() > limits.scratch_mb:
+                self._count("disk_kills")
+                return error_dict("memory", f"Out of space: the job wrote more than {limits.scratch_mb} MB "
+                                  "to its scratch folder and was stopped.", self._last_user_line(worker))
         self._count("timeouts")
         line = self._last_user_line(worker)
         where = f" It was at line {line} of your code." if line else ""

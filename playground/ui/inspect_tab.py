@@ -40,10 +40,10 @@ def render(response: dict) -> tuple:
     if not response.get("ok"):
         return (error_markdown(response["error"]), "", "", gr.update(value="", visible=False), response)
     notes = "".join(f"\n- {w}" for w in response.get("warnings", []))
-    status = f"✅ Traced `{response['function']}`." + (f"\n\n**Notes**{notes}" if notes else "")
+    status = f"✅ Traced `{response.get('function', '?')}`." + (f"\n\n**Notes**{notes}" if notes else "")
     printed = response.get("stdout", "")
-    return (status, response["result"], response["jaxpr"], gr.update(value=printed, visible=bool(printed)),
-            response)
+    return (status, response.get("result", ""), response.get("jaxpr", ""),
+            gr.update(value=printed, visible=bool(printed)), response)
 
 
 def error_markdown(error: dict) -> str:
