@@ -52,15 +52,29 @@ def test_scratch_dir_is_writable(pool):
     assert result["result"] == "f32[3] [2. 3. 4.]"  # a.npy and the worker's log
 
 
-def test_resident_memory_watchdog_kills_a_growing_job():
-    small = WorkerPool(1, Limits(timeout_s=10, memory_mb=400))
+GROWS_IN_MEMORY = "import numpy as np, time\ndef f(x):\n    a = np.ones(200_000_000)\n    time.sleep(5)\n    return x\n"
+FILLS_THE_DISK = (
+    "def f(x):\n    for i in range(1000):\n        with open(f'junk{i}', 'wb') as out:\n"
+    "            out.write(b'x' * (20 << 20))\n    return x\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("limits", "code", "message", "counter"),
+    [
+        ({"memory_mb": 400}, GROWS_IN_MEMORY, "more than 400 MB and was stopped", "memory_kills"),
+        ({"scratch_mb": 100}, FILLS_THE_DISK, "100 MB to its scratch folder", "disk_kills"),
+    ],
+    ids=["resident memory", "scratch disk"],
+)
+def test_watchdog_kills_a_growing_job(limits, code, message, counter):
+    small = WorkerPool(1, Limits(timeout_s=10, **limits))
     small.start()
     try:
-        code = "import numpy as np, time\ndef f(x):\n    a = np.ones(200_000_000)\n    time.sleep(5)\n    return x\n"
         result = small.run({"kind": "inspect", "code": code, "args": "1.0"})
         assert result["error"]["kind"] == "memory", result
-        assert "400 MB" in result["error"]["message"]
-        assert small.status()["memory_kills"] == 1
+        assert message in result["error"]["message"]
+        assert small.status()[counter] == 1
         _ok(small)
     finally:
         small.close()
@@ -148,23 +162,6 @@ def _gone(pid: int, wait_s: float = 5.0) -> bool:
             return True
         time.sleep(0.05)
     return False
-
-
-def test_scratch_disk_watchdog_stops_a_job_filling_the_disk():
-    small = WorkerPool(1, Limits(timeout_s=10, scratch_mb=100))
-    small.start()
-    try:
-        code = (
-            "def f(x):\n    for i in range(1000):\n        with open(f'junk{i}', 'wb') as out:\n"
-            "            out.write(b'x' * (20 << 20))\n    return x\n"
-        )
-        result = small.run({"kind": "inspect", "code": code, "args": "1.0"})
-        assert result["error"]["kind"] == "memory", result
-        assert "100 MB to its scratch folder" in result["error"]["message"]
-        assert small.status()["disk_kills"] == 1
-        _ok(small)
-    finally:
-        small.close()
 
 
 def test_many_tiny_files_count_as_a_full_scratch_folder(pool, tmp_path):
