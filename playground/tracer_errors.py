@@ -1,0 +1,404 @@
+"""Errors that teach: JAX's tracer errors in plain words, with the fix that fits the user's line.
+
+Under ``jax.jit`` a function runs once on *tracers* (a shape and a dtype, no value),
+so Python control flow and conversions on traced values fail. JAX's messages are
+precise but written for people who already know that. ``explain`` adds the why,
+and picks the fix from the statement that failed::
+
+    >>> info = explain(exc, "def f(x):\\n    if x > 0:\\n        return x\\n    return -x\\n", 2)
+    >>> info["title"]
+    'TracerBoolConversionError: Python needed True or False from a traced value'
+    >>> "jnp.where(x > 0" in info["fix"] and "lax.cond" in info["fix"]
+    True
+
+Pure logic: reads the exception's text and the user's source, never runs anything.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from jax import errors as jax_errors
+
+from playground.usercode import UserCodeError, pick_function_name
+
+DOCS_URL = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
+GOTCHAS_URL = "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
+_FILE = "<playground>"
+_MAX_QUOTE = 60
+
+_TRACERS = ("Under `jax.jit`, JAX does not run your function on your numbers: it calls it once with *tracers*, "
+            "stand-ins that have a shape and a dtype{shape} but no value, and records what is done to them "
+            "into a program that XLA compiles. ")
+# Most specific first: TracerBoolConversionError is a subclass of ConcretizationTypeError.
+_CLASSES: dict[str, tuple[str, str]] = {
+    "TracerBoolConversionError": (
+        "Python needed True or False from a traced value",
+        "Your code asked Python for `True` or `False` from one of them (an `if`, `while`, `and`/`or`/`not`, "
+        "`assert` or `bool()`), and a value that does not exist yet cannot pick a branch. Python control flow runs "
+        "once, while tracing; control flow that depends on data must be written with JAX functions, which put both "
+        f"branches (or the whole loop) into the compiled program. More: {GOTCHAS_URL}"),
+    "TracerIntegerConversionError": (
+        "Python needed an int from a traced value",
+        "Python asked one of them for an integer: a `range()` bound, an index into a list or tuple, or a count. "
+        "A tracer has no value, so it cannot be one. The loop or the index must either live inside the compiled "
+        f"program (JAX loops, array indexing) or be a constant that is fixed when compiling. More: {GOTCHAS_URL}"),
+    "TracerArrayConversionError": (
+        "NumPy was given a traced value",
+        "A NumPy function (or `np.asarray`/`np.array`) tried to turn one of them into a NumPy array. NumPy computes "
+        "right away, on numbers in memory, and a tracer has none; `jax.numpy` functions record the operation into "
+        "the program instead."),
+    "NonConcreteBooleanIndexError": (
+        "Boolean mask indexing needs a size known in advance",
+        "Indexing with a boolean mask, like `x[x > 0]`, returns as many elements as the mask has `True`s, so the "
+        "shape of the result would depend on the data. Under jit every shape must be known before any data arrives."),
+    "ConcretizationTypeError": (
+        "A concrete value was needed, but there was only a tracer",
+        "Your code needed an actual Python value from one of them: a number (`int()`, `float()`, `.item()`), a "
+        "shape or length, or a branch. Shapes must be known while tracing, and values exist only when the "
+        f"compiled program runs. More: {GOTCHAS_URL}"),
+    "UnexpectedTracerError": (
+        "A traced value escaped its function",
+        "A tracer was saved somewhere that outlives the trace (a global list or dict, an object attribute, a "
+        "variable of an enclosing function) and used after that trace had finished, where it means nothing. "
+        "Functions that JAX transforms must be pure: everything they produce leaves through `return`."),
+}
+_NUMPY_ROOTS = {"np", "numpy", "onp", "scipy", "math"}
+_DTYPES = {"int": "jnp.int32", "float": "jnp.float32", "bool": "bool", "complex": "jnp.complex64"}
+_CONVERTING_METHODS = {"item", "tolist", "__index__", "__int__", "__float__", "__bool__"}
+_DATA_SIZED = {"nonzero", "argwhere", "flatnonzero", "unique"}
+_SHAPED = {"arange", "zeros", "ones", "full", "empty", "linspace", "eye", "reshape", "broadcast_to", "tile", "repeat"}
+_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}
+
+
+def explain(exc: BaseException, source: str, line: int | None) -> dict | None:
+    """For JAX's tracer errors, {"title", "explanation", "fix", "doc_url"} (all str); None for any other exception.
+
+    ``line`` is the user's line closest to the failure (``usercode.user_line``), or None.
+    The fix is chosen from the statement on that line: an ``if`` gets ``jnp.where``/``lax.cond``,
+    a ``while`` gets ``lax.while_loop``, ``range(n)`` gets ``lax.fori_loop`` or ``static_argnums``,
+    and so on; without a line, or if the source does not parse, a general fix for the error.
+    """
+    name = next((n for n in _CLASSES if isinstance(exc, getattr(jax_errors, n))), None)
+    if name is None:
+        return None
+    message = str(exc)
+    tree = _parse(source)
+    if line is None and name == "UnexpectedTracerError":
+        created = re.search(rf"created on line {re.escape(_FILE)}:(\d+)", message)
+        line = int(created.group(1)) if created else None
+    found = _find(tree, line) if tree is not None and line is not None else {}
+    ctx = _Context(source, tree, message, found, line)
+    title, what = _CLASSES[name]
+    shape = re.search(r"(?:with shape|got) ([a-z]+[0-9]*\[[0-9, ]*\])", message)
+    return {
+        "title": f"{name}: {title}",
+        "explanation": _TRACERS.format(shape=f" (here `{shape.group(1)}`)" if shape else "") + what,
+        "fix": _FIXERS[name](ctx),
+        "doc_url": DOCS_URL + name,
+    }
+
+
+class _Context:
+    """What the fixers know: the source, its tree, the nodes found on the line, and JAX's message."""
+
+    def __init__(self, source: str, tree: ast.Module | None, message: str, found: dict, line: int | None) -> None:
+        self.source, self.tree, self.message, self.found, self.line = source, tree, message, found, line
+
+    def text(self, node: ast.AST | None, default: str) -> str:
+        """The user's spelling of ``node``, if short enough to quote in an example."""
+        segment = ast.get_source_segment(self.source, node) if node is not None else None
+        return segment if segment and "\n" not in segment and len(segment) <= _MAX_QUOTE else default
+
+    def where(self) -> str:
+        lines = self.source.splitlines() if self.line else []
+        code = lines[self.line - 1].strip() if 0 < (self.line or 0) <= len(lines) else ""
+        return f"Line {self.line} (`{code}`)" if code and len(code) <= 2 * _MAX_QUOTE else "Your code"
+
+    def static_hint(self) -> str:
+        """``jax.jit(f, static_argnums=1)`` naming the traced function and the argument JAX blamed, when known."""
+        names = re.search(r"depends on the values? of the arguments? (.+?)\.\s*$", self.message, re.M)
+        traced = re.search(rf"tracing the function (\w+) at {re.escape(_FILE)}:(\d+)", self.message)
+        blamed = re.split(r",? and |, ", names.group(1)) if names else []
+        function = traced.group(1) if traced else "f"
+        params = _parameters(self.tree, function)
+        spots = [params.index(n) for n in blamed if n in params]
+        if spots and len(spots) == len(blamed):
+            nums = str(spots[0]) if len(spots) == 1 else str(tuple(spots))
+            about = " and ".join(f"`{n}`" for n in blamed) + (" are" if len(blamed) > 1 else " is")
+            tab = (f"\n(In the Inspect tab: {', '.join(map(str, spots))} in the static_argnums field.)"
+                   if function == _inspected(self.tree) else "")
+            return (f"If {about} really a fixed setting (a size, a count, a flag), mark it static, and JAX "
+                    f"compiles once per value:\n```python\n{function} = jax.jit({function}, static_argnums={nums})\n"
+                    "```" + tab)
+        return ("If the value is really a fixed setting (a size, a count, a flag), mark that argument static, and "
+                "JAX compiles once per value:\n```python\nf = jax.jit(f, static_argnums=1)   # the position of "
+                "that argument\n```")
+
+
+def _fix_bool(ctx: _Context) -> str:
+    found, where = ctx.found, ctx.where()
+    if "while" in found:
+        node = found["while"]
+        carried = sorted(_names(node.test) & _stored(node.body)) or ["x"]
+        state = carried[0] if len(carried) == 1 else "state"
+        test = ctx.text(node.test, f"{state} < 10") if len(carried) == 1 else f"keep_going({state})"
+        return (f"{where} loops on a traced condition. Use `lax.while_loop(cond_fun, body_fun, init)`: it carries "
+                "the loop state through the compiled program and checks the condition on the device.\n```python\n"
+                f"def body({state}): ...; return {state}   # one pass of your loop\n"
+                f"{state} = lax.while_loop(lambda {state}: {test}, body, {state})\n```"
+                + ("\nWith several loop variables, carry them as one tuple." if len(carried) > 1 else ""))
+    if "ternary" in found or "if" in found:
+        node = found.get("ternary") or found["if"]
+        cond = ctx.text(node.test, "x > 0")
+        names = sorted(_names(node.test)) if cond != "x > 0" else []
+        x = names[0] if len(names) == 1 else "x"
+        yes, no = (ctx.text(node.body, ""), ctx.text(node.orelse, "")) if isinstance(node, ast.IfExp) else ("", "")
+        example = (f"y = jnp.where({cond}, {yes}, {no})\ny = lax.cond({cond}, lambda {x}: {yes}, lambda {x}: {no}, {x})"
+                   if yes and no else f"y = jnp.where({cond}, a, b)   # a where True, b where False\n"
+                   f"y = lax.cond({cond}, true_fn, false_fn, {x})   # each branch is a function of {x}")
+        return (f"{where} branches on a traced value. Compute both sides and select, element by element, with "
+                "`jnp.where`; or, when a branch is expensive, use `lax.cond`, which compiles both branches and runs "
+                f"one (both must return the same shapes and dtypes):\n```python\n{example}\n```")
+    if "assert" in found:
+        return (f"{where} asserts on a traced value. Check inputs before calling the jitted function, or use "
+                "`checkify`, which makes the check part of the program:\n```python\n"
+                "from jax.experimental import checkify\ncheckify.check(jnp.all(x > 0), \"x must be positive\")\n```")
+    if "logic" in found:
+        return (f"{where} uses `and`/`or`/`not`, which ask for a Python bool. Use the element-wise JAX versions:"
+                "\n```python\nok = jnp.logical_and(x > 0, x < 1)   # also jnp.logical_or, jnp.logical_not\n```")
+    return ("Replace Python control flow on traced values with JAX's: `jnp.where(cond, a, b)` or "
+            "`lax.cond(cond, true_fn, false_fn, x)` for `if`, `lax.while_loop` for `while`, `lax.fori_loop` or "
+            "`lax.scan` for loops.\n```python\ny = jnp.where(x > 0, x, -x)\n```\n" + ctx.static_hint())
+
+
+def _fix_integer(ctx: _Context) -> str:
+    found, where = ctx.found, ctx.where()
+    if "range" in found:
+        call = found["range"]
+        args = [ctx.text(a, "n") for a in call.args[:2]]
+        low, high = (["0", *args] if len(args) == 1 else args) if args else ["0", "n"]
+        loop = found.get("for")
+        carried = sorted(_stored(loop.body) - _names(loop.target)) if loop is not None else []
+        state = carried[0] if len(carried) == 1 else "x"
+        return (f"{where} uses a traced number as a loop count. Run the loop inside the program with "
+                "`lax.fori_loop` (or `lax.scan`, which also collects a result per step):\n```python\n"
+                f"{state} = lax.fori_loop({low}, {high}, lambda i, {state}: ..., {state})   # the body returns the "
+                f"next {state}\n```\n" + ctx.static_hint())
+    if "index" in found:
+        node = found["index"]
+        seq, index = ctx.text(node.value, "values"), ctx.text(node.slice, "i")
+        return (f"{where} indexes a Python list or tuple with a traced number. Make the sequence an array, "
+                "which can be indexed by a traced value:\n```python\n"
+                f"y = jnp.asarray({seq})[{index}]\n```\n" + ctx.static_hint())
+    return ("Keep traced numbers inside JAX: loop with `lax.fori_loop`/`lax.scan` instead of `range(n)`, index "
+            "arrays rather than lists.\n```python\nx = lax.fori_loop(0, n, lambda i, x: x + i, x)\n```\n"
+            + ctx.static_hint())
+
+
+def _fix_numpy(ctx: _Context) -> str:
+    call = ctx.found.get("numpy")
+    root = _root(call.func) if call is not None else None
+    if call is not None and root is not None and isinstance(call.func, ast.Attribute):
+        old = ctx.text(call.func, f"{root.id}.{call.func.attr}")
+        return (f"{ctx.where()} calls `{old}` on a traced value. Use the `jax.numpy` version, which JAX can trace:"
+                f"\n```python\njnp.{call.func.attr}(...)   # instead of {old}(...)\n```\nTo look at values while "
+                "debugging, use `jax.debug.print(\"{x}\", x=x)`; for a library JAX cannot trace, "
+                "`jax.pure_callback`.")
+    return ("Use `jax.numpy` (`jnp`) instead of `numpy` (`np`) inside the function; `np` is fine outside it, on "
+            "results.\n```python\ny = jnp.sin(x)   # not np.sin(x)\n```\nTo look at values while debugging, use "
+            "`jax.debug.print(\"{x}\", x=x)`.")
+
+
+def _fix_mask(ctx: _Context) -> str:
+    node = ctx.found.get("mask") or ctx.found.get("index")
+    indexed = node.value if node is not None else None
+    at = isinstance(indexed, ast.Attribute) and indexed.attr == "at"
+    array = ctx.text(indexed.value if at else indexed, "x")
+    mask = ctx.text(node.slice, f"{array} > 0") if node is not None else f"{array} > 0"
+    update = ctx.found.get("call")
+    if at and isinstance(update, ast.Call) and update.func.attr in ("set", "add") and len(update.args) == 1:
+        value = ctx.text(update.args[0], "v")
+        new = f"jnp.where({mask}, {value}, {array})" if update.func.attr == "set" else \
+            f"{array} + jnp.where({mask}, {value}, 0)"
+        return (f"{ctx.where()} updates the elements picked by a traced mask. Select instead, which keeps every "
+                f"shape fixed:\n```python\n{array} = {new}   # not {ctx.text(update, 'x.at[mask].set(v)')}\n```")
+    return (f"{ctx.where()} selects by a traced mask. Keep the shape fixed: select with `jnp.where`, reduce with "
+            "`where=`, or ask `jnp.nonzero` for a fixed number of indices with `size=`:\n```python\n"
+            f"kept = jnp.where({mask}, {array}, 0)   # same shape, 0 where the mask is False\n"
+            f"picked = {array}[jnp.nonzero({mask}, size={array}.size, fill_value=0)]   # fixed length, padded\n```"
+            f"\nFor a sum of the selected values: `jnp.sum({array}, where={mask})`.")
+
+
+def _fix_concrete(ctx: _Context) -> str:
+    found, where = ctx.found, ctx.where()
+    if "sized" in found:
+        node = found["sized"]
+        call, arg = ctx.text(node.func, "jnp.nonzero"), ctx.text(node.args[0] if node.args else None, "x > 0")
+        size = f"{arg}.size" if arg.isidentifier() else "3"   # an upper bound on how many are found
+        return (f"{where} calls `{call}`, whose result size depends on the data. Give it a fixed `size=` (extra "
+                f"slots get `fill_value`):\n```python\nidx = {call}({arg}, size={size}, fill_value=0)\n```")
+    if "shape" in found:
+        call = ctx.text(found["shape"].func, "jnp.zeros")
+        return (f"{where} makes an array whose shape comes from a traced value in `{call}`. Shapes must be "
+                "known when compiling: pass sizes as static arguments, or compute them from `x.shape`, which is "
+                "always known.\n```python\ny = jnp.arange(x.shape[0])   # a shape, not a value\n```\n"
+                + ctx.static_hint())
+    if "numpy" in found:
+        return _fix_numpy(ctx)
+    if "convert" in found:
+        call = found["convert"]
+        old = ctx.text(call, "int(x)")
+        if isinstance(call.func, ast.Name) and call.args:
+            new = f"jnp.asarray({ctx.text(call.args[0], 'x')}, {_DTYPES.get(call.func.id, 'jnp.int32')})"
+        else:
+            new = ctx.text(getattr(call.func, "value", None), "x")
+        return (f"{where} turns a traced value into a Python number. Keep it an array (change its dtype if "
+                "needed), and print it with `jax.debug.print`:\n```python\n"
+                f"y = {new}   # not {old}\njax.debug.print(\"y = {{y}}\", y=y)\n```\n" + ctx.static_hint())
+    if "range" in found or "index" in found:
+        return _fix_integer(ctx)
+    if found.keys() & {"while", "if", "ternary", "assert", "logic"}:
+        return _fix_bool(ctx)
+    return ("Keep traced values inside JAX operations (`jnp`, `lax`), and make values that decide shapes or "
+            "Python control flow static.\n" + ctx.static_hint())
+
+
+def _fix_leak(ctx: _Context) -> str:
+    example = "```python\ndef f(x):\n    y = x * 2\n    return x, y   # return y instead of cache.append(y)\n```"
+    leaked_in = re.search(rf"value leaked was (\w+) at {re.escape(_FILE)}:", ctx.message)
+    site = _leak_site(ctx.tree, leaked_in.group(1) if leaked_in else None)
+    if site is not None:
+        node, function = site
+        return (f"Line {node.lineno} (`{ctx.text(node, 'this statement')}`) stores a value computed inside "
+                f"`{function}` outside of it, where it outlives the trace. Return it instead:\n" + example)
+    if ctx.where() != "Your code":
+        return f"{ctx.where()} created the value that escaped. Return it from the function instead:\n" + example
+    return "Return every value the function computes, instead of storing it outside the function:\n" + example
+
+
+_FIXERS = {
+    "TracerBoolConversionError": _fix_bool,
+    "TracerIntegerConversionError": _fix_integer,
+    "TracerArrayConversionError": _fix_numpy,
+    "NonConcreteBooleanIndexError": _fix_mask,
+    "ConcretizationTypeError": _fix_concrete,
+    "UnexpectedTracerError": _fix_leak,
+}
+
+
+def _find(tree: ast.Module, line: int) -> dict[str, ast.AST]:
+    """The constructs on ``line`` that tracer errors come from, tag -> node (outermost first)."""
+    found: dict[str, ast.AST] = {}
+
+    def on(node: ast.AST | None) -> bool:
+        end = getattr(node, "end_lineno", None)
+        return node is not None and end is not None and node.lineno <= line <= end
+
+    for node in ast.walk(tree):
+        tag = None
+        if isinstance(node, ast.If) and on(node.test):
+            tag = "if"
+        elif isinstance(node, ast.comprehension) and any(on(test) for test in node.ifs):
+            tag = "if"
+        elif not on(node) or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        elif isinstance(node, ast.IfExp):
+            tag = "ternary"
+        elif isinstance(node, ast.While) and on(node.test):
+            tag = "while"
+        elif isinstance(node, ast.Assert):
+            tag = "assert"
+        elif isinstance(node, ast.BoolOp) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            tag = "logic"
+        elif isinstance(node, ast.For) and on(node.iter):
+            tag = "for"
+        elif isinstance(node, ast.Subscript):
+            tag = "mask" if any(isinstance(n, ast.Compare) for n in ast.walk(node.slice)) else "index"
+        elif isinstance(node, ast.Call):
+            tag = _call_tag(node)
+            if tag is None and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Subscript):
+                tag = "call"   # x.at[mask].set(v)
+        if tag:
+            found.setdefault(tag, node)
+    return found
+
+
+def _call_tag(call: ast.Call) -> str | None:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return "range" if func.id == "range" else "convert" if func.id in _DTYPES else None
+    if not isinstance(func, ast.Attribute):
+        return None
+    root = _root(func)
+    if root is not None and root.id in _NUMPY_ROOTS:
+        return "numpy"
+    sized = func.attr in _DATA_SIZED or (func.attr == "where" and len(call.args) == 1)
+    if sized and not any(k.arg == "size" for k in call.keywords):
+        return "sized"
+    return "shape" if func.attr in _SHAPED else "convert" if func.attr in _CONVERTING_METHODS else None
+
+
+def _leak_site(tree: ast.Module | None, leaked_in: str | None) -> tuple[ast.AST, str] | None:
+    """The first statement that stores into state outside its function: a global, a mutated outer list, an attribute.
+
+    The function JAX named as leaking (``leaked_in``) is searched first.
+    """
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] if tree is not None else []
+    functions.sort(key=lambda f: f.name != leaked_in)
+    for function in functions:
+        local = _stored(function.body) | {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+        for node in ast.walk(function):
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                return node, function.name
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            for target in targets if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else []:
+                if isinstance(target, ast.Attribute) or (
+                        isinstance(target, ast.Subscript) and _root(target) is not None
+                        and _root(target).id not in local):
+                    return node, function.name
+            if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                    and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in _MUTATORS
+                    and _root(node.value.func) is not None and _root(node.value.func).id not in local):
+                return node, function.name
+    return None
+
+
+def _parameters(tree: ast.Module | None, function: str) -> list[str]:
+    """Positional parameter names of the user's function ``function`` (first definition), or []."""
+    for node in ast.walk(tree) if tree is not None else []:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            return [a.arg for a in node.args.posonlyargs + node.args.args]
+    return []
+
+
+def _inspected(tree: ast.Module | None) -> str | None:
+    """The function the Inspect tab jits (``f``, else the last top-level ``def``)."""
+    try:
+        return pick_function_name(tree) if tree is not None else None
+    except UserCodeError:
+        return None
+
+
+def _root(node: ast.AST) -> ast.Name | None:
+    """``np`` in ``np.linalg.norm`` or ``cache`` in ``cache['k'][0]``."""
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _stored(body: list[ast.stmt]) -> set[str]:
+    return {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source, filename=_FILE)
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        return None
+
