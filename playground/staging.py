@@ -1,4 +1,8 @@
-"""What JAX sees of a function: its result and its jaxpr. Runs inside a worker.
+"""What JAX sees of a function, stage by stage: trace -> lower -> compile -> run. Runs inside a worker.
+
+``jax.jit(f).trace(x)`` gives the jaxpr, ``.lower()`` the StableHLO handed to
+XLA, ``.compile()`` the optimised HLO with its cost and memory estimates; each
+stage is timed on its own.
 
 >>> inspect("def f(x):\n    return x + x*x + x*x*x", "jnp.arange(4.0)", 10_000)["jaxpr"]
 '{ lambda ; a:f32[4]. let\n    b:f32[4] = mul a a\n    c:f32[4] = add a b ...'
@@ -7,15 +11,27 @@
 from __future__ import annotations
 
 import contextlib
+import io
+import logging
+import math
+import re
+import time
 import warnings
 
 import jax
 import numpy as np
 
-from playground import usercode
+from playground import purity, pytrees, source_map, tracer_errors, usercode
 
 
-def inspect(code: str, args: str, max_chars: int) -> dict:
+def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...] = (),
+            second_args: str = "", checks_budget_s: float = math.inf) -> dict:
+    """Every stage of ``jax.jit`` on the user's function, plus purity and retracing checks.
+
+    The behavioural purity checks run the function four more times; they are
+    skipped, with a note, when the stages alone took over ``checks_budget_s``.
+    """
+    started = time.perf_counter()
     stdout = usercode.CappedText(max_chars)
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(stdout):
         warnings.simplefilter("always")
@@ -23,33 +39,182 @@ def inspect(code: str, args: str, max_chars: int) -> dict:
         try:
             program = usercode.load(code)
             arguments = usercode.evaluate_args(args, program.namespace)
-            jaxpr = jax.make_jaxpr(program.function)(*arguments)
-            value = jax.block_until_ready(jax.jit(program.function)(*arguments))
+            check_static_argnums(static_argnums, len(arguments), program.name)
+            report, jitted, out_info = run_stages(program.function, arguments, static_argnums, max_chars)
         except Exception as exc:
-            return usercode.error_result(exc)
+            return explained_error(exc, code)
     notes = [f"{w.category.__name__}: {w.message}" for w in caught]
+    findings = purity.static_findings(code, program.name)
+    with contextlib.redirect_stdout(usercode.CappedText(0)):  # these runs repeat the user's prints
+        if (spent := time.perf_counter() - started) <= checks_budget_s:
+            findings += purity.behavioural_findings(program.function, arguments, static_argnums)
+        else:
+            notes.append(f"The behavioural purity checks were skipped: the function took {spent:.1f} s, and they "
+                         "would run it four more times.")
+        retrace = second_call(jitted, arguments, second_args, program.namespace) if second_args.strip() else None
     printed = stdout.getvalue()
     if printed:
-        notes.append(
-            "Your code printed while it ran (shown under Output). Inside a traced function, print runs "
-            "once at trace time and sees tracers, not values; use jax.debug.print to see values."
-        )
+        notes.append("Your code printed while it was traced (shown under Output): under jit, print runs once, "
+                     "at trace time, and sees tracers, not values. Use jax.debug.print to see values.")
     return {
         "ok": True,
         "function": program.name,
-        "result": usercode.cap_text(describe(value), max_chars),
-        "jaxpr": usercode.cap_text(format_jaxpr(jaxpr), max_chars),
+        "static_argnums": list(static_argnums),
+        **report,
+        "pytree": {
+            "inputs": pytrees.describe_inputs(arguments, static_argnums),
+            "outputs": pytrees.describe_tree(out_info),
+        },
+        "retrace": retrace,
+        "purity": findings,
         "stdout": printed,
         "warnings": [usercode.cap_text(n, 2000) for n in notes],
     }
 
 
-def format_jaxpr(jaxpr) -> str:
-    """JAX's own text, one equation per line even where the whole jaxpr would fit on one."""
-    text = str(jaxpr)
-    if "\n" not in text and jaxpr.eqns:
-        text = jaxpr.pretty_print(use_color=False, width=40)
-    return text
+def run_stages(function, arguments: tuple, static_argnums: tuple[int, ...], max_chars: int) -> tuple:
+    """Trace, lower, compile and run, timing each: (report, the jitted function, the output structure).
+
+    The report holds the result, the three texts with their user-line maps, the
+    stage timings, and XLA's cost and memory estimates.
+    """
+    jitted = jax.jit(function, static_argnums=static_argnums)
+    t0 = time.perf_counter()
+    traced = jitted.trace(*arguments)
+    t1 = time.perf_counter()
+    lowered = traced.lower()
+    t2 = time.perf_counter()
+    compiled = lowered.compile()
+    t3 = time.perf_counter()
+    value = jax.block_until_ready(compiled(*dynamic_arguments(arguments, static_argnums)))
+    t4 = time.perf_counter()
+
+    jaxpr, jaxpr_lines = _capped(*source_map.jaxpr_with_lines(traced.jaxpr), max_chars)
+    stablehlo, stablehlo_lines = _capped(*source_map.stablehlo_with_lines(lowered), max_chars)
+    hlo_text = compiled.as_text()
+    hlo, hlo_line_map = _capped(hlo_text, source_map.hlo_lines(hlo_text), max_chars)
+    report = {
+        "result": usercode.cap_text(describe(value), max_chars),
+        "jaxpr": jaxpr,
+        "stablehlo": stablehlo,
+        "hlo": hlo,
+        "line_map": {"jaxpr": jaxpr_lines, "stablehlo": stablehlo_lines, "hlo": hlo_line_map},
+        "trace_s": t1 - t0,
+        "lower_s": t2 - t1,
+        "compile_s": t3 - t2,
+        "run_s": t4 - t3,
+        "cost": cost_summary(compiled),
+        "memory": memory_summary(compiled),
+    }
+    return report, jitted, traced.out_info
+
+
+def check_static_argnums(static_argnums: tuple[int, ...], count: int, name: str) -> None:
+    bad = [i for i in static_argnums if not 0 <= i < count]
+    if bad:
+        raise usercode.UserCodeError(
+            "invalid_input", f"static_argnums {bad} out of range: `{name}` was given {count} argument(s), "
+            f"numbered 0 to {count - 1}.")
+
+
+def dynamic_arguments(arguments: tuple, static_argnums: tuple[int, ...]) -> tuple:
+    return tuple(a for i, a in enumerate(arguments) if i not in static_argnums)
+
+
+def cost_summary(compiled) -> dict:
+    """XLA's estimates. A backend that reports nothing gets null and the reason, never a made-up number."""
+    backend = jax.default_backend()
+    try:
+        raw = compiled.cost_analysis()
+        failure = None
+    except Exception as exc:  # some backends do not implement it
+        raw, failure = None, f"cost_analysis() is not available on the {backend} backend ({type(exc).__name__})"
+    if isinstance(raw, (list, tuple)):
+        raw = raw[0] if raw else None
+    summary: dict = {}
+    unavailable = {}
+    for key, name in (("flops", "flops"), ("bytes accessed", "bytes_accessed"), ("transcendentals", "transcendentals")):
+        value = raw.get(key) if isinstance(raw, dict) else None
+        if value is None or value < 0:
+            summary[name] = None
+            unavailable[name] = failure or f"the {backend} backend did not report {key}"
+        else:
+            summary[name] = float(value)
+    summary["unavailable"] = unavailable
+    return summary
+
+
+def memory_summary(compiled) -> dict:
+    """Bytes XLA sets aside for arguments, outputs and temporaries."""
+    fields = {"argument_bytes": "argument_size_in_bytes", "output_bytes": "output_size_in_bytes",
+              "temp_bytes": "temp_size_in_bytes", "generated_code_bytes": "generated_code_size_in_bytes"}
+    try:
+        stats = compiled.memory_analysis()
+    except Exception as exc:
+        stats, reason = None, f"memory_analysis() failed ({type(exc).__name__})"
+    else:
+        reason = f"the {jax.default_backend()} backend did not report memory use"
+    if stats is None:
+        return {**dict.fromkeys(fields), "unavailable": reason}
+    return {name: int(getattr(stats, attr)) for name, attr in fields.items()}
+
+
+def second_call(jitted, arguments: tuple, second_args: str, namespace: dict) -> dict:
+    """Call the jitted function again with other arguments: would JAX retrace, and why?
+
+    Uses JAX's own cache-miss explanations (``jax_explain_cache_misses``).
+    """
+    try:
+        jax.block_until_ready(jitted(*arguments))  # the call cache now holds the first call
+        again = usercode.evaluate_args(second_args, namespace)
+        with _jax_log() as log:
+            jax.block_until_ready(jitted(*again))
+    except Exception as exc:
+        return {"retraced": None, "explanation": usercode.error_result(exc)["error"]["message"]}
+    explanation = _clean_cache_miss(log.getvalue())
+    if not explanation:
+        return {"retraced": False, "explanation": "Same shapes, dtypes and static values: jit reused the program "
+                "it had already compiled, without tracing again."}
+    return {"retraced": True, "explanation": explanation}
+
+
+@contextlib.contextmanager
+def _jax_log():
+    buffer = io.StringIO()
+    handler = logging.StreamHandler(buffer)
+    logger = logging.getLogger("jax")
+    previous = jax.config.jax_explain_cache_misses
+    jax.config.update("jax_explain_cache_misses", True)
+    logger.addHandler(handler)
+    try:
+        yield buffer
+    finally:
+        logger.removeHandler(handler)
+        jax.config.update("jax_explain_cache_misses", previous)
+
+
+def _clean_cache_miss(text: str) -> str:
+    """JAX's explanation without our file names and object ids."""
+    text = re.sub(r"(TRACING CACHE MISS) at [^\n]*:", r"\1:", text)
+    text = re.sub(r" id=\d+", "", text)
+    return text.strip()
+
+
+def explained_error(exc: BaseException, code: str) -> dict:
+    result = usercode.error_result(exc)
+    explanation = tracer_errors.explain(exc, code, result["error"]["line"])
+    if explanation:
+        result["error"].update(explanation)
+    return result
+
+
+def _capped(text: str, lines: list, max_chars: int) -> tuple[str, list]:
+    """Cut a long text with its notice, and its line map to match."""
+    capped = usercode.cap_text(text, max_chars)
+    if capped is text:
+        return text, lines
+    kept = capped.count("\n") + 1
+    return capped, (lines + [None] * kept)[:kept]
 
 
 def describe(tree) -> str:

@@ -112,13 +112,35 @@ def test_blank_code(api, pool, code):
 
 def test_valid_call_is_forwarded_verbatim(api, pool):
     result = api.inspect(GOOD_CODE, GOOD_ARGS)
-    assert pool.jobs == [{"kind": "inspect", "code": GOOD_CODE, "args": GOOD_ARGS}]
+    assert pool.jobs == [{"kind": "inspect", "code": GOOD_CODE, "args": GOOD_ARGS,
+                          "static_argnums": [], "second_args": ""}]
     assert result == {"ok": True, "echo": pool.jobs[0]}
+
+
+def test_options_are_forwarded_sorted_and_deduplicated(api, pool):
+    api.inspect(GOOD_CODE, GOOD_ARGS, [2, 0, 2], "jnp.ones(5)")
+    assert pool.jobs[-1]["static_argnums"] == [0, 2]
+    assert pool.jobs[-1]["second_args"] == "jnp.ones(5)"
+
+
+@pytest.mark.parametrize("argnums", ["1", [1.5], [True], [-1], [64], list(range(9)), (1,)])
+def test_bad_static_argnums_are_invalid_input(api, pool, argnums):
+    result = api.inspect(GOOD_CODE, GOOD_ARGS, argnums)
+    assert result["error"]["kind"] == "invalid_input"
+    assert "static_argnums" in result["error"]["message"]
+    assert pool.jobs == []
+
+
+def test_oversized_second_args_are_invalid_input(api, pool):
+    result = api.inspect(GOOD_CODE, GOOD_ARGS, None, "x" * (MAX_ARGS_CHARS + 1))
+    assert result["error"]["kind"] == "invalid_input" and "second_args" in result["error"]["message"]
+    assert pool.jobs == []
 
 
 def test_empty_args_are_allowed(api, pool):
     api.inspect("def f():\n    return 1\n", "")
-    assert pool.jobs == [{"kind": "inspect", "code": "def f():\n    return 1\n", "args": ""}]
+    assert pool.jobs == [{"kind": "inspect", "code": "def f():\n    return 1\n", "args": "",
+                          "static_argnums": [], "second_args": ""}]
 
 
 def test_pool_errors_come_back_unchanged():

@@ -108,10 +108,10 @@ def test_the_template_is_restarted_if_it_dies(pool):
 
 
 def test_busy_when_no_worker_frees_up_in_time():
-    tiny = WorkerPool(1, Limits(timeout_s=3), acquire_timeout_s=0.3)
+    tiny = WorkerPool(1, Limits(timeout_s=5), acquire_timeout_s=0.3)
     tiny.start()
     try:
-        slow = {"kind": "inspect", "code": "import time\ndef f(x):\n    time.sleep(2)\n    return x\n", "args": "1.0"}
+        slow = {"kind": "inspect", "code": "import time\ndef f(x):\n    time.sleep(0.5)\n    return x\n", "args": "1.0"}
         results = []
         threads = [threading.Thread(target=lambda: results.append(tiny.run(slow))) for _ in range(3)]
         for t in threads:

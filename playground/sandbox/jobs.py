@@ -24,7 +24,12 @@ def run(job: dict, limits: Limits) -> dict:
     kind = job.get("kind")
     if kind == "inspect":
         usercode.forbid_new_processes()
-        return staging.inspect(str(job.get("code", "")), str(job.get("args", "")), limits.output_chars)
+        return staging.inspect(
+            str(job.get("code", "")), str(job.get("args", "")), limits.output_chars,
+            static_argnums=tuple(int(i) for i in job.get("static_argnums") or ()),
+            second_args=str(job.get("second_args") or ""),
+            checks_budget_s=limits.timeout_s / 5,
+        )
     if kind == "about":
         return about()
     return usercode.error_dict("invalid_input", f"unknown job kind {kind!r}")

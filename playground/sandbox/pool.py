@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 from playground.sandbox import protocol
 from playground.sandbox.limits import Limits
-from playground.sandbox.worker import LOG_NAME
 from playground.usercode import ERROR_KINDS, USER_FILENAME, error_dict
 
 log = logging.getLogger(__name__)
@@ -81,7 +80,7 @@ class _Worker:
 
     def log_text(self) -> str:
         try:
-            with open(os.path.join(self.scratch, LOG_NAME), errors="replace") as f:
+            with open(os.path.join(self.scratch, protocol.WORKER_LOG_NAME), errors="replace") as f:
                 return f.read(1 << 20)
         except OSError:
             return ""

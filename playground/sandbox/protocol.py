@@ -7,6 +7,7 @@ import socket
 import struct
 
 _HEADER = struct.Struct("!Q")
+WORKER_LOG_NAME = "worker.log"  # in each job's scratch folder: the worker's stdout and stderr
 
 
 class MessageTooLarge(ValueError):

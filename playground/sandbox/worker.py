@@ -18,7 +18,6 @@ from playground.sandbox import jobs, lockdown, protocol
 from playground.sandbox.limits import Limits
 
 JOB_FD = 3
-LOG_NAME = "worker.log"
 
 
 def serve_one_job(job_fd: int, scratch: str, limits: dict) -> NoReturn:
@@ -48,7 +47,7 @@ def _isolate(job_fd: int, scratch: str) -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    log = os.open(os.path.join(scratch, LOG_NAME), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    log = os.open(os.path.join(scratch, protocol.WORKER_LOG_NAME), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(log, 1)
     os.dup2(log, 2)
     os.close(log)

@@ -19,7 +19,7 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
         )
         with gr.Tabs():
             with gr.Tab("Inspect", id="inspect"):
-                inspect_tab.build(api, settings.workers, SANDBOX_QUEUE)
+                inspect_tab.build(api, demo, settings.workers, SANDBOX_QUEUE)
             with gr.Tab("About", id="about"):
                 about_tab.build(api, demo)
     return demo

@@ -1,57 +1,173 @@
-"""Inspect tab: a function and its arguments in; its result and jaxpr out."""
+"""Inspect tab: a function and its arguments in; its result, jaxpr, StableHLO, HLO and costs out."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import tempfile
+import time
+
 import gradio as gr
 
+from playground import sharing
 from playground.api import PlaygroundAPI
+from playground.gallery import EXAMPLES
+from playground.ui import inspect_views as views
 
-DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
-DEFAULT_ARGS = "jnp.arange(4.0)"
+DEFAULT = EXAMPLES[0]
+# Builds the full link in the browser (only it knows the public address) and copies it.
+COPY_LINK_JS = """(token) => {
+  if (!token) return "";
+  const url = window.location.origin + window.location.pathname + "?s=" + token;
+  if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => {});
+  return url;
+}"""
+_DOWNLOADS = (("jaxpr", "jaxpr.txt"), ("stablehlo", "stablehlo.mlir"), ("hlo", "optimised_hlo.txt"))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
+def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id: str) -> None:
     with gr.Row():
         with gr.Column(scale=3):
-            code = gr.Code(DEFAULT_CODE, language="python", lines=10, label="Your function (f, or the last def)",
+            code = gr.Code(DEFAULT.code, language="python", lines=12, label="Your function (f, or the last def)",
                            elem_id="inspect-code")
         with gr.Column(scale=2):
-            args = gr.Textbox(DEFAULT_ARGS, label="Arguments (a Python expression; a tuple gives several)",
+            args = gr.Textbox(DEFAULT.args, label="Arguments (a Python expression; a tuple gives several)",
                               info="jax, jnp, np and lax are in scope", elem_id="inspect-args")
-            run = gr.Button("Run", variant="primary", elem_id="inspect-run")
-            status = gr.Markdown(elem_id="inspect-status")
-            result = gr.Textbox(label="Result", lines=3, interactive=False, elem_id="inspect-result")
-    jaxpr = gr.Code(label="jaxpr: the program JAX traced", language=None, interactive=False,
-                    elem_id="inspect-jaxpr")
+            static = gr.Textbox(label="static_argnums", placeholder="e.g. 1, or 0, 2", elem_id="inspect-static")
+            second = gr.Textbox(label="Call again with (optional): does jit retrace?",
+                                placeholder="e.g. jnp.arange(5.0)", elem_id="inspect-second")
+            with gr.Row():
+                run = gr.Button("Run", variant="primary", elem_id="inspect-run")
+                share = gr.Button("Copy link", elem_id="inspect-share")
+            link = gr.Textbox(label="Share link", visible="hidden", interactive=False, elem_id="inspect-link",
+                              buttons=["copy"])
+            token = gr.Textbox(visible="hidden")
+    gr.Examples([[e.code, e.args, e.static_argnums, e.second_args] for e in EXAMPLES], [code, args, static, second],
+                example_labels=[e.name for e in EXAMPLES], label="Examples")
+    status = gr.Markdown(elem_id="inspect-status")
+    result = gr.Textbox(label="Result", lines=2, interactive=False, elem_id="inspect-result")
+    with gr.Tabs():
+        with gr.Tab("Source ↔ IR"):
+            mapped = gr.HTML(elem_id="inspect-source-map")
+        with gr.Tab("jaxpr"):
+            jaxpr = gr.Code(label="jaxpr: the program JAX traced", language=None, interactive=False,
+                            elem_id="inspect-jaxpr")
+        with gr.Tab("StableHLO"):
+            stablehlo = gr.Code(label="StableHLO: what jit hands to XLA", language=None, interactive=False,
+                                elem_id="inspect-stablehlo")
+        with gr.Tab("Optimised HLO"):
+            hlo = gr.Code(label="HLO after XLA's optimisations (note the fusions)", language=None,
+                          interactive=False, elem_id="inspect-hlo")
+        with gr.Tab("Cost & timing"):
+            costs = gr.Markdown(elem_id="inspect-costs")
+        with gr.Tab("Pytrees"):
+            trees = gr.Markdown(elem_id="inspect-pytrees")
     stdout = gr.Textbox(label="Output (what your code printed)", visible=False, interactive=False, lines=3)
+    files = gr.File(label="Whole texts", file_count="multiple", interactive=False, elem_id="inspect-files")
     with gr.Accordion("API response (JSON)", open=False):
         raw = gr.JSON(label="/inspect returned")
 
-    def on_run(code_text: str, args_text: str):
-        return render(api.inspect(code_text, args_text))
+    downloads = DownloadFolder()
 
-    run.click(on_run, [code, args], [status, result, jaxpr, stdout, raw], api_visibility="private",
-              concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    def on_run(code_text: str, args_text: str, static_text: str, second_text: str):
+        try:
+            argnums = parse_argnums(static_text)
+        except ValueError as exc:
+            response = {"ok": False, "error": {"kind": "invalid_input", "message": str(exc), "line": None}}
+        else:
+            response = api.inspect(code_text, args_text, argnums, second_text)
+        return render(code_text, response, downloads)
+
+    run.click(on_run, [code, args, static, second], [status, result, mapped, jaxpr, stablehlo, hlo, costs, trees,
+                                                     stdout, files, raw],
+              api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.inspect, api_name="inspect", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
+    share.click(make_token, [code, args, static, second], [token], api_visibility="private").then(
+        None, [token], [link], js=COPY_LINK_JS, api_visibility="private").then(
+        lambda url: gr.update(visible=bool(url)), [link], [link], api_visibility="private")
+    demo.load(restore_from_link, None, [code, args, static, second], api_visibility="private")
 
-def render(response: dict) -> tuple:
+
+def parse_argnums(text: str) -> list[int] | None:
+    """'1' or '0, 2' -> [1] or [0, 2]; blank -> None."""
+    parts = [p for p in text.replace(",", " ").split()]
+    if not parts:
+        return None
+    try:
+        return [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"static_argnums must be whole numbers separated by commas, got {text!r}") from None
+
+
+def render(code: str, response: dict, downloads: DownloadFolder | None = None) -> tuple:
     """Turn an /inspect response into the tab's component values."""
     if not response.get("ok"):
-        return (error_markdown(response["error"]), "", "", gr.update(value="", visible=False), response)
-    notes = "".join(f"\n- {w}" for w in response.get("warnings", []))
-    status = f"✅ Traced `{response.get('function', '?')}`." + (f"\n\n**Notes**{notes}" if notes else "")
+        blank = ("", "", "", "", "", "", "")
+        return (views.error_markdown(response["error"]), *blank, gr.update(value="", visible=False), None, response)
     printed = response.get("stdout", "")
-    return (status, response.get("result", ""), response.get("jaxpr", ""),
-            gr.update(value=printed, visible=bool(printed)), response)
+    return (
+        views.status_markdown(response),
+        response.get("result", ""),
+        views.source_ir_html(code, response),
+        views.for_display(response.get("jaxpr", "")),
+        views.for_display(response.get("stablehlo", "")),
+        views.for_display(response.get("hlo", "")),
+        views.stages_markdown(response),
+        views.pytree_markdown(response["pytree"]) if response.get("pytree") else "",
+        gr.update(value=printed, visible=bool(printed)),
+        downloads.write(response) if downloads else None,
+        response,
+    )
 
 
-def error_markdown(error: dict) -> str:
-    titles = {
-        "syntax": "Syntax error", "user_exception": "Your code raised an exception", "timeout": "Too slow",
-        "memory": "Out of memory", "crashed": "The sandbox worker crashed", "forbidden": "Not allowed",
-        "invalid_input": "Invalid input", "busy": "Busy, try again",
-    }
-    where = f" on line {error['line']}" if error.get("line") else ""
-    message = error["message"].replace("```", "'''")
-    return f"❌ **{titles.get(error['kind'], 'Error')}{where}**\n\n```\n{message}\n```"
+class DownloadFolder:
+    """The whole IR texts as files to download; one folder, named by content, pruned after an hour."""
+
+    max_age_s = 3600
+
+    def __init__(self) -> None:
+        self.path = tempfile.mkdtemp(prefix="jax-playground-downloads-")
+
+    def write(self, response: dict) -> list[str]:
+        self._prune()
+        paths = []
+        for key, name in _DOWNLOADS:
+            text = response.get(key, "")
+            folder = os.path.join(self.path, hashlib.sha256(text.encode()).hexdigest()[:16])
+            os.makedirs(folder, exist_ok=True)
+            os.utime(folder)  # still in use: not pruned for another hour
+            path = os.path.join(folder, name)
+            with open(path, "w") as f:
+                f.write(text)
+            paths.append(path)
+        return paths
+
+    def _prune(self) -> None:
+        cutoff = time.time() - self.max_age_s
+        for entry in os.scandir(self.path):
+            if entry.stat().st_mtime < cutoff:
+                for file in os.scandir(entry.path):
+                    os.remove(file.path)
+                os.rmdir(entry.path)
+
+
+def make_token(code: str, args: str, static: str, second: str) -> str:
+    try:
+        return sharing.encode_state({"code": code, "args": args, "static_argnums": static, "second_args": second})
+    except ValueError as exc:
+        gr.Warning(str(exc))
+        return ""
+
+
+def restore_from_link(request: gr.Request):
+    """Open a shared link: put its code and options back; a bad link gets a friendly notice."""
+    token = request.query_params.get("s") if request else None
+    if not token:
+        return (gr.update(),) * 4
+    try:
+        state = sharing.decode_state(token)
+    except ValueError as exc:
+        gr.Warning(f"This share link could not be opened: {exc}")
+        return (gr.update(),) * 4
+    return state["code"], state["args"], state["static_argnums"], state["second_args"]

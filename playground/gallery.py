@@ -1,0 +1,60 @@
+"""The Inspect tab's examples: each one teaches one thing about how JAX sees a function."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str
+    code: str
+    args: str
+    static_argnums: str = ""  # as typed in the UI: "1" or "0, 2"
+    second_args: str = ""
+    pure: bool = True  # the purity check must stay silent on pure examples
+
+
+EXAMPLES = (
+    Example("x + x² + x³ (JAX's introduction)", "def f(x):\n    return x + x*x + x*x*x\n", "jnp.arange(4.0)"),
+    Example("tanh", "def f(x):\n    return jnp.tanh(x)\n", "jnp.linspace(-2.0, 2.0, 5)"),
+    Example(
+        "MLP with a params pytree",
+        "def relu(x):\n    return jnp.maximum(x, 0)\n\n"
+        "def f(params, x):\n    for w, b in params[:-1]:\n        x = relu(x @ w + b)\n"
+        "    w, b = params[-1]\n    return x @ w + b\n",
+        "([(jnp.ones((3, 4)), jnp.zeros(4)), (jnp.ones((4, 2)), jnp.zeros(2))], jnp.arange(3.0))",
+    ),
+    Example(
+        "Python if on a traced value (an error)",
+        "def f(x):\n    if x > 0:\n        return x\n    return -x\n", "2.0", pure=False,
+    ),
+    Example(
+        "lax.cond instead of if",
+        "def f(x):\n    return lax.cond(x > 0, lambda v: v, lambda v: -v, x)\n", "2.0",
+    ),
+    Example(
+        "lax.fori_loop",
+        "def f(x):\n    return lax.fori_loop(0, 10, lambda i, acc: acc + i * x, jnp.zeros_like(x))\n",
+        "jnp.ones(3)",
+    ),
+    Example(
+        "lax.scan: a running sum",
+        "def f(xs):\n    def step(total, x):\n        total = total + x\n        return total, total\n"
+        "    return lax.scan(step, 0.0, xs)\n",
+        "jnp.arange(5.0)",
+    ),
+    Example(
+        "An impure function that prints",
+        "def f(x):\n    print('x is', x)\n    return x * 2\n", "jnp.arange(3.0)", pure=False,
+    ),
+    Example(
+        "static_argnums: a Python loop unrolled",
+        "def f(x, n):\n    for _ in range(n):\n        x = x * 2\n    return x\n",
+        "(jnp.ones(3), 3)", static_argnums="1", second_args="(jnp.ones(3), 4)",
+    ),
+    Example(
+        "Retracing on a new shape",
+        "def f(x):\n    return jnp.sum(x ** 2)\n", "jnp.ones(3)", second_args="jnp.ones(5)",
+    ),
+)

@@ -1,0 +1,126 @@
+"""Pure builders for the Inspect tab: an /inspect response in, Markdown or HTML out."""
+
+from __future__ import annotations
+
+import html
+
+DISPLAY_CHARS = 30_000  # longer IR is cut on screen; the whole text is offered as a download
+DISPLAY_LINES = 400  # per pane of the source <-> IR view
+_PALETTE = ("#fde2e4", "#e2ece9", "#dfe7fd", "#fff1c1", "#e8dff5", "#d7f0db", "#fce1c8", "#d9f1f7")
+ERROR_TITLES = {
+    "syntax": "Syntax error", "user_exception": "Your code raised an exception", "timeout": "Too slow",
+    "memory": "Out of memory", "crashed": "The sandbox worker crashed", "forbidden": "Not allowed",
+    "invalid_input": "Invalid input", "busy": "Busy, try again",
+}
+
+
+def error_markdown(error: dict) -> str:
+    """The error in plain words, the user's line, and for tracer errors what to do instead."""
+    where = f" on line {error['line']}" if error.get("line") else ""
+    title = error.get("title") or ERROR_TITLES.get(error["kind"], "Error")
+    parts = [f"❌ **{title}{where}**"]
+    if error.get("explanation"):
+        parts.append(error["explanation"])
+    if error.get("fix"):
+        parts.append(f"**How to fix it:** {error['fix']}")
+    if error.get("doc_url"):
+        parts.append(f"[Read more in the JAX documentation]({error['doc_url']})")
+    parts.append(f"```\n{error['message'].replace('```', '‘‘‘')}\n```")
+    return "\n\n".join(parts)
+
+
+def status_markdown(response: dict) -> str:
+    """What went well, and every note worth reading: purity findings, retracing, warnings."""
+    lines = [f"✅ Traced, lowered and compiled `{response.get('function', '?')}`."]
+    for finding in response.get("purity") or []:
+        where = f"line {finding['line']}: " if finding.get("line") else ""
+        lines.append(f"- ⚠️ **Purity** ({finding['check']}) {where}{finding['message']}")
+    retrace = response.get("retrace")
+    if retrace:
+        verdict = {True: "🔁 **Second call retraced.**", False: "♻️ **Second call reused the compiled program.**",
+                   None: "**Second call failed.**"}[retrace.get("retraced")]
+        lines.append(f"- {verdict}\n\n```\n{retrace.get('explanation', '')}\n```")
+    lines.extend(f"- {note}" for note in response.get("warnings") or [])
+    return "\n".join(lines)
+
+
+def for_display(text: str) -> str:
+    if len(text) <= DISPLAY_CHARS:
+        return text
+    return text[:DISPLAY_CHARS] + f"\n… [{len(text) - DISPLAY_CHARS:,} more characters: download the whole text below]"
+
+
+def stages_markdown(response: dict) -> str:
+    """Stage timings, XLA's cost estimate and its memory plan, with reasons for anything missing."""
+    rows = [f"| {name} | {response[key] * 1000:.1f} ms |" for name, key in (
+        ("trace (Python -> jaxpr)", "trace_s"), ("lower (jaxpr -> StableHLO)", "lower_s"),
+        ("compile (StableHLO -> optimised HLO)", "compile_s"), ("run", "run_s"))]
+    cost = response.get("cost") or {}
+    missing = cost.get("unavailable", {})
+    cost_rows = [
+        f"| {label} | {_number(cost[key]) if cost.get(key) is not None else 'not reported: ' + missing.get(key, '')} |"
+        for label, key in (("flops", "flops"), ("bytes accessed", "bytes_accessed"),
+                           ("transcendentals", "transcendentals"))
+    ]
+    memory = response.get("memory") or {}
+    memory_rows = [
+        f"| {label} | {_bytes(memory.get(key)) if memory.get(key) is not None else memory.get('unavailable', '')} |"
+        for label, key in (("arguments", "argument_bytes"), ("outputs", "output_bytes"),
+                           ("temporaries", "temp_bytes"), ("generated code", "generated_code_bytes"))
+    ]
+    return "\n".join([
+        "#### Stages", "| stage | time |", "|---|---|", *rows, "",
+        "#### Cost (XLA's estimate)", "| | |", "|---|---|", *cost_rows, "",
+        "#### Memory (XLA's plan)", "| | |", "|---|---|", *memory_rows,
+    ])
+
+
+def pytree_markdown(pytree: dict) -> str:
+    sections = []
+    for title, tree in (("Inputs", pytree["inputs"]), ("Outputs", pytree["outputs"])):
+        rows = [f"| `{leaf['key_path'] or '(root)'}` | {leaf['shape']} | {leaf['dtype']} |" for leaf in tree["leaves"]]
+        static = "".join(f"\n\nStatic argument {s['position']}: `{s['value']}` (part of the cache key, not traced)"
+                         for s in tree.get("static", []))
+        sections.append(f"#### {title}\n`{tree['treedef']}`\n\n| key path | shape | dtype |\n|---|---|---|\n"
+                        + "\n".join(rows) + static)
+    return "\n\n".join(sections)
+
+
+def source_ir_html(code: str, response: dict) -> str:
+    """Source, jaxpr and StableHLO side by side; each user line and the IR it produced share a colour."""
+    line_map = response.get("line_map") or {}
+    used = sorted({line for key in ("jaxpr", "stablehlo") for line in line_map.get(key, []) if line})
+    colour = {line: _PALETTE[i % len(_PALETTE)] for i, line in enumerate(used)}
+    source_lines = code.splitlines()
+    panes = [
+        _pane("Your code", source_lines, list(range(1, len(source_lines) + 1)), colour, numbered=True),
+        _pane("jaxpr", response.get("jaxpr", "").splitlines(), line_map.get("jaxpr", []), colour),
+        _pane("StableHLO", response.get("stablehlo", "").splitlines(), line_map.get("stablehlo", []), colour),
+    ]
+    return (
+        '<div class="source-ir" style="display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:8px">'
+        + "".join(panes) + "</div>"
+    )
+
+
+def _pane(title: str, lines: list[str], origins: list, colour: dict, numbered: bool = False) -> str:
+    rows = []
+    for i, text in enumerate(lines[:DISPLAY_LINES]):
+        origin = origins[i] if i < len(origins) else None
+        style = f"background:{colour[origin]};" if origin in colour else ""
+        tip = f' title="from line {origin}"' if origin and not numbered else ""
+        prefix = f"{i + 1:>3}  " if numbered else ""
+        rows.append(f'<div data-line="{origin or ""}" style="{style}white-space:pre"{tip}>'
+                    f"{html.escape(prefix + text) or '&nbsp;'}</div>")
+    if len(lines) > DISPLAY_LINES:
+        rows.append(f"<div>… {len(lines) - DISPLAY_LINES:,} more lines</div>")
+    return (f'<div style="min-width:0"><b>{html.escape(title)}</b><div style="font-family:monospace;'
+            f'font-size:12px;overflow-x:auto;border:1px solid #ddd;padding:4px">{"".join(rows)}</div></div>')
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}"
+
+
+def _bytes(value: int) -> str:
+    return f"{value:,} B"
