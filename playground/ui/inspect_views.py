@@ -70,8 +70,8 @@ def stages_markdown(response: dict) -> str:
     ]
     return "\n".join([
         "#### Stages", "| stage | time |", "|---|---|", *rows, "",
-        "#### Cost (XLA's estimate)", "| | |", "|---|---|", *cost_rows, "",
-        "#### Memory (XLA's plan)", "| | |", "|---|---|", *memory_rows,
+        "#### Cost (XLA's estimate)", "| quantity | value |", "|---|---|", *cost_rows, "",
+        "#### Memory (XLA's plan)", "| buffer | size |", "|---|---|", *memory_rows,
     ])
 
 
