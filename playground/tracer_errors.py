@@ -21,11 +21,12 @@ import re
 
 from jax import errors as jax_errors
 
-from playground.usercode import UserCodeError, pick_function_name
+from playground import tracer_sites as sites
+from playground.usercode import USER_FILENAME
 
 DOCS_URL = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
 GOTCHAS_URL = "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
-_FILE = "<playground>"
+_FILE = USER_FILENAME
 _MAX_QUOTE = 60
 
 _TRACERS = ("Under `jax.jit`, JAX does not run your function on your numbers: it calls it once with *tracers*, "
@@ -64,12 +65,6 @@ _CLASSES: dict[str, tuple[str, str]] = {
         "variable of an enclosing function) and used after that trace had finished, where it means nothing. "
         "Functions that JAX transforms must be pure: everything they produce leaves through `return`."),
 }
-_NUMPY_ROOTS = {"np", "numpy", "onp", "scipy", "math"}
-_DTYPES = {"int": "jnp.int32", "float": "jnp.float32", "bool": "bool", "complex": "jnp.complex64"}
-_CONVERTING_METHODS = {"item", "tolist", "__index__", "__int__", "__float__", "__bool__"}
-_DATA_SIZED = {"nonzero", "argwhere", "flatnonzero", "unique"}
-_SHAPED = {"arange", "zeros", "ones", "full", "empty", "linspace", "eye", "reshape", "broadcast_to", "tile", "repeat"}
-_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}
 
 
 def explain(exc: BaseException, source: str, line: int | None) -> dict | None:
@@ -84,11 +79,11 @@ def explain(exc: BaseException, source: str, line: int | None) -> dict | None:
     if name is None:
         return None
     message = str(exc)
-    tree = _parse(source)
+    tree = sites.parse(source)
     if line is None and name == "UnexpectedTracerError":
         created = re.search(rf"created on line {re.escape(_FILE)}:(\d+)", message)
         line = int(created.group(1)) if created else None
-    found = _find(tree, line) if tree is not None and line is not None else {}
+    found = sites.find_constructs(tree, line) if tree is not None and line is not None else {}
     ctx = _Context(source, tree, message, found, line)
     title, what = _CLASSES[name]
     shape = re.search(r"(?:with shape|got) ([a-z]+[0-9]*\[[0-9, ]*\])", message)
@@ -122,13 +117,13 @@ class _Context:
         traced = re.search(rf"tracing the function (\w+) at {re.escape(_FILE)}:(\d+)", self.message)
         blamed = re.split(r",? and |, ", names.group(1)) if names else []
         function = traced.group(1) if traced else "f"
-        params = _parameters(self.tree, function)
+        params = sites.parameters(self.tree, function)
         spots = [params.index(n) for n in blamed if n in params]
         if spots and len(spots) == len(blamed):
             nums = str(spots[0]) if len(spots) == 1 else str(tuple(spots))
             about = " and ".join(f"`{n}`" for n in blamed) + (" are" if len(blamed) > 1 else " is")
             tab = (f"\n(In the Inspect tab: {', '.join(map(str, spots))} in the static_argnums field.)"
-                   if function == _inspected(self.tree) else "")
+                   if function == sites.inspected_function(self.tree) else "")
             return (f"If {about} really a fixed setting (a size, a count, a flag), mark it static, and JAX "
                     f"compiles once per value:\n```python\n{function} = jax.jit({function}, static_argnums={nums})\n"
                     "```" + tab)
@@ -141,7 +136,7 @@ def _fix_bool(ctx: _Context) -> str:
     found, where = ctx.found, ctx.where()
     if "while" in found:
         node = found["while"]
-        carried = sorted(_names(node.test) & _stored(node.body)) or ["x"]
+        carried = sorted(sites.names_in(node.test) & sites.stored_names(node.body)) or ["x"]
         state = carried[0] if len(carried) == 1 else "state"
         test = ctx.text(node.test, f"{state} < 10") if len(carried) == 1 else f"keep_going({state})"
         return (f"{where} loops on a traced condition. Use `lax.while_loop(cond_fun, body_fun, init)`: it carries "
@@ -152,7 +147,7 @@ def _fix_bool(ctx: _Context) -> str:
     if "ternary" in found or "if" in found:
         node = found.get("ternary") or found["if"]
         cond = ctx.text(node.test, "x > 0")
-        names = sorted(_names(node.test)) if cond != "x > 0" else []
+        names = sorted(sites.names_in(node.test)) if cond != "x > 0" else []
         x = names[0] if len(names) == 1 else "x"
         yes, no = (ctx.text(node.body, ""), ctx.text(node.orelse, "")) if isinstance(node, ast.IfExp) else ("", "")
         example = (f"y = jnp.where({cond}, {yes}, {no})\ny = lax.cond({cond}, lambda {x}: {yes}, lambda {x}: {no}, {x})"
@@ -180,7 +175,7 @@ def _fix_integer(ctx: _Context) -> str:
         args = [ctx.text(a, "n") for a in call.args[:2]]
         low, high = (["0", *args] if len(args) == 1 else args) if args else ["0", "n"]
         loop = found.get("for")
-        carried = sorted(_stored(loop.body) - _names(loop.target)) if loop is not None else []
+        carried = sorted(sites.stored_names(loop.body) - sites.names_in(loop.target)) if loop is not None else []
         state = carried[0] if len(carried) == 1 else "x"
         return (f"{where} uses a traced number as a loop count. Run the loop inside the program with "
                 "`lax.fori_loop` (or `lax.scan`, which also collects a result per step):\n```python\n"
@@ -199,7 +194,7 @@ def _fix_integer(ctx: _Context) -> str:
 
 def _fix_numpy(ctx: _Context) -> str:
     call = ctx.found.get("numpy")
-    root = _root(call.func) if call is not None else None
+    root = sites.root_name(call.func) if call is not None else None
     if call is not None and root is not None and isinstance(call.func, ast.Attribute):
         old = ctx.text(call.func, f"{root.id}.{call.func.attr}")
         return (f"{ctx.where()} calls `{old}` on a traced value. Use the `jax.numpy` version, which JAX can trace:"
@@ -251,7 +246,7 @@ def _fix_concrete(ctx: _Context) -> str:
         call = found["convert"]
         old = ctx.text(call, "int(x)")
         if isinstance(call.func, ast.Name) and call.args:
-            new = f"jnp.asarray({ctx.text(call.args[0], 'x')}, {_DTYPES.get(call.func.id, 'jnp.int32')})"
+            new = f"jnp.asarray({ctx.text(call.args[0], 'x')}, {sites.CONVERTERS.get(call.func.id, 'jnp.int32')})"
         else:
             new = ctx.text(getattr(call.func, "value", None), "x")
         return (f"{where} turns a traced value into a Python number. Keep it an array (change its dtype if "
@@ -268,7 +263,7 @@ def _fix_concrete(ctx: _Context) -> str:
 def _fix_leak(ctx: _Context) -> str:
     example = "```python\ndef f(x):\n    y = x * 2\n    return x, y   # return y instead of cache.append(y)\n```"
     leaked_in = re.search(rf"value leaked was (\w+) at {re.escape(_FILE)}:", ctx.message)
-    site = _leak_site(ctx.tree, leaked_in.group(1) if leaked_in else None)
+    site = sites.leak_site(ctx.tree, leaked_in.group(1) if leaked_in else None)
     if site is not None:
         node, function = site
         return (f"Line {node.lineno} (`{ctx.text(node, 'this statement')}`) stores a value computed inside "
@@ -286,119 +281,3 @@ _FIXERS = {
     "ConcretizationTypeError": _fix_concrete,
     "UnexpectedTracerError": _fix_leak,
 }
-
-
-def _find(tree: ast.Module, line: int) -> dict[str, ast.AST]:
-    """The constructs on ``line`` that tracer errors come from, tag -> node (outermost first)."""
-    found: dict[str, ast.AST] = {}
-
-    def on(node: ast.AST | None) -> bool:
-        end = getattr(node, "end_lineno", None)
-        return node is not None and end is not None and node.lineno <= line <= end
-
-    for node in ast.walk(tree):
-        tag = None
-        if isinstance(node, ast.If) and on(node.test):
-            tag = "if"
-        elif isinstance(node, ast.comprehension) and any(on(test) for test in node.ifs):
-            tag = "if"
-        elif not on(node) or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        elif isinstance(node, ast.IfExp):
-            tag = "ternary"
-        elif isinstance(node, ast.While) and on(node.test):
-            tag = "while"
-        elif isinstance(node, ast.Assert):
-            tag = "assert"
-        elif isinstance(node, ast.BoolOp) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
-            tag = "logic"
-        elif isinstance(node, ast.For) and on(node.iter):
-            tag = "for"
-        elif isinstance(node, ast.Subscript):
-            tag = "mask" if any(isinstance(n, ast.Compare) for n in ast.walk(node.slice)) else "index"
-        elif isinstance(node, ast.Call):
-            tag = _call_tag(node)
-            if tag is None and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Subscript):
-                tag = "call"   # x.at[mask].set(v)
-        if tag:
-            found.setdefault(tag, node)
-    return found
-
-
-def _call_tag(call: ast.Call) -> str | None:
-    func = call.func
-    if isinstance(func, ast.Name):
-        return "range" if func.id == "range" else "convert" if func.id in _DTYPES else None
-    if not isinstance(func, ast.Attribute):
-        return None
-    root = _root(func)
-    if root is not None and root.id in _NUMPY_ROOTS:
-        return "numpy"
-    sized = func.attr in _DATA_SIZED or (func.attr == "where" and len(call.args) == 1)
-    if sized and not any(k.arg == "size" for k in call.keywords):
-        return "sized"
-    return "shape" if func.attr in _SHAPED else "convert" if func.attr in _CONVERTING_METHODS else None
-
-
-def _leak_site(tree: ast.Module | None, leaked_in: str | None) -> tuple[ast.AST, str] | None:
-    """The first statement that stores into state outside its function: a global, a mutated outer list, an attribute.
-
-    The function JAX named as leaking (``leaked_in``) is searched first.
-    """
-    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)] if tree is not None else []
-    functions.sort(key=lambda f: f.name != leaked_in)
-    for function in functions:
-        local = _stored(function.body) | {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
-        for node in ast.walk(function):
-            if isinstance(node, (ast.Global, ast.Nonlocal)):
-                return node, function.name
-            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-            for target in targets if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else []:
-                if isinstance(target, ast.Attribute) or (
-                        isinstance(target, ast.Subscript) and _root(target) is not None
-                        and _root(target).id not in local):
-                    return node, function.name
-            if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-                    and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in _MUTATORS
-                    and _root(node.value.func) is not None and _root(node.value.func).id not in local):
-                return node, function.name
-    return None
-
-
-def _parameters(tree: ast.Module | None, function: str) -> list[str]:
-    """Positional parameter names of the user's function ``function`` (first definition), or []."""
-    for node in ast.walk(tree) if tree is not None else []:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
-            return [a.arg for a in node.args.posonlyargs + node.args.args]
-    return []
-
-
-def _inspected(tree: ast.Module | None) -> str | None:
-    """The function the Inspect tab jits (``f``, else the last top-level ``def``)."""
-    try:
-        return pick_function_name(tree) if tree is not None else None
-    except UserCodeError:
-        return None
-
-
-def _root(node: ast.AST) -> ast.Name | None:
-    """``np`` in ``np.linalg.norm`` or ``cache`` in ``cache['k'][0]``."""
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node if isinstance(node, ast.Name) else None
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
-def _stored(body: list[ast.stmt]) -> set[str]:
-    return {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-
-def _parse(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source, filename=_FILE)
-    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
-        return None
-
