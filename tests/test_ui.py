@@ -1,23 +1,34 @@
-"""Pure helpers of the UI tabs: turning API dicts into component values and markdown."""
+"""The UI tabs' glue: /inspect and /about responses turned into component values, files and markdown.
+
+Ok responses are real: ``playground.staging.inspect`` (the worker-side function) run in this process.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
+import time
+from pathlib import Path
+
+import gradio as gr
 import pytest
 
+from playground import staging
+from playground.api import PlaygroundAPI
 from playground.config import Settings
+from playground.gallery import EXAMPLES
 from playground.sandbox.limits import Limits
 from playground.ui import about_tab, inspect_tab
-from playground.ui.inspect_tab import error_markdown, render
-from playground.usercode import ERROR_KINDS, error_dict
+from playground.ui import inspect_views as views
+from playground.ui.inspect_tab import DownloadFolder, parse_argnums, render
+from playground.usercode import error_dict
 
-OK_RESPONSE = {
-    "ok": True,
-    "function": "f",
-    "result": "f32[4] [ 0.  3. 14. 39.]",
-    "jaxpr": "{ lambda ; a:f32[4]. let b:f32[4] = mul a a in (b,) }",
-    "stdout": "",
-    "warnings": [],
-}
+DEFAULT = EXAMPLES[0]
+TRACER_CODE = "def f(x):\n    if x > 0:\n        return x\n    return -x"
+# Component order of the Run button's outputs in inspect_tab.build.
+OUTPUTS = ("status", "result", "source_map", "jaxpr", "stablehlo", "hlo", "costs", "pytrees", "stdout", "files",
+           "raw")
+DOWNLOAD_NAMES = ("jaxpr.txt", "stablehlo.mlir", "optimised_hlo.txt")
 
 
 def _update(value) -> dict:
@@ -25,77 +36,277 @@ def _update(value) -> dict:
     return value
 
 
-def test_render_ok():
-    status, result, jaxpr, stdout, raw = render(OK_RESPONSE)
-    assert status == "✅ Traced `f`."
-    assert result == OK_RESPONSE["result"]
-    assert jaxpr == OK_RESPONSE["jaxpr"]
-    assert _update(stdout)["visible"] is False
-    assert stdout["value"] == ""
-    assert raw is OK_RESPONSE
+def _named(values: tuple) -> dict:
+    assert len(values) == len(OUTPUTS), values
+    return dict(zip(OUTPUTS, values, strict=True))
 
 
-def test_render_ok_with_stdout_and_warnings():
-    response = {**OK_RESPONSE, "stdout": "hi Traced<f32[]>\n", "warnings": ["use jax.debug.print", "UserWarning: x"]}
-    status, _result, _jaxpr, stdout, _raw = render(response)
-    assert "**Notes**" in status
-    assert "\n- use jax.debug.print" in status
-    assert "\n- UserWarning: x" in status
-    assert _update(stdout) == {"__type__": "update", "value": "hi Traced<f32[]>\n", "visible": True}
+@pytest.fixture(scope="module")
+def ok_response() -> dict:
+    response = staging.inspect(DEFAULT.code, DEFAULT.args, 200_000)
+    assert response["ok"], response
+    return response
 
 
-def test_render_ok_without_optional_fields():
-    response = {"ok": True, "function": "g", "result": "i32[] 1", "jaxpr": "{ }"}
-    status, result, _jaxpr, stdout, _raw = render(response)
-    assert "`g`" in status and "Notes" not in status
-    assert result == "i32[] 1"
-    assert stdout["visible"] is False
+@pytest.fixture(scope="module")
+def tracer_response() -> dict:
+    response = staging.inspect(TRACER_CODE, "2.0", 200_000)
+    assert not response["ok"], response
+    return response
 
 
-def test_render_error():
+@pytest.fixture
+def downloads():
+    folder = DownloadFolder()
+    yield folder
+    shutil.rmtree(folder.path, ignore_errors=True)
+
+
+class FakePool:
+    """Runs inspect jobs in this process, as a worker would (jobs.py), without a sandbox."""
+
+    layers: dict = {}
+
+    def __init__(self):
+        self.jobs = []
+
+    def run(self, job):
+        self.jobs.append(job)
+        return staging.inspect(job["code"], job["args"], 200_000, tuple(job["static_argnums"]), job["second_args"])
+
+    def status(self):
+        return {"size": 1}
+
+
+def _build_inspect_tab(pool) -> gr.Blocks:
+    with gr.Blocks() as demo:
+        inspect_tab.build(PlaygroundAPI(pool=pool, settings=Settings()), demo, 1, "jobs")
+    return demo
+
+
+def _run_handler(demo: gr.Blocks):
+    (fn,) = [f for f in demo.fns.values() if f.name == "on_run"]
+    return fn
+
+
+# --- render -------------------------------------------------------------------------------------------------------
+
+
+def test_render_returns_one_value_per_output_component_in_build_order(ok_response):
+    fn = _run_handler(_build_inspect_tab(FakePool()))
+    kinds = [(type(block).__name__, block.elem_id) for block in fn.outputs]
+    assert kinds == [
+        ("Markdown", "inspect-status"), ("Textbox", "inspect-result"), ("HTML", "inspect-source-map"),
+        ("Code", "inspect-jaxpr"), ("Code", "inspect-stablehlo"), ("Code", "inspect-hlo"),
+        ("Markdown", "inspect-costs"), ("Markdown", "inspect-pytrees"), ("Textbox", None),
+        ("File", "inspect-files"), ("JSON", None),
+    ]
+    assert fn.outputs[8].label.startswith("Output")
+    assert len(render(DEFAULT.code, ok_response)) == len(fn.outputs)
+    assert len(render("", error_dict("syntax", "SyntaxError: x", 1))) == len(fn.outputs)
+
+
+def test_render_ok(ok_response, downloads):
+    out = _named(render(DEFAULT.code, ok_response, downloads))
+    assert out["status"].startswith("✅ Traced, lowered and compiled `f`.")
+    assert out["result"] == ok_response["result"] == "f32[4] [ 0.  3. 14. 39.]"
+    assert out["source_map"] == views.source_ir_html(DEFAULT.code, ok_response)
+    assert 'class="source-ir"' in out["source_map"]
+    assert out["jaxpr"] == ok_response["jaxpr"] and "mul a a" in out["jaxpr"]
+    assert out["stablehlo"] == ok_response["stablehlo"] and "stablehlo.multiply" in out["stablehlo"]
+    assert out["hlo"] == ok_response["hlo"] and "HloModule" in out["hlo"]
+    assert out["costs"] == views.stages_markdown(ok_response) and "#### Stages" in out["costs"]
+    assert out["pytrees"] == views.pytree_markdown(ok_response["pytree"]) and "#### Inputs" in out["pytrees"]
+    assert _update(out["stdout"])["visible"] is False
+    assert out["stdout"]["value"] == ""
+    assert out["raw"] is ok_response
+
+
+def test_render_ok_writes_the_whole_texts_as_files(ok_response, downloads):
+    files = _named(render(DEFAULT.code, ok_response, downloads))["files"]
+    assert [os.path.basename(p) for p in files] == list(DOWNLOAD_NAMES)
+    for path, key in zip(files, ("jaxpr", "stablehlo", "hlo"), strict=True):
+        assert Path(path).is_file()
+        assert Path(path).is_relative_to(downloads.path)
+        assert Path(path).read_text() == ok_response[key]
+
+
+def test_render_ok_without_a_download_folder_offers_no_files(ok_response):
+    assert _named(render(DEFAULT.code, ok_response))["files"] is None
+
+
+def test_render_ok_with_stdout_and_warnings(ok_response):
+    response = {**ok_response, "stdout": "hi Traced<f32[]>\n", "warnings": ["use jax.debug.print", "UserWarning: x"]}
+    out = _named(render(DEFAULT.code, response))
+    assert "\n- use jax.debug.print" in out["status"]
+    assert "\n- UserWarning: x" in out["status"]
+    assert _update(out["stdout"]) == {"__type__": "update", "value": "hi Traced<f32[]>\n", "visible": True}
+
+
+def test_render_ok_without_optional_fields(ok_response):
+    response = {k: v for k, v in ok_response.items()
+                if k not in ("pytree", "retrace", "purity", "stdout", "warnings", "line_map")}
+    out = _named(render(DEFAULT.code, response))
+    assert out["status"] == "✅ Traced, lowered and compiled `f`."
+    assert out["result"] == "f32[4] [ 0.  3. 14. 39.]"
+    assert out["pytrees"] == ""
+    assert out["stdout"]["visible"] is False
+    assert "background:" not in out["source_map"]  # no line map: nothing coloured, nothing broken
+
+
+def test_render_cuts_long_ir_on_screen_but_the_file_is_whole(ok_response, downloads):
+    long_text = "".join(f"    line {i:06d} = mul a a\n" for i in range(4000))
+    assert len(long_text) > views.DISPLAY_CHARS
+    out = _named(render(DEFAULT.code, {**ok_response, "jaxpr": long_text}, downloads))
+    assert out["jaxpr"].startswith(long_text[:views.DISPLAY_CHARS])
+    assert "download the whole text below" in out["jaxpr"]
+    assert len(out["jaxpr"]) < len(long_text)
+    assert Path(out["files"][0]).read_text() == long_text
+
+
+def test_render_error(downloads):
     response = error_dict("user_exception", "ZeroDivisionError: division by zero", 3)
-    status, result, jaxpr, stdout, raw = render(response)
-    assert "Your code raised an exception" in status
-    assert "line 3" in status
-    assert "ZeroDivisionError: division by zero" in status
-    assert (result, jaxpr) == ("", "")
-    assert _update(stdout)["visible"] is False
-    assert raw is response
+    out = _named(render("def f(x):\n    return x\n", response, downloads))
+    first = out["status"].splitlines()[0]
+    assert "Your code raised an exception" in first
+    assert "line 3" in first
+    assert "ZeroDivisionError: division by zero" in out["status"]
+    for key in ("result", "source_map", "jaxpr", "stablehlo", "hlo", "costs", "pytrees"):
+        assert out[key] == "", key
+    assert _update(out["stdout"]) == {"__type__": "update", "value": "", "visible": False}
+    assert out["files"] is None
+    assert out["raw"] is response
+    assert os.listdir(downloads.path) == []  # nothing written for an error
 
 
-@pytest.mark.parametrize("kind", ERROR_KINDS)
-def test_error_markdown_every_kind_has_its_own_title(kind):
-    text = error_markdown({"kind": kind, "message": "details here", "line": None})
-    assert text.startswith("❌ **")
-    first_line = text.splitlines()[0]
-    assert first_line != "❌ **Error**", f"kind {kind!r} falls back to the generic title"
-    assert "line" not in first_line
-    assert "```\ndetails here\n```" in text
+def test_render_tracer_error_teaches(tracer_response):
+    error = tracer_response["error"]
+    out = _named(render(TRACER_CODE, tracer_response))
+    status = out["status"]
+    assert status.splitlines()[0] == f"❌ **{error['title']} on line 2**"
+    assert "TracerBoolConversionError" in status.splitlines()[0]
+    assert error["explanation"] in status
+    assert "tracers" in status
+    assert "**How to fix it:**" in status
+    assert "jnp.where" in status and "lax.cond" in status
+    assert f"[Read more in the JAX documentation]({error['doc_url']})" in status
+    assert error["doc_url"].endswith("#jax.errors.TracerBoolConversionError")
+    assert out["result"] == out["jaxpr"] == out["source_map"] == ""
 
 
-def test_error_markdown_titles_are_distinct():
-    titles = {error_markdown({"kind": k, "message": "m", "line": None}).splitlines()[0] for k in ERROR_KINDS}
-    assert len(titles) == len(ERROR_KINDS)
+def test_run_handler_passes_the_form_to_the_api_and_renders(ok_response):
+    pool = FakePool()
+    fn = _run_handler(_build_inspect_tab(pool)).fn
+    out = _named(fn(DEFAULT.code, DEFAULT.args, "", ""))
+    assert pool.jobs[-1]["static_argnums"] == [] and pool.jobs[-1]["code"] == DEFAULT.code
+    assert out["result"] == ok_response["result"]
+    assert out["jaxpr"] == ok_response["jaxpr"]
+    assert all(Path(p).read_text() for p in out["files"])
+
+    out = _named(fn("def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", "1", ""))
+    assert pool.jobs[-1]["static_argnums"] == [1]
+    assert out["result"] == "f32[2] [3. 3.]"
+    assert "Static argument 1: `3`" in out["pytrees"]
 
 
-def test_error_markdown_with_line():
-    text = error_markdown({"kind": "syntax", "message": "SyntaxError: invalid syntax", "line": 7})
-    assert text.splitlines()[0] == "❌ **Syntax error on line 7**"
+def test_run_handler_bad_static_argnums_is_an_invalid_input_error():
+    pool = FakePool()
+    fn = _run_handler(_build_inspect_tab(pool)).fn
+    out = _named(fn(DEFAULT.code, DEFAULT.args, "one", ""))
+    assert pool.jobs == []  # never reached a worker
+    assert out["status"].startswith("❌ **Invalid input**")
+    assert "'one'" in out["status"]
+    assert out["raw"]["error"]["kind"] == "invalid_input"
 
 
-def test_error_markdown_unknown_kind_is_generic():
-    assert error_markdown({"kind": "something_new", "message": "m"}).startswith("❌ **Error**")
+# --- parse_argnums ------------------------------------------------------------------------------------------------
 
 
-def test_error_markdown_message_cannot_close_the_code_fence():
-    text = error_markdown({"kind": "user_exception", "message": "a\n```\n# heading", "line": 2})
-    assert text.count("```") == 2
-    assert "'''" in text
+@pytest.mark.parametrize(("text", "expected"), [
+    ("", None), ("   ", None), ("1", [1]), ("0, 2", [0, 2]), ("0 2", [0, 2]), ("0,2", [0, 2]), (" 3 , 1 ", [3, 1]),
+])
+def test_parse_argnums(text, expected):
+    assert parse_argnums(text) == expected
+
+
+@pytest.mark.parametrize("text", ["x", "1, x", "1.5", "0;2"])
+def test_parse_argnums_rejects_non_integers_naming_the_text(text):
+    with pytest.raises(ValueError, match="static_argnums") as info:
+        parse_argnums(text)
+    assert repr(text) in str(info.value)
+
+
+# --- DownloadFolder -----------------------------------------------------------------------------------------------
+
+
+def _texts(tag: str, size: int = 100) -> dict:
+    return {key: (f"{tag} {key} " * size)[:size] for key in ("jaxpr", "stablehlo", "hlo")}
+
+
+def test_download_folder_writes_three_named_files_with_the_texts(downloads):
+    response = _texts("a")
+    paths = downloads.write(response)
+    assert [os.path.basename(p) for p in paths] == list(DOWNLOAD_NAMES)
+    for path, key in zip(paths, ("jaxpr", "stablehlo", "hlo"), strict=True):
+        assert Path(path).read_text() == response[key]
+
+
+def test_download_folder_keeps_100000_characters_whole(downloads):
+    response = _texts("big", 100_000)
+    shown = views.for_display(response["jaxpr"])
+    assert len(shown) < 100_000
+    assert "download the whole text below" in shown
+    for path, key in zip(downloads.write(response), ("jaxpr", "stablehlo", "hlo"), strict=True):
+        text = Path(path).read_text()
+        assert len(text) == 100_000
+        assert text == response[key]
+
+
+def test_download_folder_same_text_twice_is_still_there(downloads):
+    first = downloads.write(_texts("same"))
+    second = downloads.write(_texts("same"))
+    assert first == second
+    assert all(Path(p).read_text() for p in second)
+
+
+def test_download_folder_prunes_old_folders_and_keeps_fresh_ones(downloads):
+    old = downloads.write(_texts("old"))
+    recent = downloads.write(_texts("recent"))
+    now = time.time()
+    for path in old:
+        stamp = now - downloads.max_age_s - 60
+        os.utime(os.path.dirname(path), (stamp, stamp))
+    for path in recent:
+        stamp = now - downloads.max_age_s + 300  # old-ish, but younger than the limit
+        os.utime(os.path.dirname(path), (stamp, stamp))
+
+    fresh = downloads.write(_texts("fresh"))
+
+    assert not any(os.path.exists(os.path.dirname(p)) for p in old)
+    assert all(Path(p).is_file() for p in recent + fresh)
+    assert sorted(os.listdir(downloads.path)) == sorted({os.path.basename(os.path.dirname(p))
+                                                         for p in recent + fresh})
+
+
+def test_download_folder_rewrites_an_old_folder_that_is_asked_for_again(downloads):
+    response = _texts("again")
+    paths = downloads.write(response)
+    stamp = time.time() - downloads.max_age_s - 60
+    for path in paths:
+        os.utime(os.path.dirname(path), (stamp, stamp))
+    again = downloads.write(response)
+    for path, key in zip(again, ("jaxpr", "stablehlo", "hlo"), strict=True):
+        assert Path(path).read_text() == response[key]
+
+
+# --- defaults and the About tab -----------------------------------------------------------------------------------
 
 
 def test_inspect_defaults_are_the_documented_example():
-    assert inspect_tab.DEFAULT_CODE == "def f(x):\n    return x + x*x + x*x*x\n"
-    assert inspect_tab.DEFAULT_ARGS == "jnp.arange(4.0)"
+    assert inspect_tab.DEFAULT is EXAMPLES[0]
+    assert inspect_tab.DEFAULT.code == "def f(x):\n    return x + x*x + x*x*x\n"
+    assert inspect_tab.DEFAULT.args == "jnp.arange(4.0)"
+    assert inspect_tab.DEFAULT.static_argnums == "" and inspect_tab.DEFAULT.second_args == ""
 
 
 def sample_about(devices=("TFRT_CPU_0",), backend="cpu") -> dict:
@@ -145,8 +356,6 @@ def test_about_to_markdown_several_devices():
 
 
 def test_about_to_markdown_accepts_the_api_shape():
-    from playground.api import PlaygroundAPI
-
     class Pool:
         layers = {"landlock": {"active": True, "detail": "ABI 7"}}
 
