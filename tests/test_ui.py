@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -76,6 +77,12 @@ class FakePool:
 
     def status(self):
         return {"size": 1}
+
+
+@pytest.fixture(autouse=True)
+def _temp_dir_per_test(tmp_path, monkeypatch):
+    """The tab's own DownloadFolder (made in build) goes under tmp_path, not into /tmp for good."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 
 
 def _build_inspect_tab(pool) -> gr.Blocks:
@@ -202,6 +209,7 @@ def test_run_handler_passes_the_form_to_the_api_and_renders(ok_response):
     assert out["result"] == ok_response["result"]
     assert out["jaxpr"] == ok_response["jaxpr"]
     assert all(Path(p).read_text() for p in out["files"])
+    assert all(Path(p).is_relative_to(tempfile.gettempdir()) for p in out["files"])
 
     out = _named(fn("def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", "1", ""))
     assert pool.jobs[-1]["static_argnums"] == [1]

@@ -1,0 +1,84 @@
+"""playground.gallery: every Inspect example runs (in-process, through staging.inspect) and teaches what it says."""
+
+from __future__ import annotations
+
+import pytest
+
+from playground import staging
+from playground.gallery import EXAMPLES, Example
+from playground.ui.inspect_tab import parse_argnums
+
+
+def run(example: Example) -> dict:
+    """As the Run button does: static_argnums parsed from the text, then the worker-side inspect."""
+    static = tuple(parse_argnums(example.static_argnums) or ())
+    return staging.inspect(example.code, example.args, 200_000, static, example.second_args)
+
+
+def by_name(part: str) -> Example:
+    (example,) = [e for e in EXAMPLES if part in e.name]
+    return example
+
+
+def test_names_are_unique_and_there_are_enough():
+    names = [e.name for e in EXAMPLES]
+    assert len(names) >= 8
+    assert len(set(names)) == len(names)
+    assert all(name.strip() == name and name for name in names)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
+def test_every_example_runs(example):
+    response = run(example)
+    if example.pure:
+        assert response["ok"], response
+        assert response["purity"] == [], "false alarm on a pure example"
+        assert response["result"]
+        assert response["jaxpr"].startswith("{ lambda")
+        assert response["static_argnums"] == list(parse_argnums(example.static_argnums) or ())
+    else:
+        assert "error" in response or response["purity"], "an impure example must have something to show"
+
+
+def test_python_if_example_explains_the_tracer_error():
+    response = run(by_name("Python if"))
+    assert response["ok"] is False
+    error = response["error"]
+    assert error["title"].startswith("TracerBoolConversionError")
+    assert error["line"] == 2
+    assert "tracers" in error["explanation"]
+    assert "jnp.where" in error["fix"] and "lax.cond" in error["fix"]
+    assert error["doc_url"].endswith("TracerBoolConversionError")
+
+
+def test_print_example_is_flagged_with_jax_debug_print():
+    response = run(by_name("prints"))
+    assert response["ok"], response
+    assert response["stdout"].startswith("x is ")
+    assert response["purity"], "print inside a jitted function must be flagged"
+    assert any("jax.debug.print" in finding["message"] and finding["line"] == 2 for finding in response["purity"])
+
+
+def test_examples_with_a_second_call_retrace():
+    examples = [e for e in EXAMPLES if e.second_args]
+    assert len(examples) == 2
+    for example in examples:
+        response = run(example)
+        assert response["ok"], response
+        assert response["retrace"]["retraced"] is True, (example.name, response["retrace"])
+        assert "TRACING CACHE MISS" in response["retrace"]["explanation"]
+
+
+def test_static_argnums_example_unrolls_the_loop():
+    example = by_name("static_argnums")
+    response = run(example)
+    assert response["static_argnums"] == [1]
+    assert response["jaxpr"].count("mul") == 3  # n = 3: three multiplications, no loop
+    assert response["pytree"]["inputs"]["static"] == [{"position": 1, "value": "3"}]
+    assert "Static(val=4)" in response["retrace"]["explanation"]
+
+
+def test_lax_cond_example_fixes_the_python_if():
+    response = run(by_name("lax.cond"))
+    assert response["result"] == "f32[] 2.0"
+    assert "cond" in response["jaxpr"]
