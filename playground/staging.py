@@ -137,7 +137,8 @@ def cost_summary(compiled) -> dict:
         value = raw.get(key) if isinstance(raw, dict) else None
         if value is None or value < 0:
             summary[name] = None
-            unavailable[name] = failure or f"the {backend} backend did not report {key}"
+            unavailable[name] = failure or (f"XLA's {backend} cost analysis has no {key!r} entry "
+                                            "(it leaves out counts that are zero)")
         else:
             summary[name] = float(value)
     summary["unavailable"] = unavailable

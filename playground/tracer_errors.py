@@ -109,7 +109,8 @@ class _Context:
     def where(self) -> str:
         lines = self.source.splitlines() if self.line else []
         code = lines[self.line - 1].strip() if 0 < (self.line or 0) <= len(lines) else ""
-        return f"Line {self.line} (`{code}`)" if code and len(code) <= 2 * _MAX_QUOTE else "Your code"
+        quotable = code and "`" not in code and len(code) <= 2 * _MAX_QUOTE
+        return f"Line {self.line} (`{code}`)" if quotable else "Your code"
 
     def static_hint(self) -> str:
         """``jax.jit(f, static_argnums=1)`` naming the traced function and the argument JAX blamed, when known."""

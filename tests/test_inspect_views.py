@@ -141,8 +141,6 @@ def test_status_markdown_real_retrace_verdicts():
     assert "NameError" in status_markdown(failed)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: status_markdown puts the second call's error message in a ``` fence "
-                                        "unescaped, so user text can close it (error_markdown escapes it)")
 def test_status_markdown_retrace_explanation_cannot_close_the_code_fence():
     code = 'def f(x):\n    if x.shape[0] > 3:\n        raise ValueError("```\\n# heading")\n    return x\n'
     response = inspect(code, "jnp.ones(3)", second_args="jnp.ones(5)")

@@ -229,3 +229,10 @@ def test_behavioural_checks_are_skipped_with_a_note_when_the_function_is_slow():
     assert out["ok"] is True
     assert out["purity"] == [] or all(f["check"] == "static" for f in out["purity"])
     assert any("behavioural purity checks were skipped" in w for w in out["warnings"])
+
+
+def test_missing_cost_counters_are_null_with_the_reason_never_a_number():
+    out = inspect(DEFAULT_CODE, DEFAULT_ARGS, 10_000)  # no sin/exp/...: XLA leaves transcendentals out
+    assert out["cost"]["transcendentals"] is None
+    assert "leaves out counts that are zero" in out["cost"]["unavailable"]["transcendentals"]
+    assert out["cost"]["flops"] > 0

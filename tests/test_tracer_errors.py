@@ -229,3 +229,14 @@ def test_static_argnums_counts_in_the_jitted_function_not_the_helper():
     info = explain(exc, source, user_line(exc))
     assert user_line(exc) == 2 and "lax.fori_loop(0, n" in info["fix"]
     assert "f = jax.jit(f, static_argnums=1)" in info["fix"] and "1 in the static_argnums field" in info["fix"]
+
+
+def test_a_line_with_backticks_is_not_quoted_inline():
+    source = "def f(x):\n    if x > 0:  # `why`\n        return x\n    return -x\n"
+    namespace = {"jnp": jnp}
+    exec(compile(source, "<playground>", "exec"), namespace)
+    try:
+        jax.jit(namespace["f"])(1.0)
+    except jax.errors.TracerBoolConversionError as exc:
+        fix = explain(exc, source, 2)["fix"]
+    assert fix.startswith("Your code branches on a traced value")

@@ -25,8 +25,13 @@ def error_markdown(error: dict) -> str:
         parts.append(f"**How to fix it:** {error['fix']}")
     if error.get("doc_url"):
         parts.append(f"[Read more in the JAX documentation]({error['doc_url']})")
-    parts.append(f"```\n{error['message'].replace('```', '‘‘‘')}\n```")
+    parts.append(code_block(error["message"]))
     return "\n\n".join(parts)
+
+
+def code_block(text: str) -> str:
+    """A fenced block that text from user code cannot close."""
+    return f"```\n{text.replace('```', '‘‘‘')}\n```"
 
 
 def status_markdown(response: dict) -> str:
@@ -39,7 +44,7 @@ def status_markdown(response: dict) -> str:
     if retrace:
         verdict = {True: "🔁 **Second call retraced.**", False: "♻️ **Second call reused the compiled program.**",
                    None: "**Second call failed.**"}[retrace.get("retraced")]
-        lines.append(f"- {verdict}\n\n```\n{retrace.get('explanation', '')}\n```")
+        lines.append(f"- {verdict}\n\n{code_block(retrace.get('explanation', ''))}")
     lines.extend(f"- {note}" for note in response.get("warnings") or [])
     return "\n".join(lines)
 
