@@ -37,10 +37,11 @@ def test_inspect_shows_result_and_jaxpr(page: Page):
     expect(page.get_by_role("tab", name="Inspect")).to_be_visible()
     run_inspect(page, "def f(x):\n    return jnp.sin(x) * 2", "jnp.linspace(0, 1, 5)")
 
-    expect(page.locator("#inspect-jaxpr")).to_contain_text("sin", timeout=RESULT_TIMEOUT_MS)
+    expect(page.locator("#inspect-status")).to_contain_text("Traced", timeout=RESULT_TIMEOUT_MS)
+    page.get_by_role("tab", name="jaxpr", exact=True).click()  # "Source ↔ IR" is the tab shown first
+    expect(page.locator("#inspect-jaxpr")).to_contain_text("sin")
     expect(page.locator("#inspect-jaxpr")).to_contain_text("mul")
     expect(page.locator("#inspect-result textarea")).to_have_value(re.compile(r"f32\[5\]"))
-    expect(page.locator("#inspect-status")).to_contain_text("Traced")
 
     ASSETS.mkdir(exist_ok=True)
     page.screenshot(path=ASSETS / "inspect.png", full_page=True)
