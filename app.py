@@ -9,7 +9,7 @@ import os
 from playground.api import PlaygroundAPI
 from playground.config import Settings
 from playground.sandbox import WorkerPool
-from playground.ui import build_app
+from playground.ui import CSS, build_app
 
 
 def main() -> None:
@@ -26,7 +26,7 @@ def main() -> None:
             logging.warning("sandbox layer %s is NOT active: %s", name, layer["detail"])
     demo = build_app(PlaygroundAPI(pool, settings), settings)
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
-    demo.launch(server_name=settings.host, server_port=settings.port)
+    demo.launch(server_name=settings.host, server_port=settings.port, css=CSS)
 
 
 if __name__ == "__main__":

@@ -208,3 +208,14 @@ def test_a_forged_malformed_reply_does_not_break_anything(pool):
     result = pool.run({"kind": "inspect", "code": code, "args": "1.0"})
     assert result["error"]["kind"] == "forbidden"
     _ok(pool)
+
+
+def test_tracer_error_explanations_pass_validation_capped():
+    from playground.sandbox.pool import validated
+
+    error = {"ok": False, "error": {"kind": "user_exception", "message": "m", "line": 2, "title": "T",
+                                    "explanation": "E" * 10_000, "fix": "use jnp.where", "doc_url": "https://x",
+                                    "extra": "dropped", "doc": 3}}
+    kept = validated(error)["error"]
+    assert set(kept) == {"kind", "message", "line", "title", "explanation", "fix", "doc_url"}
+    assert kept["fix"] == "use jnp.where" and len(kept["explanation"]) < 4100

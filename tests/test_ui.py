@@ -130,7 +130,9 @@ def test_render_ok(ok_response, downloads):
 
 
 def test_render_ok_writes_the_whole_texts_as_files(ok_response, downloads):
-    files = _named(render(DEFAULT.code, ok_response, downloads))["files"]
+    update = _named(render(DEFAULT.code, ok_response, downloads))["files"]
+    assert update["visible"] is True
+    files = update["value"]
     assert [os.path.basename(p) for p in files] == list(DOWNLOAD_NAMES)
     for path, key in zip(files, ("jaxpr", "stablehlo", "hlo"), strict=True):
         assert Path(path).is_file()
@@ -139,7 +141,7 @@ def test_render_ok_writes_the_whole_texts_as_files(ok_response, downloads):
 
 
 def test_render_ok_without_a_download_folder_offers_no_files(ok_response):
-    assert _named(render(DEFAULT.code, ok_response))["files"] is None
+    assert _named(render(DEFAULT.code, ok_response))["files"] == {"__type__": "update", "visible": False}
 
 
 def test_render_ok_with_stdout_and_warnings(ok_response):
@@ -168,7 +170,7 @@ def test_render_cuts_long_ir_on_screen_but_the_file_is_whole(ok_response, downlo
     assert out["jaxpr"].startswith(long_text[:views.DISPLAY_CHARS])
     assert "download the whole text below" in out["jaxpr"]
     assert len(out["jaxpr"]) < len(long_text)
-    assert Path(out["files"][0]).read_text() == long_text
+    assert Path(out["files"]["value"][0]).read_text() == long_text
 
 
 def test_render_error(downloads):
@@ -181,7 +183,7 @@ def test_render_error(downloads):
     for key in ("result", "source_map", "jaxpr", "stablehlo", "hlo", "costs", "pytrees"):
         assert out[key] == "", key
     assert _update(out["stdout"]) == {"__type__": "update", "value": "", "visible": False}
-    assert out["files"] is None
+    assert out["files"]["visible"] is False and out["files"]["value"] is None
     assert out["raw"] is response
     assert os.listdir(downloads.path) == []  # nothing written for an error
 
@@ -208,8 +210,8 @@ def test_run_handler_passes_the_form_to_the_api_and_renders(ok_response):
     assert pool.jobs[-1]["static_argnums"] == [] and pool.jobs[-1]["code"] == DEFAULT.code
     assert out["result"] == ok_response["result"]
     assert out["jaxpr"] == ok_response["jaxpr"]
-    assert all(Path(p).read_text() for p in out["files"])
-    assert all(Path(p).is_relative_to(tempfile.gettempdir()) for p in out["files"])
+    assert all(Path(p).read_text() for p in out["files"]["value"])
+    assert all(Path(p).is_relative_to(tempfile.gettempdir()) for p in out["files"]["value"])
 
     out = _named(fn("def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", "1", ""))
     assert pool.jobs[-1]["static_argnums"] == [1]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from playground.sandbox import protocol
 from playground.sandbox.limits import Limits
-from playground.usercode import ERROR_KINDS, USER_FILENAME, error_dict
+from playground.usercode import ERROR_KINDS, USER_FILENAME, cap_text, error_dict
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,7 @@ _FIXED_ENV = {
     "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
 }
 _WATCH_TICK_S = 0.05
+_ERROR_EXTRAS = ("title", "explanation", "fix", "doc_url")
 _PAGE_MB = os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
 
 
@@ -125,7 +126,11 @@ def validated(message: object) -> dict:
     if not (isinstance(error, dict) and error.get("kind") in ERROR_KINDS and isinstance(error.get("message"), str)
             and (error.get("line") is None or type(error.get("line")) is int)):
         return refused
-    return error_dict(error["kind"], error["message"], error["line"])
+    result = error_dict(error["kind"], error["message"], error["line"])
+    for key in _ERROR_EXTRAS:  # a tracer error's explanation, fix and documentation link
+        if isinstance(error.get(key), str):
+            result["error"][key] = cap_text(error[key], 4000)
+    return result
 
 
 class WorkerPool:

@@ -9,6 +9,8 @@ from playground.config import Settings
 from playground.ui import about_tab, inspect_tab
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code shares the pool's concurrency
+# Messages (JAX's errors are long lines) wrap instead of scrolling out of sight.
+CSS = "#inspect-status pre, #inspect-status code { white-space: pre-wrap; word-break: break-word; }"
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:

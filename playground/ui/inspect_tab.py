@@ -63,7 +63,8 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         with gr.Tab("Pytrees"):
             trees = gr.Markdown(elem_id="inspect-pytrees")
     stdout = gr.Textbox(label="Output (what your code printed)", visible=False, interactive=False, lines=3)
-    files = gr.File(label="Whole texts", file_count="multiple", interactive=False, elem_id="inspect-files")
+    files = gr.File(label="Whole texts", file_count="multiple", interactive=False, visible=False,
+                    elem_id="inspect-files")
     with gr.Accordion("API response (JSON)", open=False):
         raw = gr.JSON(label="/inspect returned")
 
@@ -104,7 +105,8 @@ def render(code: str, response: dict, downloads: DownloadFolder | None = None) -
     """Turn an /inspect response into the tab's component values."""
     if not response.get("ok"):
         blank = ("", "", "", "", "", "", "")
-        return (views.error_markdown(response["error"]), *blank, gr.update(value="", visible=False), None, response)
+        return (views.error_markdown(response["error"]), *blank, gr.update(value="", visible=False),
+                gr.update(value=None, visible=False), response)
     printed = response.get("stdout", "")
     return (
         views.status_markdown(response),
@@ -116,7 +118,7 @@ def render(code: str, response: dict, downloads: DownloadFolder | None = None) -
         views.stages_markdown(response),
         views.pytree_markdown(response["pytree"]) if response.get("pytree") else "",
         gr.update(value=printed, visible=bool(printed)),
-        downloads.write(response) if downloads else None,
+        gr.update(value=downloads.write(response), visible=True) if downloads else gr.update(visible=False),
         response,
     )
 

@@ -3,36 +3,66 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 from playwright.sync_api import expect
 
 from tests.browser.conftest import VIEWPORT
-from tests.conftest import start_server, stop_server
+from tests.conftest import ROOT, start_server, stop_server
 
-SLOW = "import time\ndef f(x):\n    time.sleep(6)\n    return x\n"
+# gradio_client's job statuses lag on a loaded machine, so the test does not trust them: it
+# knows the queue is full when the server refuses one more request ("Queue is full").
+FILL_THE_QUEUE = """
+import concurrent.futures, sys
+from gradio_client import Client
+from gradio_client.utils import QueueError
+client = Client(sys.argv[1], verbose=False)
+slow = "import time\\ndef f(x):\\n    time.sleep(6)\\n    return x\\n"
+jobs = [client.submit(slow, "1.0", api_name="/inspect") for _ in range(2)]  # the worker, then the queue
+for _ in range(30):
+    probe = client.submit("def f(x):\\n    return x\\n", "1.0", api_name="/inspect")
+    try:
+        probe.result(timeout=1)
+    except QueueError:
+        print("full", flush=True)
+        break
+    except concurrent.futures.TimeoutError:
+        pass  # it was queued: the queue is full now, or will be after the next probe
+else:
+    print("never full", flush=True)
+for job in jobs:  # wait for them (one may have been refused too, if the page's own load events were queued)
+    try:
+        job.result(timeout=60)
+    except QueueError:
+        pass
+"""
 
 
 def test_full_queue_shows_busy_try_again(chromium_browser, tmp_path):
     server = start_server(tmp_path, PLAYGROUND_WORKERS="1", PLAYGROUND_QUEUE_SIZE="1")
     context = chromium_browser.new_context(viewport=VIEWPORT)
+    filler = None
     try:
         page = context.new_page()
         page.set_default_timeout(60_000)
         page.goto(server.url)
         page.locator("#inspect-code .cm-content").wait_for()
 
-        client = server.client()
-        running = client.submit(SLOW, "1.0", api_name="/inspect")  # takes the only worker
-        waiting = client.submit(SLOW, "1.0", api_name="/inspect")  # fills the one queue place
-        page.wait_for_timeout(1500)
+        filler = subprocess.Popen([sys.executable, "-c", FILL_THE_QUEUE, server.url], cwd=ROOT,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert filler.stdout.readline().strip() == "full"
 
         page.locator("#inspect-run").click()
         # Gradio's own toast when its queue refuses a request (the API client gets "Queue is full").
-        toast = page.get_by_text(re.compile(r"currently busy\. Please try again"))
+        toast = page.get_by_text(re.compile(r"currently busy\. Please try again")).first
         expect(toast).to_be_visible(timeout=10_000)
 
-        assert running.result(timeout=30)["ok"] is True
-        assert waiting.result(timeout=30)["ok"] is True
+        assert filler.wait(timeout=60) == 0
+        page.locator("#inspect-run").click()  # once the queue drains, the same page works again
+        expect(page.locator("#inspect-status")).to_contain_text("Traced", timeout=30_000)
     finally:
+        if filler is not None and filler.poll() is None:
+            filler.kill()
         context.close()
         stop_server(server)

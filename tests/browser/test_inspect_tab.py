@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import VIEWPORT
@@ -103,8 +102,6 @@ def test_tracer_error_shows_its_line(page: Page):
     page.screenshot(path=ASSETS / "inspect_error.png", full_page=True)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: sandbox/pool.py validated() keeps only kind/message/line of a "
-                   "worker's error, so tracer_errors' title/explanation/fix/doc_url never reach the page")
 def test_tracer_error_says_how_to_fix_it(page: Page):
     run_example(page, TRACER_ERROR)
 

@@ -257,8 +257,6 @@ def test_tracer_error_names_the_line(client):
     assert "Traceback" not in error["message"], error
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: sandbox/pool.py validated() rebuilds error dicts from kind/message/line "
-                   "only, so tracer_errors' title/explanation/fix/doc_url never leave the worker")
 def test_tracer_error_explains_and_suggests_jnp_where(client):
     error = inspect(client, BRANCH_ON_TRACER, "2.0")["error"]
     assert {"title", "explanation", "fix", "doc_url"} <= set(error), error
