@@ -109,7 +109,9 @@ def test_tracer_error_says_how_to_fix_it(page: Page):
     expect(status).to_contain_text("TracerBoolConversionError", timeout=RESULT_TIMEOUT_MS)
     expect(status).to_contain_text("How to fix it", timeout=2_000)  # rendered with the error, or never
     expect(status).to_contain_text("jnp.where")
-    expect(status.locator('a[href^="https://docs.jax.dev/"]')).to_be_visible()
+    doc_link = status.get_by_role("link", name="Read more in the JAX documentation")
+    expect(doc_link).to_have_attribute(
+        "href", "https://docs.jax.dev/en/latest/errors.html#jax.errors.TracerBoolConversionError")
 
 
 def test_share_link_round_trip(page: Page, chromium_browser: Browser):
