@@ -3,8 +3,10 @@
 Prints, from one run (this machine is shared and noisy, so only side-by-side
 ratios mean much):
   1. cold start: launching `python app.py` to the first successful /inspect;
-  2. warm round trip of the default example: p50/p95 over N requests, against
-     make_jaxpr + jit of the same function in this process;
+  2. warm round trip of the default example: p50/p95 over N requests back to
+     back (each job's replacement worker warms up on the same 2 cores meanwhile)
+     and with pauses between them, against make_jaxpr + jit of the same
+     function in this process, and against the whole inspect job in-process;
   3. sustained load: jobs per second with C concurrent clients;
   4. what a fresh worker costs: fork from the template vs a new interpreter.
 
@@ -54,9 +56,10 @@ def start_app(port: int) -> tuple[subprocess.Popen, float, object]:
             time.sleep(0.1)
 
 
-def warm_round_trips(client, n: int) -> list[float]:
+def warm_round_trips(client, n: int, pause_s: float = 0.0) -> list[float]:
     times = []
     for _ in range(n):
+        time.sleep(pause_s)
         t0 = time.perf_counter()
         result = client.predict(CODE, ARGS, api_name="/inspect")
         times.append(time.perf_counter() - t0)
@@ -77,6 +80,18 @@ def in_process(n: int) -> list[float]:
         x = jnp.arange(4.0)
         str(jax.make_jaxpr(f)(x))
         jax.block_until_ready(jax.jit(f)(x))
+        times.append(time.perf_counter() - t0)
+    return times[1:]
+
+
+def in_process_job(n: int) -> list[float]:
+    """The whole /inspect job (all stages, purity checks) as a worker runs it, minus the sandbox and HTTP."""
+    from playground import staging
+
+    times = []
+    for _ in range(n + 1):
+        t0 = time.perf_counter()
+        assert staging.inspect(CODE, ARGS, 200_000)["ok"]
         times.append(time.perf_counter() - t0)
     return times[1:]
 
@@ -137,7 +152,9 @@ def main() -> None:
     proc, cold_s, client = start_app(port)
     try:
         server = warm_round_trips(client, opts.requests)
+        paused = warm_round_trips(client, opts.requests // 2, pause_s=0.5)
         local = in_process(opts.requests)
+        job = in_process_job(opts.requests)
         jobs, failed, elapsed = sustained(port, opts.clients, opts.seconds)
     finally:
         proc.terminate()
@@ -150,8 +167,13 @@ def main() -> None:
     print(f"cold start (launch -> first /inspect ok): {cold_s:6.2f} s   (target <= 20 s)")
     print(f"warm /inspect through the server, n={len(server)}: p50 {p50:7.1f} ms  p95 {p95:7.1f} ms"
           "   (target p50 <= 300 ms)")
+    print(f"the same with 0.5 s between requests (spares already warm), n={len(paused)}: "
+          f"p50 {statistics.median(paused) * ms:7.1f} ms  p95 {percentile(paused, 95) * ms:7.1f} ms")
     print(f"same exec + make_jaxpr + jit work in-process, n={len(local)}: p50 {local50:7.1f} ms")
     print(f"ratio server p50 / in-process p50: {p50 / local50:6.1f}x")
+    job50 = statistics.median(job) * ms
+    print(f"the whole inspect job (all stages + purity checks) in-process, n={len(job)}: p50 {job50:7.1f} ms"
+          f"   (so sandbox + HTTP add {p50 - job50:.0f} ms)")
     print(f"sustained, {opts.clients} concurrent clients for {elapsed:.1f} s: {jobs / elapsed:5.2f} jobs/s "
           f"({jobs} ok, {failed} not ok)")
     fork50, fresh50 = statistics.median(forked) * ms, statistics.median(fresh) * ms
