@@ -19,11 +19,11 @@ EXAMPLES = (
     Example("x + x² + x³ (JAX's introduction)", "def f(x):\n    return x + x*x + x*x*x\n", "jnp.arange(4.0)"),
     Example("tanh", "def f(x):\n    return jnp.tanh(x)\n", "jnp.linspace(-2.0, 2.0, 5)"),
     Example(
-        "MLP with a params pytree",
+        "MLP with a params dict (a pytree)",
         "def relu(x):\n    return jnp.maximum(x, 0)\n\n"
-        "def f(params, x):\n    for w, b in params[:-1]:\n        x = relu(x @ w + b)\n"
-        "    w, b = params[-1]\n    return x @ w + b\n",
-        "([(jnp.ones((3, 4)), jnp.zeros(4)), (jnp.ones((4, 2)), jnp.zeros(2))], jnp.arange(3.0))",
+        "def f(params, x):\n    h = relu(x @ params['w1'] + params['b1'])\n"
+        "    return h @ params['w2'] + params['b2']\n",
+        "({'w1': jnp.ones((3, 4)), 'b1': jnp.zeros(4), 'w2': jnp.ones((4, 2)), 'b2': jnp.zeros(2)}, jnp.arange(3.0))",
     ),
     Example(
         "Python if on a traced value (an error)",

@@ -9,7 +9,7 @@ from playwright.sync_api import Browser, Page, expect
 from tests.browser.conftest import VIEWPORT
 from tests.browser.test_inspect_ui import ASSETS, RESULT_TIMEOUT_MS, run_inspect, set_code
 
-MLP = "MLP with a params pytree"
+MLP = "MLP with a params dict (a pytree)"
 TRACER_ERROR = "Python if on a traced value (an error)"
 UNROLLED = "def f(x, n):\n    for _ in range(n):\n        x = x * 2\n    return x\n"
 
@@ -59,8 +59,8 @@ def test_source_map_colours_each_line_and_its_ir_alike(page: Page):
 
     source, jaxpr, stablehlo = ({r["line"]: r["background"] for r in p["rows"] if "background:" in r["style"]}
                                 for p in panes)
-    # The MLP's lines 2 (relu), 6 (hidden layer) and 8 (output layer) each produce IR.
-    assert {"2", "6", "8"} <= set(source), source
+    # The MLP's lines 2 (relu), 5 (hidden layer) and 6 (output layer) each produce IR.
+    assert {"2", "5", "6"} <= set(source), source
     for name, pane in (("jaxpr", jaxpr), ("StableHLO", stablehlo)):
         for line, background in pane.items():
             assert source.get(line) == background, f"{name} row from line {line} is {background}, source {source}"
@@ -85,9 +85,9 @@ def test_cost_and_pytree_tabs(page: Page):
 
     open_tab(page, "Pytrees")
     trees = page.locator("#inspect-pytrees")
-    for key_path in ("[0][0][0]", "[0][1][1]", "[1]", "(root)"):
+    for key_path in ("[0]['b1']", "[0]['w2']", "[1]", "(root)"):
         expect(trees.get_by_text(key_path, exact=True)).to_be_visible()
-    expect(trees).to_contain_text("PyTreeDef(([(*, *), (*, *)], *))")
+    expect(trees).to_contain_text("PyTreeDef(({'b1': *, 'b2': *, 'w1': *, 'w2': *}, *))")
 
 
 def test_tracer_error_shows_its_line(page: Page):
