@@ -10,6 +10,7 @@ import importlib.metadata
 import platform
 import threading
 
+from playground import validation as check
 from playground.config import Settings
 from playground.sandbox import WorkerPool
 from playground.usercode import error_dict
@@ -17,6 +18,14 @@ from playground.usercode import error_dict
 MAX_CODE_CHARS = 20_000
 MAX_ARGS_CHARS = 2_000
 MAX_STATIC_ARGNUMS = 8
+MAX_ORDER = 8
+MAX_POINTS = 2_000
+MAX_SIZES = 8
+MAX_BATCH = 100_000
+MAX_MATRIX = 10_000
+MAX_REPEATS = 50
+DEFAULT_BATCH_SIZES = (1, 10, 100, 1000)
+DEFAULT_MATRIX_SIZES = (10, 100, 1000, 4000, 10000)
 _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy")
 
 
@@ -40,18 +49,75 @@ class PlaygroundAPI:
         "line_map", "static_argnums", "retrace", "purity", "stdout", "warnings"}``
         or an error dict.
         """
-        problem = (
-            _check_text("code", code, MAX_CODE_CHARS) or _check_text("args", args, MAX_ARGS_CHARS)
-            or _check_text("second_args", second_args, MAX_ARGS_CHARS) or _check_argnums(static_argnums)
+        problem = check.first_problem(
+            check.code(code, MAX_CODE_CHARS), check.text("args", args, MAX_ARGS_CHARS),
+            check.text("second_args", second_args, MAX_ARGS_CHARS),
+            check.whole_numbers("static_argnums", static_argnums, 0, 63, MAX_STATIC_ARGNUMS),
         )
         if problem:
             return problem
-        if not code.strip():
-            return error_dict("invalid_input", "There is no code: define a function, e.g. `def f(x): return x * 2`.")
         return self._pool.run({
             "kind": "inspect", "code": code, "args": args,
             "static_argnums": sorted(set(static_argnums or ())), "second_args": second_args,
         })
+
+    def derivatives(self, code: str, order: int = 3, x_min: float = -3.0, x_max: float = 3.0,
+                    points: int = 200) -> dict:
+        """f, f', ..., f^(order) of ``f: R -> R`` on ``points`` values from ``x_min`` to ``x_max``.
+
+        Evaluated with ``vmap`` of nested ``grad``, in float64; each order is checked
+        against closed forms (presets) or finite differences of the order below.
+        Returns ``{"ok", "function", "dtype", "xs", "orders": [{"n", "ys", "max_error",
+        "reference"}], "eqn_counts", "hlo_op_counts", "jaxprs"}``.
+        """
+        problem = check.first_problem(
+            check.code(code, MAX_CODE_CHARS), check.whole_number("order", order, 1, MAX_ORDER),
+            check.number("x_min", x_min), check.number("x_max", x_max),
+            check.whole_number("points", points, 2, MAX_POINTS),
+        )
+        if problem is None and not x_min < x_max:
+            problem = error_dict("invalid_input", f"`x_min` ({x_min}) must be below `x_max` ({x_max}).")
+        return problem or self._pool.run({"kind": "derivatives", "code": code, "order": int(order),
+                                          "x_min": float(x_min), "x_max": float(x_max), "points": int(points)})
+
+    def gradient(self, code: str, point: str) -> dict:
+        """Gradient and Hessian (``jacfwd(jacrev(f))``) of ``f: R^n -> R`` at ``point``, and jacfwd vs jacrev timing."""
+        problem = check.first_problem(check.code(code, MAX_CODE_CHARS), check.text("point", point, MAX_ARGS_CHARS))
+        return problem or self._pool.run({"kind": "gradient", "code": code, "point": point})
+
+    def vmap(self, code: str, args: str, in_axes: str = "0", batch_sizes: list[int] | None = None,
+             out_axes: str = "0") -> dict:
+        """Batch a one-example function with ``jax.vmap``; compare a Python loop, vmap and jit(vmap).
+
+        ``args`` are one example's arguments; each batch is built from them along
+        ``in_axes``. Returns ``{"ok", "jaxpr", "batched_jaxpr", "batch_sizes", "loop_s",
+        "vmap_s", "jit_vmap_s", "equal", ...}``: times are per-size medians in seconds,
+        shown only when all three results are equal.
+        """
+        problem = check.first_problem(
+            check.code(code, MAX_CODE_CHARS), check.text("args", args, MAX_ARGS_CHARS),
+            check.text("in_axes", in_axes, MAX_ARGS_CHARS), check.text("out_axes", out_axes, MAX_ARGS_CHARS),
+            check.whole_numbers("batch_sizes", batch_sizes, 1, MAX_BATCH, MAX_SIZES),
+        )
+        return problem or self._pool.run(
+            {"kind": "vmap", "code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes,
+             "batch_sizes": batch_sizes or list(DEFAULT_BATCH_SIZES)},
+            timeout_s=self._settings.limits.measure_timeout_s)
+
+    def jit_speed(self, code: str, sizes: list[int] | None = None, repeats: int = 5) -> dict:
+        """NumPy vs eager JAX vs jitted JAX on an n x n float32 input for each size n (compile timed apart).
+
+        Returns ``{"ok", "device", "sizes", "numpy_s", "eager_s", "jit_s", "compile_s",
+        "jaxpr_ops", "fused_kernels", ...}``; times are per-size medians in seconds.
+        """
+        problem = check.first_problem(
+            check.code(code, MAX_CODE_CHARS), check.whole_numbers("sizes", sizes, 1, MAX_MATRIX, MAX_SIZES),
+            check.whole_number("repeats", repeats, 1, MAX_REPEATS),
+        )
+        return problem or self._pool.run(
+            {"kind": "jit_speed", "code": code, "sizes": sizes or list(DEFAULT_MATRIX_SIZES),
+             "repeats": int(repeats)},
+            timeout_s=self._settings.limits.measure_timeout_s)
 
     def about(self) -> dict:
         """Versions, backend and devices, the sandbox layers in force, and the limits."""
@@ -83,25 +149,6 @@ class PlaygroundAPI:
             if self._runtime is None or not self._runtime.get("ok"):
                 self._runtime = self._pool.run({"kind": "about"})
             return self._runtime
-
-
-def _check_text(name: str, value: object, limit: int) -> dict | None:
-    if not isinstance(value, str):
-        return error_dict("invalid_input", f"`{name}` must be text, got {type(value).__name__}.")
-    if len(value) > limit:
-        return error_dict("invalid_input", f"`{name}` is {len(value):,} characters long; the limit is {limit:,}.")
-    return None
-
-
-def _check_argnums(static_argnums: object) -> dict | None:
-    if static_argnums is None:
-        return None
-    if not isinstance(static_argnums, list) or not all(type(i) is int for i in static_argnums):
-        return error_dict("invalid_input", "`static_argnums` must be a list of whole numbers, e.g. [1].")
-    if len(static_argnums) > MAX_STATIC_ARGNUMS or any(not 0 <= i < 64 for i in static_argnums):
-        return error_dict("invalid_input", "`static_argnums` holds argument positions: at most "
-                          f"{MAX_STATIC_ARGNUMS} numbers, each from 0 to 63.")
-    return None
 
 
 def _version(package: str) -> str | None:

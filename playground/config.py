@@ -9,6 +9,7 @@ from playground.sandbox.limits import Limits
 
 _LIMIT_VARIABLES = {  # Limits field -> (variable, type)
     "timeout_s": ("PLAYGROUND_TIMEOUT_S", float),
+    "measure_timeout_s": ("PLAYGROUND_MEASURE_TIMEOUT_S", float),
     "memory_mb": ("PLAYGROUND_MEMORY_MB", int),
     "address_space_mb": ("PLAYGROUND_ADDRESS_SPACE_MB", int),
 }

@@ -58,3 +58,47 @@ EXAMPLES = (
         "def f(x):\n    return jnp.sum(x ** 2)\n", "jnp.ones(3)", second_args="jnp.ones(5)",
     ),
 )
+
+
+# The Derivatives tab's presets (f: R -> R). derivatives.py knows their closed-form derivatives.
+DERIVATIVE_PRESETS = {
+    "tanh": "def f(x):\n    return jnp.tanh(x)\n",
+    "x + x² + x³ (JAX's introduction)": "def f(x):\n    return x + x*x + x*x*x\n",
+    "sin": "def f(x):\n    return jnp.sin(x)\n",
+    "polynomial": "def f(x):\n    return x**5 - 3*x**3 + 2*x\n",
+    "softplus": "def f(x):\n    return jax.nn.softplus(x)\n",
+}
+GRADIENT_EXAMPLE = (
+    "def f(x):\n    return jnp.sum(x**3) + x[0] * x[1]\n",
+    "jnp.array([1.0, 2.0, 3.0])",
+)
+
+
+@dataclass(frozen=True)
+class VmapPreset:
+    code: str
+    args: str  # one example's arguments
+    in_axes: str
+
+
+VMAP_PRESETS = {
+    "per-example gradients": VmapPreset(
+        "def loss(params, x, y):\n    prediction = x @ params['w'] + params['b']\n"
+        "    return (prediction - y) ** 2\n\nf = jax.grad(loss)\n",
+        "({'w': jnp.array([0.5, -1.0, 2.0]), 'b': jnp.array(0.1)}, jnp.array([1.0, 2.0, 3.0]), jnp.array(2.0))",
+        "(None, 0, 0)",
+    ),
+    "batched MLP predict": VmapPreset(
+        "def relu(x):\n    return jnp.maximum(x, 0)\n\n"
+        "def predict(params, image):\n    activations = image\n    for w, b in params[:-1]:\n"
+        "        activations = relu(jnp.dot(w, activations) + b)\n    w, b = params[-1]\n"
+        "    logits = jnp.dot(w, activations) + b\n    return logits - jax.nn.logsumexp(logits)\n",
+        "([(0.1 * jax.random.normal(jax.random.key(k), (m, n)), jnp.zeros(m))"
+        " for k, (n, m) in enumerate([(784, 512), (512, 256), (256, 10)])], jnp.ones(784))",
+        "(None, 0)",
+    ),
+    "x + x² + x³": VmapPreset("def f(x):\n    return x + x*x + x*x*x\n", "jnp.ones(3)", "0"),
+}
+
+# The jit tab's default: the seeds' benchmark function.
+JIT_SEEDS_CODE = "def fn(x):\n    return x + x*x + x*x*x\n"

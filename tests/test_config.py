@@ -39,7 +39,8 @@ def test_limits_defaults():
     assert limits.timeout_s == 10.0
     assert limits.memory_mb == 2048
     assert limits.address_space_mb == 4096
-    assert limits.cpu_s == 60
+    assert limits.cpu_s == 300
+    assert limits.measure_timeout_s == 60.0
     assert limits.file_size_mb == 64
     assert limits.open_files == 256
     assert limits.output_chars == 200_000

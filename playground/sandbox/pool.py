@@ -205,15 +205,18 @@ class WorkerPool:
 
     # -- running a job ------------------------------------------------------
 
-    def run(self, job: dict) -> dict:
-        """Run one job in a fresh worker; always returns a result dict, never raises for user faults."""
+    def run(self, job: dict, timeout_s: float | None = None) -> dict:
+        """Run one job in a fresh worker; always returns a result dict, never raises for user faults.
+
+        ``timeout_s`` replaces the limits' wall clock for this job (measuring jobs need longer).
+        """
         worker = self._acquire()
         if worker is None:
             return error_dict("busy", "All sandbox workers are busy. Please try again in a moment.")
         self._count("jobs")
         try:
             worker.channel.sendall(protocol.encode(job))
-            return self._await_result(worker)
+            return self._await_result(worker, timeout_s or self.limits.timeout_s)
         except OSError:
             return self._crash_result(worker)
         finally:
@@ -233,10 +236,10 @@ class WorkerPool:
             worker.destroy()  # died while idle (e.g. the OOM killer): take the next one
         return None
 
-    def _await_result(self, worker: _Worker) -> dict:
+    def _await_result(self, worker: _Worker, timeout_s: float) -> dict:
         limits = self.limits
         buffer = protocol.MessageBuffer(limits.message_bytes)
-        deadline = time.monotonic() + limits.timeout_s
+        deadline = time.monotonic() + timeout_s
         while (remaining := deadline - time.monotonic()) > 0:
             if select.select([worker.channel], [], [], min(_WATCH_TICK_S, remaining))[0]:
                 chunk = worker.channel.recv(1 << 20)
@@ -261,7 +264,7 @@ class WorkerPool:
         where = f" It was at line {line} of your code." if line else ""
         return error_dict(
             "timeout",
-            f"Time limit: your code ran longer than {limits.timeout_s:g} s and was stopped.{where} "
+            f"Time limit: your code ran longer than {timeout_s:g} s and was stopped.{where} "
             "Look for a loop that never ends (a jitted lax.while_loop cannot be interrupted, only killed).",
             line,
         )

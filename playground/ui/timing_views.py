@@ -1,0 +1,40 @@
+"""Pure helpers shared by the tabs that time things: parse size lists, tabulate medians and speed-ups."""
+
+from __future__ import annotations
+
+
+def parse_sizes(text: str, what: str) -> list[int]:
+    """'1, 10, 100' -> [1, 10, 100]; anything else is a ValueError naming the field."""
+    parts = text.replace(",", " ").split()
+    try:
+        sizes = [int(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"The {what} must be whole numbers separated by commas, got {text!r}.") from None
+    if not sizes:
+        raise ValueError(f"Give at least one of the {what}.")
+    return sizes
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "—"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value / 1e-9:.3g} ns"
+
+
+def times_table(size_label: str, sizes: list, series: dict[str, list], baseline: str) -> str:
+    """Median times per size, then each way's speed-up over the baseline."""
+    names = list(series)
+    others = [n for n in names if n != baseline]
+    header = f"| {size_label} | " + " | ".join(names) + " | " + " | ".join(f"{n} speed-up" for n in others) + " |"
+    rule = "|---" * (1 + len(names) + len(others)) + "|"
+    rows = []
+    for i, size in enumerate(sizes):
+        base = series[baseline][i]
+        times = " | ".join(seconds(series[n][i]) for n in names)
+        ups = " | ".join(
+            f"{base / series[n][i]:.1f}×" if base and series[n][i] else "—" for n in others)
+        rows.append(f"| {size} | {times} | {ups} |")
+    return "\n".join([header, rule, *rows])

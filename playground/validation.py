@@ -1,0 +1,54 @@
+"""Cheap checks of API arguments, done in the server before any worker is used.
+
+Each returns None when the value is fine, else an ``invalid_input`` error dict
+that names the argument and says what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+
+from playground.usercode import error_dict
+
+
+def text(name: str, value: object, limit: int) -> dict | None:
+    if not isinstance(value, str):
+        return error_dict("invalid_input", f"`{name}` must be text, got {type(value).__name__}.")
+    if len(value) > limit:
+        return error_dict("invalid_input", f"`{name}` is {len(value):,} characters long; the limit is {limit:,}.")
+    return None
+
+
+def code(value: object, limit: int) -> dict | None:
+    problem = text("code", value, limit)
+    if problem is None and not value.strip():
+        return error_dict("invalid_input", "There is no code: define a function, e.g. `def f(x): return x * 2`.")
+    return problem
+
+
+def whole_number(name: str, value: object, low: int, high: int) -> dict | None:
+    if type(value) is float and value.is_integer():  # JSON clients may send 3.0
+        value = int(value)
+    if type(value) is not int or not low <= value <= high:
+        return error_dict("invalid_input", f"`{name}` must be a whole number from {low} to {high}, got {value!r}.")
+    return None
+
+
+def number(name: str, value: object) -> dict | None:
+    if type(value) not in (int, float) or not math.isfinite(value):
+        return error_dict("invalid_input", f"`{name}` must be a finite number, got {value!r}.")
+    return None
+
+
+def whole_numbers(name: str, value: object, low: int, high: int, most: int) -> dict | None:
+    if value is None:
+        return None
+    if (not isinstance(value, list) or not 1 <= len(value) <= most
+            or not all(type(i) is int and low <= i <= high for i in value)):
+        return error_dict("invalid_input", f"`{name}` must be a list of 1 to {most} whole numbers, each from "
+                          f"{low} to {high}, got {value!r}.")
+    return None
+
+
+def first_problem(*problems: dict | None) -> dict | None:
+    return next((p for p in problems if p is not None), None)
