@@ -1,0 +1,36 @@
+"""Figure builders: the right traces, labels and axes for the data given."""
+
+from __future__ import annotations
+
+from playground import plots
+
+
+def test_order_labels():
+    assert [plots.order_label(n) for n in range(6)] == ["f", "f′", "f″", "f‴", "f⁽⁴⁾", "f⁽⁵⁾"]
+    assert plots.order_label(12) == "f⁽¹²⁾"
+
+
+def test_derivatives_figure_has_one_line_per_order():
+    orders = [{"n": n, "ys": [n, n + 1]} for n in range(4)]
+    fig = plots.derivatives_figure([0.0, 1.0], orders)
+    assert [trace.name for trace in fig.data] == ["f", "f′", "f″", "f‴"]
+    assert list(fig.data[2].y) == [2, 3]
+
+
+def test_growth_figure_groups_two_counts_per_order():
+    fig = plots.growth_figure([1, 4, 9], [2, 3, 5])
+    assert len(fig.data) == 2 and list(fig.data[0].x) == ["f", "f′", "f″"]
+    assert list(fig.data[1].y) == [2, 3, 5]
+
+
+def test_hessian_figure_is_a_centred_heatmap():
+    fig = plots.hessian_figure([[2.0, 1.0], [1.0, 6.0]])
+    assert fig.data[0].type == "heatmap" and fig.data[0].zmid == 0
+
+
+def test_timings_figure_is_log_log_and_skips_missing_values():
+    fig = plots.timings_figure("t", "size", [1, 10, 100], {"loop": [1e-3, None, 1e-1], "vmap": [1e-4, 2e-4, 3e-4],
+                                                          "never": [None, None, None]})
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert [trace.name for trace in fig.data] == ["loop", "vmap"]
+    assert list(fig.data[0].x) == [1, 100]

@@ -1,0 +1,29 @@
+"""Size parsing and the medians / speed-up tables of the timing tabs."""
+
+from __future__ import annotations
+
+import pytest
+
+from playground.ui.timing_views import parse_sizes, seconds, times_table
+
+
+def test_parse_sizes():
+    assert parse_sizes("1, 10 100", "sizes") == [1, 10, 100]
+    with pytest.raises(ValueError, match="sizes"):
+        parse_sizes("ten", "sizes")
+    with pytest.raises(ValueError, match="at least one"):
+        parse_sizes(" ", "batch sizes")
+
+
+@pytest.mark.parametrize(("value", "text"), [(None, "—"), (2.5, "2.5 s"), (0.0123, "12.3 ms"), (4.56e-5, "45.6 µs"),
+                                             (7e-9, "7 ns")])
+def test_seconds(value, text):
+    assert seconds(value) == text
+
+
+def test_times_table_has_speedups_over_the_baseline():
+    table = times_table("n", [10, 100], {"NumPy": [1e-3, 1e-2], "jit": [1e-4, None]}, baseline="NumPy")
+    lines = table.splitlines()
+    assert lines[0] == "| n | NumPy | jit | jit speed-up |"
+    assert lines[2] == "| 10 | 1 ms | 100 µs | 10.0× |"
+    assert lines[3] == "| 100 | 10 ms | — | — |"
