@@ -1,0 +1,282 @@
+"""playground.derivatives: nth derivatives, Hessians and Jacobian modes, checked against independent references."""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jax.test_util import check_grads
+from numpy.polynomial import hermite
+
+from playground import derivatives as d
+from playground import usercode
+
+TANH, SIN, POLYNOMIAL = d.PRESETS["tanh"], d.PRESETS["sin"], d.PRESETS["polynomial"]
+HESSIAN_CODE = "def f(x):\n    return jnp.sum(x**3) + x[0]*x[1]\n"
+HESSIAN_POINT = "jnp.array([1.0, 2.0, 3.0])"
+
+
+@pytest.fixture(autouse=True)
+def x64_stays_off():
+    """The module turns on float64 for its own job only; other test files must not inherit it."""
+    before = jax.config.jax_enable_x64
+    yield
+    after = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", before)
+    assert after == before, "jax_enable_x64 leaked out of playground.derivatives"
+
+
+@pytest.fixture(scope="module")
+def hessian_result():
+    return d.gradient_and_hessian(HESSIAN_CODE, HESSIAN_POINT)
+
+
+def _tanh_closed(n, x):
+    """Written out by hand from tanh' = 1 − tanh²; P₅(0) = 16 = 5!·(2/15), the x⁵ Taylor coefficient."""
+    t = np.tanh(x)
+    return [t, 1 - t**2, -2*t + 2*t**3, -2 + 8*t**2 - 6*t**4, 16*t - 40*t**3 + 24*t**5,
+            16 - 136*t**2 + 240*t**4 - 120*t**6][n]
+
+
+def _sin_closed(n, x):
+    return [np.sin(x), np.cos(x), -np.sin(x), -np.cos(x), np.sin(x), np.cos(x)][n]
+
+
+def _polynomial_closed(n, x):  # x⁵ − 3x³ + 2x
+    return [x**5 - 3*x**3 + 2*x, 5*x**4 - 9*x**2 + 2, 20*x**3 - 18*x, 60*x**2 - 18, 120*x,
+            120 + 0*x][n]
+
+
+def _gaussian_closed(n, x):
+    """dⁿ/dxⁿ exp(−x²) = (−1)ⁿ Hₙ(x) exp(−x²), Hₙ the physicists' Hermite polynomial."""
+    return (-1) ** n * hermite.hermval(x, [0] * n + [1]) * np.exp(-x * x)
+
+
+def _ys(order):
+    return np.array([np.nan if v is None else v for v in order["ys"]])
+
+
+@pytest.mark.parametrize(("code", "closed", "x_min", "x_max"), [
+    (TANH, _tanh_closed, -3.0, 3.0),
+    (SIN, _sin_closed, -7.0, 7.0),
+    (POLYNOMIAL, _polynomial_closed, -2.5, 2.5),
+    ("def f(x):\n    return jnp.exp(-x*x)\n", _gaussian_closed, -3.0, 3.0),
+])
+def test_every_order_matches_a_closed_form_written_here(code, closed, x_min, x_max):
+    out = d.derivatives(code, 5, x_min, x_max, 101)
+    assert out["ok"], out
+    assert out["dtype"] == "float64"
+    xs = np.linspace(x_min, x_max, 101)
+    np.testing.assert_array_equal(out["xs"], xs)
+    assert [o["n"] for o in out["orders"]] == list(range(6))
+    for order in out["orders"]:
+        expected = closed(order["n"], xs)
+        scale = max(1.0, np.max(np.abs(expected)))
+        assert np.max(np.abs(_ys(order) - expected)) < 1e-10 * scale, order["n"]
+
+
+@pytest.mark.parametrize("name", list(d.PRESETS))
+def test_presets_agree_with_their_closed_forms(name):
+    out = d.derivatives(d.PRESETS[name], 5, -4.0, 4.0, 200)
+    assert out["ok"], out
+    assert out["orders"][0]["max_error"] is None and out["orders"][0]["reference"] is None
+    for order in out["orders"][1:]:
+        assert order["reference"] == "closed form"
+        scale = max(1.0, np.max(np.abs(_ys(order))))
+        assert 0.0 <= order["max_error"] < 1e-10 * scale, (name, order["n"], order["max_error"])
+    assert out["notes"] == []
+
+
+def test_preset_code_is_recognised_up_to_surrounding_whitespace():
+    out = d.derivatives("\n\n" + TANH.strip() + "   \n", 1, -1.0, 1.0, 5)
+    assert out["orders"][1]["reference"] == "closed form"
+
+
+def test_presets_are_small_functions_of_x():
+    assert {"tanh", "sin", "polynomial", "softplus", "x + x² + x³ (JAX's introduction)"} <= set(d.PRESETS)
+    assert d.PRESETS["tanh"] == "def f(x):\n    return jnp.tanh(x)\n"
+    assert "x + x*x + x*x*x" in d.PRESETS["x + x² + x³ (JAX's introduction)"]
+
+
+def test_finite_differences_check_a_function_that_is_not_a_preset():
+    out = d.derivatives("def f(x):\n    return jnp.exp(-x*x)\n", 4, -3.0, 3.0, 300)
+    assert out["ok"], out
+    for order in out["orders"][1:]:
+        assert order["reference"] == "finite differences"
+        assert order["max_error"] < 1e-7, (order["n"], order["max_error"])
+
+
+def test_finite_differences_catch_a_wrong_derivative_rule():
+    """A custom_jvp that claims d/dx sin = 2 cos: the reference must disagree, by about max|cos| = 1."""
+    code = ("@jax.custom_jvp\ndef f(x):\n    return jnp.sin(x)\n\n"
+            "@f.defjvp\ndef f_jvp(primals, tangents):\n"
+            "    (x,), (t,) = primals, tangents\n    return jnp.sin(x), 2 * jnp.cos(x) * t\n")
+    out = d.derivatives(code, 1, -3.0, 3.0, 61)
+    assert out["ok"], out
+    assert 0.9 < out["orders"][1]["max_error"] < 1.1
+
+
+def test_jaxprs_are_those_of_nested_grad_at_a_float64_scalar():
+    out = d.derivatives(TANH, 3, -1.0, 1.0, 5)
+    g = jnp.tanh
+    with jax.enable_x64(True):
+        for k in range(4):
+            assert out["jaxprs"][k] == str(jax.make_jaxpr(g)(np.float64(0.0)))
+            g = jax.grad(g)
+    assert "f64[]" in out["jaxprs"][0]
+
+
+def test_eqn_counts_grow_with_the_order_for_tanh_and_hlo_counts_are_positive():
+    out = d.derivatives(TANH, 5, -1.0, 1.0, 8)
+    counts = out["eqn_counts"]
+    assert len(counts) == 6 and counts[0] == 1  # tanh itself is one equation
+    assert all(b > a for a, b in zip(counts, counts[1:], strict=False)), counts
+    assert counts[5] > 4 * counts[2]  # each grad differentiates a bigger program than the last
+    hlo = out["hlo_op_counts"]
+    assert len(hlo) == 6 and all(isinstance(n, int) and n > 0 for n in hlo), hlo
+
+
+def test_eqn_counts_never_shrink_for_the_other_presets():
+    for name in ("sin", "polynomial", "softplus"):
+        counts = d.derivatives(d.PRESETS[name], 4, -1.0, 1.0, 4)["eqn_counts"]
+        assert all(b >= a for a, b in zip(counts, counts[1:], strict=False)), (name, counts)
+
+
+def test_count_equations_looks_inside_sub_jaxprs():
+    inner = jax.jit(lambda x: jnp.sin(x) * 2.0)
+    jaxpr = jax.make_jaxpr(lambda x: inner(x) + 1.0)(1.0).jaxpr
+    assert len(jaxpr.eqns) == 2  # the jit call and the add
+    assert d.count_equations(jaxpr) == 4  # ... plus sin and mul inside the call
+    cond = jax.make_jaxpr(lambda x: jax.lax.cond(x > 0, jnp.sin, jnp.cos, x))(1.0).jaxpr
+    assert d.count_equations(cond) == len(cond.eqns) + 2  # one equation in each branch
+
+
+def test_count_hlo_instructions_skips_parameters_and_reads_tuple_shapes():
+    text = """HloModule m, entry_computation_layout={(f64[3]{0})->(f64[3]{0}, f64[3]{0})}
+
+%fused (param_0: f64[3]) -> f64[3] {
+  %param_0 = f64[3]{0} parameter(0)
+  ROOT %tanh.0 = f64[3]{0} tanh(%param_0), metadata={op_name="x = y"}
+}
+
+ENTRY %main (x: f64[3]) -> (f64[3], f64[3]) {
+  %x = f64[3]{0} parameter(0)
+  %fusion = f64[3]{0} fusion(%x), kind=kLoop, calls=%fused
+  ROOT %tuple = (f64[3]{0}, f64[3]{0}) tuple(%fusion, %x)
+}
+"""
+    assert d.count_hlo_instructions(text) == 3  # tanh, fusion, tuple
+
+
+def test_non_finite_values_are_left_out_and_said_so():
+    out = d.derivatives("def f(x):\n    return jnp.log(x)\n", 2, -1.0, 1.0, 5)
+    assert out["ok"], out
+    assert out["orders"][0]["ys"][:3] == [None, None, None]  # log of -1, -0.5 and 0
+    assert out["orders"][1]["max_error"] < 1e-8  # from the two points where x > 0
+    assert out["notes"] and "left out of max_error" in out["notes"][0]
+    json.dumps(out, allow_nan=False)
+
+
+@pytest.mark.parametrize(("code", "shown"), [
+    ("def f(x):\n    return jnp.stack([x, x, x])\n", "(3,)"),
+    ("def f(x):\n    return x, 2 * x\n", "tuple"),
+    ("def f(x):\n    return x > 0\n", "bool"),
+])
+def test_a_function_that_is_not_r_to_r_is_invalid_input(code, shown):
+    out = d.derivatives(code, 2, -1.0, 1.0, 10)
+    assert out["ok"] is False
+    assert out["error"]["kind"] == "invalid_input"
+    assert "scalar to a scalar" in out["error"]["message"] and shown in out["error"]["message"]
+
+
+@pytest.mark.parametrize(("order", "points", "x_min", "x_max"), [
+    (0, 10, -1.0, 1.0), (9, 10, -1.0, 1.0), (2.5, 10, -1.0, 1.0), (True, 10, -1.0, 1.0), ("3", 10, -1.0, 1.0),
+    (2, 1, -1.0, 1.0), (2, 2001, -1.0, 1.0),
+    (2, 10, 1.0, 1.0), (2, 10, 1.0, -1.0), (2, 10, float("nan"), 1.0), (2, 10, -1.0, float("inf")), (2, 10, "a", 1.0),
+])
+def test_bad_order_points_or_range_is_invalid_input(order, points, x_min, x_max):
+    out = d.derivatives(TANH, order, x_min, x_max, points)
+    assert out["ok"] is False and out["error"]["kind"] == "invalid_input", out
+
+
+def test_a_float32_result_is_noted():
+    out = d.derivatives("def f(x):\n    return jnp.sin(x).astype(jnp.float32)\n", 1, -1.0, 1.0, 5)
+    assert out["ok"], out
+    assert any("float32" in note for note in out["notes"])
+    assert d.derivatives(SIN, 1, -1.0, 1.0, 5)["notes"] == []
+
+
+def test_limits_are_accepted():
+    out = d.derivatives("def f(x):\n    return x * x\n", 8, -1.0, 1.0, 2)
+    assert out["ok"], out
+    assert len(out["orders"]) == 9 and len(out["xs"]) == 2
+    assert out["orders"][2]["ys"] == [2.0, 2.0] and out["orders"][3]["ys"] == [0.0, 0.0]
+
+
+def test_user_errors_come_back_as_error_dicts():
+    assert d.derivatives("def f(x):\n    return x +\n", 1, -1.0, 1.0, 5)["error"]["kind"] == "syntax"
+    out = d.derivatives("def f(x):\n    return undefined_name * x\n", 1, -1.0, 1.0, 5)
+    assert out["error"]["kind"] == "user_exception" and out["error"]["line"] == 2
+
+
+def test_gradient_and_hessian_match_the_analytic_ones(hessian_result):
+    out = hessian_result
+    assert out["ok"], out
+    assert out["function"] == "f" and out["point"] == [1.0, 2.0, 3.0]
+    assert out["value"] == 1 + 8 + 27 + 2
+    np.testing.assert_allclose(out["gradient"], [3 * 1 + 2, 3 * 4 + 1, 3 * 9], rtol=1e-14)
+    np.testing.assert_allclose(out["hessian"], [[6, 1, 0], [1, 12, 0], [0, 0, 18]], rtol=1e-14)
+
+
+def test_hessian_equals_jax_hessian_and_finite_differences_and_is_symmetric():
+    code = "def f(x):\n    return jnp.sum(jnp.sin(x) * x[::-1]) + jnp.prod(x) + jnp.exp(x[0] * x[2])\n"
+    point = [0.3, -1.2, 0.7, 2.0]
+    out = d.gradient_and_hessian(code, repr(point))
+    assert out["ok"], out
+    hessian = np.array(out["hessian"])
+    np.testing.assert_allclose(hessian, hessian.T, rtol=1e-12, atol=1e-12)
+    with jax.enable_x64(True):
+        f = jax.jit(usercode.load(code).function)
+        x = jnp.array(point, dtype=jnp.float64)
+        np.testing.assert_allclose(hessian, jax.hessian(f)(x), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(out["gradient"], jax.grad(f)(x), rtol=1e-12, atol=1e-12)
+        h = 1e-4  # central differences of central differences: error ~ h² ≈ 1e-8
+        eye = np.eye(len(point)) * h
+        fd = np.array([[(f(x + a + b) - f(x + a - b) - f(x - a + b) + f(x - a - b)) / (4 * h * h)
+                        for b in eye] for a in eye])
+    np.testing.assert_allclose(hessian, fd, rtol=1e-6, atol=1e-6)
+
+
+def test_check_grads_confirms_the_derivatives_behind_the_results():
+    """JAX's own checker: forward and reverse mode against finite differences, in float64."""
+    with jax.enable_x64(True):
+        f = usercode.load(HESSIAN_CODE).function
+        check_grads(f, (jnp.array([1.0, 2.0, 3.0]),), order=2, modes=["fwd", "rev"])  # covers jacfwd(jacrev(f))
+        third = jax.vmap(jax.grad(jax.grad(jax.grad(jnp.tanh))))
+        check_grads(third, (np.linspace(-2.0, 2.0, 5),), order=2, modes=["rev"])  # up to tanh's 5th derivative
+
+
+def test_jacobian_timings_have_the_right_shapes_and_are_positive(hessian_result):
+    jacobians = hessian_result["jacobians"]
+    assert jacobians["wide"]["shape"] == [4, 1000] and jacobians["tall"]["shape"] == [1000, 4]
+    for entry in jacobians.values():
+        assert entry["jacfwd_s"] > 0 and entry["jacrev_s"] > 0
+        assert entry["faster"] in ("jacfwd", "jacrev")
+    text = hessian_result["explanation"]
+    assert "jacfwd" in text and "jacrev" in text and "wide" in text and "tall" in text
+
+
+@pytest.mark.parametrize(("code", "point"), [
+    (HESSIAN_CODE, "3.0"),
+    (HESSIAN_CODE, "jnp.ones((2, 2))"),
+    (HESSIAN_CODE, "'abc'"),
+    (HESSIAN_CODE, "jnp.ones(201)"),
+    (HESSIAN_CODE, "1/0"),
+    ("def f(x):\n    return x * 2\n", HESSIAN_POINT),
+])
+def test_gradient_and_hessian_reject_bad_points_and_non_scalar_functions(code, point):
+    out = d.gradient_and_hessian(code, point)
+    assert out["ok"] is False and out["error"]["kind"] == "invalid_input", out
