@@ -29,6 +29,7 @@ from jax.extend.core import jaxprs_in_params
 from numpy.polynomial import Polynomial
 
 from playground import staging, usercode
+from playground.gallery import DERIVATIVE_PRESETS
 from playground.usercode import UserCodeError
 
 MAX_ORDER = 8
@@ -71,15 +72,16 @@ def _polynomial_derivative(coefficients: list[float]) -> Callable[[int, np.ndarr
     return lambda n, x: Polynomial(coefficients).deriv(n)(x)
 
 
-_PRESET_BODIES = {  # display name -> (the returned expression, its nth derivative for n >= 1)
-    "tanh": ("jnp.tanh(x)", _tanh_derivative),
-    "x + x² + x³ (JAX's introduction)": ("x + x*x + x*x*x", _polynomial_derivative([0, 1, 1, 1])),
-    "sin": ("jnp.sin(x)", _sin_derivative),
-    "polynomial": ("x**5 - 3*x**3 + 2*x", _polynomial_derivative([0, 2, 0, -3, 0, 1])),
-    "softplus": ("jax.nn.softplus(x)", _softplus_derivative),
+PRESETS = DERIVATIVE_PRESETS  # display name -> code; the UI offers the same ones
+_CLOSED_FORMS = {  # a preset's code -> its nth derivative for n >= 1
+    PRESETS[name].strip(): form for name, form in {
+        "tanh": _tanh_derivative,
+        "x + x² + x³ (JAX's introduction)": _polynomial_derivative([0, 1, 1, 1]),
+        "sin": _sin_derivative,
+        "polynomial": _polynomial_derivative([0, 2, 0, -3, 0, 1]),
+        "softplus": _softplus_derivative,
+    }.items()
 }
-PRESETS: dict[str, str] = {name: f"def f(x):\n    return {body}\n" for name, (body, _) in _PRESET_BODIES.items()}
-_CLOSED_FORMS = {PRESETS[name].strip(): form for name, (_, form) in _PRESET_BODIES.items()}
 
 
 def derivatives(code: str, order: int, x_min: float, x_max: float, points: int) -> dict:
