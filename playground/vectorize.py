@@ -1,0 +1,369 @@
+"""Write for one example, batch with ``jax.vmap``: checked against a Python loop, then timed. Runs inside a worker.
+
+>>> out = compare("def f(x):\n    return x + x*x + x*x*x", "jnp.ones(3)", "0", "0", [8, 1000])
+>>> out["equal"], out["batch_sizes"], len(out["jit_vmap_s"])
+(True, [8, 1000], 2)
+>>> print(out["batched_jaxpr"])  # f's jaxpr, every array with a batch axis in front
+{ lambda ; a:f32[8,3]. let
+    b:f32[8,3] = mul a a ...
+
+A batch of ``B`` is made from the one example: every leaf that ``in_axes`` maps
+is stacked ``B`` times along its axis, floating ones varied (example ``i`` is
+``leaf * (1 + 0.01 * (i % 100))``, below 2x so ``exp`` cannot overflow), so the
+check compares different inputs; integer, bool and key leaves are repeated.
+Example 0 is the user's own; None-mapped arguments are shared as they are.
+
+Per size: ``loop`` calls ``f`` eagerly on each example (taking it out of the
+batch included, as in ``[f(x) for x in xs]``) and stacks the outputs along
+``out_axes`` with ``jnp.stack`` in chunks of 128 (one stack of 10,000 arrays
+makes XLA compile a 10,000-operand concatenate: over a minute); ``vmap`` is
+``jax.vmap(f, in_axes, out_axes)``, eager; ``jit_vmap`` is its ``jax.jit``,
+compiled before timing. All three are compared (``np.allclose``, rtol 1e-5,
+atol 1e-6) BEFORE any timing, and a mismatch returns ``equal: False`` with no
+times at all. Times are medians of repeats after a warm-up, each waiting with
+``block_until_ready``. The loop's cost is capped: its checking pass stops after
+``LOOP_PASS_LIMIT_S`` (the examples done are checked against the same slice of
+the vmap result) and then gets null; its repeats run within ``LOOP_BUDGET_S``.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import json
+import math
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from playground import source_map, usercode
+from playground.usercode import UserCodeError
+
+MAX_SIZES = 8
+MAX_BATCH = 100_000
+MAX_BATCH_BYTES = 256 * 2**20  # batched inputs plus outputs, per batch size
+MAX_AXES_CHARS = 1000
+MAX_TEXT_CHARS = 200_000
+LOOP_PASS_LIMIT_S = 2.0
+LOOP_BUDGET_S = 12.0
+REPEATS, LOOP_REPEATS = 5, 3
+RTOL, ATOL = 1e-5, 1e-6
+_CHUNK = 128
+_MAX_REPEATS = 201
+FILL_S = 0.05  # vmap and jit_vmap repeat until their calls add up to this
+
+_MLP_CODE = '''\
+def init_params(key, sizes):
+    """One (W, b) pair per layer from an explicit PRNG key; W ~ N(0, 1/fan_in) keeps logits near 1."""
+    keys = jax.random.split(key, len(sizes) - 1)
+    return [(jax.random.normal(k, (m, n)) / jnp.sqrt(m), jnp.zeros(n))
+            for k, m, n in zip(keys, sizes[:-1], sizes[1:])]
+
+def predict(params, image):
+    """Log-probabilities of the 10 digits for ONE flattened 28x28 image."""
+    activations = image
+    for w, b in params[:-1]:
+        activations = jnp.maximum(jnp.dot(activations, w) + b, 0.0)  # ReLU
+    final_w, final_b = params[-1]
+    logits = jnp.dot(activations, final_w) + final_b
+    return logits - jax.nn.logsumexp(logits)
+'''
+
+PRESETS: dict[str, tuple[str, str, str]] = {
+    "per-example gradients": (
+        "def loss(params, x, y):\n"
+        "    prediction = jnp.dot(x, params['w']) + params['b']\n"
+        "    return (prediction - y) ** 2\n\n"
+        "f = jax.grad(loss)  # the gradient for ONE example; vmap gives one per example\n",
+        "({'w': jnp.array([0.5, -1.0, 2.0]), 'b': jnp.array(0.1)}, jnp.array([1.0, 2.0, 3.0]), jnp.array(4.0))",
+        "(None, 0, 0)",
+    ),
+    "batched MLP predict": (
+        _MLP_CODE,
+        "(init_params(jax.random.key(0), [784, 1024, 1024, 10]), jax.random.uniform(jax.random.key(1), (784,)))",
+        "(None, 0)",
+    ),
+    "x + x² + x³": ("def f(x):\n    return x + x*x + x*x*x\n", "jnp.ones(3)", "0"),
+}
+
+
+def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list[int]) -> dict:
+    """The user writes f for ONE example; we batch it with jax.vmap and compare with a Python loop.
+
+    Success: ``{"ok", "function", "in_axes", "out_axes", "jaxpr", "batched_jaxpr",
+    "batch_sizes", "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "stdout"}``;
+    failure: ``{"ok": False, "error": {...}}`` (kind ``invalid_input`` for bad axes or sizes).
+    """
+    stdout = usercode.CappedText(MAX_TEXT_CHARS)
+    try:
+        with contextlib.redirect_stdout(stdout):
+            sizes = check_batch_sizes(batch_sizes)
+            in_spec, out_spec = parse_axes(in_axes, "in_axes"), parse_axes(out_axes, "out_axes")
+            program = usercode.load(code)
+            example = usercode.evaluate_args(args, program.namespace)
+            report = _run(program.function, example, in_spec, out_spec, sizes)
+    except Exception as exc:
+        return usercode.error_result(exc)
+    return {"ok": True, "function": program.name, "in_axes": axes_json(in_spec), "out_axes": axes_json(out_spec),
+            **report, "stdout": stdout.getvalue()}
+
+
+def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[int]) -> dict:
+    in_axes = conform_in_axes(in_spec, example)
+    one_output = jax.eval_shape(f, *example)
+    out_axes = _conform(out_spec, one_output)
+    _check_leaves(one_output, out_axes, "out_axes", "the output of f")
+    vmapped = jax.vmap(f, in_axes=in_axes, out_axes=out_axes)
+    jitted = jax.jit(vmapped)
+    for size in sizes:
+        _check_memory(vmapped, example, in_axes, size)
+    times: dict[str, list] = {"loop_s": [], "vmap_s": [], "jit_vmap_s": []}
+    equal, worst, loop_spent = True, 0.0, 0.0
+    for size in sizes:
+        batch = make_batch(example, in_axes, size)
+
+        def loop(deadline: float = math.inf, b: tuple = batch, n: int = size) -> tuple[Any, int]:
+            return python_loop(f, b, in_axes, out_axes, n, deadline)
+        started = time.perf_counter()
+        looped, done = loop(started + min(LOOP_PASS_LIMIT_S, max(LOOP_BUDGET_S - loop_spent, 0.2)))
+        pass_s = time.perf_counter() - started
+        loop_spent += pass_s
+        for other in (vmapped(*batch), jitted(*batch)):  # jitted(...) compiles here: the timing below excludes it
+            same, diff = difference(looped, _first(other, out_axes, done))
+            equal, worst = equal and same, None if diff is None or worst is None else max(worst, diff)
+        if not equal:
+            break
+        loop_s = None
+        if done == size and loop_spent + LOOP_REPEATS * pass_s <= LOOP_BUDGET_S:  # the check pass was its warm-up
+            loop_s = _median_time(lambda lp=loop: jax.block_until_ready(lp()[0]), LOOP_REPEATS, warm_up=False)
+            loop_spent += LOOP_REPEATS * loop_s
+        times["loop_s"].append(loop_s)
+        for key, batched in (("vmap_s", vmapped), ("jit_vmap_s", jitted)):
+            times[key].append(_median_time(lambda g=batched, b=batch: jax.block_until_ready(g(*b)), REPEATS,
+                                           fill_s=FILL_S))
+    return {
+        "jaxpr": _jaxpr_text(jax.make_jaxpr(f)(*example)),
+        "batched_jaxpr": _jaxpr_text(jax.make_jaxpr(vmapped)(*make_batch(example, in_axes, sizes[0]))),
+        "batch_sizes": sizes,
+        **(times if equal else {key: [] for key in times}),  # no time is ever shown for a wrong result
+        "equal": equal,
+        "max_abs_diff": worst,
+    }
+
+
+def check_batch_sizes(batch_sizes: Any) -> list[int]:
+    if not isinstance(batch_sizes, (list, tuple)) or not 1 <= len(batch_sizes) <= MAX_SIZES:
+        raise UserCodeError("invalid_input", f"Give 1 to {MAX_SIZES} batch sizes, got {batch_sizes!r}.")
+    bad = [b for b in batch_sizes if isinstance(b, bool) or not isinstance(b, int) or not 1 <= b <= MAX_BATCH]
+    if bad:
+        raise UserCodeError("invalid_input", f"Batch sizes are whole numbers from 1 to {MAX_BATCH:,}; not {bad}.")
+    return list(batch_sizes)
+
+
+def parse_axes(text: str, name: str) -> Any:
+    """``in_axes``/``out_axes`` as typed: a Python literal, read by ``ast.literal_eval`` (never ``eval``).
+
+    Allowed: ints, None, tuples/lists and dicts of them (dicts for dict arguments). Empty means 0, vmap's default.
+    """
+    if not isinstance(text, str) or len(text) > MAX_AXES_CHARS:
+        raise UserCodeError("invalid_input", f"{name} must be a short text such as 0 or (None, 0).")
+    try:
+        value = ast.literal_eval(text.strip() or "0")
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise UserCodeError("invalid_input", f"{name} must be a literal such as 0, None, (None, 0, 0) or "
+                            f"{{'w': 0, 'b': None}}; {text!r} is not one.") from None
+    _check_literal(value, name)
+    return value
+
+
+def _check_literal(value: Any, name: str, depth: int = 0) -> None:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return
+    if isinstance(value, (list, tuple)):
+        children = list(value)
+    elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        children = list(value.values())
+    else:
+        raise UserCodeError("invalid_input", f"{name} may hold only ints, None, tuples/lists and dicts with "
+                            f"string keys; {value!r} is none of these.")
+    if depth > 32:
+        raise UserCodeError("invalid_input", f"{name} is nested too deeply.")
+    for child in children:
+        _check_literal(child, name, depth + 1)
+
+
+def axes_json(spec: Any) -> Any:
+    """The parsed axes as JSON: tuples become lists."""
+    return json.loads(json.dumps(spec))
+
+
+def conform_in_axes(spec: Any, example: tuple) -> Any:
+    """Check ``in_axes`` against the arguments; return it as ``jax.vmap`` wants it (an int, or a tuple)."""
+    if isinstance(spec, dict):
+        raise UserCodeError("invalid_input", "At the top level in_axes is an int or a tuple with one entry per "
+                            f"argument; for one dict argument write ({spec!r},).")
+    if isinstance(spec, (list, tuple)) and len(spec) != len(example):
+        raise UserCodeError("invalid_input", f"in_axes has {len(spec)} entries but the arguments are "
+                            f"{len(example)} value(s): give one entry per argument.")
+    if not jax.tree.leaves(spec):
+        raise UserCodeError("invalid_input", "in_axes maps nothing: at least one argument needs an axis, not None.")
+    in_axes = _conform(tuple(spec) if isinstance(spec, list) else spec, example)
+    _check_leaves(example, in_axes, "in_axes", "the arguments")
+    return in_axes
+
+
+def _conform(spec: Any, tree: Any) -> Any:
+    """Lists and tuples of axes take the container type of the value they describe (jax matches by node type)."""
+    if isinstance(spec, (list, tuple)):
+        fits = isinstance(tree, (list, tuple)) and len(tree) == len(spec)
+        items = [_conform(s, t) for s, t in zip(spec, tree if fits else [None] * len(spec), strict=True)]
+        if fits and isinstance(tree, list):
+            return items
+        return type(tree)(*items) if fits and hasattr(tree, "_fields") else tuple(items)
+    if isinstance(spec, dict):
+        return {k: _conform(v, tree.get(k) if isinstance(tree, dict) else None) for k, v in spec.items()}
+    return spec
+
+
+def _check_leaves(tree: Any, axes: Any, name: str, what: str) -> None:
+    """Every mapped leaf is an array whose batched version has the axis asked for."""
+    def check(leaf, axis):
+        ndim = len(getattr(leaf, "shape", np.shape(leaf)))
+        if not -ndim - 1 <= axis <= ndim:
+            raise UserCodeError("invalid_input", f"{name} asks for axis {axis} of a value of shape "
+                                f"{tuple(np.shape(leaf))}: batched, it has {ndim + 1} axes.")
+        return leaf
+    try:
+        _map_mapped(check, tree, axes)
+    except (ValueError, TypeError) as exc:
+        raise UserCodeError("invalid_input", f"{name} {axes_json(axes)!r} does not match the structure of {what}: "
+                            f"{usercode.cap_text(str(exc), 500)}") from None
+
+
+def _map_mapped(fn: Callable, tree: Any, axes: Any) -> Any:
+    """``fn(leaf, axis)`` on each leaf that ``axes`` (a pytree prefix of ``tree``) maps; None-mapped parts unchanged."""
+    def part(axis, subtree):
+        return subtree if axis is None else jax.tree.map(lambda leaf: fn(leaf, axis), subtree)
+    return jax.tree.map(part, axes, tree, is_leaf=lambda node: node is None)
+
+
+def make_batch(example: tuple, in_axes: Any, size: int) -> tuple:
+    """``size`` variants of the example, stacked along each mapped leaf's axis (see the module docstring)."""
+    def variants(leaf, axis):
+        leaf = jnp.asarray(leaf)
+        if jnp.issubdtype(leaf.dtype, jnp.inexact):
+            scale = 1 + 0.01 * (jnp.arange(size) % 100).astype(jnp.float32)
+            stacked = (leaf[None] * scale.reshape((size,) + (1,) * leaf.ndim)).astype(leaf.dtype)
+        else:
+            stacked = jnp.broadcast_to(leaf[None], (size,) + leaf.shape)
+        return jnp.moveaxis(stacked, 0, axis)
+    return _map_mapped(variants, example, in_axes)
+
+
+def python_loop(f: Callable, batch: tuple, in_axes: Any, out_axes: Any, size: int,
+                deadline: float = math.inf) -> tuple[Any, int]:
+    """Eager ``f`` on each example in turn, outputs stacked along ``out_axes``: (stacked, examples done).
+
+    Stops early, after at least one example, once ``time.perf_counter()`` passes ``deadline``.
+    """
+    outputs = []
+    for i in range(size):
+        if i and time.perf_counter() > deadline:
+            break
+        one = _map_mapped(lambda leaf, axis, i=i: lax.dynamic_index_in_dim(leaf, i, axis % leaf.ndim, False),
+                          batch, in_axes)
+        outputs.append(f(*one))
+
+    def stack(axis, *parts):
+        return parts[0] if axis is None else jax.tree.map(lambda *leaves: _stack(leaves, axis), *parts)
+    return jax.tree.map(stack, out_axes, *outputs, is_leaf=lambda node: node is None), len(outputs)
+
+
+def _stack(leaves: tuple, axis: int) -> jax.Array:
+    if len(leaves) <= _CHUNK:
+        return jnp.stack(leaves, axis)
+    parts = [jnp.stack(leaves[i:i + _CHUNK], axis) for i in range(0, len(leaves), _CHUNK)]
+    while len(parts) > _CHUNK:
+        parts = [jnp.concatenate(parts[i:i + _CHUNK], axis) for i in range(0, len(parts), _CHUNK)]
+    return jnp.concatenate(parts, axis)
+
+
+def _first(tree: Any, out_axes: Any, count: int) -> Any:
+    """The first ``count`` examples of a batched output."""
+    return _map_mapped(lambda leaf, axis: lax.slice_in_dim(leaf, 0, count, axis=axis % leaf.ndim), tree, out_axes)
+
+
+def difference(a: Any, b: Any) -> tuple[bool, float | None]:
+    """(allclose leaf by leaf, largest absolute difference); the difference is None when not comparable."""
+    if jax.tree.structure(a) != jax.tree.structure(b):
+        return False, None
+    equal, worst = True, 0.0
+    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
+        x, y = _numbers(x), _numbers(y)
+        if x.shape != y.shape:
+            return False, None
+        equal = equal and bool(np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True))
+        same = (x == y) | (np.isnan(x) & np.isnan(y))  # equal infinities and NaN in both: no difference
+        with np.errstate(invalid="ignore"):
+            gap = np.where(same, 0.0, np.abs(x - y))
+        worst = float(np.max([worst, np.max(gap)])) if gap.size else worst  # np.max keeps NaN
+    return equal, worst if np.isfinite(worst) else None
+
+
+def _numbers(leaf: Any) -> np.ndarray:
+    dtype = getattr(leaf, "dtype", None)
+    if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+        leaf = jax.random.key_data(leaf)
+    array = np.asarray(leaf)
+    return array.astype(np.complex128 if np.iscomplexobj(array) else np.float64)
+
+
+def _check_memory(vmapped: Callable, example: tuple, in_axes: Any, size: int) -> None:
+    """Refuse, before allocating, a batch whose inputs and outputs would not fit the worker's memory."""
+    sizes = []
+
+    def shape(leaf, axis):
+        leaf = jnp.asarray(leaf)
+        dims = list(leaf.shape)
+        dims.insert(axis % (leaf.ndim + 1), size)
+        sizes.append(leaf.size * size * leaf.dtype.itemsize)
+        return jax.ShapeDtypeStruct(tuple(dims), leaf.dtype)
+    shapes = _map_mapped(shape, example, in_axes)
+    try:
+        out = jax.eval_shape(vmapped, *shapes)
+    except ValueError as exc:
+        if "out_axes" in str(exc):
+            raise UserCodeError("invalid_input", f"out_axes does not fit the output of f: {exc}") from None
+        raise
+    nbytes = sum(sizes) + sum(s.size * s.dtype.itemsize for s in jax.tree.leaves(out))
+    if nbytes > MAX_BATCH_BYTES:
+        raise UserCodeError("invalid_input", f"A batch of {size:,} needs about {nbytes / 2**20:,.0f} MiB for its "
+                            f"inputs and outputs; the limit is {MAX_BATCH_BYTES // 2**20} MiB. Use a smaller size.")
+
+
+def _jaxpr_text(closed_jaxpr) -> str:
+    return usercode.cap_text(source_map.jaxpr_with_lines(closed_jaxpr)[0], MAX_TEXT_CHARS)
+
+
+def _median_time(fn: Callable[[], Any], repeats: int, warm_up: bool = True, fill_s: float = 0.0) -> float:
+    """Median seconds of at least ``repeats`` calls of ``fn``, after one untimed warm-up call (unless just warmed).
+
+    Calls taking microseconds are noisy (thread wake-ups), so while the calls so
+    far add up to less than ``fill_s`` it keeps going, up to ``_MAX_REPEATS``.
+    ``fn`` must wait for its result (``jax.block_until_ready``): JAX dispatches
+    asynchronously, and without waiting only the dispatch would be timed.
+    """
+    if warm_up:
+        fn()
+    times: list[float] = []
+    while len(times) < repeats or (sum(times) < fill_s and len(times) < _MAX_REPEATS):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)

@@ -1,0 +1,272 @@
+"""playground.vectorize: jax.vmap against plain Python loops, axes parsing, no time shown for a wrong result."""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from playground import usercode, vectorize
+from playground.vectorize import PRESETS, compare, make_batch, parse_axes, python_loop
+
+SUCCESS_KEYS = {"ok", "function", "in_axes", "out_axes", "jaxpr", "batched_jaxpr", "batch_sizes",
+                "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "stdout"}
+CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
+
+
+def numpy_batch(example, in_axes, size):
+    """The batch the module docstring promises, built with a Python loop and numpy: an independent reference."""
+    def one(leaf, axis, i):
+        leaf = np.asarray(leaf)
+        return leaf * np.float32(1 + 0.01 * (i % 100)) if np.issubdtype(leaf.dtype, np.floating) else leaf
+
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(example)
+    batch = []
+    for arg, axis in zip(example, axes, strict=True):
+        if axis is None:
+            batch.append(arg)
+        else:
+            batch.append(jax.tree.map(lambda leaf, a=axis: np.stack([one(leaf, a, i) for i in range(size)], a), arg))
+    return tuple(batch)
+
+
+def reference_loop(f, batch, in_axes, size, out_axis=0):
+    """f on each example, numpy slicing and np.stack: what vmap must equal."""
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(batch)
+    outputs = []
+    for i in range(size):
+        args = [arg if a is None else jax.tree.map(lambda leaf, a=a, i=i: np.take(np.asarray(leaf), i, axis=a), arg)
+                for arg, a in zip(batch, axes, strict=True)]
+        outputs.append(f(*args))
+    return jax.tree.map(lambda *leaves: np.stack([np.asarray(x) for x in leaves], out_axis), *outputs)
+
+
+def load(preset):
+    code, args, in_axes = PRESETS[preset]
+    program = usercode.load(code)
+    return program, usercode.evaluate_args(args, program.namespace), parse_axes(in_axes, "in_axes")
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_presets_vmap_equals_a_python_loop(preset):
+    program, example, in_axes = load(preset)
+    in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
+    size = 7
+    batch = make_batch(example, in_axes, size)
+    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-6), batch, numpy_batch(example, in_axes, size))
+    expected = reference_loop(program.function, batch, in_axes, size)
+    for batched in (jax.vmap(program.function, in_axes), jax.jit(jax.vmap(program.function, in_axes))):
+        jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6), batched(*batch), expected)
+
+    code, args, axes_text = PRESETS[preset]
+    out = compare(code, args, axes_text, "0", [1, size])
+    assert out["ok"], out
+    assert set(out) == SUCCESS_KEYS
+    assert out["equal"] is True and out["max_abs_diff"] < 1e-4
+    assert out["batch_sizes"] == [1, size]
+    assert out["function"] == program.name
+    assert out["jaxpr"].startswith("{ lambda") and out["batched_jaxpr"].startswith("{ lambda")
+
+
+def test_preset_outputs_and_jaxprs():
+    out = compare(*PRESETS["x + x² + x³"], "0", [5])
+    assert out["in_axes"] == 0 and out["out_axes"] == 0
+    assert "f32[3]" in out["jaxpr"] and "f32[5,3]" not in out["jaxpr"]
+    assert "f32[5,3] = mul" in out["batched_jaxpr"]
+    mlp = compare(*PRESETS["batched MLP predict"], "0", [4])
+    assert mlp["function"] == "predict" and mlp["in_axes"] == [None, 0]
+    assert "f32[784,1024]" in mlp["batched_jaxpr"] and "f32[4,10]" in mlp["batched_jaxpr"]
+    _, example, _ = load("batched MLP predict")
+    params, image = example
+    assert [w.shape for w, _ in params] == [(784, 1024), (1024, 1024), (1024, 10)] and image.shape == (784,)
+
+
+def test_per_example_gradients_equal_a_loop_of_grad():
+    program, example, in_axes = load("per-example gradients")
+    loss = program.namespace["loss"]
+    params, _, _ = example
+    size = 6
+    _, xs, ys = make_batch(example, tuple(in_axes), size)
+    grads = jax.vmap(program.function, in_axes=(None, 0, 0))(params, xs, ys)
+    assert grads["w"].shape == (size, 3) and grads["b"].shape == (size,)
+    for i in range(size):
+        one = jax.grad(loss)(params, xs[i], ys[i])
+        np.testing.assert_allclose(grads["w"][i], one["w"], rtol=1e-6)
+        np.testing.assert_allclose(grads["b"][i], one["b"], rtol=1e-6)
+        residual = float(jnp.dot(xs[i], params["w"]) + params["b"] - ys[i])  # d/dp (p·x + b - y)^2, by hand
+        np.testing.assert_allclose(one["w"], 2 * residual * np.asarray(xs[i]), rtol=1e-5)
+    assert not np.allclose(grads["w"][0], grads["w"][1])  # the examples really differ
+
+
+def test_two_batched_arguments_with_in_axes_0_and_1():
+    code = "def f(x, y):\n    return jnp.dot(x, y) * jnp.sin(x)\n"
+    example = (jnp.arange(1.0, 4.0), jnp.array([0.5, -1.0, 2.0]))
+    batch = make_batch(example, (0, 1), 5)
+    assert batch[0].shape == (5, 3) and batch[1].shape == (3, 5)
+    np.testing.assert_allclose(batch[1][:, 2], example[1] * 1.02, rtol=1e-6)
+
+    def f(x, y):
+        return jnp.dot(x, y) * jnp.sin(x)
+    np.testing.assert_allclose(jax.vmap(f, (0, 1))(*batch), reference_loop(f, batch, (0, 1), 5), rtol=1e-5)
+    out = compare(code, "(jnp.arange(1.0, 4.0), jnp.array([0.5, -1.0, 2.0]))", "(0, 1)", "0", [5, 64])
+    assert out["ok"], out
+    assert out["equal"] is True and out["in_axes"] == [0, 1]
+    assert "f32[3,5]" in out["batched_jaxpr"]
+
+
+def test_out_axes_1_stacks_along_axis_1():
+    example, size = (jnp.arange(3.0),), 4
+    batch = make_batch(example, 0, size)
+    stacked, done = python_loop(lambda x: x * 2, batch, 0, 1, size)
+    assert done == size and stacked.shape == (3, size)
+    np.testing.assert_allclose(stacked, np.asarray(batch[0]).T * 2)
+    np.testing.assert_allclose(jax.vmap(lambda x: x * 2, 0, 1)(*batch), stacked)
+    out = compare("def f(x):\n    return x * 2\n", "jnp.arange(3.0)", "0", "1", [size])
+    assert out["ok"] and out["equal"] and out["out_axes"] == 1
+    assert "f32[3,4]" in out["batched_jaxpr"]
+
+
+def test_pytree_arguments_and_outputs():
+    code = "def f(p, x):\n    return {'y': p['w'] * x, 's': jnp.sum(p['w'])}\n"
+    out = compare(code, "({'w': jnp.ones(2), 'n': 3}, jnp.ones(2))", "({'w': None, 'n': None}, 0)",
+                  "{'y': 0, 's': None}", [3])
+    assert out["ok"], out
+    assert out["equal"] and out["in_axes"] == [{"w": None, "n": None}, 0] and out["out_axes"] == {"y": 0, "s": None}
+    ints = make_batch((jnp.arange(3), True), 0, 4)
+    assert ints[0].dtype == jnp.int32 and np.all(np.asarray(ints[0]) == np.arange(3))
+    assert ints[1].shape == (4,) and bool(np.all(ints[1]))
+
+
+def test_list_argument_takes_a_list_of_axes():
+    out = compare("def f(ws):\n    return ws[0] + ws[1]\n", "[jnp.ones(2), jnp.ones(2)]", "([0, None],)", "0", [3])
+    assert out["ok"], out
+    assert out["equal"] and out["in_axes"] == [[0, None]]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("0", 0), (" 1 ", 1), ("-1", -1), ("None", None), ("", 0), ("(None, 0, 0)", (None, 0, 0)),
+    ("[0, 1]", [0, 1]), ("({'w': 0, 'b': None}, 0)", ({"w": 0, "b": None}, 0)),
+])
+def test_parse_axes_accepts_literals(text, expected):
+    assert parse_axes(text, "in_axes") == expected
+
+
+@pytest.mark.parametrize("text", [
+    "__import__('os')", "__import__('os').system('touch /tmp/vectorize_pwned')", "1.5", "True", "'a'",
+    "{1: 0}", "(0, 'x')", "0 if 1 else 1", "x", "[0", "{0}", "1j", "[" * 40 + "0" + "]" * 40,
+    "[" * 200 + "]" * 200, "0" * 2000,
+])
+def test_parse_axes_rejects_everything_else(text, tmp_path):
+    with pytest.raises(usercode.UserCodeError) as info:
+        parse_axes(text, "in_axes")
+    assert info.value.kind == "invalid_input"
+
+
+def test_code_in_axes_is_never_evaluated(tmp_path):
+    marker = tmp_path / "pwned"
+    attempt = f"__import__('pathlib').Path({str(marker)!r}).touch()"
+    for in_axes, out_axes in ((attempt, "0"), ("0", attempt)):
+        out = compare(CUBIC, "jnp.ones(3)", in_axes, out_axes, [2])
+        assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
+    assert not marker.exists()
+    assert compare(CUBIC, "jnp.ones(3)", 0, "0", [2])["error"]["kind"] == "invalid_input"  # not a str
+
+
+@pytest.mark.parametrize(("code", "args", "in_axes", "out_axes", "words"), [
+    ("def f(a, b):\n    return a + b\n", "(jnp.ones(2), jnp.ones(2))", "(0, 0, 0)", "0", "3 entries"),
+    ("def f(a, b):\n    return a + b\n", "(jnp.ones(2), jnp.ones(2))", "(None, None)", "0", "maps nothing"),
+    ("def f(a):\n    return a\n", "jnp.ones(2)", "2", "0", "axis 2"),
+    ("def f(a):\n    return a\n", "jnp.ones(2)", "0", "-3", "axis -3"),
+    ("def f(a):\n    return a\n", "jnp.ones(2)", "0", "None", "out_axes"),
+    ("def f(p):\n    return p['a']\n", "{'a': jnp.ones(2)}", "{'a': 0}", "0", "top level"),
+    ("def f(p):\n    return p['a']\n", "{'a': jnp.ones(2)}", "({'b': 0},)", "0", "structure"),
+    ("def f(a):\n    return a\n", "jnp.ones(1000)", "0", "0", "MiB"),
+])
+def test_axes_that_do_not_fit_the_function_are_invalid_input(code, args, in_axes, out_axes, words):
+    out = compare(code, args, in_axes, out_axes, [100_000])
+    assert out["ok"] is False, out
+    assert out["error"]["kind"] == "invalid_input"
+    assert words in out["error"]["message"]
+
+
+@pytest.mark.parametrize("sizes", [[], [0], [-1], [100_001], [1] * 9, [True], [2.0], "10", None, [10, "20"]])
+def test_bad_batch_sizes_are_invalid_input(sizes):
+    out = compare(CUBIC, "jnp.ones(3)", "0", "0", sizes)
+    assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
+
+
+def test_times_are_positive_and_one_per_size():
+    sizes = [1, 3, 30]
+    out = compare(CUBIC, "jnp.ones(3)", "0", "0", sizes)
+    assert out["ok"] and out["equal"]
+    for key in ("loop_s", "vmap_s", "jit_vmap_s"):
+        assert len(out[key]) == len(sizes)
+        assert all(isinstance(t, float) and 0 < t < 5 for t in out[key]), out[key]
+
+
+def test_a_real_mismatch_shows_no_times():
+    """A Python side effect: the loop runs it once per example, vmap and jit only once, at trace time."""
+    code = "calls = [0]\n\ndef f(x):\n    calls[0] += 1\n    return x + calls[0]\n"
+    out = compare(code, "jnp.ones(3)", "0", "0", [4, 8])
+    assert out["ok"] is True
+    assert out["equal"] is False
+    assert out["loop_s"] == out["vmap_s"] == out["jit_vmap_s"] == []
+    assert out["max_abs_diff"] >= 1
+
+
+def test_any_mismatch_drops_every_time(monkeypatch):
+    calls = []
+
+    def differs_on_the_second_size(a, b):
+        calls.append(1)
+        return (len(calls) <= 2, 0.5)  # two comparisons (vmap, jit) per size
+    monkeypatch.setattr(vectorize, "difference", differs_on_the_second_size)
+    out = compare(CUBIC, "jnp.ones(3)", "0", "0", [2, 3, 4])
+    assert out["ok"] and out["equal"] is False
+    assert out["loop_s"] == out["vmap_s"] == out["jit_vmap_s"] == []
+    assert out["max_abs_diff"] == 0.5
+
+
+def test_slow_loop_is_checked_on_a_prefix_and_not_timed(monkeypatch):
+    monkeypatch.setattr(vectorize, "LOOP_PASS_LIMIT_S", 0.0)
+    out = compare(CUBIC, "jnp.ones(3)", "0", "1", [1, 500])
+    assert out["ok"] and out["equal"]
+    assert isinstance(out["loop_s"][0], float) and out["loop_s"][1] is None
+    assert all(t > 0 for t in out["vmap_s"] + out["jit_vmap_s"])
+    batch = make_batch((jnp.ones(3),), 0, 500)
+    stacked, done = python_loop(lambda x: x * 2, batch, 0, 1, 500, deadline=0.0)
+    assert done == 1 and stacked.shape == (3, 1)
+
+
+def test_difference_handles_nan_inf_shapes_and_structure():
+    nan = np.array([np.nan, np.inf, 1.0])
+    assert vectorize.difference(nan, nan.copy()) == (True, 0.0)
+    assert vectorize.difference(np.ones(2), np.ones(3)) == (False, None)
+    assert vectorize.difference((np.ones(2),), [np.ones(2)]) == (False, None)
+    equal, diff = vectorize.difference(np.zeros(2), np.array([0.0, 1e-3]))
+    assert not equal and math.isclose(diff, 1e-3)
+    assert vectorize.difference(np.array([1.0]), np.array([np.nan])) == (False, None)
+
+
+def test_stacking_in_chunks_equals_one_stack():
+    leaves = [jnp.full((2,), float(i)) for i in range(300)]
+    np.testing.assert_array_equal(vectorize._stack(tuple(leaves), 1), np.stack([np.asarray(x) for x in leaves], 1))
+
+
+def test_user_errors_keep_their_line_and_prints_are_captured():
+    out = compare("def f(x):\n    y = x * 2\n    return y / undefined\n", "jnp.ones(3)", "0", "0", [2])
+    assert out["error"]["kind"] == "user_exception" and out["error"]["line"] == 3
+    out = compare("def f(x):\n    print('seen', x.shape)\n    return x\n", "jnp.ones(3)", "0", "0", [2])
+    assert out["ok"] and "seen (3,)" in out["stdout"]
+
+
+def test_median_time_warms_up_then_repeats():
+    calls = []
+    assert vectorize._median_time(lambda: calls.append(1), 3) >= 0
+    assert len(calls) == 4
+    calls.clear()
+    vectorize._median_time(lambda: calls.append(1), 3, warm_up=False, fill_s=math.inf)
+    assert len(calls) == vectorize._MAX_REPEATS
