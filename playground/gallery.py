@@ -81,20 +81,36 @@ class VmapPreset:
     in_axes: str
 
 
+_MLP_CODE = '''\
+def init_params(key, sizes):
+    """One (W, b) pair per layer from an explicit PRNG key; W ~ N(0, 1/fan_in) keeps logits near 1."""
+    keys = jax.random.split(key, len(sizes) - 1)
+    return [(jax.random.normal(k, (m, n)) / jnp.sqrt(m), jnp.zeros(n))
+            for k, m, n in zip(keys, sizes[:-1], sizes[1:])]
+
+def predict(params, image):
+    """Log-probabilities of the 10 digits for ONE flattened 28x28 image."""
+    activations = image
+    for w, b in params[:-1]:
+        activations = jnp.maximum(jnp.dot(activations, w) + b, 0.0)  # ReLU
+    final_w, final_b = params[-1]
+    logits = jnp.dot(activations, final_w) + final_b
+    return logits - jax.nn.logsumexp(logits)
+'''
+
+# The vmap tab's presets: a function for ONE example, that example's arguments, and in_axes.
 VMAP_PRESETS = {
     "per-example gradients": VmapPreset(
-        "def loss(params, x, y):\n    prediction = x @ params['w'] + params['b']\n"
-        "    return (prediction - y) ** 2\n\nf = jax.grad(loss)\n",
-        "({'w': jnp.array([0.5, -1.0, 2.0]), 'b': jnp.array(0.1)}, jnp.array([1.0, 2.0, 3.0]), jnp.array(2.0))",
+        "def loss(params, x, y):\n"
+        "    prediction = jnp.dot(x, params['w']) + params['b']\n"
+        "    return (prediction - y) ** 2\n\n"
+        "f = jax.grad(loss)  # the gradient for ONE example; vmap gives one per example\n",
+        "({'w': jnp.array([0.5, -1.0, 2.0]), 'b': jnp.array(0.1)}, jnp.array([1.0, 2.0, 3.0]), jnp.array(4.0))",
         "(None, 0, 0)",
     ),
     "batched MLP predict": VmapPreset(
-        "def relu(x):\n    return jnp.maximum(x, 0)\n\n"
-        "def predict(params, image):\n    activations = image\n    for w, b in params[:-1]:\n"
-        "        activations = relu(jnp.dot(w, activations) + b)\n    w, b = params[-1]\n"
-        "    logits = jnp.dot(w, activations) + b\n    return logits - jax.nn.logsumexp(logits)\n",
-        "([(0.1 * jax.random.normal(jax.random.key(k), (m, n)), jnp.zeros(m))"
-        " for k, (n, m) in enumerate([(784, 512), (512, 256), (256, 10)])], jnp.ones(784))",
+        _MLP_CODE,
+        "(init_params(jax.random.key(0), [784, 1024, 1024, 10]), jax.random.uniform(jax.random.key(1), (784,)))",
         "(None, 0)",
     ),
     "x + x² + x³": VmapPreset("def f(x):\n    return x + x*x + x*x*x\n", "jnp.ones(3)", "0"),

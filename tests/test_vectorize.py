@@ -10,7 +10,10 @@ import numpy as np
 import pytest
 
 from playground import usercode, vectorize
-from playground.vectorize import PRESETS, compare, make_batch, parse_axes, python_loop
+from playground.gallery import VMAP_PRESETS
+from playground.vectorize import compare, make_batch, parse_axes, python_loop
+
+PRESETS = {name: (p.code, p.args, p.in_axes) for name, p in VMAP_PRESETS.items()}
 
 SUCCESS_KEYS = {"ok", "function", "in_axes", "out_axes", "jaxpr", "batched_jaxpr", "batch_sizes",
                 "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "stdout"}
