@@ -7,7 +7,7 @@ import platform
 import jax
 import jax.numpy as jnp
 
-from playground import staging, usercode
+from playground import derivatives, jit_benchmark, staging, usercode, vectorize
 from playground.sandbox.limits import Limits
 
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
@@ -21,18 +21,27 @@ def warm_up() -> None:
 
 
 def run(job: dict, limits: Limits) -> dict:
-    kind = job.get("kind")
-    if kind == "inspect":
-        usercode.forbid_new_processes()
-        return staging.inspect(
-            str(job.get("code", "")), str(job.get("args", "")), limits.output_chars,
-            static_argnums=tuple(int(i) for i in job.get("static_argnums") or ()),
-            second_args=str(job.get("second_args") or ""),
-            checks_budget_s=limits.timeout_s / 5,
-        )
-    if kind == "about":
-        return about()
-    return usercode.error_dict("invalid_input", f"unknown job kind {kind!r}")
+    """Dispatch on job["kind"]; the server has already checked the arguments' types and ranges."""
+    handlers = {
+        "inspect": lambda: staging.inspect(
+            job["code"], job["args"], limits.output_chars, static_argnums=tuple(job.get("static_argnums", ())),
+            second_args=job.get("second_args", ""), checks_budget_s=limits.timeout_s / 5),
+        "derivatives": lambda: derivatives.derivatives(
+            job["code"], job["order"], job["x_min"], job["x_max"], job["points"]),
+        "gradient": lambda: derivatives.gradient_and_hessian(job["code"], job["point"]),
+        "vmap": lambda: vectorize.compare(
+            job["code"], job["args"], job["in_axes"], job["out_axes"], job["batch_sizes"]),
+        "jit_speed": lambda: jit_benchmark.jit_speed(job["code"], job["sizes"], job["repeats"], limits.memory_mb),
+        "about": about,
+    }
+    handler = handlers.get(job.get("kind"))
+    if handler is None:
+        return usercode.error_dict("invalid_input", f"unknown job kind {job.get('kind')!r}")
+    usercode.forbid_new_processes()
+    try:
+        return handler()
+    except KeyError as exc:
+        return usercode.error_dict("invalid_input", f"the job is missing {exc}")
 
 
 def about() -> dict:

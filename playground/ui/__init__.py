@@ -6,7 +6,7 @@ import gradio as gr
 
 from playground.api import PlaygroundAPI
 from playground.config import Settings
-from playground.ui import about_tab, inspect_tab
+from playground.ui import about_tab, derivatives_tab, inspect_tab, jit_tab, vmap_tab
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code shares the pool's concurrency
 # Messages (JAX's errors are long lines) wrap instead of scrolling out of sight.
@@ -22,6 +22,12 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
         with gr.Tabs():
             with gr.Tab("Inspect", id="inspect"):
                 inspect_tab.build(api, demo, settings.workers, SANDBOX_QUEUE)
+            with gr.Tab("Derivatives", id="derivatives"):
+                derivatives_tab.build(api, settings.workers, SANDBOX_QUEUE)
+            with gr.Tab("vmap", id="vmap"):
+                vmap_tab.build(api, settings.workers, SANDBOX_QUEUE)
+            with gr.Tab("jit", id="jit"):
+                jit_tab.build(api, settings.workers, SANDBOX_QUEUE)
             with gr.Tab("About", id="about"):
                 about_tab.build(api, demo)
     return demo
