@@ -1,0 +1,379 @@
+"""What ``jax.jit`` buys: the user's function timed as NumPy, as eager JAX and as jitted JAX. Runs inside a worker.
+
+For each size n the input is one n x n float32 array with values in [-1, 1)
+from ``np.random.default_rng(0)``: the same values and dtype for all three.
+NumPy gets the host array; JAX gets a copy placed on the device beforehand,
+so no transfer is timed. Eager JAX calls the function directly (one dispatch
+per primitive); jitted JAX calls ``jax.jit(fn)``, whose compile time is timed
+on its own (``timing.compile_time``) and kept out of the steady-state number.
+Every time comes from ``timing.measure``: a warm-up call, ``block_until_ready``
+before the clock stops, the median of at least ``repeats`` runs. No time is
+reported before the three results were compared at the smallest size.
+
+>>> r = jit_speed(SEEDS_CODE, [10, 100], repeats=3, memory_mb=2048)
+>>> r["sizes"], r["jaxpr_ops"], r["fused_kernels"], r["equal"]
+([10, 100], 5, 1, True)
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import inspect
+import os
+import re
+import resource
+import types
+import warnings
+
+import jax
+import numpy as np
+
+from playground import staging, timing, usercode
+
+SEEDS_CODE = "def fn(x):\n    return x + x*x + x*x*x\n"
+DEFAULT_SIZES = [10, 100, 1000, 4000, 10000]  # a size n means an n x n float32 input
+MAX_SIZES, MAX_SIZE, MAX_REPEATS = 8, 10_000, 50
+MIN_TOTAL_S = 0.2
+# Memory model, in arrays of n*n*4 bytes. Measured for the seeds' function (peak resident
+# memory of a whole jit_speed call above a warmed-up interpreter): 6.1 arrays at n = 4000 and
+# n = 10000 (the host input, the device input, jit's result kept for the comparison, and the
+# live values of the eager run: x*x + x, x*x, x*x*x). The estimate is at least ARRAYS_FLOOR
+# arrays, or SAFETY times what the jaxpr's live values (eager, op by op) and XLA's buffer plan
+# (jit) say, plus the host input, so functions with bigger temporaries are bounded too. A size
+# is kept only while the worker's resident memory now plus that estimate stays under
+# HEADROOM * memory_mb (the parent kills a worker that goes above memory_mb).
+ARRAYS_FLOOR, SAFETY, HEADROOM = 8, 1.5, 0.8
+RTOL, ATOL = 1e-4, 1e-5  # float32, and XLA may fuse a*b+c into one rounding where NumPy rounds twice
+# Ops of the ENTRY computation that launch no work: they name or regroup buffers.
+_FREE_OPS = {"parameter", "constant", "bitcast", "tuple", "get-tuple-element", "after-all", "opt-barrier"}
+_HLO_OP = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+ = .+? ([a-z][a-z0-9\-]*)\(")
+
+
+def jit_speed(code: str, sizes: list[int], repeats: int, memory_mb: int) -> dict:
+    """Median seconds per call of NumPy, eager JAX and jitted JAX on n x n float32 inputs, per size."""
+    with warnings.catch_warnings(), contextlib.redirect_stdout(usercode.CappedText(0)):
+        warnings.simplefilter("ignore")
+        try:
+            sizes, repeats = validate(sizes, repeats, memory_mb)
+            program = usercode.load(code)
+            return _benchmark(code, program, sizes, repeats, memory_mb)
+        except Exception as exc:
+            return staging.explained_error(exc, code)
+
+
+def validate(sizes, repeats, memory_mb) -> tuple[list[int], int]:
+    """1..8 sizes, each 1..10 000, and 1..50 repeats; sizes come back sorted, without repeats."""
+    def whole(v) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+    if not isinstance(sizes, (list, tuple)) or not 1 <= len(sizes) <= MAX_SIZES or not all(map(whole, sizes)):
+        raise usercode.UserCodeError("invalid_input", f"Give 1 to {MAX_SIZES} whole-number sizes, got {sizes!r}.")
+    if not all(1 <= s <= MAX_SIZE for s in sizes):
+        raise usercode.UserCodeError(
+            "invalid_input", f"Each size n (an n x n input) must be between 1 and {MAX_SIZE:,}, got {list(sizes)}.")
+    if not whole(repeats) or not 1 <= repeats <= MAX_REPEATS:
+        raise usercode.UserCodeError("invalid_input", f"repeats must be between 1 and {MAX_REPEATS}, got {repeats!r}.")
+    if not whole(memory_mb) or memory_mb <= 0:
+        raise usercode.UserCodeError("invalid_input", f"memory_mb must be a positive number, got {memory_mb!r}.")
+    return sorted({int(s) for s in sizes}), int(repeats)
+
+
+def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repeats: int, memory_mb: int) -> dict:
+    eager = program.function
+    if hasattr(eager, "lower") and hasattr(eager, "__wrapped__"):
+        eager = eager.__wrapped__  # already decorated with jax.jit: time the plain function as "eager"
+    _check_signature(eager, program.name)
+    jitted = jax.jit(eager)
+    kept, skipped, compiled = [], [], {}
+    for n in sizes:
+        spec = jax.ShapeDtypeStruct((n, n), np.float32)
+        compiled[n] = timing.compile_time(jitted, spec)  # before any call, or the cache would answer
+        _check_output(compiled[n][1].out_info, n, program.name)
+        need_mb, arrays_mb, resident_mb = _memory_needed(eager, spec, compiled[n][1])
+        if need_mb > HEADROOM * memory_mb:
+            skipped.append({"size": n, "reason": f"needs about {need_mb:,.0f} MB, the sandbox allows {memory_mb:,} MB "
+                            f"({arrays_mb:,.0f} MB for the arrays on top of the {resident_mb:,.0f} MB the worker "
+                            f"already uses; the benchmark keeps under {HEADROOM:.0%} of the limit)"})
+        else:
+            kept.append(n)
+    if not kept:
+        raise usercode.UserCodeError("memory", "No size fits in the sandbox's memory: "
+                                     + "; ".join(f"n={s['size']} {s['reason']}" for s in skipped))
+    as_numpy, numpy_unavailable = numpy_version(code, program.name)
+    first = _input(kept[0])
+    as_numpy, numpy_unavailable = _check_results(eager, jitted, as_numpy, numpy_unavailable, first, program.name)
+    del first
+    rows = {"numpy": [], "eager": [], "jit": []}
+    for n in kept:
+        x_host = _input(n)
+        x_device = jax.block_until_ready(jax.device_put(x_host))
+        runs = {"eager": lambda x=x_device: eager(x), "jit": lambda x=x_device: jitted(x)}
+        if as_numpy is not None:
+            runs["numpy"] = lambda x=x_host, f=as_numpy: f(x)
+        for engine in rows:
+            try:
+                t = timing.measure(runs[engine], min_total_s=MIN_TOTAL_S, min_runs=repeats) if engine in runs else None
+            except Exception as exc:
+                if engine != "numpy":
+                    raise
+                as_numpy, t = None, None
+                why = usercode.error_result(exc)["error"]["message"]
+                numpy_unavailable = f"The NumPy version failed at n={n}: {why}"
+            rows[engine].append(t)
+        del x_host, x_device, runs
+    device = jax.devices()[0]
+    return {
+        "ok": True,
+        "function": program.name,
+        "device": f"{device.platform}: {device.device_kind}",
+        "sizes": kept,
+        "skipped": skipped,
+        "numpy_s": _column(rows["numpy"], "median_s"),
+        "eager_s": _column(rows["eager"], "median_s"),
+        "jit_s": _column(rows["jit"], "median_s"),
+        "compile_s": [compiled[n][0] for n in kept],
+        "spread": {engine: _column(ts, "iqr_s") for engine, ts in rows.items()},
+        "min_s": {engine: _column(ts, "min_s") for engine, ts in rows.items()},
+        "numpy_unavailable": numpy_unavailable,
+        "jaxpr_ops": count_equations(jax.make_jaxpr(eager)(jax.ShapeDtypeStruct((kept[0],) * 2, np.float32)).jaxpr),
+        "fused_kernels": count_kernels(compiled[kept[0]][1].as_text()),
+        "equal": True,
+    }
+
+
+def _input(n: int) -> np.ndarray:
+    """n x n float32 in [-1, 1): small enough that x**3 cannot overflow. Made in place, no float64 copy."""
+    x = np.random.default_rng(0).random((n, n), dtype=np.float32)
+    x *= 2
+    x -= 1
+    return x
+
+
+def _column(timings: list, field: str) -> list:
+    return [None if t is None else getattr(t, field) for t in timings]
+
+
+def _check_signature(function, name: str) -> None:
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return  # a builtin or C function: the call itself will say
+    try:
+        signature.bind(object())
+    except TypeError:
+        raise usercode.UserCodeError(
+            "invalid_input", f"`{name}{signature}` must take exactly one argument: the benchmark calls it with one "
+            "n x n float32 array.") from None
+
+
+def _check_output(out_info, n: int, name: str) -> None:
+    if not (hasattr(out_info, "shape") and hasattr(out_info, "dtype")):
+        kind = type(out_info).__name__
+        raise usercode.UserCodeError(
+            "invalid_input", f"`{name}` returns a {kind}; the benchmark needs one array of the input's shape.")
+    if tuple(out_info.shape) != (n, n):
+        raise usercode.UserCodeError(
+            "invalid_input", f"`{name}` turns a ({n}, {n}) input into shape {tuple(out_info.shape)}; the benchmark "
+            "compares functions that return an array of the same shape as their input.")
+
+
+def _check_results(eager, jitted, as_numpy, numpy_unavailable, x_host: np.ndarray, name: str) -> tuple:
+    """Eager and jit must agree (else nothing is timed); a NumPy version that disagrees is left out, with why.
+
+    Values are freed as soon as they were compared, and compared in row blocks,
+    so the check needs no more memory than the timed runs.
+    """
+    x_device = jax.block_until_ready(jax.device_put(x_host))
+    by_jit = np.asarray(jitted(x_device))
+    by_eager = np.asarray(eager(x_device))
+    del x_device
+    if not _allclose(by_eager, by_jit):
+        raise usercode.UserCodeError(
+            "invalid_input", f"`{name}` gives different results eagerly and under jit at n={x_host.shape[0]} "
+            f"({_difference(by_eager, by_jit)}): timing two different computations would mean nothing. "
+            "Is the function pure?")
+    del by_eager
+    if as_numpy is None:
+        return None, numpy_unavailable
+    x_copy = x_host.copy()
+    try:
+        by_numpy = as_numpy(x_copy)
+    except Exception as exc:
+        return None, f"Your code does not run with jnp as NumPy: {usercode.error_result(exc)['error']['message']}"
+    if not _allclose(x_copy, x_host, rtol=0, atol=0):
+        return None, ("With jnp as NumPy the function changes its input in place (JAX arrays are immutable), "
+                      "so every timed run would see other numbers.")
+    del x_copy
+    if not isinstance(by_numpy, np.ndarray):
+        return None, f"With jnp as NumPy the function returns a {type(by_numpy).__name__}, not a NumPy array."
+    if by_numpy.dtype != by_jit.dtype:
+        return None, (f"With jnp as NumPy the function computes in {by_numpy.dtype}, JAX in {by_jit.dtype}: "
+                      "timing them side by side would not compare like with like.")
+    if not _allclose(by_numpy, by_jit):
+        return None, f"With jnp as NumPy the function gives other results ({_difference(by_numpy, by_jit)})."
+    return as_numpy, None
+
+
+def _allclose(a: np.ndarray, b: np.ndarray, rtol: float = RTOL, atol: float = ATOL) -> bool:
+    """``np.allclose`` (NaN equal to NaN), a block of rows at a time so its temporaries stay small."""
+    if a.shape != b.shape:
+        return False
+    if a.ndim == 0 or a.size == 0:
+        return bool(np.allclose(a, b, rtol, atol, equal_nan=True))
+    rows = max(1, (1 << 20) // max(1, a[0].size))
+    return all(np.allclose(a[i:i + rows], b[i:i + rows], rtol, atol, equal_nan=True) for i in range(0, len(a), rows))
+
+
+def _difference(a: np.ndarray, b: np.ndarray) -> str:
+    if a.shape != b.shape:
+        return f"shapes {a.shape} and {b.shape}"
+    with np.errstate(all="ignore"):
+        return f"largest difference {float(np.nanmax(np.abs(a.astype(np.float64) - b))):.3g}"
+
+
+def numpy_version(code: str, name: str) -> tuple:
+    """The user's function run again with ``jnp`` as NumPy: (function or None, why not).
+
+    ``jax`` and ``lax`` are stand-ins there: ``jax.numpy`` (however imported) is
+    NumPy, ``jax.jit`` leaves the function as it is, and anything else of JAX
+    raises, so the NumPy timing can never silently run JAX.
+    """
+    stand_in = _NumpyJax("jax (NumPy stand-in)")
+    namespace = {**usercode.base_namespace(), "jnp": np, "jax": stand_in, "lax": _NumpyJax("jax.lax (NumPy stand-in)")}
+    namespace["__builtins__"] = {**vars(builtins), "__import__": _numpy_import(stand_in)}
+    try:
+        exec(compile(usercode.parse(code), usercode.USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed
+    except Exception as exc:
+        return None, f"Your code does not run with jnp as NumPy: {usercode.error_result(exc)['error']['message']}"
+    function = namespace.get(name)
+    return (function, None) if callable(function) else (None, f"`{name}` is not a function with jnp as NumPy.")
+
+
+class _NumpyJax(types.ModuleType):
+    """``jax`` as the NumPy run sees it. Its name is not in sys.modules, so ``from jax import lax`` fails too."""
+
+    def __getattr__(self, attr: str):
+        if attr == "numpy":
+            return np
+        if attr == "jit" and self.__name__.startswith("jax "):
+            return _no_jit
+        raise AttributeError(f"{self.__name__.split()[0]}.{attr} is JAX-only: the NumPy version has jnp as NumPy "
+                             "and nothing else of JAX")
+
+
+def _no_jit(function=None, **_options):
+    return function if function is not None else (lambda f: f)
+
+
+def _numpy_import(stand_in: types.ModuleType):
+    def numpy_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and (name == "jax" or name.startswith("jax.")):
+            if name == "jax.numpy" and fromlist:
+                return np
+            if name in ("jax", "jax.numpy"):
+                return stand_in
+            raise ImportError(f"{name} is JAX-only: the NumPy version has jnp as NumPy and nothing else of JAX")
+        return builtins.__import__(name, globals, locals, fromlist, level)
+
+    return numpy_import
+
+
+def _memory_needed(function, spec: jax.ShapeDtypeStruct, compiled) -> tuple[float, float, float]:
+    """(MB the worker would hold at its peak, MB of it for arrays, MB it holds now) for one size."""
+    array = spec.size * spec.dtype.itemsize
+    eager_peak = peak_live_bytes(jax.make_jaxpr(function)(spec).jaxpr)
+    jit_peak = 0
+    with contextlib.suppress(Exception):  # a backend without memory_analysis leaves the other bounds
+        stats = compiled.memory_analysis()
+        jit_peak = stats.argument_size_in_bytes + stats.output_size_in_bytes + stats.temp_size_in_bytes
+    arrays = max(ARRAYS_FLOOR * array, SAFETY * (array + max(eager_peak, jit_peak)))
+    resident = _resident_bytes()
+    return (resident + arrays) / 2**20, arrays / 2**20, resident / 2**20
+
+
+def _resident_bytes() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # the peak so far: an overestimate
+
+
+def peak_live_bytes(jaxpr) -> int:
+    """Most bytes alive at once when the jaxpr runs op by op, each value freed after its last use.
+
+    The inputs stay alive throughout (the caller holds them); an equation with
+    sub-jaxprs adds their own peak while it runs.
+    """
+    last_use = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for v in eqn.invars:
+            if _is_var(v):
+                last_use[v] = i
+    pinned = set(jaxpr.invars) | set(jaxpr.constvars) | {v for v in jaxpr.outvars if _is_var(v)}
+    live = {v: _nbytes(v) for v in (*jaxpr.invars, *jaxpr.constvars)}
+    peak = sum(live.values())
+    for i, eqn in enumerate(jaxpr.eqns):
+        inner = max((peak_live_bytes(sub) for sub in subjaxprs(eqn.params)), default=0)
+        outs = {v: _nbytes(v) for v in eqn.outvars if _is_var(v)}
+        peak = max(peak, sum(live.values()) + sum(outs.values()) + inner)
+        live.update(outs)
+        for v in eqn.invars:
+            if _is_var(v) and last_use.get(v) == i and v not in pinned:
+                live.pop(v, None)
+    return peak
+
+
+def count_equations(jaxpr) -> int:
+    """Equations in a jaxpr, counting those inside sub-jaxprs (jit, cond branches, scan/while bodies) too.
+
+    An equation that holds sub-jaxprs counts once itself plus its contents.
+    """
+    return sum(1 + sum(count_equations(sub) for sub in subjaxprs(eqn.params)) for eqn in jaxpr.eqns)
+
+
+def subjaxprs(params: dict) -> list:
+    found = []
+
+    def visit(value) -> None:
+        if hasattr(value, "eqns"):
+            found.append(value)
+        elif hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
+            found.append(value.jaxpr)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                visit(item)
+
+    for value in params.values():
+        visit(value)
+    return found
+
+
+def count_kernels(hlo_text: str) -> int:
+    """Kernels XLA runs for the optimised HLO: the instructions of its ENTRY computation that do work.
+
+    After fusion, each ``fusion(...)`` instruction in ENTRY is one loop nest
+    (one kernel) however many jaxpr operations it swallowed; ops XLA left
+    unfused (``sort``, ``copy``, ``custom-call``, ``while``, ...) are one each.
+    Parameters, constants, bitcasts and tuple plumbing launch nothing and are
+    not counted; a ``while`` or ``conditional`` counts once, not its body.
+    The seeds' ``x + x*x + x*x*x`` becomes a single ``multiply_add_fusion``: 1.
+    """
+    entry = hlo_text[hlo_text.index("\nENTRY"):] if "\nENTRY" in hlo_text else hlo_text
+    body = entry.split("\n}", 1)[0].splitlines()[1:]
+    ops = [m.group(1) for line in body if (m := _HLO_OP.match(line))]
+    return sum(op not in _FREE_OPS for op in ops)
+
+
+def _is_var(v) -> bool:
+    return not hasattr(v, "val")  # Literals carry a value; Vars (and DropVars) do not
+
+
+def _nbytes(v) -> int:
+    aval = getattr(v, "aval", None)
+    shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
+    itemsize = getattr(dtype, "itemsize", None)  # also PRNG key dtypes, which np.dtype() refuses
+    if shape is None or not isinstance(itemsize, int):
+        return 0
+    return int(np.prod(shape, dtype=np.int64)) * itemsize

@@ -1,0 +1,95 @@
+"""The honest timing harness: warm-up, ``block_until_ready``, compile timed on its own, medians of repeats.
+
+JAX dispatches asynchronously: ``jax.jit(f)(x)`` returns as soon as the work
+is queued, so a clock stopped there measures dispatch, not the computation.
+``measure`` therefore passes every result to ``jax.block_until_ready`` before
+it reads the clock, runs the function untimed first (the first call of a jitted
+function traces and compiles; the first eager call compiles each primitive),
+and reports the median and quartiles of many runs rather than one lucky or
+unlucky run. ``compile_time`` times ``lower(...).compile()`` separately, so
+compilation never hides inside a steady-state number.
+
+>>> import jax.numpy as jnp
+>>> x = jnp.ones((100, 100))
+>>> t = measure(lambda: x @ x, min_total_s=0.05)
+>>> t.runs >= 3 and t.min_s <= t.median_s
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import jax
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds per call over ``runs`` timed calls: fastest, median and quartiles."""
+
+    min_s: float
+    median_s: float
+    q1_s: float
+    q3_s: float
+    runs: int
+
+    @property
+    def iqr_s(self) -> float:
+        """The interquartile range, q3 - q1: how much the middle half of the runs spread."""
+        return self.q3_s - self.q1_s
+
+    def to_dict(self) -> dict:
+        return {"min_s": self.min_s, "median_s": self.median_s, "iqr_s": self.iqr_s,
+                "q1_s": self.q1_s, "q3_s": self.q3_s, "runs": self.runs}
+
+    @classmethod
+    def from_samples(cls, seconds: list[float]) -> Timing:
+        if not seconds:
+            raise ValueError("no timed runs")
+        q1, median, q3 = np.percentile(np.asarray(seconds, dtype=np.float64), [25, 50, 75])
+        return cls(min_s=float(min(seconds)), median_s=float(median), q1_s=float(q1), q3_s=float(q3),
+                   runs=len(seconds))
+
+
+def measure(fn: Callable[[], object], *, min_total_s: float = 0.2, max_runs: int = 50, min_runs: int = 3,
+            warmup: int = 1) -> Timing:
+    """Call fn warmup times untimed, then time calls until about min_total_s has passed.
+
+    At least ``min_runs`` and at most ``max_runs`` calls are timed. fn's result
+    is passed to ``jax.block_until_ready`` before the clock stops (so async
+    dispatch is not mistaken for speed), and it is released only after the
+    clock stopped, so one result is alive at a time and freeing it is not timed
+    (the same for NumPy and JAX).
+    """
+    if min_runs < 1 or max_runs < min_runs:
+        raise ValueError(f"need 1 <= min_runs <= max_runs, got min_runs={min_runs}, max_runs={max_runs}")
+    if warmup < 0 or not min_total_s >= 0:
+        raise ValueError(f"need warmup >= 0 and min_total_s >= 0, got {warmup} and {min_total_s}")
+    for _ in range(warmup):
+        jax.block_until_ready(fn())
+        # the warm-up's result is dropped here, before any timed run allocates its own
+    seconds: list[float] = []
+    spent = 0.0
+    while len(seconds) < max_runs and (len(seconds) < min_runs or spent < min_total_s):
+        start = time.perf_counter()
+        result = fn()
+        jax.block_until_ready(result)
+        elapsed = time.perf_counter() - start
+        del result
+        seconds.append(elapsed)
+        spent += elapsed
+    return Timing.from_samples(seconds)
+
+
+def compile_time(jitted, *args) -> tuple[float, object]:
+    """Seconds to lower + compile ``jitted`` for args (``jitted.lower(*args).compile()``), and the executable.
+
+    ``args`` may be arrays or ``jax.ShapeDtypeStruct``s: compiling needs only
+    shapes and dtypes. Tracing is included (``lower`` traces first).
+    """
+    start = time.perf_counter()
+    compiled = jitted.lower(*args).compile()
+    return time.perf_counter() - start, compiled

@@ -1,0 +1,175 @@
+"""The jit tab's measurement: NumPy vs eager JAX vs jitted JAX, checked against each other before any time counts."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from playground import jit_benchmark as jb
+
+RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
+               "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "equal"}
+
+
+@pytest.fixture(scope="module")
+def seeds():
+    return jb.jit_speed(jb.SEEDS_CODE, [100, 10], repeats=3, memory_mb=2048)
+
+
+def test_seeds_result_has_every_key_and_a_time_per_size(seeds):
+    assert seeds["ok"], seeds
+    assert set(seeds) == RESULT_KEYS
+    assert seeds["function"] == "fn"
+    assert seeds["device"].startswith(f"{jax.devices()[0].platform}: ")
+    assert seeds["sizes"] == [10, 100] and seeds["skipped"] == []  # sorted
+    assert seeds["numpy_unavailable"] is None and seeds["equal"] is True
+    for key in ("numpy_s", "eager_s", "jit_s", "compile_s"):
+        assert len(seeds[key]) == 2 and all(0 < v < 5 for v in seeds[key]), key
+    for engine in ("numpy", "eager", "jit"):
+        assert all(v >= 0 for v in seeds["spread"][engine])
+        assert all(0 < lo <= med for lo, med in zip(seeds["min_s"][engine], seeds[f"{engine}_s"], strict=True))
+
+
+def test_seeds_jaxpr_has_five_equations_and_xla_fuses_them_into_one_kernel(seeds):
+    # mul a a; add a b; mul a a; mul d a; add c e -- tracing does not merge the two x*x
+    jaxpr = jax.make_jaxpr(lambda x: x + x * x + x * x * x)(jnp.ones((10, 10), jnp.float32))
+    assert [e.primitive.name for e in jaxpr.eqns] == ["mul", "add", "mul", "mul", "add"]
+    assert seeds["jaxpr_ops"] == 5
+    # the optimised HLO's ENTRY holds one `multiply_add_fusion`: all five ops in one loop
+    assert seeds["fused_kernels"] == 1
+
+
+def test_numpy_eager_and_jit_compute_the_same_numbers():
+    x = jb._input(50)
+    assert x.dtype == np.float32 and x.min() >= -1 and x.max() < 1
+    np.testing.assert_array_equal(x, jb._input(50))  # a fixed seed
+    as_numpy, why = jb.numpy_version(jb.SEEDS_CODE, "fn")
+    assert why is None
+    by_numpy = as_numpy(x)
+    assert type(by_numpy) is np.ndarray and by_numpy.dtype == np.float32
+    fn = jb.usercode.load(jb.SEEDS_CODE).function
+    xd = jax.device_put(x)
+    np.testing.assert_allclose(np.asarray(fn(xd)), by_numpy, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(jax.jit(fn)(xd)), by_numpy, rtol=1e-6, atol=1e-6)
+
+
+def test_sizes_that_do_not_fit_are_skipped_with_a_reason():
+    r = jb.jit_speed(jb.SEEDS_CODE, [10000, 10], repeats=1, memory_mb=1024)
+    assert r["ok"], r
+    assert r["sizes"] == [10] and len(r["jit_s"]) == 1
+    [skip] = r["skipped"]
+    assert skip["size"] == 10000
+    assert skip["reason"].startswith("needs about ") and "the sandbox allows 1,024 MB" in skip["reason"]
+    needed = int(skip["reason"].split()[2].replace(",", ""))
+    assert needed >= jb.ARRAYS_FLOOR * 10000 * 10000 * 4 / 2**20
+
+
+def test_when_no_size_fits_the_job_says_so():
+    r = jb.jit_speed(jb.SEEDS_CODE, [10000], repeats=1, memory_mb=300)
+    assert r["error"]["kind"] == "memory"
+    assert "n=10000 needs about" in r["error"]["message"]
+
+
+def test_a_function_with_big_temporaries_needs_more_than_the_floor():
+    spec = jax.ShapeDtypeStruct((100, 100), jnp.float32)
+    seeds_peak = jb.peak_live_bytes(jax.make_jaxpr(lambda x: x + x * x + x * x * x)(spec).jaxpr)
+    assert seeds_peak == 4 * 100 * 100 * 4  # x, x*x + x, x*x, x*x*x at once
+    cube = jb.peak_live_bytes(jax.make_jaxpr(lambda x: (x[:, :, None] * x[:, None, :]).sum(-1))(spec).jaxpr)
+    assert cube >= 100 ** 3 * 4
+
+
+def test_jax_only_functions_get_no_numpy_time_and_say_why():
+    r = jb.jit_speed("def f(x):\n    return lax.cumsum(x, axis=0)\n", [10, 20], repeats=1, memory_mb=2048)
+    assert r["ok"], r
+    assert r["numpy_s"] == [None, None] and r["spread"]["numpy"] == [None, None]
+    assert "lax.cumsum is JAX-only" in r["numpy_unavailable"]
+    assert all(v > 0 for v in r["eager_s"] + r["jit_s"])
+
+
+@pytest.mark.parametrize("code", [
+    "import jax.numpy as jnp\ndef f(x):\n    return jnp.sin(x) * jnp.exp(x)\n",
+    "from jax import numpy as jnp\ndef f(x):\n    return jnp.tanh(x) @ x\n",
+    "@jax.jit\ndef f(x):\n    return x * 2 + 1\n",
+])
+def test_usual_ways_of_writing_jnp_run_under_numpy(code):
+    as_numpy, why = jb.numpy_version(code, "f")
+    assert why is None
+    assert type(as_numpy(jb._input(4))) is np.ndarray
+
+
+@pytest.mark.parametrize(("code", "reason"), [
+    ("from jax import lax\ndef f(x):\n    return lax.cummax(x, 0)\n", "cannot import name 'lax'"),
+    ("def f(x):\n    return x + jnp.ones(x.shape)\n", "computes in float64, JAX in float32"),
+    ("def f(x):\n    x += 1\n    return x\n", "changes its input in place"),
+    ("def f(x):\n    return x + jax.random.uniform(jax.random.key(0), x.shape)\n", "jax.random is JAX-only"),
+])
+def test_numpy_versions_that_would_mislead_are_left_out(code, reason):
+    r = jb.jit_speed(code, [10], repeats=1, memory_mb=2048)
+    assert r["ok"], r
+    assert r["numpy_s"] == [None] and reason in r["numpy_unavailable"]
+
+
+@pytest.mark.parametrize(("sizes", "repeats"), [
+    ([], 3), ([10] * 9, 3), ([0], 3), ([10_001], 3), ([10, 2.5], 3), ([True], 3), ("10", 3),
+    ([10], 0), ([10], 51), ([10], 2.0),
+])
+def test_invalid_sizes_or_repeats(sizes, repeats):
+    r = jb.jit_speed(jb.SEEDS_CODE, sizes, repeats=repeats, memory_mb=2048)
+    assert r["ok"] is False and r["error"]["kind"] == "invalid_input", r
+
+
+@pytest.mark.parametrize(("code", "words"), [
+    ("def f(x):\n    return x.sum()\n", "into shape ()"),
+    ("def f(x):\n    return x[:2]\n", "into shape (2, 10)"),
+    ("def f(x):\n    return x, x\n", "returns a tuple"),
+    ("def f(x, y):\n    return x + y\n", "must take exactly one argument"),
+    ("def f():\n    return 1.0\n", "must take exactly one argument"),
+])
+def test_functions_that_do_not_map_an_array_to_one_of_its_shape(code, words):
+    r = jb.jit_speed(code, [10], repeats=1, memory_mb=2048)
+    assert r["error"]["kind"] == "invalid_input" and words in r["error"]["message"], r
+
+
+def test_eager_and_jit_must_agree_before_anything_is_timed():
+    impure = "import random\ndef f(x):\n    return x * random.random()\n"
+    r = jb.jit_speed(impure, [10], repeats=1, memory_mb=2048)
+    assert r["error"]["kind"] == "invalid_input" and "eagerly and under jit" in r["error"]["message"]
+
+
+def test_user_errors_keep_their_kind_and_line():
+    r = jb.jit_speed("def f(x):\n    return x / missing\n", [10], repeats=1, memory_mb=2048)
+    assert r["error"]["kind"] == "user_exception" and r["error"]["line"] == 2
+
+
+def test_count_equations_looks_inside_sub_jaxprs():
+    jaxpr = jax.make_jaxpr(jax.nn.relu)(jnp.ones(3))
+    # custom_jvp_call -> jit(relu) -> max: three equations, two of them containers
+    assert len(jaxpr.jaxpr.eqns) == 1 and jb.count_equations(jaxpr.jaxpr) == 3
+    looped = jax.make_jaxpr(lambda x: jax.lax.fori_loop(0, 3, lambda i, a: a * 2.0, x))(jnp.ones(3))
+    assert jb.count_equations(looped.jaxpr) > len(looped.jaxpr.eqns)
+
+
+def test_count_kernels_counts_fusions_and_unfused_work_in_entry_only():
+    spec = jax.ShapeDtypeStruct((64, 64), jnp.float32)
+    assert jb.count_kernels(jax.jit(lambda x: x + x * x + x * x * x).lower(spec).compile().as_text()) == 1
+    # sort stays its own op; the multiply after it is a fusion
+    assert jb.count_kernels(jax.jit(lambda x: jnp.sort(x, axis=1) * 2).lower(spec).compile().as_text()) == 2
+    hlo = """HloModule m
+
+%fused_computation (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  ROOT %m = f32[4]{0} multiply(%p, %p)
+}
+
+ENTRY %main (x: f32[4]) -> (f32[4], f32[4]) {
+  %x = f32[4]{0} parameter(0)
+  %c = f32[] constant(1)
+  %f = f32[4]{0} fusion(%x), kind=kLoop, calls=%fused_computation
+  %y = f32[4]{0} copy(%f)
+  %b = f32[2,2]{1,0} bitcast(%y)
+  ROOT %t = (f32[4]{0}, f32[4]{0}) tuple(%f, %y)
+}
+"""
+    assert jb.count_kernels(hlo) == 2  # the fusion and the copy

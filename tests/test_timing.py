@@ -1,0 +1,128 @@
+"""The timing harness against known durations: real sleeps, a recorded block_until_ready, a real compile."""
+
+from __future__ import annotations
+
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from playground.timing import Timing, compile_time, measure
+
+
+def sleeper(seconds: float):
+    def fn():
+        time.sleep(seconds)
+
+    return fn
+
+
+def test_a_known_20_ms_sleep_measures_about_20_ms():
+    t = measure(sleeper(0.020), min_total_s=0.2)
+    # sleep never returns early; the upper bound leaves room for a busy shared machine
+    assert 0.018 <= t.median_s <= 0.040, t
+    assert 0.018 <= t.min_s <= t.q1_s <= t.median_s <= t.q3_s
+    assert t.iqr_s == pytest.approx(t.q3_s - t.q1_s)
+    assert 8 <= t.runs <= 12  # about min_total_s / 20 ms
+
+
+def test_min_runs_is_a_floor_when_min_total_s_is_already_spent():
+    calls = []
+    t = measure(lambda: calls.append(time.sleep(0.02)), min_total_s=0.0, min_runs=4, warmup=1)
+    assert t.runs == 4
+    assert len(calls) == 5  # one untimed warm-up
+
+
+def test_max_runs_is_a_ceiling_when_min_total_s_is_far_away():
+    calls = []
+    t = measure(lambda: calls.append(1), min_total_s=60.0, max_runs=7, warmup=2)
+    assert t.runs == 7
+    assert len(calls) == 9
+
+
+def test_the_clock_stops_only_after_block_until_ready():
+    """A result that is 'dispatched' at once but ready 20 ms later, as JAX's async dispatch does."""
+    blocked = []
+
+    class Pending:
+        def block_until_ready(self):
+            time.sleep(0.020)
+            blocked.append(time.perf_counter())
+            return self
+
+    t = measure(Pending, min_total_s=0.1, warmup=1)
+    assert len(blocked) == t.runs + 1
+    assert t.median_s >= 0.018, "the harness stopped the clock before the result was ready"
+
+
+def test_warm_up_calls_are_not_timed():
+    first = [True]
+
+    def slow_first_call():
+        time.sleep(0.300 if first[0] else 0.002)
+        first[0] = False
+
+    t = measure(slow_first_call, min_total_s=0.05, min_runs=5)
+    assert t.q3_s < 0.050 and t.median_s < 0.050, t
+
+
+def test_without_warm_up_the_first_call_is_timed():
+    first = [True]
+
+    def slow_first_call():
+        time.sleep(0.300 if first[0] else 0.002)
+        first[0] = False
+
+    t = measure(slow_first_call, min_total_s=0.0, min_runs=1, max_runs=1, warmup=0)
+    assert t.runs == 1 and t.median_s >= 0.29
+
+
+@pytest.mark.parametrize("kwargs", [{"min_runs": 0}, {"min_runs": 5, "max_runs": 4}, {"warmup": -1},
+                                    {"min_total_s": float("nan")}])
+def test_impossible_settings_are_refused(kwargs):
+    with pytest.raises(ValueError):
+        measure(lambda: None, **kwargs)
+
+
+def test_timing_quartiles_and_dict():
+    t = Timing.from_samples([0.4, 0.1, 0.3, 0.2, 0.5])
+    assert (t.min_s, t.q1_s, t.median_s, t.q3_s, t.runs) == (0.1, 0.2, 0.3, 0.4, 5)
+    assert t.to_dict() == {"min_s": 0.1, "median_s": 0.3, "iqr_s": pytest.approx(0.2), "q1_s": 0.2, "q3_s": 0.4,
+                           "runs": 5}
+    one = Timing.from_samples([0.25])
+    assert one.median_s == one.q1_s == one.q3_s == 0.25 and one.iqr_s == 0
+
+
+def test_compile_time_is_positive_and_the_executable_runs():
+    def poly(x):  # a fresh function, so no compilation cache can answer
+        return jnp.sin(x) * 3.0 + x ** 2
+
+    x = jnp.linspace(-1.0, 1.0, 64, dtype=jnp.float32)
+    seconds, compiled = compile_time(jax.jit(poly), x)
+    assert 0 < seconds < 30
+    np.testing.assert_allclose(np.asarray(compiled(x)), np.sin(np.asarray(x)) * 3.0 + np.asarray(x) ** 2,
+                               rtol=1e-6, atol=1e-6)
+
+
+def test_compile_time_needs_only_shapes():
+    spec = jax.ShapeDtypeStruct((8, 8), jnp.float32)
+    seconds, compiled = compile_time(jax.jit(lambda x: x @ x.T - 1.0), spec)
+    assert seconds > 0
+    assert compiled(jnp.ones((8, 8), jnp.float32)).shape == (8, 8)
+
+
+def test_steady_state_jit_excludes_compilation():
+    def chain(x):  # fresh, so its first call traces and compiles
+        for _ in range(20):
+            x = jnp.tanh(x) * 1.01 + 0.5
+        return x
+
+    jitted = jax.jit(chain)
+    x = jax.block_until_ready(jnp.ones((64, 64), jnp.float32))
+    start = time.perf_counter()
+    jax.block_until_ready(jitted(x))
+    first_call_s = time.perf_counter() - start
+    steady = measure(lambda: jitted(x), min_total_s=0.05)
+    assert first_call_s > 10 * steady.median_s, (first_call_s, steady)
