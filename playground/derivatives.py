@@ -17,7 +17,6 @@ good to about ε^(2/3) ≈ 2e-5 of the function's scale, and worse at each order
 from __future__ import annotations
 
 import contextlib
-import re
 import statistics
 import time
 from collections.abc import Callable
@@ -25,10 +24,9 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.extend.core import jaxprs_in_params
 from numpy.polynomial import Polynomial
 
-from playground import staging, usercode
+from playground import program_size, staging, usercode
 from playground.gallery import DERIVATIVE_PRESETS
 from playground.usercode import UserCodeError
 
@@ -40,7 +38,6 @@ FD_STEP = float(np.finfo(np.float64).eps) ** (1 / 3)  # ≈ 6.1e-6, see finite_d
 EXPLANATION = ("Forward mode (jacfwd) costs one pass per input and reverse mode (jacrev) one pass per output, "
                "so jacrev wins for wide Jacobians (few outputs, many inputs) and jacfwd for tall ones "
                "(many outputs, few inputs).")
-_HLO_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%\S+\s+=\s+(?:\([^=]*?\)|\S+)\s+([\w-]+)\(", re.MULTILINE)
 
 
 def _tanh_derivative(n: int, x: np.ndarray) -> np.ndarray:
@@ -91,7 +88,7 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int) 
     ``jit(vmap(grad^k f))``. Result keys: ``function``, ``dtype`` ("float64"),
     ``xs``, ``orders`` (one ``{"n", "ys", "max_error", "reference"}`` per k =
     0..order; k = 0 is f itself, with no reference), ``eqn_counts`` (see
-    count_equations), ``hlo_op_counts`` (see count_hlo_instructions),
+    program_size.count_equations), ``hlo_op_counts`` (see program_size.count_hlo_instructions),
     ``jaxprs`` (``make_jaxpr(grad^k f)`` at a scalar) and ``notes``.
 
     ``reference`` is "closed form" when ``code`` (stripped) is one of the
@@ -137,8 +134,8 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int) 
         "dtype": "float64",
         "xs": xs.tolist(),
         "orders": orders,
-        "eqn_counts": [count_equations(j.jaxpr) for j in jaxprs],
-        "hlo_op_counts": [count_hlo_instructions(c.as_text()) for c in compiled],
+        "eqn_counts": [program_size.count_equations(j.jaxpr) for j in jaxprs],
+        "hlo_op_counts": [program_size.count_hlo_instructions(c.as_text()) for c in compiled],
         "jaxprs": [usercode.cap_text(str(j), MAX_JAXPR_CHARS) for j in jaxprs],
         "notes": notes,
     }
@@ -156,29 +153,6 @@ def finite_difference(derivative: Callable, xs: np.ndarray) -> np.ndarray:
     step = FD_STEP * np.maximum(1.0, np.abs(xs))
     above, below = xs + step, xs - step
     return (np.asarray(derivative(above), np.float64) - np.asarray(derivative(below), np.float64)) / (above - below)
-
-
-def count_equations(jaxpr) -> int:
-    """Equations in a jaxpr, counted recursively.
-
-    An equation that calls a sub-jaxpr (``pjit``/``jit``, ``custom_jvp_call``,
-    ``custom_vjp_call``, ``cond`` branches, ``while``/``scan`` bodies) counts
-    one, plus the equations of each sub-jaxpr it holds, once per call site, as
-    if inlined; a loop body counts once, not once per iteration. A custom_jvp
-    rule is a Python function, not a jaxpr, so it is not counted until a
-    ``grad`` traces it into the next order's jaxpr.
-    """
-    return sum(1 + sum(count_equations(sub) for sub in jaxprs_in_params(eqn.params)) for eqn in jaxpr.eqns)
-
-
-def count_hlo_instructions(hlo_text: str) -> int:
-    """Instructions in optimised HLO text, in every computation (the entry and the fused/called ones).
-
-    ``parameter`` lines are left out (they name inputs, they compute nothing);
-    a ``fusion`` counts one, and the instructions of its fused computation
-    count too.
-    """
-    return sum(opcode != "parameter" for opcode in _HLO_INSTRUCTION.findall(hlo_text))
 
 
 def gradient_and_hessian(code: str, point: str) -> dict:

@@ -20,16 +20,18 @@ from __future__ import annotations
 import builtins
 import contextlib
 import inspect
+import math
 import os
-import re
 import resource
+import time
 import types
 import warnings
 
 import jax
 import numpy as np
+from jax.extend.core import jaxprs_in_params
 
-from playground import staging, timing, usercode
+from playground import program_size, staging, timing, usercode
 
 SEEDS_CODE = "def fn(x):\n    return x + x*x + x*x*x\n"
 DEFAULT_SIZES = [10, 100, 1000, 4000, 10000]  # a size n means an n x n float32 input
@@ -46,18 +48,20 @@ MIN_TOTAL_S = 0.2
 ARRAYS_FLOOR, SAFETY, HEADROOM = 8, 1.5, 0.8
 RTOL, ATOL = 1e-4, 1e-5  # float32, and XLA may fuse a*b+c into one rounding where NumPy rounds twice
 # Ops of the ENTRY computation that launch no work: they name or regroup buffers.
-_FREE_OPS = {"parameter", "constant", "bitcast", "tuple", "get-tuple-element", "after-all", "opt-barrier"}
-_HLO_OP = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+ = .+? ([a-z][a-z0-9\-]*)\(")
 
 
-def jit_speed(code: str, sizes: list[int], repeats: int, memory_mb: int) -> dict:
-    """Median seconds per call of NumPy, eager JAX and jitted JAX on n x n float32 inputs, per size."""
+def jit_speed(code: str, sizes: list[int], repeats: int, memory_mb: int, budget_s: float = math.inf) -> dict:
+    """Median seconds per call of NumPy, eager JAX and jitted JAX on n x n float32 inputs, per size.
+
+    Within ``budget_s`` seconds: fewer runs than ``repeats`` for a slow engine, and the
+    sizes not reached are listed in ``skipped``, rather than the job being killed.
+    """
     with warnings.catch_warnings(), contextlib.redirect_stdout(usercode.CappedText(0)):
         warnings.simplefilter("ignore")
         try:
             sizes, repeats = validate(sizes, repeats, memory_mb)
             program = usercode.load(code)
-            return _benchmark(code, program, sizes, repeats, memory_mb)
+            return _benchmark(code, program, sizes, repeats, memory_mb, time.perf_counter() + budget_s)
         except Exception as exc:
             return staging.explained_error(exc, code)
 
@@ -79,7 +83,8 @@ def validate(sizes, repeats, memory_mb) -> tuple[list[int], int]:
     return sorted({int(s) for s in sizes}), int(repeats)
 
 
-def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repeats: int, memory_mb: int) -> dict:
+def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repeats: int, memory_mb: int,
+               deadline: float) -> dict:
     eager = program.function
     if hasattr(eager, "lower") and hasattr(eager, "__wrapped__"):
         eager = eager.__wrapped__  # already decorated with jax.jit: time the plain function as "eager"
@@ -105,7 +110,11 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
     as_numpy, numpy_unavailable = _check_results(eager, jitted, as_numpy, numpy_unavailable, first, program.name)
     del first
     rows = {"numpy": [], "eager": [], "jit": []}
-    for n in kept:
+    for i, n in enumerate(kept):
+        if i and time.perf_counter() > deadline:
+            skipped += [{"size": m, "reason": "the job's time budget ran out before this size"} for m in kept[i:]]
+            kept = kept[:i]
+            break
         x_host = _input(n)
         x_device = jax.block_until_ready(jax.device_put(x_host))
         runs = {"eager": lambda x=x_device: eager(x), "jit": lambda x=x_device: jitted(x)}
@@ -113,7 +122,9 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
             runs["numpy"] = lambda x=x_host, f=as_numpy: f(x)
         for engine in rows:
             try:
-                t = timing.measure(runs[engine], min_total_s=MIN_TOTAL_S, min_runs=repeats) if engine in runs else None
+                share = max(0.0, deadline - time.perf_counter()) / (3 * (len(kept) - i))
+                t = timing.measure(runs[engine], min_total_s=MIN_TOTAL_S, min_runs=repeats,
+                                   max_total_s=share) if engine in runs else None
             except Exception as exc:
                 if engine != "numpy":
                     raise
@@ -136,8 +147,9 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
         "spread": {engine: _column(ts, "iqr_s") for engine, ts in rows.items()},
         "min_s": {engine: _column(ts, "min_s") for engine, ts in rows.items()},
         "numpy_unavailable": numpy_unavailable,
-        "jaxpr_ops": count_equations(jax.make_jaxpr(eager)(jax.ShapeDtypeStruct((kept[0],) * 2, np.float32)).jaxpr),
-        "fused_kernels": count_kernels(compiled[kept[0]][1].as_text()),
+        "jaxpr_ops": program_size.count_equations(
+            jax.make_jaxpr(eager)(jax.ShapeDtypeStruct((kept[0],) * 2, np.float32)).jaxpr),
+        "fused_kernels": program_size.count_kernels(compiled[kept[0]][1].as_text()),
         "equal": True,
     }
 
@@ -315,7 +327,7 @@ def peak_live_bytes(jaxpr) -> int:
     live = {v: _nbytes(v) for v in (*jaxpr.invars, *jaxpr.constvars)}
     peak = sum(live.values())
     for i, eqn in enumerate(jaxpr.eqns):
-        inner = max((peak_live_bytes(sub) for sub in subjaxprs(eqn.params)), default=0)
+        inner = max((peak_live_bytes(sub) for sub in jaxprs_in_params(eqn.params)), default=0)
         outs = {v: _nbytes(v) for v in eqn.outvars if _is_var(v)}
         peak = max(peak, sum(live.values()) + sum(outs.values()) + inner)
         live.update(outs)
@@ -323,47 +335,6 @@ def peak_live_bytes(jaxpr) -> int:
             if _is_var(v) and last_use.get(v) == i and v not in pinned:
                 live.pop(v, None)
     return peak
-
-
-def count_equations(jaxpr) -> int:
-    """Equations in a jaxpr, counting those inside sub-jaxprs (jit, cond branches, scan/while bodies) too.
-
-    An equation that holds sub-jaxprs counts once itself plus its contents.
-    """
-    return sum(1 + sum(count_equations(sub) for sub in subjaxprs(eqn.params)) for eqn in jaxpr.eqns)
-
-
-def subjaxprs(params: dict) -> list:
-    found = []
-
-    def visit(value) -> None:
-        if hasattr(value, "eqns"):
-            found.append(value)
-        elif hasattr(value, "jaxpr") and hasattr(value.jaxpr, "eqns"):
-            found.append(value.jaxpr)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                visit(item)
-
-    for value in params.values():
-        visit(value)
-    return found
-
-
-def count_kernels(hlo_text: str) -> int:
-    """Kernels XLA runs for the optimised HLO: the instructions of its ENTRY computation that do work.
-
-    After fusion, each ``fusion(...)`` instruction in ENTRY is one loop nest
-    (one kernel) however many jaxpr operations it swallowed; ops XLA left
-    unfused (``sort``, ``copy``, ``custom-call``, ``while``, ...) are one each.
-    Parameters, constants, bitcasts and tuple plumbing launch nothing and are
-    not counted; a ``while`` or ``conditional`` counts once, not its body.
-    The seeds' ``x + x*x + x*x*x`` becomes a single ``multiply_add_fusion``: 1.
-    """
-    entry = hlo_text[hlo_text.index("\nENTRY"):] if "\nENTRY" in hlo_text else hlo_text
-    body = entry.split("\n}", 1)[0].splitlines()[1:]
-    ops = [m.group(1) for line in body if (m := _HLO_OP.match(line))]
-    return sum(op not in _FREE_OPS for op in ops)
 
 
 def _is_var(v) -> bool:

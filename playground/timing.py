@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,10 +56,12 @@ class Timing:
 
 
 def measure(fn: Callable[[], object], *, min_total_s: float = 0.2, max_runs: int = 50, min_runs: int = 3,
-            warmup: int = 1) -> Timing:
+            warmup: int = 1, max_total_s: float = math.inf) -> Timing:
     """Call fn warmup times untimed, then time calls until about min_total_s has passed.
 
-    At least ``min_runs`` and at most ``max_runs`` calls are timed. fn's result
+    At least ``min_runs`` and at most ``max_runs`` calls are timed, but once the
+    timed calls add up to ``max_total_s`` no more are started (at least one is
+    always timed): a slow function cannot run past its job's time limit. fn's result
     is passed to ``jax.block_until_ready`` before the clock stops (so async
     dispatch is not mistaken for speed), and it is released only after the
     clock stopped, so one result is alive at a time and freeing it is not timed
@@ -73,7 +76,8 @@ def measure(fn: Callable[[], object], *, min_total_s: float = 0.2, max_runs: int
         # the warm-up's result is dropped here, before any timed run allocates its own
     seconds: list[float] = []
     spent = 0.0
-    while len(seconds) < max_runs and (len(seconds) < min_runs or spent < min_total_s):
+    while len(seconds) < max_runs and (len(seconds) < min_runs or spent < min_total_s) and (
+            not seconds or spent < max_total_s):
         start = time.perf_counter()
         result = fn()
         jax.block_until_ready(result)

@@ -12,7 +12,7 @@ from jax.test_util import check_grads
 from numpy.polynomial import hermite
 
 from playground import derivatives as d
-from playground import usercode
+from playground import program_size, usercode
 
 TANH, SIN, POLYNOMIAL = d.PRESETS["tanh"], d.PRESETS["sin"], d.PRESETS["polynomial"]
 HESSIAN_CODE = "def f(x):\n    return jnp.sum(x**3) + x[0]*x[1]\n"
@@ -149,9 +149,9 @@ def test_count_equations_looks_inside_sub_jaxprs():
     inner = jax.jit(lambda x: jnp.sin(x) * 2.0)
     jaxpr = jax.make_jaxpr(lambda x: inner(x) + 1.0)(1.0).jaxpr
     assert len(jaxpr.eqns) == 2  # the jit call and the add
-    assert d.count_equations(jaxpr) == 4  # ... plus sin and mul inside the call
+    assert program_size.count_equations(jaxpr) == 4  # ... plus sin and mul inside the call
     cond = jax.make_jaxpr(lambda x: jax.lax.cond(x > 0, jnp.sin, jnp.cos, x))(1.0).jaxpr
-    assert d.count_equations(cond) == len(cond.eqns) + 2  # one equation in each branch
+    assert program_size.count_equations(cond) == len(cond.eqns) + 2  # one equation in each branch
 
 
 def test_count_hlo_instructions_skips_parameters_and_reads_tuple_shapes():
@@ -168,7 +168,7 @@ ENTRY %main (x: f64[3]) -> (f64[3], f64[3]) {
   ROOT %tuple = (f64[3]{0}, f64[3]{0}) tuple(%fusion, %x)
 }
 """
-    assert d.count_hlo_instructions(text) == 3  # tanh, fusion, tuple
+    assert program_size.count_hlo_instructions(text) == 3  # tanh, fusion, tuple
 
 
 def test_non_finite_values_are_left_out_and_said_so():

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from playground import jit_benchmark as jb
+from playground import program_size
 
 RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
                "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "equal"}
@@ -146,16 +147,16 @@ def test_user_errors_keep_their_kind_and_line():
 def test_count_equations_looks_inside_sub_jaxprs():
     jaxpr = jax.make_jaxpr(jax.nn.relu)(jnp.ones(3))
     # custom_jvp_call -> jit(relu) -> max: three equations, two of them containers
-    assert len(jaxpr.jaxpr.eqns) == 1 and jb.count_equations(jaxpr.jaxpr) == 3
+    assert len(jaxpr.jaxpr.eqns) == 1 and program_size.count_equations(jaxpr.jaxpr) == 3
     looped = jax.make_jaxpr(lambda x: jax.lax.fori_loop(0, 3, lambda i, a: a * 2.0, x))(jnp.ones(3))
-    assert jb.count_equations(looped.jaxpr) > len(looped.jaxpr.eqns)
+    assert program_size.count_equations(looped.jaxpr) > len(looped.jaxpr.eqns)
 
 
 def test_count_kernels_counts_fusions_and_unfused_work_in_entry_only():
     spec = jax.ShapeDtypeStruct((64, 64), jnp.float32)
-    assert jb.count_kernels(jax.jit(lambda x: x + x * x + x * x * x).lower(spec).compile().as_text()) == 1
+    assert program_size.count_kernels(jax.jit(lambda x: x + x * x + x * x * x).lower(spec).compile().as_text()) == 1
     # sort stays its own op; the multiply after it is a fusion
-    assert jb.count_kernels(jax.jit(lambda x: jnp.sort(x, axis=1) * 2).lower(spec).compile().as_text()) == 2
+    assert program_size.count_kernels(jax.jit(lambda x: jnp.sort(x, axis=1) * 2).lower(spec).compile().as_text()) == 2
     hlo = """HloModule m
 
 %fused_computation (p: f32[4]) -> f32[4] {
@@ -172,4 +173,12 @@ ENTRY %main (x: f32[4]) -> (f32[4], f32[4]) {
   ROOT %t = (f32[4]{0}, f32[4]{0}) tuple(%f, %y)
 }
 """
-    assert jb.count_kernels(hlo) == 2  # the fusion and the copy
+    assert program_size.count_kernels(hlo) == 2  # the fusion and the copy
+
+
+def test_a_spent_budget_skips_the_sizes_not_reached():
+    out = jb.jit_speed(jb.SEEDS_CODE, [10, 20, 30], repeats=3, memory_mb=4096, budget_s=0.0)
+    assert out["ok"] is True and out["sizes"] == [10]
+    assert [s["size"] for s in out["skipped"]] == [20, 30]
+    assert all("time budget" in s["reason"] for s in out["skipped"])
+    assert len(out["jit_s"]) == 1

@@ -126,3 +126,14 @@ def test_steady_state_jit_excludes_compilation():
     first_call_s = time.perf_counter() - start
     steady = measure(lambda: jitted(x), min_total_s=0.05)
     assert first_call_s > 10 * steady.median_s, (first_call_s, steady)
+
+
+def test_max_total_s_stops_a_slow_function_after_one_run():
+    calls = []
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.05)
+
+    result = measure(slow, min_runs=10, warmup=0, max_total_s=0.01)
+    assert result.runs == 1 and len(calls) == 1

@@ -31,7 +31,8 @@ def run(job: dict, limits: Limits) -> dict:
         "gradient": lambda: derivatives.gradient_and_hessian(job["code"], job["point"]),
         "vmap": lambda: vectorize.compare(
             job["code"], job["args"], job["in_axes"], job["out_axes"], job["batch_sizes"]),
-        "jit_speed": lambda: jit_benchmark.jit_speed(job["code"], job["sizes"], job["repeats"], limits.memory_mb),
+        "jit_speed": lambda: jit_benchmark.jit_speed(job["code"], job["sizes"], job["repeats"], limits.memory_mb,
+                                                     budget_s=0.6 * limits.measure_timeout_s),
         "about": about,
     }
     handler = handlers.get(job.get("kind"))
