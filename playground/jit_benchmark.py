@@ -137,7 +137,8 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
     return {
         "ok": True,
         "function": program.name,
-        "device": f"{device.platform}: {device.device_kind}",
+        "device": device.platform if device.device_kind == device.platform else f"{device.platform}: "
+                  f"{device.device_kind}",
         "sizes": kept,
         "skipped": skipped,
         "numpy_s": _column(rows["numpy"], "median_s"),

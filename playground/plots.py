@@ -40,7 +40,7 @@ def hessian_figure(hessian: list[list[float]]) -> go.Figure:
     fig = go.Figure(go.Heatmap(z=hessian, colorscale="RdBu", zmid=0,
                                hovertemplate="∂²f/∂x%{y}∂x%{x} = %{z:.4g}<extra></extra>"))
     fig.update_layout(title="Hessian: jacfwd(jacrev(f))", xaxis_title="j", yaxis_title="i",
-                      yaxis_autorange="reversed", **{**_LAYOUT, "height": 380})
+                      yaxis_autorange="reversed", xaxis_dtick=1, yaxis_dtick=1, **{**_LAYOUT, "height": 380})
     return fig
 
 

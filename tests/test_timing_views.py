@@ -25,5 +25,10 @@ def test_times_table_has_speedups_over_the_baseline():
     table = times_table("n", [10, 100], {"NumPy": [1e-3, 1e-2], "jit": [1e-4, None]}, baseline="NumPy")
     lines = table.splitlines()
     assert lines[0] == "| n | NumPy | jit | jit speed-up |"
-    assert lines[2] == "| 10 | 1 ms | 100 µs | 10.0× |"
+    assert lines[2] == "| 10 | 1 ms | 100 µs | 10× |"
     assert lines[3] == "| 100 | 10 ms | — | — |"
+
+
+def test_small_speedups_keep_two_significant_figures():
+    table = times_table("n", [100], {"NumPy": [5.29e-6], "eager JAX": [1.16e-4]}, baseline="NumPy")
+    assert table.splitlines()[2].endswith("| 0.046× |")

@@ -87,6 +87,11 @@ def render_orders(response: dict) -> tuple:
             plots.growth_figure(response["eqn_counts"], response["hlo_op_counts"]))
 
 
+def _value_text(value: float | None) -> str:
+    """A number, or what JSON could not carry: the API sends inf and nan as null."""
+    return "inf or nan" if value is None else f"{value:.6g}"
+
+
 def _error_text(error: float | None) -> str:
     return "—" if error is None else f"{error:.2e}"
 
@@ -104,8 +109,8 @@ def pick_jaxpr(response: dict, order: float) -> str:
 def render_gradient(response: dict) -> tuple:
     if not response.get("ok"):
         return error_markdown(response["error"]), None, ""
-    gradient = ", ".join(f"{g:.4g}" for g in response["gradient"])
-    status = f"✅ f = {response['value']:.6g}; ∇f = [{gradient}]"
+    gradient = ", ".join(_value_text(g) for g in response["gradient"])
+    status = f"✅ f = {_value_text(response['value'])}; ∇f = [{gradient}]"
     rows = "\n".join(
         f"| {name} | {j['shape'][0]} × {j['shape'][1]} | {j['jacfwd_s'] * 1e3:.3f} ms | {j['jacrev_s'] * 1e3:.3f} ms |"
         for name, j in response["jacobians"].items()

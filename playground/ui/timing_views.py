@@ -35,6 +35,6 @@ def times_table(size_label: str, sizes: list, series: dict[str, list], baseline:
         base = series[baseline][i]
         times = " | ".join(seconds(series[n][i]) for n in names)
         ups = " | ".join(
-            f"{base / series[n][i]:.1f}×" if base and series[n][i] else "—" for n in others)
+            f"{base / series[n][i]:.2g}×" if base and series[n][i] else "—" for n in others)
         rows.append(f"| {size} | {times} | {ups} |")
     return "\n".join([header, rule, *rows])

@@ -61,8 +61,10 @@ def render(response: dict) -> tuple:
         return error_markdown(response["error"]), "", "", None, ""
     jaxprs = response.get("jaxpr", ""), response.get("batched_jaxpr", "")
     if not response.get("equal"):
-        status = (f"❌ The three ways disagree (largest difference {response.get('max_abs_diff', float('nan')):.3g}),"
-                  " so no time is shown: a function batched with vmap must compute each example independently.")
+        difference = response.get("max_abs_diff")
+        by = f"largest difference {difference:.3g}" if difference is not None else "by values that are not finite"
+        status = (f"❌ The three ways disagree ({by}), so no time is shown: a function batched with vmap must "
+                  "compute each example independently.")
         return status, *jaxprs, None, ""
     series = {"Python loop": response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
     status = f"✅ Python loop, vmap and jit(vmap) agree for `{response['function']}` at every batch size."
