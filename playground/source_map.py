@@ -19,7 +19,7 @@ from playground.usercode import USER_FILENAME
 
 _FILE = re.escape(USER_FILENAME)
 _JAXPR_SOURCE = re.compile(rf"\s+# {_FILE}:(\d+)(?::\d+)? \([^)]*\)$")
-_ANY_SOURCE_COMMENT = re.compile(r"\s+# \S+:\d+(?::\d+)? \([^)]*\)$")
+_ANY_SOURCE_COMMENT = re.compile(r"\s+#( \S+:\d+(?::\d+)? \([^)]*\)| ?)$")  # JAX prints "# " when it has no location
 _LOC_USE = re.compile(r" loc\((#loc\d*|\"[^\"]*\"|unknown)\)")
 _LOC_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)$")
 _LOC_REF = re.compile(r"#loc\d*")

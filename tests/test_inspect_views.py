@@ -242,8 +242,8 @@ def test_pytree_markdown_nested_inputs():
     inputs = text.split("#### Outputs")[0]
     assert f"`{response['pytree']['inputs']['treedef']}`" in inputs
     rows = [line for line in inputs.splitlines() if line.startswith("| `")]
-    assert len(rows) == 5  # two (w, b) pairs and x
-    assert "| `[0][0][0]` | [3, 4] | float32 |" in rows
+    assert len(rows) == 5  # w1, b1, w2, b2 and x
+    assert "| `[0]['w1']` | [3, 4] | float32 |" in rows
     assert "| `[1]` | [3] | float32 |" in rows
 
 

@@ -82,3 +82,9 @@ def test_resolving_cyclic_or_missing_locations_terminates():
     definitions = {"#loc1": '"x"(#loc2)', "#loc2": '"y"(#loc1)'}
     assert source_map._resolve("#loc1", definitions) is None
     assert source_map._resolve("#loc9", {}) is None
+
+
+def test_operations_without_a_location_leave_no_stray_comment_mark():
+    traced = jax.jit(jax.vmap(lambda x: x * 2.0, out_axes=1)).trace(jnp.ones((8, 3)))
+    text, _ = source_map.jaxpr_with_lines(traced.jaxpr)
+    assert "transpose" in text and "#" not in text
