@@ -24,7 +24,7 @@ def test_seconds(value, text):
 def test_times_table_has_speedups_over_the_baseline():
     table = times_table("n", [10, 100], {"NumPy": [1e-3, 1e-2], "jit": [1e-4, None]}, baseline="NumPy")
     lines = table.splitlines()
-    assert lines[0] == "| n | NumPy | jit | jit speed-up |"
+    assert lines[0] == "| n | NumPy | jit | jit vs NumPy |"
     assert lines[2] == "| 10 | 1 ms | 100 µs | 10× |"
     assert lines[3] == "| 100 | 10 ms | — | — |"
 

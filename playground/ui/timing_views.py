@@ -25,10 +25,10 @@ def seconds(value: float | None) -> str:
 
 
 def times_table(size_label: str, sizes: list, series: dict[str, list], baseline: str) -> str:
-    """Median times per size, then each way's speed-up over the baseline."""
+    """Median times per size, then each way's speed-up over the baseline (above 1× means faster)."""
     names = list(series)
     others = [n for n in names if n != baseline]
-    header = f"| {size_label} | " + " | ".join(names) + " | " + " | ".join(f"{n} speed-up" for n in others) + " |"
+    header = f"| {size_label} | " + " | ".join(names) + " | " + " | ".join(f"{n} vs {baseline}" for n in others) + " |"
     rule = "|---" * (1 + len(names) + len(others)) + "|"
     rows = []
     for i, size in enumerate(sizes):
