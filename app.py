@@ -16,15 +16,19 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings.from_env(dict(os.environ))
     pool = WorkerPool(settings.workers, settings.limits)
-    try:
-        pool.start()
-    except RuntimeError as exc:
-        raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
-    atexit.register(pool.close)
+    # The Parallel tab's workers see several devices: simulated CPU ones where there is no accelerator.
+    parallel_pool = WorkerPool(settings.parallel_workers, settings.limits,
+                               extra_env={"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
+    for each in (pool, parallel_pool):
+        try:
+            each.start()
+        except RuntimeError as exc:
+            raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
+        atexit.register(each.close)
     for name, layer in pool.layers.items():
         if not layer["active"]:
             logging.warning("sandbox layer %s is NOT active: %s", name, layer["detail"])
-    demo = build_app(PlaygroundAPI(pool, settings), settings)
+    demo = build_app(PlaygroundAPI(pool, settings, parallel_pool), settings)
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
     demo.launch(server_name=settings.host, server_port=settings.port, css=CSS)
 

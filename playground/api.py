@@ -24,14 +24,16 @@ MAX_SIZES = 8
 MAX_BATCH = 100_000
 MAX_MATRIX = 10_000
 MAX_REPEATS = 50
+MAX_DEVICES = 64
 DEFAULT_BATCH_SIZES = (1, 10, 100, 1000)
 DEFAULT_MATRIX_SIZES = (10, 100, 1000, 4000, 10000)
 _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy")
 
 
 class PlaygroundAPI:
-    def __init__(self, pool: WorkerPool, settings: Settings) -> None:
+    def __init__(self, pool: WorkerPool, settings: Settings, parallel_pool: WorkerPool | None = None) -> None:
         self._pool = pool
+        self._parallel_pool = parallel_pool or pool
         self._settings = settings
         self._runtime: dict | None = None
         self._runtime_lock = threading.Lock()
@@ -119,6 +121,29 @@ class PlaygroundAPI:
              "repeats": int(repeats)},
             timeout_s=self._settings.limits.measure_timeout_s)
 
+    def shard(self, code: str, args: str, mesh_shape: list[int], axis_names: list[str], in_specs: str,
+              out_specs: str) -> dict:
+        """Run the function under ``jax.jit`` with its inputs and output sharded over a device mesh.
+
+        ``in_specs``/``out_specs`` are Python literals of PartitionSpec entries, e.g.
+        ``"(('data', 'model'),)"``. Returns ``{"ok", "n_devices", "placement" (per input,
+        which device holds which block, as slice bounds), "result", "matches_unsharded",
+        "collectives" (found in the compiled HLO), ...}``.
+        """
+        problem = check.first_problem(
+            check.code(code, MAX_CODE_CHARS), check.text("args", args, MAX_ARGS_CHARS),
+            check.whole_numbers("mesh_shape", mesh_shape, 1, MAX_DEVICES, 4),
+            check.text("in_specs", in_specs, MAX_ARGS_CHARS), check.text("out_specs", out_specs, MAX_ARGS_CHARS),
+            check.names("axis_names", axis_names, 4),
+        )
+        return problem or self._parallel_pool.run({
+            "kind": "shard", "code": code, "args": args, "mesh_shape": mesh_shape, "axis_names": axis_names,
+            "in_specs": in_specs, "out_specs": out_specs})
+
+    def parallel_demos(self) -> dict:
+        """The devices, shard_map with psum and all_gather, a data-parallel MLP step, and pmap vs shard_map."""
+        return self._parallel_pool.run({"kind": "parallel_demos"}, timeout_s=self._settings.limits.measure_timeout_s)
+
     def about(self) -> dict:
         """Versions, backend and devices, the sandbox layers in force, and the limits."""
         runtime = self._runtime_info()
@@ -138,6 +163,7 @@ class PlaygroundAPI:
                                   f"output {limits.output_chars:,} characters per field"},
                 },
                 "pool": self._pool.status(),
+                "parallel_pool": self._parallel_pool.status(),
             },
             "limits": limits.to_dict(),
             "queue": {"concurrency": self._settings.workers, "max_waiting": self._settings.queue_size},

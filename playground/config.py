@@ -21,6 +21,8 @@ class Settings:
     port: int = 7860
     workers: int = 2  # jobs at once; as many warm workers are kept ready
     queue_size: int = 32  # requests waiting beyond that; more get "busy, try again"
+    parallel_workers: int = 1  # jobs at once for the Parallel tab, in workers that see several devices
+    cpu_devices: int = 8  # simulated CPU devices those workers get on a CPU-only host (JAX_NUM_CPU_DEVICES)
     limits: Limits = field(default_factory=Limits)
 
     @classmethod
@@ -33,6 +35,8 @@ class Settings:
             port=_number(env, port_variable, int, cls.port),
             workers=workers,
             queue_size=_number(env, "PLAYGROUND_QUEUE_SIZE", int, max(cls.queue_size, 8 * workers)),
+            parallel_workers=_number(env, "PLAYGROUND_PARALLEL_WORKERS", int, cls.parallel_workers),
+            cpu_devices=_number(env, "PLAYGROUND_CPU_DEVICES", int, cls.cpu_devices),
             limits=_limits(env),
         )
 
@@ -41,6 +45,10 @@ class Settings:
             raise ValueError(f"PLAYGROUND_PORT must be between 1 and 65535, got {self.port}")
         if self.workers < 1:
             raise ValueError(f"PLAYGROUND_WORKERS must be at least 1, got {self.workers}")
+        if self.parallel_workers < 1:
+            raise ValueError(f"PLAYGROUND_PARALLEL_WORKERS must be at least 1, got {self.parallel_workers}")
+        if not 1 <= self.cpu_devices <= 64:
+            raise ValueError(f"PLAYGROUND_CPU_DEVICES must be from 1 to 64, got {self.cpu_devices}")
         if self.queue_size < 1:
             raise ValueError(f"PLAYGROUND_QUEUE_SIZE must be at least 1, got {self.queue_size}")
 

@@ -118,3 +118,25 @@ VMAP_PRESETS = {
 
 # The jit tab's default: the seeds' benchmark function.
 JIT_SEEDS_CODE = "def fn(x):\n    return x + x*x + x*x*x\n"
+
+
+@dataclass(frozen=True)
+class ShardExample:
+    code: str
+    args: str
+    mesh_shape: str
+    axis_names: str
+    in_specs: str
+    out_specs: str
+
+
+# The Parallel tab's default: a matmul whose contracting dimension is split over 'model', so the
+# devices must add up their partial products (an all-reduce) to get the result.
+SHARD_EXAMPLE = ShardExample(
+    code="def f(x, w):\n    return jnp.tanh(x @ w)\n",
+    args="(jnp.arange(32.0).reshape(8, 4) / 32, jnp.ones((4, 4)))",
+    mesh_shape="2, 4",
+    axis_names="data, model",
+    in_specs="(('data', 'model'), ('model', None))",
+    out_specs="('data', None)",
+)

@@ -50,5 +50,14 @@ def whole_numbers(name: str, value: object, low: int, high: int, most: int) -> d
     return None
 
 
+def names(name: str, value: object, most: int) -> dict | None:
+    """A list of 1 to ``most`` distinct Python identifiers, like mesh axis names."""
+    if (not isinstance(value, list) or not 1 <= len(value) <= most
+            or not all(isinstance(v, str) and v.isidentifier() for v in value) or len(set(value)) != len(value)):
+        return error_dict("invalid_input", f"`{name}` must be a list of 1 to {most} distinct names like "
+                          f"\"data\", got {value!r}.")
+    return None
+
+
 def first_problem(*problems: dict | None) -> dict | None:
     return next((p for p in problems if p is not None), None)

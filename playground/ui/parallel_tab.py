@@ -1,0 +1,118 @@
+"""Parallel tab: shard a function over a device mesh and see who holds what, and which collectives run."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from playground.api import PlaygroundAPI
+from playground.gallery import SHARD_EXAMPLE
+from playground.ui.inspect_views import code_block, error_markdown
+from playground.ui.parallel_views import mesh_markdown, placement_html
+from playground.ui.timing_views import parse_sizes
+
+
+def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
+    gr.Markdown("### Sharding a function across devices\nWithout an accelerator, these workers get 8 simulated CPU "
+                "devices (`JAX_NUM_CPU_DEVICES`): the sharding is real, the devices share this machine's cores. "
+                "Build a mesh, say how each input is split with a `PartitionSpec`, and `jax.jit` does the rest.")
+    with gr.Row():
+        with gr.Column(scale=3):
+            code = gr.Code(SHARD_EXAMPLE.code, language="python", lines=6, label="Your function",
+                           elem_id="shard-code")
+        with gr.Column(scale=2):
+            args = gr.Textbox(SHARD_EXAMPLE.args, label="Arguments", elem_id="shard-args")
+            with gr.Row():
+                mesh_shape = gr.Textbox(SHARD_EXAMPLE.mesh_shape, label="Mesh shape", elem_id="shard-mesh")
+                axis_names = gr.Textbox(SHARD_EXAMPLE.axis_names, label="Axis names", elem_id="shard-axes")
+            in_specs = gr.Textbox(SHARD_EXAMPLE.in_specs, label="in_specs (one PartitionSpec per argument)",
+                                  elem_id="shard-in-specs")
+            out_specs = gr.Textbox(SHARD_EXAMPLE.out_specs, label="out_specs", elem_id="shard-out-specs")
+            run = gr.Button("Shard and run", variant="primary", elem_id="shard-run")
+    status = gr.Markdown(elem_id="shard-status")
+    with gr.Row():
+        placement = gr.HTML(elem_id="shard-placement")
+        details = gr.Markdown(elem_id="shard-details")
+
+    def on_run(code_text, args_text, mesh_text, names_text, in_text, out_text):
+        try:
+            shape = parse_sizes(mesh_text, "mesh shape")
+        except ValueError as exc:
+            return error_markdown({"kind": "invalid_input", "message": str(exc), "line": None}), "", ""
+        names = [n for n in names_text.replace(",", " ").split()]
+        return render_shard(api.shard(code_text, args_text, shape, names, in_text, out_text))
+
+    run.click(on_run, [code, args, mesh_shape, axis_names, in_specs, out_specs], [status, placement, details],
+              api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    gr.api(api.shard, api_name="shard", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+
+    gr.Markdown("### Collectives, a data-parallel step, and pmap")
+    demos = gr.Button("Run the demos", elem_id="parallel-demos-run")
+    devices = gr.Markdown(elem_id="parallel-devices")
+    with gr.Row():
+        collectives = gr.Markdown(elem_id="parallel-collectives")
+        with gr.Column():
+            data_parallel = gr.Markdown(elem_id="parallel-data-parallel")
+            batch_grid = gr.HTML(elem_id="parallel-batch-placement")
+    pmap = gr.Markdown(elem_id="parallel-pmap")
+
+    def on_demos():
+        return render_demos(api.parallel_demos())
+
+    demos.click(on_demos, None, [devices, collectives, data_parallel, batch_grid, pmap], api_visibility="private",
+                concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    gr.api(api.parallel_demos, api_name="parallel_demos", concurrency_limit=concurrency,
+           concurrency_id=concurrency_id)
+
+
+def render_shard(response: dict) -> tuple:
+    if not response.get("ok"):
+        return error_markdown(response["error"]), "", ""
+    grids = "".join(placement_html(p, shape, f"input {i}")
+                    for i, (p, shape) in enumerate(zip(response["placement"], response["shapes"], strict=True)))
+    if response.get("out_placement"):
+        grids += placement_html(response["out_placement"], shape_of(response["out_placement"]), "output")
+    mark, same = ("✅", "equals") if response["matches_unsharded"] else ("❌", "DIFFERS from")
+    status = (f"{mark} On {response['n_devices']} devices the result {same} the single-device one "
+              f"(largest difference {response.get('max_abs_diff', 0):.3g}).")
+    found = ", ".join(f"`{c}`" for c in response["collectives"]) or "none: every device works on its own block"
+    details = "\n\n".join([
+        mesh_markdown(response["mesh"]),
+        f"**Result**\n{code_block(response['result'])}",
+        f"**Collectives in the compiled program** (the same SPMD program runs on every device): {found}",
+        code_block("\n".join(response.get("hlo_collective_lines", []))) if response["collectives"] else "",
+    ])
+    return status, grids, details
+
+
+def shape_of(placement: list[dict]) -> list[int]:
+    """The whole array's shape, from where its blocks end."""
+    return [max(shard["index"][d][1] for shard in placement) for d in range(len(placement[0]["index"]))]
+
+
+def render_demos(response: dict) -> tuple:
+    if not response.get("ok"):
+        return error_markdown(response["error"]), "", "", "", ""
+    info = response["devices"]
+    devices = f"**{info['count']} {info['platform']} devices:** " + ", ".join(
+        f"{d['id']} ({d['kind']})" for d in info["devices"])
+    sections = []
+    for name in ("psum", "all_gather"):
+        demo = response["collectives"][name]
+        mark = "✅" if demo["matches"] else "❌"
+        sections.append(f"#### `{name}` with `jax.shard_map` {mark}\n{code_block(demo['code'])}\nresult "
+                        f"`{demo['result']}`; collectives: {', '.join(demo['collectives']) or 'none'}")
+    step = response["data_parallel"]
+    same = "✅ equal to" if step["matches_single_device"] else "❌ different from"
+    data_parallel = (
+        f"#### One SGD step of the MLP {step['layer_sizes']}, batch of {step['batch_size']} sharded over "
+        f"{step['n_devices']} devices\nParams replicated, batch split on axis `data`. New params {same} the "
+        f"single-device step (largest difference {step['max_abs_diff']:.2g}); loss {step['loss_before']:.4f} → "
+        f"{step['loss_after']:.4f}.\n\nCollectives: {', '.join(f'`{c}`' for c in step['collectives']) or 'none'}: "
+        "each device computes gradients on its slice of the batch, and an all-reduce sums them.\n"
+        + code_block("\n".join(step.get("hlo_collective_lines", [])[:6]))
+    )
+    grid = placement_html(step["batch_placement"], [step["batch_size"], step["layer_sizes"][0]], "the batch of images")
+    both = response["pmap_vs_shard_map"]
+    pmap = (f"#### pmap (legacy) next to shard_map {'✅ same result' if both['equal'] else '❌ different results'}\n"
+            f"{code_block(both['pmap_code'])}\n{code_block(both['shard_map_code'])}\n{both['why']}")
+    return devices, "\n\n".join(sections), data_parallel, grid, pmap
