@@ -223,3 +223,16 @@ def test_port_out_of_range_is_refused(value):
 
 def test_bad_gradio_port_is_ignored_when_playground_port_is_set():
     assert Settings.from_env({"PLAYGROUND_PORT": "7999", "GRADIO_SERVER_PORT": "junk"}).port == 7999
+
+
+def test_parallel_settings_from_env():
+    s = Settings.from_env({"PLAYGROUND_PARALLEL_WORKERS": "2", "PLAYGROUND_CPU_DEVICES": "4"})
+    assert (s.parallel_workers, s.cpu_devices) == (2, 4)
+    assert (Settings().parallel_workers, Settings().cpu_devices) == (1, 8)
+
+
+@pytest.mark.parametrize(("name", "value"), [("PLAYGROUND_PARALLEL_WORKERS", "0"), ("PLAYGROUND_CPU_DEVICES", "0"),
+                                             ("PLAYGROUND_CPU_DEVICES", "65")])
+def test_parallel_settings_out_of_range_name_the_variable(name, value):
+    with pytest.raises(ValueError, match=name):
+        Settings.from_env({name: value})

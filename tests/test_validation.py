@@ -50,3 +50,10 @@ def test_first_problem_is_the_first_not_none():
     first, second = check.number("a", math.nan), check.number("b", math.nan)
     assert check.first_problem(None, first, second) is first
     assert check.first_problem(None, None) is None
+
+
+@pytest.mark.parametrize(("value", "ok"), [(["data"], True), (["data", "model"], True), ([], False),
+                                           (["data", "data"], False), (["1x"], False), ("data", False),
+                                           (["a", "b", "c", "d", "e"], False), ([3], False)])
+def test_names_are_distinct_identifiers(value, ok):
+    assert (check.names("axis_names", value, 4) is None) == ok
