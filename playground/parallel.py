@@ -1,0 +1,438 @@
+"""One function, many devices: meshes, shardings, ``jax.shard_map``, and the collectives XLA adds. Runs in a worker.
+
+A *mesh* lays devices out in a named grid: ``(2, 4)`` with axes ``('data',
+'model')`` is 2 rows of 4. A ``PartitionSpec`` says, per array dimension, which
+mesh axes split it; ``P('data', 'model')`` cuts an (8, 4) array into (4, 1)
+blocks, one per device:
+
+>>> out = shard("def f(x):\\n    return x * 2", "jnp.arange(32.).reshape(8, 4)", [2, 4], ["data", "model"],
+...             "('data', 'model')", "('data', 'model')")
+>>> out["placement"][0][:2]  # device 0 holds rows 0-3 of column 0, device 1 rows 0-3 of column 1
+[{'device': 0, 'index': [[0, 4], [0, 1]]}, {'device': 1, 'index': [[0, 4], [1, 2]]}]
+
+``jax.jit`` with those shardings compiles ONE program for every device; where a
+device needs data that another holds, XLA inserts a *collective* (an
+``all-reduce`` when a contracted dimension is split, ...), which we find in the
+compiled HLO. ``jax.shard_map`` is the manual spelling: the function sees one
+device's block and calls the collectives itself (``lax.psum``,
+``lax.all_gather``). ``jax.pmap`` is the legacy spelling of the same idea.
+
+Meshes here use ``AxisType.Auto``: the compiler propagates shardings through the
+user's code. ``jax.make_mesh``'s default, ``Explicit``, makes shardings part of
+each array's type, and then plain ``a @ b`` with its contracted dimension split
+raises "Contracting dimensions are sharded ... specify out_sharding", so code
+written for one device would not run unchanged.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import AxisType, Mesh, NamedSharding
+from jax.sharding import PartitionSpec as P
+
+from playground import staging, usercode
+from playground.usercode import UserCodeError
+
+COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
+RTOL, ATOL = 1e-5, 1e-6
+MAX_SPEC_CHARS = 2000
+MAX_TEXT_CHARS = 20_000
+MAX_HLO_LINES, MAX_HLO_LINE_CHARS = 20, 300
+LAYER_SIZES = (784, 64, 10)
+EXAMPLES_PER_DEVICE = 8
+LEARNING_RATE = 0.1
+_HLO_OP = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+ = .+? ([a-z][a-z0-9\-]*)\(")
+_METADATA = re.compile(r",? metadata=\{[^}]*\}")
+_SPEC_EXAMPLES = "('data', None) for one argument, or (('data', None), (None,)) for two"
+
+
+def devices() -> dict:
+    """The devices JAX sees: ``{"ok", "platform", "devices": [{"id", "kind"}], "count"}``."""
+    try:
+        found = jax.devices()
+    except Exception as exc:
+        return usercode.error_result(exc)
+    return {"ok": True, "platform": jax.default_backend(),
+            "devices": [{"id": d.id, "kind": d.device_kind} for d in found], "count": len(found)}
+
+
+def shard(code: str, args: str, mesh_shape: list[int], axis_names: list[str], in_specs: str, out_specs: str) -> dict:
+    """Run the user's function under ``jax.jit`` with NamedShardings on a mesh, and compare with one device.
+
+    ``in_specs``: a Python literal (read by ``ast.literal_eval``, never ``eval``)
+    with one spec per argument, ``(('data', 'model'), (None,))``, or one spec for
+    one argument, ``('data', 'model')``. A spec has one entry per leading
+    dimension: None (not split), an axis name, or a tuple of names (split over
+    several axes). When every entry of the literal is a tuple and there are as
+    many as arguments, each is one argument's spec. ``out_specs`` likewise for
+    the outputs; one spec covers every output.
+
+    Success: ``{"ok", "function", "n_devices", "mesh": {"shape", "axis_names",
+    "devices"}, "placement", "shapes", "result", "out_placement",
+    "matches_unsharded", "max_abs_diff", "collectives", "hlo_collective_lines",
+    "stdout"}``; ``placement`` lists, per argument, ``{"device", "index":
+    [[start, stop] per dimension]}`` for each shard in device order.
+    """
+    stdout = usercode.CappedText(MAX_TEXT_CHARS)
+    try:
+        with contextlib.redirect_stdout(stdout):
+            mesh = make_mesh(mesh_shape, axis_names)
+            in_literal, out_literal = parse_specs(in_specs, "in_specs"), parse_specs(out_specs, "out_specs")
+            program = usercode.load(code)
+            arguments = as_arrays(usercode.evaluate_args(args, program.namespace))
+            in_entries = match_specs(in_literal, len(arguments), "in_specs", "argument")
+            for i, (arg, entries) in enumerate(zip(arguments, in_entries, strict=True)):
+                check_spec(entries, arg.shape, mesh, f"in_specs for argument {i}", "the argument")
+            in_shardings = tuple(NamedSharding(mesh, P(*entries)) for entries in in_entries)
+            out_shardings = output_shardings(out_literal, jax.eval_shape(program.function, *arguments), mesh)
+            report = _run_sharded(program.function, arguments, in_shardings, out_shardings)
+    except Exception as exc:
+        return staging.explained_error(exc, code)
+    return {"ok": True, "function": program.name, "n_devices": mesh.size, "mesh": mesh_json(mesh), **report,
+            "stdout": stdout.getvalue()}
+
+
+def _run_sharded(f: Callable, arguments: tuple, in_shardings: tuple, out_shardings: Any) -> dict:
+    reference = jax.jit(f)(*arguments)  # uncommitted arguments: the default device alone
+    placed = tuple(jax.device_put(a, s) for a, s in zip(arguments, in_shardings, strict=True))
+    compiled = jax.jit(f, in_shardings=in_shardings, out_shardings=out_shardings).lower(*placed).compile()
+    value = jax.block_until_ready(compiled(*placed))
+    same, diff = compare(value, reference)
+    names, lines = collectives_in(compiled.as_text())
+    return {"placement": [placement(a) for a in placed], "shapes": [list(a.shape) for a in arguments],
+            "result": usercode.cap_text(staging.describe(value), MAX_TEXT_CHARS),
+            "out_placement": placement(jax.tree.leaves(value)[0]),
+            "matches_unsharded": same, "max_abs_diff": diff, "collectives": names, "hlo_collective_lines": lines}
+
+
+def make_mesh(mesh_shape: Any, axis_names: Any) -> Mesh:
+    """``jax.make_mesh`` after checks that say what is wrong; Auto axes (see the module docstring)."""
+    if (not isinstance(mesh_shape, (list, tuple)) or not mesh_shape
+            or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in mesh_shape)):
+        raise UserCodeError("invalid_input", f"mesh_shape is a list of positive whole numbers such as [2, 4]; "
+                            f"got {mesh_shape!r}.")
+    if not isinstance(axis_names, (list, tuple)) or any(not isinstance(a, str) or not a for a in axis_names):
+        raise UserCodeError("invalid_input", f"axis_names is a list of names such as ['data', 'model']; "
+                            f"got {axis_names!r}.")
+    if len(mesh_shape) != len(axis_names):
+        raise UserCodeError("invalid_input", f"mesh_shape has {len(mesh_shape)} sizes but axis_names has "
+                            f"{len(axis_names)} names: give one name per mesh axis.")
+    twice = sorted({a for a in axis_names if list(axis_names).count(a) > 1})
+    if twice:
+        raise UserCodeError("invalid_input", f"Duplicate axis names {twice}: each mesh axis needs its own name.")
+    need, have = math.prod(mesh_shape), len(jax.devices())
+    if need > have:
+        raise UserCodeError("invalid_input", f"mesh_shape {list(mesh_shape)} asks for too many devices: the mesh "
+                            f"needs {need} devices, this host has {have}.")
+    return jax.make_mesh(tuple(mesh_shape), tuple(axis_names), axis_types=(AxisType.Auto,) * len(mesh_shape))
+
+
+def parse_specs(text: Any, name: str) -> tuple:
+    """The specs as typed, read by ``ast.literal_eval``: a tuple (or list), not yet matched to arguments."""
+    if not isinstance(text, str) or len(text) > MAX_SPEC_CHARS:
+        raise UserCodeError("invalid_input", f"{name} must be a short text such as {_SPEC_EXAMPLES}.")
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise UserCodeError("invalid_input", f"{name} must be a Python literal such as {_SPEC_EXAMPLES}; "
+                            f"{text!r} is not a literal.") from None
+    if not isinstance(value, (tuple, list)):
+        raise UserCodeError("invalid_input", f"{name} must be a tuple of spec entries or of specs, such as "
+                            f"{_SPEC_EXAMPLES}; got {value!r}. Write ('data',), with the comma, for one entry.")
+    return tuple(value)
+
+
+def match_specs(value: tuple, count: int, name: str, what: str, broadcast: bool = False) -> list[tuple]:
+    """One tuple of spec entries per argument (or output) from the literal; see ``shard``'s docstring.
+
+    With ``broadcast``, a single spec given for several outputs applies to each.
+    """
+    per_item = all(isinstance(v, (tuple, list)) for v in value)
+    if per_item and len(value) == count:
+        specs = [tuple(v) for v in value]
+    elif count == 1 or (broadcast and (not per_item or not value)):
+        specs = [value] * count
+    else:
+        raise UserCodeError("invalid_input", f"{name} has {len(value)} specs but there are {count} {what}s: give one "
+                            f"spec per {what}, such as {_SPEC_EXAMPLES}.")
+    return [normalise_entries(spec, f"{name} for {what} {i}") for i, spec in enumerate(specs)]
+
+
+def normalise_entries(spec: tuple, where: str) -> tuple:
+    """Entries as ``PartitionSpec`` takes them: None, an axis name, or a tuple of two or more names."""
+    entries = []
+    for entry in spec:
+        if entry is None or isinstance(entry, str):
+            entries.append(entry)
+        elif isinstance(entry, (tuple, list)) and all(isinstance(a, str) for a in entry):
+            entries.append(None if not entry else entry[0] if len(entry) == 1 else tuple(entry))
+        else:
+            raise UserCodeError("invalid_input", f"{where}: each entry is None, an axis name or a tuple of axis "
+                                f"names; {entry!r} is none of these.")
+    return tuple(entries)
+
+
+def check_spec(entries: tuple, shape: tuple, mesh: Mesh, where: str, what: str) -> None:
+    """The spec fits the array: known axes, each used once, no more entries than dimensions, even splits."""
+    if len(entries) > len(shape):
+        raise UserCodeError("invalid_input", f"{where} has {len(entries)} entries but {what} has {len(shape)} "
+                            f"dimension(s) (shape {tuple(shape)}): a spec has at most one entry per dimension.")
+    used: list[str] = []
+    for dim, entry in enumerate(entries):
+        axes = () if entry is None else (entry,) if isinstance(entry, str) else entry
+        for axis in axes:
+            if axis not in mesh.shape:
+                raise UserCodeError("invalid_input", f"{where} names axis {axis!r}, which is not in the mesh; the "
+                                    f"mesh's axes are {', '.join(map(repr, mesh.axis_names))}.")
+            if axis in used:
+                raise UserCodeError("invalid_input", f"{where} uses mesh axis {axis!r} twice: an axis can split only "
+                                    "one dimension of an array.")
+            used.append(axis)
+        split = math.prod(mesh.shape[a] for a in axes)
+        if shape[dim] % split:
+            sizes = " x ".join(str(mesh.shape[a]) for a in axes)
+            named = " x ".join(map(repr, axes))
+            raise UserCodeError("invalid_input", f"{where}: dimension {dim} of {what} has size {shape[dim]}, which "
+                                f"is not divisible by {split}, the size of mesh axis {named}"
+                                f"{f' ({sizes})' if len(axes) > 1 else ''} that splits it.")
+
+
+def output_shardings(literal: tuple, out_shape: Any, mesh: Mesh) -> Any:
+    """out_shardings for ``jax.jit``: one per output of a tuple/list output, else one for the whole output."""
+    outputs = list(out_shape) if isinstance(out_shape, (tuple, list)) else [out_shape]
+    if not jax.tree.leaves(out_shape):
+        raise UserCodeError("invalid_input", "The function returns no arrays, so there is nothing to shard.")
+    several = isinstance(out_shape, (tuple, list))
+    specs = match_specs(literal, len(outputs), "out_specs", "output", broadcast=True)
+    for i, (output, entries) in enumerate(zip(outputs, specs, strict=True)):
+        for leaf in jax.tree.leaves(output):
+            check_spec(entries, leaf.shape, mesh, f"out_specs for output {i}" if several else "out_specs", "the output")
+    shardings = [NamedSharding(mesh, P(*entries)) for entries in specs]
+    if not several:
+        return shardings[0]
+    return type(out_shape)(*shardings) if hasattr(out_shape, "_fields") else type(out_shape)(shardings)
+
+
+def as_arrays(arguments: tuple) -> tuple:
+    arrays = []
+    for i, arg in enumerate(arguments):
+        try:
+            arrays.append(jnp.asarray(arg))
+        except (TypeError, ValueError):
+            raise UserCodeError("invalid_input", f"Argument {i} is a {type(arg).__name__}: shard places arrays, "
+                                "so give each argument as an array (one spec each).") from None
+    return tuple(arrays)
+
+
+def placement(array: jax.Array) -> list[dict]:
+    """Which block of ``array`` each device holds: ``[{"device": id, "index": [[start, stop], ...]}]`` by device id."""
+    shards = sorted(array.addressable_shards, key=lambda s: s.device.id)
+    return [{"device": s.device.id, "index": [list(cut.indices(size)[:2]) for cut, size in zip(s.index, array.shape,
+                                                                                                 strict=True)]}
+            for s in shards]
+
+
+def mesh_json(mesh: Mesh) -> dict:
+    ids = np.vectorize(lambda d: d.id, otypes=[int])(mesh.devices)
+    return {"shape": list(mesh.devices.shape), "axis_names": list(mesh.axis_names), "devices": ids.tolist()}
+
+
+def collectives_in(hlo_text: str) -> tuple[list[str], list[str]]:
+    """The collective ops in compiled HLO (async ``-start``/``-done`` pairs count as their op) and their lines.
+
+    Lines lose their ``metadata={...}`` and are capped at ``MAX_HLO_LINES`` of ``MAX_HLO_LINE_CHARS``.
+    """
+    found: set[str] = set()
+    lines: list[str] = []
+    for line in hlo_text.splitlines():
+        match = _HLO_OP.match(line)
+        op = match.group(1).removesuffix("-start").removesuffix("-done") if match else ""
+        if op in COLLECTIVES:
+            found.add(op)
+            if len(lines) < MAX_HLO_LINES:
+                lines.append(_METADATA.sub("", line.strip())[:MAX_HLO_LINE_CHARS])
+    return sorted(found), lines
+
+
+def compare(tree: Any, reference: Any) -> tuple[bool, float | None]:
+    """(allclose at RTOL/ATOL on every leaf, largest absolute difference); NaNs match NaNs; None if not finite."""
+    same, worst = True, 0.0
+    for a, b in zip(jax.tree.leaves(tree), jax.tree.leaves(reference), strict=True):
+        a, b = (np.asarray(x).astype(np.int64) if x.dtype == bool else np.asarray(x) for x in (a, b))
+        same = same and bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))
+        with np.errstate(invalid="ignore", over="ignore"):
+            gap = np.where((a == b) | (np.isnan(a) & np.isnan(b)), 0, np.abs(a - b))
+        worst = max(worst, float(np.max(gap, initial=0.0)))
+    return same, worst if math.isfinite(worst) else None
+
+
+# The demos run exactly the source they show: each is exec'd with jax, jnp, P, AxisType and x in scope.
+_MESH_LINE = "mesh = jax.make_mesh(({n},), ('data',), axis_types=(AxisType.Auto,))\n\n"
+PSUM_SOURCE = _MESH_LINE + '''\
+def block_sum(block):
+    """Runs on each device with its own block of x; psum adds up the blocks of all devices on 'data'."""
+    return jax.lax.psum(block, 'data')
+
+psum_demo = jax.jit(jax.shard_map(block_sum, mesh=mesh, in_specs=P('data'), out_specs=P()))
+result = psum_demo(x)
+'''
+ALL_GATHER_SOURCE = _MESH_LINE + '''\
+def gather_blocks(block):
+    """Every device receives every block; to='invarying' says all devices now hold the same array (so P())."""
+    return jax.lax.all_gather(block, 'data', tiled=True, to='invarying')
+
+all_gather_demo = jax.jit(jax.shard_map(gather_blocks, mesh=mesh, in_specs=P('data'), out_specs=P()))
+result = all_gather_demo(x)
+'''
+PMAP_SOURCE = '''\
+def normalise(block):
+    """One device's block divided by the total over all devices."""
+    return block / jax.lax.psum(jnp.sum(block), 'i')
+
+rows = x.reshape({n}, -1)  # pmap maps over a leading axis: one row per device
+pmap_result = jax.pmap(normalise, axis_name='i')(rows)
+'''
+SHARD_MAP_SOURCE = _MESH_LINE + '''\
+def normalise(block):
+    """One device's block divided by the total over all devices."""
+    return block / jax.lax.psum(jnp.sum(block), 'data')
+
+shard_map_result = jax.jit(jax.shard_map(normalise, mesh=mesh, in_specs=P('data'), out_specs=P('data')))(x)
+'''
+WHY_SHARD_MAP = ("jax.pmap is in maintenance mode and, since JAX 0.8, built on jax.shard_map; shard_map composes "
+                 "with jit and shardings, works on multi-dimensional meshes and needs no leading device axis, so new "
+                 "code should use it.")
+
+
+def _exec_demo(source: str, x: jax.Array) -> dict:
+    namespace = {"jax": jax, "jnp": jnp, "P": P, "AxisType": AxisType, "x": x}
+    exec(compile(source, "<demo>", "exec"), namespace)  # noqa: S102 - our own constant source
+    return namespace
+
+
+def _demo_devices(mesh_shape: Any) -> int:
+    if mesh_shape is None:
+        return len(jax.devices())
+    if not isinstance(mesh_shape, (list, tuple)) or len(mesh_shape) != 1:
+        raise UserCodeError("invalid_input", f"The demos use a 1-D mesh on axis 'data': give one size such as [4]; "
+                            f"got {mesh_shape!r}.")
+    make_mesh(mesh_shape, ["data"])  # the checks, with their messages
+    return mesh_shape[0]
+
+
+def collectives_demo(mesh_shape: list[int] | None = None) -> dict:
+    """``jax.shard_map`` with ``psum`` and with ``all_gather`` on ``x = arange(2n)``, split over n devices on 'data'.
+
+    psum: each device ends with the sum of all blocks (``expected``: NumPy's sum
+    of the blocks); all_gather: each device ends with all of x. Returns
+    ``{"ok", "n_devices", "input", "psum": {"code", "result", "expected",
+    "matches", "collectives", "hlo_lines"}, "all_gather": {...}}``.
+    """
+    try:
+        n = _demo_devices(mesh_shape)
+        x = jnp.arange(2.0 * n)
+        blocks = np.asarray(x).reshape(n, -1)
+        report: dict = {"ok": True, "n_devices": n, "input": np.asarray(x).tolist()}
+        for key, source, expected in (("psum", PSUM_SOURCE, blocks.sum(axis=0)),
+                                      ("all_gather", ALL_GATHER_SOURCE, blocks.reshape(-1))):
+            code = source.format(n=n)
+            namespace = _exec_demo(code, x)
+            result = np.asarray(namespace["result"])
+            names, lines = collectives_in(namespace[f"{key}_demo"].lower(x).compile().as_text())
+            report[key] = {"code": code, "result": result.tolist(), "expected": expected.tolist(),
+                           "matches": bool(np.array_equal(result, expected)), "collectives": names, "hlo_lines": lines}
+    except Exception as exc:
+        return usercode.error_result(exc)
+    return report
+
+
+def pmap_vs_shard_map() -> dict:
+    """The same per-device function with ``jax.pmap`` (legacy) and ``jax.shard_map``; results compared bit for bit.
+
+    Returns ``{"ok", "n_devices", "pmap_code", "shard_map_code", "pmap_result" (one row per device),
+    "shard_map_result" (one flat array), "equal", "why"}``.
+    """
+    try:
+        n = len(jax.devices())
+        x = jnp.arange(1.0, 2.0 * n + 1)
+        pmap_code, shard_map_code = PMAP_SOURCE.format(n=n), SHARD_MAP_SOURCE.format(n=n)
+        by_pmap = np.asarray(_exec_demo(pmap_code, x)["pmap_result"])
+        by_shard_map = np.asarray(_exec_demo(shard_map_code, x)["shard_map_result"])
+    except Exception as exc:
+        return usercode.error_result(exc)
+    return {"ok": True, "n_devices": n, "pmap_code": pmap_code, "shard_map_code": shard_map_code,
+            "pmap_result": by_pmap.tolist(), "shard_map_result": by_shard_map.tolist(),
+            "equal": bool(np.array_equal(by_pmap.reshape(-1), by_shard_map)), "why": WHY_SHARD_MAP}
+
+
+def init_params(key: jax.Array, sizes: tuple[int, ...]) -> list[tuple[jax.Array, jax.Array]]:
+    """One (W, b) pair per layer from an explicit PRNG key; W ~ N(0, 1/fan_in)."""
+    keys = jax.random.split(key, len(sizes) - 1)
+    return [(jax.random.normal(k, (m, n)) / jnp.sqrt(m), jnp.zeros(n))
+            for k, m, n in zip(keys, sizes[:-1], sizes[1:], strict=True)]
+
+
+def predict(params: list, image: jax.Array) -> jax.Array:
+    """Log-probabilities of the 10 digits for ONE flattened image (ReLU layers, log-softmax via logsumexp)."""
+    activations = image
+    for w, b in params[:-1]:
+        activations = jnp.maximum(activations @ w + b, 0.0)
+    final_w, final_b = params[-1]
+    logits = activations @ final_w + final_b
+    return logits - jax.nn.logsumexp(logits)
+
+
+def loss(params: list, batch: tuple[jax.Array, jax.Array]) -> jax.Array:
+    """Mean cross-entropy of a batch of (images, integer labels)."""
+    images, labels = batch
+    log_probs = jax.vmap(predict, in_axes=(None, 0))(params, images)
+    return -jnp.mean(jnp.take_along_axis(log_probs, labels[:, None], axis=1))
+
+
+def sgd_step(params: list, batch: tuple[jax.Array, jax.Array]) -> list:
+    """Params in, params out: one step of plain SGD."""
+    grads = jax.grad(loss)(params, batch)
+    return jax.tree.map(lambda p, g: p - LEARNING_RATE * g, params, grads)
+
+
+def data_parallel_step() -> dict:
+    """One SGD step with the batch split over all devices on 'data' and the params replicated (``P()``).
+
+    Each device computes the gradient of its slice of the batch; the mean over
+    the batch needs every slice, so XLA adds an all-reduce that sums them. The
+    new params are checked against the same step jitted on one device.
+    Returns ``{"ok", "n_devices", "layer_sizes", "batch_size", "batch_placement",
+    "params_placement", "collectives", "hlo_collective_lines",
+    "matches_single_device", "max_abs_diff", "loss_before", "loss_after"}``.
+    """
+    try:
+        n = len(jax.devices())
+        mesh = make_mesh([n], ["data"])
+        params = init_params(jax.random.key(0), LAYER_SIZES)
+        size = EXAMPLES_PER_DEVICE * n
+        batch = (jax.random.uniform(jax.random.key(1), (size, LAYER_SIZES[0])),
+                 jax.random.randint(jax.random.key(2), (size,), 0, LAYER_SIZES[-1]))
+        replicated, split = NamedSharding(mesh, P()), NamedSharding(mesh, P("data"))
+        params_on_mesh, batch_on_mesh = jax.device_put(params, replicated), jax.device_put(batch, split)
+        step = jax.jit(sgd_step, in_shardings=(replicated, split), out_shardings=replicated)
+        compiled = step.lower(params_on_mesh, batch_on_mesh).compile()
+        new_params = compiled(params_on_mesh, batch_on_mesh)
+        same, diff = compare(new_params, jax.jit(sgd_step)(params, batch))
+        names, lines = collectives_in(compiled.as_text())
+        single_loss = jax.jit(loss)
+        before, after = single_loss(params, batch), single_loss(jax.device_get(new_params), batch)
+    except Exception as exc:
+        return usercode.error_result(exc)
+    return {"ok": True, "n_devices": n, "layer_sizes": list(LAYER_SIZES), "batch_size": size,
+            "batch_placement": placement(batch_on_mesh[0]), "params_placement": placement(params_on_mesh[0][0]),
+            "collectives": names, "hlo_collective_lines": lines, "matches_single_device": same,
+            "max_abs_diff": diff, "loss_before": float(before), "loss_after": float(after)}
