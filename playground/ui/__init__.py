@@ -6,9 +6,10 @@ import gradio as gr
 
 from playground.api import PlaygroundAPI
 from playground.config import Settings
-from playground.ui import about_tab, derivatives_tab, inspect_tab, jit_tab, vmap_tab
+from playground.ui import about_tab, derivatives_tab, inspect_tab, jit_tab, parallel_tab, vmap_tab
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code shares the pool's concurrency
+PARALLEL_QUEUE = "parallel"  # the Parallel tab has its own pool of several-device workers
 # Messages (JAX's errors are long lines) wrap instead of scrolling out of sight.
 CSS = "#inspect-status pre, #inspect-status code { white-space: pre-wrap; word-break: break-word; }"
 
@@ -28,6 +29,8 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
                 vmap_tab.build(api, settings.workers, SANDBOX_QUEUE)
             with gr.Tab("jit", id="jit"):
                 jit_tab.build(api, settings.workers, SANDBOX_QUEUE)
+            with gr.Tab("Parallel", id="parallel"):
+                parallel_tab.build(api, settings.parallel_workers, PARALLEL_QUEUE)
             with gr.Tab("About", id="about"):
                 about_tab.build(api, demo)
     return demo
