@@ -7,7 +7,7 @@ import platform
 import jax
 import jax.numpy as jnp
 
-from playground import derivatives, jit_benchmark, parallel, staging, usercode, vectorize
+from playground import derivatives, jit_benchmark, parallel, parallel_demos, staging, usercode, vectorize
 from playground.sandbox.limits import Limits
 
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
@@ -35,7 +35,7 @@ def run(job: dict, limits: Limits) -> dict:
                                                      budget_s=0.6 * limits.measure_timeout_s),
         "shard": lambda: parallel.shard(job["code"], job["args"], job["mesh_shape"], job["axis_names"],
                                         job["in_specs"], job["out_specs"]),
-        "parallel_demos": parallel_demos,
+        "parallel_demos": run_parallel_demos,
         "about": about,
     }
     handler = handlers.get(job.get("kind"))
@@ -48,10 +48,11 @@ def run(job: dict, limits: Limits) -> dict:
         return usercode.error_dict("invalid_input", f"the job is missing {exc}")
 
 
-def parallel_demos() -> dict:
+def run_parallel_demos() -> dict:
     """The Parallel tab's fixed demos, in one job (they share one warm worker's devices)."""
-    parts = {"devices": parallel.devices(), "collectives": parallel.collectives_demo(),
-             "data_parallel": parallel.data_parallel_step(), "pmap_vs_shard_map": parallel.pmap_vs_shard_map()}
+    parts = {"devices": parallel.devices(), "collectives": parallel_demos.collectives_demo(),
+             "data_parallel": parallel_demos.data_parallel_step(),
+             "pmap_vs_shard_map": parallel_demos.pmap_vs_shard_map()}
     failed = next((part for part in parts.values() if not part.get("ok")), None)
     return failed or {"ok": True, **parts}
 
