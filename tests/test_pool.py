@@ -219,3 +219,11 @@ def test_tracer_error_explanations_pass_validation_capped():
     kept = validated(error)["error"]
     assert set(kept) == {"kind", "message", "line", "title", "explanation", "fix", "doc_url"}
     assert kept["fix"] == "use jnp.where" and len(kept["explanation"]) < 4100
+
+
+@pytest.mark.parametrize(("job", "words"), [({"kind": "nonsense"}, "unknown job kind 'nonsense'"),
+                                            ({"kind": "derivatives", "code": "def f(x): return x"},
+                                             "missing order, x_min, x_max, points")])
+def test_jobs_the_worker_does_not_know_are_refused(pool, job, words):
+    result = pool.run(job)
+    assert result["error"]["kind"] == "invalid_input" and words in result["error"]["message"]

@@ -20,32 +20,45 @@ def warm_up() -> None:
     staging.inspect(DEFAULT_CODE, DEFAULT_ARGS, 1000)
 
 
+# Each job kind: the keys it needs, and what runs it. The server fills them (api.py) after its checks.
+_NEEDS = {
+    "inspect": ("code", "args"),
+    "derivatives": ("code", "order", "x_min", "x_max", "points"),
+    "gradient": ("code", "point"),
+    "vmap": ("code", "args", "in_axes", "out_axes", "batch_sizes"),
+    "jit_speed": ("code", "sizes", "repeats"),
+    "shard": ("code", "args", "mesh_shape", "axis_names", "in_specs", "out_specs"),
+    "parallel_demos": (),
+    "about": (),
+}
+
+
 def run(job: dict, limits: Limits) -> dict:
     """Dispatch on job["kind"]; the server has already checked the arguments' types and ranges."""
-    handlers = {
-        "inspect": lambda: staging.inspect(
-            job["code"], job["args"], limits.output_chars, static_argnums=tuple(job.get("static_argnums", ())),
-            second_args=job.get("second_args", ""), checks_budget_s=limits.timeout_s / 5),
-        "derivatives": lambda: derivatives.derivatives(
-            job["code"], job["order"], job["x_min"], job["x_max"], job["points"]),
-        "gradient": lambda: derivatives.gradient_and_hessian(job["code"], job["point"]),
-        "vmap": lambda: vectorize.compare(
-            job["code"], job["args"], job["in_axes"], job["out_axes"], job["batch_sizes"]),
-        "jit_speed": lambda: jit_benchmark.jit_speed(job["code"], job["sizes"], job["repeats"], limits.memory_mb,
-                                                     budget_s=0.6 * limits.measure_timeout_s),
-        "shard": lambda: parallel.shard(job["code"], job["args"], job["mesh_shape"], job["axis_names"],
-                                        job["in_specs"], job["out_specs"]),
-        "parallel_demos": run_parallel_demos,
-        "about": about,
-    }
-    handler = handlers.get(job.get("kind"))
-    if handler is None:
-        return usercode.error_dict("invalid_input", f"unknown job kind {job.get('kind')!r}")
+    kind = job.get("kind")
+    if kind not in _NEEDS:
+        return usercode.error_dict("invalid_input", f"unknown job kind {kind!r}")
+    missing = [key for key in _NEEDS[kind] if key not in job]
+    if missing:
+        return usercode.error_dict("invalid_input", f"the {kind} job is missing {', '.join(missing)}")
     usercode.forbid_new_processes()
-    try:
-        return handler()
-    except KeyError as exc:
-        return usercode.error_dict("invalid_input", f"the job is missing {exc}")
+    if kind == "inspect":
+        return staging.inspect(
+            job["code"], job["args"], limits.output_chars, static_argnums=tuple(job.get("static_argnums", ())),
+            second_args=job.get("second_args", ""), checks_budget_s=limits.timeout_s / 5)
+    if kind == "derivatives":
+        return derivatives.derivatives(job["code"], job["order"], job["x_min"], job["x_max"], job["points"])
+    if kind == "gradient":
+        return derivatives.gradient_and_hessian(job["code"], job["point"])
+    if kind == "vmap":
+        return vectorize.compare(job["code"], job["args"], job["in_axes"], job["out_axes"], job["batch_sizes"])
+    if kind == "jit_speed":
+        return jit_benchmark.jit_speed(job["code"], job["sizes"], job["repeats"], limits.memory_mb,
+                                       budget_s=0.6 * limits.measure_timeout_s)
+    if kind == "shard":
+        return parallel.shard(job["code"], job["args"], job["mesh_shape"], job["axis_names"], job["in_specs"],
+                              job["out_specs"])
+    return run_parallel_demos() if kind == "parallel_demos" else about()
 
 
 def run_parallel_demos() -> dict:
