@@ -29,7 +29,7 @@ class RecordingPool:
         }
         self.status_calls = 0
 
-    def run(self, job: dict) -> dict:
+    def run(self, job: dict, timeout_s: float | None = None) -> dict:
         self.jobs.append(job)
         queue = self.answers.get(job["kind"])
         if queue:
@@ -181,7 +181,7 @@ def test_about_asks_the_pool_once(api, pool):
     second = api.about()
     assert pool.jobs == [{"kind": "about"}]
     assert first["devices"] == second["devices"] == RUNTIME["devices"]
-    assert pool.status_calls == 2  # the pool's live status is fresh each time
+    assert pool.status_calls == 4  # fresh each time, for the pool and the parallel pool (here the same one)
 
 
 def test_about_retries_after_a_failed_answer():

@@ -41,3 +41,20 @@ def test_mesh_markdown_lays_devices_out_as_the_mesh():
     assert "| device 4 | device 5 | device 6 | device 7 |" in text
     assert mesh_markdown({"shape": [3], "axis_names": ["x"], "devices": [0, 1, 2]}).endswith(
         "| device 0 | device 1 | device 2 |")
+
+
+def test_mesh_markdown_header_names_the_axes():
+    text = mesh_markdown({"shape": [2, 4], "axis_names": ["data", "model"], "devices": [[0, 1, 2, 3], [4, 5, 6, 7]]})
+    assert "| data ↓ / model → | 0 | 1 | 2 | 3 |" in text
+    assert "| 1 | device 4 | device 5 | device 6 | device 7 |" in text
+
+
+def test_a_difference_that_is_not_finite_is_said_in_words():
+    from playground.ui.parallel_tab import render_shard
+
+    response = {"ok": True, "n_devices": 8, "placement": [TWO_BY_FOUR], "shapes": [[8, 4]],
+                "out_placement": TWO_BY_FOUR, "matches_unsharded": False, "max_abs_diff": None,
+                "mesh": {"shape": [8], "axis_names": ["data"], "devices": list(range(8))},
+                "result": "f32[8]", "collectives": []}
+    status, _, _ = render_shard(response)
+    assert status.startswith("❌") and "not finite" in status

@@ -11,7 +11,9 @@ from playground.ui import about_tab, derivatives_tab, inspect_tab, jit_tab, para
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code shares the pool's concurrency
 PARALLEL_QUEUE = "parallel"  # the Parallel tab has its own pool of several-device workers
 # Messages (JAX's errors are long lines) wrap instead of scrolling out of sight.
-CSS = "#inspect-status pre, #inspect-status code { white-space: pre-wrap; word-break: break-word; }"
+CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
+    "inspect-status", "shard-details", "parallel-collectives", "parallel-data-parallel", "parallel-pmap",
+)) + " { white-space: pre-wrap; word-break: break-word; }"
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:

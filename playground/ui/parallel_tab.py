@@ -73,7 +73,7 @@ def render_shard(response: dict) -> tuple:
         grids += placement_html(response["out_placement"], shape_of(response["out_placement"]), "output")
     mark, same = ("✅", "equals") if response["matches_unsharded"] else ("❌", "DIFFERS from")
     status = (f"{mark} On {response['n_devices']} devices the result {same} the single-device one "
-              f"(largest difference {response.get('max_abs_diff', 0):.3g}).")
+              f"({difference_text(response.get('max_abs_diff'))}).")
     found = ", ".join(f"`{c}`" for c in response["collectives"]) or "none: every device works on its own block"
     details = "\n\n".join([
         mesh_markdown(response["mesh"]),
@@ -82,6 +82,11 @@ def render_shard(response: dict) -> tuple:
         code_block("\n".join(response.get("hlo_collective_lines", []))) if response["collectives"] else "",
     ])
     return status, grids, details
+
+
+def difference_text(difference: float | None) -> str:
+    """The API sends a difference that is not finite (inf, nan) as null."""
+    return "a difference that is not finite" if difference is None else f"largest difference {difference:.3g}"
 
 
 def shape_of(placement: list[dict]) -> list[int]:
@@ -99,14 +104,15 @@ def render_demos(response: dict) -> tuple:
     for name in ("psum", "all_gather"):
         demo = response["collectives"][name]
         mark = "✅" if demo["matches"] else "❌"
-        sections.append(f"#### `{name}` with `jax.shard_map` {mark}\n{code_block(demo['code'])}\nresult "
-                        f"`{demo['result']}`; collectives: {', '.join(demo['collectives']) or 'none'}")
+        found = ", ".join(f"`{c}`" for c in demo["collectives"]) or "none"
+        sections.append(f"#### `{name}` with `jax.shard_map` {mark}\n{code_block(demo['code'])}\n"
+                        f"Collectives: {found}. Result:\n{code_block(str(demo['result']))}")
     step = response["data_parallel"]
     same = "✅ equal to" if step["matches_single_device"] else "❌ different from"
     data_parallel = (
         f"#### One SGD step of the MLP {step['layer_sizes']}, batch of {step['batch_size']} sharded over "
         f"{step['n_devices']} devices\nParams replicated, batch split on axis `data`. New params {same} the "
-        f"single-device step (largest difference {step['max_abs_diff']:.2g}); loss {step['loss_before']:.4f} → "
+        f"single-device step ({difference_text(step.get('max_abs_diff'))}); loss {step['loss_before']:.4f} → "
         f"{step['loss_after']:.4f}.\n\nCollectives: {', '.join(f'`{c}`' for c in step['collectives']) or 'none'}: "
         "each device computes gradients on its slice of the batch, and an all-reduce sums them.\n"
         + code_block("\n".join(step.get("hlo_collective_lines", [])[:6]))

@@ -39,11 +39,16 @@ def placement_html(placement: list[dict], shape: list[int], title: str) -> str:
 
 
 def mesh_markdown(mesh: dict) -> str:
+    """The mesh as a table: rows along its first axis, columns along the rest."""
     rows = _rows(mesh["devices"])
-    grid = "\n".join("| " + " | ".join(f"device {d}" for d in row) + " |" for row in rows)
-    names = " × ".join(f"{n} ({s})" for n, s in zip(mesh["axis_names"], mesh["shape"], strict=True))
-    header = "| " + " | ".join(" " for _ in rows[0]) + " |\n|" + "---|" * len(rows[0])
-    return f"**Mesh** {names}\n\n{header}\n{grid}"
+    names = mesh["axis_names"]
+    corner = f"{names[0]} ↓ / {' × '.join(names[1:])} →" if len(names) > 1 else f"{names[0]} →"
+    header = f"| {corner} | " + " | ".join(str(i) for i in range(len(rows[0]))) + " |"
+    rule = "|---" * (len(rows[0]) + 1) + "|"
+    body = "\n".join(f"| {i if len(names) > 1 else ''} | " + " | ".join(f"device {d}" for d in row) + " |"
+                     for i, row in enumerate(rows))
+    sizes = " × ".join(f"{n} ({s})" for n, s in zip(names, mesh["shape"], strict=True))
+    return f"**Mesh** {sizes}\n\n{header}\n{rule}\n{body}"
 
 
 def _rows(devices) -> list[list[int]]:
