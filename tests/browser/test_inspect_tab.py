@@ -25,7 +25,9 @@ def wait_for_success(page: Page) -> None:
 
 
 def open_tab(page: Page, name: str) -> None:
-    page.get_by_role("tab", name=name, exact=True).click()
+    tab = page.get_by_role("tab", name=name, exact=True)
+    tab.click()
+    expect(tab).to_have_attribute("aria-selected", "true")  # a click during a re-render can be lost
 
 
 def editor_lines(page: Page) -> list[str]:
@@ -86,7 +88,7 @@ def test_cost_and_pytree_tabs(page: Page):
     open_tab(page, "Pytrees")
     trees = page.locator("#inspect-pytrees")
     for key_path in ("[0]['b1']", "[0]['w2']", "[1]", "(root)"):
-        expect(trees.get_by_text(key_path, exact=True)).to_be_visible()
+        expect(trees.get_by_text(key_path, exact=True)).to_be_visible(timeout=RESULT_TIMEOUT_MS)
     expect(trees).to_contain_text("PyTreeDef(({'b1': *, 'b2': *, 'w1': *, 'w2': *}, *))")
 
 
