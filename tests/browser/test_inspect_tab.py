@@ -6,6 +6,7 @@ import re
 
 from playwright.sync_api import Browser, Page, expect
 
+from playground.gallery import EXAMPLES
 from tests.browser.conftest import VIEWPORT
 from tests.browser.test_inspect_ui import ASSETS, RESULT_TIMEOUT_MS, run_inspect, set_code
 
@@ -15,8 +16,11 @@ UNROLLED = "def f(x, n):\n    for _ in range(n):\n        x = x * 2\n    return 
 
 
 def run_example(page: Page, label: str) -> None:
-    """Click a gallery example (it fills the fields), then Run."""
+    """Click a gallery example, wait until it has filled the fields, then Run."""
+    example = next(e for e in EXAMPLES if e.name == label)
     page.get_by_role("button", name=label, exact=True).click()
+    expect(page.locator("#inspect-args textarea")).to_have_value(example.args)
+    expect(page.locator("#inspect-code .cm-content")).to_have_text(example.code.strip().replace("\n", ""))
     page.locator("#inspect-run").click()
 
 

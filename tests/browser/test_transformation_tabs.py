@@ -228,6 +228,7 @@ def test_gradient_at_a_pole_still_answers(page: Page):
 def test_vmap_disagreement_by_inf_still_answers(page: Page):
     open_tab(page, "vmap")
     choose(page, "vmap-preset", "x + x² + x³")
+    expect(page.locator("#vmap-args textarea")).to_have_value(VMAP_PRESETS["x + x² + x³"].args)  # preset applied
     set_code(page, "vmap-code", DRIFTING)
     fill(page, "vmap-sizes", "4")
     page.locator("#vmap-run").click()
