@@ -108,6 +108,19 @@ def hlo_lines(hlo_text: str) -> list[int | None]:
     return result
 
 
+def redact_file_names(hlo_text: str) -> str:
+    """HLO's FileNames table, with every file but the user's shown as ``<internal>``.
+
+    The table lists the whole Python stack that traced the function, our
+    server's files included; the user needs only their own.
+    """
+    names = _section(hlo_text, "FileNames")
+    if not names:
+        return hlo_text
+    redacted = re.sub(r'^(\d+) "(?!' + _FILE + r'").*"$', r'\1 "<internal>"', names, flags=re.M)
+    return hlo_text.replace(names, redacted, 1)
+
+
 def _section(text: str, title: str) -> str:
     """The lines under a heading like ``FileNames`` in HLO text, up to the next blank line."""
     match = re.search(rf"^{title}\n(.*?)(?:\n\n|\Z)", text, re.S | re.M)

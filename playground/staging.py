@@ -91,7 +91,7 @@ def run_stages(function, arguments: tuple, static_argnums: tuple[int, ...], max_
 
     jaxpr, jaxpr_lines = _capped(*source_map.jaxpr_with_lines(traced.jaxpr), max_chars)
     stablehlo, stablehlo_lines = _capped(*source_map.stablehlo_with_lines(lowered), max_chars)
-    hlo_text = compiled.as_text()
+    hlo_text = source_map.redact_file_names(compiled.as_text())
     hlo, hlo_line_map = _capped(hlo_text, source_map.hlo_lines(hlo_text), max_chars)
     report = {
         "result": usercode.cap_text(describe(value), max_chars),

@@ -88,3 +88,12 @@ def test_operations_without_a_location_leave_no_stray_comment_mark():
     traced = jax.jit(jax.vmap(lambda x: x * 2.0, out_axes=1)).trace(jnp.ones((8, 3)))
     text, _ = source_map.jaxpr_with_lines(traced.jaxpr)
     assert "transpose" in text and "#" not in text
+
+
+def test_hlo_file_names_keep_only_the_users_file(three_lines):
+    text = source_map.redact_file_names(three_lines[2].as_text())
+    names = source_map._section(text, "FileNames").splitlines()
+    assert any(line.endswith(f'"{USER_FILENAME}"') for line in names)
+    assert all(line.endswith(('"<internal>"', f'"{USER_FILENAME}"')) for line in names)
+    assert __file__ not in text
+    assert source_map.hlo_lines(text) == source_map.hlo_lines(three_lines[2].as_text())  # the map is unchanged
