@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 from gradio_client import Client
 
+from tests.e2e.responses import ok
+
 THREE_LINES = "def f(x):\n    y = x * x\n    z = jnp.sin(y)\n    return z + x\n"
 ARGS = "jnp.arange(4.0)"
 RESPONSE_KEYS = {
@@ -28,9 +30,6 @@ def inspect(client: Client, code: str, args: str, static_argnums: list[int] | No
     return client.predict(code, args, static_argnums, second_args, api_name="/inspect")
 
 
-def ok(response: dict) -> dict:
-    assert response["ok"] is True, response
-    return response
 
 
 def leaf_paths(tree: dict) -> list[str]:

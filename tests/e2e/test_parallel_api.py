@@ -15,11 +15,16 @@ from gradio_client import Client
 
 from playground.gallery import SHARD_EXAMPLE
 from tests.conftest import start_server, stop_server
+from tests.e2e.responses import assert_error, ok
 
 MESH, AXES = [2, 4], ["data", "model"]
 ELEMENTWISE = "def f(x):\n    return jnp.sin(x) * 2 + x\n"
 ELEMENTWISE_ARGS = "jnp.arange(32.0).reshape(8, 4)"
 BOTH_AXES = "('data', 'model')"
+
+
+def assert_error_message(response: dict, kind: str) -> str:
+    return assert_error(response, kind)["message"]
 
 
 def shard(client: Client, code: str = SHARD_EXAMPLE.code, args: str = SHARD_EXAMPLE.args,
@@ -29,17 +34,8 @@ def shard(client: Client, code: str = SHARD_EXAMPLE.code, args: str = SHARD_EXAM
                           api_name="/shard")
 
 
-def ok(response: dict) -> dict:
-    assert response["ok"] is True, response
-    return response
 
 
-def assert_error(response: dict, kind: str) -> str:
-    assert response["ok"] is False, response
-    error = response["error"]
-    assert error["kind"] == kind, response
-    assert error["message"] and "Traceback" not in error["message"], response
-    return error["message"]
 
 
 def blocks_2x4(rows: int, cols: int) -> list[dict]:
@@ -114,7 +110,7 @@ def test_elementwise_with_matching_specs_has_no_collectives(client):
 
 
 def test_axis_not_in_the_mesh(client):
-    message = assert_error(shard(client, in_specs="(('data', 'batch'), ('model', None))"), "invalid_input")
+    message = assert_error_message(shard(client, in_specs="(('data', 'batch'), ('model', None))"), "invalid_input")
     assert "'batch'" in message and "not in the mesh" in message, message
     assert "'data', 'model'" in message, message  # the axes there are
 
@@ -122,12 +118,12 @@ def test_axis_not_in_the_mesh(client):
 def test_dimension_not_divisible_by_the_mesh_axis(client):
     response = shard(client, ELEMENTWISE, "jnp.ones((6, 4))", mesh_shape=[4, 2], in_specs="('data', None)",
                      out_specs="('data', None)")
-    message = assert_error(response, "invalid_input")
+    message = assert_error_message(response, "invalid_input")
     assert "size 6" in message and "not divisible by 4" in message and "'data'" in message, message
 
 
 def test_too_many_devices(client):
-    message = assert_error(shard(client, mesh_shape=[4, 4]), "invalid_input")
+    message = assert_error_message(shard(client, mesh_shape=[4, 4]), "invalid_input")
     assert "too many devices" in message and "16" in message and "8" in message, message
 
 

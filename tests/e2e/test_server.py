@@ -12,6 +12,7 @@ from gradio_client.utils import QueueError
 
 from playground.sandbox.lockdown import probe
 from tests.conftest import start_server, stop_server
+from tests.e2e.responses import assert_error
 
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
 DEFAULT_ARGS = "jnp.arange(4.0)"
@@ -23,15 +24,6 @@ def inspect(client: Client, code: str, args: str = "1.0") -> dict:
     return client.predict(code, args, api_name="/inspect")
 
 
-def assert_error(response: dict, kind: str, line: int | None = None) -> dict:
-    assert response["ok"] is False, response
-    error = response["error"]
-    assert error["kind"] == kind, response
-    assert error["message"], response
-    assert "Traceback" not in error["message"], response
-    if line is not None:
-        assert error["line"] == line, response
-    return error
 
 
 def assert_default_example(response: dict) -> None:

@@ -17,6 +17,7 @@ from numpy.polynomial.hermite import Hermite
 
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE, JIT_SEEDS_CODE, VMAP_PRESETS
 from tests.conftest import start_server, stop_server
+from tests.e2e.responses import assert_error, ok
 
 X_MIN, X_MAX, POINTS = -2.0, 2.0, 9
 ORDER = 5
@@ -29,18 +30,8 @@ def derivatives(client: Client, code: str, order: int = ORDER, x_min: float = X_
     return client.predict(code, order, x_min, x_max, points, api_name="/derivatives")
 
 
-def ok(response: dict) -> dict:
-    assert response["ok"] is True, response
-    return response
 
 
-def assert_error(response: dict, kind: str) -> dict:
-    assert response["ok"] is False, response
-    error = response["error"]
-    assert error["kind"] == kind, response
-    assert error["message"], response
-    assert "Traceback" not in error["message"], response
-    return error
 
 
 def jobs_run(client: Client) -> int:
