@@ -29,7 +29,6 @@ import warnings
 
 import jax
 import numpy as np
-from jax.extend.core import jaxprs_in_params
 
 from playground import program_size, staging, timing, usercode
 
@@ -295,7 +294,7 @@ def _numpy_import(stand_in: types.ModuleType):
 def _memory_needed(function, spec: jax.ShapeDtypeStruct, compiled) -> tuple[float, float, float]:
     """(MB the worker would hold at its peak, MB of it for arrays, MB it holds now) for one size."""
     array = spec.size * spec.dtype.itemsize
-    eager_peak = peak_live_bytes(jax.make_jaxpr(function)(spec).jaxpr)
+    eager_peak = program_size.peak_live_bytes(jax.make_jaxpr(function)(spec).jaxpr)
     jit_peak = 0
     with contextlib.suppress(Exception):  # a backend without memory_analysis leaves the other bounds
         stats = compiled.memory_analysis()
@@ -311,41 +310,3 @@ def _resident_bytes() -> int:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, IndexError, ValueError):
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # the peak so far: an overestimate
-
-
-def peak_live_bytes(jaxpr) -> int:
-    """Most bytes alive at once when the jaxpr runs op by op, each value freed after its last use.
-
-    The inputs stay alive throughout (the caller holds them); an equation with
-    sub-jaxprs adds their own peak while it runs.
-    """
-    last_use = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        for v in eqn.invars:
-            if _is_var(v):
-                last_use[v] = i
-    pinned = set(jaxpr.invars) | set(jaxpr.constvars) | {v for v in jaxpr.outvars if _is_var(v)}
-    live = {v: _nbytes(v) for v in (*jaxpr.invars, *jaxpr.constvars)}
-    peak = sum(live.values())
-    for i, eqn in enumerate(jaxpr.eqns):
-        inner = max((peak_live_bytes(sub) for sub in jaxprs_in_params(eqn.params)), default=0)
-        outs = {v: _nbytes(v) for v in eqn.outvars if _is_var(v)}
-        peak = max(peak, sum(live.values()) + sum(outs.values()) + inner)
-        live.update(outs)
-        for v in eqn.invars:
-            if _is_var(v) and last_use.get(v) == i and v not in pinned:
-                live.pop(v, None)
-    return peak
-
-
-def _is_var(v) -> bool:
-    return not hasattr(v, "val")  # Literals carry a value; Vars (and DropVars) do not
-
-
-def _nbytes(v) -> int:
-    aval = getattr(v, "aval", None)
-    shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
-    itemsize = getattr(dtype, "itemsize", None)  # also PRNG key dtypes, which np.dtype() refuses
-    if shape is None or not isinstance(itemsize, int):
-        return 0
-    return int(np.prod(shape, dtype=np.int64)) * itemsize

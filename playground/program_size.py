@@ -1,4 +1,4 @@
-"""How big a program is, before and after XLA: jaxpr equations, HLO instructions, kernels.
+"""How big a program is, before and after XLA: jaxpr equations, HLO instructions, kernels, peak memory.
 
 >>> count_equations(jax.make_jaxpr(lambda x: x + x*x + x*x*x)(1.0).jaxpr)
 5
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 from jax.extend.core import jaxprs_in_params
 
 _HLO_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%\S+\s+=\s+(?:\([^=]*?\)|\S+)\s+([\w-]+)\(", re.MULTILINE)
@@ -52,3 +53,41 @@ def count_kernels(hlo_text: str) -> int:
     body = entry.split("\n}", 1)[0].splitlines()[1:]
     ops = [m.group(1) for line in body if (m := _HLO_OP.match(line))]
     return sum(op not in _FREE_OPS for op in ops)
+
+
+def peak_live_bytes(jaxpr) -> int:
+    """Most bytes alive at once when the jaxpr runs op by op, each value freed after its last use.
+
+    The inputs stay alive throughout (the caller holds them); an equation with
+    sub-jaxprs adds their own peak while it runs.
+    """
+    last_use = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for v in eqn.invars:
+            if _is_var(v):
+                last_use[v] = i
+    pinned = set(jaxpr.invars) | set(jaxpr.constvars) | {v for v in jaxpr.outvars if _is_var(v)}
+    live = {v: _nbytes(v) for v in (*jaxpr.invars, *jaxpr.constvars)}
+    peak = sum(live.values())
+    for i, eqn in enumerate(jaxpr.eqns):
+        inner = max((peak_live_bytes(sub) for sub in jaxprs_in_params(eqn.params)), default=0)
+        outs = {v: _nbytes(v) for v in eqn.outvars if _is_var(v)}
+        peak = max(peak, sum(live.values()) + sum(outs.values()) + inner)
+        live.update(outs)
+        for v in eqn.invars:
+            if _is_var(v) and last_use.get(v) == i and v not in pinned:
+                live.pop(v, None)
+    return peak
+
+
+def _is_var(v) -> bool:
+    return not hasattr(v, "val")  # Literals carry a value; Vars (and DropVars) do not
+
+
+def _nbytes(v) -> int:
+    aval = getattr(v, "aval", None)
+    shape, dtype = getattr(aval, "shape", None), getattr(aval, "dtype", None)
+    itemsize = getattr(dtype, "itemsize", None)  # also PRNG key dtypes, which np.dtype() refuses
+    if shape is None or not isinstance(itemsize, int):
+        return 0
+    return int(np.prod(shape, dtype=np.int64)) * itemsize

@@ -76,9 +76,9 @@ def test_when_no_size_fits_the_job_says_so():
 
 def test_a_function_with_big_temporaries_needs_more_than_the_floor():
     spec = jax.ShapeDtypeStruct((100, 100), jnp.float32)
-    seeds_peak = jb.peak_live_bytes(jax.make_jaxpr(lambda x: x + x * x + x * x * x)(spec).jaxpr)
+    seeds_peak = program_size.peak_live_bytes(jax.make_jaxpr(lambda x: x + x * x + x * x * x)(spec).jaxpr)
     assert seeds_peak == 4 * 100 * 100 * 4  # x, x*x + x, x*x, x*x*x at once
-    cube = jb.peak_live_bytes(jax.make_jaxpr(lambda x: (x[:, :, None] * x[:, None, :]).sum(-1))(spec).jaxpr)
+    cube = program_size.peak_live_bytes(jax.make_jaxpr(lambda x: (x[:, :, None] * x[:, None, :]).sum(-1))(spec).jaxpr)
     assert cube >= 100 ** 3 * 4
 
 
