@@ -32,7 +32,6 @@ import ast
 import contextlib
 import json
 import math
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -42,7 +41,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from playground import source_map, usercode
+from playground import source_map, timing, usercode
 from playground.usercode import UserCodeError
 
 MAX_SIZES = 8
@@ -107,12 +106,14 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
             break
         loop_s = None
         if done == size and loop_spent + LOOP_REPEATS * pass_s <= LOOP_BUDGET_S:  # the check pass was its warm-up
-            loop_s = _median_time(lambda lp=loop: jax.block_until_ready(lp()[0]), LOOP_REPEATS, warm_up=False)
+            loop_s = timing.measure(lambda lp=loop: lp()[0], min_runs=LOOP_REPEATS, min_total_s=0.0,
+                                    warmup=0).median_s
             loop_spent += LOOP_REPEATS * loop_s
         times["loop_s"].append(loop_s)
         for key, batched in (("vmap_s", vmapped), ("jit_vmap_s", jitted)):
-            times[key].append(_median_time(lambda g=batched, b=batch: jax.block_until_ready(g(*b)), REPEATS,
-                                           fill_s=FILL_S))
+            # Calls of a few microseconds are noisy (thread wake-ups): keep going until FILL_S has passed.
+            times[key].append(timing.measure(lambda g=batched, b=batch: g(*b), min_runs=REPEATS, min_total_s=FILL_S,
+                                             max_runs=_MAX_REPEATS).median_s)
     return {
         "jaxpr": _jaxpr_text(jax.make_jaxpr(f)(*example)),
         # Shown for a batch of 8 whatever the sizes timed: a batch of 1 would hide which axis is new.
@@ -316,21 +317,3 @@ def _check_memory(vmapped: Callable, example: tuple, in_axes: Any, size: int) ->
 
 def _jaxpr_text(closed_jaxpr) -> str:
     return usercode.cap_text(source_map.jaxpr_with_lines(closed_jaxpr)[0], MAX_TEXT_CHARS)
-
-
-def _median_time(fn: Callable[[], Any], repeats: int, warm_up: bool = True, fill_s: float = 0.0) -> float:
-    """Median seconds of at least ``repeats`` calls of ``fn``, after one untimed warm-up call (unless just warmed).
-
-    Calls taking microseconds are noisy (thread wake-ups), so while the calls so
-    far add up to less than ``fill_s`` it keeps going, up to ``_MAX_REPEATS``.
-    ``fn`` must wait for its result (``jax.block_until_ready``): JAX dispatches
-    asynchronously, and without waiting only the dispatch would be timed.
-    """
-    if warm_up:
-        fn()
-    times: list[float] = []
-    while len(times) < repeats or (sum(times) < fill_s and len(times) < _MAX_REPEATS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)

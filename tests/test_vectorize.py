@@ -264,12 +264,3 @@ def test_user_errors_keep_their_line_and_prints_are_captured():
     assert out["error"]["kind"] == "user_exception" and out["error"]["line"] == 3
     out = compare("def f(x):\n    print('seen', x.shape)\n    return x\n", "jnp.ones(3)", "0", "0", [2])
     assert out["ok"] and "seen (3,)" in out["stdout"]
-
-
-def test_median_time_warms_up_then_repeats():
-    calls = []
-    assert vectorize._median_time(lambda: calls.append(1), 3) >= 0
-    assert len(calls) == 4
-    calls.clear()
-    vectorize._median_time(lambda: calls.append(1), 3, warm_up=False, fill_s=math.inf)
-    assert len(calls) == vectorize._MAX_REPEATS
