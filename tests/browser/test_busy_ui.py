@@ -11,27 +11,33 @@ from playwright.sync_api import expect
 from tests.browser.conftest import VIEWPORT
 from tests.conftest import ROOT, start_server, stop_server
 
-# gradio_client's job statuses lag on a loaded machine, so the test does not trust them: it
-# knows the queue is full when the server refuses one more request ("Queue is full").
+# gradio_client's job statuses lag on a loaded machine, so the test does not trust them: it waits
+# until the pool has taken the first slow job (/about counts jobs), queues a second, and knows the
+# queue is full when the server refuses one more request ("Queue is full").
 FILL_THE_QUEUE = """
-import concurrent.futures, sys
+import concurrent.futures, sys, time
 from gradio_client import Client
 from gradio_client.utils import QueueError
 client = Client(sys.argv[1], verbose=False)
-slow = "import time\\ndef f(x):\\n    time.sleep(6)\\n    return x\\n"
-jobs = [client.submit(slow, "1.0", api_name="/inspect") for _ in range(2)]  # the worker, then the queue
-for _ in range(30):
+slow = "import time\\ndef f(x):\\n    time.sleep(8)\\n    return x\\n"
+jobs = [client.submit(slow, "1.0", api_name="/inspect")]
+deadline = time.monotonic() + 30
+while client.predict(api_name="/about")["sandbox"]["pool"]["jobs"] < 1:  # the worker has taken it
+    assert time.monotonic() < deadline, "the first slow job never started"
+    time.sleep(0.1)
+jobs.append(client.submit(slow, "1.0", api_name="/inspect"))  # the one place in the queue
+for _ in range(10):
     probe = client.submit("def f(x):\\n    return x\\n", "1.0", api_name="/inspect")
     try:
-        probe.result(timeout=1)
+        probe.result(timeout=3)
     except QueueError:
         print("full", flush=True)
         break
     except concurrent.futures.TimeoutError:
-        pass  # it was queued: the queue is full now, or will be after the next probe
+        pass  # it was queued: the queue is full now, so the next probe is refused
 else:
     print("never full", flush=True)
-for job in jobs:  # wait for them (one may have been refused too, if the page's own load events were queued)
+for job in jobs:
     try:
         job.result(timeout=60)
     except QueueError:
