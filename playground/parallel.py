@@ -39,7 +39,7 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from playground import staging, usercode
+from playground import numerics, staging, usercode
 from playground.usercode import UserCodeError
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
@@ -103,7 +103,7 @@ def _run_sharded(f: Callable, arguments: tuple, in_shardings: tuple, out_shardin
     placed = tuple(jax.device_put(a, s) for a, s in zip(arguments, in_shardings, strict=True))
     compiled = jax.jit(f, in_shardings=in_shardings, out_shardings=out_shardings).lower(*placed).compile()
     value = jax.block_until_ready(compiled(*placed))
-    same, diff = compare(value, reference)
+    same, diff = numerics.tree_difference(value, reference, RTOL, ATOL)
     names, lines = collectives_in(compiled.as_text())
     return {"placement": [placement(a) for a in placed], "shapes": [list(a.shape) for a in arguments],
             "result": usercode.cap_text(staging.describe(value), MAX_TEXT_CHARS),
@@ -258,18 +258,6 @@ def collectives_in(hlo_text: str) -> tuple[list[str], list[str]]:
             if len(lines) < MAX_HLO_LINES:
                 lines.append(_METADATA.sub("", line.strip())[:MAX_HLO_LINE_CHARS])
     return sorted(found), lines
-
-
-def compare(tree: Any, reference: Any) -> tuple[bool, float | None]:
-    """(allclose at RTOL/ATOL on every leaf, largest absolute difference); NaNs match NaNs; None if not finite."""
-    same, worst = True, 0.0
-    for a, b in zip(jax.tree.leaves(tree), jax.tree.leaves(reference), strict=True):
-        a, b = (np.asarray(x).astype(np.int64) if x.dtype == bool else np.asarray(x) for x in (a, b))
-        same = same and bool(np.allclose(a, b, rtol=RTOL, atol=ATOL, equal_nan=True))
-        with np.errstate(invalid="ignore", over="ignore"):
-            gap = np.where((a == b) | (np.isnan(a) & np.isnan(b)), 0, np.abs(a - b))
-        worst = max(worst, float(np.max(gap, initial=0.0)))
-    return same, worst if math.isfinite(worst) else None
 
 
 # The demos run exactly the source they show: each is exec'd with jax, jnp, P, AxisType and x in scope.

@@ -13,10 +13,11 @@ import numpy as np
 from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from playground import usercode
+from playground import numerics, usercode
 from playground.parallel import (
+    ATOL,
+    RTOL,
     collectives_in,
-    compare,
     make_mesh,
     placement,
 )
@@ -177,7 +178,7 @@ def data_parallel_step() -> dict:
         step = jax.jit(sgd_step, in_shardings=(replicated, split), out_shardings=replicated)
         compiled = step.lower(params_on_mesh, batch_on_mesh).compile()
         new_params = compiled(params_on_mesh, batch_on_mesh)
-        same, diff = compare(new_params, jax.jit(sgd_step)(params, batch))
+        same, diff = numerics.tree_difference(new_params, jax.jit(sgd_step)(params, batch), RTOL, ATOL)
         names, lines = collectives_in(compiled.as_text())
         single_loss = jax.jit(loss)
         before, after = single_loss(params, batch), single_loss(jax.device_get(new_params), batch)

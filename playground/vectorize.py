@@ -41,7 +41,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from playground import source_map, timing, usercode
+from playground import numerics, source_map, timing, usercode
 from playground.usercode import UserCodeError
 
 MAX_SIZES = 8
@@ -100,7 +100,7 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
         pass_s = time.perf_counter() - started
         loop_spent += pass_s
         for other in (vmapped(*batch), jitted(*batch)):  # jitted(...) compiles here: the timing below excludes it
-            same, diff = difference(looped, _first(other, out_axes, done))
+            same, diff = numerics.tree_difference(looped, _first(other, out_axes, done), RTOL, ATOL)
             equal, worst = equal and same, None if diff is None or worst is None else max(worst, diff)
         if not equal:
             break
@@ -265,31 +265,6 @@ def _stack(leaves: tuple, axis: int) -> jax.Array:
 def _first(tree: Any, out_axes: Any, count: int) -> Any:
     """The first ``count`` examples of a batched output."""
     return _map_mapped(lambda leaf, axis: lax.slice_in_dim(leaf, 0, count, axis=axis % leaf.ndim), tree, out_axes)
-
-
-def difference(a: Any, b: Any) -> tuple[bool, float | None]:
-    """(allclose leaf by leaf, largest absolute difference); the difference is None when not comparable."""
-    if jax.tree.structure(a) != jax.tree.structure(b):
-        return False, None
-    equal, worst = True, 0.0
-    for x, y in zip(jax.tree.leaves(a), jax.tree.leaves(b), strict=True):
-        x, y = _numbers(x), _numbers(y)
-        if x.shape != y.shape:
-            return False, None
-        equal = equal and bool(np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True))
-        same = (x == y) | (np.isnan(x) & np.isnan(y))  # equal infinities and NaN in both: no difference
-        with np.errstate(invalid="ignore"):
-            gap = np.where(same, 0.0, np.abs(x - y))
-        worst = float(np.max([worst, np.max(gap)])) if gap.size else worst  # np.max keeps NaN
-    return equal, worst if np.isfinite(worst) else None
-
-
-def _numbers(leaf: Any) -> np.ndarray:
-    dtype = getattr(leaf, "dtype", None)
-    if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
-        leaf = jax.random.key_data(leaf)
-    array = np.asarray(leaf)
-    return array.astype(np.complex128 if np.iscomplexobj(array) else np.float64)
 
 
 def _check_memory(vmapped: Callable, example: tuple, in_axes: Any, size: int) -> None:

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground import usercode, vectorize
+from playground import numerics, usercode, vectorize
 from playground.gallery import VMAP_PRESETS
 from playground.vectorize import compare, make_batch, parse_axes, python_loop
 
@@ -223,10 +223,10 @@ def test_a_real_mismatch_shows_no_times():
 def test_any_mismatch_drops_every_time(monkeypatch):
     calls = []
 
-    def differs_on_the_second_size(a, b):
+    def differs_on_the_second_size(a, b, rtol, atol):
         calls.append(1)
         return (len(calls) <= 2, 0.5)  # two comparisons (vmap, jit) per size
-    monkeypatch.setattr(vectorize, "difference", differs_on_the_second_size)
+    monkeypatch.setattr(numerics, "tree_difference", differs_on_the_second_size)
     out = compare(CUBIC, "jnp.ones(3)", "0", "0", [2, 3, 4])
     assert out["ok"] and out["equal"] is False
     assert out["loop_s"] == out["vmap_s"] == out["jit_vmap_s"] == []
@@ -246,12 +246,12 @@ def test_slow_loop_is_checked_on_a_prefix_and_not_timed(monkeypatch):
 
 def test_difference_handles_nan_inf_shapes_and_structure():
     nan = np.array([np.nan, np.inf, 1.0])
-    assert vectorize.difference(nan, nan.copy()) == (True, 0.0)
-    assert vectorize.difference(np.ones(2), np.ones(3)) == (False, None)
-    assert vectorize.difference((np.ones(2),), [np.ones(2)]) == (False, None)
-    equal, diff = vectorize.difference(np.zeros(2), np.array([0.0, 1e-3]))
+    assert numerics.tree_difference(nan, nan.copy()) == (True, 0.0)
+    assert numerics.tree_difference(np.ones(2), np.ones(3)) == (False, None)
+    assert numerics.tree_difference((np.ones(2),), [np.ones(2)]) == (False, None)
+    equal, diff = numerics.tree_difference(np.zeros(2), np.array([0.0, 1e-3]))
     assert not equal and math.isclose(diff, 1e-3)
-    assert vectorize.difference(np.array([1.0]), np.array([np.nan])) == (False, None)
+    assert numerics.tree_difference(np.array([1.0]), np.array([np.nan])) == (False, None)
 
 
 def test_stacking_in_chunks_equals_one_stack():

@@ -13,6 +13,7 @@ from playground import sharing
 from playground.api import PlaygroundAPI
 from playground.gallery import EXAMPLES
 from playground.ui import inspect_views as views
+from playground.usercode import error_dict
 
 DEFAULT = EXAMPLES[0]
 # Builds the full link in the browser (only it knows the public address) and copies it.
@@ -74,7 +75,7 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         try:
             argnums = parse_argnums(static_text)
         except ValueError as exc:
-            response = {"ok": False, "error": {"kind": "invalid_input", "message": str(exc), "line": None}}
+            response = error_dict("invalid_input", str(exc))
         else:
             response = api.inspect(code_text, args_text, argnums, second_text)
         return render(code_text, response, downloads)

@@ -9,6 +9,7 @@ from playground.api import DEFAULT_MATRIX_SIZES, MAX_REPEATS, PlaygroundAPI
 from playground.gallery import JIT_SEEDS_CODE
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import parse_sizes, seconds, times_table
+from playground.usercode import error_dict
 
 
 def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
@@ -34,7 +35,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
         try:
             size_list = parse_sizes(sizes_text, "sizes")
         except ValueError as exc:
-            response = {"ok": False, "error": {"kind": "invalid_input", "message": str(exc), "line": None}}
+            response = error_dict("invalid_input", str(exc))
         else:
             response = api.jit_speed(code_text, size_list, int(runs))
         return render(response)

@@ -9,6 +9,7 @@ from playground.gallery import SHARD_EXAMPLE
 from playground.ui.inspect_views import code_block, error_markdown
 from playground.ui.parallel_views import mesh_markdown, placement_html
 from playground.ui.timing_views import parse_sizes
+from playground.usercode import error_dict
 
 
 def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
@@ -37,7 +38,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
         try:
             shape = parse_sizes(mesh_text, "mesh shape")
         except ValueError as exc:
-            return error_markdown({"kind": "invalid_input", "message": str(exc), "line": None}), "", ""
+            return error_markdown(error_dict("invalid_input", str(exc))["error"]), "", ""
         names = [n for n in names_text.replace(",", " ").split()]
         return render_shard(api.shard(code_text, args_text, shape, names, in_text, out_text))
 

@@ -9,6 +9,7 @@ from playground.api import PlaygroundAPI
 from playground.gallery import VMAP_PRESETS
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import parse_sizes, times_table
+from playground.usercode import error_dict
 
 _FIRST = next(iter(VMAP_PRESETS))
 
@@ -46,7 +47,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
         try:
             batch_sizes = parse_sizes(sizes_text, "batch sizes")
         except ValueError as exc:
-            response = {"ok": False, "error": {"kind": "invalid_input", "message": str(exc), "line": None}}
+            response = error_dict("invalid_input", str(exc))
         else:
             response = api.vmap(code_text, args_text, in_text, batch_sizes, out_text)
         return render(response)
