@@ -1,0 +1,110 @@
+"""TrainConfig: defaults, JSON-style input, a clear ValueError naming the key for every bad value, no JAX import."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from playground.mnist.config import DATASET_NAMES, DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig
+from tests.conftest import ROOT
+
+
+def test_defaults():
+    config = TrainConfig()
+    assert config == TrainConfig.from_dict(None) == TrainConfig.from_dict({})
+    assert config.dataset == "mnist" and config.layers == (784, 512, 256, 10)
+    assert config.optimizer == "sgd" and config.learning_rate == DEFAULT_LEARNING_RATES["sgd"]
+    assert (config.batch_size, config.epochs, config.seed) == (128, 5, 0)
+    assert set(DEFAULT_LEARNING_RATES) == set(OPTIMIZERS)
+    assert "mnist" in DATASET_NAMES
+
+
+def test_missing_keys_take_defaults():
+    config = TrainConfig.from_dict({"epochs": 2, "seed": 7})
+    assert (config.epochs, config.seed) == (2, 7)
+    assert config.batch_size == 128 and config.layers == (784, 512, 256, 10)
+
+
+@pytest.mark.parametrize("optimizer", OPTIMIZERS)
+def test_learning_rate_default_follows_the_optimizer(optimizer):
+    assert TrainConfig.from_dict({"optimizer": optimizer}).learning_rate == DEFAULT_LEARNING_RATES[optimizer]
+    assert TrainConfig.from_dict({"optimizer": optimizer, "learning_rate": 0.5}).learning_rate == 0.5
+
+
+def test_json_numbers_and_text_layers_are_accepted():
+    config = TrainConfig.from_dict({"batch_size": 64.0, "epochs": 3.0, "layers": "784, 100,  50 ,10",
+                                    "learning_rate": 1})
+    assert config.batch_size == 64 and type(config.batch_size) is int
+    assert config.epochs == 3 and config.layers == (784, 100, 50, 10)
+    assert config.learning_rate == 1.0 and type(config.learning_rate) is float
+    assert TrainConfig.from_dict({"layers": [784.0, 10]}).layers == (784, 10)
+    assert TrainConfig.from_dict({"layers": "784 64 10"}).layers == (784, 64, 10)
+
+
+def test_to_dict_round_trips_through_json():
+    config = TrainConfig.from_dict({"optimizer": "adam", "layers": (784, 64, 10), "seed": 3})
+    values = config.to_dict()
+    assert values["layers"] == [784, 64, 10]
+    assert TrainConfig.from_dict(json.loads(json.dumps(values))) == config
+
+
+@pytest.mark.parametrize(("values", "key", "hint"), [
+    ({"batch_size": 0}, "batch_size", "from 1 to 4096, got 0"),
+    ({"batch_size": 4097}, "batch_size", "4096"),
+    ({"batch_size": True}, "batch_size", "True"),
+    ({"batch_size": 12.5}, "batch_size", "whole number"),
+    ({"batch_size": "128"}, "batch_size", "whole number"),
+    ({"epochs": 0}, "epochs", "from 1 to 100"),
+    ({"epochs": 101}, "epochs", "from 1 to 100"),
+    ({"seed": -1}, "seed", "from 0 to 2147483647"),
+    ({"seed": 2**31}, "seed", "2147483647"),
+    ({"learning_rate": 0}, "learning_rate", "above 0"),
+    ({"learning_rate": -0.1}, "learning_rate", "above 0"),
+    ({"learning_rate": 11}, "learning_rate", "at most 10"),
+    ({"learning_rate": float("nan")}, "learning_rate", "nan"),
+    ({"learning_rate": float("inf")}, "learning_rate", "inf"),
+    ({"learning_rate": False}, "learning_rate", "False"),
+    ({"learning_rate": "0.1"}, "learning_rate", "number"),
+    ({"learning_rate": 10**400}, "learning_rate", "at most 10"),
+    ({"dataset": "cifar"}, "dataset", "mnist, fashion_mnist, digits"),
+    ({"dataset": None}, "dataset", "mnist"),
+    ({"optimizer": "rmsprop"}, "optimizer", "sgd, momentum, adam"),
+    ({"optimizer": ["sgd"]}, "optimizer", "sgd"),
+    ({"layers": [784]}, "layers", "2 to 8 sizes"),
+    ({"layers": [784, *[16] * 7, 10]}, "layers", "2 to 8 sizes"),
+    ({"layers": [700, 10]}, "layers", "28 × 28 pixels"),
+    ({"layers": [784, 64, 9]}, "layers", "one output per class"),
+    ({"layers": [784, 0, 10]}, "layers", "from 1 to 4096"),
+    ({"layers": [784, 5000, 10]}, "layers", "from 1 to 4096"),
+    ({"layers": [784, True, 10]}, "layers", "whole number"),
+    ({"layers": "784, sixty, 10"}, "layers", "separated by commas"),
+    ({"layers": "784, -5, 10"}, "layers", "separated by commas"),
+    ({"layers": 784}, "layers", "2 to 8 sizes"),
+    ({"layers": ""}, "layers", "2 to 8 sizes"),
+    ({"momentum": 0.9}, "momentum", "the settings are dataset, layers"),
+])
+def test_bad_values_name_the_key(values, key, hint):
+    with pytest.raises(ValueError, match=f"`{key}`") as caught:
+        TrainConfig.from_dict(values)
+    assert hint in str(caught.value)
+
+
+def test_direct_construction_is_checked_too():
+    with pytest.raises(ValueError, match="`batch_size` must be a whole number from 1 to 4096, got 0"):
+        TrainConfig(batch_size=0)
+    assert TrainConfig(layers=[784, 10]).layers == (784, 10)  # normalised to a tuple: hashable, comparable
+
+
+def test_not_a_mapping():
+    with pytest.raises(ValueError, match="mapping"):
+        TrainConfig.from_dict([("epochs", 2)])
+
+
+def test_config_does_not_import_jax():
+    probe = ("import sys\nimport playground.mnist.config\n"
+             "print(','.join(m for m in ('jax', 'jaxlib', 'numpy', 'optax') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"playground.mnist.config imported {out.stdout.strip()}"
