@@ -1,0 +1,260 @@
+"""Pure figure builders for the live MNIST training tab: metric streams in, plotly Figures out.
+
+The tab redraws the loss, accuracy and throughput figures a few times a second
+while training, so every builder here is cheap: plain SVG ``Scatter`` traces
+thinned to at most ``MAX_POINTS`` points (WebGL traces would each hold a GL
+context, and browsers cap those per page), numpy arrays (plotly ships them as
+compact typed arrays), and one small template built once at import instead of
+resolving ``"plotly_white"`` on every call (~10 ms each). ``uirevision`` is set
+on every figure so a user's zoom and legend clicks survive the redraws.
+
+Accuracies and probabilities come in as fractions in [0, 1] and are shown in
+percent. No gradio, no jax: the Gradio server process imports this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+MAX_POINTS = 2000
+GOOD, BAD, NEUTRAL = "#2ca02c", "#d62728", "#636efa"
+
+# The look of plotly_white (as in playground/plots.py), resolved once: the live figures are rebuilt constantly.
+_GRID = {"gridcolor": "#EBF0F8", "zerolinecolor": "#EBF0F8", "linecolor": "#EBF0F8"}
+_TEMPLATE = go.layout.Template(layout={
+    "colorway": ["#636efa", "#EF553B", "#00cc96", "#ab63fa", "#FFA15A", "#19d3f3"],
+    "font": {"color": "#2a3f5f"}, "paper_bgcolor": "white", "plot_bgcolor": "white", "hovermode": "closest",
+    "xaxis": _GRID, "yaxis": _GRID,
+})
+_LAYOUT = {"template": _TEMPLATE, "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 360}
+_START = "Press Start to train"
+
+
+def _empty(title: str, message: str, revision: str) -> go.Figure:
+    """A blank figure that says what to do, with the same title and size as the full one."""
+    fig = go.Figure()
+    fig.add_annotation(text=message, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
+                       font={"size": 16, "color": "#8c8c8c"})
+    fig.update_layout(title=title, xaxis_visible=False, yaxis_visible=False, uirevision=revision, **_LAYOUT)
+    return fig
+
+
+def _series(xs: Sequence[float], ys: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Two equal-length 1-D float arrays, or a ValueError that says what was wrong."""
+    x, y = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and y must be 1-D and of equal length, got shapes {x.shape} and {y.shape}")
+    return x, y
+
+
+def _pairs(points: Sequence[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """``[(x, y), ...]`` as two float arrays."""
+    array = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    return array[:, 0], array[:, 1]
+
+
+def thin(n: int, limit: int = MAX_POINTS) -> np.ndarray | slice:
+    """Which of ``n`` points to draw: all of them, or ``limit`` evenly spaced ones that keep the first and newest."""
+    if n <= limit:
+        return slice(None)
+    return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
+
+
+def smooth(values: np.ndarray, weight: float = 0.9) -> np.ndarray:
+    """Debiased exponential moving average (TensorBoard's smoothing): the first points are not pulled to 0."""
+    out = np.empty(len(values), dtype=np.float64)
+    average = 0.0
+    for i, value in enumerate(values):
+        average = weight * average + (1.0 - weight) * value
+        out[i] = average / (1.0 - weight ** (i + 1))
+    return out
+
+
+def loss_figure(steps: Sequence[int], losses: Sequence[float]) -> go.Figure:
+    """Training loss against step on a log axis: each logged value faintly, its moving average on top."""
+    title = "Training loss (cross-entropy)"
+    if len(steps) == 0:
+        return _empty(title, _START, "loss")
+    x, y = _series(steps, losses)
+    keep = thin(len(x))
+    x, y, smoothed = x[keep], y[keep], smooth(y)[keep]  # smooth every point, then draw a subset
+    fig = go.Figure([
+        go.Scatter(x=x, y=y, mode="lines", name="logged", line={"width": 1, "color": NEUTRAL}, opacity=0.3,
+                   hovertemplate="step %{x:.0f}: %{y:.4f}<extra>logged</extra>"),
+        go.Scatter(x=x, y=smoothed, mode="lines", name="smoothed", line={"width": 2, "color": NEUTRAL},
+                   hovertemplate="step %{x:.0f}: %{y:.4f}<extra>smoothed</extra>"),
+    ])
+    fig.update_layout(title=title, xaxis_title="step", yaxis_title="loss", yaxis_type="log", uirevision="loss",
+                      legend={"x": 1, "xanchor": "right", "y": 1}, **_LAYOUT)
+    return fig
+
+
+def accuracy_figure(epoch_points: Sequence[tuple[float, float]],
+                    estimates: Sequence[tuple[float, float]]) -> go.Figure:
+    """Test accuracy in percent against (fractional) epoch: full test set at epoch ends, quick estimates between."""
+    title = "Test accuracy"
+    if len(epoch_points) == 0 and len(estimates) == 0:
+        return _empty(title, _START, "accuracy")
+    fig = go.Figure()
+    if len(estimates):
+        x, y = _pairs(estimates)
+        keep = thin(len(x))
+        x, y = x[keep], y[keep]
+        fig.add_trace(go.Scatter(x=x, y=100 * y, mode="lines", name="quick estimate (test subset)", opacity=0.6,
+                                 line={"dash": "dot", "width": 1.5, "color": NEUTRAL},
+                                 hovertemplate="epoch %{x:.2f}: %{y:.2f} %<extra>estimate</extra>"))
+    if len(epoch_points):
+        x, y = _pairs(epoch_points)
+        fig.add_trace(go.Scatter(x=x, y=100 * y, mode="lines+markers", name="full test set (epoch end)",
+                                 line={"width": 2, "color": GOOD}, marker={"size": 8},
+                                 hovertemplate="epoch %{x:.2f}: %{y:.2f} %<extra>full test set</extra>"))
+    fig.update_layout(title=title, xaxis_title="epoch", yaxis_title="accuracy (%)", yaxis_range=[0, 100],
+                      uirevision="accuracy", legend={"x": 1, "xanchor": "right", "y": 0, "yanchor": "bottom"},
+                      **_LAYOUT)
+    return fig
+
+
+def throughput_figure(elapsed_s: Sequence[float], samples_per_s: Sequence[float]) -> go.Figure:
+    """Training images per second against wall-clock time since Start."""
+    title = "Throughput"
+    if len(elapsed_s) == 0:
+        return _empty(title, _START, "throughput")
+    x, y = _series(elapsed_s, samples_per_s)
+    keep = thin(len(x))
+    x, y = x[keep], y[keep]
+    fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", name="samples/s", line={"width": 2, "color": "#ab63fa"},
+                               hovertemplate="%{x:.1f} s: %{y:,.0f} samples/s<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="elapsed (s)", yaxis_title="training samples / s",
+                      yaxis_rangemode="tozero", uirevision="throughput", **_LAYOUT)
+    return fig
+
+
+def confusion_matrix(labels: np.ndarray, predictions: np.ndarray, n_classes: int = 10) -> np.ndarray:
+    """Counts ``(n_classes, n_classes)``: entry [t, p] is how many images of class t were predicted as p."""
+    labels, predictions = np.asarray(labels), np.asarray(predictions)
+    if labels.shape != predictions.shape or labels.ndim != 1:
+        raise ValueError(f"labels and predictions must be 1-D and of equal length, got {labels.shape} "
+                         f"and {predictions.shape}")
+    for name, values in (("labels", labels), ("predictions", predictions)):
+        if values.size and (not np.issubdtype(values.dtype, np.integer) or values.min() < 0
+                            or values.max() >= n_classes):
+            raise ValueError(f"{name} must be integers in [0, {n_classes}), got {values.dtype} values "
+                             f"from {values.min()} to {values.max()}")
+    flat = labels.astype(np.int64) * n_classes + predictions.astype(np.int64)
+    return np.bincount(flat, minlength=n_classes * n_classes).reshape(n_classes, n_classes)
+
+
+def confusion_figure(matrix: np.ndarray, class_names: Sequence[str]) -> go.Figure:
+    """Heatmap of the confusion matrix: rows true class, columns predicted; correct cells green, mistakes red.
+
+    The two colour scales are separate, so a handful of mistakes stays visible next to a diagonal of thousands.
+    """
+    matrix = np.asarray(matrix)
+    title = "Confusion matrix (test set)"
+    if matrix.size == 0 or matrix.sum() == 0:
+        return _empty(title, _START, "confusion")
+    n = len(class_names)
+    if matrix.shape != (n, n):
+        raise ValueError(f"matrix must be ({n}, {n}) for {n} class names, got {matrix.shape}")
+    names = [str(name) for name in class_names]
+    diagonal = np.eye(n, dtype=bool)
+    total, correct = int(matrix.sum()), int(np.trace(matrix))
+    hover = "true %{y}, predicted %{x}: %{z} images<extra></extra>"
+    traces = []
+    for mask, colors, label in ((diagonal, "Greens", "correct"), (~diagonal, "Reds", "mistakes")):
+        # Lists with None (not NaN) for the other trace's cells: plotly.js leaves None cells as gaps.
+        z = [[int(matrix[i, j]) if mask[i, j] else None for j in range(n)] for i in range(n)]
+        text = [[str(int(matrix[i, j])) if mask[i, j] else "" for j in range(n)] for i in range(n)]
+        high = max(1, int(matrix[mask].max()))
+        traces.append(go.Heatmap(z=z, x=names, y=names, text=text, texttemplate="%{text}", colorscale=colors,
+                                 zmin=0, zmax=high, showscale=False, name=label, hovertemplate=hover,
+                                 xgap=1, ygap=1))
+    fig = go.Figure(traces)
+    fig.update_layout(title=f"{title}: accuracy {100 * correct / total:.2f} % ({correct:,} / {total:,})",
+                      xaxis={"title": "predicted class", "type": "category", "side": "bottom"},
+                      yaxis={"title": "true class", "type": "category", "autorange": "reversed"},
+                      uirevision="confusion", **{**_LAYOUT, "height": 480})
+    return fig
+
+
+def pick_digits(labels: np.ndarray, predictions: np.ndarray, k: int = 32, seed: int = 0) -> np.ndarray:
+    """Indices of ``k`` test images to show, in index order: up to half of them mistakes (when there are any).
+
+    Deterministic for a given ``seed``, so the grid does not reshuffle between redraws of the same epoch.
+    """
+    labels, predictions = np.asarray(labels), np.asarray(predictions)
+    if labels.shape != predictions.shape or labels.ndim != 1:
+        raise ValueError(f"labels and predictions must be 1-D and of equal length, got {labels.shape} "
+                         f"and {predictions.shape}")
+    wrong = np.flatnonzero(labels != predictions)
+    right = np.flatnonzero(labels == predictions)
+    k = min(k, len(labels))
+    n_wrong = min(len(wrong), k // 2)
+    n_wrong = max(n_wrong, k - len(right))  # too few right ones: fill the grid with more mistakes
+    rng = np.random.default_rng(seed)
+    chosen = np.concatenate([rng.choice(wrong, n_wrong, replace=False), rng.choice(right, k - n_wrong, replace=False)])
+    return np.sort(chosen).astype(np.int64)
+
+
+def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Sequence[int],
+                      class_names: Sequence[str], columns: int = 8) -> go.Figure:
+    """Test digits stitched into one grayscale image, each captioned with its prediction; mistakes framed in red.
+
+    One heatmap trace (plus annotations and shapes) draws far faster than one subplot per digit.
+    """
+    images = np.asarray(images)
+    title = "Test digits and the model's predictions"
+    if images.size == 0:
+        return _empty(title, _START, "digits")
+    if images.ndim != 3 or not len(images) == len(labels) == len(predictions):
+        raise ValueError(f"images must be (k, height, width) with k labels and k predictions, got {images.shape}, "
+                         f"{len(labels)} labels and {len(predictions)} predictions")
+    k, height, width = images.shape
+    columns = max(1, min(columns, k))
+    rows = -(-k // columns)
+    pad, caption = 4, 10  # pixels between cells, and above each cell for its caption
+    cell_w, cell_h = width + pad, height + caption
+    canvas = np.zeros((rows * cell_h, columns * cell_w), dtype=np.uint8)
+    annotations, shapes = [], []
+    for i, (image, label, prediction) in enumerate(zip(images, labels, predictions, strict=True)):
+        top, left = (i // columns) * cell_h + caption, (i % columns) * cell_w
+        canvas[top:top + height, left:left + width] = image
+        ok = int(label) == int(prediction)
+        text = f"✓ {class_names[prediction]}" if ok else f"✗ {class_names[prediction]} (true {class_names[label]})"
+        annotations.append({"text": text, "x": left + width / 2 - 0.5, "y": top - 2, "xref": "x", "yref": "y",
+                            "showarrow": False, "yanchor": "bottom",
+                            "font": {"size": 11, "color": GOOD if ok else BAD}})
+        if not ok:
+            shapes.append({"type": "rect", "xref": "x", "yref": "y", "x0": left - 1.5, "x1": left + width + 0.5,
+                           "y0": top - 1.5, "y1": top + height + 0.5, "line": {"color": BAD, "width": 2}})
+    # MNIST is white ink on black; drawn dark on white it reads like paper and matches the page.
+    fig = go.Figure(go.Heatmap(z=canvas, colorscale=[[0, "white"], [1, "black"]], zmin=0, zmax=255,
+                               showscale=False, hoverinfo="skip"))
+    hidden = {"visible": False, "showgrid": False, "zeroline": False}
+    fig.update_layout(title=title, annotations=annotations, shapes=shapes, uirevision="digits",
+                      xaxis={**hidden, "range": [-2, columns * cell_w - pad + 1], "constrain": "domain"},
+                      yaxis={**hidden, "autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
+                      **{**_LAYOUT, "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "height": 60 + 95 * rows})
+    return fig
+
+
+def probability_figure(probabilities: Sequence[float] | None, class_names: Sequence[str]) -> go.Figure:
+    """Bar chart of the model's class probabilities in percent, the most likely class highlighted."""
+    title = "What the model thinks"
+    if probabilities is None or len(probabilities) == 0:
+        return _empty(title, "Draw a digit", "probabilities")
+    p = 100 * np.asarray(probabilities, dtype=np.float64)
+    if p.shape != (len(class_names),):
+        raise ValueError(f"expected {len(class_names)} probabilities, one per class, got shape {p.shape}")
+    top = int(np.argmax(p))
+    colors = [GOOD if i == top else "#c7cbd6" for i in range(len(p))]
+    fig = go.Figure(go.Bar(x=[str(name) for name in class_names], y=p, marker_color=colors,
+                           text=[f"{v:.1f} %" for v in p], textposition="outside", cliponaxis=False,
+                           hovertemplate="%{x}: %{y:.2f} %<extra></extra>"))
+    fig.update_layout(title=f"{title}: {class_names[top]} ({p[top]:.1f} %)", xaxis_title="class",
+                      yaxis_title="probability (%)", xaxis_type="category", yaxis_range=[0, 105],
+                      uirevision="probabilities", **{**_LAYOUT, "height": 320})
+    return fig

@@ -1,0 +1,226 @@
+"""Training-tab figures: the data drawn are the data given, empty states say what to do, helpers match loops."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from playground import training_plots as tp
+
+NAMES = [str(d) for d in range(10)]
+
+
+def _empty_message(fig: go.Figure) -> str:
+    assert len(fig.data) == 0
+    return fig.layout.annotations[0].text
+
+
+def _serialises(fig: go.Figure) -> dict:
+    return json.loads(fig.to_json())
+
+
+def test_loss_figure_draws_the_losses_and_their_moving_average():
+    steps, losses = [0, 10, 20, 30], [2.3, 1.0, 0.5, 0.4]
+    fig = tp.loss_figure(steps, losses)
+    raw, smoothed = fig.data
+    np.testing.assert_allclose(raw.x, steps)
+    np.testing.assert_allclose(raw.y, losses)
+    assert smoothed.y[0] == pytest.approx(2.3)  # debiased: the first point is not pulled towards 0
+    assert losses[-1] < smoothed.y[-1] < losses[0]
+    assert fig.layout.yaxis.type == "log" and fig.layout.uirevision == "loss"
+    assert fig.layout.xaxis.title.text == "step" and "loss" in fig.layout.title.text.lower()
+    _serialises(fig)
+
+
+def test_smooth_matches_a_python_loop():
+    values = np.random.default_rng(0).random(50)
+    average, expected = 0.0, []
+    for i, v in enumerate(values):
+        average = 0.9 * average + 0.1 * v
+        expected.append(average / (1 - 0.9 ** (i + 1)))
+    np.testing.assert_allclose(tp.smooth(values), expected)
+
+
+def test_long_series_are_thinned_but_keep_both_ends():
+    n = 3 * tp.MAX_POINTS + 7
+    fig = tp.loss_figure(list(range(n)), list(np.linspace(3, 0.1, n)))
+    assert len(fig.data[0].x) <= tp.MAX_POINTS
+    assert fig.data[0].x[0] == 0 and fig.data[0].x[-1] == n - 1
+    # The moving average is of every point, not of the drawn subset.
+    full = tp.smooth(np.linspace(3, 0.1, n))
+    assert fig.data[1].y[-1] == pytest.approx(full[-1])
+
+
+def test_accuracy_figure_in_percent_with_full_and_quick_points():
+    fig = tp.accuracy_figure([(1.0, 0.9), (2.0, 0.955)], [(0.25, 0.5), (0.5, 0.8), (1.5, 0.93)])
+    estimate, full = fig.data
+    np.testing.assert_allclose(full.x, [1.0, 2.0])
+    np.testing.assert_allclose(full.y, [90.0, 95.5])
+    assert full.mode == "lines+markers"
+    np.testing.assert_allclose(estimate.x, [0.25, 0.5, 1.5])
+    np.testing.assert_allclose(estimate.y, [50.0, 80.0, 93.0])
+    assert estimate.line.dash == "dot"
+    assert "%{y:.2f}" in full.hovertemplate and "%{x:.2f}" in estimate.hovertemplate
+    assert tuple(fig.layout.yaxis.range) == (0, 100)
+    _serialises(fig)
+
+
+def test_accuracy_figure_with_only_estimates_so_far():
+    fig = tp.accuracy_figure([], [(0.1, 0.3)])
+    assert len(fig.data) == 1 and fig.data[0].y[0] == pytest.approx(30.0)
+
+
+def test_throughput_figure():
+    fig = tp.throughput_figure([0.5, 1.0, 1.5], [1000.0, 52000.0, 55000.0])
+    np.testing.assert_allclose(fig.data[0].y, [1000.0, 52000.0, 55000.0])
+    assert fig.layout.xaxis.title.text == "elapsed (s)"
+    _serialises(fig)
+
+
+@pytest.mark.parametrize("fig", [
+    tp.loss_figure([], []),
+    tp.accuracy_figure([], []),
+    tp.throughput_figure([], []),
+    tp.confusion_figure(np.zeros((10, 10), dtype=int), NAMES),
+    tp.digit_grid_figure(np.zeros((0, 28, 28), np.uint8), [], [], NAMES),
+])
+def test_empty_training_figures_say_press_start(fig):
+    assert _empty_message(fig) == "Press Start to train"
+    assert fig.layout.title.text and fig.layout.uirevision
+    _serialises(fig)
+
+
+def test_mismatched_series_are_a_clear_error():
+    with pytest.raises(ValueError, match="equal length"):
+        tp.loss_figure([1, 2], [0.5])
+
+
+def test_confusion_matrix_matches_a_python_loop():
+    rng = np.random.default_rng(1)
+    labels, predictions = rng.integers(0, 10, 500), rng.integers(0, 10, 500)
+    expected = np.zeros((10, 10), dtype=int)
+    for t, p in zip(labels, predictions, strict=True):
+        expected[t, p] += 1
+    np.testing.assert_array_equal(tp.confusion_matrix(labels, predictions), expected)
+    assert tp.confusion_matrix(np.array([], int), np.array([], int), 3).shape == (3, 3)
+
+
+@pytest.mark.parametrize("labels, predictions", [([1, 2], [1]), ([1, 10], [1, 2]), ([-1, 0], [0, 0]),
+                                                  ([0.5, 1.0], [0, 1])])
+def test_confusion_matrix_rejects_bad_input(labels, predictions):
+    with pytest.raises(ValueError):
+        tp.confusion_matrix(np.array(labels), np.array(predictions))
+
+
+def test_confusion_figure_splits_correct_and_mistakes_and_reports_accuracy():
+    matrix = np.diag(np.arange(10, 20))
+    matrix[3, 5], matrix[7, 1] = 4, 2
+    fig = tp.confusion_figure(matrix, NAMES)
+    correct, mistakes = fig.data
+    as_array = [np.array([[np.nan if v is None else v for v in row] for row in t.z], dtype=float) for t in fig.data]
+    np.testing.assert_array_equal(np.nan_to_num(as_array[0]) + np.nan_to_num(as_array[1]), matrix)
+    assert np.isnan(as_array[0][3, 5]) and as_array[1][3, 5] == 4 and np.isnan(as_array[1][4, 4])
+    assert correct.colorscale != mistakes.colorscale
+    assert correct.text[2][2] == "12" and mistakes.text[3][5] == "4" and mistakes.text[2][2] == ""
+    accuracy = 100 * np.trace(matrix) / matrix.sum()
+    assert f"{accuracy:.2f} %" in fig.layout.title.text
+    assert fig.layout.yaxis.autorange == "reversed" and fig.layout.xaxis.type == "category"
+    assert "predicted" in fig.layout.xaxis.title.text and "true" in fig.layout.yaxis.title.text
+    _serialises(fig)
+
+
+def test_confusion_figure_rejects_a_wrong_shape():
+    with pytest.raises(ValueError, match=r"\(10, 10\)"):
+        tp.confusion_figure(np.ones((3, 3), int), NAMES)
+
+
+def test_pick_digits_is_deterministic_sorted_and_shows_mistakes():
+    rng = np.random.default_rng(2)
+    labels = rng.integers(0, 10, 1000)
+    predictions = labels.copy()
+    wrong = rng.choice(1000, 50, replace=False)
+    predictions[wrong] = (labels[wrong] + 1) % 10
+    picked = tp.pick_digits(labels, predictions, k=32, seed=0)
+    np.testing.assert_array_equal(picked, tp.pick_digits(labels, predictions, k=32, seed=0))
+    assert len(picked) == 32 and len(set(picked)) == 32 and np.all(np.diff(picked) > 0)
+    assert (labels[picked] != predictions[picked]).sum() == 16  # half the grid: mistakes
+    assert not np.array_equal(picked, tp.pick_digits(labels, predictions, k=32, seed=1))
+
+
+def test_pick_digits_with_few_mistakes_or_few_right_ones():
+    labels = np.arange(100) % 10
+    predictions = labels.copy()
+    predictions[[7, 40, 93]] = 0
+    picked = tp.pick_digits(labels, predictions, k=32)
+    assert {7, 40, 93} <= set(picked) and len(picked) == 32
+    assert len(tp.pick_digits(labels, labels, k=32)) == 32  # no mistakes: all right ones
+    all_wrong = tp.pick_digits(labels, (labels + 1) % 10, k=32)
+    assert len(all_wrong) == 32  # no right ones: the grid fills with mistakes
+    assert len(tp.pick_digits(labels[:5], predictions[:5], k=32)) == 5
+
+
+def _digits(k: int) -> np.ndarray:
+    images = np.zeros((k, 28, 28), dtype=np.uint8)
+    for i in range(k):
+        images[i, 2:8, 10:18] = 255  # a bar near the top of each digit, to check orientation
+        images[i, 20, 5] = i
+    return images
+
+
+def test_digit_grid_marks_each_mistake_and_keeps_digits_upright():
+    images = _digits(10)
+    labels = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    predictions = [0, 1, 5, 3, 4, 5, 6, 1, 8, 9]
+    fig = tp.digit_grid_figure(images, labels, predictions, NAMES, columns=4)
+    assert len(fig.data) == 1 and fig.data[0].type == "heatmap"
+    captions = [a.text for a in fig.layout.annotations]
+    wrong_captions = [c for c in captions if c.startswith("✗")]
+    assert wrong_captions == ["✗ 5 (true 2)", "✗ 1 (true 7)"]
+    assert captions[0] == "✓ 0" and len(captions) == 10
+    assert len(fig.layout.shapes) == 2 and all(s.line.color == tp.BAD for s in fig.layout.shapes)
+    assert {a.font.color for a in fig.layout.annotations if a.text.startswith("✓")} == {tp.GOOD}
+    # Every image appears unchanged in the stitched canvas, rows top to bottom with the y axis reversed.
+    canvas = np.asarray(fig.data[0].z)
+    assert canvas.shape == (3 * (28 + 10), 4 * (28 + 4))
+    assert fig.layout.yaxis.autorange == "reversed" and fig.layout.yaxis.visible is False
+    for i, image in enumerate(images):
+        top, left = (i // 4) * 38 + 10, (i % 4) * 32
+        np.testing.assert_array_equal(canvas[top:top + 28, left:left + 28], image)
+        assert fig.layout.annotations[i].y < top  # caption above its digit
+    # The red frame surrounds the wrong digit (index 2: row 0, column 2).
+    frame = fig.layout.shapes[0]
+    assert frame.x0 < 64 and frame.x1 > 64 + 27 and frame.y0 < 10 and frame.y1 > 10 + 27
+    _serialises(fig)
+
+
+def test_digit_grid_rejects_mismatched_lengths():
+    with pytest.raises(ValueError, match="predictions"):
+        tp.digit_grid_figure(_digits(3), [1, 2, 3], [1, 2], NAMES)
+
+
+def test_probability_figure_highlights_the_top_class():
+    p = np.full(10, 0.02)
+    p[7] = 0.82
+    fig = tp.probability_figure(p, NAMES)
+    bars = fig.data[0]
+    np.testing.assert_allclose(bars.y, 100 * p)
+    assert list(bars.x) == NAMES and fig.layout.xaxis.type == "category"
+    colors = list(bars.marker.color)
+    assert colors[7] == tp.GOOD and colors.count(tp.GOOD) == 1
+    assert "7" in fig.layout.title.text and "82.0 %" in fig.layout.title.text
+    _serialises(fig)
+
+
+@pytest.mark.parametrize("probabilities", [None, [], np.array([])])
+def test_probability_figure_empty_says_draw_a_digit(probabilities):
+    fig = tp.probability_figure(probabilities, NAMES)
+    assert _empty_message(fig) == "Draw a digit"
+    _serialises(fig)
+
+
+def test_probability_figure_needs_one_value_per_class():
+    with pytest.raises(ValueError, match="10 probabilities"):
+        tp.probability_figure([0.5, 0.5], NAMES)
