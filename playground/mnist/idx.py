@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import math
 import struct
 import zlib
 from pathlib import Path
@@ -56,7 +57,7 @@ def parse_idx(raw: bytes, name: str, ndim: int | None = None,
     if trailing_shape is not None and tuple(shape[1:]) != tuple(trailing_shape):
         raise IdxError(f"{name}: items are {'×'.join(map(str, shape[1:]))}, expected "
                        f"{'×'.join(map(str, trailing_shape))}.")
-    expected = int(np.prod(shape, dtype=np.int64))
+    expected = math.prod(shape)  # exact: np.prod's int64 wraps, so a hostile header could claim 0 bytes
     if len(raw) - header != expected:
         state = "truncated" if len(raw) - header < expected else "longer than its header says"
         raise IdxError(f"{name}: {state}: {len(raw) - header:,} bytes of data, the header announces "
