@@ -63,32 +63,21 @@ def thin(n: int, limit: int = MAX_POINTS) -> np.ndarray | slice:
     return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
 
 
-def smooth(values: np.ndarray, weight: float = 0.9) -> np.ndarray:
-    """Debiased exponential moving average (TensorBoard's smoothing): the first points are not pulled to 0."""
-    out = np.empty(len(values), dtype=np.float64)
-    average = 0.0
-    for i, value in enumerate(values):
-        average = weight * average + (1.0 - weight) * value
-        out[i] = average / (1.0 - weight ** (i + 1))
-    return out
-
-
 def loss_figure(steps: Sequence[int], losses: Sequence[float]) -> go.Figure:
-    """Training loss against step on a log axis: each logged value faintly, its moving average on top."""
-    title = "Training loss (cross-entropy)"
+    """Training loss against step on a log axis.
+
+    The losses come smoothed already: the training loop keeps an exponential moving
+    average of every step's loss, so a second smoothing here would only add lag.
+    """
+    title = "Training loss (cross-entropy, smoothed)"
     if len(steps) == 0:
         return _empty(title, _START, "loss")
     x, y = _series(steps, losses)
     keep = thin(len(x))
-    x, y, smoothed = x[keep], y[keep], smooth(y)[keep]  # smooth every point, then draw a subset
-    fig = go.Figure([
-        go.Scatter(x=x, y=y, mode="lines", name="logged", line={"width": 1, "color": NEUTRAL}, opacity=0.3,
-                   hovertemplate="step %{x:.0f}: %{y:.4f}<extra>logged</extra>"),
-        go.Scatter(x=x, y=smoothed, mode="lines", name="smoothed", line={"width": 2, "color": NEUTRAL},
-                   hovertemplate="step %{x:.0f}: %{y:.4f}<extra>smoothed</extra>"),
-    ])
+    fig = go.Figure([go.Scatter(x=x[keep], y=y[keep], mode="lines", name="loss", line={"width": 2, "color": NEUTRAL},
+                                hovertemplate="step %{x:.0f}: %{y:.4f}<extra></extra>")])
     fig.update_layout(title=title, xaxis_title="step", yaxis_title="loss", yaxis_type="log", uirevision="loss",
-                      legend={"x": 1, "xanchor": "right", "y": 1}, **_LAYOUT)
+                      showlegend=False, **_LAYOUT)
     return fig
 
 

@@ -22,26 +22,15 @@ def _serialises(fig: go.Figure) -> dict:
     return json.loads(fig.to_json())
 
 
-def test_loss_figure_draws_the_losses_and_their_moving_average():
+def test_loss_figure_draws_the_smoothed_losses_it_is_given():
     steps, losses = [0, 10, 20, 30], [2.3, 1.0, 0.5, 0.4]
     fig = tp.loss_figure(steps, losses)
-    raw, smoothed = fig.data
-    np.testing.assert_allclose(raw.x, steps)
-    np.testing.assert_allclose(raw.y, losses)
-    assert smoothed.y[0] == pytest.approx(2.3)  # debiased: the first point is not pulled towards 0
-    assert losses[-1] < smoothed.y[-1] < losses[0]
+    (line,) = fig.data
+    np.testing.assert_allclose(line.x, steps)
+    np.testing.assert_allclose(line.y, losses)
     assert fig.layout.yaxis.type == "log" and fig.layout.uirevision == "loss"
     assert fig.layout.xaxis.title.text == "step" and "loss" in fig.layout.title.text.lower()
     _serialises(fig)
-
-
-def test_smooth_matches_a_python_loop():
-    values = np.random.default_rng(0).random(50)
-    average, expected = 0.0, []
-    for i, v in enumerate(values):
-        average = 0.9 * average + 0.1 * v
-        expected.append(average / (1 - 0.9 ** (i + 1)))
-    np.testing.assert_allclose(tp.smooth(values), expected)
 
 
 def test_long_series_are_thinned_but_keep_both_ends():
@@ -49,9 +38,7 @@ def test_long_series_are_thinned_but_keep_both_ends():
     fig = tp.loss_figure(list(range(n)), list(np.linspace(3, 0.1, n)))
     assert len(fig.data[0].x) <= tp.MAX_POINTS
     assert fig.data[0].x[0] == 0 and fig.data[0].x[-1] == n - 1
-    # The moving average is of every point, not of the drawn subset.
-    full = tp.smooth(np.linspace(3, 0.1, n))
-    assert fig.data[1].y[-1] == pytest.approx(full[-1])
+    assert fig.data[0].y[-1] == pytest.approx(0.1)
 
 
 def test_accuracy_figure_in_percent_with_full_and_quick_points():
