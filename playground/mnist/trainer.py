@@ -1,0 +1,119 @@
+"""The training worker: a long-lived process that owns the accelerator and trains when asked.
+
+It is trusted (it runs our code on hyperparameters the server has validated,
+never user code), so it is not sandboxed; it is a separate process so that
+the web server never imports JAX and a crash here cannot take the server down.
+It keeps datasets loaded between runs and reacts to ``stop`` while training.
+
+Messages (protocol.py framing) from the server: ``{"kind": "train", "config",
+"run_dir"}`` and ``{"kind": "stop"}``. To the server: ``{"kind": "update", ...}``
+per metric update, then ``{"kind": "done", ...}`` or ``{"kind": "error", "message"}``.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import sys
+import threading
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from playground.mnist import data, inference
+from playground.mnist.config import TrainConfig
+from playground.sandbox import protocol
+from playground.training_plots import confusion_matrix, pick_digits
+
+MAX_MESSAGE_BYTES = 1 << 20
+GRID_DIGITS = 32
+
+
+class TrainingWorker:
+    """One training job at a time; ``stop`` arrives on a reader thread so it is seen mid-run."""
+
+    def __init__(self, channel: socket.socket, env: dict[str, str]) -> None:
+        self._channel = channel
+        self._env = env
+        self._jobs: queue.Queue[dict] = queue.Queue()
+        self._stop = threading.Event()
+        self._send_lock = threading.Lock()
+        self._datasets: dict[str, data.Dataset] = {}
+
+    def serve(self) -> None:
+        threading.Thread(target=self._read, name="training-control", daemon=True).start()
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            try:
+                self._run(job)
+            except Exception as exc:  # report it, stay alive for the next run
+                traceback.print_exc()
+                self._send({"kind": "error", "message": f"{type(exc).__name__}: {exc}"})
+
+    def _read(self) -> None:
+        while True:
+            try:
+                message = protocol.receive(self._channel, MAX_MESSAGE_BYTES)
+            except (EOFError, OSError):
+                self._jobs.put(None)
+                self._stop.set()
+                return
+            if message.get("kind") == "train":
+                self._stop.clear()  # here, in arrival order, so a stop sent right after is never lost
+                self._jobs.put(message)
+            elif message.get("kind") == "stop":
+                self._stop.set()
+
+    def _run(self, job: dict) -> None:
+        # Imported here: the server imports this module's neighbours, never JAX.
+        from playground.mnist.train import train
+
+        config = TrainConfig.from_dict(job["config"])
+        dataset = self._dataset(config.dataset)
+        about = {"dataset": dataset.name, "source": dataset.source, "class_names": list(dataset.class_names)}
+        for update in train(config, dataset, self._stop.is_set):
+            if not update["done"]:
+                self._send({"kind": "update", **update, **about})
+                continue
+            params_file = Path(job["run_dir"]) / "params.npz"
+            inference.save_params(params_file, update.pop("params"))
+            predictions = np.asarray(update.pop("test_predictions"))
+            self._send({"kind": "done", **update, **about, "params_file": str(params_file),
+                        **_test_views(dataset, predictions)})
+
+    def _dataset(self, name: str) -> data.Dataset:
+        if name not in self._datasets:
+            self._datasets[name] = data.load(name, self._env)
+        return self._datasets[name]
+
+    def _send(self, message: dict) -> None:
+        with self._send_lock:
+            protocol.send(self._channel, message)
+
+
+def _test_views(dataset: data.Dataset, predictions: np.ndarray) -> dict:
+    """What the tab shows after a run: the confusion matrix and a grid of test digits."""
+    labels = np.asarray(dataset.test_labels)
+    picked = pick_digits(labels, predictions, k=GRID_DIGITS)
+    return {
+        "confusion": confusion_matrix(labels, predictions).tolist(),
+        "samples": {
+            "indices": picked.tolist(),
+            "images": dataset.test_images[picked].tolist(),
+            "labels": labels[picked].tolist(),
+            "predictions": predictions[picked].tolist(),
+        },
+    }
+
+
+def main(fd: int) -> None:
+    channel = socket.socket(fileno=fd)
+    TrainingWorker(channel, dict(os.environ)).serve()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]))
