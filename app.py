@@ -8,6 +8,7 @@ import os
 
 from playground.api import PlaygroundAPI
 from playground.config import Settings
+from playground.mnist.service import TrainingService
 from playground.sandbox import WorkerPool
 from playground.ui import CSS, build_app
 
@@ -28,9 +29,12 @@ def main() -> None:
     for name, layer in pool.layers.items():
         if not layer["active"]:
             logging.warning("sandbox layer %s is NOT active: %s", name, layer["detail"])
-    demo = build_app(PlaygroundAPI(pool, settings, parallel_pool), settings)
+    training = TrainingService(os.environ, settings.training_jobs, settings.training_max_s)
+    atexit.register(training.close)
+    demo = build_app(PlaygroundAPI(pool, settings, parallel_pool, training), settings)
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
-    demo.launch(server_name=settings.host, server_port=settings.port, css=CSS)
+    # Waiting training runs each hold a thread while they wait for the accelerator; other tabs keep Gradio's 40.
+    demo.launch(server_name=settings.host, server_port=settings.port, css=CSS, max_threads=40 + settings.queue_size)
 
 
 if __name__ == "__main__":

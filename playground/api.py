@@ -9,9 +9,15 @@ from __future__ import annotations
 import importlib.metadata
 import platform
 import threading
+from collections.abc import Iterator
+
+import numpy as np
 
 from playground import validation as check
 from playground.config import Settings
+from playground.mnist import data
+from playground.mnist.config import TrainConfig
+from playground.mnist.service import TrainingFailed, TrainingService
 from playground.sandbox import WorkerPool
 from playground.usercode import error_dict
 
@@ -25,15 +31,18 @@ MAX_BATCH = 100_000
 MAX_MATRIX = 10_000
 MAX_REPEATS = 50
 MAX_DEVICES = 64
+MAX_IMAGE_SIDE = 1024
 DEFAULT_BATCH_SIZES = (1, 10, 100, 1000)
 DEFAULT_MATRIX_SIZES = (10, 100, 1000, 4000, 10000)
 _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy")
 
 
 class PlaygroundAPI:
-    def __init__(self, pool: WorkerPool, settings: Settings, parallel_pool: WorkerPool | None = None) -> None:
+    def __init__(self, pool: WorkerPool, settings: Settings, parallel_pool: WorkerPool | None = None,
+                 training: TrainingService | None = None) -> None:
         self._pool = pool
         self._parallel_pool = parallel_pool or pool
+        self._training = training
         self._settings = settings
         self._runtime: dict | None = None
         self._runtime_lock = threading.Lock()
@@ -143,6 +152,72 @@ class PlaygroundAPI:
     def parallel_demos(self) -> dict:
         """The devices, shard_map with psum and all_gather, a data-parallel MLP step, and pmap vs shard_map."""
         return self._parallel_pool.run({"kind": "parallel_demos"}, timeout_s=self._settings.limits.measure_timeout_s)
+
+    def train(self, config: dict | None, session: str) -> Iterator[dict]:
+        """Train the MLP on a dataset, streaming one dict per update (several a second).
+
+        ``config`` keys (missing ones take the defaults): ``dataset`` ("mnist",
+        "fashion_mnist", "digits"), ``layers`` (e.g. [784, 512, 256, 10]), ``optimizer``
+        ("sgd", "momentum", "adam"), ``learning_rate``, ``batch_size``, ``epochs``, ``seed``.
+        Every update has ``ok``, ``phase`` ("data", "queued", "starting", "compiling",
+        "training", then "finished" or "stopped"), ``step``, ``epoch``, ``loss`` (smoothed),
+        ``test_accuracy`` (None until first measured), ``epoch_accuracy``, ``samples_per_s``,
+        ``elapsed_s``, ``device``, ``dataset``, ``n_train``, ``n_test`` and ``done``. The
+        last one (``done: True``) adds ``stopped``, ``params_file`` (.npz), ``metrics_file``
+        (CSV), ``confusion`` and ``samples`` (test digits with predictions). Errors come as
+        one error dict. ``session`` scopes Stop and ``predict`` to the caller.
+        """
+        if self._training is None:
+            yield error_dict("unavailable", "Training is not enabled on this server.")
+            return
+        try:
+            run = self._training.train(TrainConfig.from_dict(config), session)
+            for update in run:
+                yield {"ok": True, **update}
+        except data.DataUnavailable as exc:
+            yield error_dict("unavailable", str(exc))
+        except (ValueError, TypeError) as exc:
+            yield error_dict("invalid_input", str(exc))
+        except TrainingFailed as exc:
+            failure = error_dict("crashed", str(exc))
+            failure["error"]["title"] = "Training failed"
+            yield failure
+
+    def stop_training(self, session: str) -> dict:
+        """Stop this session's run: it ends within about a second, keeping its curves and parameters."""
+        stopping = self._training is not None and self._training.stop(session)
+        return {"ok": True, "stopping": stopping}
+
+    def predict(self, image, session: str) -> dict:
+        """Class probabilities for a drawn digit under this session's latest trained model.
+
+        ``image`` is a grayscale picture as rows of numbers, ink bright on a dark
+        background like MNIST (0–255; 0–1 works too), any size up to 1024 × 1024.
+        It is prepared the way MNIST was: cropped to the ink, scaled to fit 20 × 20,
+        centred by its centre of mass in 28 × 28. Returns ``{"ok", "probabilities",
+        "predicted", "class_names", "input" (the 28 × 28 the model saw)}``.
+        """
+        try:
+            pixels = np.asarray(image, dtype=np.float64)
+        except (TypeError, ValueError):
+            return error_dict("invalid_input", "`image` must be rows of numbers (a 2-D grayscale image).")
+        if pixels.ndim != 2 or not 1 <= min(pixels.shape) <= max(pixels.shape) <= MAX_IMAGE_SIDE:
+            return error_dict("invalid_input", f"`image` must be 2-D, at most {MAX_IMAGE_SIDE} × {MAX_IMAGE_SIDE}, "
+                                               f"got shape {pixels.shape}.")
+        if not np.isfinite(pixels).all():
+            return error_dict("invalid_input", "`image` must hold finite numbers.")
+        if self._training is None:
+            return error_dict("unavailable", "Training is not enabled on this server.")
+        try:
+            return {"ok": True, **self._training.predict(session, pixels)}
+        except LookupError as exc:
+            return error_dict("invalid_input", str(exc))
+
+    def datasets(self) -> dict:
+        """Each dataset and where it would come from now ("MNIST_DIR", "cache", offline, or None: download)."""
+        if self._training is None:
+            return error_dict("unavailable", "Training is not enabled on this server.")
+        return {"ok": True, "datasets": self._training.datasets(), "training": self._training.status()}
 
     def about(self) -> dict:
         """Versions, backend and devices, the sandbox layers in force, and the limits."""

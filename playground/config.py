@@ -23,6 +23,8 @@ class Settings:
     queue_size: int = 32  # requests waiting beyond that; more get "busy, try again"
     parallel_workers: int = 1  # jobs at once for the Parallel tab, in workers that see several devices
     cpu_devices: int = 8  # simulated CPU devices those workers get on a CPU-only host (JAX_NUM_CPU_DEVICES)
+    training_jobs: int = 1  # training runs at once, each in its own worker (one per accelerator); others wait
+    training_max_s: float = 900.0  # a run is stopped (keeping its parameters) after this long
     limits: Limits = field(default_factory=Limits)
 
     @classmethod
@@ -37,6 +39,8 @@ class Settings:
             queue_size=_number(env, "PLAYGROUND_QUEUE_SIZE", int, max(cls.queue_size, 8 * workers)),
             parallel_workers=_number(env, "PLAYGROUND_PARALLEL_WORKERS", int, cls.parallel_workers),
             cpu_devices=_number(env, "PLAYGROUND_CPU_DEVICES", int, cls.cpu_devices),
+            training_jobs=_number(env, "PLAYGROUND_TRAINING_JOBS", int, cls.training_jobs),
+            training_max_s=_number(env, "PLAYGROUND_TRAINING_MAX_S", float, cls.training_max_s),
             limits=_limits(env),
         )
 
@@ -49,6 +53,10 @@ class Settings:
             raise ValueError(f"PLAYGROUND_PARALLEL_WORKERS must be at least 1, got {self.parallel_workers}")
         if not 1 <= self.cpu_devices <= 64:
             raise ValueError(f"PLAYGROUND_CPU_DEVICES must be from 1 to 64, got {self.cpu_devices}")
+        if not 1 <= self.training_jobs <= 16:
+            raise ValueError(f"PLAYGROUND_TRAINING_JOBS must be from 1 to 16, got {self.training_jobs}")
+        if not 1 <= self.training_max_s <= 86400:
+            raise ValueError(f"PLAYGROUND_TRAINING_MAX_S must be from 1 to 86400 seconds, got {self.training_max_s}")
         if self.queue_size < 1:
             raise ValueError(f"PLAYGROUND_QUEUE_SIZE must be at least 1, got {self.queue_size}")
 

@@ -20,7 +20,8 @@ from typing import Any
 
 USER_FILENAME = "<playground>"
 ARGS_FILENAME = "<args>"
-ERROR_KINDS = ("syntax", "user_exception", "timeout", "memory", "crashed", "forbidden", "invalid_input", "busy")
+ERROR_KINDS = ("syntax", "user_exception", "timeout", "memory", "crashed", "forbidden", "invalid_input", "busy",
+               "unavailable")
 _PROCESS_EVENTS = {
     "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "os.spawn",
     "subprocess.Popen", "pty.spawn",

@@ -6,14 +6,19 @@ import gradio as gr
 
 from playground.api import PlaygroundAPI
 from playground.config import Settings
-from playground.ui import about_tab, derivatives_tab, inspect_tab, jit_tab, parallel_tab, vmap_tab
+from playground.ui import about_tab, derivatives_tab, inspect_tab, jit_tab, parallel_tab, train_tab, vmap_tab
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code shares the pool's concurrency
 PARALLEL_QUEUE = "parallel"  # the Parallel tab has its own pool of several-device workers
+# Training runs wait inside the training service, which tells each one its place in line and lets Stop
+# leave it; Gradio's own limit for them is just the queue's size.
+TRAINING_QUEUE = "training"
 # Messages (JAX's errors are long lines) wrap instead of scrolling out of sight.
 CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     "inspect-status", "shard-details", "parallel-collectives", "parallel-data-parallel", "parallel-pmap",
-)) + " { white-space: pre-wrap; word-break: break-word; }"
+)) + " { white-space: pre-wrap; word-break: break-word; }" + (
+    " .train-device { font-size: 1.4em; padding: 0.4em 0.8em; border-radius: 8px;"
+    " background: var(--block-background-fill); border: 1px solid var(--border-color-primary); }")
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
@@ -33,6 +38,8 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
                 jit_tab.build(api, settings.workers, SANDBOX_QUEUE)
             with gr.Tab("Parallel", id="parallel"):
                 parallel_tab.build(api, settings.parallel_workers, PARALLEL_QUEUE)
+            with gr.Tab("Train", id="train"):
+                train_tab.build(api, demo, settings.queue_size, TRAINING_QUEUE)
             with gr.Tab("About", id="about"):
                 about_tab.build(api, demo)
     return demo

@@ -11,6 +11,7 @@ ERROR_TITLES = {
     "syntax": "Syntax error", "user_exception": "Your code raised an exception", "timeout": "Too slow",
     "memory": "Out of memory", "crashed": "The sandbox worker crashed", "forbidden": "Not allowed",
     "invalid_input": "Invalid input", "busy": "Busy, try again",
+    "unavailable": "Not available here",
 }
 
 
