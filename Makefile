@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime-installed
 DEV := $(VENV)/.dev-installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench data clean
 
 run: $(RUNTIME)
 	$(BIN)/python app.py
@@ -18,6 +18,10 @@ lint: $(DEV)
 
 bench: $(RUNTIME)
 	$(BIN)/python benchmarks/inspect_latency.py
+
+# MNIST and Fashion-MNIST into the cache (~/.cache/jax-playground), checksummed, for offline use later.
+data: $(RUNTIME)
+	$(BIN)/python -m playground.mnist.data
 
 # The venv is rebuilt only when a requirements file changes.
 $(RUNTIME): requirements.txt
