@@ -1,0 +1,163 @@
+"""/train, /stop_training, /predict and /datasets end to end: a real server and training worker, via gradio_client.
+
+The server's MNIST_DIR holds real MNIST digits (the shared test set split into
+"training" and "test" files) where that folder exists, synthetic ones otherwise.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from gradio_client import Client
+
+from tests.conftest import free_port, start_server, stop_server
+from tests.e2e.responses import assert_error
+from tests.mnist_folders import make_mnist_dir, real_digits, synthetic_digits
+
+N_TRAIN, N_TEST = 4000, 1000
+QUICK = {"epochs": 3, "optimizer": "adam", "learning_rate": 0.002}
+LONG = {"epochs": 100, "batch_size": 16}
+UPDATE_KEYS = ("step", "epoch", "loss", "test_accuracy", "samples_per_s", "elapsed_s", "device", "dataset",
+               "n_train", "n_test", "done")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = make_mnist_dir(tmp_path_factory.mktemp("mnist"), N_TRAIN, N_TEST)
+    srv = start_server(tmp_path_factory.mktemp("server"), PLAYGROUND_WORKERS="1", MNIST_DIR=str(folder),
+                       PLAYGROUND_CACHE=str(tmp_path_factory.mktemp("cache")),
+                       PLAYGROUND_MIRRORS_FASHION_MNIST=f"http://127.0.0.1:{free_port()}/")
+    yield srv
+    stop_server(srv)
+
+
+def new_client(server) -> Client:
+    return Client(server.url, verbose=False)
+
+
+def stream(client: Client, config: dict) -> list[dict]:
+    job = client.submit(config, api_name="/train")
+    job.result(timeout=300)
+    return job.outputs()
+
+
+def held_out_digits() -> tuple[np.ndarray, np.ndarray]:
+    """The folder's test digits, exactly as the server's folder has them."""
+    from tests.mnist_folders import REAL_DIGITS
+    images, labels = real_digits() if REAL_DIGITS else synthetic_digits(N_TRAIN + N_TEST)
+    return images[-N_TEST:], labels[-N_TEST:]
+
+
+def test_train_streams_updates_and_predict_uses_the_model(server):
+    client = new_client(server)
+    updates = stream(client, QUICK)
+    assert all(u["ok"] for u in updates) and len(updates) >= 4
+    for update in updates:
+        assert set(UPDATE_KEYS) <= set(update)
+    steps = [u["step"] for u in updates]
+    assert steps == sorted(steps)
+    final = updates[-1]
+    assert final["done"] and final["phase"] == "finished" and final["dataset"] == "mnist"
+    assert (final["n_train"], final["n_test"]) == (N_TRAIN, N_TEST)
+    assert final["step"] == 3 * (N_TRAIN // 128) and final["epoch"] == pytest.approx(3.0)
+    assert final["test_accuracy"] > 0.9 and final["device"].startswith("CPU")
+    assert any(u["test_accuracy"] is None for u in updates[:2])  # null until first measured
+    assert np.asarray(final["confusion"]).sum() == N_TEST
+
+    # /predict answers with the model just trained: it agrees with the run's own predictions of the grid digits
+    # (re-centring an MNIST digit moves a pixel value by at most 1, which can flip a borderline case).
+    images, labels = held_out_digits()
+    samples = final["samples"]
+    answers = [client.predict(images[i].tolist(), api_name="/predict") for i in samples["indices"]]
+    assert all(a["ok"] and abs(sum(a["probabilities"]) - 1) < 1e-6 for a in answers)
+    assert [labels[i] for i in samples["indices"]] == samples["labels"]
+    agree = sum(a["predicted"] == p for a, p in zip(answers, samples["predictions"], strict=True))
+    assert agree >= len(answers) - 2, (agree, len(answers))
+
+
+def test_predict_needs_a_model_from_this_session(server):
+    response = new_client(server).predict([[0, 255], [255, 0]], api_name="/predict")
+    assert "train one first" in assert_error(response, "invalid_input")["message"]
+
+
+def test_predict_rejects_what_is_not_an_image(server):
+    client = new_client(server)
+    assert_error(client.predict([1, 2, 3], api_name="/predict"), "invalid_input")
+    assert_error(client.predict([["a"]], api_name="/predict"), "invalid_input")
+
+
+def test_stop_training_ends_the_run_within_two_seconds(server):
+    client = new_client(server)
+    job = client.submit(LONG, api_name="/train")
+    while not any(u.get("phase") == "training" for u in job.outputs()):
+        assert not job.done(), job.outputs()[-1:]
+        time.sleep(0.05)
+    asked = time.monotonic()
+    assert client.predict(api_name="/stop_training") == {"ok": True, "stopping": True}
+    final = job.result(timeout=30)
+    took = time.monotonic() - asked
+    assert final["stopped"] and final["phase"] == "stopped" and took < 2.0, took
+    assert final["epoch"] < 100 and final["params_file"].endswith(".npz")
+    assert client.predict(np.eye(28).tolist(), api_name="/predict")["ok"]  # the params so far are kept
+
+
+def test_a_second_client_waits_its_turn_and_sees_its_place(server):
+    first, second = new_client(server), new_client(server)
+    running = first.submit(LONG, api_name="/train")
+    while not any(u.get("phase") == "training" for u in running.outputs()):
+        time.sleep(0.05)
+    waiting = second.submit({"epochs": 1}, api_name="/train")
+    deadline = time.monotonic() + 30
+    while not any(u.get("phase") == "queued" for u in waiting.outputs()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    queued = [u for u in waiting.outputs() if u.get("phase") == "queued"]
+    assert queued and queued[0]["queue_position"] == 1
+    datasets = first.predict(api_name="/datasets")
+    assert datasets["training"] == {"slots": 1, "running": 1, "waiting": 1}
+    first.predict(api_name="/stop_training")
+    assert running.result(timeout=30)["stopped"]
+    assert waiting.result(timeout=300)["phase"] == "finished"
+
+
+def test_many_clients_pressing_start_at_once_all_get_an_answer(server):
+    """A classroom pressing Start together: every run finishes or is told its place; the server lives on."""
+    results, clients = [], [new_client(server) for _ in range(4)]
+
+    def run(client):
+        results.append(stream(client, {"epochs": 1, "layers": [784, 32, 10]})[-1])
+
+    threads = [threading.Thread(target=run, args=(c,)) for c in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert len(results) == 4 and all(r["ok"] and r["phase"] == "finished" for r in results)
+    assert server.alive()
+
+
+def test_bad_config_is_refused_before_anything_starts(server):
+    client = new_client(server)
+    (response,) = stream(client, {"batch_size": 0})
+    assert "batch_size" in assert_error(response, "invalid_input")["message"]
+    (response,) = stream(client, {"optimizer": "lbfgs"})
+    assert "optimizer" in assert_error(response, "invalid_input")["message"]
+    (response,) = stream(client, {"layers": [784, 10], "colour": "red"})
+    assert "colour" in assert_error(response, "invalid_input")["message"]
+
+
+def test_offline_without_the_files_says_what_to_do(server):
+    (response,) = stream(new_client(server), {"dataset": "fashion_mnist"})
+    message = assert_error(response, "unavailable")["message"]
+    assert "make data" in message and "digits" in message
+
+
+def test_the_offline_digits_dataset_trains(server):
+    client = new_client(server)
+    datasets = {d["name"]: d for d in client.predict(api_name="/datasets")["datasets"]}
+    assert datasets["digits"]["available"] and datasets["mnist"]["available"] == "MNIST_DIR"
+    final = stream(client, {"dataset": "digits", "epochs": 10, "optimizer": "adam", "learning_rate": 0.002})[-1]
+    assert final["phase"] == "finished" and final["n_train"] + final["n_test"] == 1797
+    assert final["test_accuracy"] > 0.85
