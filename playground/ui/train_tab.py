@@ -16,6 +16,7 @@ from playground.ui.inspect_views import error_markdown
 from playground.ui.train_views import Curves, dataset_choices, device_banner, result_figures, status_markdown
 
 REDRAW_EVERY_S = 0.4  # the curves refresh at least this often while training
+PREVIEW_SCALE = 10  # the 28 × 28 input, shown with big square pixels
 _DEFAULTS = TrainConfig()
 
 
@@ -104,7 +105,7 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         if not response["ok"]:
             raise gr.Error(response["error"]["message"])
         frame = (np.asarray(response["input"]) * 255).astype(np.uint8)
-        return frame, figures.probability_figure(response["probabilities"], response["class_names"])
+        return frame.repeat(PREVIEW_SCALE, 0).repeat(PREVIEW_SCALE, 1), figures.probability_figure(response["probabilities"], response["class_names"])
 
     optimizer.change(on_optimizer, optimizer, learning_rate, api_visibility="private", queue=False)
     busy = start.click(lambda: (gr.update(interactive=False), gr.update(interactive=True)), None, [start, stop],

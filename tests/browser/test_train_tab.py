@@ -1,0 +1,104 @@
+"""The Train tab in headless Chromium: live curves, Stop, results, and drawing a digit for the trained model.
+
+The server trains on real MNIST digits (the shared test set split 8,000 / 2,000
+into MNIST_DIR-style files) where that folder exists, synthetic ones otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_transformation_tabs import ASSETS, open_tab
+from tests.conftest import start_server, stop_server
+from tests.mnist_folders import make_mnist_dir
+
+TRAIN_TIMEOUT_MS = 180_000
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = make_mnist_dir(tmp_path_factory.mktemp("mnist"), 8000, 2000)
+    srv = start_server(tmp_path_factory.mktemp("server"), PLAYGROUND_WORKERS="1", MNIST_DIR=str(folder),
+                       PLAYGROUND_CACHE=str(tmp_path_factory.mktemp("cache")))
+    yield srv
+    stop_server(srv)
+
+
+def set_number(page: Page, elem_id: str, value: int) -> None:
+    field = page.locator(f"#{elem_id} input")
+    field.fill(str(value))
+    field.press("Tab")
+
+
+def download_link(page: Page, elem_id: str):
+    return page.locator(f"#{elem_id} a[href]").first
+
+
+def plot_title(page: Page, elem_id: str):
+    return page.locator(f"#{elem_id} .gtitle")
+
+
+def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
+    open_tab(page, "Train")
+    expect(page.locator("#train-device")).to_contain_text("Will train on CPU")
+    set_number(page, "train-epochs", 100)
+    page.locator("#train-start").click()
+    status = page.locator("#train-status")
+    expect(status).to_contain_text("Training:", timeout=TRAIN_TIMEOUT_MS)
+    expect(page.locator("#train-device")).to_contain_text("Training on CPU")
+
+    # The status line (and the curves drawn with it) change at least every half second while training.
+    changes, last, started = [], status.inner_text(), time.monotonic()
+    while time.monotonic() - started < 4.0:
+        text = status.inner_text()
+        if text != last:
+            changes.append(time.monotonic())
+            last = text
+        time.sleep(0.02)
+    gaps = [b - a for a, b in zip([started, *changes], changes, strict=False)]
+    assert len(changes) >= 6 and max(gaps) < 1.0, gaps  # 0.4 s redraws; a little slack for the shared CPU
+    assert page.locator("#train-loss .scatterlayer .trace").count() >= 1
+
+    page.locator("#train-stop").click()
+    asked = time.monotonic()
+    expect(status).to_contain_text("Stopped", timeout=5_000)
+    assert time.monotonic() - asked < 2.5  # 2 s for the run, plus the browser's round trip
+    expect(page.locator("#train-loss .scatterlayer .trace")).to_have_count(1)  # the curves are kept
+    expect(download_link(page, "train-params")).to_have_attribute("href", re.compile(r"params\.npz$"))
+    expect(page.locator("#train-start")).to_be_enabled()
+
+
+def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
+    open_tab(page, "Train")
+    set_number(page, "train-epochs", 5)
+    page.locator("#train-start").click()
+    status = page.locator("#train-status")
+    expect(status).to_contain_text("Finished", timeout=TRAIN_TIMEOUT_MS)
+    expect(status).to_contain_text("test accuracy")
+    expect(plot_title(page, "train-confusion")).to_contain_text("accuracy")
+    expect(plot_title(page, "train-grid")).to_be_visible()
+    expect(download_link(page, "train-params")).to_have_attribute("href", re.compile(r"params\.npz$"))
+    expect(download_link(page, "train-metrics")).to_have_attribute("href", re.compile(r"metrics\.csv$"))
+    page.locator("#train-loss").scroll_into_view_if_needed()
+    ASSETS.mkdir(exist_ok=True)
+    page.screenshot(path=ASSETS / "train.png", full_page=True)
+
+    # Draw a "1": one thick vertical stroke, the way a student would with the mouse.
+    sketch = page.locator("#train-sketch")
+    sketch.scroll_into_view_if_needed()
+    sketch.get_by_role("button", name="Brush").click()
+    canvas = sketch.locator("canvas").last
+    box = canvas.bounding_box()
+    x, top = box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.2
+    page.mouse.move(x, top)
+    page.mouse.down()
+    for step in range(1, 21):
+        page.mouse.move(x + step * 0.3, top + step * box["height"] * 0.03)
+    page.mouse.up()
+    expect(plot_title(page, "train-probabilities")).to_contain_text("What the model thinks: 1", timeout=30_000)
+    expect(page.locator("#train-seen img")).to_be_visible()
+    page.screenshot(path=ASSETS / "train_draw.png", full_page=False)
