@@ -108,3 +108,9 @@ def test_config_does_not_import_jax():
              "print(','.join(m for m in ('jax', 'jaxlib', 'numpy', 'optax') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"playground.mnist.config imported {out.stdout.strip()}"
+
+
+def test_direct_construction_takes_the_optimizers_learning_rate():
+    assert TrainConfig(optimizer="adam").learning_rate == DEFAULT_LEARNING_RATES["adam"]
+    assert TrainConfig(optimizer="adam") == TrainConfig.from_dict({"optimizer": "adam", "learning_rate": None})
+    assert TrainConfig(optimizer="momentum", learning_rate=0.5).learning_rate == 0.5

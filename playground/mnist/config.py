@@ -20,9 +20,11 @@ from dataclasses import asdict, dataclass, fields
 
 DATASET_NAMES = ("mnist", "fashion_mnist", "digits")
 OPTIMIZERS = ("sgd", "momentum", "adam")
-# Measured on the 784-512-256-10 MLP, batch 128: each reaches >= 97% on held-out MNIST digits
-# within 3 epochs; the neighbouring values (x3 up or down) train slower or less reliably.
-DEFAULT_LEARNING_RATES = {"sgd": 0.1, "momentum": 0.01, "adam": 0.001}
+# Measured with the default MLP and batch 128, training on 8,000 real MNIST digits and testing on 2,000 others,
+# seeds 0-2, 8 epochs: sgd 0.3 -> 96.3-96.8% (0.1 -> 94.9-95.4%, 1.0 lurches in epoch 1); momentum 0.03 ->
+# 96.2-96.4% (0.01 -> 94.6-95.3%; momentum 0.9 makes each step ~10x larger, hence sgd's rate / 10);
+# adam 0.001 -> 96.7-97.1% (3e-4 -> 95.9-96.2%, 3e-3 no better and noisier).
+DEFAULT_LEARNING_RATES = {"sgd": 0.3, "momentum": 0.03, "adam": 0.001}
 
 IMAGE_PIXELS = 28 * 28
 N_CLASSES = 10
@@ -41,7 +43,9 @@ class TrainConfig:
     dataset: str = "mnist"
     layers: tuple[int, ...] = (IMAGE_PIXELS, 512, 256, N_CLASSES)
     optimizer: str = "sgd"
-    learning_rate: float = DEFAULT_LEARNING_RATES["sgd"]
+    # None means the optimiser's own default (DEFAULT_LEARNING_RATES), so TrainConfig(optimizer="adam") gets
+    # Adam's 0.001 rather than SGD's rate; after construction it is always a float.
+    learning_rate: float | None = None
     batch_size: int = 128
     epochs: int = 5
     seed: int = 0
@@ -51,6 +55,8 @@ class TrainConfig:
         object.__setattr__(self, "dataset", _choice("dataset", self.dataset, DATASET_NAMES))
         object.__setattr__(self, "optimizer", _choice("optimizer", self.optimizer, OPTIMIZERS))
         object.__setattr__(self, "layers", _layers(self.layers))
+        if self.learning_rate is None:
+            object.__setattr__(self, "learning_rate", DEFAULT_LEARNING_RATES[self.optimizer])
         object.__setattr__(self, "learning_rate", _learning_rate(self.learning_rate))
         object.__setattr__(self, "batch_size", _whole("batch_size", self.batch_size, 1, MAX_BATCH))
         object.__setattr__(self, "epochs", _whole("epochs", self.epochs, 1, MAX_EPOCHS))
@@ -60,7 +66,8 @@ class TrainConfig:
     def from_dict(cls, values: Mapping[str, object] | None) -> TrainConfig:
         """A config from JSON-like ``values``; missing keys take defaults, unknown keys are an error.
 
-        The learning rate's default depends on the optimiser: ``{"optimizer": "adam"}`` gets 0.001.
+        The learning rate's default (also for ``None``, JSON's null) depends on the optimiser:
+        ``{"optimizer": "adam"}`` gets 0.001.
         """
         if values is not None and not isinstance(values, Mapping):
             raise ValueError(f"the training settings must be a mapping of names to values, got {values!r}")
@@ -69,9 +76,6 @@ class TrainConfig:
         unknown = sorted(set(values) - set(known), key=str)
         if unknown:
             raise ValueError(f"unknown setting `{unknown[0]}`; the settings are {', '.join(known)}")
-        if "learning_rate" not in values:
-            optimizer = _choice("optimizer", values.get("optimizer", cls.optimizer), OPTIMIZERS)
-            values["learning_rate"] = DEFAULT_LEARNING_RATES[optimizer]
         return cls(**values)
 
     def to_dict(self) -> dict:

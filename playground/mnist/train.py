@@ -1,0 +1,219 @@
+"""Train the MLP and stream what happens: a generator that yields one small dict of metrics per chunk of steps.
+
+    data = ArrayData(train_images, train_labels, test_images, test_labels)  # uint8 (n, 28, 28), labels (n,)
+    for update in train(TrainConfig(epochs=1), data):
+        print(update["phase"], update["step"], update["loss"], update["test_accuracy"])
+
+    compiling 0 None None
+    training 4 2.27 0.31        (the chunks grow until one takes about update_every_s)
+    training 20 1.67 0.31
+    training 84 0.83 0.31
+    ...
+
+The last update has ``done: True``, the final parameters and the test-set
+predictions. The caller stops a run by making ``should_stop()`` return True;
+the loop asks before every chunk, and a chunk lasts about ``update_every_s``.
+
+All state (params, optimiser state, PRNG keys) is local to one call: run two
+trainings side by side and they share nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import jax
+import numpy as np
+import optax
+
+from playground.mnist import steps
+from playground.mnist.config import TrainConfig
+from playground.mnist.model import init_params
+from playground.mnist.steps import make_update  # noqa: F401  (re-exported: the classic one-step-per-call update)
+
+EVAL_BATCH = 1000  # test images per evaluation batch: bounds activation memory for any test-set size
+RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
+CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
+FIRST_CHUNK_STEPS = 4
+
+
+@dataclass(frozen=True)
+class ArrayData:
+    """Any four arrays to train on: images ``(n, 28, 28)`` uint8, labels ``(n,)`` integers 0-9."""
+
+    train_images: np.ndarray
+    train_labels: np.ndarray
+    test_images: np.ndarray
+    test_labels: np.ndarray
+
+
+def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
+    """The optax optimiser the config names: plain SGD, SGD with momentum 0.9 (heavy ball), or Adam."""
+    if config.optimizer == "sgd":
+        return optax.sgd(config.learning_rate)
+    if config.optimizer == "momentum":
+        return optax.sgd(config.learning_rate, momentum=0.9)
+    if config.optimizer == "adam":
+        return optax.adam(config.learning_rate)
+    raise ValueError(f"unknown optimizer {config.optimizer!r}")
+
+
+def device_name(device: jax.Device) -> str:
+    """E.g. ``"CPU · cpu"`` or ``"GPU · NVIDIA H200"``."""
+    return f"{device.platform.upper()} · {device.device_kind}"
+
+
+def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = lambda: False, *,
+          update_every_s: float = 0.25, estimate_every_s: float = 2.0, estimate_size: int = 1000,
+          multi_step: bool = True) -> Iterator[dict]:
+    """Train on ``data`` (any object with train/test images and labels), yielding metric dicts.
+
+    ``multi_step=True`` runs a whole chunk of steps in one compiled call
+    (``steps.make_train_chunk``); ``False`` dispatches one jitted update per
+    batch from Python, the classic loop, with the same numbers, kept to
+    measure what the chunks buy. Bad data or a batch larger than the training
+    set raise ValueError here, at the call, not at the first ``next()``.
+    """
+    arrays = _checked_arrays(data)
+    n_train = len(arrays.train_labels)
+    if config.batch_size > n_train:
+        raise ValueError(f"`batch_size` {config.batch_size} is larger than the {n_train:,} training images")
+    if update_every_s <= 0 or estimate_every_s <= 0 or estimate_size < 1:
+        raise ValueError("update_every_s and estimate_every_s must be positive, estimate_size at least 1")
+    return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step)
+
+
+def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool], update_every_s: float,
+            estimate_every_s: float, estimate_size: int, multi_step: bool) -> Iterator[dict]:
+    started = time.perf_counter()
+    device = jax.devices()[0]
+    n_train, n_test = len(data.train_labels), len(data.test_labels)
+    # Each epoch drops the last n_train % batch_size images of its permutation (a different few each epoch):
+    # every batch then has the same shape, and one compiled step serves them all.
+    steps_per_epoch = n_train // config.batch_size
+    metrics = {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
+               "test_accuracy": None, "epoch_accuracy": None, "samples_per_s": 0.0, "elapsed_s": 0.0,
+               "device": device_name(device), "n_train": n_train, "n_test": n_test, "done": False}
+    yield dict(metrics)
+
+    # The data goes to the device once; images stay uint8 there (1 byte per pixel).
+    train_images, train_labels = jax.device_put((data.train_images, data.train_labels.astype(np.int32)), device)
+    test_batches = jax.device_put(steps.as_batches(data.test_images, EVAL_BATCH), device)
+    estimate_batches = (test_batches if estimate_size >= n_test
+                        else jax.device_put(steps.as_batches(data.test_images[:estimate_size], EVAL_BATCH), device))
+    init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
+    params = init_params(init_key, config.layers)
+    optimizer = make_optimizer(config)
+    opt_state = optimizer.init(params)
+    smoothed = steps.initial_smoothed()
+
+    def accuracy_of(batches: jax.Array, labels: np.ndarray) -> tuple[float, np.ndarray]:
+        predictions = np.asarray(steps.classify(params, batches))[:len(labels)]
+        return float(np.mean(predictions == labels)), predictions
+
+    # Compile ahead of time (jit(...).lower(...).compile()), so no chunk's timing includes a compile.
+    order = jax.random.permutation(jax.random.fold_in(shuffle_key, 0), n_train)
+    if multi_step:
+        run_chunk = steps.make_train_chunk(optimizer, config.batch_size).lower(
+            params, opt_state, smoothed, train_images, train_labels, order, np.int32(0), np.int32(1)).compile()
+    else:
+        take = steps.take_batch.lower(train_images, train_labels, order, np.int32(0),
+                                      batch_size=config.batch_size).compile()
+        images, labels = take(train_images, train_labels, order, np.int32(0))
+        update = make_update(optimizer).lower(params, opt_state, images, labels).compile()
+    for batches in {id(b): b for b in (test_batches, estimate_batches)}.values():
+        steps.classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
+    metrics["phase"] = "training"
+
+    step, stopped, chunk_steps = 0, False, FIRST_CHUNK_STEPS
+    recent: deque[tuple[int, float]] = deque()  # (samples, seconds) of the latest chunks
+    last_estimate = -np.inf
+    for epoch in range(config.epochs):
+        if epoch:
+            order = jax.random.permutation(jax.random.fold_in(shuffle_key, epoch), n_train)
+        in_epoch = 0
+        while in_epoch < steps_per_epoch and not stopped:
+            if should_stop():
+                stopped = True
+                break
+            n = min(chunk_steps, steps_per_epoch - in_epoch)  # a chunk never crosses an epoch boundary
+            tic = time.perf_counter()
+            if multi_step:
+                params, opt_state, smoothed = run_chunk(params, opt_state, smoothed, train_images, train_labels,
+                                                        order, np.int32(in_epoch), np.int32(n))
+                jax.block_until_ready((params, smoothed))
+            else:
+                losses = []
+                for i in range(n):
+                    if i and should_stop():
+                        stopped = True
+                        break
+                    images, labels = take(train_images, train_labels, order, np.int32(in_epoch + i))
+                    params, opt_state, batch_loss = update(params, opt_state, images, labels)
+                    losses.append(batch_loss)
+                for batch_loss in jax.device_get(losses):  # one transfer per chunk, not one sync per step
+                    smoothed = steps.smooth_loss(smoothed, np.float32(batch_loss))
+                n = len(losses)
+                jax.block_until_ready(params)
+            seconds = time.perf_counter() - tic
+            step, in_epoch = step + n, in_epoch + n
+            chunk_steps = _next_chunk_steps(n, seconds, CHUNK_TARGET * update_every_s)
+            recent.append((n * config.batch_size, seconds))
+            while len(recent) > 1 and sum(s for _, s in recent) - recent[0][1] >= RATE_WINDOW_S:
+                recent.popleft()
+            metrics.update(step=step, epoch=step / steps_per_epoch, loss=steps.smoothed_value(smoothed),
+                           samples_per_s=sum(n for n, _ in recent) / max(sum(s for _, s in recent), 1e-9),
+                           epoch_accuracy=None)
+            if stopped or step == steps_per_epoch * config.epochs:
+                break  # the final update below measures the full test set
+            if in_epoch == steps_per_epoch:
+                metrics["epoch_accuracy"] = metrics["test_accuracy"] = accuracy_of(test_batches, data.test_labels)[0]
+                last_estimate = time.perf_counter()
+            elif time.perf_counter() - last_estimate >= estimate_every_s:
+                metrics["test_accuracy"] = accuracy_of(estimate_batches, data.test_labels[:estimate_size])[0]
+                last_estimate = time.perf_counter()
+            metrics["elapsed_s"] = time.perf_counter() - started
+            yield dict(metrics)
+        if stopped:
+            break
+
+    final_accuracy, predictions = accuracy_of(test_batches, data.test_labels)
+    finished_epoch = not stopped and step == steps_per_epoch * config.epochs
+    metrics.update(test_accuracy=final_accuracy, epoch_accuracy=final_accuracy if finished_epoch else None,
+                   elapsed_s=time.perf_counter() - started, done=True, stopped=stopped,
+                   params=[(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in jax.device_get(params)],
+                   test_predictions=predictions.astype(np.int64))
+    yield metrics
+
+
+def _next_chunk_steps(steps_done: int, seconds: float, target_s: float) -> int:
+    """Steps for the next chunk so that it lasts about ``target_s``, growing at most 4x at a time.
+
+    The cap matters at the start: a first chunk that ran unusually fast (or a
+    clock tick of 0) must not make the next one hundreds of times too long.
+    """
+    ideal = steps_done * target_s / seconds if seconds > 0 else steps_done * 4
+    return max(1, min(int(ideal), 4 * steps_done))
+
+
+def _checked_arrays(data: object) -> ArrayData:
+    """The four arrays as numpy, checked: uint8 28×28 images, integer labels 0-9 of matching length."""
+    try:
+        arrays = ArrayData(*(np.asarray(getattr(data, name)) for name in
+                             ("train_images", "train_labels", "test_images", "test_labels")))
+    except AttributeError as exc:
+        raise ValueError(f"the data needs train_images, train_labels, test_images and test_labels ({exc})") from None
+    for split in ("train", "test"):
+        images, labels = getattr(arrays, f"{split}_images"), getattr(arrays, f"{split}_labels")
+        if images.dtype != np.uint8 or images.ndim != 3 or images.shape[1:] != (28, 28):
+            raise ValueError(f"{split}_images must be uint8 of shape (n, 28, 28), got {images.dtype} {images.shape}")
+        if labels.shape != (len(images),) or not np.issubdtype(labels.dtype, np.integer):
+            raise ValueError(f"{split}_labels must be {len(images):,} integers, got {labels.dtype} {labels.shape}")
+        if len(images) == 0:
+            raise ValueError(f"there are no {split} images")
+        if labels.min() < 0 or labels.max() > 9:
+            raise ValueError(f"{split}_labels must be classes 0 to 9, found {labels.min()} to {labels.max()}")
+    return arrays
