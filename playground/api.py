@@ -34,7 +34,7 @@ MAX_DEVICES = 64
 MAX_IMAGE_SIDE = 1024
 DEFAULT_BATCH_SIZES = (1, 10, 100, 1000)
 DEFAULT_MATRIX_SIZES = (10, 100, 1000, 4000, 10000)
-_PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy")
+_PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy", "scikit-learn")
 
 
 class PlaygroundAPI:
@@ -242,6 +242,10 @@ class PlaygroundAPI:
             },
             "limits": limits.to_dict(),
             "queue": {"concurrency": self._settings.workers, "max_waiting": self._settings.queue_size},
+            "training": None if self._training is None else {
+                **self._training.status(), "max_run_s": self._settings.training_max_s,
+                "process": "one long-lived trusted worker per slot (our code on validated hyperparameters, never "
+                           "user code): not sandboxed, outside the server"},
         }
 
     def _runtime_info(self) -> dict:

@@ -207,3 +207,66 @@ def test_about_concurrent_calls_ask_once(api, pool):
         t.join(10)
     assert len(results) == 8
     assert pool.jobs == [{"kind": "about"}]
+
+
+class RecordingTraining:
+    """Stands in for TrainingService where only the API's own checks are under test."""
+
+    def __init__(self):
+        self.calls = []
+
+    def train(self, config, session):
+        self.calls.append((config, session))
+        yield {"phase": "finished", "done": True}
+
+    def predict(self, session, image):
+        self.calls.append((session, image.shape))
+        return {"probabilities": [0.1] * 10}
+
+    def stop(self, session):
+        return False
+
+    def status(self):
+        return {"slots": 1, "running": 0, "waiting": 0}
+
+
+@pytest.fixture
+def training_api(pool):
+    training = RecordingTraining()
+    return PlaygroundAPI(pool=pool, settings=Settings(), training=training), training
+
+
+def test_train_refuses_a_bad_config_before_anything_starts(training_api):
+    api, training = training_api
+    (response,) = api.train({"epochs": 0}, "s")
+    assert response["error"]["kind"] == "invalid_input" and "epochs" in response["error"]["message"]
+    assert training.calls == []
+
+
+def test_train_passes_a_validated_config_and_the_session(training_api):
+    api, training = training_api
+    (response,) = api.train({"optimizer": "adam"}, "s1")
+    assert response == {"ok": True, "phase": "finished", "done": True}
+    config, session = training.calls[0]
+    assert config.optimizer == "adam" and config.layers == (784, 512, 256, 10) and session == "s1"
+
+
+@pytest.mark.parametrize("image", [[1, 2, 3], [["a"]], [[float("nan")]], [[0] * 1025], "digit", None, [[[1]]]])
+def test_predict_refuses_what_is_not_a_small_grayscale_image(training_api, image):
+    api, training = training_api
+    assert api.predict(image, "s")["error"]["kind"] == "invalid_input"
+    assert training.calls == []
+
+
+def test_predict_forwards_an_image(training_api):
+    api, training = training_api
+    assert api.predict([[0, 255], [255, 0]], "s")["ok"]
+    assert training.calls == [("s", (2, 2))]
+
+
+def test_without_a_training_service_the_endpoints_say_so(api):
+    (response,) = api.train({}, "s")
+    assert response["error"]["kind"] == "unavailable"
+    assert api.predict([[1]], "s")["error"]["kind"] == "unavailable"
+    assert api.stop_training("s") == {"ok": True, "stopping": False}
+    assert api.about()["training"] is None

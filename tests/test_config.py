@@ -236,3 +236,16 @@ def test_parallel_settings_from_env():
 def test_parallel_settings_out_of_range_name_the_variable(name, value):
     with pytest.raises(ValueError, match=name):
         Settings.from_env({name: value})
+
+
+def test_training_settings_from_env():
+    s = Settings.from_env({"PLAYGROUND_TRAINING_JOBS": "2", "PLAYGROUND_TRAINING_MAX_S": "60"})
+    assert (s.training_jobs, s.training_max_s) == (2, 60.0)
+    assert (Settings().training_jobs, Settings().training_max_s) == (1, 900.0)
+
+
+@pytest.mark.parametrize(("name", "value"), [("PLAYGROUND_TRAINING_JOBS", "0"), ("PLAYGROUND_TRAINING_JOBS", "17"),
+                                             ("PLAYGROUND_TRAINING_MAX_S", "0"), ("PLAYGROUND_TRAINING_MAX_S", "x")])
+def test_training_settings_out_of_range_name_the_variable(name, value):
+    with pytest.raises(ValueError, match=name):
+        Settings.from_env({name: value})

@@ -34,4 +34,13 @@ def to_markdown(info: dict) -> str:
         f"**Backend:** {info['backend'] or 'unknown'}  \n**Devices:** {devices}  \n**Versions:** {versions}\n\n"
         f"### Sandbox layers\n| layer | state | detail |\n|---|---|---|\n{rows}\n\n"
         f"**Jobs at once:** {queue['concurrency']}, **waiting at most:** {queue['max_waiting']}"
+        + _training_markdown(info.get("training"))
     )
+
+
+def _training_markdown(training: dict | None) -> str:
+    if not training:
+        return ""
+    return (f"\n\n### Training\n**Runs at once:** {training['slots']} (one per accelerator), **running:** "
+            f"{training['running']}, **waiting:** {training['waiting']}, **stopped after:** "
+            f"{training['max_run_s']:g} s  \n{training['process']}")
