@@ -66,6 +66,7 @@ def smoothed_value(smoothed: Smoothed) -> float | None:
 
 
 def initial_smoothed() -> Smoothed:
+    """Nothing averaged yet (host scalars; the first chunk call moves them to the device)."""
     return np.float32(0.0), np.int32(0)
 
 

@@ -1,14 +1,16 @@
 """Train the MLP and stream what happens: a generator that yields one small dict of metrics per chunk of steps.
 
-    data = ArrayData(train_images, train_labels, test_images, test_labels)  # uint8 (n, 28, 28), labels (n,)
-    for update in train(TrainConfig(epochs=1), data):
-        print(update["phase"], update["step"], update["loss"], update["test_accuracy"])
+    data = ArrayData(images[:8000], labels[:8000], images[8000:], labels[8000:])  # uint8 (n, 28, 28), labels (n,)
+    for update in train(TrainConfig(epochs=2), data):
+        print(update["phase"], update["step"], update["loss"], update["test_accuracy"], update["epoch_accuracy"])
 
-    compiling 0 None None
-    training 4 2.27 0.31        (the chunks grow until one takes about update_every_s)
-    training 20 1.67 0.31
-    training 84 0.83 0.31
-    ...
+    compiling 0 None None None
+    training 4 1.90 0.387 None       (chunks of 4, 16, ... steps, growing until one takes ~update_every_s;
+    training 20 1.23 0.387 None       the quick estimate on 1,000 test images is refreshed every ~2 s)
+    training 62 0.64 0.8935 0.8935   (an epoch ends: the full test set, 62 = 8000 // 128 steps)
+    training 124 0.36 0.9405 0.9405  (the final update: done=True, params, test_predictions)
+
+(the real MNIST test digits, split 8,000 / 2,000, on 2 CPU cores: 2.1 s in all.)
 
 The last update has ``done: True``, the final parameters and the test-set
 predictions. The caller stops a run by making ``should_stop()`` return True;
@@ -159,6 +161,8 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
                 n = len(losses)
                 jax.block_until_ready(params)
             seconds = time.perf_counter() - tic
+            if n == 0:  # stopped before the chunk's first step: nothing to report but the final update
+                break
             step, in_epoch = step + n, in_epoch + n
             chunk_steps = _next_chunk_steps(n, seconds, CHUNK_TARGET * update_every_s)
             recent.append((n * config.batch_size, seconds))
