@@ -102,10 +102,12 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         if ink is None:
             return None, figures.probability_figure(None, [])
         response = api.predict(ink, request.session_hash)
-        if not response["ok"]:
-            raise gr.Error(response["error"]["message"])
+        if not response["ok"]:  # most often: drawing before training, which is no error of the app's
+            gr.Warning(response["error"]["message"])
+            return None, figures.probability_figure(None, [])
         frame = (np.asarray(response["input"]) * 255).astype(np.uint8)
-        return frame.repeat(PREVIEW_SCALE, 0).repeat(PREVIEW_SCALE, 1), figures.probability_figure(response["probabilities"], response["class_names"])
+        chart = figures.probability_figure(response["probabilities"], response["class_names"])
+        return frame.repeat(PREVIEW_SCALE, 0).repeat(PREVIEW_SCALE, 1), chart
 
     optimizer.change(on_optimizer, optimizer, learning_rate, api_visibility="private", queue=False)
     busy = start.click(lambda: (gr.update(interactive=False), gr.update(interactive=True)), None, [start, stop],
