@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import http.server
 import os
 import signal
 import threading
@@ -156,3 +157,47 @@ def test_a_missing_dataset_folder_file_is_named(tmp_path):
             list(training.train(config(), "judy"))
     finally:
         training.close()
+
+
+def test_a_config_that_does_not_fit_the_data_is_invalid_input(service):
+    with pytest.raises(ValueError, match="larger than the 1,437 training images"):
+        list(service.train(config(dataset="digits", batch_size=2048), "kim"))
+
+
+class _SlowFile(http.server.BaseHTTPRequestHandler):
+    """Serves 4 MB a trickle at a time, so a download is still running when the test looks."""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(4 << 20))
+        self.end_headers()
+        try:
+            for _ in range(400):
+                self.wfile.write(b"\0" * 10_000)
+                time.sleep(0.02)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_download_reports_progress_and_stop_ends_the_run_meanwhile(tmp_path):
+    mirror = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowFile)
+    threading.Thread(target=mirror.serve_forever, daemon=True).start()
+    env = {"HOME": str(tmp_path), "PLAYGROUND_CACHE": str(tmp_path / "cache"),
+           "PLAYGROUND_MIRRORS_FASHION_MNIST": f"http://127.0.0.1:{mirror.server_port}/"}
+    training = TrainingService(env, slots=1)
+    try:
+        updates = []
+        for update in training.train(config(dataset="fashion_mnist"), "leo"):
+            updates.append(update)
+            if update["phase"] == "data" and update["download"]["bytes"] > 100_000:
+                training.stop("leo")
+        downloads = [u["download"] for u in updates if u["phase"] == "data"]
+        assert downloads[0]["total"] == 4 << 20 and downloads[0]["file"].endswith(".gz")
+        assert [d["bytes"] for d in downloads] == sorted(d["bytes"] for d in downloads)
+        assert updates[-1]["stopped"] and updates[-1]["message"] == "Stopped while fetching the data"
+    finally:
+        training.close()
+        mirror.shutdown()

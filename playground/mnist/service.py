@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +24,7 @@ import numpy as np
 from playground.mnist import data, inference, preprocess
 from playground.mnist.config import TrainConfig
 from playground.mnist.slots import SlotQueue
+from playground.mnist.trainer import SLOT_VARIABLE
 from playground.mnist.worker_process import TrainerProcess, WorkerDied
 
 METRIC_COLUMNS = ("step", "epoch", "elapsed_s", "loss", "test_accuracy", "epoch_accuracy", "samples_per_s")
@@ -54,7 +55,7 @@ class TrainingService:
                  stop_grace_s: float = 2.0, max_sessions: int = 64) -> None:
         self._env = dict(env)
         self._queue = SlotQueue(slots)
-        self._workers = [TrainerProcess(self._env) for _ in range(slots)]
+        self._workers = [TrainerProcess(self._env, {SLOT_VARIABLE: str(slot)}) for slot in range(slots)]
         self.max_run_s = max_run_s
         self.stop_grace_s = stop_grace_s
         self._max_sessions = max_sessions
@@ -79,7 +80,8 @@ class TrainingService:
                 "device": None, "dataset": config.dataset, "n_train": None, "n_test": None, "done": False}
         started = time.monotonic()
         try:
-            yield from self._fetch(config.dataset, run, base)
+            if not (yield from self._fetch(config.dataset, run, base)):
+                return
             ticket = self._queue.join()
             try:
                 while not self._queue.wait(ticket, POLL_S * 5):
@@ -135,16 +137,16 @@ class TrainingService:
 
     # -- the steps of a run ---------------------------------------------------
 
-    def _fetch(self, name: str, run: _Run, base: dict) -> Iterator[dict]:
-        """Make sure the files are here (downloading with progress); digits need nothing."""
+    def _fetch(self, name: str, run: _Run, base: dict) -> Generator[dict, None, bool]:
+        """Make sure the files are here (downloading with progress); False when Stop ended the run meanwhile."""
         spec = data.DATASETS[name]
-        if not spec.files:
-            return
-        progress: list[dict] = []
+        if not spec.files:  # the offline digits ship with scikit-learn
+            return True
+        progress: dict = {}
         outcome: dict = {}
 
         def report(filename: str, done: int, total: int | None) -> None:
-            progress.append({"file": filename, "bytes": done, "total": total})
+            progress.update(file=filename, bytes=done, total=total)
 
         def fetch() -> None:
             try:
@@ -157,10 +159,15 @@ class TrainingService:
         worker.start()
         while worker.is_alive():
             worker.join(POLL_S * 2)
+            if run.stop.is_set():  # the download goes on into the cache; this run ends now
+                yield {**base, "phase": "stopped", "done": True, "stopped": True,
+                       "message": "Stopped while fetching the data"}
+                return False
             if progress:
-                yield {**base, "phase": "data", "download": progress[-1]}
+                yield {**base, "phase": "data", "download": dict(progress)}
         if "error" in outcome:
             raise outcome["error"]
+        return True
 
     def _train_on(self, worker: TrainerProcess, config: TrainConfig, session: str, run: _Run,
                   base: dict) -> Iterator[dict]:
@@ -195,6 +202,8 @@ class TrainingService:
                 kind = message.pop("kind", None)
                 if kind == "error":
                     finished = True
+                    if message.get("invalid_input"):
+                        raise ValueError(message.get("message"))
                     raise TrainingFailed(message.get("message", "the training worker failed"))
                 latest = {**base, **message}
                 rows.append({column: latest.get(column) for column in METRIC_COLUMNS})

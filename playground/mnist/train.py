@@ -70,8 +70,8 @@ def device_name(device: jax.Device) -> str:
 
 def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = lambda: False, *,
           update_every_s: float = 0.25, estimate_every_s: float = 2.0, estimate_size: int = 1000,
-          multi_step: bool = True) -> Iterator[dict]:
-    """Train on ``data`` (any object with train/test images and labels), yielding metric dicts.
+          multi_step: bool = True, device: jax.Device | None = None) -> Iterator[dict]:
+    """Train on ``data`` (any object with train/test images and labels) on ``device``, yielding metric dicts.
 
     ``multi_step=True`` runs a whole chunk of steps in one compiled call
     (``steps.make_train_chunk``); ``False`` dispatches one jitted update per
@@ -85,13 +85,13 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
         raise ValueError(f"`batch_size` {config.batch_size} is larger than the {n_train:,} training images")
     if update_every_s <= 0 or estimate_every_s <= 0 or estimate_size < 1:
         raise ValueError("update_every_s and estimate_every_s must be positive, estimate_size at least 1")
-    return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step)
+    return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step,
+                   device or jax.devices()[0])
 
 
 def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool], update_every_s: float,
-            estimate_every_s: float, estimate_size: int, multi_step: bool) -> Iterator[dict]:
+            estimate_every_s: float, estimate_size: int, multi_step: bool, device: jax.Device) -> Iterator[dict]:
     started = time.perf_counter()
-    device = jax.devices()[0]
     n_train, n_test = len(data.train_labels), len(data.test_labels)
     # Each epoch drops the last n_train % batch_size images of its permutation (a different few each epoch):
     # every batch then has the same shape, and one compiled step serves them all.

@@ -29,6 +29,7 @@ from playground.training_plots import confusion_matrix, pick_digits
 
 MAX_MESSAGE_BYTES = 1 << 20
 GRID_DIGITS = 32
+SLOT_VARIABLE = "PLAYGROUND_TRAINING_SLOT"
 
 
 class TrainingWorker:
@@ -37,6 +38,7 @@ class TrainingWorker:
     def __init__(self, channel: socket.socket, env: dict[str, str]) -> None:
         self._channel = channel
         self._env = env
+        self._slot = int(env.get(SLOT_VARIABLE, "0"))
         self._jobs: queue.Queue[dict] = queue.Queue()
         self._stop = threading.Event()
         self._send_lock = threading.Lock()
@@ -50,6 +52,8 @@ class TrainingWorker:
                 return
             try:
                 self._run(job)
+            except ValueError as exc:  # the config does not fit the data, e.g. a batch larger than the dataset
+                self._send({"kind": "error", "message": str(exc), "invalid_input": True})
             except Exception as exc:  # report it, stay alive for the next run
                 traceback.print_exc()
                 self._send({"kind": "error", "message": f"{type(exc).__name__}: {exc}"})
@@ -70,12 +74,20 @@ class TrainingWorker:
 
     def _run(self, job: dict) -> None:
         # Imported here: the server imports this module's neighbours, never JAX.
+        import jax
+
         from playground.mnist.train import train
 
         config = TrainConfig.from_dict(job["config"])
         dataset = self._dataset(config.dataset)
         about = {"dataset": dataset.name, "source": dataset.source, "class_names": list(dataset.class_names)}
-        for update in train(config, dataset, self._stop.is_set):
+        devices = jax.devices()
+        device = devices[self._slot % len(devices)]  # slot i of the service trains on accelerator i
+        with jax.default_device(device):
+            self._stream(train(config, dataset, self._stop.is_set, device=device), job, dataset, about)
+
+    def _stream(self, updates, job: dict, dataset: data.Dataset, about: dict) -> None:
+        for update in updates:
             if not update["done"]:
                 self._send({"kind": "update", **update, **about})
                 continue
