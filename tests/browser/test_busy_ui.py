@@ -57,7 +57,8 @@ def test_full_queue_shows_busy_try_again(chromium_browser, tmp_path):
 
         filler = subprocess.Popen([sys.executable, "-c", FILL_THE_QUEUE, server.url], cwd=ROOT,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        assert filler.stdout.readline().strip() == "full"
+        first_line = filler.stdout.readline().strip()
+        assert first_line == "full", first_line + filler.stdout.read()
 
         page.locator("#inspect-run").click()
         # Gradio's own toast when its queue refuses a request (the API client gets "Queue is full").
