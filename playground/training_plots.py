@@ -76,8 +76,8 @@ def loss_figure(steps: Sequence[int], losses: Sequence[float]) -> go.Figure:
     keep = thin(len(x))
     fig = go.Figure([go.Scatter(x=x[keep], y=y[keep], mode="lines", name="loss", line={"width": 2, "color": NEUTRAL},
                                 hovertemplate="step %{x:.0f}: %{y:.4f}<extra></extra>")])
-    fig.update_layout(title=title, xaxis_title="step", yaxis_title="loss", yaxis_type="log", uirevision="loss",
-                      showlegend=False, **_LAYOUT)
+    fig.update_layout(title=title, xaxis_title="step", yaxis_title="loss", yaxis_type="log", yaxis_dtick="D2",
+                      uirevision="loss", showlegend=False, **_LAYOUT)
     return fig
 
 
