@@ -7,6 +7,7 @@ into MNIST_DIR-style files) where that folder exists, synthetic ones otherwise.
 from __future__ import annotations
 
 import re
+import statistics
 import time
 
 import pytest
@@ -60,7 +61,7 @@ def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
             last = text
         time.sleep(0.02)
     gaps = [b - a for a, b in zip([started, *changes], changes, strict=False)]
-    assert len(changes) >= 6 and max(gaps) < 1.0, gaps  # 0.4 s redraws; a little slack for the shared CPU
+    assert len(changes) >= 6 and statistics.median(gaps) <= 0.5 and max(gaps) <= 0.75, gaps  # slack: shared CPU
     assert page.locator("#train-loss .scatterlayer .trace").count() >= 1
 
     page.locator("#train-stop").click()
