@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from playground.mnist.preprocess import mnist_input, sketch_to_ink, to_mnist_frame
+from playground.mnist.preprocess import model_input, sketch_to_ink, to_mnist_frame
 
 SHARED_MNIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist"
 
@@ -144,12 +144,11 @@ def test_a_plain_2d_array_is_already_ink():
 ], ids=["none", "empty-dict", "no-images", "transparent", "white", "zeros"])
 def test_blank_sketches_are_none(value):
     assert sketch_to_ink(value) is None
-    assert mnist_input(value) is None
 
 
-def test_mnist_input_is_a_float_frame():
+def test_model_input_is_the_mnist_frame_as_floats():
     sketch = {"composite": rgba((255, 255, 255, 255), (0, 0, 0, 255))}
-    frame = mnist_input(sketch)
+    frame = model_input(sketch_to_ink(sketch))
     assert frame.shape == (28, 28) and frame.dtype == np.float32
     assert frame.min() == 0.0 and frame.max() == 1.0
     np.testing.assert_allclose(frame, to_mnist_frame(sketch_to_ink(sketch)) / 255.0)

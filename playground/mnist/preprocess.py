@@ -110,13 +110,9 @@ def sketch_to_ink(value: Any) -> np.ndarray | None:
     return None if ink.size == 0 or float(ink.max()) < BLANK_INK else ink.astype(np.float32)
 
 
-def mnist_input(value: Any) -> np.ndarray | None:
-    """A sketch as a model input: float32 (28, 28) in [0, 1], MNIST-framed; None when nothing was drawn."""
-    ink = sketch_to_ink(value)
-    if ink is None:
-        return None
-    frame = to_mnist_frame(ink)
-    return None if not frame.any() else frame.astype(np.float32) / 255.0
+def model_input(ink: np.ndarray) -> np.ndarray:
+    """Ink (any size and range) as the model's input: the MNIST frame as float32 (28, 28) in [0, 1]."""
+    return to_mnist_frame(ink).astype(np.float32) / 255.0
 
 
 def _image_ink(image: np.ndarray) -> np.ndarray:

@@ -115,7 +115,7 @@ class TrainingService:
             raise LookupError("No trained model in this session yet: train one first (press Start).")
         if result.params is None:
             result.params = inference.load_params(result.params_file)
-        frame = preprocess.to_mnist_frame(image).astype(np.float32) / 255.0
+        frame = preprocess.model_input(image)
         probabilities = inference.probabilities(result.params, frame)
         return {"probabilities": probabilities.tolist(), "predicted": int(np.argmax(probabilities)),
                 "class_names": result.class_names, "input": frame.round(3).tolist()}

@@ -9,7 +9,6 @@ import numpy as np
 
 from playground import training_plots as figures
 
-MAX_POINTS = 2_000  # per curve: older points are thinned so a redraw stays cheap
 _PLATFORM_ICONS = {"GPU": "🟩", "TPU": "🟦", "CPU": "⬜"}
 
 
@@ -40,7 +39,7 @@ class Curves:
             self.throughput.append(update["samples_per_s"])
         for name in ("steps", "losses", "elapsed", "throughput"):
             values = getattr(self, name)
-            if len(values) > MAX_POINTS:
+            if len(values) > figures.MAX_POINTS:  # bounded memory for long runs; a redraw stays cheap
                 del values[1::2]  # halve the resolution of the whole history, keeping its shape
 
     def figures(self) -> tuple:
@@ -111,7 +110,8 @@ def result_figures(update: dict) -> tuple:
 
 def dataset_choices(datasets: list[dict]) -> list[tuple[str, str]]:
     """Dropdown entries saying where each dataset would come from: ready offline or a download."""
-    where = {"MNIST_DIR": "from MNIST_DIR", "FASHION_MNIST_DIR": "from FASHION_MNIST_DIR", "cache": "cached"}
+    where = {"MNIST_DIR": "from MNIST_DIR", "FASHION_MNIST_DIR": "from FASHION_MNIST_DIR", "cache": "cached",
+             "offline (scikit-learn)": "ready"}
     choices = []
     for each in datasets:
         note = where.get(each["available"], each["available"]) if each["available"] else "downloads first"

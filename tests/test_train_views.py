@@ -1,0 +1,73 @@
+"""The Train tab's views: the curves kept from a stream of updates, the status line, the device banner."""
+
+from __future__ import annotations
+
+from playground import training_plots
+from playground.ui.train_views import Curves, dataset_choices, device_banner, result_figures, status_markdown
+
+BASE = {"phase": "training", "epochs": 2, "n_train": 8000, "n_test": 2000, "done": False, "epoch_accuracy": None}
+
+
+def update(step, loss, accuracy=None, epoch_accuracy=None, **more):
+    return {**BASE, "step": step, "epoch": step / 62, "loss": loss, "test_accuracy": accuracy,
+            "epoch_accuracy": epoch_accuracy, "samples_per_s": 1000.0 * step, "elapsed_s": step / 10, **more}
+
+
+def test_curves_keep_losses_epoch_points_estimates_and_throughput():
+    curves = Curves()
+    curves.add({**BASE, "phase": "compiling", "step": 0, "loss": None})  # nothing to draw yet
+    curves.add(update(4, 2.0))
+    curves.add(update(8, 1.5, accuracy=0.6))
+    curves.add(update(12, 1.2, accuracy=0.6))  # the same estimate again is not a new point
+    curves.add(update(62, 0.5, accuracy=0.9, epoch_accuracy=0.9))
+    curves.add(update(124, 0.3, accuracy=0.95, epoch_accuracy=0.95, phase="finished", done=True))
+    assert curves.steps == [4, 8, 12, 62, 124] and curves.losses == [2.0, 1.5, 1.2, 0.5, 0.3]
+    assert curves.estimates == [(8 / 62, 0.6)]
+    assert curves.epoch_points == [(1.0, 0.9), (2.0, 0.95)]
+    assert curves.throughput[-1] == 124_000.0
+    loss, accuracy, throughput = curves.figures()
+    assert list(loss.data[0].y) == [2.0, 1.5, 1.2, 0.5, 0.3]
+    assert list(accuracy.data[-1].y) == [90.0, 95.0]
+
+
+def test_long_runs_keep_a_bounded_history_with_both_ends():
+    curves = Curves()
+    for step in range(1, 3 * training_plots.MAX_POINTS):
+        curves.add(update(step, 1.0 / step))
+    assert len(curves.steps) <= training_plots.MAX_POINTS and curves.steps[0] == 1
+    assert curves.steps == sorted(curves.steps) and len(curves.steps) == len(curves.losses)
+
+
+def test_status_says_where_the_run_is():
+    download = {"file": "train-images-idx3-ubyte.gz", "bytes": 2_000_000, "total": 9_912_422}
+    assert "<progress value='2000000' max='9912422'>" in status_markdown(
+        {"phase": "data", "dataset": "mnist", "download": download})
+    assert "#2" in status_markdown({"phase": "queued", "queue_position": 2})
+    assert "Compiling" in status_markdown({"phase": "compiling"})
+    training = status_markdown(update(31, 0.8, accuracy=0.91))
+    assert "epoch 0.50 of 2" in training and "91.00 %" in training and "<progress" in training
+    assert status_markdown(update(124, 0.3, phase="stopped", done=True, stopped=True, message="Stopped")).startswith(
+        "⏹️ **Stopped.**")
+    assert status_markdown(update(124, 0.3, phase="finished", done=True, message="Finished")).startswith("✅")
+
+
+def test_device_banner_escapes_and_names_the_platform():
+    assert "🟩" in device_banner("GPU · NVIDIA H200") and "<b>GPU · NVIDIA H200</b>" in device_banner(
+        "GPU · NVIDIA H200")
+    assert "&lt;b&gt;" in device_banner(None, "<b>")
+
+
+def test_results_need_a_finished_run():
+    assert result_figures({"done": True}) == (None, None)
+    samples = {"images": [[[0] * 28] * 28] * 2, "labels": [1, 2], "predictions": [1, 3]}
+    grid, confusion = result_figures({"samples": samples, "confusion": [[1] * 10] * 10})
+    assert grid is not None and confusion is not None
+
+
+def test_dataset_choices_say_where_each_would_come_from():
+    choices = dataset_choices([{"name": "mnist", "title": "MNIST", "available": "MNIST_DIR"},
+                               {"name": "fashion_mnist", "title": "Fashion-MNIST", "available": None},
+                               {"name": "digits", "title": "scikit-learn digits (8×8, offline)",
+                                "available": "offline (scikit-learn)"}])
+    assert choices == [("MNIST (from MNIST_DIR)", "mnist"), ("Fashion-MNIST (downloads first)", "fashion_mnist"),
+                       ("scikit-learn digits (8×8, offline) (ready)", "digits")]
