@@ -16,6 +16,7 @@ TRAINING_QUEUE = "training"
 # Messages (JAX's errors are long lines) wrap instead of scrolling out of sight.
 CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     "inspect-status", "shard-details", "parallel-collectives", "parallel-data-parallel", "parallel-pmap",
+    "train-status",
 )) + " { white-space: pre-wrap; word-break: break-word; }" + (
     " .train-device { font-size: 1.4em; padding: 0.4em 0.8em; border-radius: 8px;"
     " background: var(--block-background-fill); border: 1px solid var(--border-color-primary); }")
