@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.test_transformation_tabs import ASSETS, open_tab
-from tests.conftest import start_server, stop_server
+from tests.conftest import free_port, start_server, stop_server
 from tests.mnist_folders import make_mnist_dir
 
 TRAIN_TIMEOUT_MS = 180_000
@@ -24,7 +24,8 @@ TRAIN_TIMEOUT_MS = 180_000
 def server(tmp_path_factory):
     folder = make_mnist_dir(tmp_path_factory.mktemp("mnist"), 8000, 2000)
     srv = start_server(tmp_path_factory.mktemp("server"), PLAYGROUND_WORKERS="1", MNIST_DIR=str(folder),
-                       PLAYGROUND_CACHE=str(tmp_path_factory.mktemp("cache")))
+                       PLAYGROUND_CACHE=str(tmp_path_factory.mktemp("cache")),
+                       PLAYGROUND_MIRRORS_FASHION_MNIST=f"http://127.0.0.1:{free_port()}/")
     yield srv
     stop_server(srv)
 
@@ -103,3 +104,15 @@ def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
     expect(plot_title(page, "train-probabilities")).to_contain_text("What the model thinks: 1", timeout=30_000)
     expect(page.locator("#train-seen img")).to_be_visible()
     page.screenshot(path=ASSETS / "train_draw.png", full_page=False)
+
+
+def test_offline_without_the_files_the_tab_says_what_to_do(page: Page):
+    open_tab(page, "Train")
+    page.locator("#train-dataset input").click()
+    page.get_by_role("option", name=re.compile("Fashion-MNIST")).click()
+    page.locator("#train-start").click()
+    status = page.locator("#train-status")
+    expect(status).to_contain_text("Not available here", timeout=TRAIN_TIMEOUT_MS)
+    expect(status).to_contain_text("make data")
+    expect(status).to_contain_text("digits")
+    expect(page.locator("#train-start")).to_be_enabled()
