@@ -16,8 +16,8 @@ from playground.mnist import data
 from playground.mnist.download import sha256_of
 from playground.mnist.idx import write_idx
 from tests.conftest import ROOT
+from tests.mnist_folders import SHARED_MNIST
 
-SHARED_MNIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist"
 MNIST = data.DATASETS["mnist"]
 
 

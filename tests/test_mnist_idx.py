@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from playground.mnist.idx import IdxError, parse_idx, read_idx, write_idx
-
-SHARED_MNIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist"
+from tests.mnist_folders import SHARED_MNIST
 
 
 @pytest.fixture

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from playground.mnist.preprocess import model_input, sketch_to_ink, to_mnist_frame
-
-SHARED_MNIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist"
+from tests.mnist_folders import SHARED_MNIST
 
 
 def bounding_box(frame: np.ndarray) -> tuple[int, int]:
