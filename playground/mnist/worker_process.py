@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import select
 import socket
 import subprocess
-import sys
 import time
 
 from playground.sandbox import protocol
-from playground.sandbox.pool import worker_environment
+from playground.sandbox.pool import entry_command, worker_environment
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Where the data lives: the worker reads the files the server has already fetched and checked.
 _DATA_VARIABLES = ("HOME", "MNIST_DIR", "FASHION_MNIST_DIR", "PLAYGROUND_CACHE")
 MAX_MESSAGE_BYTES = 16 << 20
@@ -45,12 +42,10 @@ class TrainerProcess:
             return False
         self.kill()
         server_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        bootstrap = (f"import sys; sys.path.insert(0, {_ROOT!r}); "
-                     f"from playground.mnist.trainer import main; main({worker_end.fileno()})")
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-I", "-c", bootstrap], env=self._env, pass_fds=[worker_end.fileno()],
-                stdin=subprocess.DEVNULL, start_new_session=True, cwd=_ROOT)
+                entry_command("playground.mnist.trainer", worker_end.fileno()), env=self._env,
+                pass_fds=[worker_end.fileno()], stdin=subprocess.DEVNULL, start_new_session=True)
         except BaseException:
             server_end.close()
             raise

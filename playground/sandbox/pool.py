@@ -57,6 +57,12 @@ def worker_environment(source: dict[str, str], extra: dict[str, str] | None = No
     return env
 
 
+def entry_command(module: str, fd: int) -> list[str]:
+    """``python -I`` running ``module.main(fd)`` from this checkout: -I keeps the user's site and env paths out."""
+    bootstrap = f"import sys; sys.path.insert(0, {_ROOT!r}); from {module} import main; main({fd})"
+    return [sys.executable, "-I", "-c", bootstrap]
+
+
 def protect_server_process() -> None:
     """Non-dumpable: a same-uid process cannot ptrace us or read our /proc/<pid>/environ."""
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -348,12 +354,8 @@ class WorkerPool:
 
     def _start_template(self) -> None:
         parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        bootstrap = (
-            f"import sys; sys.path.insert(0, {_ROOT!r}); "
-            f"from playground.sandbox.template import main; main({child_end.fileno()})"
-        )
         self._template = subprocess.Popen(
-            [sys.executable, "-I", "-c", bootstrap],
+            entry_command("playground.sandbox.template", child_end.fileno()),
             env=self._env, pass_fds=[child_end.fileno()], start_new_session=True,
             stdin=subprocess.DEVNULL, cwd=self._scratch_root,
         )
