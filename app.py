@@ -1,41 +1,65 @@
-"""JAX Playground: builds the app, starts the sandbox pool, launches. Nothing else."""
+"""JAX Playground: builds the app, starts the sandbox pool, launches. Nothing else.
+
+SIGTERM (how Hugging Face Spaces and ``docker stop`` end an app) and Ctrl+C both
+end it cleanly: every worker, the templates and the training workers are
+stopped, and the run's temporary folder (scratch roots, training runs,
+downloads) is removed.
+"""
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
+import signal
+import tempfile
+from contextlib import ExitStack
 
 from playground.api import PlaygroundAPI
 from playground.config import Settings
 from playground.mnist.service import TrainingService
-from playground.sandbox import WorkerPool
-from playground.ui import CSS, build_app
+from playground.sandbox import WorkerPool, scratch
+
+
+def _stop(_signum, _frame) -> None:
+    raise KeyboardInterrupt  # Gradio's launch() ends on it, and the ExitStack below cleans up
 
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    signal.signal(signal.SIGTERM, _stop)
     settings = Settings.from_env(dict(os.environ))
-    pool = WorkerPool(settings.workers, settings.limits)
-    # The Parallel tab's workers see several devices: simulated CPU ones where there is no accelerator.
-    parallel_pool = WorkerPool(settings.parallel_workers, settings.limits,
-                               extra_env={"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
-    for each in (pool, parallel_pool):
-        try:
-            each.start()
-        except RuntimeError as exc:
-            raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
-        atexit.register(each.close)
-    for name, layer in pool.layers.items():
-        if not layer["active"]:
-            logging.warning("sandbox layer %s is NOT active: %s", name, layer["detail"])
-    training = TrainingService(os.environ, settings.training_jobs, settings.training_max_s)
-    atexit.register(training.close)
-    demo = build_app(PlaygroundAPI(pool, settings, parallel_pool, training), settings)
-    demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
-    # Waiting training runs each hold a thread while they wait for the accelerator; other tabs keep Gradio's 40.
-    demo.launch(server_name=settings.host, server_port=settings.port, css=CSS, max_threads=40 + settings.queue_size)
+    # Everything this run writes, Gradio's cache too, goes below one folder, removed at the end whatever happened.
+    tempfile.tempdir = run_folder = tempfile.mkdtemp(prefix="jax-playground-run-")
+    os.environ.setdefault("GRADIO_TEMP_DIR", os.path.join(run_folder, "gradio"))
+    from playground.ui import CSS, build_app  # Gradio reads GRADIO_TEMP_DIR once, when it is imported
+
+    with ExitStack() as cleanup:
+        cleanup.callback(scratch.remove, run_folder, 30.0)
+        pool = WorkerPool(settings.workers, settings.limits, namespaces=settings.namespaces)
+        # The Parallel tab's workers see several devices: simulated CPU ones where there is no accelerator.
+        parallel_pool = WorkerPool(settings.parallel_workers, settings.limits, namespaces=settings.namespaces,
+                                   extra_env={"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
+        for each in (pool, parallel_pool):
+            cleanup.callback(each.close)
+            try:
+                each.start()
+            except RuntimeError as exc:
+                raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
+        for name, mechanism in pool.mechanisms().items():
+            if not mechanism["active"]:
+                logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
+        training = TrainingService(os.environ, settings.training_jobs, settings.training_max_s)
+        cleanup.callback(training.close)
+        demo = build_app(PlaygroundAPI(pool, settings, parallel_pool, training), settings)
+        demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
+        # Waiting training runs each hold a thread while they wait for the accelerator; other tabs keep Gradio's 40.
+        cleanup.callback(demo.close)
+        demo.launch(server_name=settings.host, server_port=settings.port, css=CSS,
+                    max_threads=40 + settings.queue_size)  # returns on SIGTERM or Ctrl+C
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # before the server was up: everything started is already cleaned up
+        pass

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from playground import replies
 from playground import validation as check
 from playground.config import Settings
 from playground.mnist import data
 from playground.mnist.config import TrainConfig
-from playground.mnist.service import TrainingFailed, TrainingService
+from playground.mnist.service import NoTrainedModel, TrainingFailed, TrainingService
 from playground.sandbox import WorkerPool
 from playground.usercode import error_dict
 
@@ -32,6 +33,7 @@ MAX_MATRIX = 10_000
 MAX_REPEATS = 50
 MAX_DEVICES = 64
 MAX_IMAGE_SIDE = 1024
+MAX_PIXEL = 255
 DEFAULT_BATCH_SIZES = (1, 10, 100, 1000)
 DEFAULT_MATRIX_SIZES = (10, 100, 1000, 4000, 10000)
 _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy", "scikit-learn")
@@ -67,7 +69,7 @@ class PlaygroundAPI:
         )
         if problem:
             return problem
-        return self._pool.run({
+        return self._run(self._pool, {
             "kind": "inspect", "code": code, "args": args,
             "static_argnums": sorted(set(static_argnums or ())), "second_args": second_args,
         })
@@ -88,13 +90,13 @@ class PlaygroundAPI:
         )
         if problem is None and not x_min < x_max:
             problem = error_dict("invalid_input", f"`x_min` ({x_min}) must be below `x_max` ({x_max}).")
-        return problem or self._pool.run({"kind": "derivatives", "code": code, "order": int(order),
+        return problem or self._run(self._pool, {"kind": "derivatives", "code": code, "order": int(order),
                                           "x_min": float(x_min), "x_max": float(x_max), "points": int(points)})
 
     def gradient(self, code: str, point: str) -> dict:
         """Gradient and Hessian (``jacfwd(jacrev(f))``) of ``f: R^n -> R`` at ``point``, and jacfwd vs jacrev timing."""
         problem = check.first_problem(check.code(code, MAX_CODE_CHARS), check.text("point", point, MAX_ARGS_CHARS))
-        return problem or self._pool.run({"kind": "gradient", "code": code, "point": point})
+        return problem or self._run(self._pool, {"kind": "gradient", "code": code, "point": point})
 
     def vmap(self, code: str, args: str, in_axes: str = "0", batch_sizes: list[int] | None = None,
              out_axes: str = "0") -> dict:
@@ -110,8 +112,8 @@ class PlaygroundAPI:
             check.text("in_axes", in_axes, MAX_ARGS_CHARS), check.text("out_axes", out_axes, MAX_ARGS_CHARS),
             check.whole_numbers("batch_sizes", batch_sizes, 1, MAX_BATCH, MAX_SIZES),
         )
-        return problem or self._pool.run(
-            {"kind": "vmap", "code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes,
+        return problem or self._run(
+            self._pool, {"kind": "vmap", "code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes,
              "batch_sizes": batch_sizes or list(DEFAULT_BATCH_SIZES)},
             timeout_s=self._settings.limits.measure_timeout_s)
 
@@ -125,8 +127,8 @@ class PlaygroundAPI:
             check.code(code, MAX_CODE_CHARS), check.whole_numbers("sizes", sizes, 1, MAX_MATRIX, MAX_SIZES),
             check.whole_number("repeats", repeats, 1, MAX_REPEATS),
         )
-        return problem or self._pool.run(
-            {"kind": "jit_speed", "code": code, "sizes": sizes or list(DEFAULT_MATRIX_SIZES),
+        return problem or self._run(
+            self._pool, {"kind": "jit_speed", "code": code, "sizes": sizes or list(DEFAULT_MATRIX_SIZES),
              "repeats": int(repeats)},
             timeout_s=self._settings.limits.measure_timeout_s)
 
@@ -145,13 +147,14 @@ class PlaygroundAPI:
             check.text("in_specs", in_specs, MAX_ARGS_CHARS), check.text("out_specs", out_specs, MAX_ARGS_CHARS),
             check.names("axis_names", axis_names, 4),
         )
-        return problem or self._parallel_pool.run({
+        return problem or self._run(self._parallel_pool, {
             "kind": "shard", "code": code, "args": args, "mesh_shape": mesh_shape, "axis_names": axis_names,
             "in_specs": in_specs, "out_specs": out_specs})
 
     def parallel_demos(self) -> dict:
         """The devices, shard_map with psum and all_gather, a data-parallel MLP step, and pmap vs shard_map."""
-        return self._parallel_pool.run({"kind": "parallel_demos"}, timeout_s=self._settings.limits.measure_timeout_s)
+        return self._run(self._parallel_pool, {"kind": "parallel_demos"},
+                         timeout_s=self._settings.limits.measure_timeout_s)
 
     def train(self, config: dict | None, session: str) -> Iterator[dict]:
         """Train the MLP on a dataset, streaming one dict per update (several a second).
@@ -204,13 +207,14 @@ class PlaygroundAPI:
         if pixels.ndim != 2 or not 1 <= min(pixels.shape) <= max(pixels.shape) <= MAX_IMAGE_SIDE:
             return error_dict("invalid_input", f"`image` must be 2-D, at most {MAX_IMAGE_SIDE} × {MAX_IMAGE_SIDE}, "
                                                f"got shape {pixels.shape}.")
-        if not np.isfinite(pixels).all():
-            return error_dict("invalid_input", "`image` must hold finite numbers.")
+        if not np.isfinite(pixels).all() or pixels.min() < 0 or pixels.max() > MAX_PIXEL:
+            return error_dict("invalid_input", f"`image` must hold numbers from 0 to {MAX_PIXEL} (or 0 to 1); got "
+                              f"values from {np.nanmin(pixels):.6g} to {np.nanmax(pixels):.6g}.")
         if self._training is None:
             return error_dict("unavailable", "Training is not enabled on this server.")
         try:
             return {"ok": True, **self._training.predict(session, pixels)}
-        except LookupError as exc:
+        except NoTrainedModel as exc:
             return error_dict("invalid_input", str(exc))
 
     def datasets(self) -> dict:
@@ -231,12 +235,14 @@ class PlaygroundAPI:
             "sandbox": {
                 "layers": {
                     "process": {"active": True, "detail": "one fresh worker process per job, then discarded; "
-                                "whitelisted environment; server not dumpable"},
+                                "whitelisted environment; server and template not dumpable"},
                     **self._pool.layers,
                     "watchdogs": {"active": True, "detail": f"wall clock {limits.timeout_s:g} s, resident memory "
-                                  f"{limits.memory_mb} MB, scratch folder {limits.scratch_mb} MB, "
-                                  f"output {limits.output_chars:,} characters per field"},
+                                  f"{limits.memory_mb} MB, {limits.max_tasks:,} threads, output "
+                                  f"{limits.output_chars:,} characters per field, reply "
+                                  f"{limits.message_bytes // 2**20} MB"},
                 },
+                "mechanisms": self._pool.mechanisms(),
                 "pool": self._pool.status(),
                 "parallel_pool": self._parallel_pool.status(),
             },
@@ -248,11 +254,16 @@ class PlaygroundAPI:
                            "user code): not sandboxed, outside the server"},
         }
 
+    @staticmethod
+    def _run(pool: WorkerPool, job: dict, timeout_s: float | None = None) -> dict:
+        """Run ``job`` in ``pool``; a reply that does not fit its kind's schema is refused (replies.py)."""
+        return replies.check(job["kind"], pool.run(job, timeout_s=timeout_s))
+
     def _runtime_info(self) -> dict:
         """Backend and devices, asked of a worker once (the server never starts JAX itself)."""
         with self._runtime_lock:
             if self._runtime is None or not self._runtime.get("ok"):
-                self._runtime = self._pool.run({"kind": "about"})
+                self._runtime = self._run(self._pool, {"kind": "about"})
             return self._runtime
 
 

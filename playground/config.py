@@ -12,6 +12,9 @@ _LIMIT_VARIABLES = {  # Limits field -> (variable, type)
     "measure_timeout_s": ("PLAYGROUND_MEASURE_TIMEOUT_S", float),
     "memory_mb": ("PLAYGROUND_MEMORY_MB", int),
     "address_space_mb": ("PLAYGROUND_ADDRESS_SPACE_MB", int),
+    "scratch_mb": ("PLAYGROUND_SCRATCH_MB", int),
+    "scratch_files": ("PLAYGROUND_SCRATCH_FILES", int),
+    "max_tasks": ("PLAYGROUND_MAX_TASKS", int),
 }
 
 
@@ -25,6 +28,7 @@ class Settings:
     cpu_devices: int = 8  # simulated CPU devices those workers get on a CPU-only host (JAX_NUM_CPU_DEVICES)
     training_jobs: int = 1  # training runs at once, each in its own worker (one per accelerator); others wait
     training_max_s: float = 900.0  # a run is stopped (keeping its parameters) after this long
+    namespaces: bool = True  # a PID namespace and a private tmpfs per job where the kernel allows (off: for tests)
     limits: Limits = field(default_factory=Limits)
 
     @classmethod
@@ -41,6 +45,7 @@ class Settings:
             cpu_devices=_number(env, "PLAYGROUND_CPU_DEVICES", int, cls.cpu_devices),
             training_jobs=_number(env, "PLAYGROUND_TRAINING_JOBS", int, cls.training_jobs),
             training_max_s=_number(env, "PLAYGROUND_TRAINING_MAX_S", float, cls.training_max_s),
+            namespaces=_switch(env, "PLAYGROUND_NAMESPACES", cls.namespaces),
             limits=_limits(env),
         )
 
@@ -71,6 +76,17 @@ def _limits(env: dict[str, str]) -> Limits:
             except ValueError as exc:
                 raise ValueError(f"{variable}: {exc}") from None
     return Limits(**values)
+
+
+def _switch(env: dict[str, str], name: str, default: bool) -> bool:
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "on", "yes"):
+        return True
+    if raw in ("0", "false", "off", "no"):
+        return False
+    raise ValueError(f"{name} must be 1 or 0 (on or off), got {env[name]!r}")
 
 
 def _number(env: dict[str, str], name: str, kind: type, default):

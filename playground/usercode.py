@@ -11,7 +11,10 @@ import builtins
 import errno
 import io
 import linecache
+import logging
+import os
 import re
+import resource
 import sys
 import traceback
 from collections.abc import Callable
@@ -20,8 +23,8 @@ from typing import Any
 
 USER_FILENAME = "<playground>"
 ARGS_FILENAME = "<args>"
-ERROR_KINDS = ("syntax", "user_exception", "timeout", "memory", "crashed", "forbidden", "invalid_input", "busy",
-               "unavailable")
+ERROR_KINDS = ("syntax", "user_exception", "timeout", "memory", "disk", "tasks", "crashed", "forbidden",
+               "invalid_input", "busy", "unavailable")
 _PROCESS_EVENTS = {
     "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "os.spawn",
     "subprocess.Popen", "pty.spawn",
@@ -124,25 +127,95 @@ def error_result(exc: BaseException) -> dict:
     prefix = {
         "memory": "Out of memory: the sandbox gives each job a fixed amount of memory. ",
         "forbidden": "Blocked by the sandbox (no processes, network, or files outside the job's scratch folder). ",
+        "disk": _disk_full(exc) if kind == "disk" else "",
+        "tasks": "Could not start another thread: the sandbox limits the threads of each job. ",
     }.get(kind, "")
     return error_dict(kind, prefix + _describe(exc), user_line(exc))
 
 
+_DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+_JAX_STATUS_KINDS = {"RESOURCE_EXHAUSTED": "memory", "PERMISSION_DENIED": "forbidden"}
+
+
 def classify(exc: BaseException) -> str:
-    if isinstance(exc, MemoryError):
+    """The error kind, from the exception's type, errno, XLA status code and frames: never from its words.
+
+    (A user's own ``ValueError("Permission denied")`` is their exception, not the sandbox's.)
+    """
+    if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM):
         return "memory"
-    if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
-        return "memory"
-    if isinstance(exc, PermissionError) or (
-        isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES)
-    ):
+    if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
+        return "disk"
+    if isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES):
         return "forbidden"
-    text = str(exc)
-    if any(s in text for s in ("RESOURCE_EXHAUSTED", "Out of memory", "out of memory", "bad_alloc")):
-        return "memory"
-    if any(s in text for s in ("PermissionError", "Permission denied", "Operation not permitted")):
-        return "forbidden"
-    return "user_exception"
+    if isinstance(exc, RuntimeError) and _raised_within(exc, "threading.py", "start"):
+        return "tasks"
+    status = getattr(exc, "error_code_string", None) if _is_jax_runtime_error(exc) else None
+    if status == "INTERNAL" and (inner := CallbackFailures.last()) is not None:
+        return classify(inner)  # a pure_callback/io_callback raised: its own exception says what happened
+    return _JAX_STATUS_KINDS.get(status, "user_exception")
+
+
+def _is_jax_runtime_error(exc: BaseException) -> bool:
+    return any(cls.__name__ == "JaxRuntimeError" and cls.__module__.startswith("jax") for cls in type(exc).__mro__)
+
+
+def _raised_within(exc: BaseException, filename: str, function: str) -> bool:
+    """Whether ``function`` of a file named ``filename`` raised it, itself or below it (but not in user code)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    for i in range(len(frames) - 1, -1, -1):
+        if frames[i].filename == USER_FILENAME:
+            return False
+        if os.path.basename(frames[i].filename) == filename and frames[i].name == function:
+            return True
+    return False
+
+
+def _disk_full(exc: BaseException) -> str:
+    """The limit that was hit, with its real value from the kernel (the scratch folder is a tmpfs of that size)."""
+    if getattr(exc, "errno", None) == errno.EFBIG:
+        size = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        return f"File too large: each file the job writes may hold at most {size / 2**20:,.0f} MB. "
+    try:
+        fs = os.statvfs(".")
+    except OSError:
+        return "Out of disk space. "
+    if fs.f_ffree == 0:  # the kernel's count of files left, not the error's words
+        return f"Out of disk space: the job's scratch folder holds at most {max(fs.f_files - 1, 0):,} files and " \
+               "folders, and all of them are in use. "
+    return f"Out of disk space: the job's scratch folder holds at most {fs.f_blocks * fs.f_frsize / 2**20:,.0f} MB. "
+
+
+class CallbackFailures(logging.Handler):
+    """Keeps the exception a JAX callback raised: XLA reports it only as an INTERNAL error with its text.
+
+    JAX logs the callback's own exception (``logger.exception``) before XLA wraps it;
+    this handler, on that logger, keeps the exception object itself.
+    """
+
+    _LOGGER = "jax._src.callback"
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.failures: list[BaseException] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and record.exc_info[1] is not None:
+            self.failures.append(record.exc_info[1])
+            del self.failures[:-1]
+
+    @classmethod
+    def install(cls) -> None:
+        logger = logging.getLogger(cls._LOGGER)
+        if not any(isinstance(h, cls) for h in logger.handlers):
+            logger.addHandler(cls())
+
+    @classmethod
+    def last(cls) -> BaseException | None:
+        for handler in logging.getLogger(cls._LOGGER).handlers:
+            if isinstance(handler, cls) and handler.failures:
+                return handler.failures[-1]
+        return None
 
 
 def user_line(exc: BaseException) -> int | None:
@@ -182,7 +255,7 @@ def forbid_new_processes() -> None:
 
     def hook(event: str, _args: Any) -> None:
         if event in _PROCESS_EVENTS:
-            raise PermissionError(f"{event} is not allowed: the sandbox cannot start processes")
+            raise PermissionError(errno.EPERM, f"{event} is not allowed: the sandbox cannot start processes")
 
     sys.addaudithook(hook)
 

@@ -14,7 +14,8 @@ from playground.sandbox.limits import Limits
 
 GOOD_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
 GOOD_ARGS = "jnp.arange(4.0)"
-RUNTIME = {"ok": True, "backend": "cpu", "devices": ["TFRT_CPU_0", "TFRT_CPU_1"]}
+RUNTIME = {"ok": True, "python": "3.11.7", "backend": "cpu", "devices": ["TFRT_CPU_0", "TFRT_CPU_1"]}
+RECORDED = {"ok": False, "error": {"kind": "user_exception", "message": "the pool's answer", "line": None}}
 
 
 class RecordingPool:
@@ -34,11 +35,14 @@ class RecordingPool:
         queue = self.answers.get(job["kind"])
         if queue:
             return queue.pop(0) if len(queue) > 1 else queue[0]
-        return {"ok": True, "echo": job}
+        return RECORDED
 
     def status(self) -> dict:
         self.status_calls += 1
         return {"size": 2, "warm": 2, "jobs": len(self.jobs)}
+
+    def mechanisms(self) -> dict:
+        return {"processes": {"active": True, "detail": "a PID namespace per job"}}
 
 
 @pytest.fixture
@@ -89,7 +93,7 @@ def test_code_over_limit(api, pool):
 def test_code_at_limit_is_forwarded(api, pool):
     code = GOOD_CODE + "#" * (MAX_CODE_CHARS - len(GOOD_CODE))
     assert len(code) == MAX_CODE_CHARS
-    assert api.inspect(code, GOOD_ARGS)["ok"] is True
+    assert api.inspect(code, GOOD_ARGS) == RECORDED
     assert len(pool.jobs) == 1
 
 
@@ -114,7 +118,14 @@ def test_valid_call_is_forwarded_verbatim(api, pool):
     result = api.inspect(GOOD_CODE, GOOD_ARGS)
     assert pool.jobs == [{"kind": "inspect", "code": GOOD_CODE, "args": GOOD_ARGS,
                           "static_argnums": [], "second_args": ""}]
-    assert result == {"ok": True, "echo": pool.jobs[0]}
+    assert result == RECORDED
+
+
+def test_a_reply_that_does_not_fit_its_kind_is_refused(pool):
+    pool.answers["inspect"] = [{"ok": True, "jaxpr": "<img src=x onerror=alert(1)>"}]
+    result = PlaygroundAPI(pool=pool, settings=Settings()).inspect(GOOD_CODE, GOOD_ARGS)
+    assert result["ok"] is False and result["error"]["kind"] == "forbidden", result
+    assert "refused" in result["error"]["message"]
 
 
 def test_options_are_forwarded_sorted_and_deduplicated(api, pool):

@@ -52,11 +52,14 @@ def _cases(server_pid: int, server_port: int, target: Path) -> dict[str, tuple[s
         "jnp.ones 100000 x 100000": ("def f(x):\n    return jnp.ones((100000, 100000)) * x\n", "1.0", "memory"),
         "bytearray 10**10": ("def f(x):\n    b = bytearray(10**10)\n    return x\n", "1.0", "memory"),
         "read /etc/passwd": ("def f(x):\n    open('/etc/passwd').read()\n    return x\n", "1.0", "forbidden"),
+        # In its own PID namespace, with a /proc of its own, no other process exists for the job: its parent is
+        # pid 0 and the server's pid names nothing (FileNotFoundError, the job's own exception).
         "read the server's environ": (
-            f"def f(x):\n    open('/proc/{server_pid}/environ').read()\n    return x\n", "1.0", "forbidden"),
+            f"def f(x):\n    open('/proc/{server_pid}/environ').read()\n    return x\n", "1.0", "user_exception"),
         "read the parent's environ": (
             "import os\ndef f(x):\n    open(f'/proc/{os.getppid()}/environ').read()\n    return x\n", "1.0",
-            "forbidden"),
+            "user_exception"),
+        "list every process": ("import os\ndef f(x):\n    os.listdir('/proc')\n    return x\n", "1.0", "forbidden"),
         "write next to app.py": (
             f"def f(x):\n    open({str(ROOT / 'pwned.txt')!r}, 'w').write('x')\n    return x\n", "1.0", "forbidden"),
         "jnp.save outside scratch": (
@@ -81,7 +84,7 @@ def _cases(server_pid: int, server_port: int, target: Path) -> dict[str, tuple[s
         "ctypes.string_at(0)": ("import ctypes\ndef f(x):\n    ctypes.string_at(0)\n    return x\n", "1.0", "crashed"),
         "10,000 threads": (
             "import threading, time\ndef f(x):\n    for _ in range(10000):\n"
-            "        threading.Thread(target=time.sleep, args=(60,)).start()\n    return x\n", "1.0", "memory"),
+            "        threading.Thread(target=time.sleep, args=(60,)).start()\n    return x\n", "1.0", "tasks"),
     }
 
 

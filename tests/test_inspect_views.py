@@ -84,8 +84,8 @@ def test_error_markdown_tracer_error_shows_title_explanation_fix_and_link():
     text = error_markdown(error)
     parts = text.split("\n\n")
     assert parts[0] == f"❌ **{error['title']} on line 2**"
-    assert parts[1] == error["explanation"]
-    assert f"**How to fix it:** {error['fix']}" in text
+    assert parts[1] == error["explanation"]  # nothing in it needed escaping
+    assert f"**How to fix it:** {error['fix']}" in text  # its fenced example stays a code block
     assert "jnp.where" in text and "lax.cond" in text
     assert f"[Read more in the JAX documentation]({error['doc_url']})" in text
     # The message comes last, in its own fence, after the fix's own code block.

@@ -165,6 +165,28 @@ CHILD = textwrap.dedent(
         "as": resource.getrlimit(resource.RLIMIT_AS),
     })
     check("raise_nofile", raise_nofile)
+    import ctypes, mmap
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def raw(number, *args):
+        if libc.syscall(number, *args) < 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err))
+
+    check("prlimit_parent", lambda: resource.prlimit(parent, resource.RLIMIT_CPU, (1, 1)))
+    check("prlimit_self", lambda: resource.prlimit(0, resource.RLIMIT_CORE))
+    check("renice_parent", lambda: os.setpriority(os.PRIO_PROCESS, parent, 19))
+    check("renice_user", lambda: os.setpriority(os.PRIO_USER, 0, 19))
+    check("renice_group", lambda: os.setpriority(os.PRIO_PGRP, 0, 19))
+    check("pin_parent", lambda: os.sched_setaffinity(parent, {0}))
+    check("affinity_self", lambda: sorted(os.sched_getaffinity(0)))
+    check("getsid_parent", lambda: os.getsid(parent))
+    check("getpgid_parent", lambda: os.getpgid(parent))
+    check("ioprio_user", lambda: raw(251, 3, 0, 0))  # ioprio_set(IOPRIO_WHO_USER, 0, 0) on x86-64
+    check("pidfd_parent", lambda: os.pidfd_open(parent))
+    check("memfd", lambda: os.memfd_create("hold"))
+    check("sysv_shm", lambda: raw(29, 0, 1 << 20, 0o1600))  # shmget(IPC_PRIVATE, 1 MB, IPC_CREAT | 0600)
+    check("kill_everyone", lambda: os.kill(-1, 0))
     check("jax", lambda: float(jax.jit(lambda x: (x * x).sum())(jnp.arange(4.0))))
     print(json.dumps({"layers": layers, "results": results}), flush=True)
     try:
@@ -275,6 +297,25 @@ def test_unix_socketpair_still_works(locked):
 @pytest.mark.skipif(not SECCOMP and ABI < 6, reason="needs seccomp, or Landlock ABI >= 6 signal scoping")
 def test_cannot_signal_parent(locked):
     _denied(locked, "kill_parent")
+
+
+@needs_seccomp
+@pytest.mark.parametrize("attack", ["prlimit_parent", "renice_parent", "renice_user", "renice_group", "pin_parent",
+                                    "getsid_parent", "getpgid_parent", "ioprio_user", "pidfd_parent",
+                                    "kill_everyone"])
+def test_no_call_reaches_another_process(locked, attack):
+    _denied(locked, attack)
+
+
+@needs_seccomp
+@pytest.mark.parametrize("attack", ["memfd", "sysv_shm"])
+def test_no_memory_outside_the_process(locked, attack):
+    _denied(locked, attack)
+
+
+def test_calls_on_itself_still_work(locked):
+    assert locked["results"]["prlimit_self"]["ok"], locked["results"]["prlimit_self"]
+    assert locked["results"]["affinity_self"]["ok"], locked["results"]["affinity_self"]
 
 
 def test_can_signal_itself(locked):

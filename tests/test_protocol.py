@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from playground.sandbox.protocol import MessageBuffer, MessageTooLarge, encode, receive, send
+from playground.sandbox.protocol import MessageBuffer, MessageTooLarge, decode, encode, receive, send
 
 MESSAGES = [
     {},
@@ -97,6 +97,28 @@ def test_invalid_json_body_raises_value_error():
     body = b"{not json"
     with pytest.raises(ValueError):
         MessageBuffer(1024).feed(struct.pack("!Q", len(body)) + body)
+
+
+def _framed(body: bytes) -> bytes:
+    return struct.pack("!Q", len(body)) + body
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    (b"[" * 200_000 + b"]" * 200_000, "nested too deeply"),
+    (b"[" * 40 + b"]" * 40, "nested more than 32 deep"),
+    (b'{"a": "\xff\xfe"}', "not UTF-8"),
+    (b'{"n": ' + b"9" * 5000 + b"}", "not JSON"),
+    (b'{"a": 1', "not JSON"),
+], ids=["200,000 deep", "40 deep", "not UTF-8", "a 5,000-digit number", "cut short"])
+def test_hostile_bodies_are_a_value_error_not_a_crash(body, words):
+    with pytest.raises(ValueError, match=words):
+        MessageBuffer(1 << 20).feed(_framed(body))
+
+
+def test_lone_surrogates_become_replacement_characters():
+    message = decode(b'{"text": "a\\ud800b", "\\udcffkey": ["\\udfff"], "pair": "\\ud83d\\ude00"}')
+    assert message == {"text": "a\ufffdb", "\ufffdkey": ["\ufffd"], "pair": "😀"}
+    json.dumps(message, ensure_ascii=False).encode("utf-8")  # a lone surrogate would raise here
 
 
 @pytest.fixture

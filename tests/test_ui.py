@@ -71,7 +71,7 @@ class FakePool:
     def __init__(self):
         self.jobs = []
 
-    def run(self, job):
+    def run(self, job, timeout_s=None):
         self.jobs.append(job)
         return staging.inspect(job["code"], job["args"], 200_000, tuple(job["static_argnums"]), job["second_args"])
 
@@ -333,6 +333,10 @@ def sample_about(devices=("TFRT_CPU_0",), backend="cpu") -> dict:
                 "landlock": {"active": True, "detail": "ABI 7"},
                 "seccomp": {"active": False, "detail": "libseccomp not loadable"},
             },
+            "mechanisms": {
+                "processes": {"active": True, "detail": "a PID namespace per job"},
+                "tasks": {"active": False, "detail": "threads counted every 50 ms; no cgroup pids limit"},
+            },
             "pool": {"size": 2, "warm": 2},
         },
         "limits": limits.to_dict(),
@@ -350,8 +354,10 @@ def test_about_to_markdown():
     assert "| seccomp | ⚠️ not active | libseccomp not loadable |" in text
     assert "| process | ✅ active |" in text
     assert "**Jobs at once:** 2, **waiting at most:** 32" in text
+    assert "| processes | ✅ bounded | a PID namespace per job |" in text
+    assert "| tasks | ⚠️ partly | threads counted every 50 ms; no cgroup pids limit |" in text
     table = [line for line in text.splitlines() if line.startswith("|")]
-    assert len(table) == 2 + 3  # header, rule, one row per layer
+    assert len(table) == (2 + 2) + (2 + 3)  # per table: header, rule, one row per mechanism or layer
 
 
 def test_about_to_markdown_without_a_worker_answer():
@@ -369,11 +375,14 @@ def test_about_to_markdown_accepts_the_api_shape():
     class Pool:
         layers = {"landlock": {"active": True, "detail": "ABI 7"}}
 
-        def run(self, job):
-            return {"ok": True, "backend": "cpu", "devices": ["TFRT_CPU_0"]}
+        def run(self, job, timeout_s=None):
+            return {"ok": True, "python": "3.11.7", "backend": "cpu", "devices": ["TFRT_CPU_0"]}
 
         def status(self):
             return {"size": 1}
+
+        def mechanisms(self):
+            return {"tasks": {"active": False, "detail": "no cgroup here"}}
 
     text = about_tab.to_markdown(PlaygroundAPI(pool=Pool(), settings=Settings()).about())
     assert "| landlock | ✅ active | ABI 7 |" in text

@@ -138,10 +138,10 @@ def test_error_result_of_user_code_error_is_its_own_dict():
 
 def test_error_result_prefixes_memory_and_forbidden():
     assert error_result(MemoryError())["error"]["message"].startswith("Out of memory")
-    forbidden = error_result(PermissionError("nope"))["error"]
+    forbidden = error_result(PermissionError(errno.EPERM, "nope"))["error"]
     assert forbidden["kind"] == "forbidden"
     assert forbidden["message"].startswith("Blocked by the sandbox")
-    assert "PermissionError: nope" in forbidden["message"]
+    assert "PermissionError: [Errno 1] nope" in forbidden["message"]
 
 
 def test_error_message_is_capped():
@@ -216,11 +216,17 @@ def _raise(exc):
     ("exc", "kind"),
     [
         (MemoryError(), "memory"),
-        (PermissionError("denied"), "forbidden"),
         (OSError(errno.EPERM, "Operation not permitted"), "forbidden"),
         (OSError(errno.EACCES, "Permission denied"), "forbidden"),
-        (RuntimeError("can't start new thread"), "memory"),
-        (RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8.00GiB"), "memory"),
+        (PermissionError(errno.EACCES, "Permission denied"), "forbidden"),
+        (OSError(errno.ENOSPC, "No space left on device"), "disk"),
+        (OSError(errno.EFBIG, "File too large"), "disk"),
+        # What a message says never decides: these are the user's own exceptions.
+        (PermissionError("denied"), "user_exception"),
+        (ValueError("Permission denied"), "user_exception"),
+        (RuntimeError("can't start new thread"), "user_exception"),
+        (RuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 8.00GiB"), "user_exception"),
+        (OSError("No space left on device"), "user_exception"),
         (ValueError("shapes do not match"), "user_exception"),
         (OSError(errno.ENOENT, "No such file"), "user_exception"),
         (TypeError("bad"), "user_exception"),
@@ -229,6 +235,44 @@ def _raise(exc):
 def test_classify(exc, kind):
     assert classify(exc) == kind
     assert kind in ERROR_KINDS
+
+
+def test_a_thread_that_cannot_start_is_a_task_limit(monkeypatch):
+    import threading
+
+    def refuse(*_args, **_kwargs):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading, "_start_new_thread", refuse)
+    with pytest.raises(RuntimeError) as info:
+        threading.Thread(target=lambda: None).start()
+    assert classify(info.value) == "tasks"
+
+
+def test_xla_out_of_memory_is_memory_by_its_status_code():
+    import jax.numpy as jnp
+
+    with pytest.raises(Exception) as info:
+        jnp.ones((200_000, 200_000)).block_until_ready()  # 160 GB: XLA refuses before allocating
+    assert info.value.error_code_string == "RESOURCE_EXHAUSTED"
+    assert classify(info.value) == "memory"
+
+
+@pytest.mark.parametrize(("raised", "kind"), [(PermissionError(errno.EACCES, "no"), "forbidden"),
+                                              (ValueError("Permission denied"), "user_exception")])
+def test_a_callback_error_is_classified_by_the_callbacks_own_exception(raised, kind):
+    import jax
+    import jax.numpy as jnp
+
+    from playground.usercode import CallbackFailures
+
+    def callback(x):
+        raise raised
+
+    CallbackFailures.install()
+    with pytest.raises(Exception) as info:
+        jax.jit(lambda x: jax.pure_callback(callback, jax.ShapeDtypeStruct((), jnp.float32), x))(1.0)
+    assert classify(info.value) == kind
 
 
 def test_classify_real_missing_file_is_user_exception(tmp_path):
@@ -355,7 +399,7 @@ def test_forbid_new_processes_in_a_subprocess():
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    assert out["system"].startswith("PermissionError: os.system is not allowed")
+    assert out["system"].startswith("PermissionError: [Errno 1] os.system is not allowed")
     assert out["popen"].startswith("PermissionError:")
     assert out["fork"].startswith("PermissionError:")
 

@@ -50,6 +50,10 @@ class _Result:
     params: list | None = None
 
 
+class NoTrainedModel(LookupError):
+    """``predict`` before this session has trained a model."""
+
+
 class TrainingService:
     def __init__(self, env: Mapping[str, str], slots: int = 1, max_run_s: float = 900.0,
                  stop_grace_s: float = 2.0, max_sessions: int = 64) -> None:
@@ -112,7 +116,7 @@ class TrainingService:
         with self._lock:
             result = self._results.get(session)
         if result is None or result.params_file is None:
-            raise LookupError("No trained model in this session yet: train one first (press Start).")
+            raise NoTrainedModel("No trained model in this session yet: train one first (press Start).")
         if result.params is None:
             result.params = inference.load_params(result.params_file)
         frame = preprocess.model_input(image)

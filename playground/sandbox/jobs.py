@@ -42,6 +42,23 @@ def run(job: dict, limits: Limits) -> dict:
     if missing:
         return usercode.error_dict("invalid_input", f"the {kind} job is missing {', '.join(missing)}")
     usercode.forbid_new_processes()
+    usercode.CallbackFailures.install()
+    return _with_limits(_dispatch(kind, job, limits), limits)
+
+
+def _with_limits(result: dict, limits: Limits) -> dict:
+    """A limit hit inside the job is named with its value (the handlers do not know the limits)."""
+    error = result.get("error") if not result.get("ok") else None
+    kind = error.get("kind") if error else None
+    if kind == "tasks":
+        error["message"] += f" (The limit is {limits.max_tasks:,} threads per job.)"
+    elif kind == "memory":
+        reserve = f" and reserve {limits.address_space_mb:,} MB of address space" if limits.address_space_mb else ""
+        error["message"] += f" (A job may hold {limits.memory_mb:,} MB of memory{reserve}.)"
+    return result
+
+
+def _dispatch(kind: str, job: dict, limits: Limits) -> dict:
     if kind == "inspect":
         return staging.inspect(
             job["code"], job["args"], limits.output_chars, static_argnums=tuple(job.get("static_argnums", ())),

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+import os
+from dataclasses import asdict, dataclass, field
+
+
+def _default_tasks() -> int:
+    """Room for XLA's thread pools (about two threads per core) and the user's own threads."""
+    return max(512, 4 * (os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)
@@ -15,7 +21,10 @@ class Limits:
     cpu_s: int = 300  # RLIMIT_CPU, all threads together: a backstop behind the wall clock
     file_size_mb: int = 64  # RLIMIT_FSIZE, per file written in the scratch dir
     open_files: int = 256  # RLIMIT_NOFILE
-    scratch_mb: int = 256  # disk used in the job's scratch folder, watched from the parent
+    scratch_mb: int = 256  # disk used in the job's scratch folder (a tmpfs of this size where namespaces work)
+    scratch_files: int = 10_000  # files and folders in the scratch folder
+    scratch_depth: int = 64  # folders nested in it (the server's walk goes no deeper where it must walk)
+    max_tasks: int = field(default_factory=_default_tasks)  # threads of one worker (cgroup pids.max, else watched)
     output_chars: int = 200_000  # per text field of a result; longer ones are cut with a notice
     message_bytes: int = 16 * 1024 * 1024  # whole result message from a worker
 
@@ -26,6 +35,9 @@ class Limits:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value}")
         if self.memory_mb < 256:
             raise ValueError(f"memory_mb must be at least 256, got {self.memory_mb}")
+        for name in ("scratch_mb", "scratch_files", "scratch_depth", "max_tasks", "open_files", "file_size_mb"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         if self.address_space_mb and self.address_space_mb < 2048:
             raise ValueError("address_space_mb below 2048 breaks XLA; use 0 to turn it off")
 

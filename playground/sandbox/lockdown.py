@@ -52,17 +52,31 @@ def apply(limits: Limits, scratch: str) -> dict[str, dict]:
     return layers
 
 
-def _set_rlimits(limits: Limits) -> str:
-    wanted = {
-        resource.RLIMIT_CPU: limits.cpu_s,
-        resource.RLIMIT_FSIZE: limits.file_size_mb * _MB,
-        resource.RLIMIT_NOFILE: limits.open_files,
-        resource.RLIMIT_CORE: 0,
+# The rlimits a worker must run under, by the name /proc/<pid>/limits gives each.
+RLIMITS = {"cpu": ("RLIMIT_CPU", "Max cpu time"), "file_size": ("RLIMIT_FSIZE", "Max file size"),
+           "open_files": ("RLIMIT_NOFILE", "Max open files"), "core": ("RLIMIT_CORE", "Max core file size"),
+           "address_space": ("RLIMIT_AS", "Max address space")}
+
+
+def wanted_rlimits(limits: Limits) -> dict[str, int]:
+    """Soft and hard value of each rlimit (resource.RLIM_INFINITY for none) that ``limits`` asks for."""
+    return {
+        "cpu": limits.cpu_s,
+        "file_size": limits.file_size_mb * _MB,
+        "open_files": limits.open_files,
+        "core": 0,
+        "address_space": limits.address_space_mb * _MB if limits.address_space_mb else resource.RLIM_INFINITY,
     }
-    if limits.address_space_mb:
-        wanted[resource.RLIMIT_AS] = limits.address_space_mb * _MB
-    for which, value in wanted.items():
-        resource.setrlimit(which, (value, value))
+
+
+def rlimits_in_force() -> dict[str, list[int]]:
+    """[soft, hard] of each rlimit, as this process has them now (the worker's report to the server)."""
+    return {name: list(resource.getrlimit(getattr(resource, which))) for name, (which, _) in RLIMITS.items()}
+
+
+def _set_rlimits(limits: Limits) -> str:
+    for name, value in wanted_rlimits(limits).items():
+        resource.setrlimit(getattr(resource, RLIMITS[name][0]), (value, value))
     address_space = f"AS {limits.address_space_mb} MB" if limits.address_space_mb else "AS unlimited"
     return (
         f"{address_space}, CPU {limits.cpu_s} s, file size {limits.file_size_mb} MB, "

@@ -1,39 +1,42 @@
 """The server's side of the sandbox: a pool of warm, locked-down, single-use workers.
 
-Workers come from a template process (see template.py). Each job takes a warm
-worker, sends it the job, and watches it from here: a wall-clock deadline, a
-resident-memory watchdog and a cap on the reply size. Whatever happens, the
-worker is then killed and its scratch folder removed; a background thread
-keeps ``size`` warm workers ready.
+Workers come from a template process (template.py, reached through
+template_link.py). Each job takes a warm worker, sends it the job, and watches
+it from here: a wall-clock deadline, resident memory, threads, the scratch
+folder where the kernel does not bound it, and the reply's size. Whatever
+happens, the worker is then killed, its cgroups and scratch folder removed,
+and a background thread keeps ``size`` warm workers ready.
+
+A worker is refused (and the template restarted) when its rlimits are not the
+ones asked for, by its own report and by the kernel's /proc/<pid>/limits.
 """
 
 from __future__ import annotations
 
 import ctypes
-import json
 import logging
-import math
 import os
 import queue
 import re
 import select
-import shutil
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 
-from playground.sandbox import protocol
+from playground.sandbox import mechanisms, protocol, scratch, verdicts
+from playground.sandbox.cgroups import JobCgroups
+from playground.sandbox.handle import LogPipe, WorkerHandle
 from playground.sandbox.limits import Limits
+from playground.sandbox.template_link import TemplateLink, entry_command
 from playground.usercode import ERROR_KINDS, USER_FILENAME, cap_text, error_dict
+
+__all__ = ["WorkerPool", "entry_command", "protect_server_process", "worker_environment", "validated"]
 
 log = logging.getLogger(__name__)
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _PR_SET_DUMPABLE = 4
 _PASSED_ENV = (
     "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "JAX_PLATFORMS", "XLA_FLAGS",
@@ -45,8 +48,17 @@ _FIXED_ENV = {
     "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
 }
 _WATCH_TICK_S = 0.05
+_WALK_EVERY_S = 0.25
+_WALK_BUDGET_S = 0.02
+_REMOVE_BUDGET_S = 30.0
+_CGROUP_HEADROOM_MB = 512  # beyond resident memory and scratch: page tables, pipes, kernel memory
 _ERROR_EXTRAS = ("title", "explanation", "fix", "doc_url")
-_PAGE_MB = os.sysconf("SC_PAGE_SIZE") / (1024 * 1024)
+_MAX_LINE = 10_000_000  # no code the API accepts has more lines
+_DOC_URL = re.compile(r"https://docs\.jax\.dev/[A-Za-z0-9._~/#-]*")
+
+
+class WorkerRefused(RuntimeError):
+    """A new worker does not run under the limits it was asked to."""
 
 
 def worker_environment(source: dict[str, str], extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -57,85 +69,28 @@ def worker_environment(source: dict[str, str], extra: dict[str, str] | None = No
     return env
 
 
-def entry_command(module: str, fd: int) -> list[str]:
-    """``python -I`` running ``module.main(fd)`` from this checkout: -I keeps the user's site and env paths out."""
-    bootstrap = f"import sys; sys.path.insert(0, {_ROOT!r}); from {module} import main; main({fd})"
-    return [sys.executable, "-I", "-c", bootstrap]
-
-
 def protect_server_process() -> None:
     """Non-dumpable: a same-uid process cannot ptrace us or read our /proc/<pid>/environ."""
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
-@dataclass
-class _Worker:
-    pid: int
-    pidfd: int
-    channel: socket.socket
-    scratch: str
-    layers: dict
-
-    def exited(self, wait_s: float = 0.0) -> bool:
-        return bool(select.select([self.pidfd], [], [], wait_s)[0])
-
-    def signal(self, signum: int) -> None:
-        try:
-            signal.pidfd_send_signal(self.pidfd, signum)
-        except ProcessLookupError:
-            pass
-
-    def log_text(self) -> str:
-        try:
-            with open(os.path.join(self.scratch, protocol.WORKER_LOG_NAME), errors="replace") as f:
-                return f.read(1 << 20)
-        except OSError:
-            return ""
-
-    def rss_mb(self) -> float:
-        try:
-            with open(f"/proc/{self.pid}/statm") as f:
-                return int(f.read().split()[1]) * _PAGE_MB
-        except (OSError, IndexError, ValueError):
-            return 0.0
-
-    def scratch_mb(self, max_files: int = 10_000) -> float:
-        """Disk used in the scratch folder; more than ``max_files`` files counts as full."""
-        total, count = 0, 0
-        for folder, _dirs, files in os.walk(self.scratch):
-            count += len(files)
-            if count > max_files:
-                return math.inf
-            for name in files:
-                try:
-                    total += os.lstat(os.path.join(folder, name)).st_blocks * 512
-                except OSError:
-                    pass
-        return total / (1024 * 1024)
-
-    def destroy(self) -> None:
-        self.signal(signal.SIGKILL)
-        self.exited(wait_s=2.0)
-        os.close(self.pidfd)
-        self.channel.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
-
-
 def validated(message: object) -> dict:
     """A worker's reply as a well-formed result; user code can write to the channel, so check."""
-    refused = error_dict("forbidden", "The worker's reply was not a well-formed result.")
+    refused = verdicts.reply_refused("it is not a well-formed result")
     if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
         return refused
     if message["ok"]:
         return message
     error = message.get("error")
     if not (isinstance(error, dict) and error.get("kind") in ERROR_KINDS and isinstance(error.get("message"), str)
-            and (error.get("line") is None or type(error.get("line")) is int)):
+            and (error.get("line") is None or (type(error.get("line")) is int and 1 <= error["line"] <= _MAX_LINE))):
         return refused
     result = error_dict(error["kind"], error["message"], error["line"])
     for key in _ERROR_EXTRAS:  # a tracer error's explanation, fix and documentation link
         if isinstance(error.get(key), str):
             result["error"][key] = cap_text(error[key], 4000)
+    if not _DOC_URL.fullmatch(result["error"].get("doc_url", "https://docs.jax.dev/")):
+        del result["error"]["doc_url"]  # a link the UI shows must lead to JAX's documentation, nowhere else
     return result
 
 
@@ -150,6 +105,7 @@ class WorkerPool:
         extra_env: dict[str, str] | None = None,
         acquire_timeout_s: float = 30.0,
         spawn_timeout_s: float = 60.0,
+        namespaces: bool = True,
     ) -> None:
         if size < 1:
             raise ValueError(f"pool size must be at least 1, got {size}")
@@ -157,19 +113,23 @@ class WorkerPool:
         self.limits = limits
         self.acquire_timeout_s = acquire_timeout_s
         self.spawn_timeout_s = spawn_timeout_s
+        self.namespaces = namespaces
         self.layers: dict[str, dict] = {}
         self._env = worker_environment(dict(os.environ), extra_env)
-        self._idle: queue.Queue[_Worker] = queue.Queue()
-        self._control_lock = threading.Lock()
+        self._idle: queue.Queue[WorkerHandle] = queue.Queue()
+        self._link_lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = threading.Event()
         self._counts_lock = threading.Lock()
         self._counts = {
-            "jobs": 0, "timeouts": 0, "memory_kills": 0, "disk_kills": 0, "crashes": 0, "spawn_failures": 0,
+            "jobs": 0, "timeouts": 0, "memory_kills": 0, "task_kills": 0, "disk_kills": 0, "crashes": 0,
+            "spawn_failures": 0, "refused_workers": 0,
         }
-        self._template: subprocess.Popen | None = None
-        self._control: socket.socket | None = None
+        self._link: TemplateLink | None = None
+        self._cgroups: JobCgroups | None = None
         self._scratch_root = tempfile.mkdtemp(prefix="jax-playground-")
+        self._removals: queue.Queue[str | None] = queue.Queue()
+        self._remover = threading.Thread(target=self._remove_folders, name="sandbox-remover", daemon=True)
         self._spawner = threading.Thread(target=self._keep_warm, name="sandbox-spawner", daemon=True)
 
     # -- life cycle -------------------------------------------------------
@@ -182,7 +142,9 @@ class WorkerPool:
                 f"has them), not {sys.platform}; on macOS or Windows, run it in Docker or WSL 2"
             )
         protect_server_process()
-        self._start_template()
+        self._cgroups = JobCgroups()
+        self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s)
+        self._remover.start()
         self._spawner.start()
         try:
             first = self._idle.get(timeout=ready_timeout_s)
@@ -192,22 +154,34 @@ class WorkerPool:
         self._idle.put(first)
 
     def close(self) -> None:
+        """Stop every worker and the template; remove every folder and cgroup this pool made."""
         self._closed.set()
         self._wake.set()
         if self._spawner.is_alive():
             self._spawner.join(timeout=self.spawn_timeout_s)
         while True:
             try:
-                self._idle.get_nowait().destroy()
+                self._retire(self._idle.get_nowait())
             except queue.Empty:
                 break
-        self._stop_template()
-        shutil.rmtree(self._scratch_root, ignore_errors=True)
+        with self._link_lock:
+            if self._link is not None:
+                self._link.close()
+        if self._remover.is_alive():
+            self._removals.put(None)
+            self._remover.join(timeout=_REMOVE_BUDGET_S)
+        scratch.remove(self._scratch_root, _REMOVE_BUDGET_S)
+        if self._cgroups is not None:
+            self._cgroups.close()
 
     def status(self) -> dict:
         with self._counts_lock:
             counts = dict(self._counts)
         return {"size": self.size, "warm": self._idle.qsize(), "template_alive": self._template_alive(), **counts}
+
+    def mechanisms(self) -> dict[str, dict]:
+        """What bounds processes, disk, memory, tasks and time for each job here, and why anything is missing."""
+        return mechanisms.describe(self.layers, self.limits, self._cgroup_memory_mb())
 
     # -- running a job ------------------------------------------------------
 
@@ -222,14 +196,14 @@ class WorkerPool:
         self._count("jobs")
         try:
             worker.channel.sendall(protocol.encode(job))
-            return self._await_result(worker, timeout_s or self.limits.timeout_s)
+            return self._watch(worker, timeout_s or self.limits.timeout_s)
         except OSError:
-            return self._crash_result(worker)
+            return self._ended(worker)
         finally:
-            worker.destroy()
+            self._retire(worker)
             self._wake.set()
 
-    def _acquire(self) -> _Worker | None:
+    def _acquire(self) -> WorkerHandle | None:
         deadline = time.monotonic() + self.acquire_timeout_s
         while (remaining := deadline - time.monotonic()) > 0:
             self._wake.set()
@@ -239,62 +213,100 @@ class WorkerPool:
                 return None
             if not worker.exited():
                 return worker
-            worker.destroy()  # died while idle (e.g. the OOM killer): take the next one
+            self._retire(worker)  # died while idle (e.g. the OOM killer): take the next one
         return None
 
-    def _await_result(self, worker: _Worker, timeout_s: float) -> dict:
+    def _watch(self, worker: WorkerHandle, timeout_s: float) -> dict:
+        """Wait for the reply while every watchdog runs; none of them can delay the deadline."""
         limits = self.limits
         buffer = protocol.MessageBuffer(limits.message_bytes)
         deadline = time.monotonic() + timeout_s
+        next_walk = 0.0
         while (remaining := deadline - time.monotonic()) > 0:
             if select.select([worker.channel], [], [], min(_WATCH_TICK_S, remaining))[0]:
                 chunk = worker.channel.recv(1 << 20)
                 if not chunk:
-                    return self._crash_result(worker)
+                    return self._ended(worker)
                 try:
                     message = buffer.feed(chunk)
-                except (protocol.MessageTooLarge, ValueError) as exc:
-                    return error_dict("forbidden", f"The worker's reply was refused: {exc}.")
+                except ValueError as exc:
+                    return verdicts.reply_refused(str(exc))
                 if message is not None:
-                    return validated(message)
-            if worker.rss_mb() > limits.memory_mb:
+                    return self._with_kernel_facts(worker, validated(message))
+            worker.log.drain()
+            sample = worker.sample()
+            if sample is not None and sample.rss_mb > limits.memory_mb:
                 self._count("memory_kills")
-                return error_dict("memory", f"Out of memory: the job used more than {limits.memory_mb} MB "
-                                  "and was stopped.", self._last_user_line(worker))
-            if worker.scratch_mb() > limits.scratch_mb:
-                self._count("disk_kills")
-                return error_dict("memory", f"Out of space: the job wrote more than {limits.scratch_mb} MB "
-                                  "to its scratch folder and was stopped.", self._last_user_line(worker))
+                return verdicts.memory_exceeded(sample, limits, self._last_user_line(worker))
+            if sample is not None and sample.threads > limits.max_tasks:
+                self._count("task_kills")
+                return verdicts.tasks_exceeded(sample, limits, self._last_user_line(worker))
+            if not worker.private_scratch and time.monotonic() >= next_walk:
+                next_walk = time.monotonic() + _WALK_EVERY_S
+                usage = scratch.usage(worker.scratch, limits.scratch_files, limits.scratch_depth,
+                                      min(_WALK_BUDGET_S, max(remaining, 0.001)))
+                if usage.too_deep or usage.entries > limits.scratch_files or usage.bytes > limits.scratch_mb * 2**20:
+                    self._count("disk_kills")
+                    return verdicts.scratch_full(usage, limits, self._last_user_line(worker))
         self._count("timeouts")
-        line = self._last_user_line(worker)
-        where = f" It was at line {line} of your code." if line else ""
-        return error_dict(
-            "timeout",
-            f"Time limit: your code ran longer than {timeout_s:g} s and was stopped.{where} "
-            "Look for a loop that never ends (a jitted lax.while_loop cannot be interrupted, only killed).",
-            line,
-        )
+        return verdicts.timed_out(timeout_s, self._last_user_line(worker))
 
-    def _last_user_line(self, worker: _Worker) -> int | None:
-        """Ask the worker's faulthandler where it is, before it is killed."""
+    def _with_kernel_facts(self, worker: WorkerHandle, result: dict) -> dict:
+        """A job that failed after the kernel refused it a thread failed for that reason, whatever it raised."""
+        if result["ok"] or result["error"]["kind"] != "user_exception" or self._cgroups is None:
+            return result
+        refused = self._cgroups.events(worker.cgroups)["task_limit_hits"]
+        return verdicts.after_task_limit(result, refused, self.limits) if refused else result
+
+    def _last_user_line(self, worker: WorkerHandle) -> int | None:
+        """Ask the worker's faulthandler where it is, before it is killed (a hint only: the worker may lie)."""
         worker.signal(signal.SIGUSR1)
         time.sleep(0.15)
-        lines = re.findall(rf'File "{re.escape(USER_FILENAME)}", line (\d+)', worker.log_text())
+        lines = re.findall(rf'File "{re.escape(USER_FILENAME)}", line (\d{{1,7}})', worker.log.text())
         return int(lines[0]) if lines else None
 
-    def _crash_result(self, worker: _Worker) -> dict:
+    def _ended(self, worker: WorkerHandle) -> dict:
+        """The worker closed its connection without a reply: wait for its end and say how it ended."""
         self._count("crashes")
-        worker.exited(wait_s=1.0)
-        text = worker.log_text()
-        log.warning("sandbox worker %d ended without a result; its log ends:\n%s", worker.pid, text[-2000:])
-        if re.search(r"bad_alloc|[Oo]ut of memory|RESOURCE_EXHAUSTED|Cannot allocate memory", text):
-            return error_dict("memory", "Out of memory: the worker ran out of memory and stopped.")
-        fatal = re.search(r"Fatal Python error: ([^\n]+)", text)
-        reason = fatal.group(1).strip() if fatal else "it exited without a result"
-        return error_dict(
-            "crashed",
-            f"The worker running your code crashed ({reason}). It was replaced; nothing else was affected.",
-        )
+        if not worker.exited(wait_s=1.0):  # closed its socket but lives on: it gets no second chance
+            line = self._last_user_line(worker)
+            worker.signal(signal.SIGKILL)
+            return verdicts.hung_up(line)
+        report = self._exit_report(worker)
+        events = self._cgroups.events(worker.cgroups) if self._cgroups is not None else {}
+        log.warning("sandbox worker %d ended without a result (%s); its output ends: %r", worker.pid, report,
+                    worker.log.text()[-2000:])
+        return verdicts.ended_without_reply(report, events, worker.last, self.limits, self._cgroup_memory_mb())
+
+    def _exit_report(self, worker: WorkerHandle) -> dict | None:
+        if not worker.exit_known:
+            link = self._link
+            worker.exit = link.exit_report(worker.pid, wait_s=1.0) if link is not None else None
+            worker.exit_known = True
+        return worker.exit
+
+    def _retire(self, worker: WorkerHandle) -> None:
+        """Kill the worker, then remove its cgroups and its scratch folder (never trusting what is in it)."""
+        worker.destroy()
+        self._exit_report(worker)  # the template has reaped it: its cgroups are empty now
+        if self._cgroups is not None:
+            self._cgroups.remove(worker.cgroups)
+        try:
+            os.rmdir(worker.scratch)  # a private tmpfs left nothing on the host: the mount point is empty
+        except FileNotFoundError:
+            pass
+        except OSError:
+            self._removals.put(worker.scratch)
+
+    def _remove_folders(self) -> None:
+        while (folder := self._removals.get()) is not None:
+            if not scratch.remove(folder, _REMOVE_BUDGET_S):
+                log.warning("sandbox: could not remove %s within %g s", folder, _REMOVE_BUDGET_S)
+
+    def _cgroup_memory_mb(self) -> int | None:
+        if self._cgroups is None or not self._cgroups.active:
+            return None
+        return self.limits.memory_mb + self.limits.scratch_mb + _CGROUP_HEADROOM_MB
 
     def _count(self, key: str) -> None:
         with self._counts_lock:
@@ -312,7 +324,7 @@ class WorkerPool:
             try:
                 worker = self._spawn()
             except Exception as exc:  # keep serving: report, restart the template, retry
-                self._count("spawn_failures")
+                self._count("refused_workers" if isinstance(exc, WorkerRefused) else "spawn_failures")
                 log.warning("sandbox worker failed to start: %s", exc)
                 self._closed.wait(backoff)
                 backoff = min(backoff * 2, 10.0)
@@ -320,70 +332,61 @@ class WorkerPool:
                 continue
             backoff = 0.5
             if self._closed.is_set():
-                worker.destroy()
+                self._retire(worker)
                 break
-            self.layers = worker.layers
+            self.layers = {**worker.hello.get("layers", {}), "pid_namespace": self._link.pid_namespaces}
             self._idle.put(worker)
 
-    def _spawn(self) -> _Worker:
-        scratch = tempfile.mkdtemp(prefix="job-", dir=self._scratch_root)
+    def _spawn(self) -> WorkerHandle:
+        folder = tempfile.mkdtemp(prefix="job-", dir=self._scratch_root)
+        log_pipe = LogPipe()
         server_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        cgroups: list[str] = []
         try:
-            with self._control_lock:
-                request = json.dumps({"scratch": scratch, "limits": self.limits.to_dict()}).encode()
-                socket.send_fds(self._control, [request], [worker_end.fileno()])
-                reply = json.loads(self._control.recv(1 << 16) or b"{}")
-            pid = reply["pid"]
+            if self._cgroups is not None and self._cgroups.active:
+                cgroups = self._cgroups.create(self.limits.max_tasks, self._cgroup_memory_mb() * 2**20)
+            request = {"scratch": folder, "limits": self.limits.to_dict(), "cgroups": cgroups,
+                       "namespaces": self.namespaces}
+            with self._link_lock:
+                link = self._link
+            pid = link.spawn(request, [worker_end.fileno(), log_pipe.write_fd])
             pidfd = os.pidfd_open(pid)
         except BaseException:
             server_end.close()
-            shutil.rmtree(scratch, ignore_errors=True)
+            log_pipe.close()
+            if self._cgroups is not None:
+                self._cgroups.remove(cgroups, wait_s=0)
+            os.rmdir(folder)
             raise
         finally:
             worker_end.close()
-        worker = _Worker(pid=pid, pidfd=pidfd, channel=server_end, scratch=scratch, layers={})
+            log_pipe.close_write_end()
+        worker = WorkerHandle(pid=pid, pidfd=pidfd, channel=server_end, log=log_pipe, scratch=folder, cgroups=cgroups)
         try:
             server_end.settimeout(self.spawn_timeout_s)
             hello = protocol.receive(server_end, 1 << 20)
             server_end.settimeout(None)
-            worker.layers = hello["layers"]
+            if not isinstance(hello, dict) or not hello.get("ready"):
+                raise RuntimeError("the worker did not say it was ready")
+            worker.hello = hello
+            problem = worker.limits_problem(self.limits)
+            if problem:
+                raise WorkerRefused(f"worker {pid} refused: {problem}")
         except BaseException:
-            worker.destroy()
+            self._retire(worker)
             raise
         return worker
-
-    def _start_template(self) -> None:
-        parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self._template = subprocess.Popen(
-            entry_command("playground.sandbox.template", child_end.fileno()),
-            env=self._env, pass_fds=[child_end.fileno()], start_new_session=True,
-            stdin=subprocess.DEVNULL, cwd=self._scratch_root,
-        )
-        child_end.close()
-        parent_end.settimeout(self.spawn_timeout_s)
-        hello = json.loads(parent_end.recv(1 << 16) or b"{}")
-        if not hello.get("ready"):
-            raise RuntimeError("the sandbox template process failed to start")
-        parent_end.settimeout(self.spawn_timeout_s)
-        self._control = parent_end
-
-    def _stop_template(self) -> None:
-        with self._control_lock:
-            if self._control is not None:
-                self._control.close()
-                self._control = None
-            if self._template is not None:
-                self._template.kill()
-                self._template.wait()
 
     def _restart_template(self) -> None:
         if self._closed.is_set():
             return
-        self._stop_template()
-        try:
-            self._start_template()
-        except Exception as exc:
-            log.warning("sandbox template failed to start: %s", exc)
+        with self._link_lock:
+            if self._link is not None:
+                self._link.close()
+            try:
+                self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s)
+            except Exception as exc:
+                log.warning("sandbox template failed to start: %s", exc)
 
     def _template_alive(self) -> bool:
-        return self._template is not None and self._template.poll() is None
+        return self._link is not None and self._link.alive()

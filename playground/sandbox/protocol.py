@@ -1,13 +1,22 @@
-"""Messages between the server and a worker: an 8-byte big-endian length, then UTF-8 JSON."""
+"""Messages between the server and a worker: an 8-byte big-endian length, then UTF-8 JSON.
+
+The worker's side of the socket is reachable from user code, so whatever the
+server reads is untrusted: ``decode`` bounds its size and nesting, refuses
+what is not strict UTF-8 JSON, and makes every string valid UTF-8 (a lone
+surrogate, which JSON's ``\\ud800`` escapes can carry, breaks every encoder
+downstream).
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 import struct
 
 _HEADER = struct.Struct("!Q")
-WORKER_LOG_NAME = "worker.log"  # in each job's scratch folder: the worker's stdout and stderr
+MAX_DEPTH = 32  # no result of ours nests deeper than about six
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class MessageTooLarge(ValueError):
@@ -23,6 +32,44 @@ def send(sock: socket.socket, message: dict) -> None:
     sock.sendall(encode(message))
 
 
+def decode(body: bytes, max_depth: int = MAX_DEPTH) -> object:
+    """Strict UTF-8 JSON, nested at most ``max_depth`` deep, every string valid UTF-8; ValueError otherwise."""
+    try:
+        value = json.loads(body.decode("utf-8"))
+    except RecursionError:
+        raise ValueError("it is nested too deeply") from None
+    except UnicodeDecodeError:
+        raise ValueError("it is not UTF-8") from None
+    except ValueError as exc:  # JSONDecodeError, and integers too long to convert
+        raise ValueError(f"it is not JSON ({exc})") from None
+    return clean(value, max_depth)
+
+
+def clean(value: object, max_depth: int = MAX_DEPTH) -> object:
+    """A copy of a JSON value with lone surrogates replaced by U+FFFD; ValueError past ``max_depth``.
+
+    Iterative, so that depth is checked before anything recurses on it.
+    """
+    root: list = [value]
+    stack = [(root, 0, 0)]
+    while stack:
+        container, key, depth = stack.pop()
+        item = container[key]
+        if isinstance(item, str):
+            container[key] = _LONE_SURROGATE.sub("\ufffd", item)
+        elif isinstance(item, (list, dict)):
+            if depth >= max_depth:
+                raise ValueError(f"it is nested more than {max_depth} deep")
+            if isinstance(item, list):
+                copy = list(item)
+                stack.extend((copy, i, depth + 1) for i in range(len(copy)))
+            else:
+                copy = {_LONE_SURROGATE.sub("\ufffd", k): v for k, v in item.items()}
+                stack.extend((copy, k, depth + 1) for k in copy)
+            container[key] = copy
+    return root[0]
+
+
 class MessageBuffer:
     """Collects bytes as they arrive and yields a message once it is whole.
 
@@ -34,7 +81,7 @@ class MessageBuffer:
         self.max_bytes = max_bytes
         self._data = bytearray()
 
-    def feed(self, chunk: bytes) -> dict | None:
+    def feed(self, chunk: bytes) -> object | None:
         self._data += chunk
         if len(self._data) < _HEADER.size:
             return None
@@ -45,15 +92,15 @@ class MessageBuffer:
             return None
         body = bytes(self._data[_HEADER.size:_HEADER.size + length])
         del self._data[:_HEADER.size + length]
-        return json.loads(body)
+        return decode(body)
 
 
-def receive(sock: socket.socket, max_bytes: int) -> dict:
+def receive(sock: socket.socket, max_bytes: int) -> object:
     """Blocking read of exactly one message (never past it); EOFError if the peer closes first."""
     (length,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size))
     if length > max_bytes:
         raise MessageTooLarge(f"message of {length} bytes exceeds the limit of {max_bytes}")
-    return json.loads(_read_exactly(sock, length))
+    return decode(_read_exactly(sock, length))
 
 
 def _read_exactly(sock: socket.socket, size: int) -> bytes:

@@ -7,9 +7,24 @@ Debian's python3-seccomp is compiled for the system interpreter only.
 
 Default: allow. Denied with EPERM: new processes (fork, vfork, clone without
 CLONE_THREAD, exec), sockets other than AF_UNIX and every connect/bind/listen
-(a worker talks to the server over a socket it inherited), signals to any
-process but itself, ptrace and cross-process memory access, namespaces,
-mounts, kernel keyrings, BPF, io_uring (it would bypass this filter), and more.
+(a worker talks to the server over a socket it inherited), ptrace and
+cross-process memory access, namespaces, mounts, kernel keyrings, BPF, io_uring
+(it would bypass this filter), memory that outlives or escapes the process
+(memfd, SysV shared memory and other IPC objects, POSIX message queues),
+pipe buffers larger than the default (the kernel counts them per user), and more.
+
+Every call that takes a process id is limited to the caller: a worker can
+name, observe or change no process but itself. The calls that accept 0 for
+"myself" (prlimit64, sched_*, getsid, getpgid, get/setpriority, ioprio_*)
+must pass 0; the signal calls must name the worker's own pid. libseccomp
+allows one comparison per argument and rule, so "0 or my pid" is not
+expressible: glibc and JAX pass 0 (checked with strace), as do Python's
+``os.sched_getaffinity(0)``, ``resource.getrlimit`` and ``os.nice``. One
+exception: abseil (inside XLA) reads each of its threads' scheduling
+parameters by thread id. In a PID namespace of its own every id a worker
+can name is one of its own threads, so there the read-only sched_get* calls
+take any id; elsewhere they take only 0 (abseil then logs that it could not
+read them, and carries on).
 """
 
 from __future__ import annotations
@@ -27,22 +42,46 @@ except (ImportError, OSError, RuntimeError) as exc:
     _LOAD_ERROR = f"libseccomp not loadable: {exc}"
 
 _CLONE_THREAD = 0x00010000
+_F_SETPIPE_SZ = 1031
+_PRIO_PROCESS = 0
+_IOPRIO_WHO_PROCESS = 1
 
 _DENIED = (
     "fork", "vfork", "execve", "execveat",
     "connect", "bind", "listen", "accept", "accept4",
-    "tkill", "ptrace", "process_vm_readv", "process_vm_writev",
-    "pidfd_open", "pidfd_getfd", "pidfd_send_signal", "kcmp",
+    "tkill", "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "process_mrelease",
+    "pidfd_open", "pidfd_getfd", "pidfd_send_signal", "kcmp", "capget",
     "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
-    "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
-    "keyctl", "add_key", "request_key", "bpf", "perf_event_open",
+    "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick", "mount_setattr",
+    "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "fanotify_init",
     "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
     "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog",
     "name_to_handle_at", "open_by_handle_at", "personality",
     "setuid", "setgid", "setreuid", "setregid", "setresuid", "setresgid",
     "setgroups", "setfsuid", "setfsgid", "capset",
+    # Memory a job could hold outside its own address space, or beyond its death.
+    "memfd_create", "memfd_secret",
+    "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+    "semget", "semop", "semtimedop", "semctl",
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
 )
+# (system call, argument index, the only value allowed there): "0" means the calling process.
+_ONLY_OUTSIDE_PID_NAMESPACE = (
+    ("sched_getaffinity", 0, 0), ("sched_getscheduler", 0, 0), ("sched_getparam", 0, 0),
+    ("sched_getattr", 0, 0), ("sched_rr_get_interval", 0, 0), ("get_robust_list", 0, 0),
+)
+_ONLY = (
+    ("prlimit64", 0, 0),
+    ("getsid", 0, 0), ("getpgid", 0, 0), ("setpgid", 0, 0),
+    ("sched_setaffinity", 0, 0), ("sched_setscheduler", 0, 0), ("sched_setparam", 0, 0), ("sched_setattr", 0, 0),
+    ("migrate_pages", 0, 0), ("move_pages", 0, 0),
+    ("setpriority", 0, _PRIO_PROCESS), ("setpriority", 1, 0),
+    ("getpriority", 0, _PRIO_PROCESS), ("getpriority", 1, 0),
+    ("ioprio_set", 0, _IOPRIO_WHO_PROCESS), ("ioprio_set", 1, 0),
+    ("ioprio_get", 0, _IOPRIO_WHO_PROCESS), ("ioprio_get", 1, 0),
+)
+_SIGNALS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
 
 
 def available() -> tuple[bool, str]:
@@ -58,15 +97,37 @@ def install() -> dict:
     me = os.getpid()
     filt = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     filt.set_attr(seccomp.Attr.CTL_TSYNC, 1)
+    rules = 0
     for name in _DENIED:
-        filt.add_rule(deny, name)
+        rules += _add(filt, deny, name)
     # glibc falls back to clone() when clone3 says ENOSYS; clone's flags can be inspected.
-    filt.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
-    filt.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, 0))
-    filt.add_rule(deny, "socket", seccomp.Arg(0, seccomp.NE, socket.AF_UNIX))
-    filt.add_rule(deny, "kill", seccomp.Arg(0, seccomp.NE, me))
-    filt.add_rule(deny, "tgkill", seccomp.Arg(0, seccomp.NE, me))
-    filt.add_rule(deny, "rt_sigqueueinfo", seccomp.Arg(0, seccomp.NE, me))
-    filt.add_rule(deny, "rt_tgsigqueueinfo", seccomp.Arg(0, seccomp.NE, me))
+    rules += _add(filt, seccomp.ERRNO(errno.ENOSYS), "clone3")
+    rules += _add(filt, deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, 0))
+    rules += _add(filt, deny, "socket", seccomp.Arg(0, seccomp.NE, socket.AF_UNIX))
+    # Pipe buffers are counted per user, not per process: larger ones would starve the other workers' pipes.
+    rules += _add(filt, deny, "fcntl", seccomp.Arg(1, seccomp.EQ, _F_SETPIPE_SZ))
+    own_pid_namespace = me == 1
+    for name, index, allowed in _ONLY + (() if own_pid_namespace else _ONLY_OUTSIDE_PID_NAMESPACE):
+        rules += _add(filt, deny, name, seccomp.Arg(index, seccomp.NE, allowed))
+    for name in _SIGNALS:
+        rules += _add(filt, deny, name, seccomp.Arg(0, seccomp.NE, me))
     filt.load()
-    return {"denied_syscalls": len(_DENIED) + 7}
+    return {"denied_syscalls": rules}
+
+
+def _add(filt, action, name: str, *conditions) -> int:
+    """Add one rule; a call this architecture does not have is skipped (there is nothing to deny)."""
+    try:
+        filt.add_rule(action, name, *conditions)
+    except (ValueError, RuntimeError, OSError) as exc:
+        if _known(name):
+            raise RuntimeError(f"seccomp rule for {name} refused: {exc}") from exc
+        return 0
+    return 1
+
+
+def _known(name: str) -> bool:
+    try:
+        return seccomp.resolve_syscall(seccomp.Arch.NATIVE, name) >= 0
+    except (ValueError, RuntimeError, OSError, AttributeError):
+        return False

@@ -1,11 +1,17 @@
 """One worker's life: isolate, lock down, warm up, run one job, exit.
 
-Runs in a child forked from the template. Nothing here returns: the process
-ends with os._exit so that no cleanup handler inherited from the template runs.
+Runs in a child forked from the template (process 1 of its own PID namespace
+where the host allows). Nothing here returns: the process ends with os._exit so
+that no cleanup handler inherited from the template runs.
+
+Order matters: join the job's cgroups and take private namespaces while still
+root, then lock down (rlimits, capabilities, Landlock, seccomp) while still
+single-threaded, then warm up, and only then read the job.
 """
 
 from __future__ import annotations
 
+import ctypes
 import faulthandler
 import os
 import signal
@@ -14,43 +20,74 @@ import sys
 import traceback
 from typing import NoReturn
 
-from playground.sandbox import jobs, lockdown, protocol
+from playground.sandbox import jobs, lockdown, namespaces, protocol
 from playground.sandbox.limits import Limits
 
 JOB_FD = 3
+_PR_SET_PDEATHSIG = 1
 
 
-def serve_one_job(job_fd: int, scratch: str, limits: dict) -> NoReturn:
+def serve_one_job(job_fd: int, log_fd: int, request: dict) -> NoReturn:
     status = 0
     try:
-        budget = Limits(**limits)
-        _isolate(job_fd, scratch)
-        layers = lockdown.apply(budget, scratch)
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the template
+        budget = Limits(**request["limits"])
+        scratch = request["scratch"]
+        _isolate(job_fd, log_fd)
+        layers = {"cgroups": _join_cgroups(request.get("cgroups") or [])}
+        layers["namespaces"] = _namespaces(request, budget)
+        _settle_in(scratch)
+        layers.update(lockdown.apply(budget, scratch))
         jobs.warm_up()
         channel = socket.socket(fileno=JOB_FD)
-        protocol.send(channel, {"ready": True, "pid": os.getpid(), "layers": layers})
+        protocol.send(channel, {
+            "ready": True, "layers": layers, "rlimits": lockdown.rlimits_in_force(),
+            "private_scratch": layers["namespaces"]["active"], "pid_namespace": os.getpid() == 1,
+        })
         job = protocol.receive(channel, budget.message_bytes)
         protocol.send(channel, jobs.run(job, budget))
-    except BaseException:  # the log is read by the server on a crash, never shown raw
+    except BaseException:  # reaches the server's log through the pipe, never the user
         traceback.print_exc()
         status = 1
     finally:
         os._exit(status)
 
 
-def _isolate(job_fd: int, scratch: str) -> None:
-    """Own session, only the job socket open, output to a log in the scratch dir."""
+def _isolate(job_fd: int, log_fd: int) -> None:
+    """Own session; stdout and stderr into the server's pipe; only the job socket open besides."""
     os.setsid()
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
     if job_fd != JOB_FD:
         os.dup2(job_fd, JOB_FD, inheritable=False)
-    os.closerange(JOB_FD + 1, 1 << 16)  # the template's control socket, the job_fd copy, all else
+    os.closerange(JOB_FD + 1, 1 << 16)  # the template's sockets, the originals of these, all else
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    log = os.open(os.path.join(scratch, protocol.WORKER_LOG_NAME), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
+
+
+def _join_cgroups(folders: list[str]) -> dict:
+    if not folders:
+        return {"active": False, "detail": "no cgroup was made for this job"}
+    for folder in folders:
+        with open(os.path.join(folder, "cgroup.procs"), "w") as f:
+            f.write("0")  # "myself", also from inside a PID namespace
+    return {"active": True, "detail": f"in the job's own cgroup{'s' if len(folders) > 1 else ''}"}
+
+
+def _namespaces(request: dict, budget: Limits) -> dict:
+    if not request.get("namespaces"):
+        return {"active": False, "detail": "turned off (PLAYGROUND_NAMESPACES=0)"}
+    try:
+        detail = namespaces.enter_private_mounts(request["scratch"], budget.scratch_mb, budget.scratch_files,
+                                                 own_pid_namespace=os.getpid() == 1)
+    except OSError as exc:
+        return {"active": False, "detail": f"refused by the kernel: {exc}"}
+    own = "own PID namespace (no other process is visible); " if os.getpid() == 1 else ""
+    return {"active": True, "detail": own + detail}
+
+
+def _settle_in(scratch: str) -> None:
     os.chdir(scratch)
     os.environ["HOME"] = os.environ["TMPDIR"] = scratch
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file gives EFBIG instead of a kill

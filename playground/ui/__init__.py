@@ -23,7 +23,9 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
-    with gr.Blocks(title="JAX Playground") as demo:
+    # Files handed out for download (IR texts, trained parameters, metrics) are Gradio's copies: gone after an
+    # hour, and all of them when the server stops.
+    with gr.Blocks(title="JAX Playground", delete_cache=(3600, 3600)) as demo:
         gr.Markdown(
             "# JAX Playground\nWrite a small pure function and see what JAX makes of it. "
             "Your code runs in a locked-down sandbox process, never in this server."

@@ -28,10 +28,15 @@ def to_markdown(info: dict) -> str:
         f"| {name} | {'✅ active' if layer['active'] else '⚠️ not active'} | {layer['detail']} |"
         for name, layer in info["sandbox"]["layers"].items()
     )
+    bounded = "\n".join(
+        f"| {name} | {'✅ bounded' if mechanism['active'] else '⚠️ partly'} | {mechanism['detail']} |"
+        for name, mechanism in info["sandbox"].get("mechanisms", {}).items()
+    )
     devices = ", ".join(info["devices"]) or "unknown (no worker answered)"
     queue = info["queue"]
     return (
         f"**Backend:** {info['backend'] or 'unknown'}  \n**Devices:** {devices}  \n**Versions:** {versions}\n\n"
+        f"### What bounds each job\n| resource | state | how |\n|---|---|---|\n{bounded}\n\n"
         f"### Sandbox layers\n| layer | state | detail |\n|---|---|---|\n{rows}\n\n"
         f"**Jobs at once:** {queue['concurrency']}, **waiting at most:** {queue['max_waiting']}"
         + _training_markdown(info.get("training"))

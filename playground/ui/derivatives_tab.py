@@ -7,6 +7,7 @@ import gradio as gr
 from playground import plots
 from playground.api import MAX_ORDER, MAX_POINTS, PlaygroundAPI
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
+from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 
 _FIRST = next(iter(DERIVATIVE_PRESETS))
@@ -81,8 +82,8 @@ def render_orders(response: dict) -> tuple:
     )
     table = ("| order | checked against | max error | jaxpr equations | HLO instructions |\n|---|---|---|---|---|\n"
              + rows)
-    status = (f"✅ `{response['function']}`: {len(response['orders']) - 1} derivatives on {len(response['xs'])} "
-              f"points, in {response.get('dtype', 'float64')}.")
+    status = (f"✅ {md.code(response['function'])}: {len(response['orders']) - 1} derivatives on "
+              f"{len(response['xs'])} points, in {md.text(response.get('dtype', 'float64'))}.")
     return (status, plots.derivatives_figure(response["xs"], response["orders"]), table,
             plots.growth_figure(response["eqn_counts"], response["hlo_op_counts"]))
 
@@ -116,5 +117,5 @@ def render_gradient(response: dict) -> tuple:
         for name, j in response["jacobians"].items()
     )
     table = ("| Jacobian | shape (outputs × inputs) | jacfwd | jacrev |\n|---|---|---|---|\n" + rows + "\n\n"
-             + (response.get("explanation") or FORWARD_REVERSE))
+             + (md.text(response["explanation"]) if response.get("explanation") else FORWARD_REVERSE))
     return status, plots.hessian_figure(response["hessian"]), table

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import os
 import tempfile
 import time
@@ -159,7 +160,7 @@ def make_token(code: str, args: str, static: str, second: str) -> str:
     try:
         return sharing.encode_state({"code": code, "args": args, "static_argnums": static, "second_args": second})
     except ValueError as exc:
-        gr.Warning(str(exc))
+        gr.Warning(html.escape(str(exc)))  # Gradio's toasts render HTML
         return ""
 
 
@@ -171,6 +172,6 @@ def restore_from_link(request: gr.Request):
     try:
         state = sharing.decode_state(token)
     except ValueError as exc:
-        gr.Warning(f"This share link could not be opened: {exc}")
+        gr.Warning(html.escape(f"This share link could not be opened: {exc}"))  # the link is anyone's text
         return (gr.update(),) * 4
     return state["code"], state["args"], state["static_argnums"], state["second_args"]

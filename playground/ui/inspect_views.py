@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import html
 
+from playground.ui import markdown as md
+from playground.ui.markdown import code_block
+
 DISPLAY_CHARS = 30_000  # longer IR is cut on screen; the whole text is offered as a download
 DISPLAY_LINES = 400  # per pane of the source <-> IR view
 _PALETTE = ("#fde2e4", "#e2ece9", "#dfe7fd", "#fff1c1", "#e8dff5", "#d7f0db", "#fce1c8", "#d9f1f7")
 ERROR_TITLES = {
     "syntax": "Syntax error", "user_exception": "Your code raised an exception", "timeout": "Too slow",
-    "memory": "Out of memory", "crashed": "The sandbox worker crashed", "forbidden": "Not allowed",
+    "memory": "Out of memory", "disk": "Out of disk space", "tasks": "Too many threads",
+    "crashed": "The sandbox worker crashed", "forbidden": "Not allowed",
     "invalid_input": "Invalid input", "busy": "Busy, try again",
     "unavailable": "Not available here",
 }
@@ -17,36 +21,31 @@ ERROR_TITLES = {
 
 def error_markdown(error: dict) -> str:
     """The error in plain words, the user's line, and for tracer errors what to do instead."""
-    where = f" on line {error['line']}" if error.get("line") else ""
-    title = error.get("title") or ERROR_TITLES.get(error["kind"], "Error")
+    where = f" on line {error['line']}" if type(error.get("line")) is int else ""
+    title = md.text(error.get("title") or ERROR_TITLES.get(error["kind"], "Error"))
     parts = [f"❌ **{title}{where}**"]
     if error.get("explanation"):
-        parts.append(error["explanation"])
+        parts.append(md.text(error["explanation"]))
     if error.get("fix"):
-        parts.append(f"**How to fix it:** {error['fix']}")
-    if error.get("doc_url"):
+        parts.append(f"**How to fix it:** {md.text(error['fix'])}")
+    if error.get("doc_url"):  # the pool keeps only links into JAX's documentation
         parts.append(f"[Read more in the JAX documentation]({error['doc_url']})")
     parts.append(code_block(error["message"]))
     return "\n\n".join(parts)
 
 
-def code_block(text: str) -> str:
-    """A fenced block that text from user code cannot close."""
-    return f"```\n{text.replace('```', '‘‘‘')}\n```"
-
-
 def status_markdown(response: dict) -> str:
     """What went well, and every note worth reading: purity findings, retracing, warnings."""
-    lines = [f"✅ Traced, lowered and compiled `{response.get('function', '?')}`."]
+    lines = [f"✅ Traced, lowered and compiled {md.code(response.get('function', '?'))}."]
     for finding in response.get("purity") or []:
-        where = f"line {finding['line']}: " if finding.get("line") else ""
-        lines.append(f"- ⚠️ **Purity** ({finding['check']}) {where}{finding['message']}")
+        where = f"line {finding['line']}: " if type(finding.get("line")) is int else ""
+        lines.append(f"- ⚠️ **Purity** ({md.text(finding['check'])}) {where}{md.text(finding['message'])}")
     retrace = response.get("retrace")
     if retrace:
         verdict = {True: "🔁 **Second call retraced.**", False: "♻️ **Second call reused the compiled program.**",
                    None: "**Second call failed.**"}[retrace.get("retraced")]
         lines.append(f"- {verdict}\n\n{code_block(retrace.get('explanation', ''))}")
-    lines.extend(f"- {note}" for note in response.get("warnings") or [])
+    lines.extend(f"- {md.text(note)}" for note in response.get("warnings") or [])
     return "\n".join(lines)
 
 
@@ -64,13 +63,14 @@ def stages_markdown(response: dict) -> str:
     cost = response.get("cost") or {}
     missing = cost.get("unavailable", {})
     cost_rows = [
-        f"| {label} | {_number(cost[key]) if cost.get(key) is not None else 'not reported: ' + missing.get(key, '')} |"
+        f"| {label} | {_number(cost[key]) if cost.get(key) is not None else _not_reported(missing.get(key, ''))} |"
         for label, key in (("flops", "flops"), ("bytes accessed", "bytes_accessed"),
                            ("transcendentals", "transcendentals"))
     ]
     memory = response.get("memory") or {}
+    no_plan = md.cell(memory.get("unavailable", ""))
     memory_rows = [
-        f"| {label} | {_bytes(memory.get(key)) if memory.get(key) is not None else memory.get('unavailable', '')} |"
+        f"| {label} | {_bytes(memory[key]) if memory.get(key) is not None else no_plan} |"
         for label, key in (("arguments", "argument_bytes"), ("outputs", "output_bytes"),
                            ("temporaries", "temp_bytes"), ("generated code", "generated_code_bytes"))
     ]
@@ -84,10 +84,11 @@ def stages_markdown(response: dict) -> str:
 def pytree_markdown(pytree: dict) -> str:
     sections = []
     for title, tree in (("Inputs", pytree["inputs"]), ("Outputs", pytree["outputs"])):
-        rows = [f"| `{leaf['key_path'] or '(root)'}` | {leaf['shape']} | {leaf['dtype']} |" for leaf in tree["leaves"]]
-        static = "".join(f"\n\nStatic argument {s['position']}: `{s['value']}` (part of the cache key, not traced)"
-                         for s in tree.get("static", []))
-        sections.append(f"#### {title}\n`{tree['treedef']}`\n\n| key path | shape | dtype |\n|---|---|---|\n"
+        rows = [f"| {md.code(leaf['key_path'] or '(root)')} | {[int(d) for d in leaf['shape']]} | "
+                f"{md.cell(leaf['dtype'])} |" for leaf in tree["leaves"]]
+        static = "".join(f"\n\nStatic argument {s['position']}: {md.code(s['value'])} (part of the cache key, not "
+                         "traced)" for s in tree.get("static", []))
+        sections.append(f"#### {title}\n{md.code(tree['treedef'])}\n\n| key path | shape | dtype |\n|---|---|---|\n"
                         + "\n".join(rows) + static)
     return "\n\n".join(sections)
 
@@ -95,7 +96,7 @@ def pytree_markdown(pytree: dict) -> str:
 def source_ir_html(code: str, response: dict) -> str:
     """Source, jaxpr and StableHLO side by side; each user line and the IR it produced share a colour."""
     line_map = response.get("line_map") or {}
-    used = sorted({line for key in ("jaxpr", "stablehlo") for line in line_map.get(key, []) if line})
+    used = sorted({line for key in ("jaxpr", "stablehlo") for line in line_map.get(key, []) if type(line) is int})
     colour = {line: _PALETTE[i % len(_PALETTE)] for i, line in enumerate(used)}
     source_lines = code.splitlines()
     panes = [
@@ -113,15 +114,20 @@ def _pane(title: str, lines: list[str], origins: list, colour: dict, numbered: b
     rows = []
     for i, text in enumerate(lines[:DISPLAY_LINES]):
         origin = origins[i] if i < len(origins) else None
+        origin = origin if type(origin) is int else None  # whatever a reply holds, only a line number gets in
         style = f"background:{colour[origin]};" if origin in colour else ""
         tip = f' title="from line {origin}"' if origin and not numbered else ""
         prefix = f"{i + 1:>3}  " if numbered else ""
         rows.append(f'<div data-line="{origin or ""}" style="{style}white-space:pre"{tip}>'
-                    f"{html.escape(prefix + text) or '&nbsp;'}</div>")
+                    f"{html.escape(prefix + str(text)) or '&nbsp;'}</div>")
     if len(lines) > DISPLAY_LINES:
         rows.append(f"<div>… {len(lines) - DISPLAY_LINES:,} more lines</div>")
     return (f'<div style="min-width:0"><b>{html.escape(title)}</b><div style="font-family:monospace;'
             f'font-size:12px;overflow-x:auto;border:1px solid #ddd;padding:4px">{"".join(rows)}</div></div>')
+
+
+def _not_reported(reason: str) -> str:
+    return "not reported: " + md.cell(reason)
 
 
 def _number(value: float) -> str:

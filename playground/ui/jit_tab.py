@@ -7,6 +7,7 @@ import gradio as gr
 from playground import plots
 from playground.api import DEFAULT_MATRIX_SIZES, MAX_REPEATS, PlaygroundAPI
 from playground.gallery import JIT_SEEDS_CODE
+from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import parse_sizes, seconds, times_table
 from playground.usercode import error_dict
@@ -50,10 +51,10 @@ def render(response: dict) -> tuple:
         return error_markdown(response["error"]), None, "", ""
     sizes = response["sizes"]
     series = {"NumPy": response["numpy_s"], "eager JAX": response["eager_s"], "jit": response["jit_s"]}
-    notes = [f"✅ Measured on **{response['device']}**; NumPy, eager JAX and jit agree on the results."]
-    notes += [f"- Size {s['size']} skipped: {s['reason']}" for s in response.get("skipped", [])]
+    notes = [f"✅ Measured on **{md.text(response['device'])}**; NumPy, eager JAX and jit agree on the results."]
+    notes += [f"- Size {s['size']} skipped: {md.text(s['reason'])}" for s in response.get("skipped", [])]
     if response.get("numpy_unavailable"):
-        notes.append(f"- No NumPy column: {response['numpy_unavailable']}")
+        notes.append(f"- No NumPy column: {md.text(response['numpy_unavailable'])}")
     chart = plots.timings_figure("NumPy vs eager JAX vs jit", "elements (n × n)", [n * n for n in sizes], series)
     compile_row = " · ".join(f"n={n}: {seconds(c)}" for n, c in zip(sizes, response["compile_s"], strict=True))
     baseline = "NumPy" if not response.get("numpy_unavailable") else "eager JAX"

@@ -6,7 +6,9 @@ import gradio as gr
 
 from playground.api import PlaygroundAPI
 from playground.gallery import SHARD_EXAMPLE
-from playground.ui.inspect_views import code_block, error_markdown
+from playground.ui import markdown as md
+from playground.ui.inspect_views import error_markdown
+from playground.ui.markdown import code_block
 from playground.ui.parallel_views import mesh_markdown, placement_html
 from playground.ui.timing_views import parse_sizes
 from playground.usercode import error_dict
@@ -75,7 +77,7 @@ def render_shard(response: dict) -> tuple:
     mark, same = ("✅", "equals") if response["matches_unsharded"] else ("❌", "DIFFERS from")
     status = (f"{mark} On {response['n_devices']} devices the result {same} the single-device one "
               f"({difference_text(response.get('max_abs_diff'))}).")
-    found = ", ".join(f"`{c}`" for c in response["collectives"]) or "none: every device works on its own block"
+    found = ", ".join(md.code(c) for c in response["collectives"]) or "none: every device works on its own block"
     details = "\n\n".join([
         mesh_markdown(response["mesh"]),
         f"**Result**\n{code_block(response['result'])}",
@@ -99,13 +101,13 @@ def render_demos(response: dict) -> tuple:
     if not response.get("ok"):
         return error_markdown(response["error"]), "", "", "", ""
     info = response["devices"]
-    devices = f"**{info['count']} {info['platform']} devices:** " + ", ".join(
-        f"{d['id']} ({d['kind']})" for d in info["devices"])
+    devices = f"**{info['count']} {md.text(info['platform'])} devices:** " + ", ".join(
+        f"{d['id']} ({md.text(d['kind'])})" for d in info["devices"])
     sections = []
     for name in ("psum", "all_gather"):
         demo = response["collectives"][name]
         mark = "✅" if demo["matches"] else "❌"
-        found = ", ".join(f"`{c}`" for c in demo["collectives"]) or "none"
+        found = ", ".join(md.code(c) for c in demo["collectives"]) or "none"
         sections.append(f"#### `{name}` with `jax.shard_map` {mark}\n{code_block(demo['code'])}\n"
                         f"Collectives: {found}. Result:\n{code_block(str(demo['result']))}")
     step = response["data_parallel"]
@@ -114,12 +116,12 @@ def render_demos(response: dict) -> tuple:
         f"#### One SGD step of the MLP {step['layer_sizes']}, batch of {step['batch_size']} sharded over "
         f"{step['n_devices']} devices\nParams replicated, batch split on axis `data`. New params {same} the "
         f"single-device step ({difference_text(step.get('max_abs_diff'))}); loss {step['loss_before']:.4f} → "
-        f"{step['loss_after']:.4f}.\n\nCollectives: {', '.join(f'`{c}`' for c in step['collectives']) or 'none'}: "
+        f"{step['loss_after']:.4f}.\n\nCollectives: {', '.join(md.code(c) for c in step['collectives']) or 'none'}: "
         "each device computes gradients on its slice of the batch, and an all-reduce sums them.\n"
         + code_block("\n".join(step.get("hlo_collective_lines", [])[:6]))
     )
     grid = placement_html(step["batch_placement"], [step["batch_size"], step["layer_sizes"][0]], "the batch of images")
     both = response["pmap_vs_shard_map"]
     pmap = (f"#### pmap (legacy) next to shard_map {'✅ same result' if both['equal'] else '❌ different results'}\n"
-            f"{code_block(both['pmap_code'])}\n{code_block(both['shard_map_code'])}\n{both['why']}")
+            f"{code_block(both['pmap_code'])}\n{code_block(both['shard_map_code'])}\n{md.text(both['why'])}")
     return devices, "\n\n".join(sections), data_parallel, grid, pmap

@@ -26,13 +26,13 @@ def placement_html(placement: list[dict], shape: list[int], title: str) -> str:
         tds = []
         for col in cols:
             devices = sorted(blocks.get((row, col), []))
-            colour = _PALETTE[devices[0] % len(_PALETTE)] if devices else "#fff"
+            colour = _PALETTE[int(devices[0]) % len(_PALETTE)] if devices else "#fff"
             label = ("device " if len(devices) == 1 else "devices ") + ", ".join(map(str, devices))
             bounds = f"[{row[0]}:{row[1]}" + (f", {col[0]}:{col[1]}]" if len(shape) > 1 else "]")
             tds.append(f'<td style="background:{colour};border:1px solid #555;padding:8px;text-align:center">'
-                       f'<b>{html.escape(label)}</b><br><span style="font-size:11px">{bounds}</span></td>')
+                       f'<b>{html.escape(label)}</b><br><span style="font-size:11px">{html.escape(bounds)}</span></td>')
         cells.append("<tr>" + "".join(tds) + "</tr>")
-    caption = (f"{html.escape(title)}: shape {tuple(shape)}, {len(rows) * len(cols)} block(s) "
+    caption = (f"{html.escape(title)}: shape {html.escape(str(tuple(shape)))}, {len(rows) * len(cols)} block(s) "
                f"on {len(placement)} device(s)")
     return (f'<div class="placement"><div style="font-weight:600;margin:6px 0">{caption}</div>'
             f'<table style="border-collapse:collapse">{"".join(cells)}</table></div>')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Iterator
 
@@ -103,7 +104,7 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
             return None, figures.probability_figure(None, [])
         response = api.predict(ink, request.session_hash)
         if not response["ok"]:  # most often: drawing before training, which is no error of the app's
-            gr.Warning(response["error"]["message"])
+            gr.Warning(html.escape(response["error"]["message"]))  # Gradio's toasts render HTML
             return None, figures.probability_figure(None, [])
         frame = (np.asarray(response["input"]) * 255).astype(np.uint8)
         chart = figures.probability_figure(response["probabilities"], response["class_names"])

@@ -7,6 +7,7 @@ import gradio as gr
 from playground import plots
 from playground.api import PlaygroundAPI
 from playground.gallery import VMAP_PRESETS
+from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import parse_sizes, times_table
 from playground.usercode import error_dict
@@ -68,6 +69,6 @@ def render(response: dict) -> tuple:
                   "compute each example independently.")
         return status, *jaxprs, None, ""
     series = {"Python loop": response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
-    status = f"✅ Python loop, vmap and jit(vmap) agree for `{response['function']}` at every batch size."
+    status = f"✅ Python loop, vmap and jit(vmap) agree for {md.code(response['function'])} at every batch size."
     chart = plots.timings_figure("Python loop vs vmap vs jit(vmap)", "batch size", response["batch_sizes"], series)
     return status, *jaxprs, chart, times_table("batch size", response["batch_sizes"], series, baseline="Python loop")

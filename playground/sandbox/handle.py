@@ -1,0 +1,142 @@
+"""The server's handle on one worker: its process, its job socket, its log pipe, and what the kernel says of it."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import resource
+import select
+import signal
+import socket
+from dataclasses import dataclass, field
+
+from playground.sandbox import lockdown
+from playground.sandbox.limits import Limits
+
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_MB = 1024 * 1024
+_F_SETPIPE_SZ = 1031
+
+
+class LogPipe:
+    """The worker's stdout and stderr: a pipe the server made, read without blocking, the last 64 KB kept.
+
+    Nothing the worker can plant in its folder changes where the server reads from.
+    """
+
+    KEEP = 64 * 1024
+
+    def __init__(self) -> None:
+        self.read_fd, self.write_fd = os.pipe2(os.O_CLOEXEC)
+        os.set_blocking(self.read_fd, False)
+        try:
+            fcntl.fcntl(self.write_fd, _F_SETPIPE_SZ, 1 << 20)  # room for a warm-up's warnings
+        except OSError:
+            pass
+        self._kept = bytearray()
+
+    def drain(self, most: int = 1 << 20) -> None:
+        """Read what is there, at most ``most`` bytes: a worker writing without pause cannot hold the server here."""
+        while most > 0:
+            try:
+                chunk = os.read(self.read_fd, 1 << 16)
+            except OSError:  # BlockingIOError: nothing more for now
+                return
+            if not chunk:
+                return
+            most -= len(chunk)
+            self._kept += chunk
+            del self._kept[:-self.KEEP]
+
+    def text(self) -> str:
+        self.drain()
+        return self._kept.decode("utf-8", "replace")
+
+    def close_write_end(self) -> None:
+        if self.write_fd >= 0:
+            os.close(self.write_fd)
+            self.write_fd = -1
+
+    def close(self) -> None:
+        self.close_write_end()
+        os.close(self.read_fd)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One reading of /proc/<pid>/stat."""
+
+    rss_mb: float
+    address_space_mb: float
+    threads: int
+
+
+@dataclass
+class WorkerHandle:
+    pid: int
+    pidfd: int
+    channel: socket.socket
+    log: LogPipe
+    scratch: str
+    cgroups: list[str]
+    hello: dict = field(default_factory=dict)  # sent before any user code ran, so ours
+    last: Sample | None = None
+    exit: dict | None = None  # the kernel's wait status, from the template
+    exit_known: bool = False
+
+    @property
+    def private_scratch(self) -> bool:
+        return bool(self.hello.get("private_scratch"))
+
+    def exited(self, wait_s: float = 0.0) -> bool:
+        return bool(select.select([self.pidfd], [], [], wait_s)[0])
+
+    def signal(self, signum: int) -> None:
+        try:
+            signal.pidfd_send_signal(self.pidfd, signum)
+        except ProcessLookupError:
+            pass
+
+    def sample(self) -> Sample | None:
+        """Resident memory, address space and threads; None once the process is gone."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            self.last = Sample(rss_mb=int(fields[21]) * _PAGE / _MB, address_space_mb=int(fields[20]) / _MB,
+                               threads=int(fields[17]))
+        except (OSError, IndexError, ValueError):
+            return None
+        return self.last
+
+    def limits_problem(self, limits: Limits) -> str | None:
+        """Why this worker does not run under the rlimits asked for, by its report and by the kernel's; else None."""
+        wanted = lockdown.wanted_rlimits(limits)
+        reported = self.hello.get("rlimits") or {}
+        for name, value in wanted.items():
+            if reported.get(name) != [value, value]:
+                return f"it reports {name} = {reported.get(name)}, not {value}"
+        try:
+            with open(f"/proc/{self.pid}/limits") as f:
+                table = f.read().splitlines()
+        except OSError as exc:
+            return f"its /proc/{self.pid}/limits cannot be read ({exc.strerror})"
+        for name, (_, label) in lockdown.RLIMITS.items():
+            row = next((line for line in table if line.startswith(label)), None)
+            if row is None:
+                return f"the kernel lists no {label!r}"
+            soft, hard = (_rlimit(v) for v in row[len(label):].split()[:2])
+            if (soft, hard) != (wanted[name], wanted[name]):
+                return f"the kernel says {label} is {soft}/{hard}, not {wanted[name]}"
+        return None
+
+    def destroy(self) -> None:
+        """Kill it and wait (briefly) until it is gone. The scratch folder and cgroups are the pool's to remove."""
+        self.signal(signal.SIGKILL)
+        self.exited(wait_s=2.0)
+        os.close(self.pidfd)
+        self.channel.close()
+        self.log.close()
+
+
+def _rlimit(text: str) -> int:
+    return resource.RLIM_INFINITY if text == "unlimited" else int(text)

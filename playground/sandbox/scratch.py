@@ -1,0 +1,161 @@
+"""The server's only two ways into a job's scratch folder: measure it, and remove it.
+
+The folder is the job's: anything in it may be a symlink to a secret, a FIFO, a
+tree thousands of levels deep, or a million entries. So nothing here opens a
+path: every step goes through a directory descriptor (``dir_fd``) with
+``O_NOFOLLOW | O_NONBLOCK``, never follows a symlink, keeps a bounded number of
+descriptors open, and stops at a time budget. Both run only where the scratch
+folder is a plain folder on the host; a job's private tmpfs (namespaces.py)
+needs neither.
+"""
+
+from __future__ import annotations
+
+import errno
+import itertools
+import os
+import stat
+import time
+from dataclasses import dataclass
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_renamed = itertools.count()
+
+
+@dataclass(frozen=True)
+class Usage:
+    bytes: int
+    entries: int  # files, folders, links, ... below the root
+    too_deep: bool  # a folder deeper than the walk goes
+    complete: bool  # False: the budget ran out first (the counts are a lower bound)
+
+
+def usage(root: str, max_entries: int, max_depth: int, budget_s: float) -> Usage:
+    """Bytes on disk and entries below ``root``, stopping early past ``max_entries`` or the budget.
+
+    Depth-first with one descriptor per level, so at most ``max_depth + 1`` are open.
+    """
+    deadline = time.monotonic() + budget_s
+    total = entries = 0
+    try:
+        top = os.open(root, _DIR_FLAGS)
+    except OSError:
+        return Usage(0, 0, False, True)
+    stack = [(top, os.scandir(top))]
+    try:
+        while stack:
+            fd, listing = stack[-1]
+            entry = next(listing, None)
+            if entry is None:
+                listing.close()
+                os.close(fd)
+                stack.pop()
+                continue
+            entries += 1
+            if entries > max_entries or time.monotonic() > deadline:
+                return Usage(total, entries, False, entries > max_entries)
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            total += info.st_blocks * 512
+            if stat.S_ISDIR(info.st_mode):
+                if len(stack) > max_depth:
+                    return Usage(total, entries, True, True)
+                try:
+                    child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    continue
+                stack.append((child, os.scandir(child)))
+        return Usage(total, entries, False, True)
+    finally:
+        for fd, listing in stack:
+            listing.close()
+            os.close(fd)
+
+
+def remove(root: str, budget_s: float) -> bool:
+    """Delete ``root`` and all below it without following links; False if the budget ran out first.
+
+    Deep trees are flattened instead of descended: a sub-folder's own sub-folders
+    are renamed up into ``root`` (rename by descriptor never follows anything),
+    so two descriptors are open at any time and no recursion is needed. Call it
+    only when no process can write there any more (the worker is dead).
+    """
+    deadline = time.monotonic() + budget_s
+    try:
+        top = os.open(root, _DIR_FLAGS)
+    except FileNotFoundError:
+        return True
+    except PermissionError:  # the job took its own folder's permissions away
+        try:
+            os.chmod(root, 0o700)
+            top = os.open(root, _DIR_FLAGS)
+        except OSError:
+            return _unlink_or_rmdir(root)
+    except OSError:
+        return _unlink_or_rmdir(root)
+    try:
+        while time.monotonic() < deadline:
+            with os.scandir(top) as listing:
+                names = [entry.name for entry in itertools.islice(listing, 4096)]
+            if not names:
+                break
+            for name in names:
+                _remove_entry(top, name)
+                if time.monotonic() >= deadline:
+                    break
+        else:
+            return False
+    finally:
+        os.close(top)
+    return _unlink_or_rmdir(root)
+
+
+def _remove_entry(top: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=top)  # files, symlinks, FIFOs, sockets: never opened
+        return
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        if exc.errno not in (errno.EISDIR, errno.EPERM):
+            return
+    try:
+        os.rmdir(name, dir_fd=top)
+        return
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.EACCES, errno.EPERM):
+            return
+    try:  # a folder the job made unreadable: it is a real folder (unlink said so), and nothing can swap it now
+        os.chmod(name, 0o700, dir_fd=top)
+        folder = os.open(name, _DIR_FLAGS, dir_fd=top)
+    except OSError:
+        return
+    try:
+        with os.scandir(folder) as listing:
+            for entry in itertools.islice(listing, 4096):
+                try:
+                    os.unlink(entry.name, dir_fd=folder)
+                except IsADirectoryError:
+                    os.rename(entry.name, f".removing-{next(_renamed)}", src_dir_fd=folder, dst_dir_fd=top)
+                except OSError:
+                    continue
+    finally:
+        os.close(folder)
+    try:
+        os.rmdir(name, dir_fd=top)
+    except OSError:
+        pass  # more entries remain: the next round takes them
+
+
+def _unlink_or_rmdir(path: str) -> bool:
+    for action in (os.rmdir, os.unlink):
+        try:
+            action(path)
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            continue
+    return False

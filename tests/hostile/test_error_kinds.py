@@ -1,0 +1,324 @@
+"""Errors say what happened: the kind comes from structured facts (exception types, errno, exit signals,
+the watchdogs' own measurements), never from text that user code can print or put in a message.
+
+Every test ends with ``hostile.check()`` (server and template alive, a normal job
+right, no job folder left, no traceback in the server log), and the TMPDIR the
+server was given must be empty once it has stopped.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import start_server, stop_server
+from tests.hostile import support
+
+WORKERS = 2
+PARALLEL_WORKERS = 1  # the Parallel tab's pool (Settings.parallel_workers)
+TIMEOUT_S = 20  # creating 12,000 files takes several seconds on a busy shared disk: they must fit in the limit
+LOG_NEVER = ("Traceback (most recent call last)", "RecursionError", "Exception in ASGI application",
+             "surrogates not allowed", "Task exception was never retrieved")
+
+
+# -- the harness (each hostile module has its own copy: test modules share no code but support.py) -------------
+
+
+def short(value) -> str:
+    text = repr(value)
+    return text if len(text) < 1500 else text[:1500] + f"... [{len(text):,} characters]"
+
+
+class Hostile:
+    """One real server with its own TMPDIR, and the checks every test ends with."""
+
+    def __init__(self, server, tmpdir: Path) -> None:
+        self.server, self.tmpdir = server, tmpdir
+        self.client = server.client()
+        self._log_offset = 0
+        self._stale_before: set[Path] = set()
+
+    def call(self, *args, api_name: str, timeout_s: float = 90.0):
+        """The endpoint's answer; an exception in the client is a failure of the server, reported as such."""
+        job = self.client.submit(*args, api_name=api_name)
+        try:
+            return job.result(timeout=timeout_s)
+        except concurrent.futures.TimeoutError:
+            pytest.fail(f"{api_name} gave no answer within {timeout_s:g} s")
+        except BaseException as exc:  # CancelledError is a BaseException
+            pytest.fail(f"{api_name}: the client got {type(exc).__name__}: {exc} instead of a response")
+
+    def log_text(self) -> str:
+        return self.server.log_path.read_text(errors="replace")
+
+    def new_log(self) -> str:
+        return self.log_text()[self._log_offset:]
+
+    def live_job_dirs(self) -> set[Path]:
+        """Where the workers (the templates' children) work: their folders in TMPDIR."""
+        found = set()
+        for template in support.children(self.server.process.pid):
+            for pid in support.descendants(template):
+                try:
+                    cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+                except OSError:
+                    continue
+                if self.tmpdir in cwd.parents:
+                    found.add(cwd)
+        return found
+
+    def job_dirs(self) -> tuple[set[Path], set[Path]]:
+        """(folders in use by workers, all folders beside them): a scratch root holds one folder per worker."""
+        live = self.live_job_dirs()
+        every = set(live)
+        for root in {folder.parent for folder in live}:
+            try:
+                every.update(entry for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink())
+            except OSError:
+                pass
+        return live, every
+
+    def stale(self) -> set[Path]:
+        live, every = self.job_dirs()
+        return every - live
+
+    def begin(self) -> None:
+        self._log_offset = len(self.log_text())
+        self._stale_before = self.stale()
+
+    def _settled(self) -> tuple[bool, str]:
+        live, every = self.job_dirs()
+        every -= self._stale_before  # an earlier test's leftovers were reported by that test
+        left = every - live
+        per_root = {root: sum(1 for d in every if d.parent == root) for root in {d.parent for d in every}}
+        fine = not left and all(n <= WORKERS for n in per_root.values()) and len(every) <= WORKERS + PARALLEL_WORKERS
+        return fine, (f"job folders left behind: {sorted(map(str, left))[:10]}; "
+                      f"folders per scratch root {[(str(r), n) for r, n in per_root.items()]} "
+                      f"(warm workers: {WORKERS} + {PARALLEL_WORKERS})")
+
+    def check(self, settle_s: float = 10.0) -> None:
+        """Alive and well, no job folder left, no traceback in the server log since the test began."""
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            healthy = pool.submit(support.assert_still_healthy, self.server, self.client)
+            try:
+                healthy.result(timeout=90)
+            except concurrent.futures.TimeoutError:
+                pytest.fail("the server did not answer a normal job within 90 s")
+        deadline = time.monotonic() + settle_s
+        streak = 0  # settled twice in a row, a second apart: not a moment between a removal and a refill
+        while True:
+            fine, why = self._settled()
+            streak = streak + 1 if fine else 0
+            if streak >= 2 or time.monotonic() > deadline:
+                break
+            time.sleep(1.0 if fine else 0.2)
+        assert fine, why
+        log = self.new_log()
+        for text in LOG_NEVER:
+            assert text not in log, f"server log holds {text!r}:\n{log[-4000:]}"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    tmpdir = tmp_path_factory.mktemp("kinds-tmpdir")
+    server = start_server(tmp_path_factory.mktemp("kinds-server"), PLAYGROUND_WORKERS=str(WORKERS),
+                          PLAYGROUND_TIMEOUT_S=str(TIMEOUT_S), TMPDIR=str(tmpdir))
+    harness = Hostile(server, tmpdir)
+    try:
+        yield harness
+    finally:
+        processes = support.descendants(server.process.pid) if server.alive() else []
+        stop_server(server)
+        left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.iterdir())
+        _clean_up(tmpdir, processes)
+    assert not left, f"the server's TMPDIR is not empty after it stopped: {left}"
+
+
+def _clean_up(tmpdir: Path, pids: list[int]) -> None:
+    """Our own server's leftovers: its processes (by pid) and its TMPDIR's contents (rm copes with deep trees)."""
+    deadline = time.monotonic() + 10
+    for pid in pids:
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    for entry in tmpdir.iterdir():
+        subprocess.run(["rm", "-rf", "--", str(entry)], check=False)
+
+
+@pytest.fixture(autouse=True)
+def _begin(hostile):
+    hostile.begin()
+
+
+@pytest.fixture(scope="module")
+def limits(hostile) -> dict:
+    """The limits the server says it enforces (About), to hold its messages to them."""
+    return hostile.call(api_name="/about")["limits"]
+
+
+def names_mb(message: str, value: int) -> bool:
+    """The message names ``value`` MB ("2048 MB" or "2,048 MB")."""
+    return bool(re.search(rf"(?<![\d,.])({value}|{value:,}) ?MB\b", message))
+
+
+def error_of(result, kind: str) -> dict:
+    assert isinstance(result, dict) and result.get("ok") is False, short(result)
+    error = result["error"]
+    assert error["kind"] == kind, short(result)
+    assert isinstance(error["message"], str) and error["message"], short(result)
+    assert "Traceback" not in error["message"], short(result)
+    return error
+
+
+# -- what user code says is not what happened ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raised", [
+    'ValueError("Permission denied")',
+    'RuntimeError("Operation not permitted: PermissionError")',
+    'RuntimeError("RESOURCE_EXHAUSTED: Out of memory")',
+    'RuntimeError("std::bad_alloc")',
+    'RuntimeError("can\'t start new thread")',
+    'OSError("No space left on device")',
+    'OSError("Disk quota exceeded")',
+])
+def test_exception_text_does_not_decide_the_kind(hostile, raised):
+    result = hostile.call(f"def f(x):\n    raise {raised}\n", "1.0", api_name="/inspect")
+    error = error_of(result, "user_exception")
+    assert error["line"] == 2, short(result)
+    hostile.check()
+
+
+def test_exception_text_in_the_arguments_does_not_decide_the_kind(hostile):
+    """An error in the arguments expression is invalid input, whatever its message says."""
+    result = hostile.call("def f(x):\n    return x\n", "(_ for _ in ()).throw(ValueError('Permission denied'))",
+                          api_name="/inspect")
+    error_of(result, "invalid_input")
+    hostile.check()
+
+
+def test_memory_error_is_memory(hostile):
+    error_of(hostile.call("def f(x):\n    raise MemoryError()\n", "1.0", api_name="/inspect"), "memory")
+    hostile.check()
+
+
+def test_memory_watchdog_names_its_limit(hostile, limits):
+    code = "def f(x):\n    keep = []\n    while True:\n        keep.append(b'x' * 2**26)\n"
+    error = error_of(hostile.call(code, "1.0", api_name="/inspect"), "memory")
+    assert names_mb(error["message"], limits["memory_mb"]), error
+    hostile.check()
+
+
+@pytest.mark.parametrize("code", [
+    "def f(x):\n    open('/etc/passwd').read()\n    return x\n",
+    "import socket\ndef f(x):\n    socket.socket(socket.AF_INET, socket.SOCK_STREAM)\n    return x\n",
+], ids=["open-etc-passwd", "inet-socket"])
+def test_a_real_denial_is_forbidden(hostile, code):
+    error_of(hostile.call(code, "1.0", api_name="/inspect"), "forbidden")
+    hostile.check()
+
+
+# -- disk: which limit was reached ------------------------------------------------------------------------------
+
+
+def test_too_many_files_names_the_file_count_limit(hostile, limits):
+    code = ("import os, time\ndef f(x):\n    for i in range(12_000):\n"
+            "        os.close(os.open(f'e{i}', os.O_CREAT | os.O_WRONLY))\n    time.sleep(60)\n    return x\n")
+    error = error_of(hostile.call(code, "1.0", api_name="/inspect"), "disk")
+    message = error["message"]
+    assert not names_mb(message, limits["scratch_mb"]), f"a space limit for a count of files: {message}"
+    numbers = [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", message)]
+    assert re.search(r"\b(files|entries|inodes)\b", message) and any(1_000 <= n <= 12_000 for n in numbers), (
+        f"no file-count limit named: {message}")
+    hostile.check()
+
+
+def test_one_huge_file_names_the_per_file_limit(hostile, limits):
+    code = "def f(x):\n    with open('big', 'wb') as out:\n        for _ in range(300):\n" \
+           "            out.write(b'x' * 2**20)\n    return x\n"
+    error = error_of(hostile.call(code, "1.0", api_name="/inspect"), "disk")
+    assert names_mb(error["message"], limits["file_size_mb"]), f"not the limit that was reached: {error}"
+    hostile.check()
+
+
+def test_a_full_scratch_folder_names_the_space_limit(hostile, limits):
+    per_file = limits["file_size_mb"] - 4
+    files = limits["scratch_mb"] // per_file + 2
+    code = (f"import time\ndef f(x):\n    for i in range({files}):\n        with open(f'part{{i}}', 'wb') as out:\n"
+            f"            for _ in range({per_file}):\n                out.write(b'x' * 2**20)\n"
+            "    time.sleep(60)\n    return x\n")
+    error = error_of(hostile.call(code, "1.0", api_name="/inspect"), "disk")
+    assert names_mb(error["message"], limits["scratch_mb"]), error
+    hostile.check()
+
+
+# -- crashes: the exit status says what happened, stderr does not ------------------------------------------------
+
+
+def test_scary_text_on_stderr_then_a_normal_return_is_ok(hostile):
+    code = ("import os\ndef f(x):\n"
+            "    os.write(2, b'Fatal Python error: Segmentation fault\\nstd::bad_alloc\\nOut of memory\\n')\n"
+            "    return x\n")
+    result = hostile.call(code, "1.0", api_name="/inspect")
+    assert result.get("ok") is True, short(result)
+    hostile.check()
+
+
+def test_memory_words_on_stderr_then_a_crash_is_crashed(hostile):
+    code = ("import ctypes, os\ndef f(x):\n"
+            "    os.write(2, b'Out of memory\\nstd::bad_alloc\\nRESOURCE_EXHAUSTED\\nCannot allocate memory\\n')\n"
+            "    ctypes.string_at(0)\n    return x\n")
+    error_of(hostile.call(code, "1.0", api_name="/inspect"), "crashed")
+    hostile.check()
+
+
+# abort() raises SIGABRT; a worker that is process 1 of its own PID namespace ignores its own SIGABRT, and glibc's
+# abort() then ends it with SIGSEGV. Either is what happened, and the message must say which.
+@pytest.mark.parametrize("crash,signals", [("ctypes.string_at(0)", {"SIGSEGV": 11}),
+                                           ("os.abort()", {"SIGABRT": 6, "SIGSEGV": 11})], ids=["segv", "abort"])
+def test_a_crash_names_its_signal_and_claims_nothing_it_did_not_check(hostile, crash, signals):
+    code = f"import ctypes, os\ndef f(x):\n    {crash}\n    return x\n"
+    error = error_of(hostile.call(code, "1.0", api_name="/inspect"), "crashed")
+    named = "|".join(rf"{name}|signal {number}\b" for name, number in signals.items())
+    assert re.search(named, error["message"]), f"no signal named ({' or '.join(signals)}): {error}"
+    assert "nothing else was affected" not in error["message"].lower(), error
+    hostile.check()
+
+
+def test_a_timeout_names_its_limit(hostile, limits):
+    assert limits["timeout_s"] == TIMEOUT_S
+    started = time.monotonic()
+    error = error_of(hostile.call("def f(x):\n    while True:\n        pass\n", "1.0", api_name="/inspect"),
+                     "timeout")
+    took = time.monotonic() - started
+    assert re.search(rf"\b{TIMEOUT_S:g}(\.0)? ?(s|seconds)\b", error["message"]), error
+    assert TIMEOUT_S - 0.5 <= took <= TIMEOUT_S + 5, f"stopped after {took:.1f} s"
+    assert error["line"] in (None, 2, 3), error
+    hostile.check()
+
+
+# -- /predict: pixels out of range ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pixels", [
+    [[1e308] * 28 for _ in range(28)],
+    [[-1e308] * 28 for _ in range(28)],
+    [[1e300] * 28 for _ in range(28)],
+    [[1e308 if (r + c) % 2 else -1e308 for c in range(28)] for r in range(28)],
+], ids=["1e308", "-1e308", "1e300", "mixed"])
+def test_predict_names_the_pixel_range(hostile, pixels):
+    """Checked before anything else: not the "no trained model" notice, not an index error from the crop."""
+    error = error_of(hostile.call(pixels, api_name="/predict"), "invalid_input")
+    message = error["message"]
+    assert "255" in message, f"no pixel range named: {message}"
+    assert "trained" not in message.lower() and "out of bounds" not in message, message
+    hostile.check()

@@ -1,0 +1,435 @@
+"""The server trusts no path the job controls: its scratch folder is the job's to fill with traps.
+
+The job owns its working directory (its scratch folder): it can replace the log
+the server reads with a symlink or a FIFO, plant symlinks to folders outside, and
+fill the folder with deep trees, huge directories, hard links and unreadable
+entries. The server must read nothing through them, never block on them, remove
+all of it without following a link, and stay within its limits.
+
+Every test ends with ``hostile.check()`` (server and template alive, a normal job
+right, no job folder left, no traceback or RecursionError in the server log), and
+the TMPDIR the server was given must be empty once it has stopped.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import os
+import stat
+import subprocess
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FAKE_SECRET, ROOT, start_server, stop_server
+from tests.hostile import support
+
+WORKERS = 2
+PARALLEL_WORKERS = 1  # the Parallel tab's pool (Settings.parallel_workers)
+TIMEOUT_S = 6
+KINDS = {"syntax", "user_exception", "timeout", "memory", "disk", "tasks", "crashed", "forbidden", "invalid_input",
+         "busy", "unavailable"}
+LOG_NEVER = ("Traceback (most recent call last)", "RecursionError", "Exception in ASGI application",
+             "surrogates not allowed", "Task exception was never retrieved")
+CANARY = f"SECRET-CANARY-{uuid.uuid4().hex}"
+# What the secret holds besides the canary: text the server would act on if it read the file as the job's log.
+SECRET_TEXT = f'{CANARY}\nFile "<playground>", line 4242\nOut of memory\nFatal Python error: {CANARY}-fatal\n'
+
+
+# -- the harness (each hostile module has its own copy: test modules share no code but support.py) -------------
+
+
+def short(value) -> str:
+    text = repr(value)
+    return text if len(text) < 1500 else text[:1500] + f"... [{len(text):,} characters]"
+
+
+class Hostile:
+    """One real server with its own TMPDIR, and the checks every test ends with."""
+
+    def __init__(self, server, tmpdir: Path) -> None:
+        self.server, self.tmpdir = server, tmpdir
+        self.client = server.client()
+        self._log_offset = 0
+        self._stale_before: set[Path] = set()
+
+    def call(self, *args, api_name: str, timeout_s: float = 90.0):
+        """The endpoint's answer; an exception in the client is a failure of the server, reported as such."""
+        job = self.client.submit(*args, api_name=api_name)
+        try:
+            return job.result(timeout=timeout_s)
+        except concurrent.futures.TimeoutError:
+            pytest.fail(f"{api_name} gave no answer within {timeout_s:g} s")
+        except BaseException as exc:  # CancelledError is a BaseException
+            pytest.fail(f"{api_name}: the client got {type(exc).__name__}: {exc} instead of a response")
+
+    def log_text(self) -> str:
+        return self.server.log_path.read_text(errors="replace")
+
+    def new_log(self) -> str:
+        return self.log_text()[self._log_offset:]
+
+    def live_job_dirs(self) -> set[Path]:
+        """Where the workers (the templates' children) work: their folders in TMPDIR."""
+        found = set()
+        for template in support.children(self.server.process.pid):
+            for pid in support.descendants(template):
+                try:
+                    cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+                except OSError:
+                    continue
+                if self.tmpdir in cwd.parents:
+                    found.add(cwd)
+        return found
+
+    def job_dirs(self) -> tuple[set[Path], set[Path]]:
+        """(folders in use by workers, all folders beside them): a scratch root holds one folder per worker."""
+        live = self.live_job_dirs()
+        every = set(live)
+        for root in {folder.parent for folder in live}:
+            try:
+                every.update(entry for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink())
+            except OSError:
+                pass
+        return live, every
+
+    def stale(self) -> set[Path]:
+        live, every = self.job_dirs()
+        return every - live
+
+    def begin(self) -> None:
+        self._log_offset = len(self.log_text())
+        self._stale_before = self.stale()
+
+    def _settled(self) -> tuple[bool, str]:
+        live, every = self.job_dirs()
+        every -= self._stale_before  # an earlier test's leftovers were reported by that test
+        left = every - live
+        per_root = {root: sum(1 for d in every if d.parent == root) for root in {d.parent for d in every}}
+        fine = not left and all(n <= WORKERS for n in per_root.values()) and len(every) <= WORKERS + PARALLEL_WORKERS
+        return fine, (f"job folders left behind: {sorted(map(str, left))[:10]}; "
+                      f"folders per scratch root {[(str(r), n) for r, n in per_root.items()]} "
+                      f"(warm workers: {WORKERS} + {PARALLEL_WORKERS})")
+
+    def check(self, settle_s: float = 10.0) -> None:
+        """Alive and well, no job folder left, no traceback in the server log since the test began."""
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            healthy = pool.submit(support.assert_still_healthy, self.server, self.client)
+            try:
+                healthy.result(timeout=90)
+            except concurrent.futures.TimeoutError:
+                pytest.fail("the server did not answer a normal job within 90 s")
+        deadline = time.monotonic() + settle_s
+        streak = 0  # settled twice in a row, a second apart: not a moment between a removal and a refill
+        while True:
+            fine, why = self._settled()
+            streak = streak + 1 if fine else 0
+            if streak >= 2 or time.monotonic() > deadline:
+                break
+            time.sleep(1.0 if fine else 0.2)
+        assert fine, why
+        log = self.new_log()
+        for text in LOG_NEVER:
+            assert text not in log, f"server log holds {text!r}:\n{log[-4000:]}"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    tmpdir = tmp_path_factory.mktemp("paths-tmpdir")
+    server = start_server(tmp_path_factory.mktemp("paths-server"), PLAYGROUND_WORKERS=str(WORKERS),
+                          PLAYGROUND_TIMEOUT_S=str(TIMEOUT_S), TMPDIR=str(tmpdir))
+    harness = Hostile(server, tmpdir)
+    try:
+        yield harness
+    finally:
+        processes = support.descendants(server.process.pid) if server.alive() else []
+        stop_server(server)
+        left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.iterdir())
+        _clean_up(tmpdir, processes)
+    assert not left, f"the server's TMPDIR is not empty after it stopped: {left}"
+
+
+def _clean_up(tmpdir: Path, pids: list[int]) -> None:
+    """Our own server's leftovers: its processes (by pid) and its TMPDIR's contents (rm copes with deep trees)."""
+    deadline = time.monotonic() + 10
+    for pid in pids:
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    for entry in tmpdir.iterdir():
+        subprocess.run(["rm", "-rf", "--", str(entry)], check=False)
+
+
+@pytest.fixture(autouse=True)
+def _begin(hostile):
+    hostile.begin()
+
+
+# -- what the jobs attack --------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory) -> Path:
+    """A folder outside every scratch dir: a secret only its owner may read, and a canary file."""
+    folder = tmp_path_factory.mktemp("outside")
+    secret = folder / "secret.txt"
+    secret.write_text(SECRET_TEXT)
+    secret.chmod(0o600)
+    (folder / "canary.txt").write_text("still here")
+    return folder
+
+
+def assert_error(result, kinds=KINDS) -> dict:
+    assert isinstance(result, dict) and result.get("ok") is False, short(result)
+    error = result["error"]
+    assert error["kind"] in kinds, short(result)
+    assert isinstance(error["message"], str) and error["message"], short(result)
+    return error
+
+
+def assert_no_secret(hostile, result) -> None:
+    text = json.dumps(result)
+    assert CANARY not in text, f"the reply holds the secret: {short(result)}"
+    assert FAKE_SECRET not in text, f"the reply holds the server's environment: {short(result)}"
+    log = hostile.new_log()
+    assert CANARY not in log, "the server log holds the secret's contents"
+    assert FAKE_SECRET not in log, "the server log holds the server's environment"
+
+
+def replace_every_file_with(target_code: str, then: str) -> str:
+    """User code: every file in its folder (the worker's log among them) becomes ``target_code``, then ``then``."""
+    return (
+        "import ctypes, os, time\n"
+        "def trap(name):\n"
+        "    try:\n"
+        "        os.unlink(name)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        f"    {target_code}\n"
+        "def f(x):\n"
+        "    for name in set(os.listdir('.')) | {'worker.log'}:\n"
+        "        trap(name)\n"
+        f"    {then}\n"
+        "    return x\n"
+    )
+
+
+CRASH = "ctypes.string_at(0)"
+LOOP = "while True: time.sleep(0.01)"
+LOOP_LINE = 11  # the line of LOOP in replace_every_file_with's code
+
+
+def test_the_job_cannot_read_the_secret_itself(hostile, outside):
+    """The premise: the secret is out of the job's reach, so reading it through the server would be a leak."""
+    result = hostile.call(f"def f(x):\n    open({str(outside / 'secret.txt')!r}).read()\n    return x\n", "1.0",
+                          api_name="/inspect")
+    assert_error(result, {"forbidden"})
+    assert_no_secret(hostile, result)
+    hostile.check()
+
+
+@pytest.mark.parametrize("then", [CRASH, LOOP], ids=["crash", "timeout"])
+def test_log_symlinked_to_a_secret(hostile, outside, then):
+    code = replace_every_file_with(f"os.symlink({str(outside / 'secret.txt')!r}, name)", then)
+    result = hostile.call(code, "1.0", api_name="/inspect", timeout_s=TIMEOUT_S + 60)
+    if then == CRASH:
+        error = assert_error(result, {"crashed"})  # not "memory": that would come from the secret's text
+    else:
+        error = assert_error(result, {"timeout"})
+        assert error["line"] in (None, LOOP_LINE), f"a line from the secret: {short(result)}"
+    assert "4242" not in json.dumps(error), short(result)
+    assert_no_secret(hostile, result)
+    hostile.check()
+
+
+def test_log_symlinked_to_the_servers_environment(hostile):
+    """/proc/<server>/environ: unreadable to the job, readable to the server (it is its own)."""
+    target = f"/proc/{hostile.server.process.pid}/environ"
+    result = hostile.call(replace_every_file_with(f"os.symlink({target!r}, name)", CRASH), "1.0", api_name="/inspect")
+    assert_error(result, {"crashed"})
+    assert_no_secret(hostile, result)
+    hostile.check()
+
+
+def release_fifos(tmpdir: Path) -> int:
+    """Open every FIFO under TMPDIR for writing and close it: a reader blocked on it sees end of file."""
+    released = 0
+    for folder, _dirs, files in os.walk(tmpdir):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                if stat.S_ISFIFO(os.lstat(path).st_mode):
+                    os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+                    released += 1
+            except OSError:  # no reader (ENXIO), or gone
+                pass
+    return released
+
+
+@pytest.mark.parametrize("then", [CRASH, LOOP], ids=["crash", "timeout"])
+def test_log_replaced_by_a_fifo_blocks_no_one(hostile, then):
+    """Two such jobs at once hold both of the server's slots if it blocks opening the FIFO; a third user waits."""
+    code = replace_every_file_with("os.mkfifo(name)", then)
+    hostile_jobs = [hostile.client.submit(code, "1.0", api_name="/inspect") for _ in range(2)]
+    stop = threading.Event()
+    try:
+        time.sleep(3 if then == CRASH else TIMEOUT_S + 2)  # both have crashed, or run out of time, by now
+        started = time.monotonic()
+        third = hostile.client.submit(support.DEFAULT_CODE, support.DEFAULT_ARGS, api_name="/inspect")
+        try:
+            normal = third.result(timeout=10)
+        except concurrent.futures.TimeoutError:
+            pytest.fail("a normal job waited more than 10 s behind two jobs whose log is a FIFO")
+        assert normal["ok"] is True and normal["result"] == support.DEFAULT_RESULT, short(normal)
+        assert time.monotonic() - started < 10
+        for job in hostile_jobs:
+            try:
+                result = job.result(timeout=15)
+            except concurrent.futures.TimeoutError:
+                pytest.fail("a job whose log is a FIFO got no answer")
+            assert_error(result, {"crashed"} if then == CRASH else {"timeout"})
+    finally:
+        def keep_releasing():
+            while not stop.is_set():
+                release_fifos(hostile.tmpdir)
+                time.sleep(0.2)
+
+        releaser = threading.Thread(target=keep_releasing, daemon=True)
+        releaser.start()
+        for job in hostile_jobs:  # let the server finish them before the next test
+            try:
+                job.result(timeout=30)
+            except BaseException:
+                pass
+        stop.set()
+        releaser.join(5)
+    hostile.check()
+
+
+@pytest.mark.parametrize("then", ["pass", CRASH], ids=["ok", "crash"])
+def test_symlinks_to_outside_are_not_followed_on_removal(hostile, outside, then):
+    code = (
+        "import ctypes, os\n"
+        "def f(x):\n"
+        f"    os.symlink({str(outside)!r}, 'dir-link')\n"
+        f"    os.symlink({str(outside / 'canary.txt')!r}, 'file-link')\n"
+        "    os.mkdir('sub')\n"
+        f"    os.symlink({str(outside)!r}, 'sub/deeper-link')\n"
+        "    os.symlink('.', 'loop')\n"
+        f"    {then}\n"
+        "    return x\n"
+    )
+    result = hostile.call(code, "1.0", api_name="/inspect")
+    assert isinstance(result, dict) and (result.get("ok") is True if then == "pass" else result.get("ok") is False), \
+        short(result)
+    hostile.check()
+    assert (outside / "canary.txt").read_text() == "still here"
+    assert (outside / "secret.txt").read_text() == SECRET_TEXT
+
+
+def test_a_tree_3000_folders_deep(hostile):
+    code = (
+        "import os\n"
+        "def f(x):\n"
+        "    fd = os.open('.', os.O_RDONLY)\n"
+        "    for _ in range(3000):\n"
+        "        os.mkdir('d', dir_fd=fd)\n"
+        "        inner = os.open('d', os.O_RDONLY, dir_fd=fd)\n"
+        "        os.close(fd)\n"
+        "        fd = inner\n"
+        "    open('leaf', 'w', opener=lambda name, flags: os.open(name, flags, dir_fd=fd)).close()\n"
+        "    return x\n"
+    )
+    result = hostile.call(code, "1.0", api_name="/inspect")
+    assert isinstance(result, dict) and isinstance(result.get("ok"), bool), short(result)
+    if result["ok"] is False:
+        assert_error(result)
+    assert "RecursionError" not in hostile.new_log()
+    hostile.check()
+
+
+def test_a_folder_with_200000_entries(hostile):
+    code = (
+        "import os, time\n"
+        "def f(x):\n"
+        "    for i in range(200_000):\n"
+        "        os.mkdir(f'd{i}')\n"
+        "    while True:\n"
+        "        time.sleep(0.1)\n"
+    )
+    started = time.monotonic()
+    result = hostile.call(code, "1.0", api_name="/inspect", timeout_s=TIMEOUT_S + 60)
+    took = time.monotonic() - started
+    assert_error(result, {"timeout", "disk"})
+    assert took < TIMEOUT_S + 6, f"the answer came after {took:.1f} s; the limit is {TIMEOUT_S} s"
+    hostile.check(settle_s=20)
+
+
+@pytest.mark.parametrize("source", ["secret", "app.py"])
+def test_hard_links_to_files_outside(hostile, outside, source):
+    """A hard link inside scratch would make an outside file writable by path; it must not be made."""
+    path = outside / "secret.txt" if source == "secret" else ROOT / "app.py"
+    links_before = path.stat().st_nlink
+    code = (
+        "import os\n"
+        "def f(x):\n"
+        "    try:\n"
+        f"        os.link({str(path)!r}, 'hard')\n"
+        "        print('linked')\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.errno)\n"
+        "    return x\n"
+    )
+    result = hostile.call(code, "1.0", api_name="/inspect")
+    assert result.get("ok") is True, short(result)
+    assert result["stdout"].startswith("refused"), short(result["stdout"])
+    assert path.stat().st_nlink == links_before
+    assert_no_secret(hostile, result)
+    hostile.check()
+
+
+def test_unreadable_files_and_folders_are_removed(hostile):
+    code = (
+        "import os\n"
+        "def f(x):\n"
+        "    open('locked', 'w').write('x')\n"
+        "    os.chmod('locked', 0)\n"
+        "    os.makedirs('closed/inner')\n"
+        "    open('closed/inner/file', 'w').write('x')\n"
+        "    os.chmod('closed/inner', 0)\n"
+        "    os.chmod('closed', 0)\n"
+        "    os.mkdir('write-only')\n"
+        "    open('write-only/file', 'w').write('x')\n"
+        "    os.chmod('write-only', 0o200)\n"
+        "    return x\n"
+    )
+    result = hostile.call(code, "1.0", api_name="/inspect")
+    assert result.get("ok") is True, short(result)
+    hostile.check()
+
+
+def test_the_job_cannot_make_a_folder_immutable(hostile):
+    """An immutable folder would defeat removal; setting the flag needs CAP_LINUX_IMMUTABLE, which workers lack."""
+    code = (
+        "import fcntl, os, struct\n"
+        "def f(x):\n"
+        "    os.mkdir('frozen')\n"
+        "    fd = os.open('frozen', os.O_RDONLY)\n"
+        "    try:\n"
+        "        fcntl.ioctl(fd, 0x40086602, struct.pack('l', 0x10))  # FS_IOC_SETFLAGS, FS_IMMUTABLE_FL\n"
+        "        print('immutable')\n"
+        "    except OSError as exc:\n"
+        "        print('refused', exc.errno)\n"
+        "    return x\n"
+    )
+    result = hostile.call(code, "1.0", api_name="/inspect")
+    assert result.get("ok") is True, short(result)
+    assert result["stdout"].startswith("refused"), short(result["stdout"])
+    hostile.check()

@@ -1,0 +1,822 @@
+"""Hostile: resource accounting has gaps.
+
+Per job, disk, memory (shared memory and memfd included), tasks and time must
+be bounded by something that counts them all, and the deadline must hold
+however long it takes to measure. Each case checks the reply's kind and that
+its message names the limit with its real value, how long the reply took, what
+the job really held (measured from this test process, outside the sandbox),
+that another visitor's job running beside it was unaffected, that the server
+and the next job are fine, and that nothing is left behind: no job folder, no
+SysV or POSIX IPC object, no /dev/shm file.
+
+The server runs with a 512 MB memory limit (PLAYGROUND_MEMORY_MB): low enough
+that "the job held more than its limit" is a clear signal on this machine, and
+well above what a warm worker needs (about 180 MB).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import re
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import start_server, stop_server
+from tests.hostile.support import (
+    DEFAULT_ARGS,
+    DEFAULT_CODE,
+    DEFAULT_RESULT,
+    Victim,
+    assert_still_healthy,
+    children,
+    descendants,
+)
+
+TIMEOUT_S = 6.0
+MEMORY_MB = 512
+REPLY_GRACE_S = 20.0  # beyond this a call counts as hung (the timing assertions are much tighter)
+SCRATCH_FILES_DEFAULT = 10_000  # the documented count limit where /about does not list scratch_files
+TASKS_BOUND = 1_500  # threads of all the server's descendants together while one thread bomb runs
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+# -- the server under attack ------------------------------------------------------------------------
+
+
+class Target:
+    """One server for the module, with a TMPDIR of its own; replaced (and its leftovers removed) if it dies."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.tmpdir = base / "tmpdir"
+        self.gradio_tmp = base / "gradio"
+        self.tmpdir.mkdir()
+        self.gradio_tmp.mkdir()
+        self.server = None
+        self.deaths: list[str] = []
+        self.initial_entries: set[str] = set()
+        self.limits: dict = {}
+        self._start()
+
+    def _start(self) -> None:
+        before = set(os.listdir(self.tmpdir))
+        self.server = start_server(self.base, PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S=f"{TIMEOUT_S:g}",
+                                   PLAYGROUND_MEMORY_MB=str(MEMORY_MB), TMPDIR=str(self.tmpdir),
+                                   GRADIO_TEMP_DIR=str(self.gradio_tmp))
+        wait_until_warm(self.server)
+        self.initial_entries = set(os.listdir(self.tmpdir)) - before
+        self.limits = self.server.client().predict(api_name="/about")["limits"]
+        assert self.limits["memory_mb"] == MEMORY_MB, self.limits
+
+    def live(self):
+        if not self.server.alive():
+            self.deaths.append(f"exit status {self.server.process.returncode}")
+            for name in self.initial_entries:  # a killed server cannot clean up: not a case's leak
+                subprocess.run(["rm", "-rf", str(self.tmpdir / name)], check=False)
+            self._start()
+        return self.server
+
+    def log_text(self) -> str:
+        return self.server.log_path.read_text(errors="replace")
+
+    def close(self) -> None:
+        if self.server is not None and self.server.alive():
+            stop_server(self.server)
+
+
+def templates(server) -> list[int]:
+    found = {}
+    for child in children(server.process.pid):
+        try:
+            if b"playground.sandbox.template" in Path(f"/proc/{child}/cmdline").read_bytes():
+                stat = Path(f"/proc/{child}/stat").read_text()
+                found[child] = int(stat.rsplit(")", 1)[1].split()[19])  # start time: pids wrap around
+        except OSError:
+            pass
+    return sorted(found, key=found.get)
+
+
+def wait_until_warm(server, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = templates(server)
+        if found and len(children(found[0])) >= 2:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the sandbox pool did not become warm")
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory):
+    t = Target(tmp_path_factory.mktemp("resources"))
+    yield t
+    t.close()
+
+
+@pytest.fixture
+def server(target):
+    """The live server, once its pool is warm again (a case that gave up waiting may have left it busy)."""
+    srv = target.live()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if srv.client().predict(api_name="/about")["sandbox"]["pool"]["warm"] >= 2:
+                break
+        time.sleep(0.5)
+    return srv
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind(request, target):
+    """After every case, even one that failed early: no job folder left on disk (what is found is removed)."""
+    yield
+    if target.server is not None and target.server.alive() and request.node.name != \
+            "test_stopping_the_server_leaves_nothing_on_disk":
+        assert_tidy(target)
+
+
+def timed_predict(server, code: str, args: str = "1.0") -> tuple[dict, float]:
+    """One /inspect call and the seconds its reply took; fails instead of hanging on a stuck server."""
+    box: dict = {}
+
+    def call() -> None:
+        try:
+            box["reply"] = server.client().predict(code, args, api_name="/inspect")
+        except Exception as exc:  # reported below
+            box["error"] = exc
+
+    started = time.monotonic()
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(TIMEOUT_S + REPLY_GRACE_S)
+    elapsed = time.monotonic() - started
+    assert not thread.is_alive(), f"no reply within {elapsed:.0f} s: the server is stuck"
+    if "error" in box:
+        raise AssertionError(f"the call failed instead of giving an error reply: {box['error']!r}")
+    return box["reply"], elapsed
+
+
+def assert_error(reply: dict, kinds: tuple[str, ...]) -> dict:
+    """An error dict of one of ``kinds``, well formed."""
+    assert reply.get("ok") is False, f"expected a {'/'.join(kinds)} error, got an ok reply: {_brief(reply)}"
+    error = reply.get("error")
+    assert isinstance(error, dict) and set(error) >= {"kind", "message", "line"}, reply
+    assert error["kind"] in kinds, f"expected {'/'.join(kinds)}, got {error}"
+    assert error["message"] and "Traceback" not in error["message"], error
+    return error
+
+
+def states(message: str, *values: float) -> bool:
+    """Whether the message names one of these limits with its value (written 4096 or 4,096)."""
+    return any(re.search(rf"(?<![\d,.]){re.escape(form)}(?![\d,])", message)
+               for value in values for form in {f"{value:g}", f"{value:,g}", f"{int(value):,}", str(int(value))})
+
+
+def _brief(reply: dict) -> dict:
+    return {k: (v[-2000:] if isinstance(v, str) else v) for k, v in reply.items()
+            if k in ("ok", "error", "stdout", "result")}
+
+
+def assert_tidy(target: Target) -> None:
+    """Nothing new in TMPDIR, and every job folder is the scratch of a live worker (a warm one).
+
+    What is found is removed after it is reported, so that one case's leak does not fail the next ones.
+    """
+    deadline = time.monotonic() + 10.0
+    while True:
+        problems = _untidy(target)
+        if not problems or time.monotonic() > deadline:
+            break
+        time.sleep(0.25)
+    for path in problems:
+        subprocess.run(["rm", "-rf", path], check=False)  # rm copes with any depth
+    assert not problems, f"left on disk after the job (removed now): {problems}"
+
+
+def _untidy(target: Target) -> dict[str, str]:
+    problems = {str(target.tmpdir / name): "new entry in TMPDIR"
+                for name in set(os.listdir(target.tmpdir)) - target.initial_entries}
+    in_use = set()
+    for pid in descendants(target.server.process.pid):
+        with contextlib.suppress(OSError):
+            in_use.add(os.readlink(f"/proc/{pid}/cwd"))
+    for root in target.tmpdir.glob("jax-playground-*"):
+        for folder in root.glob("job-*"):
+            if str(folder) not in in_use:
+                with contextlib.suppress(OSError):
+                    held = sorted(os.listdir(folder))[:5]
+                    problems[str(folder)] = f"job folder without a live worker, holding {held}"
+    return problems
+
+
+def finish(target: Target, server, victim: Victim | None = None) -> None:
+    if victim is not None:
+        victim.thread.join(timeout=TIMEOUT_S + REPLY_GRACE_S)
+        victim.assert_unaffected()
+    assert_still_healthy(server, server.client())
+    assert_tidy(target)
+
+
+# -- a victim that uses a little of everything while the attack runs --------------------------------------
+
+
+VICTIM_HOLD_S = 3.5
+VICTIM_CODE = f"""
+import fcntl, os, threading, time
+import numpy as np
+def _use_a_little():
+    with open("victim-file", "wb") as out:  # disk
+        out.write(b"v" * (1 << 20))
+    os.unlink("victim-file")
+    threads = [threading.Thread(target=time.sleep, args=(0.01,)) for _ in range(4)]  # tasks
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    r, w = os.pipe()  # pipe buffers: the kernel budgets them per uid; a starved pipe holds one page
+    try:
+        size = fcntl.fcntl(w, 1032)  # F_GETPIPE_SZ
+        os.set_blocking(w, False)
+        held = os.write(w, b"p" * 65536)
+        if size < 65536 or held < 65536:
+            raise RuntimeError(f"the victim's pipe holds {{size}} bytes, took {{held}}")
+    finally:
+        os.close(r)
+        os.close(w)
+    if float(np.ones(1 << 22).sum()) != float(1 << 22):  # 32 MB of memory
+        raise RuntimeError("the victim's arithmetic went wrong")
+def f(x):
+    if not os.path.exists("victim-started"):  # the first call works beside the attack; later calls do not
+        open("victim-started", "w").close()
+        deadline = time.monotonic() + {VICTIM_HOLD_S}
+        while time.monotonic() < deadline:
+            _use_a_little()
+            time.sleep(0.1)
+    return x + x*x + x*x*x
+"""
+
+
+class BusyVictim(Victim):
+    """support.Victim, but for VICTIM_HOLD_S it keeps using disk, threads, pipes and memory a little."""
+
+    def __enter__(self) -> BusyVictim:
+        def run() -> None:
+            try:
+                self.result = self.server.client().predict(VICTIM_CODE, DEFAULT_ARGS, api_name="/inspect")
+            except Exception as exc:
+                self.result = {"ok": False, "client_error": repr(exc)}
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and self.thread.is_alive():
+            if any(os.path.exists(f"/proc/{pid}/cwd/victim-started") for pid in descendants(self.server.process.pid)):
+                return self
+            time.sleep(0.02)
+        raise AssertionError(f"the victim job never started: {self.result}")
+
+    def assert_unaffected(self) -> None:
+        try:
+            super().assert_unaffected()
+        except AssertionError as exc:
+            raise AssertionError(f"another visitor's job, running beside the attack, was affected: {exc}") from None
+
+
+# -- measuring from outside -------------------------------------------------------------------------------
+
+
+class Peak:
+    """Samples ``measure()`` every ``interval_s`` in a thread; keeps the highest value."""
+
+    def __init__(self, measure, interval_s: float = 0.05) -> None:
+        self.measure, self.interval_s = measure, interval_s
+        self.peak = self.first = measure()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            with contextlib.suppress(Exception):
+                self.peak = max(self.peak, self.measure())
+            self._stop.wait(self.interval_s)
+
+    def __enter__(self) -> Peak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def shmem_mb() -> float:
+    """Shmem of the whole machine (memfd, tmpfs, SysV shm), in MB."""
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("Shmem:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no Shmem line in /proc/meminfo")
+
+
+def tasks_under(pid: int) -> int:
+    """Threads of every process below ``pid``."""
+    total = 0
+    for each in descendants(pid):
+        with contextlib.suppress(OSError, StopIteration):
+            status = Path(f"/proc/{each}/status").read_text()
+            total += int(next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1])
+    return total
+
+
+def memfd_mb_under(pid: int) -> float:
+    """Memory held in memfd files that the server's descendants have open (each file once)."""
+    seen: dict[tuple[int, int], int] = {}
+    for each in descendants(pid):
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{each}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{each}/fd/{fd}").startswith("/memfd:"):
+                        st = os.stat(f"/proc/{each}/fd/{fd}")
+                        seen[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+    return sum(seen.values()) / 2**20
+
+
+def sysv_objects() -> dict[str, set[tuple[str, str]]]:
+    """(key, id) of every SysV shared memory segment, message queue and semaphore set on the machine."""
+    found = {}
+    for kind in ("shm", "msg", "sem"):
+        lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        found[kind] = {tuple(line.split()[:2]) for line in lines}
+    return found
+
+
+def sysv_shm_rss_mb(ids: set[str]) -> float:
+    total = 0
+    lines = Path("/proc/sysvipc/shm").read_text().splitlines()
+    header = lines[0].split()
+    for line in lines[1:]:
+        fields = dict(zip(header, line.split(), strict=False))
+        if fields["shmid"] in ids or not ids:
+            total += int(fields.get("rss", 0))
+    return total / 2**20
+
+
+def remove_new_sysv(before: dict[str, set]) -> dict[str, set]:
+    """Remove what appeared since ``before`` (a leak must not outlive the test), and say what it was."""
+    new = {kind: objects - before[kind] for kind, objects in sysv_objects().items()}
+    for kind, flag in (("shm", "-m"), ("msg", "-q"), ("sem", "-s")):
+        for _key, ident in new[kind]:
+            subprocess.run(["ipcrm", flag, ident], check=False, capture_output=True)
+    return {kind: objects for kind, objects in new.items() if objects}
+
+
+# -- the cases: disk ------------------------------------------------------------------------------------
+
+
+def test_files_deleted_while_open_count_against_the_scratch_limit(server, target):
+    """8 x 60 MB written, unlinked and kept open: invisible to a walk of the folder, but on disk all the same."""
+    code = (
+        "import os, time\n"
+        "def f(x):\n"
+        "    block = b'\\0' * (1 << 20)\n"
+        "    fds = []\n"
+        "    for i in range(8):\n"
+        "        fd = os.open(f'hidden{i}', os.O_CREAT | os.O_WRONLY, 0o600)\n"
+        "        for _ in range(60):\n"
+        "            os.write(fd, block)\n"
+        "        os.unlink(f'hidden{i}')\n"
+        "        fds.append(fd)\n"
+        "    print('HIDDEN 480 MB')\n"
+        "    time.sleep(60)\n"
+        "    return x\n")
+    with BusyVictim(server) as victim:
+        reply, elapsed = timed_predict(server, code)
+    error = assert_error(reply, ("disk",))
+    assert states(error["message"], target.limits["scratch_mb"]), error
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server, victim)
+
+
+def test_many_empty_files_hit_the_file_count_limit(server, target):
+    """12,000 empty files take no space: the count limit stops them, and the message says so."""
+    limit = target.limits.get("scratch_files", SCRATCH_FILES_DEFAULT)
+    code = ("import time\n"
+            "def f(x):\n"
+            "    for i in range(12000):\n"
+            "        open(f'f{i}', 'w').close()\n"
+            "    time.sleep(60)\n"
+            "    return x\n")
+    reply, elapsed = timed_predict(server, code)
+    error = assert_error(reply, ("disk",))
+    assert states(error["message"], limit) and "file" in error["message"].lower(), (
+        f"the message should name the file count limit ({limit:,} files): {error['message']}")
+    assert not states(error["message"], target.limits["scratch_mb"]), (
+        f"the message blames the space limit for a file count: {error['message']}")
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server)
+
+
+def test_deeply_nested_folders_break_nothing(server, target):
+    """A chain of 1,200 nested folders: an error dict or ok in time, no RecursionError, nothing left."""
+    log_start = len(target.log_text())
+    code = ("import os\n"
+            "def f(x):\n"
+            "    if os.path.exists('d'):\n"
+            "        return x  # JAX's purity checks call f again\n"
+            "    path = 'd'\n"
+            "    for _ in range(1200):\n"
+            "        os.mkdir(path)\n"
+            "        path += '/d'\n"
+            "    print('NESTED', path.count('/'))\n"
+            "    return x\n")
+    problems = []
+    try:
+        reply, elapsed = timed_predict(server, code)
+    except AssertionError as exc:
+        problems.append(str(exc))
+    else:
+        if not (isinstance(reply, dict) and isinstance(reply.get("ok"), bool)):
+            problems.append(f"not a reply: {reply!r}")
+        elif not reply["ok"] and reply["error"]["kind"] != "disk":
+            problems.append(f"expected ok or a disk error, got {reply['error']}")
+        if elapsed > TIMEOUT_S + 3:
+            problems.append(f"the reply took {elapsed:.1f} s")
+    log = target.log_text()[log_start:]
+    if "RecursionError" in log:
+        at = log.index("RecursionError")
+        problems.append("the server log shows a RecursionError: ..." + log[max(0, at - 600):at + 100])
+    leftovers = _untidy(target)
+    if leftovers:
+        time.sleep(3)  # not just a folder the server is still removing
+        leftovers = _untidy(target)
+        problems.extend(f"left on disk (removed now): {path}: {why}" for path, why in leftovers.items())
+        for path in leftovers:
+            subprocess.run(["rm", "-rf", path], check=False)
+    assert not problems, "\n".join(problems)
+    finish(target, server)
+
+
+def test_hundreds_of_thousands_of_folders_do_not_stall_the_deadline(server, target):
+    """300,000 empty folders made as fast as possible: counted (they are entries too), and the reply is on time."""
+    code = ("import os, time\n"
+            "def f(x):\n"
+            "    for i in range(600):\n"
+            "        os.mkdir(f'd{i}')\n"
+            "        for j in range(500):\n"
+            "            os.mkdir(f'd{i}/{j}')\n"
+            "    print('MADE 300,600 folders')\n"
+            "    time.sleep(60)\n"
+            "    return x\n")
+    with BusyVictim(server) as victim:
+        reply, elapsed = timed_predict(server, code)
+    assert elapsed <= TIMEOUT_S + 5, f"the reply took {elapsed:.1f} s for a {TIMEOUT_S:g} s limit: {_brief(reply)}"
+    error = assert_error(reply, ("disk",))
+    limit = target.limits.get("scratch_files", SCRATCH_FILES_DEFAULT)
+    assert states(error["message"], limit), error
+    finish(target, server, victim)
+
+
+def test_one_huge_file_is_a_disk_error(server, target):
+    """A dd-style 1 GB write stops at the file-size or scratch limit, reported as disk with the limit's value."""
+    code = ("def f(x):\n"
+            "    block = b'\\0' * (1 << 20)\n"
+            "    with open('big', 'wb') as out:\n"
+            "        for _ in range(1024):\n"
+            "            out.write(block)\n"
+            "    return x\n")
+    reply, elapsed = timed_predict(server, code)
+    error = assert_error(reply, ("disk",))
+    assert states(error["message"], target.limits["file_size_mb"], target.limits["scratch_mb"]), error
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server)
+
+
+# -- the cases: memory ----------------------------------------------------------------------------------
+
+
+def test_memfd_files_count_against_the_memory_limit(server, target):
+    """40 memfd files of 64 MB: refused, or counted as memory; never more than the limit really held."""
+    code = ("import os, time\n"
+            "def f(x):\n"
+            "    block = b'\\1' * (8 << 20)\n"
+            "    fds = []\n"
+            "    for i in range(40):\n"
+            "        fd = os.memfd_create(f'm{i}')\n"
+            "        fds.append(fd)\n"
+            "        for _ in range(8):\n"
+            "            os.write(fd, block)\n"
+            "    print('HELD', len(fds) * 64, 'MB')\n"
+            "    time.sleep(60)\n"
+            "    return x\n")
+    pid = server.process.pid
+    with BusyVictim(server) as victim, Peak(shmem_mb) as machine, Peak(lambda: memfd_mb_under(pid)) as held:
+        reply, elapsed = timed_predict(server, code)
+    grew = machine.peak - machine.first
+    problems = []
+    if held.peak > MEMORY_MB:
+        problems.append(f"the job held {held.peak:.0f} MB in memfd files (its memory limit is {MEMORY_MB} MB)")
+    if grew > MEMORY_MB + 64:
+        problems.append(f"the machine's Shmem grew by {grew:.0f} MB while the job ran")
+    if elapsed > TIMEOUT_S + 3:
+        problems.append(f"the reply took {elapsed:.1f} s")
+    assert not problems, f"{problems}; the reply: {_brief(reply)}"
+    error = assert_error(reply, ("forbidden", "memory"))
+    if error["kind"] == "memory":
+        assert states(error["message"], MEMORY_MB), error
+    _assert_shmem_back(machine.first)
+    finish(target, server, victim)
+
+
+def _assert_shmem_back(baseline: float) -> None:
+    deadline = time.monotonic() + 10
+    while (now := shmem_mb()) > baseline + 64 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert now <= baseline + 64, f"Shmem stayed {now - baseline:.0f} MB above where it was before the job"
+
+
+def test_sysv_ipc_is_refused_or_counted_and_never_outlives_the_job(server, target):
+    """shmget(IPC_PRIVATE, 1 GB) + shmat + touch every page, msgget, semget: nothing survives the job."""
+    key = 0x4A50_0000 | (os.getpid() & 0xFFFF)
+    code = ("import ctypes, os\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "libc.shmat.restype = ctypes.c_void_p\n"
+            "def check(result, what):\n"
+            "    if result in (-1, None, ctypes.c_void_p(-1).value):\n"
+            "        err = ctypes.get_errno()\n"
+            "        raise OSError(err, f'{what}: {os.strerror(err)}')\n"
+            "    print('MADE', what)\n"
+            "    return result\n"
+            "def f(x):\n"
+            f"    check(libc.msgget({key}, 0o1000 | 0o600), 'msgget')\n"
+            f"    check(libc.semget({key}, 1, 0o1000 | 0o600), 'semget')\n"
+            "    shmid = check(libc.shmget(0, 1 << 30, 0o1000 | 0o600), 'shmget')\n"
+            "    addr = check(libc.shmat(shmid, None, 0), 'shmat')\n"
+            "    for offset in range(0, 1 << 30, 4096):\n"
+            "        ctypes.c_char.from_address(addr + offset).value = b'x'\n"
+            "    print('TOUCHED 1 GB')\n"
+            "    return x\n")
+    before = sysv_objects()
+    try:
+        with BusyVictim(server) as victim, Peak(shmem_mb) as machine:
+            reply, elapsed = timed_predict(server, code)
+        time.sleep(0.5)
+        left = {kind: objects - before[kind] for kind, objects in sysv_objects().items() if objects - before[kind]}
+        left_rss = sysv_shm_rss_mb({ident for _key, ident in left.get("shm", ())}) if left.get("shm") else 0.0
+    finally:
+        removed = remove_new_sysv(before)
+    grew = machine.peak - machine.first
+    assert not left, (f"SysV IPC objects outlived the job (removed now): {removed}; "
+                      f"its shared memory still held {left_rss:.0f} MB")
+    assert grew <= MEMORY_MB + 64, f"the machine's Shmem grew by {grew:.0f} MB while the job ran"
+    error = assert_error(reply, ("forbidden", "memory"))
+    if error["kind"] == "memory":
+        assert states(error["message"], MEMORY_MB), error
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    _assert_shmem_back(machine.first)
+    finish(target, server, victim)
+
+
+def test_posix_shared_memory_and_message_queues_are_refused(server, target):
+    """/dev/shm files, multiprocessing.shared_memory and mq_open: refused, and nothing is left.
+
+    A message queue counts against the uid's RLIMIT_MSGQUEUE, shared by every process of the uid: a queue
+    that outlives the job keeps that budget from everyone else.
+    """
+    tag = f"jaxpg-{os.getpid()}"
+    queues = 20
+    code = ("import ctypes, os\n"
+            "from multiprocessing import shared_memory\n"
+            "rt = ctypes.CDLL('librt.so.1', use_errno=True)\n"
+            "_ran = []\n"
+            "def f(x):\n"
+            "    if _ran:\n"
+            "        return x\n"
+            "    _ran.append(1)\n"
+            "    try:\n"
+            f"        fd = os.open('/dev/shm/{tag}-file', os.O_CREAT | os.O_RDWR, 0o600)\n"
+            "        os.write(fd, b'x' * 4096)\n"
+            "        print('LEAKED /dev/shm file')\n"
+            "    except OSError as exc:\n"
+            "        print('refused /dev/shm', exc)\n"
+            "    try:\n"
+            f"        shared_memory.SharedMemory(name='{tag}-shm', create=True, size=1 << 20)\n"
+            "        print('LEAKED SharedMemory')\n"
+            "    except OSError as exc:\n"
+            "        print('refused SharedMemory', exc)\n"
+            f"    for i in range({queues}):\n"
+            f"        q = rt.mq_open(f'/{tag}-mq{{i}}'.encode(), os.O_CREAT | os.O_RDWR, 0o600, None)\n"
+            "        print(f'LEAKED mq_open {i}' if q >= 0 else f'refused mq_open {i}: '\n"
+            "              f'{os.strerror(ctypes.get_errno())}')\n"
+            "    print('PROBES-DONE')\n"
+            "    return x\n")
+    reply, elapsed = timed_predict(server, code)
+    left = [f"/dev/shm/{name}" for name in os.listdir("/dev/shm") if name.startswith(tag)]
+    for path in left:
+        os.unlink(path)
+    rt = ctypes.CDLL("librt.so.1", use_errno=True)
+    for i in range(queues):
+        name = f"/{tag}-mq{i}".encode()
+        queue = rt.mq_open(name, os.O_RDONLY)
+        if queue >= 0:  # it exists: the job made it
+            rt.mq_close(queue)
+            rt.mq_unlink(name)
+            left.append(f"message queue {name.decode()}")
+    if reply.get("ok"):
+        out = reply["stdout"]
+        assert "PROBES-DONE" in out, out
+        assert "LEAKED" not in out, out
+    else:
+        assert_error(reply, ("forbidden",))
+    assert not left, (f"outlived the job (removed now), though the job was told it was refused: {left}; "
+                      f"the job's output: {reply.get('stdout', '')[-1500:]}")
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server)
+
+
+def test_huge_anonymous_mapping_is_a_memory_error(server, target):
+    """mmap of 3 GB, touched page by page: refused or stopped, reported as memory with the limit's value."""
+    code = ("import mmap\n"
+            "def f(x):\n"
+            "    m = mmap.mmap(-1, 3 << 30)\n"
+            "    for offset in range(0, 3 << 30, 4096):\n"
+            "        m[offset] = 1\n"
+            "    return x\n")
+    with BusyVictim(server) as victim:
+        reply, elapsed = timed_predict(server, code)
+    error = assert_error(reply, ("memory",))
+    assert states(error["message"], MEMORY_MB, target.limits["address_space_mb"]), error
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server, victim)
+
+
+def test_filled_pipes_are_bounded_and_do_not_starve_other_jobs(server, target):
+    """Pipes grown to 1 MB and filled: held memory is bounded, and another job's pipes still work."""
+    code = ("import fcntl, os, time\n"
+            "def f(x):\n"
+            "    held, pipes = 0, []\n"
+            "    try:\n"
+            "        for _ in range(1000):\n"
+            "            r, w = os.pipe()\n"
+            "            pipes.append((r, w))\n"
+            "            fcntl.fcntl(w, 1031, 1 << 20)  # F_SETPIPE_SZ\n"
+            "            os.set_blocking(w, False)\n"
+            "            try:\n"
+            "                while True:\n"
+            "                    held += os.write(w, b'x' * 65536)\n"
+            "            except BlockingIOError:\n"
+            "                pass\n"
+            "    except OSError as exc:\n"
+            "        print('STOPPED', exc)\n"
+            "    print('HELD', held >> 20, 'MB')\n"
+            "    time.sleep(3)  # hold them while the other job runs\n"
+            "    return x\n")
+    with BusyVictim(server) as victim:
+        reply, elapsed = timed_predict(server, code)
+    if reply.get("ok"):
+        held = int(reply["stdout"].split("HELD ", 1)[1].split()[0])
+        assert held <= MEMORY_MB, f"the job held {held} MB in pipes"
+    else:
+        assert_error(reply, ("memory", "forbidden", "tasks", "disk"))
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server, victim)
+
+
+# -- the cases: tasks -----------------------------------------------------------------------------------
+
+
+THREAD_BOMB = ("import _thread, threading, time\n"
+               "def f(x):\n"
+               "    threading.stack_size(65536)\n"
+               "    for _ in range(4000):\n"
+               "        _thread.start_new_thread(time.sleep, (60,))  # no wait for each to start: the fast way\n"
+               "    print('STARTED 4000')\n"
+               "    time.sleep(60)\n"
+               "    return x\n")
+
+
+def _assert_task_error(reply: dict) -> None:
+    error = assert_error(reply, ("tasks", "memory"))
+    if error["kind"] == "tasks":
+        assert re.search(r"\d", error["message"]) and re.search(r"thread|task", error["message"], re.I), (
+            f"the message should name the thread limit and its value: {error['message']}")
+    else:
+        assert states(error["message"], MEMORY_MB), error
+
+
+def test_thread_bomb_is_stopped_at_the_task_limit(server, target):
+    """4,000 sleeping threads: stopped (kind tasks), and the server's descendants never hold ~1,500 threads."""
+    pid = server.process.pid
+    with BusyVictim(server) as victim, Peak(lambda: tasks_under(pid), 0.02) as tasks:
+        reply, elapsed = timed_predict(server, THREAD_BOMB)
+    assert tasks.peak <= TASKS_BOUND, (f"the server's descendants ran {tasks.peak} threads at once; "
+                                       f"the reply, after {elapsed:.1f} s: {_brief(reply)}")
+    _assert_task_error(reply)
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server, victim)
+
+
+def test_two_thread_bombs_at_once_are_each_bounded(server, target):
+    """Two bombs in both workers at once: each is stopped; together they stay within twice one job's room."""
+    pid = server.process.pid
+    baseline = tasks_under(pid)
+    replies: list = [None, None]
+
+    def bomb(i: int) -> None:
+        try:
+            replies[i] = timed_predict(server, THREAD_BOMB)
+        except AssertionError as exc:
+            replies[i] = exc
+
+    with Peak(lambda: tasks_under(pid), 0.02) as tasks:
+        threads = [threading.Thread(target=bomb, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    bound = baseline + 2 * (TASKS_BOUND - baseline)
+    shown = [r if isinstance(r, AssertionError) else _brief(r[0]) for r in replies]
+    assert tasks.peak <= bound, f"the two jobs ran {tasks.peak} threads at once (started from {baseline}): {shown}"
+    for result in replies:
+        assert not isinstance(result, AssertionError), result
+        reply, elapsed = result
+        _assert_task_error(reply)
+        assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server)
+
+
+PROCESS_ATTACKS = {
+    "os.fork": "import os\ndef f(x):\n    if os.fork() == 0:\n        os._exit(0)\n    return x\n",
+    "os.posix_spawn": "import os\ndef f(x):\n    os.posix_spawn('/bin/true', ['true'], {})\n    return x\n",
+    "ctypes fork, vfork, clone": (
+        "import ctypes, os\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "libc.syscall.restype = ctypes.c_long\n"
+        "def f(x):\n"
+        "    for name, call in (('libc fork', libc.fork), ('fork syscall', lambda: libc.syscall(57)),\n"
+        "                       ('vfork syscall', lambda: libc.syscall(58)),\n"
+        "                       ('clone syscall', lambda: libc.syscall(56, 17, 0, 0, 0, 0)),\n"
+        "                       ('clone3 syscall', lambda: libc.syscall(435, 0, 0))):\n"
+        "        pid = call()\n"
+        "        if pid == 0:\n"
+        "            os._exit(0)  # a child: leave at once\n"
+        "        why = os.strerror(ctypes.get_errno())\n"
+        "        print(f'LEAKED {name}: pid {pid}' if pid > 0 else f'refused {name}: {why}')\n"
+        "    print('PROBES-DONE')\n"
+        "    return x\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(PROCESS_ATTACKS))
+def test_new_processes_are_refused(name, server, target):
+    """A job gets no process of its own: os.fork and os.posix_spawn are forbidden, raw fork/clone fail."""
+    reply, elapsed = timed_predict(server, PROCESS_ATTACKS[name])
+    if reply.get("ok"):
+        assert name.startswith("ctypes"), f"{name} was allowed: {_brief(reply)}"
+        assert "PROBES-DONE" in reply["stdout"] and "LEAKED" not in reply["stdout"], reply["stdout"]
+    else:
+        assert_error(reply, ("forbidden",))
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server)
+
+
+# -- the cases: time ------------------------------------------------------------------------------------
+
+
+LOOPS = {
+    "python while True": "def f(x):\n    while True:\n        pass\n",
+    "jitted lax.while_loop": "def f(x):\n    return lax.while_loop(lambda c: True, lambda c: c + 1, x)\n",
+}
+
+
+@pytest.mark.parametrize("name", list(LOOPS))
+def test_endless_loops_end_at_the_deadline(name, server, target):
+    """An endless loop, in Python or compiled by XLA: kind timeout, replied within the limit plus 3 s."""
+    reply, elapsed = timed_predict(server, LOOPS[name], "0" if "lax" in name else "1.0")
+    error = assert_error(reply, ("timeout",))
+    assert states(error["message"], TIMEOUT_S), error
+    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    finish(target, server)
+
+
+# -- last: the server's own leftovers -------------------------------------------------------------------
+
+
+def test_stopping_the_server_leaves_nothing_on_disk(target):
+    """After all of the above and a normal stop (SIGTERM), the server's TMPDIR is empty."""
+    server = target.live()
+    normal = server.client().predict(DEFAULT_CODE, DEFAULT_ARGS, api_name="/inspect")
+    assert normal.get("result") == DEFAULT_RESULT, normal
+    target.close()
+    deadline = time.monotonic() + 10
+    while os.listdir(target.tmpdir) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    found = subprocess.run(["find", str(target.tmpdir), "-mindepth", "1", "-maxdepth", "3"],
+                           capture_output=True, text=True).stdout.split()
+    left = sorted(os.path.relpath(path, target.tmpdir) for path in found)
+    assert not left, f"left in the server's TMPDIR after it stopped: {left[:20]} ({len(left)} paths)"

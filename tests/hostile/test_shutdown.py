@@ -1,0 +1,243 @@
+"""Nothing is left behind: not when a job ends however it ends, not when the server is stopped mid-job.
+
+A server started with its own TMPDIR puts everything it makes there: the pools'
+scratch roots, the training runs folder, Gradio's cache. Stopped by SIGTERM (what
+``docker stop`` and Spaces send) or SIGINT (Ctrl+C) while a job runs and a model
+trains, it must exit within seconds, take every process it started with it (the
+sandbox templates, their workers, the training worker), and leave TMPDIR empty.
+And while it runs, a finished job's scratch folder is gone however the job ended.
+
+These tests start their own servers, one at a time.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import os
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import start_server, stop_server
+from tests.hostile import support
+
+WORKERS = 2
+PARALLEL_WORKERS = 1  # the Parallel tab's pool (Settings.parallel_workers)
+EXIT_S = 10  # how long a stopped server may take to exit, and to take its processes with it
+LONG_TRAINING = {"dataset": "digits", "epochs": 100, "batch_size": 16, "layers": "784, 32, 10"}
+
+
+# -- processes and folders ---------------------------------------------------------------------------------------
+
+
+def process_identity(pid: int) -> tuple[int, str, str] | None:
+    """(pid, start time, command line): the start time tells a process from a later one given the same pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return None
+    return pid, stat.rsplit(")", 1)[1].split()[19], cmdline
+
+
+def still_running(identity: tuple[int, str, str]) -> bool:
+    pid, started, _ = identity
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[19] == started and fields[0] != "Z"  # a zombie has ended; only its parent has not looked yet
+
+
+def files_named(root: Path, name: str) -> list[str]:
+    return [os.path.join(folder, name) for folder, _dirs, files in os.walk(root) if name in files]
+
+
+def thread_named(server, name: str) -> bool:
+    """Whether one of the server's processes has a thread of that name."""
+    for pid in support.descendants(server.process.pid):
+        for comm in Path(f"/proc/{pid}/task").glob("*/comm"):
+            with contextlib.suppress(OSError):
+                if comm.read_text().strip() == name:
+                    return True
+    return False
+
+
+def wait_for(condition, timeout_s: float, step_s: float = 0.1) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if condition():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(step_s)
+
+
+def kill_leftovers(identities) -> None:
+    """Our own server's processes that outlived it, by pid (checked against their start time)."""
+    for identity in identities:
+        if still_running(identity):
+            with contextlib.suppress(OSError):
+                os.kill(identity[0], signal.SIGKILL)
+
+
+def empty_folder(folder: Path) -> None:
+    for entry in folder.iterdir():
+        subprocess.run(["rm", "-rf", "--", str(entry)], check=False)
+
+
+@contextlib.contextmanager
+def interruptible_children():
+    """Children start with SIGINT at its default, so Python in them turns it into KeyboardInterrupt.
+
+    (A shell without job control starts background commands with SIGINT ignored, and
+    an ignored signal stays ignored across exec.)
+    """
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def short(value) -> str:
+    text = repr(value)
+    return text if len(text) < 1500 else text[:1500] + "..."
+
+
+# -- stopped mid-job --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_stopped_mid_job_the_server_takes_everything_with_it(tmp_path_factory, signum):
+    tmpdir = tmp_path_factory.mktemp("shutdown-tmpdir")
+    with interruptible_children():
+        server = start_server(tmp_path_factory.mktemp("shutdown-server"), PLAYGROUND_WORKERS=str(WORKERS),
+                              PLAYGROUND_TIMEOUT_S="30", TMPDIR=str(tmpdir))
+    recorded: list = []
+    try:
+        client = server.client()
+        # A model training (so the training worker runs), and a job 20 s into its 30 s.
+        training = client.submit(LONG_TRAINING, api_name="/train")
+        assert wait_for(lambda: any(u.get("phase") == "training" for u in training.outputs() if isinstance(u, dict)),
+                        120, 0.5), f"training never started: {short(training.outputs()[-3:])}"
+        # The job names its thread (PR_SET_NAME): /proc shows that from outside, whatever the job's folder is.
+        tag = f"busy{uuid.uuid4().hex[:11]}"
+        code = (f"import ctypes, time\ndef f(x):\n    ctypes.CDLL(None).prctl(15, {tag!r}.encode(), 0, 0, 0)\n"
+                "    end = time.monotonic() + 20\n    while time.monotonic() < end:\n        time.sleep(0.05)\n"
+                "    return x\n")
+        in_flight = client.submit(code, "1.0", api_name="/inspect")
+        assert wait_for(lambda: thread_named(server, tag), 30), "the in-flight job never started"
+
+        recorded = [i for i in map(process_identity, support.descendants(server.process.pid)) if i]
+        commands = " | ".join(i[2] for i in recorded)
+        assert "playground.sandbox.template" in commands and "playground.mnist.trainer" in commands, commands
+        assert len(recorded) >= 2 + WORKERS + PARALLEL_WORKERS, commands  # two templates, their warm workers, more
+
+        server.process.send_signal(signum)
+        signalled = time.monotonic()
+        name = signal.Signals(signum).name
+        problems = []
+        try:
+            server.process.wait(timeout=EXIT_S)
+        except subprocess.TimeoutExpired:
+            problems.append(f"the server was still running {EXIT_S} s after {name}")
+        grace = max(0.0, EXIT_S + 2 - (time.monotonic() - signalled))
+        if not wait_for(lambda: not any(map(still_running, recorded)), grace):
+            problems.append(f"still running {EXIT_S + 2} s after {name}: "
+                            f"{[i[:1] + i[2:] for i in recorded if still_running(i)]}")
+        if not wait_for(lambda: not any(tmpdir.iterdir()), 2):
+            problems.append(f"left in TMPDIR: {sorted(str(p.relative_to(tmpdir)) for p in tmpdir.rglob('*'))[:20]}")
+        assert not problems, "\n".join(problems)
+        for job in (in_flight, training):  # let both clients see the end (answered or cut off)
+            with contextlib.suppress(BaseException):
+                job.result(timeout=10)
+    finally:
+        if server.alive():
+            stop_server(server)
+        kill_leftovers(recorded)
+        empty_folder(tmpdir)
+
+
+# -- each job's folder goes with it ------------------------------------------------------------------------------
+
+ENDINGS = {
+    "normal": ("pass", True),
+    "timeout": ("while True:\n        time.sleep(0.01)", False),
+    "crash": ("ctypes.string_at(0)", False),
+    "memory-killed": ("keep = []\n    while True:\n        keep.append(b'x' * 2**26)", False),
+}
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory):
+    tmpdir = tmp_path_factory.mktemp("endings-tmpdir")
+    server = start_server(tmp_path_factory.mktemp("endings-server"), PLAYGROUND_WORKERS=str(WORKERS),
+                          PLAYGROUND_TIMEOUT_S="6", TMPDIR=str(tmpdir))
+    try:
+        yield server, tmpdir
+    finally:
+        processes = [i for i in map(process_identity, support.descendants(server.process.pid)) if i]
+        stop_server(server)
+        wait_for(lambda: not any(map(still_running, processes)), EXIT_S)
+        kill_leftovers(processes)
+        left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.iterdir())
+        empty_folder(tmpdir)
+    assert not left, f"the server's TMPDIR is not empty after it stopped: {left}"
+
+
+def live_job_dirs(server, tmpdir: Path) -> set[Path]:
+    """Where the workers (the templates' children) work: their folders in TMPDIR."""
+    found = set()
+    for template in support.children(server.process.pid):
+        for pid in support.descendants(template):
+            with contextlib.suppress(OSError):
+                cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+                if tmpdir in cwd.parents:
+                    found.add(cwd)
+    return found
+
+
+def job_dirs(live: set[Path]) -> dict[Path, set[Path]]:
+    """Each scratch root (where workers work) with the folders in it."""
+    return {root: {entry for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink()}
+            for root in {folder.parent for folder in live}}
+
+
+@pytest.mark.parametrize("ending", list(ENDINGS))
+def test_a_jobs_scratch_folder_is_gone_however_it_ended(running, ending):
+    server, tmpdir = running
+    client = server.client()
+    body, succeeds = ENDINGS[ending]
+    marker = f"marker-{uuid.uuid4().hex}"
+    code = f"import ctypes, time\ndef f(x):\n    open({marker!r}, 'w').close()\n    {body}\n    return x\n"
+    job = client.submit(code, "1.0", api_name="/inspect")
+    try:
+        result = job.result(timeout=60)
+    except concurrent.futures.TimeoutError:
+        pytest.fail("the job got no answer within 60 s")
+    assert result.get("ok") is succeeds, short(result)
+    if not succeeds:
+        assert result["error"]["kind"] == {"timeout": "timeout", "crash": "crashed",
+                                           "memory-killed": "memory"}[ending], short(result)
+
+    def settled() -> bool:
+        live = live_job_dirs(server, tmpdir)
+        folders = job_dirs(live)
+        stale = {d for inside in folders.values() for d in inside} - live
+        return (not files_named(tmpdir, marker) and not stale
+                and all(len(inside) <= WORKERS for inside in folders.values())
+                and sum(map(len, folders.values())) <= WORKERS + PARALLEL_WORKERS)
+
+    # Twice in a row, a second apart: not a moment between a folder's removal and the refill.
+    if not wait_for(lambda: settled() and (time.sleep(1.0) or settled()), 15):
+        live = live_job_dirs(server, tmpdir)
+        roots = [(str(root), sorted(p.name for p in inside)) for root, inside in job_dirs(live).items()]
+        pytest.fail(f"the {ending} job's folder is still there: marker at {files_named(tmpdir, marker)}; "
+                    f"folders per scratch root {roots}; in use by workers {sorted(str(p) for p in live)}")
+    support.assert_still_healthy(server, client)

@@ -1,0 +1,113 @@
+"""Each job kind's reply schema: real replies pass, forged or malformed ones are refused as a whole."""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import pytest
+
+from playground import replies
+
+JOBS = {
+    "inspect": {"kind": "inspect", "code": "def f(x, n):\n    print(n)\n    return {'a': x * n, 'b': [jnp.sin(x)]}\n",
+                "args": "(jnp.arange(3.0), 2)", "static_argnums": [1], "second_args": "(jnp.arange(4.0), 2)"},
+    "derivatives": {"kind": "derivatives", "code": "def f(x):\n    return jnp.tanh(x)\n", "order": 3,
+                    "x_min": -1.0, "x_max": 1.0, "points": 9},
+    "gradient": {"kind": "gradient", "code": "def f(x):\n    return jnp.sum(jnp.log(x))\n", "point": "jnp.arange(3.0)"},
+    "vmap": {"kind": "vmap", "code": "def f(p, x):\n    return p['w'] * x\n",
+             "args": "({'w': 2.0, 'b': 1.0}, jnp.ones(3))", "in_axes": "({'w': None, 'b': None}, 0)",
+             "out_axes": "0", "batch_sizes": [1, 3]},
+    "jit_speed": {"kind": "jit_speed", "code": "def f(x):\n    return x + x*x\n", "sizes": [8, 16], "repeats": 2},
+    "about": {"kind": "about"},
+}
+
+
+@pytest.fixture(scope="module")
+def real(pool) -> dict:
+    """Real replies of real sandboxed workers (the pool checks their framing, not their schema)."""
+    return {kind: pool.run(job, timeout_s=60) for kind, job in JOBS.items()}
+
+
+@pytest.mark.parametrize("kind", list(JOBS))
+def test_real_replies_fit_their_schema(real, kind):
+    assert real[kind]["ok"] is True, real[kind]
+    assert replies.check(kind, real[kind]) is real[kind]
+
+
+def test_error_replies_pass_through_unchanged():
+    error = {"ok": False, "error": {"kind": "syntax", "message": "x", "line": 1}}
+    assert replies.check("inspect", error) is error
+
+
+def _refused(kind: str, reply: dict) -> str:
+    result = replies.check(kind, reply)
+    assert result["ok"] is False and result["error"]["kind"] == "forbidden", result
+    return result["error"]["message"]
+
+
+@pytest.mark.parametrize(("path", "value", "words"), [
+    (("line_map", "jaxpr", 0), '1" onmouseover="alert(1)', "line_map.jaxpr[0]"),
+    (("line_map", "jaxpr", 0), 0, "line_map.jaxpr[0]"),
+    (("function",), "<img src=x onerror=alert(1)>", "not a Python name"),
+    (("jaxpr",), 42, "jaxpr is not text"),
+    (("jaxpr",), "x" * 300_000, "longer than"),
+    (("trace_s",), "fast", "trace_s"),
+    (("trace_s",), -1.0, "trace_s"),
+    (("trace_s",), math.inf, "trace_s"),
+    (("result",), ["not", "text"], "result"),
+    (("purity",), [{"check": "static", "line": 1, "message": "m", "extra": 1}], "unknown field 'extra'"),
+    (("purity",), [{"check": "made up", "line": 1, "message": "m"}], "check"),
+    (("static_argnums",), [True], "static_argnums[0]"),
+    (("warnings",), ["w"] * 2000, "more than 1,000 items"),
+    (("pytree", "inputs", "leaves"), [{"key_path": "", "shape": [-1], "dtype": "f32"}], "shape[0]"),
+], ids=lambda v: str(v)[:30])
+def test_a_forged_field_refuses_the_whole_reply(real, path, value, words):
+    forged = copy.deepcopy(real["inspect"])
+    target = forged
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    assert words in _refused("inspect", forged)
+
+
+def test_missing_and_unknown_fields_are_refused(real):
+    assert "lacks 'jaxpr'" in _refused("inspect", {k: v for k, v in real["inspect"].items() if k != "jaxpr"})
+    assert "unknown field 'html'" in _refused("inspect", {**real["inspect"], "html": "<b>x</b>"})
+    assert "lacks" in _refused("inspect", {"ok": True})
+
+
+def test_forged_numbers_and_axes_are_refused(real):
+    vmap = copy.deepcopy(real["vmap"])
+    vmap["in_axes"] = [{"w": "<script>"}]
+    assert "in_axes" in _refused("vmap", vmap)
+    jit = copy.deepcopy(real["jit_speed"])
+    jit["jit_s"] = [1e300]
+    assert "jit_s[0]" in _refused("jit_speed", jit)
+    derivatives = copy.deepcopy(real["derivatives"])
+    derivatives["orders"][0]["reference"] = "<b>trust me</b>"
+    assert "reference" in _refused("derivatives", derivatives)
+
+
+def test_nested_arrays_are_bounded(real):
+    gradient = copy.deepcopy(real["gradient"])
+    gradient["hessian"] = [[[[[[1.0]]]]]]
+    assert "nested too deeply" in _refused("gradient", gradient)
+    gradient["hessian"] = [["1.0"]]
+    assert "hessian" in _refused("gradient", gradient)
+
+
+def test_shard_placement_must_be_numbers():
+    placement = [[{"device": 0, "index": [[0, 4]]}]]
+    reply = {"ok": True, "function": "f", "n_devices": 1, "mesh": {"shape": [1], "axis_names": ["data"],
+                                                                    "devices": [0]},
+             "placement": placement, "shapes": [[4]], "result": "f32[4]", "out_placement": placement[0],
+             "matches_unsharded": True, "max_abs_diff": 0.0, "collectives": [], "hlo_collective_lines": [],
+             "stdout": ""}
+    assert replies.check("shard", reply) is reply
+    forged = copy.deepcopy(reply)
+    forged["placement"][0][0]["index"] = [["0</span><script>", 4]]
+    assert "index" in _refused("shard", forged)
+    forged = copy.deepcopy(reply)
+    forged["mesh"]["axis_names"] = ["data onmouseover=x"]
+    assert "axis_names" in _refused("shard", forged)
