@@ -16,11 +16,11 @@ import numpy as np
 from playground import replies
 from playground import validation as check
 from playground.config import Settings
+from playground.errors import error_dict
 from playground.mnist import data
 from playground.mnist.config import TrainConfig
 from playground.mnist.service import NoTrainedModel, TrainingFailed, TrainingService
 from playground.sandbox import WorkerPool
-from playground.usercode import error_dict
 
 MAX_CODE_CHARS = 20_000
 MAX_ARGS_CHARS = 2_000

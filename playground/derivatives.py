@@ -27,6 +27,7 @@ import numpy as np
 from numpy.polynomial import Polynomial
 
 from playground import program_size, staging, usercode
+from playground.errors import cap_text
 from playground.gallery import DERIVATIVE_PRESETS
 from playground.usercode import UserCodeError
 
@@ -136,7 +137,7 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int) 
         "orders": orders,
         "eqn_counts": [program_size.count_equations(j.jaxpr) for j in jaxprs],
         "hlo_op_counts": [program_size.count_hlo_instructions(c.as_text()) for c in compiled],
-        "jaxprs": [usercode.cap_text(str(j), MAX_JAXPR_CHARS) for j in jaxprs],
+        "jaxprs": [cap_text(str(j), MAX_JAXPR_CHARS) for j in jaxprs],
         "notes": notes,
     }
 

@@ -31,6 +31,7 @@ import jax
 import numpy as np
 
 from playground import program_size, staging, timing, usercode
+from playground.errors import USER_FILENAME
 
 SEEDS_CODE = "def fn(x):\n    return x + x*x + x*x*x\n"
 DEFAULT_SIZES = [10, 100, 1000, 4000, 10000]  # a size n means an n x n float32 input
@@ -255,7 +256,7 @@ def numpy_version(code: str, name: str) -> tuple:
     namespace = {**usercode.base_namespace(), "jnp": np, "jax": stand_in, "lax": _NumpyJax("jax.lax (NumPy stand-in)")}
     namespace["__builtins__"] = {**vars(builtins), "__import__": _numpy_import(stand_in)}
     try:
-        exec(compile(usercode.parse(code), usercode.USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed
+        exec(compile(usercode.parse(code), USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed
     except Exception as exc:
         return None, f"Your code does not run with jnp as NumPy: {usercode.error_result(exc)['error']['message']}"
     function = namespace.get(name)

@@ -40,6 +40,7 @@ from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from playground import numerics, staging, usercode
+from playground.errors import cap_text
 from playground.usercode import UserCodeError
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
@@ -106,7 +107,7 @@ def _run_sharded(f: Callable, arguments: tuple, in_shardings: tuple, out_shardin
     same, diff = numerics.tree_difference(value, reference, RTOL, ATOL)
     names, lines = collectives_in(compiled.as_text())
     return {"placement": [placement(a) for a in placed], "shapes": [list(a.shape) for a in arguments],
-            "result": usercode.cap_text(staging.describe(value), MAX_TEXT_CHARS),
+            "result": cap_text(staging.describe(value), MAX_TEXT_CHARS),
             "out_placement": placement(jax.tree.leaves(value)[0]),
             "matches_unsharded": same, "max_abs_diff": diff, "collectives": names, "hlo_collective_lines": lines}
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from playground.usercode import USER_FILENAME
+from playground.errors import USER_FILENAME
 
 _FILE = re.escape(USER_FILENAME)
 _JAXPR_SOURCE = re.compile(rf"\s+# {_FILE}:(\d+)(?::\d+)? \([^)]*\)$")

@@ -22,6 +22,7 @@ import jax
 import numpy as np
 
 from playground import purity, pytrees, source_map, tracer_errors, usercode
+from playground.errors import cap_text
 
 
 def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...] = (),
@@ -68,7 +69,7 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
         "retrace": retrace,
         "purity": findings,
         "stdout": printed,
-        "warnings": [usercode.cap_text(n, 2000) for n in notes],
+        "warnings": [cap_text(n, 2000) for n in notes],
     }
 
 
@@ -94,7 +95,7 @@ def run_stages(function, arguments: tuple, static_argnums: tuple[int, ...], max_
     hlo_text = source_map.redact_file_names(compiled.as_text())
     hlo, hlo_line_map = _capped(hlo_text, source_map.hlo_lines(hlo_text), max_chars)
     report = {
-        "result": usercode.cap_text(describe(value), max_chars),
+        "result": cap_text(describe(value), max_chars),
         "jaxpr": jaxpr,
         "stablehlo": stablehlo,
         "hlo": hlo,
@@ -211,7 +212,7 @@ def explained_error(exc: BaseException, code: str) -> dict:
 
 def _capped(text: str, lines: list, max_chars: int) -> tuple[str, list]:
     """Cut a long text with its notice, and its line map to match."""
-    capped = usercode.cap_text(text, max_chars)
+    capped = cap_text(text, max_chars)
     if capped is text:
         return text, lines
     kept = capped.count("\n") + 1

@@ -22,7 +22,7 @@ import re
 from jax import errors as jax_errors
 
 from playground import tracer_sites as sites
-from playground.usercode import USER_FILENAME
+from playground.errors import USER_FILENAME
 
 DOCS_URL = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
 GOTCHAS_URL = "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import ast
 
-from playground.usercode import USER_FILENAME, UserCodeError, pick_function_name
+from playground.errors import USER_FILENAME
+from playground.usercode import UserCodeError, pick_function_name
 
 CONVERTERS = {"int": "jnp.int32", "float": "jnp.float32", "bool": "bool", "complex": "jnp.complex64"}
 _NUMPY_ROOTS = {"np", "numpy", "onp", "scipy", "math"}

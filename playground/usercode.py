@@ -21,15 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-USER_FILENAME = "<playground>"
-ARGS_FILENAME = "<args>"
-ERROR_KINDS = ("syntax", "user_exception", "timeout", "memory", "disk", "tasks", "crashed", "forbidden",
-               "invalid_input", "busy", "unavailable")
+from playground.errors import ARGS_FILENAME, ERROR_KINDS, USER_FILENAME, error_dict, truncation_notice
+
 _PROCESS_EVENTS = {
     "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "os.spawn",
     "subprocess.Popen", "pty.spawn",
 }
-_MAX_MESSAGE = 4000
 _TRACEBACK = "Traceback (most recent call last):"
 
 
@@ -43,10 +40,6 @@ class UserCodeError(Exception):
 
     def to_result(self) -> dict:
         return error_dict(self.kind, self.message, self.line)
-
-
-def error_dict(kind: str, message: str, line: int | None = None) -> dict:
-    return {"ok": False, "error": {"kind": kind, "message": cap_text(message, _MAX_MESSAGE), "line": line}}
 
 
 @dataclass(frozen=True)
@@ -278,15 +271,4 @@ class CappedText(io.TextIOBase):
 
     def getvalue(self) -> str:
         text = "".join(self._parts)
-        return text + _truncation_notice(self.dropped) if self.dropped else text
-
-
-def cap_text(text: str, max_chars: int) -> str:
-    """Cut long text with a visible notice of how much was left out."""
-    if len(text) <= max_chars:
-        return text
-    return text[:max_chars] + _truncation_notice(len(text) - max_chars)
-
-
-def _truncation_notice(dropped: int) -> str:
-    return f"\n… [output truncated: {dropped:,} more characters]"
+        return text + truncation_notice(self.dropped) if self.dropped else text

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from playground.usercode import error_dict
+from playground.errors import error_dict
 
 
 def text(name: str, value: object, limit: int) -> dict | None:

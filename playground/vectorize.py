@@ -42,6 +42,7 @@ import numpy as np
 from jax import lax
 
 from playground import numerics, source_map, timing, usercode
+from playground.errors import cap_text
 from playground.usercode import UserCodeError
 
 MAX_SIZES = 8
@@ -211,7 +212,7 @@ def _check_leaves(tree: Any, axes: Any, name: str, what: str) -> None:
         _map_mapped(check, tree, axes)
     except (ValueError, TypeError) as exc:
         raise UserCodeError("invalid_input", f"{name} {axes_json(axes)!r} does not match the structure of {what}: "
-                            f"{usercode.cap_text(str(exc), 500)}") from None
+                            f"{cap_text(str(exc), 500)}") from None
 
 
 def _map_mapped(fn: Callable, tree: Any, axes: Any) -> Any:
@@ -291,4 +292,4 @@ def _check_memory(vmapped: Callable, example: tuple, in_axes: Any, size: int) ->
 
 
 def _jaxpr_text(closed_jaxpr) -> str:
-    return usercode.cap_text(source_map.jaxpr_with_lines(closed_jaxpr)[0], MAX_TEXT_CHARS)
+    return cap_text(source_map.jaxpr_with_lines(closed_jaxpr)[0], MAX_TEXT_CHARS)

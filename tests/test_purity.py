@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from playground.errors import USER_FILENAME
 from playground.purity import behavioural_findings, static_findings
-from playground.usercode import USER_FILENAME, UserCodeError, base_namespace, pick_function_name
+from playground.usercode import UserCodeError, base_namespace, pick_function_name
 
 
 def run_source(source: str):

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import pytest
 
 from playground import source_map
-from playground.usercode import USER_FILENAME
+from playground.errors import USER_FILENAME
 
 THREE_LINES = "def f(x):\n    y = x * x\n    z = jnp.sin(y)\n    return z + x\n"
 

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from jax import lax
 
+from playground.errors import USER_FILENAME
 from playground.tracer_errors import DOCS_URL, explain
-from playground.usercode import USER_FILENAME, user_line
+from playground.usercode import user_line
 
 KEYS = {"title", "explanation", "fix", "doc_url"}
 

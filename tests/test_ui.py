@@ -17,12 +17,12 @@ import pytest
 from playground import staging
 from playground.api import PlaygroundAPI
 from playground.config import Settings
+from playground.errors import error_dict
 from playground.gallery import EXAMPLES
 from playground.sandbox.limits import Limits
 from playground.ui import about_tab, inspect_tab
 from playground.ui import inspect_views as views
 from playground.ui.inspect_tab import DownloadFolder, parse_argnums, render
-from playground.usercode import error_dict
 
 DEFAULT = EXAMPLES[0]
 TRACER_CODE = "def f(x):\n    if x > 0:\n        return x\n    return -x"

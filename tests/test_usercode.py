@@ -15,11 +15,10 @@ import numpy as np
 import pytest
 
 from playground import usercode
+from playground.errors import ERROR_KINDS, cap_text
 from playground.usercode import (
-    ERROR_KINDS,
     CappedText,
     UserCodeError,
-    cap_text,
     classify,
     error_result,
     evaluate_args,

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from playground import derivatives, jit_benchmark, parallel, parallel_demos, staging, usercode, vectorize
+from playground.errors import error_dict
 from playground.sandbox.limits import Limits
 
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
@@ -37,10 +38,10 @@ def run(job: dict, limits: Limits) -> dict:
     """Dispatch on job["kind"]; the server has already checked the arguments' types and ranges."""
     kind = job.get("kind")
     if kind not in _NEEDS:
-        return usercode.error_dict("invalid_input", f"unknown job kind {kind!r}")
+        return error_dict("invalid_input", f"unknown job kind {kind!r}")
     missing = [key for key in _NEEDS[kind] if key not in job]
     if missing:
-        return usercode.error_dict("invalid_input", f"the {kind} job is missing {', '.join(missing)}")
+        return error_dict("invalid_input", f"the {kind} job is missing {', '.join(missing)}")
     usercode.forbid_new_processes()
     usercode.CallbackFailures.install()
     return _with_limits(_dispatch(kind, job, limits), limits)

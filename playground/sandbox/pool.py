@@ -26,12 +26,12 @@ import tempfile
 import threading
 import time
 
+from playground.errors import ERROR_KINDS, USER_FILENAME, cap_text, error_dict
 from playground.sandbox import mechanisms, protocol, scratch, verdicts
 from playground.sandbox.cgroups import JobCgroups
 from playground.sandbox.handle import LogPipe, WorkerHandle
 from playground.sandbox.limits import Limits
 from playground.sandbox.template_link import TemplateLink, entry_command
-from playground.usercode import ERROR_KINDS, USER_FILENAME, cap_text, error_dict
 
 __all__ = ["WorkerPool", "entry_command", "protect_server_process", "worker_environment", "validated"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import signal
 
+from playground.errors import error_dict
 from playground.sandbox.handle import Sample
 from playground.sandbox.limits import Limits
 from playground.sandbox.scratch import Usage
-from playground.usercode import error_dict
 
 _REPLACED = "It was replaced by a fresh worker."
 

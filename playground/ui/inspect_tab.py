@@ -12,9 +12,9 @@ import gradio as gr
 
 from playground import sharing
 from playground.api import PlaygroundAPI
+from playground.errors import error_dict
 from playground.gallery import EXAMPLES
 from playground.ui import inspect_views as views
-from playground.usercode import error_dict
 
 DEFAULT = EXAMPLES[0]
 # Builds the full link in the browser (only it knows the public address) and copies it.

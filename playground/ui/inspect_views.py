@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import html
 
+from playground.errors import TITLES
 from playground.ui import markdown as md
 from playground.ui.markdown import code_block
 
 DISPLAY_CHARS = 30_000  # longer IR is cut on screen; the whole text is offered as a download
 DISPLAY_LINES = 400  # per pane of the source <-> IR view
 _PALETTE = ("#fde2e4", "#e2ece9", "#dfe7fd", "#fff1c1", "#e8dff5", "#d7f0db", "#fce1c8", "#d9f1f7")
-ERROR_TITLES = {
-    "syntax": "Syntax error", "user_exception": "Your code raised an exception", "timeout": "Too slow",
-    "memory": "Out of memory", "disk": "Out of disk space", "tasks": "Too many threads",
-    "crashed": "The sandbox worker crashed", "forbidden": "Not allowed",
-    "invalid_input": "Invalid input", "busy": "Busy, try again",
-    "unavailable": "Not available here",
-}
 
 
 def error_markdown(error: dict) -> str:
     """The error in plain words, the user's line, and for tracer errors what to do instead."""
     where = f" on line {error['line']}" if type(error.get("line")) is int else ""
-    title = md.text(error.get("title") or ERROR_TITLES.get(error["kind"], "Error"))
+    title = md.text(error.get("title") or TITLES.get(error["kind"], "Error"))
     parts = [f"❌ **{title}{where}**"]
     if error.get("explanation"):
         parts.append(md.text(error["explanation"]))

@@ -6,11 +6,11 @@ import gradio as gr
 
 from playground import plots
 from playground.api import DEFAULT_MATRIX_SIZES, MAX_REPEATS, PlaygroundAPI
+from playground.errors import error_dict
 from playground.gallery import JIT_SEEDS_CODE
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import parse_sizes, seconds, times_table
-from playground.usercode import error_dict
 
 
 def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import gradio as gr
 
 from playground.api import PlaygroundAPI
+from playground.errors import error_dict
 from playground.gallery import SHARD_EXAMPLE
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.markdown import code_block
 from playground.ui.parallel_views import mesh_markdown, placement_html
 from playground.ui.timing_views import parse_sizes
-from playground.usercode import error_dict
 
 
 def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:

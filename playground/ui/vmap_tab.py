@@ -6,11 +6,11 @@ import gradio as gr
 
 from playground import plots
 from playground.api import PlaygroundAPI
+from playground.errors import error_dict
 from playground.gallery import VMAP_PRESETS
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import parse_sizes, times_table
-from playground.usercode import error_dict
 
 _FIRST = next(iter(VMAP_PRESETS))
 

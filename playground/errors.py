@@ -1,0 +1,61 @@
+"""The error vocabulary every layer shares: kinds and their titles, the error dict, capped text.
+
+Standard library only, so that the server, the UI, the sandbox and the workers
+can all import it. An error result is always::
+
+    >>> error_dict("timeout", "Time limit: 10 s.", 3)
+    {'ok': False, 'error': {'kind': 'timeout', 'message': 'Time limit: 10 s.', 'line': 3}}
+"""
+
+from __future__ import annotations
+
+import secrets
+
+USER_FILENAME = "<playground>"  # what the user's code is compiled as: its frames say this in tracebacks
+ARGS_FILENAME = "<args>"  # the same for the arguments expression
+MAX_MESSAGE_CHARS = 4000
+
+# Each kind and the title the UI shows for it.
+TITLES = {
+    "syntax": "Syntax error",
+    "user_exception": "Your code raised an exception",
+    "timeout": "Too slow",
+    "memory": "Out of memory",
+    "disk": "Out of disk space",
+    "tasks": "Too many threads",
+    "crashed": "The sandbox worker crashed",
+    "forbidden": "Not allowed",
+    "invalid_input": "Invalid input",
+    "busy": "Busy, try again",
+    "unavailable": "Not available here",
+    "internal": "A bug in the playground",
+}
+ERROR_KINDS = tuple(TITLES)
+
+
+def error_dict(kind: str, message: str, line: int | None = None) -> dict:
+    """``{"ok": False, "error": {"kind", "message", "line"}}``, the message capped."""
+    if kind not in TITLES:
+        raise ValueError(f"unknown error kind {kind!r}")
+    return {"ok": False, "error": {"kind": kind, "message": cap_text(message, MAX_MESSAGE_CHARS), "line": line}}
+
+
+def internal_error(incident: str) -> dict:
+    """What the user reads of our own bug: no traceback, and the id that finds it in the server's log."""
+    return error_dict("internal", f"This is a bug in the playground, not in your code. Its id is {incident}: the "
+                      "server's log has the details under that id. Please report it, with the code you ran.")
+
+
+def new_incident_id() -> str:
+    return secrets.token_hex(4)
+
+
+def cap_text(text: str, max_chars: int) -> str:
+    """Cut long text with a visible notice of how much was left out."""
+    if len(text) <= max_chars:
+        return text
+    return text[:max_chars] + truncation_notice(len(text) - max_chars)
+
+
+def truncation_notice(dropped: int) -> str:
+    return f"\n… [output truncated: {dropped:,} more characters]"
