@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime-installed
 DEV := $(VENV)/.dev-installed
 
-.PHONY: run test lint bench data clean
+.PHONY: run test lint screenshots bench data clean
 
 run: $(RUNTIME)
 	$(BIN)/python app.py
@@ -15,6 +15,10 @@ test: $(DEV)
 
 lint: $(DEV)
 	$(BIN)/ruff check .
+
+# The README's pictures in assets/, taken by the browser tests from the real app (run it when the UI changes).
+screenshots: $(DEV)
+	PLAYGROUND_SCREENSHOTS=$(CURDIR)/assets $(BIN)/python -m pytest tests/browser -q
 
 bench: $(RUNTIME)
 	$(BIN)/python benchmarks/inspect_latency.py

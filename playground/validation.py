@@ -26,10 +26,24 @@ def code(value: object, limit: int) -> dict | None:
     return problem
 
 
+def as_whole(value: object) -> int | None:
+    """The one rule for a whole number: an int, or a float with nothing after the point (JSON clients send 3.0).
+
+    True and False are not numbers here, and neither is 3.5 or "3".
+
+    >>> [as_whole(v) for v in (3, 3.0, -2, 3.5, True, "3", None)]
+    [3, 3, -2, None, None, None, None]
+    """
+    if type(value) is int:
+        return value
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return None
+
+
 def whole_number(name: str, value: object, low: int, high: int) -> dict | None:
-    if type(value) is float and value.is_integer():  # JSON clients may send 3.0
-        value = int(value)
-    if type(value) is not int or not low <= value <= high:
+    number = as_whole(value)
+    if number is None or not low <= number <= high:
         return error_dict("invalid_input", f"`{name}` must be a whole number from {low} to {high}, got {value!r}.")
     return None
 
@@ -44,7 +58,7 @@ def whole_numbers(name: str, value: object, low: int, high: int, most: int) -> d
     if value is None:
         return None
     if (not isinstance(value, list) or not 1 <= len(value) <= most
-            or not all(type(i) is int and low <= i <= high for i in value)):
+            or not all((n := as_whole(i)) is not None and low <= n <= high for i in value)):
         return error_dict("invalid_input", f"`{name}` must be a list of 1 to {most} whole numbers, each from "
                           f"{low} to {high}, got {value!r}.")
     return None

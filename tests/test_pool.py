@@ -11,7 +11,7 @@ import time
 import pytest
 
 from playground.sandbox import Limits, WorkerPool
-from playground.sandbox.pool import worker_environment
+from playground.sandbox.bootstrap import worker_environment
 
 DEFAULT_JOB = {"kind": "inspect", "code": "def f(x):\n    return x + x*x + x*x*x\n", "args": "jnp.arange(4.0)"}
 

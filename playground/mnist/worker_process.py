@@ -8,7 +8,7 @@ import subprocess
 import time
 
 from playground.sandbox import protocol
-from playground.sandbox.pool import entry_command, worker_environment
+from playground.sandbox.bootstrap import entry_command, worker_environment
 
 # Where the data lives: the worker reads the files the server has already fetched and checked.
 _DATA_VARIABLES = ("HOME", "MNIST_DIR", "FASHION_MNIST_DIR", "PLAYGROUND_CACHE")

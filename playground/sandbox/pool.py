@@ -13,7 +13,6 @@ ones asked for, by its own report and by the kernel's /proc/<pid>/limits.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
 import queue
@@ -28,25 +27,14 @@ import time
 
 from playground.errors import ERROR_KINDS, USER_FILENAME, cap_text, error_dict
 from playground.sandbox import mechanisms, protocol, scratch, verdicts
+from playground.sandbox.bootstrap import protect_server_process, worker_environment
 from playground.sandbox.cgroups import JobCgroups
 from playground.sandbox.handle import LogPipe, WorkerHandle
 from playground.sandbox.limits import Limits
-from playground.sandbox.template_link import TemplateLink, entry_command
-
-__all__ = ["WorkerPool", "entry_command", "protect_server_process", "worker_environment", "validated"]
+from playground.sandbox.template_link import TemplateLink
 
 log = logging.getLogger(__name__)
 
-_PR_SET_DUMPABLE = 4
-_PASSED_ENV = (
-    "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "JAX_PLATFORMS", "XLA_FLAGS",
-    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
-)
-_FIXED_ENV = {
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "TF_CPP_MIN_LOG_LEVEL": "2",
-    "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
-}
 _WATCH_TICK_S = 0.05
 _WALK_EVERY_S = 0.25
 _WALK_BUDGET_S = 0.02
@@ -59,19 +47,6 @@ _DOC_URL = re.compile(r"https://docs\.jax\.dev/[A-Za-z0-9._~/#-]*")
 
 class WorkerRefused(RuntimeError):
     """A new worker does not run under the limits it was asked to."""
-
-
-def worker_environment(source: dict[str, str], extra: dict[str, str] | None = None) -> dict[str, str]:
-    """Only harmless variables reach a worker: no tokens, no keys, no secrets."""
-    env = {k: source[k] for k in _PASSED_ENV if k in source}
-    env.update(_FIXED_ENV)
-    env.update(extra or {})
-    return env
-
-
-def protect_server_process() -> None:
-    """Non-dumpable: a same-uid process cannot ptrace us or read our /proc/<pid>/environ."""
-    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
 
 
 def validated(message: object) -> dict:

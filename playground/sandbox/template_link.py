@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 import threading
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def entry_command(module: str, *fds: int) -> list[str]:
-    """``python -I`` running ``module.main(*fds)`` from this checkout: -I keeps the user's site and env paths out."""
-    arguments = ", ".join(map(str, fds))
-    bootstrap = f"import sys; sys.path.insert(0, {_ROOT!r}); from {module} import main; main({arguments})"
-    return [sys.executable, "-I", "-c", bootstrap]
+from playground.sandbox.bootstrap import entry_command
 
 
 class TemplateLink:

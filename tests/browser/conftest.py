@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
+# Where screenshots go: an ignored folder, so that `make test` leaves the tree clean. `make screenshots`
+# points it at assets/ to refresh the README's pictures.
+SCREENSHOTS = Path(os.environ.get("PLAYGROUND_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "test-artifacts")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 VIEWPORT = {"width": 1280, "height": 900}
 
@@ -43,3 +46,11 @@ def page(chromium_browser, server):
     page.locator("#inspect-code .cm-content").wait_for()
     yield page
     context.close()
+
+
+def save_screenshot(page, name: str, full_page: bool = True) -> Path:
+    """The page as ``name`` in SCREENSHOTS; look at it when a test about the page's looks fails."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / name
+    page.screenshot(path=path, full_page=full_page)
+    return path

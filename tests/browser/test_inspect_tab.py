@@ -7,8 +7,8 @@ import re
 from playwright.sync_api import Browser, Page, expect
 
 from playground.gallery import EXAMPLES
-from tests.browser.conftest import VIEWPORT
-from tests.browser.test_inspect_ui import ASSETS, RESULT_TIMEOUT_MS, run_inspect, set_code
+from tests.browser.conftest import VIEWPORT, save_screenshot
+from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect, set_code
 
 MLP = "MLP with a params dict (a pytree)"
 TRACER_ERROR = "Python if on a traced value (an error)"
@@ -74,8 +74,7 @@ def test_source_map_colours_each_line_and_its_ir_alike(page: Page):
     shared = set(source.values()) & set(jaxpr.values())
     assert shared, (source, jaxpr)
 
-    ASSETS.mkdir(exist_ok=True)
-    page.screenshot(path=ASSETS / "inspect_source_map.png", full_page=True)
+    save_screenshot(page, "inspect_source_map.png")
 
 
 def test_cost_and_pytree_tabs(page: Page):
@@ -104,8 +103,7 @@ def test_tracer_error_shows_its_line(page: Page):
     expect(status).to_contain_text("line 2")
     expect(page.locator("#inspect-result textarea")).to_have_value("")
 
-    ASSETS.mkdir(exist_ok=True)
-    page.screenshot(path=ASSETS / "inspect_error.png", full_page=True)
+    save_screenshot(page, "inspect_error.png")
 
 
 def test_tracer_error_says_how_to_fix_it(page: Page):

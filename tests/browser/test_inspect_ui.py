@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-ASSETS = Path(__file__).resolve().parents[2] / "assets"
+from tests.browser.conftest import save_screenshot
+
 RESULT_TIMEOUT_MS = 60_000
 
 
@@ -43,8 +43,7 @@ def test_inspect_shows_result_and_jaxpr(page: Page):
     expect(page.locator("#inspect-jaxpr")).to_contain_text("mul")
     expect(page.locator("#inspect-result textarea")).to_have_value(re.compile(r"f32\[5\]"))
 
-    ASSETS.mkdir(exist_ok=True)
-    page.screenshot(path=ASSETS / "inspect.png", full_page=True)
+    save_screenshot(page, "inspect.png")
 
 
 def test_syntax_error_shows_its_line(page: Page):
@@ -63,5 +62,4 @@ def test_about_tab_lists_sandbox_layers(page: Page):
     expect(summary).to_contain_text("Sandbox layers", timeout=RESULT_TIMEOUT_MS)
     expect(summary).to_contain_text("landlock")
 
-    ASSETS.mkdir(exist_ok=True)
-    page.screenshot(path=ASSETS / "about.png", full_page=True)
+    save_screenshot(page, "about.png")

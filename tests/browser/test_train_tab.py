@@ -13,7 +13,8 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_transformation_tabs import ASSETS, open_tab
+from tests.browser.conftest import save_screenshot
+from tests.browser.test_transformation_tabs import open_tab
 from tests.conftest import free_port, start_server, stop_server
 from tests.mnist_folders import make_mnist_dir
 
@@ -86,8 +87,7 @@ def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
     expect(download_link(page, "train-params")).to_have_attribute("href", re.compile(r"params\.npz$"))
     expect(download_link(page, "train-metrics")).to_have_attribute("href", re.compile(r"metrics\.csv$"))
     page.locator("#train-loss").scroll_into_view_if_needed()
-    ASSETS.mkdir(exist_ok=True)
-    page.screenshot(path=ASSETS / "train.png", full_page=True)
+    save_screenshot(page, "train.png")
 
     # Draw a "1": one thick vertical stroke, the way a student would with the mouse.
     sketch = page.locator("#train-sketch")
@@ -103,7 +103,7 @@ def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
     page.mouse.up()
     expect(plot_title(page, "train-probabilities")).to_contain_text("What the model thinks: 1", timeout=30_000)
     expect(page.locator("#train-seen img")).to_be_visible()
-    page.screenshot(path=ASSETS / "train_draw.png", full_page=False)
+    save_screenshot(page, "train_draw.png", full_page=False)
 
 
 def test_offline_without_the_files_the_tab_says_what_to_do(page: Page):

@@ -7,7 +7,8 @@ import re
 from playwright.sync_api import Page, expect
 
 from playground.gallery import VMAP_PRESETS
-from tests.browser.test_inspect_ui import ASSETS, RESULT_TIMEOUT_MS
+from tests.browser.conftest import save_screenshot
+from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 
 JAXPR_MARKER = "{ lambda"  # the first words of every jaxpr
 
@@ -68,8 +69,7 @@ def legend(page: Page, elem_id: str) -> list[str]:
 
 
 def save(page: Page, name: str) -> None:
-    ASSETS.mkdir(exist_ok=True)
-    page.screenshot(path=ASSETS / name, full_page=True)
+    save_screenshot(page, name)
 
 
 # -- Derivatives --------------------------------------------------------------------------------

@@ -1,0 +1,42 @@
+"""How the server starts its helper processes: a clean command line and an environment without secrets.
+
+Used for the sandbox template and for the training workers alike.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_PR_SET_DUMPABLE = 4
+_PASSED_ENV = (
+    "PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "JAX_PLATFORMS", "XLA_FLAGS",
+    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+)
+_FIXED_ENV = {
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "TF_CPP_MIN_LOG_LEVEL": "2",
+    "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
+}
+
+
+def worker_environment(source: dict[str, str], extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Only harmless variables reach a worker: no tokens, no keys, no secrets."""
+    env = {k: source[k] for k in _PASSED_ENV if k in source}
+    env.update(_FIXED_ENV)
+    env.update(extra or {})
+    return env
+
+
+def entry_command(module: str, *arguments: int | str) -> list[str]:
+    """``python -I`` running ``module.main(*arguments)`` from this checkout (-I: no user site or env paths)."""
+    call = ", ".join(map(repr, arguments))
+    bootstrap = f"import sys; sys.path.insert(0, {_ROOT!r}); from {module} import main; main({call})"
+    return [sys.executable, "-I", "-c", bootstrap]
+
+
+def protect_server_process() -> None:
+    """Non-dumpable: a same-uid process cannot ptrace us or read our /proc/<pid>/environ."""
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
