@@ -19,6 +19,8 @@ from playground.config import Settings
 from playground.mnist.service import TrainingService
 from playground.sandbox import WorkerPool, scratch
 
+HANDLERS = "playground.handlers"  # the module the sandbox's workers run jobs with (the job registry's handlers)
+
 
 def _stop(_signum, _frame) -> None:
     raise KeyboardInterrupt  # Gradio's launch() ends on it, and the ExitStack below cleans up
@@ -35,9 +37,9 @@ def main() -> None:
 
     with ExitStack() as cleanup:
         cleanup.callback(scratch.remove, run_folder, 30.0)
-        pool = WorkerPool(settings.workers, settings.limits, namespaces=settings.namespaces)
+        pool = WorkerPool(settings.workers, settings.limits, HANDLERS, namespaces=settings.namespaces)
         # The Parallel tab's workers see several devices: simulated CPU ones where there is no accelerator.
-        parallel_pool = WorkerPool(settings.parallel_workers, settings.limits, namespaces=settings.namespaces,
+        parallel_pool = WorkerPool(settings.parallel_workers, settings.limits, HANDLERS, namespaces=settings.namespaces,
                                    extra_env={"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
         for each in (pool, parallel_pool):
             cleanup.callback(each.close)

@@ -122,7 +122,7 @@ def sustained(port: int, clients: int, seconds: float) -> tuple[int, int, float]
 def worker_start_costs(n: int) -> tuple[list[float], list[float]]:
     from playground.sandbox import Limits, WorkerPool
 
-    pool = WorkerPool(1, Limits())
+    pool = WorkerPool(1, Limits(), "playground.handlers")
     pool.start()
     pool._closed.set()  # stop the background spawner: we spawn by hand here
     forked = []

@@ -13,8 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from playground import replies
-from playground import validation as check
+from playground import jobs, replies
 from playground.config import Settings
 from playground.errors import error_dict
 from playground.mnist import data
@@ -22,20 +21,8 @@ from playground.mnist.config import TrainConfig
 from playground.mnist.service import NoTrainedModel, TrainingFailed, TrainingService
 from playground.sandbox import WorkerPool
 
-MAX_CODE_CHARS = 20_000
-MAX_ARGS_CHARS = 2_000
-MAX_STATIC_ARGNUMS = 8
-MAX_ORDER = 8
-MAX_POINTS = 2_000
-MAX_SIZES = 8
-MAX_BATCH = 100_000
-MAX_MATRIX = 10_000
-MAX_REPEATS = 50
-MAX_DEVICES = 64
 MAX_IMAGE_SIDE = 1024
 MAX_PIXEL = 255
-DEFAULT_BATCH_SIZES = (1, 10, 100, 1000)
-DEFAULT_MATRIX_SIZES = (10, 100, 1000, 4000, 10000)
 _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy", "scikit-learn")
 
 
@@ -62,17 +49,8 @@ class PlaygroundAPI:
         "line_map", "static_argnums", "retrace", "purity", "stdout", "warnings"}``
         or an error dict.
         """
-        problem = check.first_problem(
-            check.code(code, MAX_CODE_CHARS), check.text("args", args, MAX_ARGS_CHARS),
-            check.text("second_args", second_args, MAX_ARGS_CHARS),
-            check.whole_numbers("static_argnums", static_argnums, 0, 63, MAX_STATIC_ARGNUMS),
-        )
-        if problem:
-            return problem
-        return self._run(self._pool, {
-            "kind": "inspect", "code": code, "args": args,
-            "static_argnums": sorted(set(static_argnums or ())), "second_args": second_args,
-        })
+        return self._submit("inspect", code=code, args=args, static_argnums=static_argnums,
+                            second_args=second_args)
 
     def derivatives(self, code: str, order: int = 3, x_min: float = -3.0, x_max: float = 3.0,
                     points: int = 200) -> dict:
@@ -83,20 +61,11 @@ class PlaygroundAPI:
         Returns ``{"ok", "function", "dtype", "xs", "orders": [{"n", "ys", "max_error",
         "reference"}], "eqn_counts", "hlo_op_counts", "jaxprs"}``.
         """
-        problem = check.first_problem(
-            check.code(code, MAX_CODE_CHARS), check.whole_number("order", order, 1, MAX_ORDER),
-            check.number("x_min", x_min), check.number("x_max", x_max),
-            check.whole_number("points", points, 2, MAX_POINTS),
-        )
-        if problem is None and not x_min < x_max:
-            problem = error_dict("invalid_input", f"`x_min` ({x_min}) must be below `x_max` ({x_max}).")
-        return problem or self._run(self._pool, {"kind": "derivatives", "code": code, "order": int(order),
-                                          "x_min": float(x_min), "x_max": float(x_max), "points": int(points)})
+        return self._submit("derivatives", code=code, order=order, x_min=x_min, x_max=x_max, points=points)
 
     def gradient(self, code: str, point: str) -> dict:
         """Gradient and Hessian (``jacfwd(jacrev(f))``) of ``f: R^n -> R`` at ``point``, and jacfwd vs jacrev timing."""
-        problem = check.first_problem(check.code(code, MAX_CODE_CHARS), check.text("point", point, MAX_ARGS_CHARS))
-        return problem or self._run(self._pool, {"kind": "gradient", "code": code, "point": point})
+        return self._submit("gradient", code=code, point=point)
 
     def vmap(self, code: str, args: str, in_axes: str = "0", batch_sizes: list[int] | None = None,
              out_axes: str = "0") -> dict:
@@ -107,15 +76,8 @@ class PlaygroundAPI:
         "vmap_s", "jit_vmap_s", "equal", ...}``: times are per-size medians in seconds,
         shown only when all three results are equal.
         """
-        problem = check.first_problem(
-            check.code(code, MAX_CODE_CHARS), check.text("args", args, MAX_ARGS_CHARS),
-            check.text("in_axes", in_axes, MAX_ARGS_CHARS), check.text("out_axes", out_axes, MAX_ARGS_CHARS),
-            check.whole_numbers("batch_sizes", batch_sizes, 1, MAX_BATCH, MAX_SIZES),
-        )
-        return problem or self._run(
-            self._pool, {"kind": "vmap", "code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes,
-             "batch_sizes": batch_sizes or list(DEFAULT_BATCH_SIZES)},
-            timeout_s=self._settings.limits.measure_timeout_s)
+        return self._submit("vmap", code=code, args=args, in_axes=in_axes, out_axes=out_axes,
+                            batch_sizes=batch_sizes)
 
     def jit_speed(self, code: str, sizes: list[int] | None = None, repeats: int = 5) -> dict:
         """NumPy vs eager JAX vs jitted JAX on an n x n float32 input for each size n (compile timed apart).
@@ -123,14 +85,7 @@ class PlaygroundAPI:
         Returns ``{"ok", "device", "sizes", "numpy_s", "eager_s", "jit_s", "compile_s",
         "jaxpr_ops", "fused_kernels", ...}``; times are per-size medians in seconds.
         """
-        problem = check.first_problem(
-            check.code(code, MAX_CODE_CHARS), check.whole_numbers("sizes", sizes, 1, MAX_MATRIX, MAX_SIZES),
-            check.whole_number("repeats", repeats, 1, MAX_REPEATS),
-        )
-        return problem or self._run(
-            self._pool, {"kind": "jit_speed", "code": code, "sizes": sizes or list(DEFAULT_MATRIX_SIZES),
-             "repeats": int(repeats)},
-            timeout_s=self._settings.limits.measure_timeout_s)
+        return self._submit("jit_speed", code=code, sizes=sizes, repeats=repeats)
 
     def shard(self, code: str, args: str, mesh_shape: list[int], axis_names: list[str], in_specs: str,
               out_specs: str) -> dict:
@@ -141,20 +96,12 @@ class PlaygroundAPI:
         which device holds which block, as slice bounds), "result", "matches_unsharded",
         "collectives" (found in the compiled HLO), ...}``.
         """
-        problem = check.first_problem(
-            check.code(code, MAX_CODE_CHARS), check.text("args", args, MAX_ARGS_CHARS),
-            check.whole_numbers("mesh_shape", mesh_shape, 1, MAX_DEVICES, 4),
-            check.text("in_specs", in_specs, MAX_ARGS_CHARS), check.text("out_specs", out_specs, MAX_ARGS_CHARS),
-            check.names("axis_names", axis_names, 4),
-        )
-        return problem or self._run(self._parallel_pool, {
-            "kind": "shard", "code": code, "args": args, "mesh_shape": mesh_shape, "axis_names": axis_names,
-            "in_specs": in_specs, "out_specs": out_specs})
+        return self._submit("shard", code=code, args=args, mesh_shape=mesh_shape, axis_names=axis_names,
+                            in_specs=in_specs, out_specs=out_specs)
 
     def parallel_demos(self) -> dict:
         """The devices, shard_map with psum and all_gather, a data-parallel MLP step, and pmap vs shard_map."""
-        return self._run(self._parallel_pool, {"kind": "parallel_demos"},
-                         timeout_s=self._settings.limits.measure_timeout_s)
+        return self._submit("parallel_demos")
 
     def train(self, config: dict | None, session: str) -> Iterator[dict]:
         """Train the MLP on a dataset, streaming one dict per update (several a second).
@@ -207,9 +154,11 @@ class PlaygroundAPI:
         if pixels.ndim != 2 or not 1 <= min(pixels.shape) <= max(pixels.shape) <= MAX_IMAGE_SIDE:
             return error_dict("invalid_input", f"`image` must be 2-D, at most {MAX_IMAGE_SIDE} × {MAX_IMAGE_SIDE}, "
                                                f"got shape {pixels.shape}.")
-        if not np.isfinite(pixels).all() or pixels.min() < 0 or pixels.max() > MAX_PIXEL:
+        if not np.isfinite(pixels).all():
+            return error_dict("invalid_input", f"`image` must hold finite numbers from 0 to {MAX_PIXEL} (or 0 to 1).")
+        if pixels.min() < 0 or pixels.max() > MAX_PIXEL:
             return error_dict("invalid_input", f"`image` must hold numbers from 0 to {MAX_PIXEL} (or 0 to 1); got "
-                              f"values from {np.nanmin(pixels):.6g} to {np.nanmax(pixels):.6g}.")
+                              f"values from {pixels.min():.6g} to {pixels.max():.6g}.")
         if self._training is None:
             return error_dict("unavailable", "Training is not enabled on this server.")
         try:
@@ -254,16 +203,22 @@ class PlaygroundAPI:
                            "user code): not sandboxed, outside the server"},
         }
 
-    @staticmethod
-    def _run(pool: WorkerPool, job: dict, timeout_s: float | None = None) -> dict:
-        """Run ``job`` in ``pool``; a reply that does not fit its kind's schema is refused (replies.py)."""
-        return replies.check(job["kind"], pool.run(job, timeout_s=timeout_s))
+    def _submit(self, kind: str, **values) -> dict:
+        """Build a ``kind`` job from the registry, run it in its pool, and check the reply against its schema."""
+        job = jobs.build(kind, values)
+        if job.get("ok") is False:
+            return job  # an argument failed its check
+        row = jobs.REGISTRY[kind]
+        limits = self._settings.limits
+        pool = self._parallel_pool if row.pool == "parallel" else self._pool
+        result = pool.run(job, timeout_s=limits.measure_timeout_s if row.timed else limits.timeout_s)
+        return replies.check(row.reply, result)
 
     def _runtime_info(self) -> dict:
         """Backend and devices, asked of a worker once (the server never starts JAX itself)."""
         with self._runtime_lock:
             if self._runtime is None or not self._runtime.get("ok"):
-                self._runtime = self._run(self._pool, {"kind": "about"})
+                self._runtime = self._submit("about")
             return self._runtime
 
 

@@ -29,10 +29,9 @@ from numpy.polynomial import Polynomial
 from playground import program_size, staging, usercode
 from playground.errors import cap_text
 from playground.gallery import DERIVATIVE_PRESETS
+from playground.sandbox.limits import Limits
 from playground.usercode import UserCodeError
 
-MAX_ORDER = 8
-MAX_POINTS = 2000
 MAX_DIMENSION = 200  # the Hessian has n² entries, and all of them go back as JSON
 MAX_JAXPR_CHARS = 200_000
 FD_STEP = float(np.finfo(np.float64).eps) ** (1 / 3)  # ≈ 6.1e-6, see finite_difference
@@ -98,12 +97,6 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int) 
     are finite; a note counts any point left out. Values that are not finite
     (inf, nan) are sent as None, since JSON has no spelling for them.
     """
-    try:
-        order = _integer(order, "order", 1, MAX_ORDER)
-        points = _integer(points, "points", 2, MAX_POINTS)
-        x_min, x_max = _interval(x_min, x_max)
-    except UserCodeError as exc:
-        return exc.to_result()
     closed_form = _CLOSED_FORMS.get(code.strip())
     xs = np.linspace(x_min, x_max, points)
     with jax.enable_x64(True), contextlib.redirect_stdout(usercode.CappedText(0)):  # prints repeat per trace
@@ -262,27 +255,19 @@ def _point(value) -> jax.Array:
     return jnp.asarray(array, dtype=jnp.float64)
 
 
-def _integer(value, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
-        raise UserCodeError("invalid_input", f"{name} must be a whole number from {low} to {high}, got {value!r}.")
-    if not low <= value <= high:
-        raise UserCodeError("invalid_input", f"{name} must be from {low} to {high}, got {value!r}.")
-    return int(value)
-
-
-def _interval(x_min, x_max) -> tuple[float, float]:
-    try:
-        low, high = float(x_min), float(x_max)
-    except (TypeError, ValueError):
-        raise UserCodeError("invalid_input", f"x_min and x_max must be numbers, got {x_min!r} and {x_max!r}.") from None
-    if not (np.isfinite(low) and np.isfinite(high) and low < high):
-        raise UserCodeError("invalid_input", f"Need finite x_min < x_max, got x_min={x_min!r}, x_max={x_max!r}.")
-    return low, high
-
-
 def _floats(array):
     """A float, or nested lists of floats, with every non-finite value as None."""
     values = np.asarray(array, dtype=np.float64)
     objects = values.astype(object)
     objects[~np.isfinite(values)] = None
     return objects.tolist() if values.ndim else objects.item()
+
+
+def derivatives_job(limits: Limits, code: str, order: int, x_min: float, x_max: float, points: int) -> dict:
+    """The registry's "derivatives" job."""
+    return derivatives(code, order, x_min, x_max, points)
+
+
+def gradient_job(limits: Limits, code: str, point: str) -> dict:
+    """The registry's "gradient" job."""
+    return gradient_and_hessian(code, point)

@@ -18,9 +18,11 @@ from playground.parallel import (
     ATOL,
     RTOL,
     collectives_in,
+    devices,
     make_mesh,
     placement,
 )
+from playground.sandbox.limits import Limits
 from playground.usercode import UserCodeError
 
 LAYER_SIZES = (784, 64, 10)
@@ -188,3 +190,11 @@ def data_parallel_step() -> dict:
             "batch_placement": placement(batch_on_mesh[0]), "params_placement": placement(params_on_mesh[0][0]),
             "collectives": names, "hlo_collective_lines": lines, "matches_single_device": same,
             "max_abs_diff": diff, "loss_before": float(before), "loss_after": float(after)}
+
+
+def demos_job(limits: Limits) -> dict:
+    """The registry's "parallel_demos" job: the Parallel tab's fixed demos in one job (one warm worker's devices)."""
+    parts = {"devices": devices(), "collectives": collectives_demo(), "data_parallel": data_parallel_step(),
+             "pmap_vs_shard_map": pmap_vs_shard_map()}
+    failed = next((part for part in parts.values() if not part.get("ok")), None)
+    return failed or {"ok": True, **parts}

@@ -22,7 +22,7 @@ import re
 import zlib
 
 # api.py does not import gradio (only ui/ does), so this import makes no cycle.
-from playground.api import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 
 MAX_TOKEN_CHARS = 8192
 STATE_KEYS = ("code", "args", "static_argnums", "second_args")

@@ -23,6 +23,7 @@ import numpy as np
 
 from playground import purity, pytrees, source_map, tracer_errors, usercode
 from playground.errors import cap_text
+from playground.sandbox.limits import Limits
 
 
 def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...] = (),
@@ -242,3 +243,9 @@ def short_dtype(dtype) -> str:
         if name.startswith(long):
             return short + name[len(long):]
     return name
+
+
+def inspect_job(limits: Limits, code: str, args: str, static_argnums: list[int], second_args: str) -> dict:
+    """The registry's "inspect" job: texts capped at the limits' length, purity checks within a fifth of its time."""
+    return inspect(code, args, limits.output_chars, static_argnums=tuple(static_argnums), second_args=second_args,
+                   checks_budget_s=limits.timeout_s / 5)

@@ -117,6 +117,10 @@ def error_result(exc: BaseException) -> dict:
     if isinstance(exc, UserCodeError):
         return exc.to_result()
     kind = classify(exc)
+    if kind == "user_exception" and _our_bug(exc):
+        result = error_dict("internal", _describe(exc))
+        result["error"]["traceback"] = "".join(traceback.format_exception(exc))[-20_000:]
+        return result
     prefix = {
         "memory": "Out of memory: the sandbox gives each job a fixed amount of memory. ",
         "forbidden": "Blocked by the sandbox (no processes, network, or files outside the job's scratch folder). ",
@@ -147,6 +151,26 @@ def classify(exc: BaseException) -> str:
     if status == "INTERNAL" and (inner := CallbackFailures.last()) is not None:
         return classify(inner)  # a pure_callback/io_callback raised: its own exception says what happened
     return _JAX_STATUS_KINDS.get(status, "user_exception")
+
+
+def _our_bug(exc: BaseException) -> bool:
+    """Raised by the playground's own code, with no frame of the user's anywhere in its chain.
+
+    An exception a library (JAX, NumPy) raises at the user's input is theirs to
+    read; one from our own modules that no user code led to is a bug of ours.
+    """
+    frames = []
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames += traceback.extract_tb(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__
+    if not frames or any(f.filename in (USER_FILENAME, ARGS_FILENAME) for f in frames):
+        return False
+    return os.path.abspath(frames[-1].filename).startswith(_PACKAGE + os.sep)
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _is_jax_runtime_error(exc: BaseException) -> bool:

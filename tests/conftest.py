@@ -14,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
+HANDLERS = "playground.handlers"  # what the workers of a test pool run jobs with
 
 
 def free_port() -> int:
@@ -95,7 +96,7 @@ def pool():
     """A real sandbox pool in this test process (no Gradio), for unit-level sandbox tests."""
     from playground.sandbox import Limits, WorkerPool
 
-    p = WorkerPool(2, Limits(timeout_s=5.0))
+    p = WorkerPool(2, Limits(timeout_s=5.0), HANDLERS)
     p.start()
     yield p
     p.close()

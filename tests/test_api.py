@@ -8,8 +8,9 @@ import threading
 
 import pytest
 
-from playground.api import MAX_ARGS_CHARS, MAX_CODE_CHARS, PlaygroundAPI
+from playground.api import PlaygroundAPI
 from playground.config import Settings
+from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sandbox.limits import Limits
 
 GOOD_CODE = "def f(x):\n    return x + x*x + x*x*x\n"

@@ -10,10 +10,17 @@ import time
 
 import pytest
 
+from playground import jobs
 from playground.sandbox import Limits, WorkerPool
 from playground.sandbox.bootstrap import worker_environment
+from tests.conftest import HANDLERS
 
-DEFAULT_JOB = {"kind": "inspect", "code": "def f(x):\n    return x + x*x + x*x*x\n", "args": "jnp.arange(4.0)"}
+def inspect_job(code: str, args: str) -> dict:
+    """An Inspect job as the server sends it: checked and filled in by the registry."""
+    return jobs.build("inspect", {"code": code, "args": args})
+
+
+DEFAULT_JOB = inspect_job("def f(x):\n    return x + x*x + x*x*x\n", "jnp.arange(4.0)")
 
 
 def _ok(pool: WorkerPool) -> None:
@@ -35,7 +42,7 @@ def test_each_job_gets_a_fresh_process_and_its_scratch_dir_is_removed(pool):
             "def f(x):\n    print(builtins.jobs_seen, os.getcwd())\n    return x\n")
     seen = []
     for _ in range(3):
-        result = pool.run({"kind": "inspect", "code": code, "args": "1.0"})
+        result = pool.run(inspect_job(code, "1.0"))
         count, scratch = result["stdout"].split()
         assert count == "1", result["stdout"]
         seen.append(scratch)
@@ -51,7 +58,7 @@ def test_scratch_dir_is_writable(pool):
         "import os\nimport numpy as np\nnp.save('a.npy', np.arange(3.0))\n"
         "def f(x):\n    return jnp.asarray(np.load('a.npy')) + x + len(os.listdir('.'))\n"
     )
-    result = pool.run({"kind": "inspect", "code": code, "args": "jnp.zeros(3)"})
+    result = pool.run(inspect_job(code, "jnp.zeros(3)"))
     assert result["ok"] is True, result
     assert result["result"] == "f32[3] [1. 2. 3.]"  # a.npy alone: the worker's output goes to a pipe
 
@@ -73,10 +80,10 @@ FILLS_THE_DISK = (
     ids=["resident memory", "scratch disk: the kernel's tmpfs", "scratch disk: the server's walk"],
 )
 def test_a_growing_job_is_stopped_at_its_limit(limits, namespaces, code, kind, message, counter, kills):
-    small = WorkerPool(1, Limits(timeout_s=10, **limits), namespaces=namespaces)
+    small = WorkerPool(1, Limits(timeout_s=10, **limits), HANDLERS, namespaces=namespaces)
     small.start()
     try:
-        result = small.run({"kind": "inspect", "code": code, "args": "1.0"})
+        result = small.run(inspect_job(code, "1.0"))
         assert result["error"]["kind"] == kind, result
         assert message in result["error"]["message"]
         assert small.status()[counter] == kills
@@ -87,7 +94,7 @@ def test_a_growing_job_is_stopped_at_its_limit(limits, namespaces, code, kind, m
 
 def test_a_forged_oversized_reply_is_refused(pool):
     code = f"import os\ndef f(x):\n    os.write(3, {struct.pack('!Q', 1 << 40)!r})\n    return x\n"
-    result = pool.run({"kind": "inspect", "code": code, "args": "1.0"})
+    result = pool.run(inspect_job(code, "1.0"))
     assert result["error"]["kind"] == "forbidden"
     _ok(pool)
 
@@ -113,10 +120,10 @@ def test_the_template_is_restarted_if_it_dies(pool):
 
 
 def test_busy_when_no_worker_frees_up_in_time():
-    tiny = WorkerPool(1, Limits(timeout_s=5), acquire_timeout_s=0.3)
+    tiny = WorkerPool(1, Limits(timeout_s=5), HANDLERS, acquire_timeout_s=0.3)
     tiny.start()
     try:
-        slow = {"kind": "inspect", "code": "import time\ndef f(x):\n    time.sleep(0.5)\n    return x\n", "args": "1.0"}
+        slow = inspect_job("import time\ndef f(x):\n    time.sleep(0.5)\n    return x\n", "1.0")
         results = []
         threads = [threading.Thread(target=lambda: results.append(tiny.run(slow))) for _ in range(3)]
         for t in threads:
@@ -132,7 +139,7 @@ def test_busy_when_no_worker_frees_up_in_time():
 
 
 def test_close_leaves_no_process_and_no_scratch_behind():
-    p = WorkerPool(1, Limits())
+    p = WorkerPool(1, Limits(), HANDLERS)
     p.start()
     _ok(p)
     template_pid, root = p._link.process.pid, p._scratch_root
@@ -153,7 +160,7 @@ def test_worker_environment_is_a_whitelist():
 
 def test_pool_size_must_be_positive():
     with pytest.raises(ValueError, match="at least 1"):
-        WorkerPool(0, Limits())
+        WorkerPool(0, Limits(), HANDLERS)
 
 
 def _gone(pid: int, wait_s: float = 5.0) -> bool:
@@ -182,17 +189,17 @@ def _gone(pid: int, wait_s: float = 5.0) -> bool:
     ],
 )
 def test_malformed_replies_are_refused(reply):
-    from playground.sandbox.pool import validated
+    from playground.sandbox.reply import validated
 
-    assert validated(reply)["error"]["kind"] == "forbidden"
+    assert validated(reply, "inspect")["error"]["kind"] == "forbidden"
 
 
 def test_well_formed_replies_pass_validation():
-    from playground.sandbox.pool import validated
+    from playground.sandbox.reply import validated
 
     error = {"ok": False, "error": {"kind": "syntax", "message": "bad", "line": 2}}
-    assert validated(error) == error
-    assert validated({"ok": True, "jaxpr": "x"}) == {"ok": True, "jaxpr": "x"}
+    assert validated(error, "inspect") == error
+    assert validated({"ok": True, "jaxpr": "x"}, "inspect") == {"ok": True, "jaxpr": "x"}
 
 
 def test_a_forged_malformed_reply_does_not_break_anything(pool):
@@ -200,26 +207,42 @@ def test_a_forged_malformed_reply_does_not_break_anything(pool):
 
     body = json.dumps({"ok": False, "error": {"kind": "nonsense"}}).encode()
     code = f"import os\ndef f(x):\n    os.write(3, {struct.pack('!Q', len(body)) + body!r})\n    return x\n"
-    result = pool.run({"kind": "inspect", "code": code, "args": "1.0"})
+    result = pool.run(inspect_job(code, "1.0"))
     assert result["error"]["kind"] == "forbidden"
     _ok(pool)
 
 
 def test_tracer_error_explanations_pass_validation_capped():
-    from playground.sandbox.pool import validated
+    from playground.sandbox.reply import validated
 
     error = {"ok": False, "error": {"kind": "user_exception", "message": "m", "line": 2, "title": "T",
                                     "explanation": "E" * 10_000, "fix": "use jnp.where",
                                     "doc_url": "https://docs.jax.dev/en/latest/errors.html",
                                     "extra": "dropped", "doc": 3}}
-    kept = validated(error)["error"]
+    kept = validated(error, "inspect")["error"]
     assert set(kept) == {"kind", "message", "line", "title", "explanation", "fix", "doc_url"}
     assert kept["fix"] == "use jnp.where" and len(kept["explanation"]) < 4100
 
 
-@pytest.mark.parametrize(("job", "words"), [({"kind": "nonsense"}, "unknown job kind 'nonsense'"),
-                                            ({"kind": "derivatives", "code": "def f(x): return x"},
-                                             "missing order, x_min, x_max, points")])
-def test_jobs_the_worker_does_not_know_are_refused(pool, job, words):
-    result = pool.run(job)
-    assert result["error"]["kind"] == "invalid_input" and words in result["error"]["message"]
+def test_a_bug_in_a_handler_reaches_the_user_as_internal_with_the_id_of_its_log_entry(caplog):
+    """The user reads that it is our bug and an id; the server's log has the traceback under that id."""
+    import re
+
+    faulty = WorkerPool(1, Limits(timeout_s=10), "tests.faulty_handlers")
+    faulty.start()
+    try:
+        with caplog.at_level("ERROR", logger="playground.sandbox.reply"):
+            result = faulty.run(DEFAULT_JOB)
+    finally:
+        faulty.close()
+    error = result["error"]
+    assert error["kind"] == "internal", result
+    assert "bug in the playground, not in your code" in error["message"] and "Traceback" not in error["message"]
+    incident = re.search(r"id is ([0-9a-f]{8})", error["message"]).group(1)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert f"internal error {incident} in a 'inspect' job" in logged
+    assert "_broken_inspect_job" in logged and "TypeError" in logged  # the traceback, for us
+
+
+def test_a_job_kind_no_handler_has_is_our_bug_not_the_users(pool):
+    assert pool.run({"kind": "nonsense"})["error"]["kind"] == "internal"

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from playground import replies
+from playground import jobs, replies
 
 JOBS = {
     "inspect": {"kind": "inspect", "code": "def f(x, n):\n    print(n)\n    return {'a': x * n, 'b': [jnp.sin(x)]}\n",
@@ -29,19 +29,23 @@ def real(pool) -> dict:
     return {kind: pool.run(job, timeout_s=60) for kind, job in JOBS.items()}
 
 
+def _schema(kind: str):
+    return jobs.REGISTRY[kind].reply
+
+
 @pytest.mark.parametrize("kind", list(JOBS))
 def test_real_replies_fit_their_schema(real, kind):
     assert real[kind]["ok"] is True, real[kind]
-    assert replies.check(kind, real[kind]) is real[kind]
+    assert replies.check(_schema(kind), real[kind]) is real[kind]
 
 
 def test_error_replies_pass_through_unchanged():
     error = {"ok": False, "error": {"kind": "syntax", "message": "x", "line": 1}}
-    assert replies.check("inspect", error) is error
+    assert replies.check(_schema("inspect"), error) is error
 
 
 def _refused(kind: str, reply: dict) -> str:
-    result = replies.check(kind, reply)
+    result = replies.check(_schema(kind), reply)
     assert result["ok"] is False and result["error"]["kind"] == "forbidden", result
     return result["error"]["message"]
 
@@ -104,7 +108,7 @@ def test_shard_placement_must_be_numbers():
              "placement": placement, "shapes": [[4]], "result": "f32[4]", "out_placement": placement[0],
              "matches_unsharded": True, "max_abs_diff": 0.0, "collectives": [], "hlo_collective_lines": [],
              "stdout": ""}
-    assert replies.check("shard", reply) is reply
+    assert replies.check(_schema("shard"), reply) is reply
     forged = copy.deepcopy(reply)
     forged["placement"][0][0]["index"] = [["0</span><script>", 4]]
     assert "index" in _refused("shard", forged)

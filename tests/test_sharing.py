@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from playground.api import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import MAX_TOKEN_CHARS, STATE_KEYS, decode_state, encode_state
 
 TYPICAL = {

@@ -175,7 +175,6 @@ def test_code_in_axes_is_never_evaluated(tmp_path):
         out = compare(CUBIC, "jnp.ones(3)", in_axes, out_axes, [2])
         assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
     assert not marker.exists()
-    assert compare(CUBIC, "jnp.ones(3)", 0, "0", [2])["error"]["kind"] == "invalid_input"  # not a str
 
 
 @pytest.mark.parametrize(("code", "args", "in_axes", "out_axes", "words"), [
@@ -193,12 +192,6 @@ def test_axes_that_do_not_fit_the_function_are_invalid_input(code, args, in_axes
     assert out["ok"] is False, out
     assert out["error"]["kind"] == "invalid_input"
     assert words in out["error"]["message"]
-
-
-@pytest.mark.parametrize("sizes", [[], [0], [-1], [100_001], [1] * 9, [True], [2.0], "10", None, [10, "20"]])
-def test_bad_batch_sizes_are_invalid_input(sizes):
-    out = compare(CUBIC, "jnp.ones(3)", "0", "0", sizes)
-    assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
 
 
 def test_times_are_positive_and_one_per_size():

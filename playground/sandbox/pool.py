@@ -16,57 +16,29 @@ from __future__ import annotations
 import logging
 import os
 import queue
-import re
-import select
-import signal
 import socket
 import sys
 import tempfile
 import threading
 import time
 
-from playground.errors import ERROR_KINDS, USER_FILENAME, cap_text, error_dict
-from playground.sandbox import mechanisms, protocol, scratch, verdicts
+from playground.errors import error_dict
+from playground.sandbox import mechanisms, protocol, scratch
 from playground.sandbox.bootstrap import protect_server_process, worker_environment
 from playground.sandbox.cgroups import JobCgroups
 from playground.sandbox.handle import LogPipe, WorkerHandle
 from playground.sandbox.limits import Limits
 from playground.sandbox.template_link import TemplateLink
+from playground.sandbox.watch import JobWatch
 
 log = logging.getLogger(__name__)
 
-_WATCH_TICK_S = 0.05
-_WALK_EVERY_S = 0.25
-_WALK_BUDGET_S = 0.02
 _REMOVE_BUDGET_S = 30.0
 _CGROUP_HEADROOM_MB = 512  # beyond resident memory and scratch: page tables, pipes, kernel memory
-_ERROR_EXTRAS = ("title", "explanation", "fix", "doc_url")
-_MAX_LINE = 10_000_000  # no code the API accepts has more lines
-_DOC_URL = re.compile(r"https://docs\.jax\.dev/[A-Za-z0-9._~/#-]*")
 
 
 class WorkerRefused(RuntimeError):
     """A new worker does not run under the limits it was asked to."""
-
-
-def validated(message: object) -> dict:
-    """A worker's reply as a well-formed result; user code can write to the channel, so check."""
-    refused = verdicts.reply_refused("it is not a well-formed result")
-    if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
-        return refused
-    if message["ok"]:
-        return message
-    error = message.get("error")
-    if not (isinstance(error, dict) and error.get("kind") in ERROR_KINDS and isinstance(error.get("message"), str)
-            and (error.get("line") is None or (type(error.get("line")) is int and 1 <= error["line"] <= _MAX_LINE))):
-        return refused
-    result = error_dict(error["kind"], error["message"], error["line"])
-    for key in _ERROR_EXTRAS:  # a tracer error's explanation, fix and documentation link
-        if isinstance(error.get(key), str):
-            result["error"][key] = cap_text(error[key], 4000)
-    if not _DOC_URL.fullmatch(result["error"].get("doc_url", "https://docs.jax.dev/")):
-        del result["error"]["doc_url"]  # a link the UI shows must lead to JAX's documentation, nowhere else
-    return result
 
 
 class WorkerPool:
@@ -76,6 +48,7 @@ class WorkerPool:
         self,
         size: int,
         limits: Limits,
+        handlers: str,
         *,
         extra_env: dict[str, str] | None = None,
         acquire_timeout_s: float = 30.0,
@@ -89,6 +62,7 @@ class WorkerPool:
         self.acquire_timeout_s = acquire_timeout_s
         self.spawn_timeout_s = spawn_timeout_s
         self.namespaces = namespaces
+        self.handlers = handlers  # the module the template imports and the workers run jobs with
         self.layers: dict[str, dict] = {}
         self._env = worker_environment(dict(os.environ), extra_env)
         self._idle: queue.Queue[WorkerHandle] = queue.Queue()
@@ -118,7 +92,8 @@ class WorkerPool:
             )
         protect_server_process()
         self._cgroups = JobCgroups()
-        self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s)
+        self._watch = JobWatch(self.limits, self._cgroups, self._cgroup_memory_mb(), self._exit_report, self._count)
+        self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s, self.handlers)
         self._remover.start()
         self._spawner.start()
         try:
@@ -171,9 +146,9 @@ class WorkerPool:
         self._count("jobs")
         try:
             worker.channel.sendall(protocol.encode(job))
-            return self._watch(worker, timeout_s or self.limits.timeout_s)
+            return self._watch.watch(worker, job, timeout_s or self.limits.timeout_s)
         except OSError:
-            return self._ended(worker)
+            return self._watch.ended(worker)
         finally:
             self._retire(worker)
             self._wake.set()
@@ -190,68 +165,6 @@ class WorkerPool:
                 return worker
             self._retire(worker)  # died while idle (e.g. the OOM killer): take the next one
         return None
-
-    def _watch(self, worker: WorkerHandle, timeout_s: float) -> dict:
-        """Wait for the reply while every watchdog runs; none of them can delay the deadline."""
-        limits = self.limits
-        buffer = protocol.MessageBuffer(limits.message_bytes)
-        deadline = time.monotonic() + timeout_s
-        next_walk = 0.0
-        while (remaining := deadline - time.monotonic()) > 0:
-            if select.select([worker.channel], [], [], min(_WATCH_TICK_S, remaining))[0]:
-                chunk = worker.channel.recv(1 << 20)
-                if not chunk:
-                    return self._ended(worker)
-                try:
-                    message = buffer.feed(chunk)
-                except ValueError as exc:
-                    return verdicts.reply_refused(str(exc))
-                if message is not None:
-                    return self._with_kernel_facts(worker, validated(message))
-            worker.log.drain()
-            sample = worker.sample()
-            if sample is not None and sample.rss_mb > limits.memory_mb:
-                self._count("memory_kills")
-                return verdicts.memory_exceeded(sample, limits, self._last_user_line(worker))
-            if sample is not None and sample.threads > limits.max_tasks:
-                self._count("task_kills")
-                return verdicts.tasks_exceeded(sample, limits, self._last_user_line(worker))
-            if not worker.private_scratch and time.monotonic() >= next_walk:
-                next_walk = time.monotonic() + _WALK_EVERY_S
-                usage = scratch.usage(worker.scratch, limits.scratch_files, limits.scratch_depth,
-                                      min(_WALK_BUDGET_S, max(remaining, 0.001)))
-                if usage.too_deep or usage.entries > limits.scratch_files or usage.bytes > limits.scratch_mb * 2**20:
-                    self._count("disk_kills")
-                    return verdicts.scratch_full(usage, limits, self._last_user_line(worker))
-        self._count("timeouts")
-        return verdicts.timed_out(timeout_s, self._last_user_line(worker))
-
-    def _with_kernel_facts(self, worker: WorkerHandle, result: dict) -> dict:
-        """A job that failed after the kernel refused it a thread failed for that reason, whatever it raised."""
-        if result["ok"] or result["error"]["kind"] != "user_exception" or self._cgroups is None:
-            return result
-        refused = self._cgroups.events(worker.cgroups)["task_limit_hits"]
-        return verdicts.after_task_limit(result, refused, self.limits) if refused else result
-
-    def _last_user_line(self, worker: WorkerHandle) -> int | None:
-        """Ask the worker's faulthandler where it is, before it is killed (a hint only: the worker may lie)."""
-        worker.signal(signal.SIGUSR1)
-        time.sleep(0.15)
-        lines = re.findall(rf'File "{re.escape(USER_FILENAME)}", line (\d{{1,7}})', worker.log.text())
-        return int(lines[0]) if lines else None
-
-    def _ended(self, worker: WorkerHandle) -> dict:
-        """The worker closed its connection without a reply: wait for its end and say how it ended."""
-        self._count("crashes")
-        if not worker.exited(wait_s=1.0):  # closed its socket but lives on: it gets no second chance
-            line = self._last_user_line(worker)
-            worker.signal(signal.SIGKILL)
-            return verdicts.hung_up(line)
-        report = self._exit_report(worker)
-        events = self._cgroups.events(worker.cgroups) if self._cgroups is not None else {}
-        log.warning("sandbox worker %d ended without a result (%s); its output ends: %r", worker.pid, report,
-                    worker.log.text()[-2000:])
-        return verdicts.ended_without_reply(report, events, worker.last, self.limits, self._cgroup_memory_mb())
 
     def _exit_report(self, worker: WorkerHandle) -> dict | None:
         if not worker.exit_known:
@@ -359,7 +272,7 @@ class WorkerPool:
             if self._link is not None:
                 self._link.close()
             try:
-                self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s)
+                self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s, self.handlers)
             except Exception as exc:
                 log.warning("sandbox template failed to start: %s", exc)
 

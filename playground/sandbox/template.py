@@ -20,25 +20,29 @@ Sockets (SOCK_SEQPACKET, one JSON datagram each):
 from __future__ import annotations
 
 import ctypes
+import importlib
 import json
 import os
 import select
 import signal
 import socket
 
-from playground.sandbox import namespaces, worker  # worker imports JAX and the job modules before any fork
+from playground.sandbox import namespaces, worker
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
 _CLD_CODES = {os.CLD_EXITED: "exited", os.CLD_KILLED: "killed", os.CLD_DUMPED: "dumped"}
 
 
-def main(control_fd: int, exits_fd: int) -> None:
+def main(control_fd: int, exits_fd: int, handlers_module: str) -> None:
+    """Serve worker requests; ``handlers_module`` (imported once, with JAX, before any fork) runs their jobs."""
     libc = ctypes.CDLL(None)
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the server's death ends us, and so our workers
     libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # a worker cannot read our memory or environment
     control = socket.socket(fileno=control_fd)
     exits = socket.socket(fileno=exits_fd)
+    handlers = importlib.import_module(handlers_module)
+    handlers.preload()
     forker, why = _pid_namespaces()
     control.send(json.dumps({"ready": True, "pid": os.getpid(), "pid_namespaces": forker is not None,
                              "why": why}).encode())
@@ -46,7 +50,7 @@ def main(control_fd: int, exits_fd: int) -> None:
     while True:
         for fd in select.select([control, *children], [], [])[0]:
             if fd is control:
-                _serve_request(control, exits, forker, children)
+                _serve_request(control, exits, forker, children, handlers)
             else:
                 _report_exit(fd, children.pop(fd), exits)
 
@@ -58,7 +62,7 @@ def _pid_namespaces() -> tuple[namespaces.PidNamespaceForker | None, str]:
         return None, f"no PID namespaces here ({exc.strerror or exc})"
 
 
-def _serve_request(control: socket.socket, exits: socket.socket, forker, children: dict[int, int]) -> None:
+def _serve_request(control: socket.socket, exits: socket.socket, forker, children: dict[int, int], handlers) -> None:
     data, fds, _flags, _addr = socket.recv_fds(control, 1 << 16, 2)
     if not data:  # the server went away: so do we
         os._exit(0)
@@ -76,7 +80,7 @@ def _serve_request(control: socket.socket, exits: socket.socket, forker, childre
         control.send(json.dumps({"error": f"fork failed: {exc}"}).encode())
         return
     if pid == 0:
-        worker.serve_one_job(fds[0], fds[1], request)  # closes every other descriptor first
+        worker.serve_one_job(fds[0], fds[1], request, handlers)  # closes every other descriptor first
     for fd in fds:
         os.close(fd)
     children[os.pidfd_open(pid)] = pid

@@ -13,12 +13,12 @@ from playground.sandbox.bootstrap import entry_command
 class TemplateLink:
     """One running template process; ``spawn`` is safe to call from several threads."""
 
-    def __init__(self, env: dict[str, str], cwd: str, timeout_s: float) -> None:
+    def __init__(self, env: dict[str, str], cwd: str, timeout_s: float, handlers: str) -> None:
         control, control_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         exits, exits_child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.process = subprocess.Popen(
-                entry_command("playground.sandbox.template", control_child.fileno(), exits_child.fileno()),
+                entry_command("playground.sandbox.template", control_child.fileno(), exits_child.fileno(), handlers),
                 env=env, pass_fds=[control_child.fileno(), exits_child.fileno()], start_new_session=True,
                 stdin=subprocess.DEVNULL, cwd=cwd,
             )

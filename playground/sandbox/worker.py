@@ -18,16 +18,18 @@ import signal
 import socket
 import sys
 import traceback
+from types import ModuleType
 from typing import NoReturn
 
-from playground.sandbox import jobs, lockdown, namespaces, protocol
+from playground.sandbox import lockdown, namespaces, protocol
 from playground.sandbox.limits import Limits
 
 JOB_FD = 3
 _PR_SET_PDEATHSIG = 1
 
 
-def serve_one_job(job_fd: int, log_fd: int, request: dict) -> NoReturn:
+def serve_one_job(job_fd: int, log_fd: int, request: dict, handlers: ModuleType) -> NoReturn:
+    """Run one job with ``handlers`` (a module with ``warm_up()`` and ``run(job, limits) -> dict``)."""
     status = 0
     try:
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the template
@@ -38,14 +40,14 @@ def serve_one_job(job_fd: int, log_fd: int, request: dict) -> NoReturn:
         layers["namespaces"] = _namespaces(request, budget)
         _settle_in(scratch)
         layers.update(lockdown.apply(budget, scratch))
-        jobs.warm_up()
+        handlers.warm_up()
         channel = socket.socket(fileno=JOB_FD)
         protocol.send(channel, {
             "ready": True, "layers": layers, "rlimits": lockdown.rlimits_in_force(),
             "private_scratch": layers["namespaces"]["active"], "pid_namespace": os.getpid() == 1,
         })
         job = protocol.receive(channel, budget.message_bytes)
-        protocol.send(channel, jobs.run(job, budget))
+        protocol.send(channel, handlers.run(job, budget))
     except BaseException:  # reaches the server's log through the pipe, never the user
         traceback.print_exc()
         status = 1

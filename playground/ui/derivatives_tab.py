@@ -5,8 +5,9 @@ from __future__ import annotations
 import gradio as gr
 
 from playground import plots
-from playground.api import MAX_ORDER, MAX_POINTS, PlaygroundAPI
+from playground.api import PlaygroundAPI
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
+from playground.jobs import MAX_ORDER, MAX_POINTS
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 

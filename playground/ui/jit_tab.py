@@ -5,9 +5,10 @@ from __future__ import annotations
 import gradio as gr
 
 from playground import plots
-from playground.api import DEFAULT_MATRIX_SIZES, MAX_REPEATS, PlaygroundAPI
+from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import JIT_SEEDS_CODE
+from playground.jobs import DEFAULT_MATRIX_SIZES, MAX_REPEATS
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import parse_sizes, seconds, times_table

@@ -1,0 +1,78 @@
+"""Runs inside a sandbox worker: the job registry's handlers, looked up and run; our own bugs reported as such.
+
+The template process imports this module (and so every handler module and JAX)
+once, before it forks any worker (``preload``); each worker warms up with
+``warm_up`` and runs its one job with ``run``. The server checked the job's
+arguments against the registry (playground/jobs.py) before sending it, so this
+module does not check them again.
+
+An exception that escapes a handler is a bug in the playground, not in the
+user's code: it comes back as kind ``internal`` with its traceback, which the
+server logs under an id it shows the user (sandbox/reply.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+import traceback
+from collections.abc import Callable
+
+from playground import jobs, usercode
+from playground.errors import error_dict
+from playground.sandbox.limits import Limits
+
+_WARM_UP_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
+_WARM_UP_ARGS = "jnp.arange(4.0)"
+_MAX_TRACEBACK_CHARS = 20_000
+
+
+def _handler(kind: str) -> Callable:
+    module, _, function = jobs.REGISTRY[kind].handler.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def preload() -> None:
+    """Import every handler's module (and with them JAX), so that forked workers import nothing."""
+    for kind in jobs.REGISTRY:
+        _handler(kind)
+
+
+def warm_up() -> None:
+    """Start JAX's backend and compile once, so the user's job does not pay for it."""
+    import jax
+    import jax.numpy as jnp
+
+    from playground import staging
+
+    jax.jit(lambda x: x * 2 + 1)(jnp.arange(4.0)).block_until_ready()
+    staging.inspect(_WARM_UP_CODE, _WARM_UP_ARGS, 1000)
+
+
+def run(job: dict, limits: Limits) -> dict:
+    """The job's result; whatever its handler raises is reported as ``internal``, with the traceback."""
+    usercode.forbid_new_processes()
+    usercode.CallbackFailures.install()
+    arguments = {key: value for key, value in job.items() if key != "kind"}
+    try:
+        return _with_limits(_handler(job["kind"])(limits, **arguments), limits)
+    except Exception:
+        return internal(traceback.format_exc())
+
+
+def internal(text: str) -> dict:
+    """Our own bug, for the server's log (the user sees only an id): the traceback travels with it."""
+    result = error_dict("internal", "An exception escaped the playground's own code.")
+    result["error"]["traceback"] = text[-_MAX_TRACEBACK_CHARS:]
+    return result
+
+
+def _with_limits(result: dict, limits: Limits) -> dict:
+    """A limit hit inside the job is named with its value (the handlers do not know the limits)."""
+    error = result.get("error") if not result.get("ok") else None
+    kind = error.get("kind") if error else None
+    if kind == "tasks":
+        error["message"] += f" (The limit is {limits.max_tasks:,} threads per job.)"
+    elif kind == "memory":
+        reserve = f" and reserve {limits.address_space_mb:,} MB of address space" if limits.address_space_mb else ""
+        error["message"] += f" (A job may hold {limits.memory_mb:,} MB of memory{reserve}.)"
+    return result

@@ -1,0 +1,158 @@
+"""The job registry: one row per kind of job the sandbox runs.
+
+Each row says everything about one kind: its arguments with their checks and
+defaults, the handler that runs it inside a worker (named, not imported: the
+server never imports JAX), which pool runs it, whether it measures time (and
+so gets the longer wall clock), and the schema its reply must fit. The API
+builds and checks jobs from here (``build``), the worker dispatches from here
+(playground/handlers.py), and nothing else lists a job's arguments.
+
+Adding a tab: one handler module, one row here, one UI module.
+
+>>> build("derivatives", {"code": "def f(x): return x", "order": 2.0})["order"]
+2
+>>> build("derivatives", {"code": "def f(x): return x", "x_min": 1.0, "x_max": 0.0})["error"]["message"]
+'`x_min` (1.0) must be below `x_max` (0.0).'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from playground import replies
+from playground import validation as check
+from playground.errors import error_dict
+from playground.schema import Schema
+
+# The limits of what a job may ask for: each number is here and nowhere else.
+MAX_CODE_CHARS = 20_000
+MAX_ARGS_CHARS = 2_000
+MAX_STATIC_ARGNUMS = 8
+MAX_ORDER = 8
+MAX_POINTS = 2_000
+MAX_SIZES = 8
+MAX_BATCH = 100_000
+MAX_MATRIX = 10_000
+MAX_REPEATS = 50
+MAX_DEVICES = 64
+MAX_MESH_AXES = 4
+DEFAULT_BATCH_SIZES = (1, 10, 100, 1000)
+DEFAULT_MATRIX_SIZES = (10, 100, 1000, 4000, 10000)
+
+_REQUIRED = object()
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument: its check (None when fine, else an invalid_input error dict) and what the worker gets."""
+
+    name: str
+    check: Callable[[str, Any], dict | None]
+    default: Any = _REQUIRED
+    convert: Callable[[Any], Any] = lambda value: value
+
+
+@dataclass(frozen=True)
+class JobKind:
+    name: str
+    handler: str  # "module:function", called in the worker as function(limits, **arguments)
+    arguments: tuple[Argument, ...]
+    reply: Schema
+    pool: str = "sandbox"  # or "parallel": workers that see several devices
+    timed: bool = False  # it measures time: the longer wall clock (Limits.measure_timeout_s)
+    together: Callable[[dict], dict | None] | None = None  # a check of the arguments together
+
+
+def _code(name: str, value: Any) -> dict | None:
+    return check.code(value, MAX_CODE_CHARS)
+
+
+def _text(name: str, value: Any) -> dict | None:
+    return check.text(name, value, MAX_ARGS_CHARS)
+
+
+def _whole(low: int, high: int) -> Callable[[str, Any], dict | None]:
+    return lambda name, value: check.whole_number(name, value, low, high)
+
+
+def _wholes(low: int, high: int, most: int) -> Callable[[str, Any], dict | None]:
+    return lambda name, value: check.whole_numbers(name, value, low, high, most)
+
+
+def _number(name: str, value: Any) -> dict | None:
+    return check.number(name, value)
+
+
+def _names(most: int) -> Callable[[str, Any], dict | None]:
+    return lambda name, value: check.names(name, value, most)
+
+
+def _wholes_list(values: list) -> list[int]:
+    return [check.as_whole(v) for v in values]
+
+
+def _sorted_unique(values: list | None) -> list[int]:
+    return sorted(set(_wholes_list(values or [])))
+
+
+def _interval(arguments: dict) -> dict | None:
+    if not arguments["x_min"] < arguments["x_max"]:
+        return error_dict("invalid_input",
+                          f"`x_min` ({arguments['x_min']}) must be below `x_max` ({arguments['x_max']}).")
+    return None
+
+
+CODE = Argument("code", _code)
+ARGS = Argument("args", _text)
+
+REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
+    JobKind("inspect", "playground.staging:inspect_job", (
+        CODE, ARGS, Argument("static_argnums", _wholes(0, 63, MAX_STATIC_ARGNUMS), None, _sorted_unique),
+        Argument("second_args", _text, "")), replies.INSPECT),
+    JobKind("derivatives", "playground.derivatives:derivatives_job", (
+        CODE, Argument("order", _whole(1, MAX_ORDER), 3, check.as_whole),
+        Argument("x_min", _number, -3.0, float), Argument("x_max", _number, 3.0, float),
+        Argument("points", _whole(2, MAX_POINTS), 200, check.as_whole)), replies.DERIVATIVES, together=_interval),
+    JobKind("gradient", "playground.derivatives:gradient_job", (CODE, Argument("point", _text)), replies.GRADIENT),
+    JobKind("vmap", "playground.vectorize:vmap_job", (
+        CODE, ARGS, Argument("in_axes", _text, "0"), Argument("out_axes", _text, "0"),
+        Argument("batch_sizes", _wholes(1, MAX_BATCH, MAX_SIZES), DEFAULT_BATCH_SIZES, _wholes_list)),
+        replies.VMAP, timed=True),
+    JobKind("jit_speed", "playground.jit_benchmark:jit_speed_job", (
+        CODE, Argument("sizes", _wholes(1, MAX_MATRIX, MAX_SIZES), DEFAULT_MATRIX_SIZES, _sorted_unique),
+        Argument("repeats", _whole(1, MAX_REPEATS), 5, check.as_whole)), replies.JIT_SPEED, timed=True),
+    JobKind("shard", "playground.parallel:shard_job", (
+        CODE, ARGS, Argument("mesh_shape", _wholes(1, MAX_DEVICES, MAX_MESH_AXES), convert=_wholes_list),
+        Argument("axis_names", _names(MAX_MESH_AXES)), Argument("in_specs", _text),
+        Argument("out_specs", _text)), replies.SHARD, pool="parallel"),
+    JobKind("parallel_demos", "playground.parallel_demos:demos_job", (), replies.PARALLEL_DEMOS, pool="parallel",
+            timed=True),
+    JobKind("about", "playground.runtime:about_job", (), replies.ABOUT),
+)}
+
+
+def build(kind: str, values: dict) -> dict:
+    """The job for ``kind`` from the caller's ``values`` (missing ones take their defaults), or an error dict.
+
+    Every argument is checked here, in the server, before any worker is used;
+    the worker runs what it is given without checking again.
+    """
+    row = REGISTRY[kind]
+    unknown = sorted(set(values) - {a.name for a in row.arguments})
+    if unknown:
+        return error_dict("invalid_input", f"The {kind} job has no argument {', '.join(map(repr, unknown))}.")
+    job: dict = {"kind": kind}
+    for argument in row.arguments:
+        value = values.get(argument.name)
+        if value is None and argument.default is not _REQUIRED:
+            value = list(argument.default) if isinstance(argument.default, tuple) else argument.default
+        problem = argument.check(argument.name, value)
+        if problem:
+            return problem
+        if value is None and argument.default is _REQUIRED:
+            return error_dict("invalid_input", f"The {kind} job needs `{argument.name}`.")
+        job[argument.name] = argument.convert(value)
+    problem = row.together(job) if row.together else None
+    return problem or job

@@ -1,0 +1,103 @@
+"""Watching one job from the server: every watchdog at once, and what to say when one fires.
+
+The wall clock is checked every tick whatever else is measured: resident memory
+and threads from /proc/<pid>/stat, and the scratch folder (only where it is not
+a tmpfs of the job's own) with a walk that has a time budget. The reply is read
+as it arrives, bounded in size. What the user is told comes from verdicts.py.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import select
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from playground.errors import USER_FILENAME
+from playground.sandbox import protocol, scratch, verdicts
+from playground.sandbox.cgroups import JobCgroups
+from playground.sandbox.handle import WorkerHandle
+from playground.sandbox.limits import Limits
+from playground.sandbox.reply import validated
+
+log = logging.getLogger(__name__)
+
+_WATCH_TICK_S = 0.05
+_WALK_EVERY_S = 0.25
+_WALK_BUDGET_S = 0.02
+
+
+@dataclass
+class JobWatch:
+    """The pool's watchdogs: its limits, its cgroups, how it learns a worker's end, and its counters."""
+
+    limits: Limits
+    cgroups: JobCgroups | None
+    cgroup_memory_mb: int | None
+    exit_report: Callable[[WorkerHandle], dict | None]
+    count: Callable[[str], None]
+
+    def watch(self, worker: WorkerHandle, job: dict, timeout_s: float) -> dict:
+        """Wait for the reply while every watchdog runs; none of them can delay the deadline."""
+        limits = self.limits
+        buffer = protocol.MessageBuffer(limits.message_bytes)
+        deadline = time.monotonic() + timeout_s
+        next_walk = 0.0
+        while (remaining := deadline - time.monotonic()) > 0:
+            if select.select([worker.channel], [], [], min(_WATCH_TICK_S, remaining))[0]:
+                chunk = worker.channel.recv(1 << 20)
+                if not chunk:
+                    return self.ended(worker)
+                try:
+                    message = buffer.feed(chunk)
+                except ValueError as exc:
+                    return verdicts.reply_refused(str(exc))
+                if message is not None:
+                    return self._with_kernel_facts(worker, validated(message, job.get("kind", "?")))
+            worker.log.drain()
+            sample = worker.sample()
+            if sample is not None and sample.rss_mb > limits.memory_mb:
+                self.count("memory_kills")
+                return verdicts.memory_exceeded(sample, limits, self._last_user_line(worker))
+            if sample is not None and sample.threads > limits.max_tasks:
+                self.count("task_kills")
+                return verdicts.tasks_exceeded(sample, limits, self._last_user_line(worker))
+            if not worker.private_scratch and time.monotonic() >= next_walk:
+                next_walk = time.monotonic() + _WALK_EVERY_S
+                usage = scratch.usage(worker.scratch, limits.scratch_files, limits.scratch_depth,
+                                      min(_WALK_BUDGET_S, max(remaining, 0.001)))
+                if usage.too_deep or usage.entries > limits.scratch_files or usage.bytes > limits.scratch_mb * 2**20:
+                    self.count("disk_kills")
+                    return verdicts.scratch_full(usage, limits, self._last_user_line(worker))
+        self.count("timeouts")
+        return verdicts.timed_out(timeout_s, self._last_user_line(worker))
+
+    def _with_kernel_facts(self, worker: WorkerHandle, result: dict) -> dict:
+        """A job that failed after the kernel refused it a thread failed for that reason, whatever it raised."""
+        if result["ok"] or result["error"]["kind"] != "user_exception" or self.cgroups is None:
+            return result
+        refused = self.cgroups.events(worker.cgroups)["task_limit_hits"]
+        return verdicts.after_task_limit(result, refused, self.limits) if refused else result
+
+    def _last_user_line(self, worker: WorkerHandle) -> int | None:
+        """Ask the worker's faulthandler where it is, before it is killed (a hint only: the worker may lie)."""
+        worker.signal(signal.SIGUSR1)
+        time.sleep(0.15)
+        lines = re.findall(rf'File "{re.escape(USER_FILENAME)}", line (\d{{1,7}})', worker.log.text())
+        return int(lines[0]) if lines else None
+
+    def ended(self, worker: WorkerHandle) -> dict:
+        """The worker closed its connection without a reply: wait for its end and say how it ended."""
+        self.count("crashes")
+        if not worker.exited(wait_s=1.0):  # closed its socket but lives on: it gets no second chance
+            line = self._last_user_line(worker)
+            worker.signal(signal.SIGKILL)
+            return verdicts.hung_up(line)
+        report = self.exit_report(worker)
+        events = self.cgroups.events(worker.cgroups) if self.cgroups is not None else {}
+        log.warning("sandbox worker %d ended without a result (%s); its output ends: %r", worker.pid, report,
+                    worker.log.text()[-2000:])
+        return verdicts.ended_without_reply(report, events, worker.last, self.limits, self.cgroup_memory_mb)

@@ -1,0 +1,82 @@
+"""The job registry: every kind's arguments are checked in the server, once, and reach the worker converted."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+from playground import jobs
+from playground.jobs import REGISTRY, build
+
+TANH = "def f(x):\n    return jnp.tanh(x)\n"
+CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
+
+
+def _invalid(kind: str, **values) -> str:
+    result = build(kind, values)
+    assert result.get("ok") is False and result["error"]["kind"] == "invalid_input", result
+    return result["error"]["message"]
+
+
+def test_every_handler_exists_and_takes_its_rows_arguments():
+    """Each row names a real function that takes ``limits`` and exactly the row's arguments."""
+    for kind, row in REGISTRY.items():
+        module, _, name = row.handler.partition(":")
+        handler = getattr(importlib.import_module(module), name)
+        parameters = list(inspect.signature(handler).parameters)
+        assert parameters == ["limits", *[a.name for a in row.arguments]], (kind, parameters)
+        assert row.pool in ("sandbox", "parallel"), kind
+
+
+@pytest.mark.parametrize(("order", "points", "x_min", "x_max"), [
+    (0, 10, -1.0, 1.0), (9, 10, -1.0, 1.0), (2.5, 10, -1.0, 1.0), (True, 10, -1.0, 1.0), ("3", 10, -1.0, 1.0),
+    (2, 1, -1.0, 1.0), (2, 2001, -1.0, 1.0),
+    (2, 10, 1.0, 1.0), (2, 10, 1.0, -1.0), (2, 10, float("nan"), 1.0), (2, 10, -1.0, float("inf")), (2, 10, "a", 1.0),
+])
+def test_bad_order_points_or_range_is_invalid_input(order, points, x_min, x_max):
+    _invalid("derivatives", code=TANH, order=order, points=points, x_min=x_min, x_max=x_max)
+
+
+@pytest.mark.parametrize("sizes", [[], [0], [-1], [100_001], [1] * 9, [True], [2.5], "10", [10, "20"]])
+def test_bad_batch_sizes_are_invalid_input(sizes):
+    _invalid("vmap", code=CUBIC, args="jnp.ones(3)", batch_sizes=sizes)
+
+
+def test_axes_must_be_text():
+    assert "`in_axes` must be text" in _invalid("vmap", code=CUBIC, args="jnp.ones(3)", in_axes=0)
+
+
+@pytest.mark.parametrize(("sizes", "repeats"), [
+    ([], 3), ([10] * 9, 3), ([0], 3), ([10_001], 3), ([10, 2.5], 3), ([True], 3), ("10", 3),
+    ([10], 0), ([10], 51), ([10], 2.5),
+])
+def test_invalid_sizes_or_repeats(sizes, repeats):
+    _invalid("jit_speed", code=CUBIC, sizes=sizes, repeats=repeats)
+
+
+def test_whole_numbers_given_as_floats_reach_the_worker_as_ints():
+    """One rule everywhere: 3.0 and [3.0] are whole numbers, and the worker gets ints."""
+    job = build("derivatives", {"code": TANH, "order": 3.0, "points": 20.0})
+    assert job["order"] == 3 and type(job["order"]) is int and type(job["points"]) is int
+    job = build("jit_speed", {"code": CUBIC, "sizes": [100.0, 10, 100], "repeats": 2.0})
+    assert job["sizes"] == [10, 100] and all(type(n) is int for n in job["sizes"]) and job["repeats"] == 2
+    assert build("vmap", {"code": CUBIC, "args": "1.0", "batch_sizes": [4.0]})["batch_sizes"] == [4]
+
+
+def test_defaults_fill_what_is_missing():
+    job = build("inspect", {"code": CUBIC, "args": "1.0"})
+    assert job == {"kind": "inspect", "code": CUBIC, "args": "1.0", "static_argnums": [], "second_args": ""}
+    assert build("jit_speed", {"code": CUBIC})["sizes"] == list(jobs.DEFAULT_MATRIX_SIZES)
+
+
+def test_required_arguments_and_unknown_ones_are_named():
+    assert "needs `mesh_shape`" in _invalid("shard", code=CUBIC, args="1.0", axis_names=["data"], in_specs="()",
+                                            out_specs="None")
+    assert "no argument 'colour'" in _invalid("inspect", code=CUBIC, args="1.0", colour="red")
+
+
+def test_limits_are_named_in_the_message():
+    message = _invalid("inspect", code="x" * (jobs.MAX_CODE_CHARS + 1), args="1.0")
+    assert f"{jobs.MAX_CODE_CHARS:,}" in message
