@@ -17,8 +17,6 @@ good to about ε^(2/3) ≈ 2e-5 of the function's scale, and worse at each order
 from __future__ import annotations
 
 import contextlib
-import statistics
-import time
 from collections.abc import Callable
 
 import jax
@@ -26,11 +24,10 @@ import jax.numpy as jnp
 import numpy as np
 from numpy.polynomial import Polynomial
 
-from playground import program_size, staging, usercode
-from playground.errors import cap_text
+from playground import program_size, staging, timing, usercode
+from playground.errors import UserCodeError, cap_text
 from playground.gallery import DERIVATIVE_PRESETS
 from playground.sandbox.limits import Limits
-from playground.usercode import UserCodeError
 
 MAX_DIMENSION = 200  # the Hessian has n² entries, and all of them go back as JSON
 MAX_JAXPR_CHARS = 200_000
@@ -203,20 +200,13 @@ def _time_modes(key: jax.Array, outputs: int, inputs: int, repeats: int) -> dict
     def layer(w, v):
         return jnp.tanh(w @ v)
 
-    times = {f"{mode.__name__}_s": _median_seconds(jax.jit(mode(layer, argnums=1)), (weights, x), repeats)
-             for mode in (jax.jacfwd, jax.jacrev)}
+    times = {}
+    for mode in (jax.jacfwd, jax.jacrev):
+        jitted = jax.jit(mode(layer, argnums=1))
+        times[f"{mode.__name__}_s"] = timing.measure(lambda f=jitted: f(weights, x), min_total_s=0, min_runs=repeats,
+                                                     max_runs=repeats).median_s
     faster = "jacfwd" if times["jacfwd_s"] < times["jacrev_s"] else "jacrev"
     return {"shape": [outputs, inputs], **times, "faster": faster}
-
-
-def _median_seconds(function: Callable, arguments: tuple, repeats: int) -> float:
-    jax.block_until_ready(function(*arguments))  # compile and warm up, outside the timings
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(function(*arguments))
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def _max_error(k: int, ys: np.ndarray, reference: np.ndarray, notes: list[str]) -> float | None:

@@ -33,6 +33,19 @@ TITLES = {
 ERROR_KINDS = tuple(TITLES)
 
 
+class UserCodeError(Exception):
+    """A failure to report to the user as {"kind", "message", "line"} (raised by the code that checks their input)."""
+
+    def __init__(self, kind: str, message: str, line: int | None = None) -> None:
+        if kind not in TITLES:
+            raise ValueError(f"unknown error kind {kind!r}")
+        super().__init__(message)
+        self.kind, self.message, self.line = kind, message, line
+
+    def to_result(self) -> dict:
+        return error_dict(self.kind, self.message, self.line)
+
+
 def error_dict(kind: str, message: str, line: int | None = None) -> dict:
     """``{"ok": False, "error": {"kind", "message", "line"}}``, the message capped."""
     if kind not in TITLES:

@@ -21,7 +21,6 @@ import builtins
 import contextlib
 import inspect
 import math
-import os
 import resource
 import time
 import types
@@ -30,9 +29,11 @@ import warnings
 import jax
 import numpy as np
 
-from playground import program_size, staging, timing, usercode
-from playground.errors import USER_FILENAME
+from playground import numerics, program_size, staging, timing, usercode
+from playground.errors import USER_FILENAME, UserCodeError
+from playground.sandbox import procfs
 from playground.sandbox.limits import Limits
+from playground.user_ast import parse
 
 SEEDS_CODE = "def fn(x):\n    return x + x*x + x*x*x\n"
 DEFAULT_SIZES = [10, 100, 1000, 4000, 10000]  # a size n means an n x n float32 input
@@ -85,7 +86,7 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
         else:
             kept.append(n)
     if not kept:
-        raise usercode.UserCodeError("memory", "No size fits in the sandbox's memory: "
+        raise UserCodeError("memory", "No size fits in the sandbox's memory: "
                                      + "; ".join(f"n={s['size']} {s['reason']}" for s in skipped))
     as_numpy, numpy_unavailable = numpy_version(code, program.name)
     first = _input(kept[0])
@@ -157,7 +158,7 @@ def _check_signature(function, name: str) -> None:
     try:
         signature.bind(object())
     except TypeError:
-        raise usercode.UserCodeError(
+        raise UserCodeError(
             "invalid_input", f"`{name}{signature}` must take exactly one argument: the benchmark calls it with one "
             "n x n float32 array.") from None
 
@@ -165,10 +166,10 @@ def _check_signature(function, name: str) -> None:
 def _check_output(out_info, n: int, name: str) -> None:
     if not (hasattr(out_info, "shape") and hasattr(out_info, "dtype")):
         kind = type(out_info).__name__
-        raise usercode.UserCodeError(
+        raise UserCodeError(
             "invalid_input", f"`{name}` returns a {kind}; the benchmark needs one array of the input's shape.")
     if tuple(out_info.shape) != (n, n):
-        raise usercode.UserCodeError(
+        raise UserCodeError(
             "invalid_input", f"`{name}` turns a ({n}, {n}) input into shape {tuple(out_info.shape)}; the benchmark "
             "compares functions that return an array of the same shape as their input.")
 
@@ -184,7 +185,7 @@ def _check_results(eager, jitted, as_numpy, numpy_unavailable, x_host: np.ndarra
     by_eager = np.asarray(eager(x_device))
     del x_device
     if not _allclose(by_eager, by_jit):
-        raise usercode.UserCodeError(
+        raise UserCodeError(
             "invalid_input", f"`{name}` gives different results eagerly and under jit at n={x_host.shape[0]} "
             f"({_difference(by_eager, by_jit)}): timing two different computations would mean nothing. "
             "Is the function pure?")
@@ -211,20 +212,14 @@ def _check_results(eager, jitted, as_numpy, numpy_unavailable, x_host: np.ndarra
 
 
 def _allclose(a: np.ndarray, b: np.ndarray, rtol: float = RTOL, atol: float = ATOL) -> bool:
-    """``np.allclose`` (NaN equal to NaN), a block of rows at a time so its temporaries stay small."""
-    if a.shape != b.shape:
-        return False
-    if a.ndim == 0 or a.size == 0:
-        return bool(np.allclose(a, b, rtol, atol, equal_nan=True))
-    rows = max(1, (1 << 20) // max(1, a[0].size))
-    return all(np.allclose(a[i:i + rows], b[i:i + rows], rtol, atol, equal_nan=True) for i in range(0, len(a), rows))
+    return numerics.compare(a, b, rtol, atol).equal
 
 
 def _difference(a: np.ndarray, b: np.ndarray) -> str:
-    if a.shape != b.shape:
+    found = numerics.compare(a, b, RTOL, ATOL)
+    if found.where is not None and not found.differing:
         return f"shapes {a.shape} and {b.shape}"
-    with np.errstate(all="ignore"):
-        return f"largest difference {float(np.nanmax(np.abs(a.astype(np.float64) - b))):.3g}"
+    return f"largest difference {found.largest:.3g}" if found.largest is not None else "differences that are not finite"
 
 
 def numpy_version(code: str, name: str) -> tuple:
@@ -238,7 +233,7 @@ def numpy_version(code: str, name: str) -> tuple:
     namespace = {**usercode.base_namespace(), "jnp": np, "jax": stand_in, "lax": _NumpyJax("jax.lax (NumPy stand-in)")}
     namespace["__builtins__"] = {**vars(builtins), "__import__": _numpy_import(stand_in)}
     try:
-        exec(compile(usercode.parse(code), USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed
+        exec(compile(parse(code), USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed
     except Exception as exc:
         return None, f"Your code does not run with jnp as NumPy: {usercode.error_result(exc)['error']['message']}"
     function = namespace.get(name)
@@ -288,11 +283,10 @@ def _memory_needed(function, spec: jax.ShapeDtypeStruct, compiled) -> tuple[floa
 
 
 def _resident_bytes() -> int:
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, IndexError, ValueError):
+    now = procfs.sample()
+    if now is None:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # the peak so far: an overestimate
+    return int(now.rss_mb * 2**20)
 
 
 def jit_speed_job(limits: Limits, code: str, sizes: list[int], repeats: int) -> dict:

@@ -39,17 +39,15 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from playground import numerics, staging, usercode
-from playground.errors import cap_text
+from playground import numerics, program_size, staging, usercode
+from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
-from playground.usercode import UserCodeError
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
 RTOL, ATOL = 1e-5, 1e-6
 MAX_SPEC_CHARS = 2000
 MAX_TEXT_CHARS = 20_000
 MAX_HLO_LINES, MAX_HLO_LINE_CHARS = 20, 300
-_HLO_OP = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+ = .+? ([a-z][a-z0-9\-]*)\(")
 _METADATA = re.compile(r",? metadata=\{[^}]*\}")
 _SPEC_EXAMPLES = "('data', None) for one argument, or (('data', None), (None,)) for two"
 
@@ -246,8 +244,7 @@ def collectives_in(hlo_text: str) -> tuple[list[str], list[str]]:
     found: set[str] = set()
     lines: list[str] = []
     for line in hlo_text.splitlines():
-        match = _HLO_OP.match(line)
-        op = match.group(1).removesuffix("-start").removesuffix("-done") if match else ""
+        op = (program_size.hlo_opcode(line) or "").removesuffix("-start").removesuffix("-done")
         if op in COLLECTIVES:
             found.add(op)
             if len(lines) < MAX_HLO_LINES:

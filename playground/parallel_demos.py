@@ -14,6 +14,7 @@ from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from playground import numerics, usercode
+from playground.errors import UserCodeError
 from playground.parallel import (
     ATOL,
     RTOL,
@@ -23,7 +24,6 @@ from playground.parallel import (
     placement,
 )
 from playground.sandbox.limits import Limits
-from playground.usercode import UserCodeError
 
 LAYER_SIZES = (784, 64, 10)
 EXAMPLES_PER_DEVICE = 8

@@ -11,9 +11,9 @@ import re
 import numpy as np
 from jax.extend.core import jaxprs_in_params
 
-_HLO_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%\S+\s+=\s+(?:\([^=]*?\)|\S+)\s+([\w-]+)\(", re.MULTILINE)
+# One instruction of HLO text: "%name = f32[4]{0} opcode(...)", with ROOT before the last one of a computation.
+_HLO_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+ = .+? ([a-z][a-z0-9\-]*)\(")
 _FREE_OPS = {"parameter", "constant", "bitcast", "tuple", "get-tuple-element", "after-all", "opt-barrier"}
-_HLO_OP = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+ = .+? ([a-z][a-z0-9\-]*)\(")
 
 
 def count_equations(jaxpr) -> int:
@@ -36,7 +36,13 @@ def count_hlo_instructions(hlo_text: str) -> int:
     a ``fusion`` counts one, and the instructions of its fused computation
     count too.
     """
-    return sum(opcode != "parameter" for opcode in _HLO_INSTRUCTION.findall(hlo_text))
+    return sum(opcode != "parameter" for opcode in map(hlo_opcode, hlo_text.splitlines()) if opcode)
+
+
+def hlo_opcode(line: str) -> str | None:
+    """The opcode of one line of HLO text (``add``, ``fusion``, ``all-reduce-start``), None if it is no instruction."""
+    match = _HLO_INSTRUCTION.match(line)
+    return match.group(1) if match else None
 
 
 def count_kernels(hlo_text: str) -> int:
@@ -51,8 +57,7 @@ def count_kernels(hlo_text: str) -> int:
     """
     entry = hlo_text[hlo_text.index("\nENTRY"):] if "\nENTRY" in hlo_text else hlo_text
     body = entry.split("\n}", 1)[0].splitlines()[1:]
-    ops = [m.group(1) for line in body if (m := _HLO_OP.match(line))]
-    return sum(op not in _FREE_OPS for op in ops)
+    return sum(op not in _FREE_OPS for op in map(hlo_opcode, body) if op)
 
 
 def peak_live_bytes(jaxpr) -> int:

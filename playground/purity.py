@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from playground.usercode import parse
+from playground.numerics import as_numbers, compare
+from playground.user_ast import dotted, find_function, parse, root_name
 
 MUTATING_METHODS = frozenset("append extend insert update pop popitem clear remove setdefault add discard sort reverse"
                              .split())
@@ -97,20 +98,11 @@ def _resolve(name: str, scopes: tuple[_Scope, ...], line: int) -> str:
     return "module"
 
 
-def _root(node: ast.AST) -> tuple[ast.Name | None, bool]:
-    """The name at the bottom of ``a.b[c].d()``, and whether the chain goes through ``.at`` (JAX's pure updates)."""
-    through_at = False
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        through_at |= isinstance(node, ast.Attribute) and node.attr == "at"
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return (node if isinstance(node, ast.Name) else None), through_at
-
-
 def _mutations(node: ast.AST, parent: ast.AST | None) -> list[tuple[ast.Name, str]]:
     """(base name, what) for each in-place change this node makes."""
     found = []
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS:
-        root, through_at = _root(node.func.value)
+        root, through_at = root_name(node.func.value)
         # jax arrays have a pure `.sort()`; only a discarded result suggests list.sort()
         if root and not through_at and (node.func.attr != "sort" or isinstance(parent, ast.Expr)):
             found.append((root, f"`.{node.func.attr}()`"))
@@ -118,18 +110,11 @@ def _mutations(node: ast.AST, parent: ast.AST | None) -> list[tuple[ast.Name, st
     targets = [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else targets
     for sub in (sub for target in targets for sub in ast.walk(target)):
         if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-            root, _ = _root(sub.value)
+            root, _ = root_name(sub.value)
             kind = "item" if isinstance(sub, ast.Subscript) else "attribute"
             if root:
                 found.append((root, f"{kind} {'deletion' if isinstance(node, ast.Delete) else 'assignment'}"))
     return found
-
-
-def _dotted(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return base and f"{base}.{node.attr}"
-    return node.id if isinstance(node, ast.Name) else None
 
 
 def _module_facts(tree: ast.Module) -> tuple[set[str], dict[str, str]]:
@@ -155,18 +140,6 @@ def _module_facts(tree: ast.Module) -> tuple[set[str], dict[str, str]]:
     return changing, aliases
 
 
-def _find_function(tree: ast.Module, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | None:
-    """The last top-level ``def name`` or ``name = lambda ...`` (the binding that wins when the module runs)."""
-    found = None
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            found = node
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Lambda):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            found = node.value if any(isinstance(t, ast.Name) and t.id == name for t in targets) else found
-    return found
-
-
 def static_findings(source: str, function_name: str) -> list[dict]:
     """AST checks of ``function_name`` (top-level def or ``name = lambda``) and the functions nested in it.
 
@@ -174,13 +147,13 @@ def static_findings(source: str, function_name: str) -> list[dict]:
     variables that change, in-place changes to arguments or module variables,
     and Python randomness/clocks; one finding per line and kind, by line.
     Returns ``[]`` when the function is not found; bad syntax raises
-    ``usercode.UserCodeError`` like the rest of the Inspect tab.
+    ``UserCodeError`` like the rest of the Inspect tab.
 
     >>> static_findings("def f(x):\\n    print(x)\\n    return x", "f")[0]["line"]
     2
     """
     tree = parse(source)
-    function = _find_function(tree, function_name)
+    function = find_function(tree, function_name)
     if function is None:
         return []
     changing, aliases = _module_facts(tree)
@@ -201,7 +174,7 @@ def static_findings(source: str, function_name: str) -> list[dict]:
                 and node not in mutation_roots and _resolve(node.id, scopes, node.lineno) == "module":
             report(node, "global", f"`{node.id}` is a module variable that changes elsewhere; JAX bakes its "
                    "current value into the trace and ignores later changes. Pass it in as an argument.")
-        elif isinstance(node, ast.Call) and (path := _dotted(node.func)) \
+        elif isinstance(node, ast.Call) and (path := dotted(node.func)) \
                 and _resolve(root := path.split(".")[0], scopes, node.lineno) == "module":
             if path in _IO:
                 report(node, "io", _IO[path])
@@ -256,15 +229,6 @@ def _behavioural(message: str) -> dict:
     return {"check": "behavioural", "line": None, "message": message}
 
 
-def _numpy(value) -> np.ndarray:
-    """A leaf as numpy, canonicalised like jit outputs (Python 3 -> int32), PRNG keys as their key data."""
-    import jax
-
-    if jax.dtypes.issubdtype(getattr(value, "dtype", None), jax.dtypes.prng_key):
-        value = jax.random.key_data(value)
-    return np.asarray(jax.numpy.asarray(value))
-
-
 def _compare_traces(first, second) -> list[dict]:
     a, b = str(first).splitlines(), str(second).splitlines()
     if a != b:
@@ -272,7 +236,7 @@ def _compare_traces(first, second) -> list[dict]:
         one, two = (lines[i].strip()[:200] if i < len(lines) else "(end)" for lines in (a, b))
         return [_behavioural(f"two traces gave different programs: first differing line is `{one}` then `{two}`; "
                              "something outside the arguments changed in between.")]
-    for i, (x, y) in enumerate(zip(map(_numpy, first.consts), map(_numpy, second.consts), strict=True)):
+    for i, (x, y) in enumerate(zip(map(as_numbers, first.consts), map(as_numbers, second.consts), strict=True)):
         if x.shape != y.shape or not np.array_equal(x, y, equal_nan=x.dtype.kind in "fc"):
             return [_behavioural(f"two traces captured different values for constant {i} (the jaxpr's "
                                  "constvars): an array read from outside the function changed in between.")]
@@ -280,23 +244,13 @@ def _compare_traces(first, second) -> list[dict]:
 
 
 def _compare_results(jitted, eager) -> list[dict]:
-    from jax.tree_util import keystr, tree_flatten_with_path
-
-    (left, left_tree), (right, right_tree) = tree_flatten_with_path(jitted), tree_flatten_with_path(eager)
-    if left_tree != right_tree:
-        return [_behavioural(f"jit and eager results have different structures: {left_tree} vs {right_tree}")]
-    for (path, x), (_, y) in zip(left, right, strict=True):
-        where = f"leaf {keystr(path)}" if path else "the result"
-        x, y = _numpy(x), _numpy(y)
-        if x.shape != y.shape or x.dtype != y.dtype:
-            return [_behavioural(f"jit and eager results differ at {where}: {x.dtype}{list(x.shape)} "
-                                 f"vs {y.dtype}{list(y.shape)}")]
-        wide = np.complex128 if x.dtype.kind == "c" else np.float64  # bools and ints subtract safely too
-        x, y = x.astype(wide), y.astype(wide)
-        close = np.isclose(x, y, rtol=1e-4, atol=1e-6, equal_nan=True)
-        if not close.all():
-            diff = np.abs(x - y)[~close]
-            largest = np.nanmax(diff) if not np.isnan(diff).all() else "nan"
-            return [_behavioural(f"jit and eager results differ at {where}: max abs difference {largest} "
-                                 f"({diff.size} of {close.size} elements)")]
-    return []
+    found = compare(jitted, eager, rtol=1e-4, atol=1e-6, same_dtype=True)
+    if found.equal:
+        return []
+    if found.where is None:
+        return [_behavioural(f"jit and eager results have {found.reason}")]
+    if not found.differing:
+        return [_behavioural(f"jit and eager results differ at {found.where}: {found.reason}")]
+    largest = found.largest if found.largest is not None else "nan"
+    return [_behavioural(f"jit and eager results differ at {found.where}: max abs difference {largest} "
+                         f"({found.differing} of {found.elements} elements)")]

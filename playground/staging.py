@@ -22,7 +22,7 @@ import jax
 import numpy as np
 
 from playground import purity, pytrees, source_map, tracer_errors, usercode
-from playground.errors import cap_text
+from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
 
 
@@ -114,7 +114,7 @@ def run_stages(function, arguments: tuple, static_argnums: tuple[int, ...], max_
 def check_static_argnums(static_argnums: tuple[int, ...], count: int, name: str) -> None:
     bad = [i for i in static_argnums if not 0 <= i < count]
     if bad:
-        raise usercode.UserCodeError(
+        raise UserCodeError(
             "invalid_input", f"static_argnums {bad} out of range: `{name}` was given {count} argument(s), "
             f"numbered 0 to {count - 1}.")
 

@@ -22,6 +22,7 @@ import re
 from jax import errors as jax_errors
 
 from playground import tracer_sites as sites
+from playground import user_ast
 from playground.errors import USER_FILENAME
 
 DOCS_URL = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
@@ -79,7 +80,7 @@ def explain(exc: BaseException, source: str, line: int | None) -> dict | None:
     if name is None:
         return None
     message = str(exc)
-    tree = sites.parse(source)
+    tree = user_ast.try_parse(source)
     if line is None and name == "UnexpectedTracerError":
         created = re.search(rf"created on line {re.escape(_FILE)}:(\d+)", message)
         line = int(created.group(1)) if created else None
@@ -137,7 +138,7 @@ def _fix_bool(ctx: _Context) -> str:
     found, where = ctx.found, ctx.where()
     if "while" in found:
         node = found["while"]
-        carried = sorted(sites.names_in(node.test) & sites.stored_names(node.body)) or ["x"]
+        carried = sorted(user_ast.names_in(node.test) & user_ast.stored_names(node.body)) or ["x"]
         state = carried[0] if len(carried) == 1 else "state"
         test = ctx.text(node.test, f"{state} < 10") if len(carried) == 1 else f"keep_going({state})"
         return (f"{where} loops on a traced condition. Use `lax.while_loop(cond_fun, body_fun, init)`: it carries "
@@ -148,7 +149,7 @@ def _fix_bool(ctx: _Context) -> str:
     if "ternary" in found or "if" in found:
         node = found.get("ternary") or found["if"]
         cond = ctx.text(node.test, "x > 0")
-        names = sorted(sites.names_in(node.test)) if cond != "x > 0" else []
+        names = sorted(user_ast.names_in(node.test)) if cond != "x > 0" else []
         x = names[0] if len(names) == 1 else "x"
         yes, no = (ctx.text(node.body, ""), ctx.text(node.orelse, "")) if isinstance(node, ast.IfExp) else ("", "")
         example = (f"y = jnp.where({cond}, {yes}, {no})\ny = lax.cond({cond}, lambda {x}: {yes}, lambda {x}: {no}, {x})"
@@ -176,7 +177,7 @@ def _fix_integer(ctx: _Context) -> str:
         args = [ctx.text(a, "n") for a in call.args[:2]]
         low, high = (["0", *args] if len(args) == 1 else args) if args else ["0", "n"]
         loop = found.get("for")
-        carried = sorted(sites.stored_names(loop.body) - sites.names_in(loop.target)) if loop is not None else []
+        carried = sorted(user_ast.stored_names(loop.body) - user_ast.names_in(loop.target)) if loop is not None else []
         state = carried[0] if len(carried) == 1 else "x"
         return (f"{where} uses a traced number as a loop count. Run the loop inside the program with "
                 "`lax.fori_loop` (or `lax.scan`, which also collects a result per step):\n```python\n"
@@ -195,7 +196,7 @@ def _fix_integer(ctx: _Context) -> str:
 
 def _fix_numpy(ctx: _Context) -> str:
     call = ctx.found.get("numpy")
-    root = sites.root_name(call.func) if call is not None else None
+    root = user_ast.root_name(call.func)[0] if call is not None else None
     if call is not None and root is not None and isinstance(call.func, ast.Attribute):
         old = ctx.text(call.func, f"{root.id}.{call.func.attr}")
         return (f"{ctx.where()} calls `{old}` on a traced value. Use the `jax.numpy` version, which JAX can trace:"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import ast
 
-from playground.errors import USER_FILENAME
-from playground.usercode import UserCodeError, pick_function_name
+from playground.errors import UserCodeError
+from playground.user_ast import pick_function_name, root_name, stored_names
 
 CONVERTERS = {"int": "jnp.int32", "float": "jnp.float32", "bool": "bool", "complex": "jnp.complex64"}
 _NUMPY_ROOTS = {"np", "numpy", "onp", "scipy", "math"}
@@ -61,7 +61,7 @@ def _call_tag(call: ast.Call) -> str | None:
         return "range" if func.id == "range" else "convert" if func.id in CONVERTERS else None
     if not isinstance(func, ast.Attribute):
         return None
-    root = root_name(func)
+    root = root_name(func)[0]
     if root is not None and root.id in _NUMPY_ROOTS:
         return "numpy"
     sized = func.attr in _DATA_SIZED or (func.attr == "where" and len(call.args) == 1)
@@ -85,12 +85,12 @@ def leak_site(tree: ast.Module | None, leaked_in: str | None) -> tuple[ast.AST, 
             targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
             for target in targets if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) else []:
                 if isinstance(target, ast.Attribute) or (
-                        isinstance(target, ast.Subscript) and root_name(target) is not None
-                        and root_name(target).id not in local):
+                        isinstance(target, ast.Subscript) and root_name(target)[0] is not None
+                        and root_name(target)[0].id not in local):
                     return node, function.name
             if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
                     and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in _MUTATORS
-                    and root_name(node.value.func) is not None and root_name(node.value.func).id not in local):
+                    and root_name(node.value.func)[0] is not None and root_name(node.value.func)[0].id not in local):
                 return node, function.name
     return None
 
@@ -109,26 +109,3 @@ def inspected_function(tree: ast.Module | None) -> str | None:
         return pick_function_name(tree) if tree is not None else None
     except UserCodeError:
         return None
-
-
-def root_name(node: ast.AST) -> ast.Name | None:
-    """``np`` in ``np.linalg.norm`` or ``cache`` in ``cache['k'][0]``."""
-    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node if isinstance(node, ast.Name) else None
-
-
-def names_in(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
-def stored_names(body: list[ast.stmt]) -> set[str]:
-    return {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-
-
-def parse(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(source, filename=USER_FILENAME)
-    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
-        return None
-

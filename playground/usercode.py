@@ -6,7 +6,6 @@ layers are); the checks exist to give friendly, precise messages.
 
 from __future__ import annotations
 
-import ast
 import builtins
 import errno
 import io
@@ -21,25 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from playground.errors import ARGS_FILENAME, ERROR_KINDS, USER_FILENAME, error_dict, truncation_notice
+from playground.errors import ARGS_FILENAME, USER_FILENAME, UserCodeError, error_dict, truncation_notice
+from playground.user_ast import parse, pick_function_name
 
 _PROCESS_EVENTS = {
     "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "os.spawn",
     "subprocess.Popen", "pty.spawn",
 }
 _TRACEBACK = "Traceback (most recent call last):"
-
-
-class UserCodeError(Exception):
-    """A failure to report to the user as {"kind", "message", "line"}."""
-
-    def __init__(self, kind: str, message: str, line: int | None = None) -> None:
-        assert kind in ERROR_KINDS, kind
-        super().__init__(message)
-        self.kind, self.message, self.line = kind, message, line
-
-    def to_result(self) -> dict:
-        return error_dict(self.kind, self.message, self.line)
 
 
 @dataclass(frozen=True)
@@ -73,28 +61,6 @@ def load(source: str) -> UserProgram:
     if not callable(function):
         raise UserCodeError("invalid_input", f"`{name}` is not a function after running your code.")
     return UserProgram(name=name, function=function, namespace=namespace)
-
-
-def parse(source: str) -> ast.Module:
-    try:
-        return ast.parse(source, filename=USER_FILENAME)
-    except SyntaxError as exc:
-        detail = f" (column {exc.offset})" if exc.offset else ""
-        raise UserCodeError("syntax", f"SyntaxError: {exc.msg}{detail}", exc.lineno) from None
-
-
-def pick_function_name(tree: ast.Module) -> str:
-    defs = [node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    assigned = {
-        target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-        if isinstance(target, ast.Name)
-    }
-    if "f" in defs or "f" in assigned:
-        return "f"
-    if not defs:
-        raise UserCodeError("invalid_input", "Define a function to inspect, for example `def f(x): return x * 2`.")
-    return defs[-1]
 
 
 def evaluate_args(expression: str, namespace: dict) -> tuple:

@@ -42,9 +42,8 @@ import numpy as np
 from jax import lax
 
 from playground import numerics, source_map, timing, usercode
-from playground.errors import cap_text
+from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
-from playground.usercode import UserCodeError
 
 MAX_BATCH_BYTES = 256 * 2**20  # batched inputs plus outputs, per batch size
 MAX_TEXT_CHARS = 200_000

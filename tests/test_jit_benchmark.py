@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from playground import jit_benchmark as jb
-from playground import program_size
+from playground import jobs, program_size
 
 RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
                "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "equal"}
@@ -16,7 +16,8 @@ RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager
 
 @pytest.fixture(scope="module")
 def seeds():
-    return jb.jit_speed(jb.SEEDS_CODE, [100, 10], repeats=3, memory_mb=2048)
+    job = jobs.build("jit_speed", {"code": jb.SEEDS_CODE, "sizes": [100, 10], "repeats": 3})  # as the API sends it
+    return jb.jit_speed(job["code"], job["sizes"], job["repeats"], memory_mb=2048)
 
 
 def test_seeds_result_has_every_key_and_a_time_per_size(seeds):
@@ -25,7 +26,7 @@ def test_seeds_result_has_every_key_and_a_time_per_size(seeds):
     assert seeds["function"] == "fn"
     device = jax.devices()[0]  # "cpu", or "gpu: NVIDIA H200" where the kind says more than the platform
     assert seeds["device"] in (device.platform, f"{device.platform}: {device.device_kind}")
-    assert seeds["sizes"] == [10, 100] and seeds["skipped"] == []  # sorted
+    assert seeds["sizes"] == [10, 100] and seeds["skipped"] == []  # sorted by the registry
     assert seeds["numpy_unavailable"] is None and seeds["equal"] is True
     for key in ("numpy_s", "eager_s", "jit_s", "compile_s"):
         assert len(seeds[key]) == 2 and all(0 < v < 5 for v in seeds[key]), key

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from playground import parallel
-from playground.usercode import UserCodeError
+from playground.errors import UserCodeError
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKER = "RESULTS-JSON:"

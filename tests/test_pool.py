@@ -15,6 +15,7 @@ from playground.sandbox import Limits, WorkerPool
 from playground.sandbox.bootstrap import worker_environment
 from tests.conftest import HANDLERS
 
+
 def inspect_job(code: str, args: str) -> dict:
     """An Inspect job as the server sends it: checked and filled in by the registry."""
     return jobs.build("inspect", {"code": code, "args": args})

@@ -9,9 +9,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground.errors import USER_FILENAME
+from playground.errors import USER_FILENAME, UserCodeError
 from playground.purity import behavioural_findings, static_findings
-from playground.usercode import UserCodeError, base_namespace, pick_function_name
+from playground.user_ast import pick_function_name
+from playground.usercode import base_namespace
 
 
 def run_source(source: str):

@@ -15,18 +15,9 @@ import numpy as np
 import pytest
 
 from playground import usercode
-from playground.errors import ERROR_KINDS, cap_text
-from playground.usercode import (
-    CappedText,
-    UserCodeError,
-    classify,
-    error_result,
-    evaluate_args,
-    load,
-    parse,
-    pick_function_name,
-    user_line,
-)
+from playground.errors import ERROR_KINDS, UserCodeError, cap_text
+from playground.user_ast import parse, pick_function_name
+from playground.usercode import CappedText, classify, error_result, evaluate_args, load, user_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -404,4 +395,4 @@ def test_forbid_new_processes_in_a_subprocess():
 
 
 def test_annotated_assignment_to_f_counts():
-    assert usercode.pick_function_name(ast.parse("f: object = lambda x: x\n")) == "f"
+    assert pick_function_name(ast.parse("f: object = lambda x: x\n")) == "f"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from playground import numerics, usercode, vectorize
+from playground.errors import UserCodeError
 from playground.gallery import VMAP_PRESETS
 from playground.vectorize import compare, make_batch, parse_axes, python_loop
 
@@ -160,10 +161,10 @@ def test_parse_axes_accepts_literals(text, expected):
 @pytest.mark.parametrize("text", [
     "__import__('os')", "__import__('os').system('touch /tmp/vectorize_pwned')", "1.5", "True", "'a'",
     "{1: 0}", "(0, 'x')", "0 if 1 else 1", "x", "[0", "{0}", "1j", "[" * 40 + "0" + "]" * 40,
-    "[" * 200 + "]" * 200, "0" * 2000,
+    "[" * 200 + "]" * 200,
 ])
 def test_parse_axes_rejects_everything_else(text, tmp_path):
-    with pytest.raises(usercode.UserCodeError) as info:
+    with pytest.raises(UserCodeError) as info:
         parse_axes(text, "in_axes")
     assert info.value.kind == "invalid_input"
 

@@ -7,8 +7,8 @@ import signal
 import pytest
 
 from playground.sandbox import mechanisms, verdicts
-from playground.sandbox.handle import Sample
 from playground.sandbox.limits import Limits
+from playground.sandbox.procfs import Sample
 from playground.sandbox.scratch import Usage
 
 LIMITS = Limits(memory_mb=2048, address_space_mb=4096, max_tasks=512, scratch_mb=256, scratch_files=10_000)

@@ -10,11 +10,10 @@ import signal
 import socket
 from dataclasses import dataclass, field
 
-from playground.sandbox import lockdown
+from playground.sandbox import lockdown, procfs
 from playground.sandbox.limits import Limits
+from playground.sandbox.procfs import Sample
 
-_PAGE = os.sysconf("SC_PAGE_SIZE")
-_MB = 1024 * 1024
 _F_SETPIPE_SZ = 1031
 
 
@@ -62,15 +61,6 @@ class LogPipe:
         os.close(self.read_fd)
 
 
-@dataclass(frozen=True)
-class Sample:
-    """One reading of /proc/<pid>/stat."""
-
-    rss_mb: float
-    address_space_mb: float
-    threads: int
-
-
 @dataclass
 class WorkerHandle:
     pid: int
@@ -99,14 +89,9 @@ class WorkerHandle:
 
     def sample(self) -> Sample | None:
         """Resident memory, address space and threads; None once the process is gone."""
-        try:
-            with open(f"/proc/{self.pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            self.last = Sample(rss_mb=int(fields[21]) * _PAGE / _MB, address_space_mb=int(fields[20]) / _MB,
-                               threads=int(fields[17]))
-        except (OSError, IndexError, ValueError):
-            return None
-        return self.last
+        reading = procfs.sample(self.pid)
+        self.last = reading or self.last
+        return reading
 
     def limits_problem(self, limits: Limits) -> str | None:
         """Why this worker does not run under the rlimits asked for, by its report and by the kernel's; else None."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 import signal
 
 from playground.errors import error_dict
-from playground.sandbox.handle import Sample
 from playground.sandbox.limits import Limits
+from playground.sandbox.procfs import Sample
 from playground.sandbox.scratch import Usage
 
 _REPLACED = "It was replaced by a fresh worker."
