@@ -6,6 +6,8 @@ a subprocess that applies every layer and then tries what a worker must not do.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import json
 import os
 import subprocess
@@ -45,10 +47,116 @@ def test_probe_agrees_with_abi_version():
         assert PROBE["landlock"]["detail"] == f"ABI {ABI}"
 
 
-def test_seccomp_available_shape():
+def _libseccomp_loads() -> str:
+    """Load libseccomp ourselves, without pyseccomp: '' if it loads and exports seccomp_init, else why not."""
+    name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+    try:
+        lib = ctypes.CDLL(name)
+    except OSError as exc:
+        return f"{name} does not load: {exc}"
+    return "" if hasattr(lib, "seccomp_init") else f"{name} has no seccomp_init"
+
+
+def _kernel_has_seccomp_filters() -> bool:
+    """The kernel reports a seccomp mode for every process when it was built with CONFIG_SECCOMP(_FILTER)."""
+    with open("/proc/self/status") as f:
+        return any(line.startswith("Seccomp:") for line in f)
+
+
+LIBSECCOMP_PROBLEM = _libseccomp_loads()
+needs_libseccomp = pytest.mark.skipif(
+    bool(LIBSECCOMP_PROBLEM) or not _kernel_has_seccomp_filters(),
+    reason=f"no seccomp here: {LIBSECCOMP_PROBLEM or 'the kernel has no seccomp'}",
+)
+
+
+def test_seccomp_available_agrees_with_libseccomp_loading():
+    """available() says yes exactly when libseccomp really loads here (checked with ctypes, not pyseccomp)."""
     ok, why = seccomp_filter.available()
-    assert ok == SECCOMP
-    assert isinstance(why, str) and why
+    assert ok is (LIBSECCOMP_PROBLEM == ""), (ok, why, LIBSECCOMP_PROBLEM or "libseccomp loads with ctypes")
+    if ok:
+        assert why == "libseccomp", why
+    else:
+        assert why.startswith("libseccomp not loadable: "), why
+
+
+SECCOMP_CHILD = textwrap.dedent(
+    """
+    import errno, json, os, socket, threading
+    from playground.sandbox import seccomp_filter
+
+    def attempt(action):
+        try:
+            action()
+            return "ok"
+        except OSError as exc:
+            return errno.errorcode.get(exc.errno, str(exc.errno))
+        except Exception as exc:  # reported, so the test shows what went wrong instead of a crashed child
+            return f"{type(exc).__name__}: {exc}"
+
+    def fork():
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+    def socketpair():
+        a, b = socket.socketpair()
+        a.sendall(b"x")
+        assert b.recv(1) == b"x"
+        a.close(); b.close()
+
+    def thread():
+        box = []
+        t = threading.Thread(target=lambda: box.append(1))
+        t.start(); t.join()
+        assert box == [1]
+
+    calls = {
+        "memfd_create": lambda: os.close(os.memfd_create("probe")),
+        "inet_socket": lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM).close(),
+        "fork": fork,
+        "unix_socketpair": socketpair,
+        "thread": thread,
+        "read_file": lambda: open(os.__file__, "rb").close(),
+        "kill_self": lambda: os.kill(os.getpid(), 0),
+    }
+    before = {name: attempt(call) for name, call in calls.items()}
+    report = seccomp_filter.install()
+    with open("/proc/self/status") as f:
+        mode = next(line.split()[1] for line in f if line.startswith("Seccomp:"))
+    after = {name: attempt(call) for name, call in calls.items()}
+    print(json.dumps({"before": before, "after": after, "report": report, "mode": mode}))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def seccomp_only() -> dict:
+    """A child process that installs only the seccomp filter, and tries the same calls before and after."""
+    done = subprocess.run([sys.executable, "-c", SECCOMP_CHILD], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout)
+
+
+@needs_libseccomp
+def test_seccomp_filter_is_installed_in_the_kernel(seccomp_only):
+    assert seccomp_only["mode"] == "2", f"/proc/self/status Seccomp: {seccomp_only['mode']} (2 = filter)"
+    assert seccomp_only["report"]["denied_syscalls"] > 0, seccomp_only["report"]
+
+
+@needs_libseccomp
+@pytest.mark.parametrize("call", ["memfd_create", "inet_socket", "fork"])
+def test_seccomp_filter_denies_with_eperm(seccomp_only, call):
+    assert seccomp_only["before"][call] == "ok", f"{call} failed before the filter: {seccomp_only['before']}"
+    assert seccomp_only["after"][call] == "EPERM", f"{call} under the filter: {seccomp_only['after'][call]}"
+
+
+@needs_libseccomp
+@pytest.mark.parametrize("call", ["unix_socketpair", "thread", "read_file", "kill_self"])
+def test_seccomp_filter_allows_what_a_worker_needs(seccomp_only, call):
+    assert seccomp_only["before"][call] == "ok", seccomp_only["before"]
+    assert seccomp_only["after"][call] == "ok", f"{call} under the filter: {seccomp_only['after'][call]}"
 
 
 def test_handled_fs_access_grows_with_abi():

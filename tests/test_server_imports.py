@@ -1,19 +1,89 @@
-"""The server never imports JAX: user code and JAX live in the sandbox workers only."""
+"""The server never imports JAX: user code and JAX live in the sandbox workers only.
+
+A fresh interpreter imports what the server process imports (every module that
+app.py imports, its module-level imports and the ones main() makes later) and
+reports, for each JAX package, whether it got loaded and through which chain of
+imports.
+"""
 
 from __future__ import annotations
 
+import ast
+import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
 
+# JAX and the packages that exist only to run it. numpy is not among them: Gradio and the
+# server's plots import it, and it carries no accelerator runtime.
+JAX_PACKAGES = ("jax", "jaxlib", "optax")
 
-def test_server_side_modules_do_not_import_jax():
-    probe = (
-        "import sys\n"
-        "import app, playground.api, playground.ui, playground.sharing, playground.sandbox\n"
-        "heavy = sorted(m for m in ('jax', 'jaxlib', 'numpy', 'optax') if m in sys.modules)\n"
-        "print(','.join(heavy))\n"
+
+def app_imports() -> list[str]:
+    """Every module app.py imports, at module level or inside a function (main() imports the UI late)."""
+    tree = ast.parse((ROOT / "app.py").read_text(), "app.py")
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module != "__future__":
+            names.add(node.module)
+    return sorted(names)
+
+
+PROBE = """
+import importlib, json, sys, traceback
+
+watched = set(sys.argv[1].split(","))
+chains = {}
+
+class Watch:
+    # Records who imports a watched package first, then lets the normal import go on.
+    def find_spec(self, name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in watched and top not in chains:
+            frames = [f"{f.filename}:{f.lineno}" for f in traceback.extract_stack()[:-1]  # less this hook
+                      if "importlib" not in f.filename and "<frozen" not in f.filename]
+            chains[top] = [f for f in frames if "site-packages" not in f] or frames
+        return None
+
+sys.meta_path.insert(0, Watch())
+import app
+for name in sys.argv[2].split(","):
+    importlib.import_module(name)
+print(json.dumps({
+    "loaded": {top: sorted(m for m in sys.modules if m.partition(".")[0] == top) for top in sorted(watched)},
+    "chains": chains,
+    "modules": sorted(sys.modules),
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def server_side() -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, ",".join(JAX_PACKAGES), ",".join(app_imports())],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
-    assert "jax" not in out.stdout.split(","), out.stdout
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout)
+
+
+def test_probe_imports_what_the_server_imports(server_side):
+    """The check below means something only if the probe really loaded the server's modules."""
+    expected = ["app", *app_imports(), "playground.ui"]
+    missing = [name for name in expected if name not in server_side["modules"]]
+    if missing:
+        pytest.fail(f"the probe did not import {missing}", pytrace=False)
+
+
+@pytest.mark.parametrize("package", JAX_PACKAGES)
+def test_server_side_modules_do_not_import(server_side, package):
+    loaded = server_side["loaded"][package]
+    if loaded:
+        chain = "\n  ".join(server_side["chains"].get(package, ["(not recorded)"]))
+        pytest.fail(f"the server process imports {package} ({len(loaded)} modules: {', '.join(loaded[:5])}, ...);"
+                    f" the first import, outermost first (<string> is the probe):\n  {chain}", pytrace=False)

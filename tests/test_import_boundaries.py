@@ -1,0 +1,199 @@
+"""Which package may import which, read from the source with ``ast`` (nothing here is imported).
+
+* playground/sandbox/ runs jobs without knowing any: it imports no job module, i.e. no
+  ``playground.*`` module outside ``playground.sandbox`` except ``playground.errors``.
+* Gradio is the UI's business: only modules under playground/ui/ import it.
+* playground/errors.py, the error vocabulary every layer shares, imports the standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+SANDBOX_MAY_IMPORT = ("playground.sandbox", "playground.errors")  # and what lies below each
+
+
+@dataclass(frozen=True)
+class Import:
+    path: str  # relative to the root, e.g. playground/sandbox/pool.py
+    line: int
+    module: str  # absolute dotted name of the imported module
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line} -> {self.module}"
+
+
+def module_name(root: Path, path: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(root: Path, dotted: str) -> bool:
+    base = root.joinpath(*dotted.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def imports(root: Path, path: Path) -> list[Import]:
+    """Every module ``path`` imports, anywhere in it (functions and ``if`` blocks too), as absolute names.
+
+    ``from package import name`` counts as importing ``package.name`` when that is a module
+    on disk; relative imports are resolved; so are ``importlib.import_module("...")`` and
+    ``__import__("...")`` with a literal name.
+    """
+    relative = str(path.relative_to(root))
+    tree = ast.parse(path.read_text(), relative)
+    this = module_name(root, path)
+    package = this if path.name == "__init__.py" else this.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [Import(relative, node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            else:
+                base = node.module
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.append(Import(relative, node.lineno, sub if _is_module(root, sub) else base))
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in ("import_module", "__import__"):
+                found.append(Import(relative, node.lineno, node.args[0].value))
+    return sorted(set(found), key=lambda i: (i.line, i.module))
+
+
+def python_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def job_imports(root: Path) -> list[Import]:
+    """Imports under playground/sandbox/ of playground modules it must not know."""
+    return [
+        imp
+        for path in python_files(root / "playground" / "sandbox")
+        for imp in imports(root, path)
+        if _within(imp.module, "playground") and imp.module != "playground"
+        and not any(_within(imp.module, allowed) for allowed in SANDBOX_MAY_IMPORT)
+    ]
+
+
+def gradio_imports(root: Path) -> list[Import]:
+    return [imp for path in python_files(root / "playground") for imp in imports(root, path)
+            if _within(imp.module, "gradio")]
+
+
+def non_stdlib_imports(root: Path, path: Path) -> list[Import]:
+    return [imp for imp in imports(root, path) if imp.module.partition(".")[0] not in sys.stdlib_module_names]
+
+
+def _listing(found: list[Import]) -> str:
+    return "".join(f"\n  {imp}" for imp in found)
+
+
+# -- the rules, on this repository ------------------------------------------------
+
+
+def test_sandbox_imports_no_job_module():
+    offending = job_imports(ROOT)
+    if offending:
+        pytest.fail(
+            f"playground/sandbox/ must not import job modules (of playground, only {' and '.join(SANDBOX_MAY_IMPORT)});"
+            f" {len(offending)} import(s) break that:{_listing(offending)}", pytrace=False)
+
+
+def test_only_the_ui_imports_gradio():
+    found = gradio_imports(ROOT)
+    outside = [imp for imp in found if not imp.path.startswith("playground/ui/")]
+    if outside:
+        pytest.fail(f"only playground/ui/ may import gradio; {len(outside)} import(s) outside it:{_listing(outside)}",
+                    pytrace=False)
+    assert found, "no module under playground/ui/ imports gradio: the scan cannot be finding imports"
+
+
+def test_errors_imports_only_the_standard_library():
+    path = ROOT / "playground" / "errors.py"
+    assert imports(ROOT, path), "playground/errors.py imports nothing: the scan cannot be finding imports"
+    others = non_stdlib_imports(ROOT, path)
+    if others:
+        pytest.fail(f"playground/errors.py must import the standard library only; it also imports:{_listing(others)}",
+                    pytrace=False)
+
+
+# -- the scanner itself, on a made-up tree: it sees every way of importing ---------
+
+
+@pytest.fixture
+def tree(tmp_path) -> Path:
+    files = {
+        "playground/__init__.py": "",
+        "playground/errors.py": "import json\nfrom collections import abc\n",
+        "playground/staging.py": "",
+        "playground/derivatives.py": "",
+        "playground/sandbox/__init__.py": "from playground.sandbox.pool import Pool\n",
+        "playground/sandbox/pool.py": (
+            "from __future__ import annotations\n"
+            "import os\n"
+            "from playground.errors import error_dict\n"
+            "from playground import errors\n"
+            "from . import limits\n"
+            "import numpy\n"
+        ),
+        "playground/sandbox/limits.py": "",
+        "playground/sandbox/bad.py": (
+            "import playground.staging as st\n"  # line 1
+            "from playground import derivatives, errors\n"  # line 2
+            "from .. import staging\n"  # line 3
+            "def later():\n"
+            "    from playground.derivatives import grad\n"  # line 5
+            "    import importlib\n"
+            "    importlib.import_module('playground.vectorize')\n"  # line 7
+            "    import gradio\n"  # line 8
+        ),
+        "playground/ui/__init__.py": "import gradio as gr\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def test_scanner_finds_each_job_import_with_its_line(tree):
+    assert [str(imp) for imp in job_imports(tree)] == [
+        "playground/sandbox/bad.py:1 -> playground.staging",
+        "playground/sandbox/bad.py:2 -> playground.derivatives",
+        "playground/sandbox/bad.py:3 -> playground.staging",
+        "playground/sandbox/bad.py:5 -> playground.derivatives",
+        "playground/sandbox/bad.py:7 -> playground.vectorize",
+    ]
+
+
+def test_scanner_finds_gradio_outside_the_ui(tree):
+    assert [str(imp) for imp in gradio_imports(tree)] == [
+        "playground/sandbox/bad.py:8 -> gradio",
+        "playground/ui/__init__.py:1 -> gradio",
+    ]
+
+
+def test_scanner_tells_stdlib_from_the_rest(tree):
+    assert non_stdlib_imports(tree, tree / "playground" / "errors.py") == []
+    assert [str(imp) for imp in non_stdlib_imports(tree, tree / "playground" / "sandbox" / "pool.py")] == [
+        "playground/sandbox/pool.py:3 -> playground.errors",
+        "playground/sandbox/pool.py:4 -> playground.errors",
+        "playground/sandbox/pool.py:5 -> playground.sandbox.limits",
+        "playground/sandbox/pool.py:6 -> numpy",
+    ]
