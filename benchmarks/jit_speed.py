@@ -1,6 +1,6 @@
 """Does the jit tab report what a plain stopwatch would? The app's jit/NumPy speed-up next to an independent one.
 
-In one process, for the seeds' function ``x + x*x + x*x*x`` on a 4000 x 4000
+In one process, for the classic benchmark ``x + x*x + x*x*x`` (the AWS article on NumPy to JAX) on a 4000 x 4000
 float32 input:
   1. the app's own measurement, ``jit_benchmark.jit_speed`` (the job a worker runs);
   2. a minimal hand-written loop that shares no code with it: its own input
@@ -30,17 +30,19 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 from playground import jit_benchmark  # noqa: E402
+from playground.gallery import JIT_BENCHMARK_CODE  # noqa: E402
+from playground.jobs import DEFAULT_MATRIX_SIZES  # noqa: E402
 
 MEMORY_MB = 8192
 AGREEMENT = 0.15
 
 
-def make_seeds():
+def make_classic():
     """A new function object each time: JAX caches compilations per function, and each round should compile."""
-    def seeds(x):
+    def classic(x):
         return x + x * x + x * x * x
 
-    return seeds
+    return classic
 
 
 def minor_faults() -> int:
@@ -57,19 +59,19 @@ def independent_ratio(n: int, runs: int = 20) -> tuple[float, float, float, floa
     x = np.random.default_rng(0).uniform(-1.0, 1.0, (n, n)).astype(np.float32)
     x_device = jax.device_put(x)
     x_device.block_until_ready()
-    seeds = make_seeds()
-    jitted = jax.jit(seeds)
+    classic = make_classic()
+    jitted = jax.jit(classic)
 
     start = time.perf_counter()
     jitted(x_device).block_until_ready()  # compiles; not part of the steady state
     first_call_s = time.perf_counter() - start
-    seeds(x)  # NumPy's first call, also untimed
+    classic(x)  # NumPy's first call, also untimed
 
     numpy_times, jit_times, numpy_faults, jit_faults = [], [], 0, 0
     for _ in range(runs):  # each engine's runs back to back, as %timeit would
         faults = minor_faults()
         start = time.perf_counter()
-        out = seeds(x)
+        out = classic(x)
         numpy_times.append(time.perf_counter() - start)
         numpy_faults += minor_faults() - faults
         del out
@@ -86,7 +88,7 @@ def independent_ratio(n: int, runs: int = 20) -> tuple[float, float, float, floa
 
 
 def app_ratio(n: int) -> dict:
-    result = jit_benchmark.jit_speed(jit_benchmark.SEEDS_CODE, [n], repeats=5, memory_mb=MEMORY_MB)
+    result = jit_benchmark.jit_speed(JIT_BENCHMARK_CODE, [n], repeats=5, memory_mb=MEMORY_MB)
     if not result["ok"]:
         raise SystemExit(f"jit_speed failed: {result['error']}")
     if result["skipped"]:
@@ -99,7 +101,7 @@ def ms(seconds: float | None) -> str:
 
 
 def print_table(result: dict) -> None:
-    print(f"\nPer-size table from jit_speed(SEEDS_CODE, {jit_benchmark.DEFAULT_SIZES}, repeats=5, "
+    print(f"\nPer-size table from jit_speed(JIT_BENCHMARK_CODE, {list(DEFAULT_MATRIX_SIZES)}, repeats=5, "
           f"memory_mb={MEMORY_MB}) on {result['device']}")
     print(f"  jaxpr_ops={result['jaxpr_ops']}  fused_kernels={result['fused_kernels']}  equal={result['equal']}  "
           f"numpy_unavailable={result['numpy_unavailable']}")
@@ -125,7 +127,7 @@ def main() -> None:
     print(f"JAX {jax.__version__}, NumPy {np.__version__}, device {jax.devices()[0]}, {os.cpu_count()} CPUs, "
           f"environment {blas or 'no OPENBLAS_* settings'}")
     n = args.size
-    print(f"\nSeeds' function at {n} x {n} float32; speed-up = NumPy median / jit median")
+    print(f"\nThe classic benchmark at {n} x {n} float32; speed-up = NumPy median / jit median")
     print(f"  {'round':>5} {'app numpy ms':>12} {'app jit ms':>10} {'app ratio':>9} | {'ind numpy ms':>12} "
           f"{'ind jit ms':>10} {'ind ratio':>9} | {'app/ind':>7} within 15%")
     agreed = 0
@@ -143,7 +145,7 @@ def main() -> None:
               f"NumPy {numpy_faults:,.0f}, jit {jit_faults:,.0f}")
     print(f"  agreement within 15%: {agreed}/{args.rounds} rounds")
     if not args.no_table:
-        print_table(jit_benchmark.jit_speed(jit_benchmark.SEEDS_CODE, jit_benchmark.DEFAULT_SIZES, repeats=5,
+        print_table(jit_benchmark.jit_speed(JIT_BENCHMARK_CODE, list(DEFAULT_MATRIX_SIZES), repeats=5,
                                             memory_mb=MEMORY_MB))
 
 

@@ -116,8 +116,8 @@ VMAP_PRESETS = {
     "x + x² + x³": VmapPreset("def f(x):\n    return x + x*x + x*x*x\n", "jnp.ones(3)", "0"),
 }
 
-# The jit tab's default: the seeds' benchmark function.
-JIT_SEEDS_CODE = "def fn(x):\n    return x + x*x + x*x*x\n"
+# The jit tab's default: the benchmark of the AWS article on moving from NumPy to JAX (there on 10⁴ × 10⁴ float32).
+JIT_BENCHMARK_CODE = "def fn(x):\n    return x + x*x + x*x*x\n"
 
 
 @dataclass(frozen=True)

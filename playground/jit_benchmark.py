@@ -10,35 +10,31 @@ Every time comes from ``timing.measure``: a warm-up call, ``block_until_ready``
 before the clock stops, the median of at least ``repeats`` runs. No time is
 reported before the three results were compared at the smallest size.
 
->>> r = jit_speed(SEEDS_CODE, [10, 100], repeats=3, memory_mb=2048)
+>>> from playground.gallery import JIT_BENCHMARK_CODE
+>>> r = jit_speed(JIT_BENCHMARK_CODE, [10, 100], repeats=3, memory_mb=2048)
 >>> r["sizes"], r["jaxpr_ops"], r["fused_kernels"], r["equal"]
 ([10, 100], 5, 1, True)
 """
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import inspect
 import math
 import resource
 import time
-import types
 import warnings
 
 import jax
 import numpy as np
 
-from playground import numerics, program_size, staging, timing, usercode
-from playground.errors import USER_FILENAME, UserCodeError
+from playground import numerics, numpy_stand_in, program_size, staging, timing, usercode
+from playground.errors import UserCodeError
 from playground.sandbox import procfs
 from playground.sandbox.limits import Limits
-from playground.user_ast import parse
 
-SEEDS_CODE = "def fn(x):\n    return x + x*x + x*x*x\n"
-DEFAULT_SIZES = [10, 100, 1000, 4000, 10000]  # a size n means an n x n float32 input
 MIN_TOTAL_S = 0.2
-# Memory model, in arrays of n*n*4 bytes. Measured for the seeds' function (peak resident
+# Memory model, in arrays of n*n*4 bytes. Measured for the classic benchmark's function (peak resident
 # memory of a whole jit_speed call above a warmed-up interpreter): 6.1 arrays at n = 4000 and
 # n = 10000 (the host input, the device input, jit's result kept for the comparison, and the
 # live values of the eager run: x*x + x, x*x, x*x*x). The estimate is at least ARRAYS_FLOOR
@@ -88,7 +84,7 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
     if not kept:
         raise UserCodeError("memory", "No size fits in the sandbox's memory: "
                                      + "; ".join(f"n={s['size']} {s['reason']}" for s in skipped))
-    as_numpy, numpy_unavailable = numpy_version(code, program.name)
+    as_numpy, numpy_unavailable = numpy_stand_in.numpy_version(code, program.name)
     first = _input(kept[0])
     as_numpy, numpy_unavailable = _check_results(eager, jitted, as_numpy, numpy_unavailable, first, program.name)
     del first
@@ -220,53 +216,6 @@ def _difference(a: np.ndarray, b: np.ndarray) -> str:
     if found.where is not None and not found.differing:
         return f"shapes {a.shape} and {b.shape}"
     return f"largest difference {found.largest:.3g}" if found.largest is not None else "differences that are not finite"
-
-
-def numpy_version(code: str, name: str) -> tuple:
-    """The user's function run again with ``jnp`` as NumPy: (function or None, why not).
-
-    ``jax`` and ``lax`` are stand-ins there: ``jax.numpy`` (however imported) is
-    NumPy, ``jax.jit`` leaves the function as it is, and anything else of JAX
-    raises, so the NumPy timing can never silently run JAX.
-    """
-    stand_in = _NumpyJax("jax (NumPy stand-in)")
-    namespace = {**usercode.base_namespace(), "jnp": np, "jax": stand_in, "lax": _NumpyJax("jax.lax (NumPy stand-in)")}
-    namespace["__builtins__"] = {**vars(builtins), "__import__": _numpy_import(stand_in)}
-    try:
-        exec(compile(parse(code), USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed
-    except Exception as exc:
-        return None, f"Your code does not run with jnp as NumPy: {usercode.error_result(exc)['error']['message']}"
-    function = namespace.get(name)
-    return (function, None) if callable(function) else (None, f"`{name}` is not a function with jnp as NumPy.")
-
-
-class _NumpyJax(types.ModuleType):
-    """``jax`` as the NumPy run sees it. Its name is not in sys.modules, so ``from jax import lax`` fails too."""
-
-    def __getattr__(self, attr: str):
-        if attr == "numpy":
-            return np
-        if attr == "jit" and self.__name__.startswith("jax "):
-            return _no_jit
-        raise AttributeError(f"{self.__name__.split()[0]}.{attr} is JAX-only: the NumPy version has jnp as NumPy "
-                             "and nothing else of JAX")
-
-
-def _no_jit(function=None, **_options):
-    return function if function is not None else (lambda f: f)
-
-
-def _numpy_import(stand_in: types.ModuleType):
-    def numpy_import(name, globals=None, locals=None, fromlist=(), level=0):
-        if level == 0 and (name == "jax" or name.startswith("jax.")):
-            if name == "jax.numpy" and fromlist:
-                return np
-            if name in ("jax", "jax.numpy"):
-                return stand_in
-            raise ImportError(f"{name} is JAX-only: the NumPy version has jnp as NumPy and nothing else of JAX")
-        return builtins.__import__(name, globals, locals, fromlist, level)
-
-    return numpy_import
 
 
 def _memory_needed(function, spec: jax.ShapeDtypeStruct, compiled) -> tuple[float, float, float]:

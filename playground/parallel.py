@@ -3,12 +3,11 @@
 A *mesh* lays devices out in a named grid: ``(2, 4)`` with axes ``('data',
 'model')`` is 2 rows of 4. A ``PartitionSpec`` says, per array dimension, which
 mesh axes split it; ``P('data', 'model')`` cuts an (8, 4) array into (4, 1)
-blocks, one per device:
+blocks, one per device. On 8 devices, ``shard`` of ``x * 2`` on
+``jnp.arange(32.).reshape(8, 4)`` with that spec says in ``placement`` that
+device 0 holds rows 0-3 of column 0 and device 1 rows 0-3 of column 1::
 
->>> out = shard("def f(x):\\n    return x * 2", "jnp.arange(32.).reshape(8, 4)", [2, 4], ["data", "model"],
-...             "('data', 'model')", "('data', 'model')")
->>> out["placement"][0][:2]  # device 0 holds rows 0-3 of column 0, device 1 rows 0-3 of column 1
-[{'device': 0, 'index': [[0, 4], [0, 1]]}, {'device': 1, 'index': [[0, 4], [1, 2]]}]
+    [{'device': 0, 'index': [[0, 4], [0, 1]]}, {'device': 1, 'index': [[0, 4], [1, 2]]}, ...]
 
 ``jax.jit`` with those shardings compiles ONE program for every device; where a
 device needs data that another holds, XLA inserts a *collective* (an

@@ -53,7 +53,7 @@ def count_kernels(hlo_text: str) -> int:
     unfused (``sort``, ``copy``, ``custom-call``, ``while``, ...) are one each.
     Parameters, constants, bitcasts and tuple plumbing launch nothing and are
     not counted; a ``while`` or ``conditional`` counts once, not its body.
-    The seeds' ``x + x*x + x*x*x`` becomes a single ``multiply_add_fusion``: 1.
+    The classic benchmark's ``x + x*x + x*x*x`` becomes a single ``multiply_add_fusion``: 1.
     """
     entry = hlo_text[hlo_text.index("\nENTRY"):] if "\nENTRY" in hlo_text else hlo_text
     body = entry.split("\n}", 1)[0].splitlines()[1:]

@@ -6,7 +6,9 @@ optimised HLO instructions carry ``stack_frame_id`` metadata. Each function
 here returns the IR text as shown to the user and, for every line of it, the
 user's line number or None.
 
->>> text, lines = jaxpr_with_lines(jax.jit(f).trace(x).jaxpr)
+>>> from playground import usercode
+>>> f = usercode.load("def f(x):\\n    return x * x\\n").function
+>>> text, lines = jaxpr_with_lines(jax.jit(f).trace(jnp.arange(4.0)).jaxpr)
 >>> list(zip(text.splitlines(), lines))[1]
 ('    b:f32[4] = mul a a', 2)
 """

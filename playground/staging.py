@@ -4,8 +4,14 @@
 XLA, ``.compile()`` the optimised HLO with its cost and memory estimates; each
 stage is timed on its own.
 
->>> inspect("def f(x):\n    return x + x*x + x*x*x", "jnp.arange(4.0)", 10_000)["jaxpr"]
-'{ lambda ; a:f32[4]. let\n    b:f32[4] = mul a a\n    c:f32[4] = add a b ...'
+>>> print(inspect("def f(x):\\n    return x + x*x + x*x*x", "jnp.arange(4.0)", 10_000)["jaxpr"])
+{ lambda ; a:f32[4]. let
+    b:f32[4] = mul a a
+    c:f32[4] = add a b
+    d:f32[4] = mul a a
+    e:f32[4] = mul d a
+    f:f32[4] = add c e
+  in (f,) }
 """
 
 from __future__ import annotations

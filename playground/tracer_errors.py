@@ -5,7 +5,13 @@ so Python control flow and conversions on traced values fail. JAX's messages are
 precise but written for people who already know that. ``explain`` adds the why,
 and picks the fix from the statement that failed::
 
-    >>> info = explain(exc, "def f(x):\\n    if x > 0:\\n        return x\\n    return -x\\n", 2)
+    >>> source = "def f(x):\\n    if x > 0:\\n        return x\\n    return -x\\n"
+    >>> from playground import usercode
+    >>> try:
+    ...     jax.jit(usercode.load(source).function)(1.0)
+    ... except jax.errors.TracerBoolConversionError as error:
+    ...     exc = error
+    >>> info = explain(exc, source, 2)
     >>> info["title"]
     'TracerBoolConversionError: Python needed True or False from a traced value'
     >>> "jnp.where(x > 0" in info["fix"] and "lax.cond" in info["fix"]

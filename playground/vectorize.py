@@ -1,6 +1,6 @@
 """Write for one example, batch with ``jax.vmap``: checked against a Python loop, then timed. Runs inside a worker.
 
->>> out = compare("def f(x):\n    return x + x*x + x*x*x", "jnp.ones(3)", "0", "0", [8, 1000])
+>>> out = compare("def f(x):\\n    return x + x*x + x*x*x", "jnp.ones(3)", "0", "0", [8, 1000])
 >>> out["equal"], out["batch_sizes"], len(out["jit_vmap_s"])
 (True, [8, 1000], 2)
 >>> print(out["batched_jaxpr"])  # f's jaxpr, every array with a batch axis in front

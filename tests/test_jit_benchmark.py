@@ -8,51 +8,52 @@ import numpy as np
 import pytest
 
 from playground import jit_benchmark as jb
-from playground import jobs, program_size
+from playground import jobs, numpy_stand_in, program_size
+from playground.gallery import JIT_BENCHMARK_CODE
 
 RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
                "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "equal"}
 
 
 @pytest.fixture(scope="module")
-def seeds():
-    job = jobs.build("jit_speed", {"code": jb.SEEDS_CODE, "sizes": [100, 10], "repeats": 3})  # as the API sends it
+def classic():
+    job = jobs.build("jit_speed", {"code": JIT_BENCHMARK_CODE, "sizes": [100, 10], "repeats": 3})  # as the API sends it
     return jb.jit_speed(job["code"], job["sizes"], job["repeats"], memory_mb=2048)
 
 
-def test_seeds_result_has_every_key_and_a_time_per_size(seeds):
-    assert seeds["ok"], seeds
-    assert set(seeds) == RESULT_KEYS
-    assert seeds["function"] == "fn"
+def test_classic_result_has_every_key_and_a_time_per_size(classic):
+    assert classic["ok"], classic
+    assert set(classic) == RESULT_KEYS
+    assert classic["function"] == "fn"
     device = jax.devices()[0]  # "cpu", or "gpu: NVIDIA H200" where the kind says more than the platform
-    assert seeds["device"] in (device.platform, f"{device.platform}: {device.device_kind}")
-    assert seeds["sizes"] == [10, 100] and seeds["skipped"] == []  # sorted by the registry
-    assert seeds["numpy_unavailable"] is None and seeds["equal"] is True
+    assert classic["device"] in (device.platform, f"{device.platform}: {device.device_kind}")
+    assert classic["sizes"] == [10, 100] and classic["skipped"] == []  # sorted by the registry
+    assert classic["numpy_unavailable"] is None and classic["equal"] is True
     for key in ("numpy_s", "eager_s", "jit_s", "compile_s"):
-        assert len(seeds[key]) == 2 and all(0 < v < 5 for v in seeds[key]), key
+        assert len(classic[key]) == 2 and all(0 < v < 5 for v in classic[key]), key
     for engine in ("numpy", "eager", "jit"):
-        assert all(v >= 0 for v in seeds["spread"][engine])
-        assert all(0 < lo <= med for lo, med in zip(seeds["min_s"][engine], seeds[f"{engine}_s"], strict=True))
+        assert all(v >= 0 for v in classic["spread"][engine])
+        assert all(0 < lo <= med for lo, med in zip(classic["min_s"][engine], classic[f"{engine}_s"], strict=True))
 
 
-def test_seeds_jaxpr_has_five_equations_and_xla_fuses_them_into_one_kernel(seeds):
+def test_classic_jaxpr_has_five_equations_and_xla_fuses_them_into_one_kernel(classic):
     # mul a a; add a b; mul a a; mul d a; add c e -- tracing does not merge the two x*x
     jaxpr = jax.make_jaxpr(lambda x: x + x * x + x * x * x)(jnp.ones((10, 10), jnp.float32))
     assert [e.primitive.name for e in jaxpr.eqns] == ["mul", "add", "mul", "mul", "add"]
-    assert seeds["jaxpr_ops"] == 5
+    assert classic["jaxpr_ops"] == 5
     # the optimised HLO's ENTRY holds one `multiply_add_fusion`: all five ops in one loop
-    assert seeds["fused_kernels"] == 1
+    assert classic["fused_kernels"] == 1
 
 
 def test_numpy_eager_and_jit_compute_the_same_numbers():
     x = jb._input(50)
     assert x.dtype == np.float32 and x.min() >= -1 and x.max() < 1
     np.testing.assert_array_equal(x, jb._input(50))  # a fixed seed
-    as_numpy, why = jb.numpy_version(jb.SEEDS_CODE, "fn")
+    as_numpy, why = numpy_stand_in.numpy_version(JIT_BENCHMARK_CODE, "fn")
     assert why is None
     by_numpy = as_numpy(x)
     assert type(by_numpy) is np.ndarray and by_numpy.dtype == np.float32
-    fn = jb.usercode.load(jb.SEEDS_CODE).function
+    fn = jb.usercode.load(JIT_BENCHMARK_CODE).function
     xd = jax.device_put(x)
     np.testing.assert_allclose(np.asarray(fn(xd)), by_numpy, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(np.asarray(jax.jit(fn)(xd)), by_numpy, rtol=1e-6, atol=1e-6)
@@ -62,7 +63,7 @@ def test_sizes_that_do_not_fit_are_skipped_with_a_reason():
     # The budget counts this process's own memory, which depends on the tests run before: give it
     # 1 GB on top of that, far less than the ~3 GB that n = 10000 needs.
     memory_mb = int(jb._resident_bytes() / 2**20 / jb.HEADROOM) + 1024
-    r = jb.jit_speed(jb.SEEDS_CODE, [10000, 10], repeats=1, memory_mb=memory_mb)
+    r = jb.jit_speed(JIT_BENCHMARK_CODE, [10000, 10], repeats=1, memory_mb=memory_mb)
     assert r["ok"], r
     assert r["sizes"] == [10] and len(r["jit_s"]) == 1
     [skip] = r["skipped"]
@@ -73,15 +74,15 @@ def test_sizes_that_do_not_fit_are_skipped_with_a_reason():
 
 
 def test_when_no_size_fits_the_job_says_so():
-    r = jb.jit_speed(jb.SEEDS_CODE, [10000], repeats=1, memory_mb=300)
+    r = jb.jit_speed(JIT_BENCHMARK_CODE, [10000], repeats=1, memory_mb=300)
     assert r["error"]["kind"] == "memory"
     assert "n=10000 needs about" in r["error"]["message"]
 
 
 def test_a_function_with_big_temporaries_needs_more_than_the_floor():
     spec = jax.ShapeDtypeStruct((100, 100), jnp.float32)
-    seeds_peak = program_size.peak_live_bytes(jax.make_jaxpr(lambda x: x + x * x + x * x * x)(spec).jaxpr)
-    assert seeds_peak == 4 * 100 * 100 * 4  # x, x*x + x, x*x, x*x*x at once
+    classic_peak = program_size.peak_live_bytes(jax.make_jaxpr(lambda x: x + x * x + x * x * x)(spec).jaxpr)
+    assert classic_peak == 4 * 100 * 100 * 4  # x, x*x + x, x*x, x*x*x at once
     cube = program_size.peak_live_bytes(jax.make_jaxpr(lambda x: (x[:, :, None] * x[:, None, :]).sum(-1))(spec).jaxpr)
     assert cube >= 100 ** 3 * 4
 
@@ -100,7 +101,7 @@ def test_jax_only_functions_get_no_numpy_time_and_say_why():
     "@jax.jit\ndef f(x):\n    return x * 2 + 1\n",
 ])
 def test_usual_ways_of_writing_jnp_run_under_numpy(code):
-    as_numpy, why = jb.numpy_version(code, "f")
+    as_numpy, why = numpy_stand_in.numpy_version(code, "f")
     assert why is None
     assert type(as_numpy(jb._input(4))) is np.ndarray
 
@@ -173,7 +174,7 @@ ENTRY %main (x: f32[4]) -> (f32[4], f32[4]) {
 
 
 def test_a_spent_budget_skips_the_sizes_not_reached():
-    out = jb.jit_speed(jb.SEEDS_CODE, [10, 20, 30], repeats=3, memory_mb=4096, budget_s=0.0)
+    out = jb.jit_speed(JIT_BENCHMARK_CODE, [10, 20, 30], repeats=3, memory_mb=4096, budget_s=0.0)
     assert out["ok"] is True and out["sizes"] == [10]
     assert [s["size"] for s in out["skipped"]] == [20, 30]
     assert all("time budget" in s["reason"] for s in out["skipped"])

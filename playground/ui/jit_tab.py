@@ -1,4 +1,4 @@
-"""jit tab: the seeds' benchmark, NumPy vs eager JAX vs jitted JAX, and why jit wins (fusion)."""
+"""jit tab: the classic benchmark x + x*x + x*x*x, NumPy vs eager JAX vs jitted JAX, and why jit wins (fusion)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import gradio as gr
 from playground import plots
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
-from playground.gallery import JIT_SEEDS_CODE
+from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs import DEFAULT_MATRIX_SIZES, MAX_REPEATS
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
@@ -20,8 +20,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
                 "warm-up, each waiting for the device (`block_until_ready`).")
     with gr.Row():
         with gr.Column(scale=3):
-            code = gr.Code(JIT_SEEDS_CODE, language="python", lines=5, label="Your function (one array in, one out)",
-                           elem_id="jit-code")
+            code = gr.Code(JIT_BENCHMARK_CODE, language="python", lines=5,
+                           label="Your function (one array in, one out)", elem_id="jit-code")
         with gr.Column(scale=2):
             sizes = gr.Textbox(", ".join(map(str, DEFAULT_MATRIX_SIZES)), label="Sizes n (n × n inputs)",
                                elem_id="jit-sizes")

@@ -15,7 +15,7 @@ from gradio_client import Client
 from numpy.polynomial import Polynomial
 from numpy.polynomial.hermite import Hermite
 
-from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE, JIT_SEEDS_CODE, VMAP_PRESETS
+from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE, JIT_BENCHMARK_CODE, VMAP_PRESETS
 from tests.conftest import start_server, stop_server
 from tests.e2e.responses import assert_error, ok
 
@@ -207,8 +207,8 @@ def test_vmap_in_axes_must_be_a_literal_of_ints(client, in_axes):
 # -- /jit_speed --------------------------------------------------------------------------------
 
 
-def test_jit_speed_on_the_seeds_function(client):
-    response = ok(client.predict(JIT_SEEDS_CODE, [10, 100, 1000], 3, api_name="/jit_speed"))
+def test_jit_speed_on_the_classic_benchmark(client):
+    response = ok(client.predict(JIT_BENCHMARK_CODE, [10, 100, 1000], 3, api_name="/jit_speed"))
     assert response["equal"] is True
     assert response["sizes"] == [10, 100, 1000]
     assert response["skipped"] == []
@@ -222,7 +222,7 @@ def test_jit_speed_on_the_seeds_function(client):
 
 
 def test_jit_speed_skips_a_size_that_would_not_fit_in_memory(client):
-    response = ok(client.predict(JIT_SEEDS_CODE, [1000, 10000], 1, api_name="/jit_speed"))
+    response = ok(client.predict(JIT_BENCHMARK_CODE, [1000, 10000], 1, api_name="/jit_speed"))
     assert response["sizes"] == [1000]
     (skipped,) = response["skipped"]
     assert skipped["size"] == 10000
@@ -231,7 +231,7 @@ def test_jit_speed_skips_a_size_that_would_not_fit_in_memory(client):
 
 def test_jit_speed_with_only_a_size_too_big_says_memory(client):
     """Nothing left to time: the answer is a memory error that gives the same reason."""
-    error = assert_error(client.predict(JIT_SEEDS_CODE, [10000], 1, api_name="/jit_speed"), "memory")
+    error = assert_error(client.predict(JIT_BENCHMARK_CODE, [10000], 1, api_name="/jit_speed"), "memory")
     assert "n=10000" in error["message"] and "MB" in error["message"], error
 
 
