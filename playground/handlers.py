@@ -17,7 +17,7 @@ import importlib
 import traceback
 from collections.abc import Callable
 
-from playground import jobs, usercode
+from playground import jobs, user_errors, usercode
 from playground.errors import error_dict
 from playground.sandbox.limits import Limits
 
@@ -51,7 +51,7 @@ def warm_up() -> None:
 def run(job: dict, limits: Limits) -> dict:
     """The job's result; whatever its handler raises is reported as ``internal``, with the traceback."""
     usercode.forbid_new_processes()
-    usercode.CallbackFailures.install()
+    user_errors.CallbackFailures.install()
     arguments = {key: value for key, value in job.items() if key != "kind"}
     try:
         return _with_limits(_handler(job["kind"])(limits, **arguments), limits)

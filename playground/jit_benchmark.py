@@ -28,7 +28,7 @@ import warnings
 import jax
 import numpy as np
 
-from playground import numerics, numpy_stand_in, program_size, staging, timing, usercode
+from playground import numerics, numpy_stand_in, program_size, staging, timing, user_errors, usercode
 from playground.errors import UserCodeError
 from playground.sandbox import procfs
 from playground.sandbox.limits import Limits
@@ -108,7 +108,7 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
                 if engine != "numpy":
                     raise
                 as_numpy, t = None, None
-                why = usercode.error_result(exc)["error"]["message"]
+                why = user_errors.error_result(exc)["error"]["message"]
                 numpy_unavailable = f"The NumPy version failed at n={n}: {why}"
             rows[engine].append(t)
         del x_host, x_device, runs
@@ -192,7 +192,7 @@ def _check_results(eager, jitted, as_numpy, numpy_unavailable, x_host: np.ndarra
     try:
         by_numpy = as_numpy(x_copy)
     except Exception as exc:
-        return None, f"Your code does not run with jnp as NumPy: {usercode.error_result(exc)['error']['message']}"
+        return None, f"Your code does not run with jnp as NumPy: {user_errors.error_result(exc)['error']['message']}"
     if not _allclose(x_copy, x_host, rtol=0, atol=0):
         return None, ("With jnp as NumPy the function changes its input in place (JAX arrays are immutable), "
                       "so every timed run would see other numbers.")

@@ -17,7 +17,7 @@ import types
 
 import numpy as np
 
-from playground import usercode
+from playground import user_errors, usercode
 from playground.errors import USER_FILENAME
 from playground.user_ast import parse
 
@@ -35,7 +35,7 @@ def numpy_version(code: str, name: str) -> tuple:
     try:
         exec(compile(parse(code), USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed
     except Exception as exc:
-        return None, f"Your code does not run with jnp as NumPy: {usercode.error_result(exc)['error']['message']}"
+        return None, f"Your code does not run with jnp as NumPy: {user_errors.error_result(exc)['error']['message']}"
     function = namespace.get(name)
     return (function, None) if callable(function) else (None, f"`{name}` is not a function with jnp as NumPy.")
 

@@ -38,7 +38,7 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from playground import numerics, program_size, staging, usercode
+from playground import numerics, program_size, staging, user_errors, usercode
 from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
 
@@ -56,7 +56,7 @@ def devices() -> dict:
     try:
         found = jax.devices()
     except Exception as exc:
-        return usercode.error_result(exc)
+        return user_errors.error_result(exc)
     return {"ok": True, "platform": jax.default_backend(),
             "devices": [{"id": d.id, "kind": d.device_kind} for d in found], "count": len(found)}
 

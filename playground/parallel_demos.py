@@ -13,7 +13,7 @@ import numpy as np
 from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from playground import numerics, usercode
+from playground import numerics, user_errors
 from playground.errors import UserCodeError
 from playground.parallel import (
     ATOL,
@@ -105,7 +105,7 @@ def collectives_demo(mesh_shape: list[int] | None = None) -> dict:
             report[key] = {"code": code, "result": result.tolist(), "expected": expected.tolist(),
                            "matches": bool(np.array_equal(result, expected)), "collectives": names, "hlo_lines": lines}
     except Exception as exc:
-        return usercode.error_result(exc)
+        return user_errors.error_result(exc)
     return report
 
 
@@ -122,7 +122,7 @@ def pmap_vs_shard_map() -> dict:
         by_pmap = np.asarray(_exec_demo(pmap_code, x)["pmap_result"])
         by_shard_map = np.asarray(_exec_demo(shard_map_code, x)["shard_map_result"])
     except Exception as exc:
-        return usercode.error_result(exc)
+        return user_errors.error_result(exc)
     return {"ok": True, "n_devices": n, "pmap_code": pmap_code, "shard_map_code": shard_map_code,
             "pmap_result": by_pmap.tolist(), "shard_map_result": by_shard_map.tolist(),
             "equal": bool(np.array_equal(by_pmap.reshape(-1), by_shard_map)), "why": WHY_SHARD_MAP}
@@ -185,7 +185,7 @@ def data_parallel_step() -> dict:
         single_loss = jax.jit(loss)
         before, after = single_loss(params, batch), single_loss(jax.device_get(new_params), batch)
     except Exception as exc:
-        return usercode.error_result(exc)
+        return user_errors.error_result(exc)
     return {"ok": True, "n_devices": n, "layer_sizes": list(LAYER_SIZES), "batch_size": size,
             "batch_placement": placement(batch_on_mesh[0]), "params_placement": placement(params_on_mesh[0][0]),
             "collectives": names, "hlo_collective_lines": lines, "matches_single_device": same,

@@ -27,7 +27,7 @@ import warnings
 import jax
 import numpy as np
 
-from playground import purity, pytrees, source_map, tracer_errors, usercode
+from playground import purity, pytrees, source_map, tracer_errors, user_errors, usercode
 from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
 
@@ -179,7 +179,7 @@ def second_call(jitted, arguments: tuple, second_args: str, namespace: dict) -> 
         with _jax_log() as log:
             jax.block_until_ready(jitted(*again))
     except Exception as exc:
-        return {"retraced": None, "explanation": usercode.error_result(exc)["error"]["message"]}
+        return {"retraced": None, "explanation": user_errors.error_result(exc)["error"]["message"]}
     explanation = _clean_cache_miss(log.getvalue())
     if not explanation:
         return {"retraced": False, "explanation": "Same shapes, dtypes and static values: jit reused the program "
@@ -210,7 +210,7 @@ def _clean_cache_miss(text: str) -> str:
 
 
 def explained_error(exc: BaseException, code: str) -> dict:
-    result = usercode.error_result(exc)
+    result = user_errors.error_result(exc)
     explanation = tracer_errors.explain(exc, code, result["error"]["line"])
     if explanation:
         result["error"].update(explanation)

@@ -28,9 +28,7 @@ the vmap result) and then gets null; its repeats run within ``LOOP_BUDGET_S``.
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import json
 import math
 import time
 from collections.abc import Callable
@@ -38,10 +36,9 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 from jax import lax
 
-from playground import numerics, source_map, timing, usercode
+from playground import numerics, source_map, timing, user_errors, usercode, vmap_axes
 from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
 
@@ -66,21 +63,23 @@ def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list
     stdout = usercode.CappedText(MAX_TEXT_CHARS)
     try:
         with contextlib.redirect_stdout(stdout):
-            in_spec, out_spec = parse_axes(in_axes, "in_axes"), parse_axes(out_axes, "out_axes")
+            in_spec = vmap_axes.parse_axes(in_axes, "in_axes")
+            out_spec = vmap_axes.parse_axes(out_axes, "out_axes")
             program = usercode.load(code)
             example = usercode.evaluate_args(args, program.namespace)
             report = _run(program.function, example, in_spec, out_spec, list(batch_sizes))
     except Exception as exc:
-        return usercode.error_result(exc)
-    return {"ok": True, "function": program.name, "in_axes": axes_json(in_spec), "out_axes": axes_json(out_spec),
+        return user_errors.error_result(exc)
+    return {"ok": True, "function": program.name, "in_axes": vmap_axes.axes_json(in_spec),
+            "out_axes": vmap_axes.axes_json(out_spec),
             **report, "stdout": stdout.getvalue()}
 
 
 def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[int]) -> dict:
-    in_axes = conform_in_axes(in_spec, example)
+    in_axes = vmap_axes.conform_in_axes(in_spec, example)
     one_output = jax.eval_shape(f, *example)
-    out_axes = _conform(out_spec, one_output)
-    _check_leaves(one_output, out_axes, "out_axes", "the output of f")
+    out_axes = vmap_axes.conform(out_spec, one_output)
+    vmap_axes.check_leaves(one_output, out_axes, "out_axes", "the output of f")
     vmapped = jax.vmap(f, in_axes=in_axes, out_axes=out_axes)
     jitted = jax.jit(vmapped)
     for size in sizes:
@@ -122,91 +121,6 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
     }
 
 
-def parse_axes(text: str, name: str) -> Any:
-    """``in_axes``/``out_axes`` as typed: a Python literal, read by ``ast.literal_eval`` (never ``eval``).
-
-    Allowed: ints, None, tuples/lists and dicts of them (dicts for dict arguments). Empty means 0, vmap's default.
-    """
-    try:
-        value = ast.literal_eval(text.strip() or "0")
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise UserCodeError("invalid_input", f"{name} must be a literal such as 0, None, (None, 0, 0) or "
-                            f"{{'w': 0, 'b': None}}; {text!r} is not one.") from None
-    _check_literal(value, name)
-    return value
-
-
-def _check_literal(value: Any, name: str, depth: int = 0) -> None:
-    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-        return
-    if isinstance(value, (list, tuple)):
-        children = list(value)
-    elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        children = list(value.values())
-    else:
-        raise UserCodeError("invalid_input", f"{name} may hold only ints, None, tuples/lists and dicts with "
-                            f"string keys; {value!r} is none of these.")
-    if depth > 32:
-        raise UserCodeError("invalid_input", f"{name} is nested too deeply.")
-    for child in children:
-        _check_literal(child, name, depth + 1)
-
-
-def axes_json(spec: Any) -> Any:
-    """The parsed axes as JSON: tuples become lists."""
-    return json.loads(json.dumps(spec))
-
-
-def conform_in_axes(spec: Any, example: tuple) -> Any:
-    """Check ``in_axes`` against the arguments; return it as ``jax.vmap`` wants it (an int, or a tuple)."""
-    if isinstance(spec, dict):
-        raise UserCodeError("invalid_input", "At the top level in_axes is an int or a tuple with one entry per "
-                            f"argument; for one dict argument write ({spec!r},).")
-    if isinstance(spec, (list, tuple)) and len(spec) != len(example):
-        raise UserCodeError("invalid_input", f"in_axes has {len(spec)} entries but the arguments are "
-                            f"{len(example)} value(s): give one entry per argument.")
-    if not jax.tree.leaves(spec):
-        raise UserCodeError("invalid_input", "in_axes maps nothing: at least one argument needs an axis, not None.")
-    in_axes = _conform(tuple(spec) if isinstance(spec, list) else spec, example)
-    _check_leaves(example, in_axes, "in_axes", "the arguments")
-    return in_axes
-
-
-def _conform(spec: Any, tree: Any) -> Any:
-    """Lists and tuples of axes take the container type of the value they describe (jax matches by node type)."""
-    if isinstance(spec, (list, tuple)):
-        fits = isinstance(tree, (list, tuple)) and len(tree) == len(spec)
-        items = [_conform(s, t) for s, t in zip(spec, tree if fits else [None] * len(spec), strict=True)]
-        if fits and isinstance(tree, list):
-            return items
-        return type(tree)(*items) if fits and hasattr(tree, "_fields") else tuple(items)
-    if isinstance(spec, dict):
-        return {k: _conform(v, tree.get(k) if isinstance(tree, dict) else None) for k, v in spec.items()}
-    return spec
-
-
-def _check_leaves(tree: Any, axes: Any, name: str, what: str) -> None:
-    """Every mapped leaf is an array whose batched version has the axis asked for."""
-    def check(leaf, axis):
-        ndim = len(getattr(leaf, "shape", np.shape(leaf)))
-        if not -ndim - 1 <= axis <= ndim:
-            raise UserCodeError("invalid_input", f"{name} asks for axis {axis} of a value of shape "
-                                f"{tuple(np.shape(leaf))}: batched, it has {ndim + 1} axes.")
-        return leaf
-    try:
-        _map_mapped(check, tree, axes)
-    except (ValueError, TypeError) as exc:
-        raise UserCodeError("invalid_input", f"{name} {axes_json(axes)!r} does not match the structure of {what}: "
-                            f"{cap_text(str(exc), 500)}") from None
-
-
-def _map_mapped(fn: Callable, tree: Any, axes: Any) -> Any:
-    """``fn(leaf, axis)`` on each leaf that ``axes`` (a pytree prefix of ``tree``) maps; None-mapped parts unchanged."""
-    def part(axis, subtree):
-        return subtree if axis is None else jax.tree.map(lambda leaf: fn(leaf, axis), subtree)
-    return jax.tree.map(part, axes, tree, is_leaf=lambda node: node is None)
-
-
 def make_batch(example: tuple, in_axes: Any, size: int) -> tuple:
     """``size`` variants of the example, stacked along each mapped leaf's axis (see the module docstring)."""
     def variants(leaf, axis):
@@ -217,7 +131,7 @@ def make_batch(example: tuple, in_axes: Any, size: int) -> tuple:
         else:
             stacked = jnp.broadcast_to(leaf[None], (size,) + leaf.shape)
         return jnp.moveaxis(stacked, 0, axis)
-    return _map_mapped(variants, example, in_axes)
+    return vmap_axes.map_mapped(variants, example, in_axes)
 
 
 def python_loop(f: Callable, batch: tuple, in_axes: Any, out_axes: Any, size: int,
@@ -230,7 +144,7 @@ def python_loop(f: Callable, batch: tuple, in_axes: Any, out_axes: Any, size: in
     for i in range(size):
         if i and time.perf_counter() > deadline:
             break
-        one = _map_mapped(lambda leaf, axis, i=i: lax.dynamic_index_in_dim(leaf, i, axis % leaf.ndim, False),
+        one = vmap_axes.map_mapped(lambda leaf, axis, i=i: lax.dynamic_index_in_dim(leaf, i, axis % leaf.ndim, False),
                           batch, in_axes)
         outputs.append(f(*one))
 
@@ -250,7 +164,10 @@ def _stack(leaves: tuple, axis: int) -> jax.Array:
 
 def _first(tree: Any, out_axes: Any, count: int) -> Any:
     """The first ``count`` examples of a batched output."""
-    return _map_mapped(lambda leaf, axis: lax.slice_in_dim(leaf, 0, count, axis=axis % leaf.ndim), tree, out_axes)
+    def first(leaf, axis):
+        return lax.slice_in_dim(leaf, 0, count, axis=axis % leaf.ndim)
+
+    return vmap_axes.map_mapped(first, tree, out_axes)
 
 
 def _check_memory(vmapped: Callable, example: tuple, in_axes: Any, size: int) -> None:
@@ -263,7 +180,7 @@ def _check_memory(vmapped: Callable, example: tuple, in_axes: Any, size: int) ->
         dims.insert(axis % (leaf.ndim + 1), size)
         sizes.append(leaf.size * size * leaf.dtype.itemsize)
         return jax.ShapeDtypeStruct(tuple(dims), leaf.dtype)
-    shapes = _map_mapped(shape, example, in_axes)
+    shapes = vmap_axes.map_mapped(shape, example, in_axes)
     try:
         out = jax.eval_shape(vmapped, *shapes)
     except ValueError as exc:

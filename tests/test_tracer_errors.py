@@ -20,7 +20,7 @@ from jax.errors import (
 
 from playground.errors import USER_FILENAME
 from playground.tracer_errors import DOCS_URL, explain
-from playground.usercode import user_line
+from playground.user_errors import user_line
 
 KEYS = {"title", "explanation", "fix", "doc_url"}
 

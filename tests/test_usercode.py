@@ -17,7 +17,8 @@ import pytest
 from playground import usercode
 from playground.errors import ERROR_KINDS, UserCodeError, cap_text
 from playground.user_ast import parse, pick_function_name
-from playground.usercode import CappedText, classify, error_result, evaluate_args, load, user_line
+from playground.user_errors import classify, error_result, user_line
+from playground.usercode import CappedText, evaluate_args, load
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -254,7 +255,7 @@ def test_a_callback_error_is_classified_by_the_callbacks_own_exception(raised, k
     import jax
     import jax.numpy as jnp
 
-    from playground.usercode import CallbackFailures
+    from playground.user_errors import CallbackFailures
 
     def callback(x):
         raise raised

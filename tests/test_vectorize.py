@@ -12,7 +12,8 @@ import pytest
 from playground import numerics, usercode, vectorize
 from playground.errors import UserCodeError
 from playground.gallery import VMAP_PRESETS
-from playground.vectorize import compare, make_batch, parse_axes, python_loop
+from playground.vectorize import compare, make_batch, python_loop
+from playground.vmap_axes import parse_axes
 
 PRESETS = {name: (p.code, p.args, p.in_axes) for name, p in VMAP_PRESETS.items()}
 

@@ -1,0 +1,176 @@
+"""The user's failures in plain words: each exception's kind, decided from facts, its message and its line.
+
+Runs inside a worker. The kind comes from the exception's type, its errno, XLA's
+status code and where it was raised, never from the words of its message (a
+user's own ``ValueError("Permission denied")`` is theirs, not the sandbox's).
+An exception from the playground's own code that no user code led to is a bug
+of ours: kind ``internal``, with its traceback for the server's log.
+
+>>> error_result(ValueError("Permission denied"))["error"]["kind"]
+'user_exception'
+>>> error_result(PermissionError(1, "Operation not permitted"))["error"]["kind"]
+'forbidden'
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import re
+import resource
+import traceback
+
+from playground.errors import ARGS_FILENAME, USER_FILENAME, UserCodeError, error_dict
+
+_TRACEBACK = "Traceback (most recent call last):"
+
+
+def error_result(exc: BaseException) -> dict:
+    if isinstance(exc, UserCodeError):
+        return exc.to_result()
+    kind = classify(exc)
+    if kind == "user_exception" and _our_bug(exc):
+        result = error_dict("internal", describe(exc))
+        result["error"]["traceback"] = "".join(traceback.format_exception(exc))[-20_000:]
+        return result
+    prefix = {
+        "memory": "Out of memory: the sandbox gives each job a fixed amount of memory. ",
+        "forbidden": "Blocked by the sandbox (no processes, network, or files outside the job's scratch folder). ",
+        "disk": _disk_full(exc) if kind == "disk" else "",
+        "tasks": "Could not start another thread: the sandbox limits the threads of each job. ",
+    }.get(kind, "")
+    return error_dict(kind, prefix + describe(exc), user_line(exc))
+
+
+_DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+_JAX_STATUS_KINDS = {"RESOURCE_EXHAUSTED": "memory", "PERMISSION_DENIED": "forbidden"}
+
+
+def classify(exc: BaseException) -> str:
+    """The error kind, from the exception's type, errno, XLA status code and frames: never from its words.
+
+    (A user's own ``ValueError("Permission denied")`` is their exception, not the sandbox's.)
+    """
+    if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM):
+        return "memory"
+    if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
+        return "disk"
+    if isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES):
+        return "forbidden"
+    if isinstance(exc, RuntimeError) and _raised_within(exc, "threading.py", "start"):
+        return "tasks"
+    status = getattr(exc, "error_code_string", None) if _is_jax_runtime_error(exc) else None
+    if status == "INTERNAL" and (inner := CallbackFailures.last()) is not None:
+        return classify(inner)  # a pure_callback/io_callback raised: its own exception says what happened
+    return _JAX_STATUS_KINDS.get(status, "user_exception")
+
+
+def _our_bug(exc: BaseException) -> bool:
+    """Raised by the playground's own code, with no frame of the user's anywhere in its chain.
+
+    An exception a library (JAX, NumPy) raises at the user's input is theirs to
+    read; one from our own modules that no user code led to is a bug of ours.
+    """
+    frames = []
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames += traceback.extract_tb(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__
+    if not frames or any(f.filename in (USER_FILENAME, ARGS_FILENAME) for f in frames):
+        return False
+    return os.path.abspath(frames[-1].filename).startswith(_PACKAGE + os.sep)
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _is_jax_runtime_error(exc: BaseException) -> bool:
+    return any(cls.__name__ == "JaxRuntimeError" and cls.__module__.startswith("jax") for cls in type(exc).__mro__)
+
+
+def _raised_within(exc: BaseException, filename: str, function: str) -> bool:
+    """Whether ``function`` of a file named ``filename`` raised it, itself or below it (but not in user code)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    for i in range(len(frames) - 1, -1, -1):
+        if frames[i].filename == USER_FILENAME:
+            return False
+        if os.path.basename(frames[i].filename) == filename and frames[i].name == function:
+            return True
+    return False
+
+
+def _disk_full(exc: BaseException) -> str:
+    """The limit that was hit, with its real value from the kernel (the scratch folder is a tmpfs of that size)."""
+    if getattr(exc, "errno", None) == errno.EFBIG:
+        size = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        return f"File too large: each file the job writes may hold at most {size / 2**20:,.0f} MB. "
+    try:
+        fs = os.statvfs(".")
+    except OSError:
+        return "Out of disk space. "
+    if fs.f_ffree == 0:  # the kernel's count of files left, not the error's words
+        return f"Out of disk space: the job's scratch folder holds at most {max(fs.f_files - 1, 0):,} files and " \
+               "folders, and all of them are in use. "
+    return f"Out of disk space: the job's scratch folder holds at most {fs.f_blocks * fs.f_frsize / 2**20:,.0f} MB. "
+
+
+class CallbackFailures(logging.Handler):
+    """Keeps the exception a JAX callback raised: XLA reports it only as an INTERNAL error with its text.
+
+    JAX logs the callback's own exception (``logger.exception``) before XLA wraps it;
+    this handler, on that logger, keeps the exception object itself.
+    """
+
+    _LOGGER = "jax._src.callback"
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.failures: list[BaseException] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info and record.exc_info[1] is not None:
+            self.failures.append(record.exc_info[1])
+            del self.failures[:-1]
+
+    @classmethod
+    def install(cls) -> None:
+        logger = logging.getLogger(cls._LOGGER)
+        if not any(isinstance(h, cls) for h in logger.handlers):
+            logger.addHandler(cls())
+
+    @classmethod
+    def last(cls) -> BaseException | None:
+        for handler in logging.getLogger(cls._LOGGER).handlers:
+            if isinstance(handler, cls) and handler.failures:
+                return handler.failures[-1]
+        return None
+
+
+def user_line(exc: BaseException) -> int | None:
+    """The line of the user's code closest to where the exception was raised."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        lines = [fr.lineno for fr in traceback.extract_tb(exc.__traceback__) if fr.filename == USER_FILENAME]
+        if lines:
+            return lines[-1]
+        embedded = re.findall(rf'File "{re.escape(USER_FILENAME)}", line (\d+)', str(exc))
+        if embedded:
+            return int(embedded[-1])
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message``, with any traceback embedded in the message cut to its last line.
+
+    (JAX's callback errors carry the callback's traceback, which names our files.)
+    """
+    text = str(exc).strip()
+    if _TRACEBACK in text:
+        head, _, tail = text.partition(_TRACEBACK)
+        final = [line for line in tail.splitlines() if line.strip() and not line.startswith(" ")]
+        text = f"{head.strip()} {final[-1].strip() if final else ''}".strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
