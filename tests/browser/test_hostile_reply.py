@@ -14,19 +14,15 @@ import base64
 import concurrent.futures
 import copy
 import json
-import os
 import re
-import subprocess
-import time
 import zlib
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from playground import sharing
 from tests.browser.conftest import VIEWPORT
-from tests.conftest import ROOT, start_server, stop_server
+from tests.conftest import ROOT
 from tests.hostile import support
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -62,30 +58,9 @@ INJECTED_JS = """() => ({
 
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory):
-    tmpdir = tmp_path_factory.mktemp("browser-hostile-tmpdir")
-    server = start_server(tmp_path_factory.mktemp("browser-hostile-server"), PLAYGROUND_WORKERS="2",
-                          PLAYGROUND_TIMEOUT_S="6", TMPDIR=str(tmpdir))
-    try:
+    with support.hostile_server(tmp_path_factory, "browser-hostile", PLAYGROUND_WORKERS="2",
+                                PLAYGROUND_TIMEOUT_S="6") as (server, _tmpdir):
         yield server
-    finally:
-        processes = support.descendants(server.process.pid) if server.alive() else []
-        stop_server(server)
-        left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.iterdir())
-        _clean_up(tmpdir, processes)
-    assert not left, f"the server's TMPDIR is not empty after it stopped: {left}"
-
-
-def _clean_up(tmpdir: Path, pids: list[int]) -> None:
-    deadline = time.monotonic() + 10
-    for pid in pids:
-        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        try:
-            os.kill(pid, 9)
-        except OSError:
-            pass
-    for entry in tmpdir.iterdir():
-        subprocess.run(["rm", "-rf", "--", str(entry)], check=False)
 
 
 @pytest.fixture(scope="module")

@@ -1,15 +1,26 @@
-"""What every hostile test needs: a victim job running beside the attack, and checks that nothing broke.
+"""What every hostile test needs: a real server of its own, a victim job running beside the attack,
+and checks that nothing broke.
 
 The attacks run through a real ``python app.py`` server (tests.conftest.start_server),
-as a visitor of a public Space would send them.
+as a visitor of a public Space would send them. Each module passes its own numbers
+(workers, time limits, how long to wait) to what is here.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import os
+import subprocess
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
+
+import pytest
+
+from tests.conftest import start_server, stop_server
 
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
 DEFAULT_ARGS = "jnp.arange(4.0)"
@@ -23,44 +34,88 @@ VICTIM_CODE = (
     "        pass\n"
     "    return x + x*x + x*x*x\n"
 )
+# Every kind an error reply may have.
+ERROR_KINDS = frozenset({"syntax", "user_exception", "timeout", "memory", "disk", "tasks", "crashed", "forbidden",
+                         "invalid_input", "busy", "unavailable"})
+# What the server log must never hold, whatever a job did.
+LOG_NEVER = ("Traceback (most recent call last)", "RecursionError", "Exception in ASGI application",
+             "surrogates not allowed", "Task exception was never retrieved")
 
 
-@dataclass
-class Victim:
-    """Another user's job, running in a sibling worker while the attack runs."""
-
-    server: object
-    result: dict = field(default_factory=dict)
-    thread: threading.Thread | None = None
-
-    def __enter__(self) -> Victim:
-        def run() -> None:
-            try:
-                self.result = self.server.client().predict(VICTIM_CODE, DEFAULT_ARGS, api_name="/inspect")
-            except Exception as exc:  # the assertion below reports it
-                self.result = {"ok": False, "client_error": repr(exc)}
-
-        self.thread = threading.Thread(target=run, daemon=True)
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.thread.join(timeout=60)
-
-    def assert_unaffected(self) -> None:
-        assert not self.thread.is_alive(), "the victim's job never finished"
-        assert self.result.get("ok") is True, self.result
-        assert self.result["result"] == DEFAULT_RESULT, self.result
+# -- replies -------------------------------------------------------------------------------------------------
 
 
-def assert_still_healthy(server, client) -> None:
-    """The server lives, its template lives, and a normal job gives the right answer."""
-    assert server.alive(), server.log_path.read_text()[-4000:]
-    about = client.predict(api_name="/about")
-    assert about["sandbox"]["pool"]["template_alive"] is True, about["sandbox"]["pool"]
-    normal = client.predict(DEFAULT_CODE, DEFAULT_ARGS, api_name="/inspect")
-    assert normal["ok"] is True, normal
-    assert normal["result"] == DEFAULT_RESULT, normal
+def short(value) -> str:
+    """``repr(value)``, cut to a length an assertion message can show."""
+    text = repr(value)
+    return text if len(text) < 1500 else text[:1500] + f"... [{len(text):,} characters]"
+
+
+def assert_error(result, kinds=ERROR_KINDS, *, keys=("kind", "message"), no_traceback: bool = False) -> dict:
+    """An error reply of one of ``kinds`` with a message (and every key of ``keys``); its error dict."""
+    assert isinstance(result, dict) and result.get("ok") is False, (
+        f"expected an error reply ({'/'.join(sorted(kinds))}): {short(result)}")
+    error = result.get("error")
+    assert isinstance(error, dict) and set(error) >= set(keys), short(result)
+    assert error["kind"] in kinds, f"expected {'/'.join(sorted(kinds))}: {short(result)}"
+    assert isinstance(error["message"], str) and error["message"], short(result)
+    if no_traceback:
+        assert "Traceback" not in error["message"], short(result)
+    return error
+
+
+def timed_predict(server, code: str, args: str, timeout_s: float) -> tuple[dict, float]:
+    """One /inspect call and the seconds its reply took; fails instead of hanging on a stuck server."""
+    box: dict = {}
+
+    def call() -> None:
+        try:
+            box["reply"] = server.client().predict(code, args, api_name="/inspect")
+        except Exception as exc:  # reported below
+            box["error"] = exc
+
+    started = time.monotonic()
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+    elapsed = time.monotonic() - started
+    assert not thread.is_alive(), f"no reply within {timeout_s:g} s: the server is stuck"
+    if "error" in box:
+        raise AssertionError(f"the call itself failed instead of giving a reply: {box['error']!r}")
+    return box["reply"], elapsed
+
+
+# -- what this host's sandbox has (/about) ---------------------------------------------------------------------
+
+
+def reported_sandbox(client, timeout_s: float = 60.0) -> dict:
+    """/about's sandbox section, once a worker has reported its layers (until then nothing reads as in force)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        sandbox = client.predict(api_name="/about")["sandbox"]
+        if {"pid_namespace", "namespaces", "cgroups"} <= set(sandbox["layers"]):
+            return sandbox
+        assert time.monotonic() < deadline, f"no worker reported its sandbox layers: {sandbox['layers']}"
+        time.sleep(0.5)
+
+
+def not_in_force(client, *, mechanisms=(), layers=()) -> str | None:
+    """Why this host lacks one of these mechanisms or layers (About's own words); None where all are in force."""
+    sandbox = reported_sandbox(client)
+    asked = [(name, sandbox["mechanisms"][name]) for name in mechanisms]
+    asked += [(name, sandbox["layers"][name]) for name in layers]
+    return "; ".join(f"{name}: {entry.get('detail') or 'not active'}" for name, entry in asked
+                     if not entry["active"]) or None
+
+
+def skip_unless_in_force(client, what: str, *, mechanisms=(), layers=()) -> None:
+    """pytest.skip where ``what`` (the property a test checks) rests on something this host does not have."""
+    missing = not_in_force(client, mechanisms=mechanisms, layers=layers)
+    if missing:
+        pytest.skip(f"{what}: not in force on this host ({missing})")
+
+
+# -- processes and folders, seen from this test process ----------------------------------------------------------
 
 
 def children(pid: int) -> list[int]:
@@ -89,6 +144,11 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def start_time(pid: int) -> int:
+    """When a process started, in clock ticks since boot (pids wrap around; this does not)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+
+
 def template_pid(server) -> int:
     """The sandbox template: the server's child that runs playground.sandbox.template."""
     for child in children(server.process.pid):
@@ -101,6 +161,29 @@ def template_pid(server) -> int:
     raise AssertionError("no sandbox template process found under the server")
 
 
+def templates(server) -> list[int]:
+    """The sandbox templates under the server, the main pool's first (it starts first)."""
+    found = {}
+    for child in children(server.process.pid):
+        try:
+            if b"playground.sandbox.template" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found[child] = start_time(child)
+        except OSError:
+            pass
+    return sorted(found, key=found.get)  # by start time: pids wrap around
+
+
+def wait_until_warm(server, timeout_s: float = 60.0) -> None:
+    """Both templates up and the main pool's two workers warm (their JAX started)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = templates(server)
+        if found and len(children(found[0])) >= 2:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the sandbox pool did not become warm")
+
+
 def limits_of(pid: int) -> str:
     """/proc/<pid>/limits, to compare before and after an attack."""
     return Path(f"/proc/{pid}/limits").read_text()
@@ -109,3 +192,315 @@ def limits_of(pid: int) -> str:
 def scheduling_of(pid: int) -> tuple:
     """Niceness, CPU affinity and scheduling policy: what setpriority/sched_* attacks would change."""
     return (os.getpriority(os.PRIO_PROCESS, pid), sorted(os.sched_getaffinity(pid)), os.sched_getscheduler(pid))
+
+
+def live_job_dirs(server, tmpdir: Path) -> set[Path]:
+    """Where the workers (the templates' children) work: their folders in TMPDIR."""
+    found = set()
+    for template in children(server.process.pid):
+        for pid in descendants(template):
+            try:
+                cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
+            except OSError:
+                continue
+            if tmpdir in cwd.parents:
+                found.add(cwd)
+    return found
+
+
+def empty_folder(folder: Path) -> None:
+    """Remove everything in ``folder`` (rm copes with deep trees and unreadable entries)."""
+    for entry in folder.iterdir():
+        subprocess.run(["rm", "-rf", "--", str(entry)], check=False)
+
+
+def clean_up(tmpdir: Path, pids: list[int]) -> None:
+    """Our own server's leftovers: its processes (by pid) and its TMPDIR's contents."""
+    deadline = time.monotonic() + 10
+    for pid in pids:
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+    empty_folder(tmpdir)
+
+
+# -- a server of a module's own ----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def hostile_server(tmp_path_factory, name: str, **env: str):
+    """A real server with a TMPDIR of its own, as ``(server, tmpdir)``; that TMPDIR must be empty once it stopped.
+
+    ``env`` is the module's own settings (PLAYGROUND_WORKERS, PLAYGROUND_TIMEOUT_S, ...). What the server left
+    behind (processes, files) is removed after it is reported.
+    """
+    tmpdir = tmp_path_factory.mktemp(f"{name}-tmpdir")
+    server = start_server(tmp_path_factory.mktemp(f"{name}-server"), **env, TMPDIR=str(tmpdir))
+    try:
+        yield server, tmpdir
+    finally:
+        processes = descendants(server.process.pid) if server.alive() else []
+        stop_server(server)
+        left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.iterdir())
+        clean_up(tmpdir, processes)
+    assert not left, f"the server's TMPDIR is not empty after it stopped: {left}"
+
+
+class Hostile:
+    """One real server with its own TMPDIR, and the checks every test ends with."""
+
+    def __init__(self, server, tmpdir: Path, *, workers: int, parallel_workers: int,
+                 log_never: tuple[str, ...] = LOG_NEVER) -> None:
+        self.server, self.tmpdir = server, tmpdir
+        self.workers, self.parallel_workers, self.log_never = workers, parallel_workers, log_never
+        self.client = server.client()
+        self._log_offset = 0
+        self._stale_before: set[Path] = set()
+
+    def call(self, *args, api_name: str, timeout_s: float = 90.0):
+        """The endpoint's answer; an exception in the client is a failure of the server, reported as such."""
+        job = self.client.submit(*args, api_name=api_name)
+        try:
+            return job.result(timeout=timeout_s)
+        except concurrent.futures.TimeoutError:
+            pytest.fail(f"{api_name} gave no answer within {timeout_s:g} s")
+        except BaseException as exc:  # CancelledError is a BaseException
+            pytest.fail(f"{api_name}: the client got {type(exc).__name__}: {exc} instead of a response")
+
+    def log_text(self) -> str:
+        return self.server.log_path.read_text(errors="replace")
+
+    def new_log(self) -> str:
+        return self.log_text()[self._log_offset:]
+
+    def live_job_dirs(self) -> set[Path]:
+        return live_job_dirs(self.server, self.tmpdir)
+
+    def job_dirs(self) -> tuple[set[Path], set[Path]]:
+        """(folders in use by workers, all folders beside them): a scratch root holds one folder per worker."""
+        live = self.live_job_dirs()
+        every = set(live)
+        for root in {folder.parent for folder in live}:
+            try:
+                every.update(entry for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink())
+            except OSError:
+                pass
+        return live, every
+
+    def stale(self) -> set[Path]:
+        live, every = self.job_dirs()
+        return every - live
+
+    def begin(self) -> None:
+        self._log_offset = len(self.log_text())
+        self._stale_before = self.stale()
+
+    def _settled(self) -> tuple[bool, str]:
+        live, every = self.job_dirs()
+        every -= self._stale_before  # an earlier test's leftovers were reported by that test
+        left = every - live
+        per_root = {root: sum(1 for d in every if d.parent == root) for root in {d.parent for d in every}}
+        fine = (not left and all(n <= self.workers for n in per_root.values())
+                and len(every) <= self.workers + self.parallel_workers)
+        return fine, (f"job folders left behind: {sorted(map(str, left))[:10]}; "
+                      f"folders per scratch root {[(str(r), n) for r, n in per_root.items()]} "
+                      f"(warm workers: {self.workers} + {self.parallel_workers})")
+
+    def check(self, settle_s: float = 10.0) -> None:
+        """Alive and well, no job folder left, no traceback in the server log since the test began."""
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            healthy = pool.submit(assert_still_healthy, self.server, self.client)
+            try:
+                healthy.result(timeout=90)
+            except concurrent.futures.TimeoutError:
+                pytest.fail("the server did not answer a normal job within 90 s")
+        deadline = time.monotonic() + settle_s
+        streak = 0  # settled twice in a row, a second apart: not a moment between a removal and a refill
+        while True:
+            fine, why = self._settled()
+            streak = streak + 1 if fine else 0
+            if streak >= 2 or time.monotonic() > deadline:
+                break
+            time.sleep(1.0 if fine else 0.2)
+        assert fine, why
+        log = self.new_log()
+        for text in self.log_never:
+            assert text not in log, f"server log holds {text!r}:\n{log[-4000:]}"
+
+
+def hostile_fixtures(name: str, *, workers: int, parallel_workers: int, timeout_s: float):
+    """A module's fixtures: ``hostile`` (a Hostile harness on a server of the module's own, see hostile_server,
+    with ``workers`` workers and ``timeout_s`` per job) and ``_begin`` (autouse: each test begins on it).
+
+    In the module: ``hostile, _begin = support.hostile_fixtures("name", workers=..., ...)``.
+    """
+
+    @pytest.fixture(scope="module", name="hostile")
+    def hostile(tmp_path_factory):
+        """The harness on the module's own server (hostile_server: its TMPDIR must be empty once it stopped)."""
+        with hostile_server(tmp_path_factory, name, PLAYGROUND_WORKERS=str(workers),
+                            PLAYGROUND_TIMEOUT_S=f"{timeout_s:g}") as (server, tmpdir):
+            yield Hostile(server, tmpdir, workers=workers, parallel_workers=parallel_workers)
+
+    @pytest.fixture(autouse=True, name="_begin")
+    def begin(hostile):
+        """Each test's log offset and leftovers are its own: check() looks only at what came after this."""
+        hostile.begin()
+
+    return hostile, begin
+
+
+class Target:
+    """One server for a module, warm, with a TMPDIR and a Gradio cache of its own; started afresh if it dies."""
+
+    def __init__(self, base: Path, **env: str) -> None:
+        self.base, self.env = base, env
+        self.tmpdir = base / "tmpdir"
+        self.gradio_tmp = base / "gradio"
+        self.tmpdir.mkdir()
+        self.gradio_tmp.mkdir()
+        self.server = None
+        self.deaths: list[str] = []
+        self.initial_entries: set[str] = set()
+        self._start()
+
+    def _start(self) -> None:
+        before = set(os.listdir(self.tmpdir))
+        self.server = start_server(self.base, **self.env, TMPDIR=str(self.tmpdir),
+                                   GRADIO_TEMP_DIR=str(self.gradio_tmp))
+        wait_until_warm(self.server)
+        self.initial_entries = set(os.listdir(self.tmpdir)) - before
+
+    def restart(self, why: str = "") -> None:
+        """Stop the server if it still runs, remove what it started with (it cannot), start a new one."""
+        if self.server.alive():
+            stop_server(self.server)
+        self.deaths.append(f"exit status {self.server.process.returncode}{why}")
+        for name in self.initial_entries:  # a server stopped this way cannot clean up: not a case's leak
+            subprocess.run(["rm", "-rf", str(self.tmpdir / name)], check=False)
+        self._start()
+
+    def live(self):
+        """The server, started afresh if an attack killed it."""
+        if not self.server.alive():
+            self.restart()
+        return self.server
+
+    def log_text(self) -> str:
+        return self.server.log_path.read_text(errors="replace")
+
+    def untidy(self) -> dict[str, str]:
+        """What is on disk that should not be: new entries in TMPDIR, job folders no live worker works in."""
+        problems = {str(self.tmpdir / name): "new entry in TMPDIR"
+                    for name in set(os.listdir(self.tmpdir)) - self.initial_entries}
+        in_use = set()
+        for pid in descendants(self.server.process.pid):
+            with contextlib.suppress(OSError):
+                in_use.add(os.readlink(f"/proc/{pid}/cwd"))
+        for root in self.tmpdir.glob("jax-playground-*"):
+            for folder in root.glob("job-*"):
+                if str(folder) not in in_use:
+                    with contextlib.suppress(OSError):
+                        held = sorted(os.listdir(folder))[:5]
+                        problems[str(folder)] = f"job folder without a live worker, holding {held}"
+        return problems
+
+    def assert_tidy(self, settle_s: float, remove: bool = False) -> None:
+        """Nothing new in TMPDIR, and every job folder is the scratch of a live worker (a warm one).
+
+        With ``remove``, what is found is removed after it is reported, so that one case's leak does not fail
+        the next ones.
+        """
+        deadline = time.monotonic() + settle_s
+        while True:
+            problems = self.untidy()
+            if not problems or time.monotonic() > deadline:
+                break
+            time.sleep(0.25)
+        if remove:
+            for path in problems:
+                subprocess.run(["rm", "-rf", path], check=False)  # rm copes with any depth
+        assert not problems, f"left on disk after the job{' (removed now)' if remove else ''}: {problems}"
+
+    def close(self) -> None:
+        if self.server is not None and self.server.alive():
+            stop_server(self.server)
+
+    @classmethod
+    def fixture(cls, name: str):
+        """A module's ``target`` fixture: one of these for the whole module, in a folder named after ``name``."""
+
+        @pytest.fixture(scope="module", name="target")
+        def target(tmp_path_factory):
+            """The module's server under attack (replaced if an attack kills it), stopped at the end."""
+            t = cls(tmp_path_factory.mktemp(name))
+            yield t
+            t.close()
+
+        return target
+
+
+# -- other visitors ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Victim:
+    """Another visitor's job, running in a sibling worker while the attack runs.
+
+    Subclasses give their own ``code``; where they name a ``marker``, their job makes a file of that
+    name in its folder once it runs, and entering waits for it (``pid`` is then the victim's worker).
+    """
+
+    code: ClassVar[str] = VICTIM_CODE
+    marker: ClassVar[str | None] = None
+
+    server: object
+    result: dict = field(default_factory=dict)
+    thread: threading.Thread | None = None
+    pid: int | None = None
+
+    def __enter__(self) -> Victim:
+        def run() -> None:
+            try:
+                self.result = self.server.client().predict(self.code, DEFAULT_ARGS, api_name="/inspect")
+            except Exception as exc:  # the assertion below reports it
+                self.result = {"ok": False, "client_error": repr(exc)}
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        if self.marker is not None:
+            self.pid = self._wait_for_marker()
+        return self
+
+    def _wait_for_marker(self) -> int:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and self.thread.is_alive():
+            for pid in descendants(self.server.process.pid):
+                if os.path.exists(f"/proc/{pid}/cwd/{self.marker}"):
+                    return pid
+            time.sleep(0.02)
+        raise AssertionError(f"the victim job never started: {self.result}")
+
+    def __exit__(self, *exc) -> None:
+        self.thread.join(timeout=60)
+
+    def assert_unaffected(self) -> None:
+        try:
+            assert not self.thread.is_alive(), "the victim's job never finished"
+            assert self.result.get("ok") is True, self.result
+            assert self.result["result"] == DEFAULT_RESULT, self.result
+        except AssertionError as exc:
+            raise AssertionError(f"another visitor's job, running beside the attack, was affected: {exc}") from None
+
+
+def assert_still_healthy(server, client) -> None:
+    """The server lives, its template lives, and a normal job gives the right answer."""
+    assert server.alive(), server.log_path.read_text()[-4000:]
+    about = client.predict(api_name="/about")
+    assert about["sandbox"]["pool"]["template_alive"] is True, about["sandbox"]["pool"]
+    normal = client.predict(DEFAULT_CODE, DEFAULT_ARGS, api_name="/inspect")
+    assert normal["ok"] is True, normal
+    assert normal["result"] == DEFAULT_RESULT, normal

@@ -8,155 +8,22 @@ server was given must be empty once it has stopped.
 
 from __future__ import annotations
 
-import concurrent.futures
-import os
 import re
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import start_server, stop_server
 from tests.hostile import support
+from tests.hostile.support import short
 
 WORKERS = 2
 PARALLEL_WORKERS = 1  # the Parallel tab's pool (Settings.parallel_workers)
 TIMEOUT_S = 20  # creating 12,000 files takes several seconds on a busy shared disk: they must fit in the limit
-LOG_NEVER = ("Traceback (most recent call last)", "RecursionError", "Exception in ASGI application",
-             "surrogates not allowed", "Task exception was never retrieved")
 
 
-# -- the harness (each hostile module has its own copy: test modules share no code but support.py) -------------
-
-
-def short(value) -> str:
-    text = repr(value)
-    return text if len(text) < 1500 else text[:1500] + f"... [{len(text):,} characters]"
-
-
-class Hostile:
-    """One real server with its own TMPDIR, and the checks every test ends with."""
-
-    def __init__(self, server, tmpdir: Path) -> None:
-        self.server, self.tmpdir = server, tmpdir
-        self.client = server.client()
-        self._log_offset = 0
-        self._stale_before: set[Path] = set()
-
-    def call(self, *args, api_name: str, timeout_s: float = 90.0):
-        """The endpoint's answer; an exception in the client is a failure of the server, reported as such."""
-        job = self.client.submit(*args, api_name=api_name)
-        try:
-            return job.result(timeout=timeout_s)
-        except concurrent.futures.TimeoutError:
-            pytest.fail(f"{api_name} gave no answer within {timeout_s:g} s")
-        except BaseException as exc:  # CancelledError is a BaseException
-            pytest.fail(f"{api_name}: the client got {type(exc).__name__}: {exc} instead of a response")
-
-    def log_text(self) -> str:
-        return self.server.log_path.read_text(errors="replace")
-
-    def new_log(self) -> str:
-        return self.log_text()[self._log_offset:]
-
-    def live_job_dirs(self) -> set[Path]:
-        """Where the workers (the templates' children) work: their folders in TMPDIR."""
-        found = set()
-        for template in support.children(self.server.process.pid):
-            for pid in support.descendants(template):
-                try:
-                    cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
-                except OSError:
-                    continue
-                if self.tmpdir in cwd.parents:
-                    found.add(cwd)
-        return found
-
-    def job_dirs(self) -> tuple[set[Path], set[Path]]:
-        """(folders in use by workers, all folders beside them): a scratch root holds one folder per worker."""
-        live = self.live_job_dirs()
-        every = set(live)
-        for root in {folder.parent for folder in live}:
-            try:
-                every.update(entry for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink())
-            except OSError:
-                pass
-        return live, every
-
-    def stale(self) -> set[Path]:
-        live, every = self.job_dirs()
-        return every - live
-
-    def begin(self) -> None:
-        self._log_offset = len(self.log_text())
-        self._stale_before = self.stale()
-
-    def _settled(self) -> tuple[bool, str]:
-        live, every = self.job_dirs()
-        every -= self._stale_before  # an earlier test's leftovers were reported by that test
-        left = every - live
-        per_root = {root: sum(1 for d in every if d.parent == root) for root in {d.parent for d in every}}
-        fine = not left and all(n <= WORKERS for n in per_root.values()) and len(every) <= WORKERS + PARALLEL_WORKERS
-        return fine, (f"job folders left behind: {sorted(map(str, left))[:10]}; "
-                      f"folders per scratch root {[(str(r), n) for r, n in per_root.items()]} "
-                      f"(warm workers: {WORKERS} + {PARALLEL_WORKERS})")
-
-    def check(self, settle_s: float = 10.0) -> None:
-        """Alive and well, no job folder left, no traceback in the server log since the test began."""
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            healthy = pool.submit(support.assert_still_healthy, self.server, self.client)
-            try:
-                healthy.result(timeout=90)
-            except concurrent.futures.TimeoutError:
-                pytest.fail("the server did not answer a normal job within 90 s")
-        deadline = time.monotonic() + settle_s
-        streak = 0  # settled twice in a row, a second apart: not a moment between a removal and a refill
-        while True:
-            fine, why = self._settled()
-            streak = streak + 1 if fine else 0
-            if streak >= 2 or time.monotonic() > deadline:
-                break
-            time.sleep(1.0 if fine else 0.2)
-        assert fine, why
-        log = self.new_log()
-        for text in LOG_NEVER:
-            assert text not in log, f"server log holds {text!r}:\n{log[-4000:]}"
-
-
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    tmpdir = tmp_path_factory.mktemp("kinds-tmpdir")
-    server = start_server(tmp_path_factory.mktemp("kinds-server"), PLAYGROUND_WORKERS=str(WORKERS),
-                          PLAYGROUND_TIMEOUT_S=str(TIMEOUT_S), TMPDIR=str(tmpdir))
-    harness = Hostile(server, tmpdir)
-    try:
-        yield harness
-    finally:
-        processes = support.descendants(server.process.pid) if server.alive() else []
-        stop_server(server)
-        left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.iterdir())
-        _clean_up(tmpdir, processes)
-    assert not left, f"the server's TMPDIR is not empty after it stopped: {left}"
-
-
-def _clean_up(tmpdir: Path, pids: list[int]) -> None:
-    """Our own server's leftovers: its processes (by pid) and its TMPDIR's contents (rm copes with deep trees)."""
-    deadline = time.monotonic() + 10
-    for pid in pids:
-        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        try:
-            os.kill(pid, 9)
-        except OSError:
-            pass
-    for entry in tmpdir.iterdir():
-        subprocess.run(["rm", "-rf", "--", str(entry)], check=False)
-
-
-@pytest.fixture(autouse=True)
-def _begin(hostile):
-    hostile.begin()
+# The module's server, and the harness every test ends with (hostile.check()).
+hostile, _begin = support.hostile_fixtures("kinds", workers=WORKERS, parallel_workers=PARALLEL_WORKERS,
+                                           timeout_s=TIMEOUT_S)
 
 
 @pytest.fixture(scope="module")
@@ -171,12 +38,8 @@ def names_mb(message: str, value: int) -> bool:
 
 
 def error_of(result, kind: str) -> dict:
-    assert isinstance(result, dict) and result.get("ok") is False, short(result)
-    error = result["error"]
-    assert error["kind"] == kind, short(result)
-    assert isinstance(error["message"], str) and error["message"], short(result)
-    assert "Traceback" not in error["message"], short(result)
-    return error
+    """An error reply of exactly ``kind``, its message free of tracebacks."""
+    return support.assert_error(result, {kind}, no_traceback=True)
 
 
 # -- what user code says is not what happened ---------------------------------------------------------------------

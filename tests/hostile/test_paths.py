@@ -17,7 +17,6 @@ import concurrent.futures
 import json
 import os
 import stat
-import subprocess
 import threading
 import time
 import uuid
@@ -25,151 +24,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import FAKE_SECRET, ROOT, start_server, stop_server
+from tests.conftest import FAKE_SECRET, ROOT
 from tests.hostile import support
+from tests.hostile.support import assert_error, short
 
 WORKERS = 2
 PARALLEL_WORKERS = 1  # the Parallel tab's pool (Settings.parallel_workers)
 TIMEOUT_S = 6
-KINDS = {"syntax", "user_exception", "timeout", "memory", "disk", "tasks", "crashed", "forbidden", "invalid_input",
-         "busy", "unavailable"}
-LOG_NEVER = ("Traceback (most recent call last)", "RecursionError", "Exception in ASGI application",
-             "surrogates not allowed", "Task exception was never retrieved")
 CANARY = f"SECRET-CANARY-{uuid.uuid4().hex}"
 # What the secret holds besides the canary: text the server would act on if it read the file as the job's log.
 SECRET_TEXT = f'{CANARY}\nFile "<playground>", line 4242\nOut of memory\nFatal Python error: {CANARY}-fatal\n'
 
 
-# -- the harness (each hostile module has its own copy: test modules share no code but support.py) -------------
-
-
-def short(value) -> str:
-    text = repr(value)
-    return text if len(text) < 1500 else text[:1500] + f"... [{len(text):,} characters]"
-
-
-class Hostile:
-    """One real server with its own TMPDIR, and the checks every test ends with."""
-
-    def __init__(self, server, tmpdir: Path) -> None:
-        self.server, self.tmpdir = server, tmpdir
-        self.client = server.client()
-        self._log_offset = 0
-        self._stale_before: set[Path] = set()
-
-    def call(self, *args, api_name: str, timeout_s: float = 90.0):
-        """The endpoint's answer; an exception in the client is a failure of the server, reported as such."""
-        job = self.client.submit(*args, api_name=api_name)
-        try:
-            return job.result(timeout=timeout_s)
-        except concurrent.futures.TimeoutError:
-            pytest.fail(f"{api_name} gave no answer within {timeout_s:g} s")
-        except BaseException as exc:  # CancelledError is a BaseException
-            pytest.fail(f"{api_name}: the client got {type(exc).__name__}: {exc} instead of a response")
-
-    def log_text(self) -> str:
-        return self.server.log_path.read_text(errors="replace")
-
-    def new_log(self) -> str:
-        return self.log_text()[self._log_offset:]
-
-    def live_job_dirs(self) -> set[Path]:
-        """Where the workers (the templates' children) work: their folders in TMPDIR."""
-        found = set()
-        for template in support.children(self.server.process.pid):
-            for pid in support.descendants(template):
-                try:
-                    cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
-                except OSError:
-                    continue
-                if self.tmpdir in cwd.parents:
-                    found.add(cwd)
-        return found
-
-    def job_dirs(self) -> tuple[set[Path], set[Path]]:
-        """(folders in use by workers, all folders beside them): a scratch root holds one folder per worker."""
-        live = self.live_job_dirs()
-        every = set(live)
-        for root in {folder.parent for folder in live}:
-            try:
-                every.update(entry for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink())
-            except OSError:
-                pass
-        return live, every
-
-    def stale(self) -> set[Path]:
-        live, every = self.job_dirs()
-        return every - live
-
-    def begin(self) -> None:
-        self._log_offset = len(self.log_text())
-        self._stale_before = self.stale()
-
-    def _settled(self) -> tuple[bool, str]:
-        live, every = self.job_dirs()
-        every -= self._stale_before  # an earlier test's leftovers were reported by that test
-        left = every - live
-        per_root = {root: sum(1 for d in every if d.parent == root) for root in {d.parent for d in every}}
-        fine = not left and all(n <= WORKERS for n in per_root.values()) and len(every) <= WORKERS + PARALLEL_WORKERS
-        return fine, (f"job folders left behind: {sorted(map(str, left))[:10]}; "
-                      f"folders per scratch root {[(str(r), n) for r, n in per_root.items()]} "
-                      f"(warm workers: {WORKERS} + {PARALLEL_WORKERS})")
-
-    def check(self, settle_s: float = 10.0) -> None:
-        """Alive and well, no job folder left, no traceback in the server log since the test began."""
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            healthy = pool.submit(support.assert_still_healthy, self.server, self.client)
-            try:
-                healthy.result(timeout=90)
-            except concurrent.futures.TimeoutError:
-                pytest.fail("the server did not answer a normal job within 90 s")
-        deadline = time.monotonic() + settle_s
-        streak = 0  # settled twice in a row, a second apart: not a moment between a removal and a refill
-        while True:
-            fine, why = self._settled()
-            streak = streak + 1 if fine else 0
-            if streak >= 2 or time.monotonic() > deadline:
-                break
-            time.sleep(1.0 if fine else 0.2)
-        assert fine, why
-        log = self.new_log()
-        for text in LOG_NEVER:
-            assert text not in log, f"server log holds {text!r}:\n{log[-4000:]}"
-
-
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    tmpdir = tmp_path_factory.mktemp("paths-tmpdir")
-    server = start_server(tmp_path_factory.mktemp("paths-server"), PLAYGROUND_WORKERS=str(WORKERS),
-                          PLAYGROUND_TIMEOUT_S=str(TIMEOUT_S), TMPDIR=str(tmpdir))
-    harness = Hostile(server, tmpdir)
-    try:
-        yield harness
-    finally:
-        processes = support.descendants(server.process.pid) if server.alive() else []
-        stop_server(server)
-        left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.iterdir())
-        _clean_up(tmpdir, processes)
-    assert not left, f"the server's TMPDIR is not empty after it stopped: {left}"
-
-
-def _clean_up(tmpdir: Path, pids: list[int]) -> None:
-    """Our own server's leftovers: its processes (by pid) and its TMPDIR's contents (rm copes with deep trees)."""
-    deadline = time.monotonic() + 10
-    for pid in pids:
-        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        try:
-            os.kill(pid, 9)
-        except OSError:
-            pass
-    for entry in tmpdir.iterdir():
-        subprocess.run(["rm", "-rf", "--", str(entry)], check=False)
-
-
-@pytest.fixture(autouse=True)
-def _begin(hostile):
-    hostile.begin()
+# The module's server, and the harness every test ends with (hostile.check()).
+hostile, _begin = support.hostile_fixtures("paths", workers=WORKERS, parallel_workers=PARALLEL_WORKERS,
+                                           timeout_s=TIMEOUT_S)
 
 
 # -- what the jobs attack --------------------------------------------------------------------------------------
@@ -184,14 +53,6 @@ def outside(tmp_path_factory) -> Path:
     secret.chmod(0o600)
     (folder / "canary.txt").write_text("still here")
     return folder
-
-
-def assert_error(result, kinds=KINDS) -> dict:
-    assert isinstance(result, dict) and result.get("ok") is False, short(result)
-    error = result["error"]
-    assert error["kind"] in kinds, short(result)
-    assert isinstance(error["message"], str) and error["message"], short(result)
-    return error
 
 
 def assert_no_secret(hostile, result) -> None:
@@ -372,24 +233,27 @@ def test_a_folder_with_200000_entries(hostile):
     hostile.check(settle_s=20)
 
 
+def attempt_code(modules: str, attempt: str, done: str, before: tuple[str, ...] = ()) -> str:
+    """User code that makes one attempt (after ``before``): prints ``done`` if it worked, else ``refused <errno>``."""
+    return "".join([f"import {modules}\n", "def f(x):\n", *(f"    {line}\n" for line in before),
+                    "    try:\n", f"        {attempt}\n", f"        print({done!r})\n",
+                    "    except OSError as exc:\n", "        print('refused', exc.errno)\n", "    return x\n"])
+
+
+def assert_refused_in_job(result) -> None:
+    """The job ran to its end, and what it attempted was refused."""
+    assert result.get("ok") is True, short(result)
+    assert result["stdout"].startswith("refused"), short(result["stdout"])
+
+
 @pytest.mark.parametrize("source", ["secret", "app.py"])
 def test_hard_links_to_files_outside(hostile, outside, source):
     """A hard link inside scratch would make an outside file writable by path; it must not be made."""
     path = outside / "secret.txt" if source == "secret" else ROOT / "app.py"
     links_before = path.stat().st_nlink
-    code = (
-        "import os\n"
-        "def f(x):\n"
-        "    try:\n"
-        f"        os.link({str(path)!r}, 'hard')\n"
-        "        print('linked')\n"
-        "    except OSError as exc:\n"
-        "        print('refused', exc.errno)\n"
-        "    return x\n"
-    )
-    result = hostile.call(code, "1.0", api_name="/inspect")
-    assert result.get("ok") is True, short(result)
-    assert result["stdout"].startswith("refused"), short(result["stdout"])
+    result = hostile.call(attempt_code("os", f"os.link({str(path)!r}, 'hard')", "linked"), "1.0",
+                          api_name="/inspect")
+    assert_refused_in_job(result)
     assert path.stat().st_nlink == links_before
     assert_no_secret(hostile, result)
     hostile.check()
@@ -417,19 +281,8 @@ def test_unreadable_files_and_folders_are_removed(hostile):
 
 def test_the_job_cannot_make_a_folder_immutable(hostile):
     """An immutable folder would defeat removal; setting the flag needs CAP_LINUX_IMMUTABLE, which workers lack."""
-    code = (
-        "import fcntl, os, struct\n"
-        "def f(x):\n"
-        "    os.mkdir('frozen')\n"
-        "    fd = os.open('frozen', os.O_RDONLY)\n"
-        "    try:\n"
-        "        fcntl.ioctl(fd, 0x40086602, struct.pack('l', 0x10))  # FS_IOC_SETFLAGS, FS_IMMUTABLE_FL\n"
-        "        print('immutable')\n"
-        "    except OSError as exc:\n"
-        "        print('refused', exc.errno)\n"
-        "    return x\n"
-    )
-    result = hostile.call(code, "1.0", api_name="/inspect")
-    assert result.get("ok") is True, short(result)
-    assert result["stdout"].startswith("refused"), short(result["stdout"])
+    code = attempt_code("fcntl, os, struct",
+                        "fcntl.ioctl(fd, 0x40086602, struct.pack('l', 0x10))  # FS_IOC_SETFLAGS, FS_IMMUTABLE_FL",
+                        "immutable", before=("os.mkdir('frozen')", "fd = os.open('frozen', os.O_RDONLY)"))
+    assert_refused_in_job(hostile.call(code, "1.0", api_name="/inspect"))
     hostile.check()

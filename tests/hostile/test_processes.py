@@ -41,25 +41,26 @@ import re
 import resource
 import signal
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import start_server, stop_server
+from tests.hostile import support
 from tests.hostile.support import (
-    DEFAULT_ARGS,
     Victim,
     assert_still_healthy,
     children,
     descendants,
     limits_of,
     scheduling_of,
+    start_time,
+    templates,
 )
 
 TIMEOUT_S = 6.0
 REPLY_GRACE_S = 20.0  # a reply that takes longer than the job's limit plus this means the server is stuck
+TIDY_S = 5.0  # how long a finished job's folder may take to go
 _SYS_IOPRIO_SET, _SYS_IOPRIO_GET = 251, 252
 _IOPRIO_WHO_PROCESS = 1
 _IOPRIO_CLASS_RT = 1
@@ -72,27 +73,12 @@ _libc.syscall.restype = ctypes.c_long
 # -- the server under attack ----------------------------------------------------
 
 
-class Target:
-    """One server for the module, with a TMPDIR of its own; replaced if an attack kills it."""
+class Target(support.Target):
+    """One server for the module, with a TMPDIR of its own; replaced if an attack kills it or leaves it changed."""
 
     def __init__(self, base: Path) -> None:
-        self.base = base
-        self.tmpdir = base / "tmpdir"
-        self.gradio_tmp = base / "gradio"
-        self.tmpdir.mkdir()
-        self.gradio_tmp.mkdir()
-        self.server = None
-        self.deaths: list[str] = []
         self.tainted: list[str] = []
-        self.initial_entries: set[str] = set()
-        self._start()
-
-    def _start(self) -> None:
-        before = set(os.listdir(self.tmpdir))
-        self.server = start_server(self.base, PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S=f"{TIMEOUT_S:g}",
-                                   TMPDIR=str(self.tmpdir), GRADIO_TEMP_DIR=str(self.gradio_tmp))
-        wait_until_warm(self.server)
-        self.initial_entries = set(os.listdir(self.tmpdir)) - before
+        super().__init__(base, PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S=f"{TIMEOUT_S:g}")
 
     def taint(self, why: str) -> None:
         """An attack left the server or template changed beyond repair: replace the server before the next case."""
@@ -102,93 +88,17 @@ class Target:
         """The server, started afresh if an attack killed it or left it changed (its leftovers removed first)."""
         if self.server.alive() and not self.tainted:
             return self.server
-        if self.server.alive():
-            stop_server(self.server)
-        self.deaths.append(f"exit status {self.server.process.returncode}; {self.tainted}")
-        self.tainted = []
-        for name in self.initial_entries:  # a server stopped this way cannot clean up: not a case's leak
-            subprocess.run(["rm", "-rf", str(self.tmpdir / name)], check=False)
-        self._start()
+        why, self.tainted = f"; {self.tainted}", []
+        self.restart(why)
         return self.server
-
-    def close(self) -> None:
-        if self.server is not None and self.server.alive():
-            stop_server(self.server)
-
-
-def wait_until_warm(server, timeout_s: float = 60.0) -> None:
-    """Both templates up and the main pool's two workers warm (their JAX started)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        found = templates(server)
-        if found and len(children(found[0])) >= 2:
-            return
-        time.sleep(0.2)
-    raise AssertionError("the sandbox pool did not become warm")
-
-
-def templates(server) -> list[int]:
-    """The sandbox templates under the server, the main pool's first (it starts first)."""
-    found = {}
-    for child in children(server.process.pid):
-        try:
-            if b"playground.sandbox.template" in Path(f"/proc/{child}/cmdline").read_bytes():
-                found[child] = _started(child)
-        except OSError:
-            pass
-    return sorted(found, key=found.get)  # by start time: pids wrap around
 
 
 def predict(server, code: str, args: str = "1.0", timeout_s: float = TIMEOUT_S + REPLY_GRACE_S) -> dict:
     """One /inspect call that gives up (failing the test) instead of hanging on a stuck server."""
-    box: dict = {}
-
-    def call() -> None:
-        try:
-            box["reply"] = server.client().predict(code, args, api_name="/inspect")
-        except Exception as exc:  # reported below
-            box["error"] = exc
-
-    thread = threading.Thread(target=call, daemon=True)
-    thread.start()
-    thread.join(timeout_s)
-    assert not thread.is_alive(), f"no reply within {timeout_s:g} s: the server is stuck"
-    if "error" in box:
-        raise AssertionError(f"the call itself failed: {box['error']!r}")
-    return box["reply"]
+    return support.timed_predict(server, code, args, timeout_s)[0]
 
 
-def assert_tidy(target: Target) -> None:
-    """Nothing new in TMPDIR, and every job folder is the scratch of a live worker (a warm one)."""
-    deadline = time.monotonic() + 5.0
-    while True:
-        problems = _untidy(target)
-        if not problems or time.monotonic() > deadline:
-            break
-        time.sleep(0.25)
-    assert not problems, problems
-
-
-def _untidy(target: Target) -> list[str]:
-    problems = [f"new entry in TMPDIR: {name}" for name in set(os.listdir(target.tmpdir)) - target.initial_entries]
-    in_use = set()
-    for pid in descendants(target.server.process.pid):
-        try:
-            in_use.add(os.readlink(f"/proc/{pid}/cwd"))
-        except OSError:
-            pass
-    for root in target.tmpdir.glob("jax-playground-*"):
-        for folder in root.glob("job-*"):
-            if str(folder) not in in_use:
-                problems.append(f"job folder without a live worker: {folder} holds {sorted(os.listdir(folder))[:5]}")
-    return problems
-
-
-@pytest.fixture(scope="module")
-def target(tmp_path_factory):
-    t = Target(tmp_path_factory.mktemp("processes"))
-    yield t
-    t.close()
+target = Target.fixture("processes")
 
 
 @pytest.fixture
@@ -201,7 +111,7 @@ def nothing_left_behind(target):
     """After every case, even one that failed early: no job folder left on disk."""
     yield
     if target.server is not None and target.server.alive():
-        assert_tidy(target)
+        target.assert_tidy(TIDY_S)
 
 
 # -- a victim that knows its own state, and the state of processes seen from outside -------------------
@@ -233,26 +143,8 @@ def f(x):
 class HeldVictim(Victim):
     """support.Victim, but its job waits (up to VICTIM_HOLD_S) until the test has attacked and looked."""
 
-    def __enter__(self) -> HeldVictim:
-        def run() -> None:
-            try:
-                self.result = self.server.client().predict(VICTIM_CODE, DEFAULT_ARGS, api_name="/inspect")
-            except Exception as exc:
-                self.result = {"ok": False, "client_error": repr(exc)}
-
-        self.thread = threading.Thread(target=run, daemon=True)
-        self.thread.start()
-        self.pid = self._find()
-        return self
-
-    def _find(self) -> int:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and self.thread.is_alive():
-            for pid in descendants(self.server.process.pid):
-                if os.path.exists(f"/proc/{pid}/cwd/victim-waiting"):
-                    return pid
-            time.sleep(0.02)
-        raise AssertionError(f"the victim job never started: {self.result}")
+    code = VICTIM_CODE
+    marker = "victim-waiting"
 
     def release(self) -> None:
         try:
@@ -264,12 +156,6 @@ class HeldVictim(Victim):
         """Let the victim go and wait for its answer (it checks its own process first)."""
         self.release()
         self.thread.join(timeout=TIMEOUT_S + REPLY_GRACE_S)
-
-    def assert_unaffected(self) -> None:
-        try:
-            super().assert_unaffected()
-        except AssertionError as exc:
-            raise AssertionError(f"another visitor's job, running beside the attack, was affected: {exc}") from None
 
     def __exit__(self, *exc) -> None:
         self.release()
@@ -769,7 +655,7 @@ def assert_contained(reply: dict, changed: list[str], victim: HeldVictim | None,
     if victim is not None:
         victim.assert_unaffected()
     assert_still_healthy(server, server.client())
-    assert_tidy(target)
+    target.assert_tidy(TIDY_S)
 
 
 # -- the cases ------------------------------------------------------------------------------------
@@ -777,6 +663,8 @@ def assert_contained(reply: dict, changed: list[str], victim: HeldVictim | None,
 
 def test_worker_cannot_observe_other_processes(server, target):
     """getsid, getpgid, sched_get*, getpriority, prlimit, ioprio_get, capget, /proc, ... tell nothing."""
+    support.skip_unless_in_force(server.client(), "a worker sees no other process only in a PID namespace with a "
+                                 "/proc of its own", layers=("pid_namespace", "namespaces"))
     with HeldVictim(server) as victim:
         pids = project_pids(server, victim)
         pid_max = min(int(Path("/proc/sys/kernel/pid_max").read_text()), 1 << 17)
@@ -842,16 +730,11 @@ def _limits_diff(expected: str, got: str) -> str:
                                                            "after it", lineterm="", n=0))
 
 
-def _started(pid: int) -> int:
-    """When a process started, in clock ticks since boot (pids wrap around; this does not)."""
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-
-
 def _time_marker() -> int:
     """Now, as a start time: a process that started later than this was forked after this moment."""
     marker = subprocess.Popen(["sleep", "0.2"])
     try:
-        return _started(marker.pid)
+        return start_time(marker.pid)
     finally:
         marker.wait()
 
@@ -865,7 +748,7 @@ def _warm_workers_forked_after(server, marker: int, timeout_s: float = 90.0) -> 
         workers = {}
         for pid in children(templates(server)[0]):
             with contextlib.suppress(OSError):
-                workers[pid] = _started(pid)
+                workers[pid] = start_time(pid)
         if pool["warm"] >= 2 and len(workers) >= 2 and all(started > marker for started in workers.values()):
             return {pid: limits_of(pid) for pid in workers}
         if pool["warm"] >= 2 and any(started <= marker for started in workers.values()):

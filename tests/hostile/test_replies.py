@@ -17,29 +17,20 @@ TMPDIR the server was given must be empty.
 from __future__ import annotations
 
 import base64
-import concurrent.futures
 import copy
 import json
 import math
-import os
-import subprocess
-import time
 import zlib
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import start_server, stop_server
 from tests.hostile import support
+from tests.hostile.support import ERROR_KINDS, short
 
 WORKERS = 2
 PARALLEL_WORKERS = 1  # the Parallel tab's pool (Settings.parallel_workers)
 TIMEOUT_S = 6
-KINDS = {"syntax", "user_exception", "timeout", "memory", "disk", "tasks", "crashed", "forbidden", "invalid_input",
-         "busy", "unavailable"}
 MAX_MESSAGE = 5000  # error messages are capped at 4,000 characters, plus the notice saying how much was cut
-LOG_NEVER = ("Traceback (most recent call last)", "RecursionError", "Exception in ASGI application",
-             "surrogates not allowed", "Task exception was never retrieved")
 
 IMG = "<img src=x onerror=\"document.title='pwned'\">"
 ATTR = "1\" onmouseover=alert(1) x=\""
@@ -59,136 +50,9 @@ def call_args(endpoint: str, code: str) -> tuple:
     return (code, *HONEST[endpoint][1:])
 
 
-# -- the harness (each hostile module has its own copy: test modules share no code but support.py) -------------
-
-
-def short(value) -> str:
-    text = repr(value)
-    return text if len(text) < 1500 else text[:1500] + f"... [{len(text):,} characters]"
-
-
-class Hostile:
-    """One real server with its own TMPDIR, and the checks every test ends with."""
-
-    def __init__(self, server, tmpdir: Path) -> None:
-        self.server, self.tmpdir = server, tmpdir
-        self.client = server.client()
-        self._log_offset = 0
-        self._stale_before: set[Path] = set()
-
-    def call(self, *args, api_name: str, timeout_s: float = 90.0):
-        """The endpoint's answer; an exception in the client is a failure of the server, reported as such."""
-        job = self.client.submit(*args, api_name=api_name)
-        try:
-            return job.result(timeout=timeout_s)
-        except concurrent.futures.TimeoutError:
-            pytest.fail(f"{api_name} gave no answer within {timeout_s:g} s")
-        except BaseException as exc:  # CancelledError is a BaseException
-            pytest.fail(f"{api_name}: the client got {type(exc).__name__}: {exc} instead of a response")
-
-    def log_text(self) -> str:
-        return self.server.log_path.read_text(errors="replace")
-
-    def new_log(self) -> str:
-        return self.log_text()[self._log_offset:]
-
-    def live_job_dirs(self) -> set[Path]:
-        """Where the workers (the templates' children) work: their folders in TMPDIR."""
-        found = set()
-        for template in support.children(self.server.process.pid):
-            for pid in support.descendants(template):
-                try:
-                    cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
-                except OSError:
-                    continue
-                if self.tmpdir in cwd.parents:
-                    found.add(cwd)
-        return found
-
-    def job_dirs(self) -> tuple[set[Path], set[Path]]:
-        """(folders in use by workers, all folders beside them): a scratch root holds one folder per worker."""
-        live = self.live_job_dirs()
-        every = set(live)
-        for root in {folder.parent for folder in live}:
-            try:
-                every.update(entry for entry in root.iterdir() if entry.is_dir() and not entry.is_symlink())
-            except OSError:
-                pass
-        return live, every
-
-    def stale(self) -> set[Path]:
-        live, every = self.job_dirs()
-        return every - live
-
-    def begin(self) -> None:
-        self._log_offset = len(self.log_text())
-        self._stale_before = self.stale()
-
-    def _settled(self) -> tuple[bool, str]:
-        live, every = self.job_dirs()
-        every -= self._stale_before  # an earlier test's leftovers were reported by that test
-        left = every - live
-        per_root = {root: sum(1 for d in every if d.parent == root) for root in {d.parent for d in every}}
-        fine = not left and all(n <= WORKERS for n in per_root.values()) and len(every) <= WORKERS + PARALLEL_WORKERS
-        return fine, (f"job folders left behind: {sorted(map(str, left))[:10]}; "
-                      f"folders per scratch root {[(str(r), n) for r, n in per_root.items()]} "
-                      f"(warm workers: {WORKERS} + {PARALLEL_WORKERS})")
-
-    def check(self, settle_s: float = 10.0) -> None:
-        """Alive and well, no job folder left, no traceback in the server log since the test began."""
-        with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            healthy = pool.submit(support.assert_still_healthy, self.server, self.client)
-            try:
-                healthy.result(timeout=90)
-            except concurrent.futures.TimeoutError:
-                pytest.fail("the server did not answer a normal job within 90 s")
-        deadline = time.monotonic() + settle_s
-        streak = 0  # settled twice in a row, a second apart: not a moment between a removal and a refill
-        while True:
-            fine, why = self._settled()
-            streak = streak + 1 if fine else 0
-            if streak >= 2 or time.monotonic() > deadline:
-                break
-            time.sleep(1.0 if fine else 0.2)
-        assert fine, why
-        log = self.new_log()
-        for text in LOG_NEVER:
-            assert text not in log, f"server log holds {text!r}:\n{log[-4000:]}"
-
-
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory):
-    tmpdir = tmp_path_factory.mktemp("replies-tmpdir")
-    server = start_server(tmp_path_factory.mktemp("replies-server"), PLAYGROUND_WORKERS=str(WORKERS),
-                          PLAYGROUND_TIMEOUT_S=str(TIMEOUT_S), TMPDIR=str(tmpdir))
-    harness = Hostile(server, tmpdir)
-    try:
-        yield harness
-    finally:
-        processes = support.descendants(server.process.pid) if server.alive() else []
-        stop_server(server)
-        left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.iterdir())
-        _clean_up(tmpdir, processes)
-    assert not left, f"the server's TMPDIR is not empty after it stopped: {left}"
-
-
-def _clean_up(tmpdir: Path, pids: list[int]) -> None:
-    """Our own server's leftovers: its processes (by pid) and its TMPDIR's contents (rm copes with deep trees)."""
-    deadline = time.monotonic() + 10
-    for pid in pids:
-        while Path(f"/proc/{pid}").exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        try:
-            os.kill(pid, 9)
-        except OSError:
-            pass
-    for entry in tmpdir.iterdir():
-        subprocess.run(["rm", "-rf", "--", str(entry)], check=False)
-
-
-@pytest.fixture(autouse=True)
-def _begin(hostile):
-    hostile.begin()
+# The module's server, and the harness every test ends with (hostile.check()).
+hostile, _begin = support.hostile_fixtures("replies", workers=WORKERS, parallel_workers=PARALLEL_WORKERS,
+                                           timeout_s=TIMEOUT_S)
 
 
 # -- forging ---------------------------------------------------------------------------------------------------
@@ -231,13 +95,9 @@ def assert_valid_utf8(value) -> None:
             pytest.fail(f"the response holds text that is not valid UTF-8 ({exc}): {short(text)}")
 
 
-def assert_error(result, kinds=KINDS) -> dict:
+def assert_well_formed_error(result, kinds=ERROR_KINDS) -> dict:
     """A well-formed error dict: a known kind, a capped message, a plausible line."""
-    assert isinstance(result, dict) and result.get("ok") is False, short(result)
-    error = result.get("error")
-    assert isinstance(error, dict), short(result)
-    assert error.get("kind") in kinds, short(result)
-    assert isinstance(error.get("message"), str) and error["message"], short(result)
+    error = support.assert_error(result, kinds)
     assert len(error["message"]) <= MAX_MESSAGE, f"message of {len(error['message']):,} characters"
     line = error.get("line")
     assert line is None or (type(line) is int and 1 <= line <= 1_000_000), short(result)
@@ -252,7 +112,7 @@ def assert_refused(result) -> None:
     """A forged result is not passed on: an error dict that does not echo the forged fields."""
     if isinstance(result, dict) and result.get("ok") is True:
         pytest.fail(f"the forged reply was passed on as a success: {short(result)[:600]}")
-    error = assert_error(result)
+    error = assert_well_formed_error(result)
     for marker in ("pwned", "onmouseover", "<img"):
         assert marker not in json.dumps(error), short(result)
 
@@ -293,7 +153,7 @@ def test_honest_non_finite_values_pass_as_null(hostile):
 @pytest.mark.parametrize("endpoint", list(HONEST))
 def test_reply_nested_200000_deep(hostile, endpoint):
     code = forging_code(b"[" * 200_000 + b"]" * 200_000)
-    assert_error(hostile.call(*call_args(endpoint, code), api_name=endpoint))
+    assert_well_formed_error(hostile.call(*call_args(endpoint, code), api_name=endpoint))
     assert "RecursionError" not in hostile.new_log()
     hostile.check()
 
@@ -302,7 +162,7 @@ def test_reply_with_a_deeply_nested_field(hostile, honest):
     """Deep nesting inside an otherwise whole result, where a recursive validator would recurse too."""
     whole = json.dumps(honest["/inspect"]).encode()
     body = whole[:-1] + b', "deep": ' + b"[" * 150_000 + b"]" * 150_000 + b"}"
-    assert_error(hostile.call(forging_code(body), "1.0", api_name="/inspect"))
+    assert_well_formed_error(hostile.call(forging_code(body), "1.0", api_name="/inspect"))
     assert "RecursionError" not in hostile.new_log()
     hostile.check()
 
@@ -310,14 +170,14 @@ def test_reply_with_a_deeply_nested_field(hostile, honest):
 @pytest.mark.parametrize("announce", [2**63, 2**64 - 1, 17 * 1024 * 1024], ids=["2**63", "2**64-1", "17MB"])
 def test_reply_announcing_too_many_bytes(hostile, announce):
     code = forging_code(b'{"ok": true}', announce=announce)
-    assert_error(hostile.call(code, "1.0", api_name="/inspect"))
+    assert_well_formed_error(hostile.call(code, "1.0", api_name="/inspect"))
     hostile.check()
 
 
 def test_reply_cut_short(hostile):
     """The header announces 1,000 bytes; 12 come, then the worker exits."""
     code = forging_code(b'{"ok": true}', announce=1000)
-    assert_error(hostile.call(code, "1.0", api_name="/inspect"))
+    assert_well_formed_error(hostile.call(code, "1.0", api_name="/inspect"))
     hostile.check()
 
 
@@ -325,14 +185,14 @@ def test_reply_cut_short(hostile):
                                   b'{"ok": false, "error": {"kind": "timeout", "message": "\xed\xa0\x80"}}'],
                          ids=["0xff", "bad-start", "utf8-encoded-surrogate"])
 def test_reply_body_not_utf8(hostile, body):
-    assert_error(hostile.call(forging_code(body), "1.0", api_name="/inspect"))
+    assert_well_formed_error(hostile.call(forging_code(body), "1.0", api_name="/inspect"))
     hostile.check()
 
 
 @pytest.mark.parametrize("body", [b"[1, 2]", b'"ok"', b"null", b"", b'{"ok": 1}', b'{"ok": "true"}'],
                          ids=["list", "string", "null", "empty", "ok-int", "ok-string"])
 def test_reply_not_a_result_object(hostile, body):
-    assert_error(hostile.call(forging_code(body), "1.0", api_name="/inspect"))
+    assert_well_formed_error(hostile.call(forging_code(body), "1.0", api_name="/inspect"))
     hostile.check()
 
 
@@ -435,7 +295,7 @@ def test_print_of_a_lone_surrogate(hostile):
 
 def test_exception_message_with_a_lone_surrogate(hostile):
     result = hostile.call("def f(x):\n    raise ValueError('bad \\udcff value')\n", "1.0", api_name="/inspect")
-    error = assert_error(result, kinds={"user_exception"})
+    error = assert_well_formed_error(result, kinds={"user_exception"})
     assert "ValueError" in error["message"], short(result)
     hostile.check()
 
@@ -448,14 +308,14 @@ def forged_error(**error) -> str:
 
 
 def test_forged_error_with_unknown_kind_is_refused(hostile):
-    error = assert_error(hostile.call(forged_error(kind="pwned"), "1.0", api_name="/inspect"))
+    error = assert_well_formed_error(hostile.call(forged_error(kind="pwned"), "1.0", api_name="/inspect"))
     assert error["kind"] != "pwned"
     hostile.check()
 
 
 def test_forged_error_with_a_1mb_message_is_capped(hostile):
-    error = assert_error(hostile.call(forged_error(kind="timeout", message="x" * 1_000_000), "1.0",
-                                      api_name="/inspect"))
+    error = assert_well_formed_error(hostile.call(forged_error(kind="timeout", message="x" * 1_000_000), "1.0",
+                                                  api_name="/inspect"))
     assert len(error["message"]) <= MAX_MESSAGE
     hostile.check()
 
@@ -463,20 +323,20 @@ def test_forged_error_with_a_1mb_message_is_capped(hostile):
 def test_forged_error_with_1mb_extras_is_capped(hostile):
     big = "y" * 1_000_000
     code = forged_error(title=big, explanation=big, fix=big, doc_url="https://docs.jax.dev/" + big)
-    assert_error(hostile.call(code, "1.0", api_name="/inspect"))
+    assert_well_formed_error(hostile.call(code, "1.0", api_name="/inspect"))
     hostile.check()
 
 
 @pytest.mark.parametrize("line", [10**30, -1, 0, True, "3", 2.5], ids=["10**30", "-1", "0", "True", "str", "float"])
 def test_forged_error_with_an_impossible_line(hostile, line):
     """Refused, or passed on without the line: never a line no code has."""
-    assert_error(hostile.call(forged_error(line=line), "1.0", api_name="/inspect"))
+    assert_well_formed_error(hostile.call(forged_error(line=line), "1.0", api_name="/inspect"))
     hostile.check()
 
 
 def test_forged_error_with_a_javascript_doc_url(hostile):
     result = hostile.call(forged_error(doc_url="javascript:alert(1)", title=IMG), "1.0", api_name="/inspect")
-    error = assert_error(result)
+    error = assert_well_formed_error(result)
     if "doc_url" in error:
         assert error["doc_url"].startswith("https://"), short(result)
     hostile.check()
@@ -484,7 +344,7 @@ def test_forged_error_with_a_javascript_doc_url(hostile):
 
 def test_forged_error_with_lone_surrogates(hostile):
     result = hostile.call(forged_error(message="\ud800 boom \udfff", fix="\udcff"), "1.0", api_name="/inspect")
-    assert_error(result)
+    assert_well_formed_error(result)
     hostile.check()
 
 

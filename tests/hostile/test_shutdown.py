@@ -25,6 +25,7 @@ import pytest
 
 from tests.conftest import start_server, stop_server
 from tests.hostile import support
+from tests.hostile.support import empty_folder, live_job_dirs, short
 
 WORKERS = 2
 PARALLEL_WORKERS = 1  # the Parallel tab's pool (Settings.parallel_workers)
@@ -86,11 +87,6 @@ def kill_leftovers(identities) -> None:
                 os.kill(identity[0], signal.SIGKILL)
 
 
-def empty_folder(folder: Path) -> None:
-    for entry in folder.iterdir():
-        subprocess.run(["rm", "-rf", "--", str(entry)], check=False)
-
-
 @contextlib.contextmanager
 def interruptible_children():
     """Children start with SIGINT at its default, so Python in them turns it into KeyboardInterrupt.
@@ -103,11 +99,6 @@ def interruptible_children():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def short(value) -> str:
-    text = repr(value)
-    return text if len(text) < 1500 else text[:1500] + "..."
 
 
 # -- stopped mid-job --------------------------------------------------------------------------------------------
@@ -189,18 +180,6 @@ def running(tmp_path_factory):
         left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.iterdir())
         empty_folder(tmpdir)
     assert not left, f"the server's TMPDIR is not empty after it stopped: {left}"
-
-
-def live_job_dirs(server, tmpdir: Path) -> set[Path]:
-    """Where the workers (the templates' children) work: their folders in TMPDIR."""
-    found = set()
-    for template in support.children(server.process.pid):
-        for pid in support.descendants(template):
-            with contextlib.suppress(OSError):
-                cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
-                if tmpdir in cwd.parents:
-                    found.add(cwd)
-    return found
 
 
 def job_dirs(live: set[Path]) -> dict[Path, set[Path]]:
