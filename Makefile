@@ -25,7 +25,7 @@ bench: $(RUNTIME)
 
 # MNIST and Fashion-MNIST into the cache (~/.cache/jax-playground), checksummed, for offline use later.
 data: $(RUNTIME)
-	$(BIN)/python -m playground.mnist.data
+	$(BIN)/python -m playground.mnist.fetch_cli
 
 # The venv is rebuilt only when a requirements file changes.
 $(RUNTIME): requirements.txt

@@ -16,19 +16,14 @@ from contextlib import ExitStack
 
 from playground.api import PlaygroundAPI
 from playground.config import Settings
-from playground.mnist.service import TrainingService
+from playground.mnist.server_service import TrainingService
 from playground.sandbox import WorkerPool, scratch
 
 HANDLERS = "playground.handlers"  # the module the sandbox's workers run jobs with (the job registry's handlers)
 
 
-def _stop(_signum, _frame) -> None:
-    raise KeyboardInterrupt  # Gradio's launch() ends on it, and the ExitStack below cleans up
-
-
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    signal.signal(signal.SIGTERM, _stop)
     settings = Settings.from_env(dict(os.environ))
     # Everything this run writes, Gradio's cache too, goes below one folder, removed at the end whatever happened.
     tempfile.tempdir = run_folder = tempfile.mkdtemp(prefix="jax-playground-run-")
@@ -37,12 +32,24 @@ def main() -> None:
 
     with ExitStack() as cleanup:
         cleanup.callback(scratch.remove, run_folder, 30.0)
+        services = cleanup.enter_context(ExitStack())  # the sandbox and training: stopped first on a signal
+
+        def stop(_signum, _frame) -> None:
+            # Stop the jobs and training streams first, so that the web server has no open request to wait for;
+            # then Gradio's launch() ends on the KeyboardInterrupt, and the ExitStack removes the run's folder.
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            services.close()
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, stop)  # how Hugging Face Spaces and `docker stop` end an app
+        signal.signal(signal.SIGINT, stop)  # Ctrl+C
         pool = WorkerPool(settings.workers, settings.limits, HANDLERS, namespaces=settings.namespaces)
         # The Parallel tab's workers see several devices: simulated CPU ones where there is no accelerator.
         parallel_pool = WorkerPool(settings.parallel_workers, settings.limits, HANDLERS, namespaces=settings.namespaces,
                                    extra_env={"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
         for each in (pool, parallel_pool):
-            cleanup.callback(each.close)
+            services.callback(each.close)
             try:
                 each.start()
             except RuntimeError as exc:
@@ -51,13 +58,12 @@ def main() -> None:
             if not mechanism["active"]:
                 logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
         training = TrainingService(os.environ, settings.training_jobs, settings.training_max_s)
-        cleanup.callback(training.close)
+        services.callback(training.close)
         demo = build_app(PlaygroundAPI(pool, settings, parallel_pool, training), settings)
         demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
         # Waiting training runs each hold a thread while they wait for the accelerator; other tabs keep Gradio's 40.
-        cleanup.callback(demo.close)
         demo.launch(server_name=settings.host, server_port=settings.port, css=CSS,
-                    max_threads=40 + settings.queue_size)  # returns on SIGTERM or Ctrl+C
+                    max_threads=40 + settings.queue_size)  # returns on SIGTERM or Ctrl+C, its server closed
 
 
 if __name__ == "__main__":

@@ -2,15 +2,16 @@
 
 Run: ``.venv/bin/python benchmarks/train_throughput.py [--epochs 3] [--rounds 3]``
 
-All variants train the seeds' 784-512-256-10 MLP with SGD (batch 128) on the same
-60,000 images (the real MNIST test digits tiled six times where ../shared has
-them, synthetic digits otherwise) and evaluate the full 10,000-image test set at
-each epoch end, as the seeds' loop does. They run in one process, alternating
-round by round, so the shared machine's noise hits them alike:
+All variants train the 784-512-256-10 MLP of the German blog post "Need for
+Speed: JAX" with SGD (batch 128) on the same 60,000 images (the real MNIST test
+digits tiled six times where ../shared has them, synthetic digits otherwise)
+and evaluate the full 10,000-image test set at each epoch end, as that post's
+loop does. They run in one process, alternating round by round, so the shared
+machine's noise hits them alike:
 
-- bare, per-step: data on the device, one jitted update per batch (the seeds' loop);
+- bare, per-step: data on the device, one jitted update per batch (the blog post's loop);
 - bare, scanned: one jitted ``lax.scan`` over all of an epoch's batches;
-- app: ``TrainingService`` -> training worker process -> ``train.train`` (adaptive
+- app: ``TrainingService`` -> training worker process -> ``worker_loop.train`` (adaptive
   multi-step chunks, periodic quick test estimates, metric messages), timed here
   from the updates as they arrive, between the first and the last training update.
 
@@ -38,10 +39,10 @@ import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
 from jax import lax  # noqa: E402
 
-from playground.mnist import model  # noqa: E402
+from playground.mnist import worker_model as model  # noqa: E402
 from playground.mnist.config import TrainConfig  # noqa: E402
 from playground.mnist.idx import write_idx  # noqa: E402
-from playground.mnist.service import TrainingService  # noqa: E402
+from playground.mnist.server_service import TrainingService  # noqa: E402
 from tests.mnist_folders import REAL_DIGITS, real_digits, synthetic_digits  # noqa: E402
 
 LAYERS, BATCH, LEARNING_RATE = (784, 512, 256, 10), 128, 0.1

@@ -16,9 +16,9 @@ import numpy as np
 from playground import jobs, replies
 from playground.config import Settings
 from playground.errors import error_dict
-from playground.mnist import data
+from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
-from playground.mnist.service import NoTrainedModel, TrainingFailed, TrainingService
+from playground.mnist.server_service import NoTrainedModel, TrainingFailed, TrainingService
 from playground.sandbox import WorkerPool
 
 MAX_IMAGE_SIDE = 1024
@@ -124,7 +124,7 @@ class PlaygroundAPI:
             run = self._training.train(TrainConfig.from_dict(config), session)
             for update in run:
                 yield {"ok": True, **update}
-        except data.DataUnavailable as exc:
+        except DataUnavailable as exc:
             yield error_dict("unavailable", str(exc))
         except (ValueError, TypeError) as exc:
             yield error_dict("invalid_input", str(exc))

@@ -9,7 +9,8 @@ resolving ``"plotly_white"`` on every call (~10 ms each). ``uirevision`` is set
 on every figure so a user's zoom and legend clicks survive the redraws.
 
 Accuracies and probabilities come in as fractions in [0, 1] and are shown in
-percent. No gradio, no jax: the Gradio server process imports this module.
+percent. Plots only: the numbers behind the confusion matrix and the digit grid come from
+playground/mnist/results.py. No gradio, no jax: the Gradio server process imports this module.
 """
 
 from __future__ import annotations
@@ -43,17 +44,18 @@ def _empty(title: str, message: str, revision: str) -> go.Figure:
 
 
 def _series(xs: Sequence[float], ys: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    """Two equal-length 1-D float arrays, or a ValueError that says what was wrong."""
+    """Two equal-length 1-D float arrays thinned to at most ``MAX_POINTS``, or a ValueError saying what was wrong."""
     x, y = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-D and of equal length, got shapes {x.shape} and {y.shape}")
-    return x, y
+    keep = thin(len(x))
+    return x[keep], y[keep]
 
 
 def _pairs(points: Sequence[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
-    """``[(x, y), ...]`` as two float arrays."""
+    """``[(x, y), ...]`` as two float arrays, thinned like :func:`_series`."""
     array = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    return array[:, 0], array[:, 1]
+    return _series(array[:, 0], array[:, 1])
 
 
 def thin(n: int, limit: int = MAX_POINTS) -> np.ndarray | slice:
@@ -73,8 +75,7 @@ def loss_figure(steps: Sequence[int], losses: Sequence[float]) -> go.Figure:
     if len(steps) == 0:
         return _empty(title, _START, "loss")
     x, y = _series(steps, losses)
-    keep = thin(len(x))
-    fig = go.Figure([go.Scatter(x=x[keep], y=y[keep], mode="lines", name="loss", line={"width": 2, "color": NEUTRAL},
+    fig = go.Figure([go.Scatter(x=x, y=y, mode="lines", name="loss", line={"width": 2, "color": NEUTRAL},
                                 hovertemplate="step %{x:.0f}: %{y:.4f}<extra></extra>")])
     fig.update_layout(title=title, xaxis_title="step", yaxis_title="loss", yaxis_type="log", yaxis_dtick="D2",
                       uirevision="loss", showlegend=False, **_LAYOUT)
@@ -90,8 +91,6 @@ def accuracy_figure(epoch_points: Sequence[tuple[float, float]],
     fig = go.Figure()
     if len(estimates):
         x, y = _pairs(estimates)
-        keep = thin(len(x))
-        x, y = x[keep], y[keep]
         fig.add_trace(go.Scatter(x=x, y=100 * y, mode="lines", name="quick estimate (test subset)", opacity=0.6,
                                  line={"dash": "dot", "width": 1.5, "color": NEUTRAL},
                                  hovertemplate="epoch %{x:.2f}: %{y:.2f} %<extra>estimate</extra>"))
@@ -112,28 +111,11 @@ def throughput_figure(elapsed_s: Sequence[float], samples_per_s: Sequence[float]
     if len(elapsed_s) == 0:
         return _empty(title, _START, "throughput")
     x, y = _series(elapsed_s, samples_per_s)
-    keep = thin(len(x))
-    x, y = x[keep], y[keep]
     fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", name="samples/s", line={"width": 2, "color": "#ab63fa"},
                                hovertemplate="%{x:.1f} s: %{y:,.0f} samples/s<extra></extra>"))
     fig.update_layout(title=title, xaxis_title="elapsed (s)", yaxis_title="training samples / s",
                       yaxis_rangemode="tozero", uirevision="throughput", **_LAYOUT)
     return fig
-
-
-def confusion_matrix(labels: np.ndarray, predictions: np.ndarray, n_classes: int = 10) -> np.ndarray:
-    """Counts ``(n_classes, n_classes)``: entry [t, p] is how many images of class t were predicted as p."""
-    labels, predictions = np.asarray(labels), np.asarray(predictions)
-    if labels.shape != predictions.shape or labels.ndim != 1:
-        raise ValueError(f"labels and predictions must be 1-D and of equal length, got {labels.shape} "
-                         f"and {predictions.shape}")
-    for name, values in (("labels", labels), ("predictions", predictions)):
-        if values.size and (not np.issubdtype(values.dtype, np.integer) or values.min() < 0
-                            or values.max() >= n_classes):
-            raise ValueError(f"{name} must be integers in [0, {n_classes}), got {values.dtype} values "
-                             f"from {values.min()} to {values.max()}")
-    flat = labels.astype(np.int64) * n_classes + predictions.astype(np.int64)
-    return np.bincount(flat, minlength=n_classes * n_classes).reshape(n_classes, n_classes)
 
 
 def confusion_figure(matrix: np.ndarray, class_names: Sequence[str]) -> go.Figure:
@@ -167,25 +149,6 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str]) -> go.Figur
                       yaxis={"title": "true class", "type": "category", "autorange": "reversed"},
                       uirevision="confusion", **{**_LAYOUT, "height": 480})
     return fig
-
-
-def pick_digits(labels: np.ndarray, predictions: np.ndarray, k: int = 32, seed: int = 0) -> np.ndarray:
-    """Indices of ``k`` test images to show, in index order: up to half of them mistakes (when there are any).
-
-    Deterministic for a given ``seed``, so the grid does not reshuffle between redraws of the same epoch.
-    """
-    labels, predictions = np.asarray(labels), np.asarray(predictions)
-    if labels.shape != predictions.shape or labels.ndim != 1:
-        raise ValueError(f"labels and predictions must be 1-D and of equal length, got {labels.shape} "
-                         f"and {predictions.shape}")
-    wrong = np.flatnonzero(labels != predictions)
-    right = np.flatnonzero(labels == predictions)
-    k = min(k, len(labels))
-    n_wrong = min(len(wrong), k // 2)
-    n_wrong = max(n_wrong, k - len(right))  # too few right ones: fill the grid with more mistakes
-    rng = np.random.default_rng(seed)
-    chosen = np.concatenate([rng.choice(wrong, n_wrong, replace=False), rng.choice(right, k - n_wrong, replace=False)])
-    return np.sort(chosen).astype(np.int64)
 
 
 def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Sequence[int],

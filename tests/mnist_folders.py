@@ -3,19 +3,27 @@
 The 60,000 training digits are not available here, so a folder's "training" files
 hold the first ``n_train`` test digits and its "test" files the last ``n_test``.
 Without the shared folder, learnable synthetic digits stand in (class k lights up
-row band k), so plumbing tests still run; accuracy tests skip instead.
+row band k), so plumbing tests still run; tests that need real digits skip,
+saying why (``NO_REAL_DIGITS``).
+
+``PLAYGROUND_TEST_MNIST`` names another folder holding the real
+``t10k-*-ubyte.gz`` files; set it to a path that does not exist (``/nowhere``)
+to run the suite as a fresh clone without ../shared would.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 
+from playground.mnist.catalogue import DATASETS
 from playground.mnist.idx import read_idx, write_idx
 
-SHARED_MNIST = Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist"
-REAL_DIGITS = (SHARED_MNIST / "t10k-images-idx3-ubyte.gz").exists()
+SHARED_MNIST = Path(os.environ.get("PLAYGROUND_TEST_MNIST")
+                    or Path(__file__).resolve().parents[2] / "shared" / "data" / "mnist")
+REAL_DIGITS = (SHARED_MNIST / "t10k-images-idx3-ubyte.gz").is_file()
 NO_REAL_DIGITS = f"the real MNIST test set is not at {SHARED_MNIST}"
 
 
@@ -42,3 +50,45 @@ def make_mnist_dir(folder: Path, n_train: int, n_test: int, real: bool = REAL_DI
         write_idx(folder / f"{prefix}-images-idx3-ubyte.gz", images[part])
         write_idx(folder / f"{prefix}-labels-idx1-ubyte", labels[part])
     return folder
+
+
+def write_dataset(folder: Path, gz: bool = True, n_train: int = 6, n_test: int = 3, label_max: int = 9) -> Path:
+    """Small self-made MNIST-shaped IDX files under their usual names (``.gz`` or decompressed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    sizes = {"train": n_train, "test": n_test}
+    for role, filename in DATASETS["mnist"].files.items():
+        split, kind = role.split("_")
+        shape = (sizes[split], 28, 28) if kind == "images" else (sizes[split],)
+        array = rng.integers(0, 256, shape) if kind == "images" else np.arange(shape[0]) % (label_max + 1)
+        write_idx(folder / (filename if gz else filename.removesuffix(".gz")), array)
+    return folder
+
+
+def offline_env(cache: Path) -> dict[str, str]:
+    """Nothing cached in ``cache``, every mirror a closed port: what a classroom without internet looks like."""
+    return {"PLAYGROUND_CACHE": str(cache), "PLAYGROUND_MIRRORS_MNIST": unreachable_mirror(),
+            "PLAYGROUND_MIRRORS_FASHION_MNIST": unreachable_mirror()}
+
+
+def held_out_digits(n_train: int, n_test: int) -> tuple[np.ndarray, np.ndarray]:
+    """The test digits of ``make_mnist_dir(folder, n_train, n_test)``, exactly as the folder has them."""
+    images, labels = real_digits() if REAL_DIGITS else synthetic_digits(n_train + n_test)
+    return images[-n_test:], labels[-n_test:]
+
+
+def unreachable_mirror() -> str:
+    """A mirror URL nobody answers at (a port just closed): a classroom without internet."""
+    from tests.conftest import free_port  # here, not above: benchmarks import this module without pytest
+
+    return f"http://127.0.0.1:{free_port()}/"
+
+
+def start_training_server(tmp_path_factory, n_train: int, n_test: int):
+    """``python app.py`` with an MNIST_DIR of ``n_train`` + ``n_test`` digits, an empty cache, Fashion-MNIST offline."""
+    from tests.conftest import start_server
+
+    folder = make_mnist_dir(tmp_path_factory.mktemp("mnist"), n_train, n_test)
+    return start_server(tmp_path_factory.mktemp("server"), PLAYGROUND_WORKERS="1", MNIST_DIR=str(folder),
+                        PLAYGROUND_CACHE=str(tmp_path_factory.mktemp("cache")),
+                        PLAYGROUND_MIRRORS_FASHION_MNIST=unreachable_mirror())

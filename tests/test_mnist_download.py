@@ -1,10 +1,10 @@
-"""Downloads against a real HTTP server on 127.0.0.1: mirrors in order, checksums, interrupted transfers, the cache."""
+"""Downloads (pooch) against a real HTTP server on 127.0.0.1: mirrors in order, checksums, interrupted transfers,
+the cache."""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -13,20 +13,16 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pooch
 import pytest
 
-from playground.mnist import data, download
-from playground.mnist.download import DownloadError, fetch_file, sha256_of
+from playground.mnist import catalogue, download, fetch, load
+from playground.mnist.download import DownloadError, fetch_file
 from playground.mnist.idx import write_idx
+from tests.mnist_folders import unreachable_mirror
 
 BODY = bytes(range(256)) * 1200  # 307,200 bytes: several chunks
 BODY_SHA = hashlib.sha256(BODY).hexdigest()
-
-
-def closed_port_url() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}/"  # nothing listens once the socket closes
 
 
 @pytest.fixture
@@ -86,7 +82,8 @@ def test_good_download_reports_progress_up_to_the_total(server, tmp_path):
     done = [c[1] for c in calls]
     assert done == sorted(done) and len(set(done)) == len(done) and done[-1] == len(BODY)
     assert len(calls) >= 3 and all(c[2] == len(BODY) for c in calls)
-    assert sha256_of(path) == BODY_SHA
+    assert pooch.file_hash(str(path)) == BODY_SHA
+    assert path.stat().st_mode & 0o777 == 0o644  # readable by everyone sharing the cache
 
 
 def test_checksum_mismatch_moves_on_to_the_next_mirror(server, tmp_path):
@@ -117,7 +114,7 @@ def test_an_interrupted_transfer_falls_back_to_the_next_mirror(server, tmp_path)
 def test_all_mirrors_failing_lists_each_reason(server, tmp_path):
     server.routes["/bad/file.bin"] = serve(b"garbage")
     server.routes["/slow/file.bin"] = serve(BODY, pause_s=2.0)
-    refused = closed_port_url()
+    refused = unreachable_mirror()
     mirrors = [server.url + "missing/", server.url + "bad/", refused, server.url + "slow/", "ftp://example.org/"]
     with pytest.raises(DownloadError) as info:
         fetch_file("file.bin", BODY_SHA, mirrors, tmp_path, timeout_s=0.5)
@@ -149,7 +146,7 @@ def test_file_urls_work_as_a_local_mirror(tmp_path):
     assert url == (tmp_path / "share" / "file.bin").as_uri()
 
 
-# -- data.fetch / data.load end to end against the local server --------------------------------------------------
+# -- fetch.fetch / load.load end to end against the local server ------------------------------------------------
 
 
 @pytest.fixture
@@ -160,36 +157,36 @@ def tiny_mnist(server, tmp_path, monkeypatch) -> SimpleNamespace:
               "test_images": rng.integers(0, 256, (4, 28, 28)), "test_labels": np.array([3, 1, 4, 1])}
     served = tmp_path / "served"
     served.mkdir()
-    spec = data.DATASETS["mnist"]
+    spec = catalogue.DATASETS["mnist"]
     checksums = {}
     for role, filename in spec.files.items():
         write_idx(served / filename, arrays[role])
-        checksums[filename] = sha256_of(served / filename)
+        checksums[filename] = pooch.file_hash(str(served / filename))
         server.routes[f"/mnist/{filename}"] = serve((served / filename).read_bytes())
-    monkeypatch.setitem(data.DATASETS, "mnist", dataclasses.replace(spec, sha256=checksums))
+    monkeypatch.setitem(catalogue.DATASETS, "mnist", dataclasses.replace(spec, sha256=checksums))
     env = {"PLAYGROUND_CACHE": str(tmp_path / "cache"), "PLAYGROUND_MIRRORS_MNIST": server.url + "mnist"}
     return SimpleNamespace(arrays=arrays, env=env, cache=tmp_path / "cache" / "mnist", served=served)
 
 
 def test_load_downloads_once_then_uses_the_cache(server, tiny_mnist):
-    first = data.load("mnist", tiny_mnist.env)
+    first = load.load("mnist", tiny_mnist.env)
     assert first.source == f"downloaded from {server.url}mnist/ into {tiny_mnist.cache}"
     assert len(server.requests) == 4
     for role, array in tiny_mnist.arrays.items():
         np.testing.assert_array_equal(getattr(first, role), array)
-    assert leftovers(tiny_mnist.cache) == sorted(data.DATASETS["mnist"].files.values())
+    assert leftovers(tiny_mnist.cache) == sorted(catalogue.DATASETS["mnist"].files.values())
 
-    second = data.load("mnist", tiny_mnist.env)
+    second = load.load("mnist", tiny_mnist.env)
     assert second.source == f"cache {tiny_mnist.cache}"
     assert len(server.requests) == 4  # nothing more was asked of the server
     np.testing.assert_array_equal(second.test_labels, [3, 1, 4, 1])
 
 
 def test_a_cached_file_with_a_wrong_checksum_is_fetched_again(server, tiny_mnist):
-    data.fetch(data.DATASETS["mnist"], tiny_mnist.env)
+    fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.env)
     damaged = tiny_mnist.cache / "t10k-labels-idx1-ubyte.gz"
     damaged.write_bytes(b"bit rot")
-    paths, source = data.fetch(data.DATASETS["mnist"], tiny_mnist.env)
+    paths, source = fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.env)
     assert source.startswith("downloaded from")
     assert server.requests[4:] == ["/mnist/t10k-labels-idx1-ubyte.gz"]  # only the damaged file
     assert paths["test_labels"].read_bytes() == (tiny_mnist.served / damaged.name).read_bytes()
@@ -197,14 +194,29 @@ def test_a_cached_file_with_a_wrong_checksum_is_fetched_again(server, tiny_mnist
 
 def test_fetch_reports_progress_per_file(tiny_mnist):
     seen: dict[str, list[int]] = {}
-    data.fetch(data.DATASETS["mnist"], tiny_mnist.env, lambda name, done, total: seen.setdefault(name, []).append(done))
-    assert set(seen) == set(data.DATASETS["mnist"].files.values())
+    fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.env,
+                lambda name, done, total: seen.setdefault(name, []).append(done))
+    assert set(seen) == set(catalogue.DATASETS["mnist"].files.values())
     for name, done in seen.items():
         assert done[0] == 0 and done[-1] == (tiny_mnist.served / name).stat().st_size
 
 
 def test_a_download_failure_midway_keeps_the_files_already_fetched(server, tiny_mnist):
     del server.routes["/mnist/t10k-images-idx3-ubyte.gz"]
-    with pytest.raises(data.DataUnavailable, match="t10k-images-idx3-ubyte.gz: HTTP 404"):
-        data.fetch(data.DATASETS["mnist"], tiny_mnist.env)
+    with pytest.raises(catalogue.DataUnavailable, match="t10k-images-idx3-ubyte.gz: HTTP 404"):
+        fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.env)
     assert leftovers(tiny_mnist.cache) == ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"]
+
+
+def test_make_data_downloads_with_a_progress_bar_per_file(server, tiny_mnist, monkeypatch, capsys):
+    from playground.mnist import fetch_cli
+
+    for name, value in tiny_mnist.env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("MNIST_DIR", raising=False)
+    assert fetch_cli.main(["mnist"]) == 0
+    out, err = capsys.readouterr()
+    assert out == f"mnist: downloaded from {server.url}mnist/ into {tiny_mnist.cache}\n"
+    lines = err.replace("\r", "\n").splitlines()
+    for filename in catalogue.DATASETS["mnist"].files.values():  # tqdm's bar for each file, ending at 100 %
+        assert any(line.startswith(f"{filename}: 100%|") for line in lines), (filename, err)

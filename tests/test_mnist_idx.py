@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from playground.mnist.idx import IdxError, parse_idx, read_idx, write_idx
-from tests.mnist_folders import SHARED_MNIST
+from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, SHARED_MNIST
 
 
 @pytest.fixture
@@ -118,7 +118,7 @@ def test_parse_idx_labels_errors_with_the_given_name():
         parse_idx(b"nope", "what-the-user-called-it")
 
 
-@pytest.mark.skipif(not SHARED_MNIST.is_dir(), reason=f"the shared MNIST test set is not at {SHARED_MNIST}")
+@pytest.mark.skipif(not REAL_DIGITS, reason=NO_REAL_DIGITS)
 def test_the_real_t10k_files():
     images = read_idx(SHARED_MNIST / "t10k-images-idx3-ubyte.gz", ndim=3, trailing_shape=(28, 28))
     labels = read_idx(SHARED_MNIST / "t10k-labels-idx1-ubyte.gz", ndim=1)

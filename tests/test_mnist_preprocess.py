@@ -1,12 +1,12 @@
-"""Drawings become MNIST frames: cropped, 20-pixel box, centre of mass at (14, 14); sketches read as ink."""
+"""Drawings become MNIST frames: cropped, 20-pixel box, centre of mass at (14, 14)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from playground.mnist.preprocess import model_input, sketch_to_ink, to_mnist_frame
-from tests.mnist_folders import SHARED_MNIST
+from playground.mnist.preprocess import model_input, to_mnist_frame
+from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, SHARED_MNIST
 
 
 def bounding_box(frame: np.ndarray) -> tuple[int, int]:
@@ -73,7 +73,7 @@ def test_non_2d_input_is_refused():
         to_mnist_frame(np.zeros((3, 28, 28)))
 
 
-@pytest.mark.skipif(not SHARED_MNIST.is_dir(), reason=f"the shared MNIST test set is not at {SHARED_MNIST}")
+@pytest.mark.skipif(not REAL_DIGITS, reason=NO_REAL_DIGITS)
 def test_real_mnist_digits_are_already_in_this_form():
     from playground.mnist.idx import read_idx
 
@@ -87,66 +87,10 @@ def test_real_mnist_digits_are_already_in_this_form():
     assert same > 0.8 * len(images)
 
 
-# -- sketches -------------------------------------------------------------------------------------------------------
-
-
-def rgba(background: tuple[int, int, int, int], stroke: tuple[int, int, int, int]) -> np.ndarray:
-    image = np.empty((120, 160, 4), dtype=np.uint8)
-    image[:] = background
-    image[30:90, 100:112] = stroke  # a "1" towards the right
-    return image
-
-
-def test_dark_strokes_on_a_transparent_pad():
-    ink = sketch_to_ink({"composite": rgba((0, 0, 0, 0), (0, 0, 0, 255)), "background": None, "layers": []})
-    assert ink.dtype == np.float32 and ink.shape == (120, 160)
-    assert ink[60, 105] == 1.0 and ink[5, 5] == 0.0 and ink.sum() == 60 * 12
-
-
-def test_dark_strokes_on_a_white_pad_and_the_white_is_not_ink():
-    ink = sketch_to_ink({"composite": rgba((255, 255, 255, 255), (20, 20, 20, 255))})
-    assert ink[60, 105] == pytest.approx(235 / 255) and ink[5, 5] == 0.0
-    assert np.count_nonzero(ink) == 60 * 12
-
-
-def test_light_strokes_count_too():
-    # a dark-theme pad: white strokes on a transparent or black background
-    for background in ((0, 0, 0, 0), (0, 0, 0, 255)):
-        ink = sketch_to_ink({"composite": rgba(background, (255, 255, 255, 255))})
-        assert ink[60, 105] == 1.0 and np.count_nonzero(ink) == 60 * 12
-
-
-def test_rgb_and_greyscale_composites():
-    rgb = rgba((255, 255, 255, 255), (0, 0, 0, 255))[..., :3]
-    grey = rgb[..., 0]
-    for composite in (rgb, grey, grey[..., None], rgb.astype(np.float32) / 255):
-        ink = sketch_to_ink({"composite": composite})
-        assert ink[60, 105] == pytest.approx(1.0) and ink[5, 5] == 0.0
-
-
-def test_layers_are_used_when_there_is_no_composite():
-    layer = rgba((0, 0, 0, 0), (0, 0, 0, 255))
-    ink = sketch_to_ink({"composite": None, "background": None, "layers": [layer, np.zeros_like(layer)]})
-    assert ink.sum() == 60 * 12
-
-
-def test_a_plain_2d_array_is_already_ink():
-    ink = sketch_to_ink(blob() * 200)  # white on black, like MNIST itself
-    assert ink.max() == 1.0 and ink[0, 0] == 0.0
-
-
-@pytest.mark.parametrize("value", [
-    None, {}, {"composite": None, "layers": []}, {"composite": rgba((0, 0, 0, 0), (0, 0, 0, 0))},
-    {"composite": np.full((50, 50, 4), 255, np.uint8)}, np.zeros((20, 20)),
-], ids=["none", "empty-dict", "no-images", "transparent", "white", "zeros"])
-def test_blank_sketches_are_none(value):
-    assert sketch_to_ink(value) is None
-
-
 def test_model_input_is_the_mnist_frame_as_floats():
-    sketch = {"composite": rgba((255, 255, 255, 255), (0, 0, 0, 255))}
-    frame = model_input(sketch_to_ink(sketch))
+    ink = blob() * 0.8
+    frame = model_input(ink)
     assert frame.shape == (28, 28) and frame.dtype == np.float32
     assert frame.min() == 0.0 and frame.max() == 1.0
-    np.testing.assert_allclose(frame, to_mnist_frame(sketch_to_ink(sketch)) / 255.0)
+    np.testing.assert_allclose(frame, to_mnist_frame(ink) / 255.0)
     assert bounding_box(frame)[0] == 20

@@ -85,23 +85,6 @@ def test_mismatched_series_are_a_clear_error():
         tp.loss_figure([1, 2], [0.5])
 
 
-def test_confusion_matrix_matches_a_python_loop():
-    rng = np.random.default_rng(1)
-    labels, predictions = rng.integers(0, 10, 500), rng.integers(0, 10, 500)
-    expected = np.zeros((10, 10), dtype=int)
-    for t, p in zip(labels, predictions, strict=True):
-        expected[t, p] += 1
-    np.testing.assert_array_equal(tp.confusion_matrix(labels, predictions), expected)
-    assert tp.confusion_matrix(np.array([], int), np.array([], int), 3).shape == (3, 3)
-
-
-@pytest.mark.parametrize("labels, predictions", [([1, 2], [1]), ([1, 10], [1, 2]), ([-1, 0], [0, 0]),
-                                                  ([0.5, 1.0], [0, 1])])
-def test_confusion_matrix_rejects_bad_input(labels, predictions):
-    with pytest.raises(ValueError):
-        tp.confusion_matrix(np.array(labels), np.array(predictions))
-
-
 def test_confusion_figure_splits_correct_and_mistakes_and_reports_accuracy():
     matrix = np.diag(np.arange(10, 20))
     matrix[3, 5], matrix[7, 1] = 4, 2
@@ -122,31 +105,6 @@ def test_confusion_figure_splits_correct_and_mistakes_and_reports_accuracy():
 def test_confusion_figure_rejects_a_wrong_shape():
     with pytest.raises(ValueError, match=r"\(10, 10\)"):
         tp.confusion_figure(np.ones((3, 3), int), NAMES)
-
-
-def test_pick_digits_is_deterministic_sorted_and_shows_mistakes():
-    rng = np.random.default_rng(2)
-    labels = rng.integers(0, 10, 1000)
-    predictions = labels.copy()
-    wrong = rng.choice(1000, 50, replace=False)
-    predictions[wrong] = (labels[wrong] + 1) % 10
-    picked = tp.pick_digits(labels, predictions, k=32, seed=0)
-    np.testing.assert_array_equal(picked, tp.pick_digits(labels, predictions, k=32, seed=0))
-    assert len(picked) == 32 and len(set(picked)) == 32 and np.all(np.diff(picked) > 0)
-    assert (labels[picked] != predictions[picked]).sum() == 16  # half the grid: mistakes
-    assert not np.array_equal(picked, tp.pick_digits(labels, predictions, k=32, seed=1))
-
-
-def test_pick_digits_with_few_mistakes_or_few_right_ones():
-    labels = np.arange(100) % 10
-    predictions = labels.copy()
-    predictions[[7, 40, 93]] = 0
-    picked = tp.pick_digits(labels, predictions, k=32)
-    assert {7, 40, 93} <= set(picked) and len(picked) == 32
-    assert len(tp.pick_digits(labels, labels, k=32)) == 32  # no mistakes: all right ones
-    all_wrong = tp.pick_digits(labels, (labels + 1) % 10, k=32)
-    assert len(all_wrong) == 32  # no right ones: the grid fills with mistakes
-    assert len(tp.pick_digits(labels[:5], predictions[:5], k=32)) == 5
 
 
 def _digits(k: int) -> np.ndarray:

@@ -18,6 +18,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 
+from playground.validation import as_whole
+
 DATASET_NAMES = ("mnist", "fashion_mnist", "digits")
 OPTIMIZERS = ("sgd", "momentum", "adam")
 # Measured with the default MLP and batch 128, training on 8,000 real MNIST digits and testing on 2,000 others,
@@ -92,18 +94,11 @@ def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
 
 
 def _whole(name: str, value: object, low: int, high: int) -> int:
-    number = _as_int(value)
+    """``value`` as an int from ``low`` to ``high`` (whole by the app's one rule, ``as_whole``), else ValueError."""
+    number = as_whole(value)
     if number is None or not low <= number <= high:
         raise ValueError(f"`{name}` must be a whole number from {low} to {high}, got {value!r}")
     return number
-
-
-def _as_int(value: object) -> int | None:
-    """``value`` as an int if it is one (JSON clients may send 128.0), else None."""
-    if type(value) is float and value.is_integer():
-        return int(value)
-    # type() rather than isinstance(): True is an int to Python but never a batch size.
-    return value if type(value) is int else None
 
 
 def _learning_rate(value: object) -> float:
@@ -123,7 +118,7 @@ def _layers(value: object) -> tuple[int, ...]:
         value = [int(p) for p in parts]
     if not isinstance(value, (list, tuple)) or not 2 <= len(value) <= MAX_LAYERS:
         raise ValueError(f"`layers` must list 2 to {MAX_LAYERS} sizes (input, hidden..., output), got {value!r}")
-    sizes = [_as_int(v) for v in value]
+    sizes = [as_whole(v) for v in value]
     if not all(s is not None and 1 <= s <= MAX_WIDTH for s in sizes):
         raise ValueError(f"every size in `layers` must be a whole number from 1 to {MAX_WIDTH}, got {list(value)!r}")
     if sizes[0] != IMAGE_PIXELS:

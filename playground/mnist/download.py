@@ -1,11 +1,12 @@
-"""Fetch one file from a list of mirrors, verified by SHA-256, written atomically.
+"""Fetch one file from a list of mirrors with pooch: checked against its SHA-256, placed atomically, with progress.
 
-The bytes are streamed into a hidden temporary file next to the destination
-(``.train-images-idx3-ubyte.gz.k3j9x.part``) and hashed on the way; only a file
-whose checksum matches is renamed to its final name with ``os.replace``, which
-is atomic on one filesystem. So a reader never sees half a file, two processes
-fetching at once cannot corrupt each other, and a failed transfer leaves
-nothing behind::
+``pooch.retrieve`` streams the file into a temporary file in the destination
+folder and renames it to its final name only once its SHA-256 matches, so a
+reader never sees half a file, two processes fetching at once cannot corrupt
+each other, and a failed transfer leaves nothing behind. pooch knows one URL
+per file; what this module adds is the loop over mirrors, one reason in plain
+words per failed mirror, the progress callback the Train tab shows, a size
+bound, and ``file://`` mirrors (a folder on a classroom share)::
 
     >>> path, url = fetch_file("t10k-labels-idx1-ubyte.gz", "f7ae60f9…",
     ...                        ["https://ossci-datasets.s3.amazonaws.com/mnist/"], cache)
@@ -17,19 +18,23 @@ When every mirror fails, :class:`DownloadError` says why for each one.
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import os
+import shutil
 import socket
-import tempfile
-import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pooch
+import requests
+
 CHUNK_BYTES = 256 * 1024
 MAX_BYTES = 64 * 1024 * 1024  # MNIST's largest file is 9.9 MB; a bound against a misbehaving server
-USER_AGENT = "jax-playground/0.1 (+MNIST data fetch)"  # some mirrors refuse urllib's default agent
+# Some mirrors refuse a library's default agent; "identity" keeps a server from gzipping the .gz files again
+# (requests would unpack that layer, and the checksum would no longer match).
+HEADERS = {"User-Agent": "jax-playground/0.1 (+MNIST data fetch)", "Accept-Encoding": "identity"}
 
 Progress = Callable[[str, int, "int | None"], None]
 """``progress(filename, bytes_done, bytes_total_or_None)``: once at the start of a transfer, then per chunk."""
@@ -45,17 +50,8 @@ class DownloadError(RuntimeError):
         super().__init__(f"could not download {filename}: {reasons}")
 
 
-class _TransferFailed(Exception):
+class _MirrorFailed(Exception):
     """One mirror failed for the reason in the message; the next mirror is tried."""
-
-
-def sha256_of(path: str | Path) -> str:
-    """The SHA-256 of the file at ``path`` as lowercase hex, read in chunks (never the whole file at once)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while chunk := stream.read(CHUNK_BYTES):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def fetch_file(filename: str, sha256: str, mirrors: Sequence[str], destination_dir: str | Path,
@@ -72,88 +68,111 @@ def fetch_file(filename: str, sha256: str, mirrors: Sequence[str], destination_d
     failures: list[tuple[str, str]] = []
     for base in mirrors:
         url = base + filename
-        fd, temp_name = tempfile.mkstemp(prefix=f".{filename}.", suffix=".part", dir=destination_dir)
-        temp = Path(temp_name)
+        if not url.startswith(("http://", "https://", "file://")):
+            failures.append((url, "not an http(s) or file URL"))
+            continue
         try:
-            with os.fdopen(fd, "wb") as out:
-                got = _transfer(url, out, filename, progress, timeout_s)
-            if got != sha256.lower():
-                raise _TransferFailed(f"checksum mismatch (got {got[:12]}…, expected {sha256[:12]}…)")
-            final = destination_dir / filename
-            os.chmod(temp, 0o644)  # mkstemp makes it private; a cache shared by a classroom must stay readable
-            os.replace(temp, final)
-            return final, url
-        except _TransferFailed as failure:
+            pooch.retrieve(url, f"sha256:{sha256}", fname=filename, path=destination_dir,
+                           downloader=_Transfer(filename, sha256, progress, timeout_s))
+        except _MirrorFailed as failure:
             failures.append((url, str(failure)))
-        finally:
-            temp.unlink(missing_ok=True)  # after a successful replace there is nothing left to remove
+        else:
+            return destination_dir / filename, url
     raise DownloadError(filename, failures)
 
 
-def _transfer(url: str, out, filename: str, progress: Progress | None, timeout_s: float) -> str:
-    """Stream ``url`` into ``out``; the SHA-256 of what arrived, or ``_TransferFailed`` saying why not."""
-    if not url.startswith(("http://", "https://", "file://")):
-        raise _TransferFailed("not an http(s) or file URL")
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
-    try:
-        response = urllib.request.urlopen(request, timeout=timeout_s)  # noqa: S310 (scheme checked above)
-    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
-        if isinstance(exc, urllib.error.HTTPError):
-            exc.close()  # it holds the error page's open connection
-        raise _TransferFailed(_network_reason(exc, timeout_s)) from None
-    with response:
-        total = _content_length(response)
-        if total is not None and total > MAX_BYTES:
-            raise _TransferFailed(f"refused: announces {total:,} bytes, above the {MAX_BYTES // 2**20} MB limit")
-        digest = hashlib.sha256()
-        done = 0
-        if progress is not None:
-            progress(filename, 0, total)
-        while True:
+class _Transfer:
+    """A pooch downloader: one URL into pooch's temporary file, then checked, so a failure has a reason."""
+
+    def __init__(self, filename: str, sha256: str, progress: Progress | None, timeout_s: float) -> None:
+        self.filename, self.sha256, self.progress, self.timeout_s = filename, sha256.lower(), progress, timeout_s
+
+    def __call__(self, url: str, output_file: str, _pooch: object) -> None:
+        meter = _Meter(self.filename, output_file, self.progress)
+        if url.startswith("file://"):
+            _copy_local(url, output_file, meter)
+        else:
+            downloader = pooch.HTTPDownloader(progressbar=meter, chunk_size=CHUNK_BYTES, timeout=self.timeout_s,
+                                              headers=HEADERS)
             try:
-                chunk = response.read(CHUNK_BYTES)
-            except (OSError, http.client.HTTPException) as exc:
-                raise _TransferFailed(_interrupted(done, total, exc, timeout_s)) from None
-            if not chunk:
-                break
-            done += len(chunk)
-            if done > (total if total is not None else MAX_BYTES):
-                raise _TransferFailed(f"refused: sent more than {total or MAX_BYTES:,} bytes")
-            digest.update(chunk)
-            out.write(chunk)  # a local write error (disk full) propagates: another mirror would not help
-            if progress is not None:
-                progress(filename, done, total)
-    # http.client returns b"" (no exception) when the server closes early, so the count is checked here
-    if total is not None and done < total:
-        raise _TransferFailed(_interrupted(done, total, None, timeout_s))
-    return digest.hexdigest()
+                downloader(url, output_file, None)
+            except requests.RequestException as exc:
+                raise _MirrorFailed(_reason(exc, meter, self.timeout_s)) from None
+        # Checked here too, before pooch checks it, so that a mismatch is this mirror's failure with both digests.
+        got = pooch.file_hash(output_file)
+        if got != self.sha256:
+            raise _MirrorFailed(f"checksum mismatch (got {got[:12]}…, expected {self.sha256[:12]}…)")
+        os.chmod(output_file, 0o644)  # a temporary file is private; a cache shared by a classroom must stay readable
 
 
-def _content_length(response) -> int | None:
-    value = response.headers.get("Content-Length")
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
+class _Meter:
+    """The progress bar pooch's HTTPDownloader drives (it sets ``total``, then calls ``update``, ``reset``, ``close``).
+
+    Reports the bytes really written (pooch counts whole chunks, and tops up to
+    the total at the end), refuses a file above ``MAX_BYTES`` as soon as its size
+    is announced or exceeded, and remembers whether the headers had come.
+    """
+
+    def __init__(self, filename: str, path: str, progress: Progress | None) -> None:
+        self.filename, self.path, self.progress = filename, path, progress
+        self.done, self.size, self.started = 0, None, False
+
+    def _announce(self, size: int) -> None:
+        self.size, self.started = size or None, True  # pooch passes 0 when there is no Content-Length
+        if self.size is not None and self.size > MAX_BYTES:
+            raise _MirrorFailed(f"refused: announces {self.size:,} bytes, above the {MAX_BYTES // 2**20} MB limit")
+        self._report()
+
+    total = property(lambda self: self.size, _announce)
+
+    def update(self, _chunk: int) -> None:
+        done = os.path.getsize(self.path)
+        if done > MAX_BYTES:
+            raise _MirrorFailed(f"refused: sent more than {MAX_BYTES:,} bytes")
+        if done > self.done:
+            self.done = done
+            self._report()
+
+    def reset(self) -> None:
+        pass
+
+    close = reset
+
+    def _report(self) -> None:
+        if self.progress is not None:
+            self.progress(self.filename, self.done, self.size)
 
 
-def _network_reason(exc: BaseException, timeout_s: float) -> str:
-    """A short human reason for a failure to open a URL: "HTTP 404", "connection refused", "timed out after 30 s"."""
-    if isinstance(exc, urllib.error.HTTPError):
-        return f"HTTP {exc.code}" + (f" {exc.reason}" if exc.reason else "")
-    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-    if isinstance(reason, ConnectionRefusedError):
+def _copy_local(url: str, output_file: str, meter: _Meter) -> None:
+    """A ``file://`` mirror (a folder on a classroom share): a plain copy, reported like a download."""
+    source = Path(urllib.request.url2pathname(urllib.parse.urlsplit(url).path))
+    if not source.is_file():
+        raise _MirrorFailed("no such file")
+    meter.total = source.stat().st_size
+    shutil.copyfile(source, output_file)
+    meter.update(0)
+
+
+def _reason(exc: requests.RequestException, meter: _Meter, timeout_s: float) -> str:
+    """A short reason from the exceptions' types: "HTTP 404 Not Found", "connection refused", "timed out after 30 s"."""
+    causes = [exc]  # requests wraps urllib3's exceptions, which wrap the socket's
+    while (inner := causes[-1].__cause__ or causes[-1].__context__) is not None and len(causes) < 20:
+        causes.append(inner)
+    response = getattr(exc, "response", None)
+    if isinstance(exc, requests.HTTPError) and response is not None:
+        return f"HTTP {response.status_code}" + (f" {response.reason}" if response.reason else "")
+    timed_out = isinstance(exc, requests.Timeout) or any(isinstance(c, TimeoutError | socket.timeout) for c in causes)
+    waited = f"timed out after {timeout_s:g} s"
+    if meter.started:  # the headers had come: the body broke off
+        read = max([c.partial for c in causes if isinstance(c, http.client.IncompleteRead)
+                    and isinstance(c.partial, int)] + [meter.done])
+        of = f" of {meter.size:,}" if meter.size is not None else ""
+        return f"transfer interrupted after {read:,}{of} bytes" + (f" ({waited})" if timed_out else "")
+    if timed_out:
+        return waited
+    if any(isinstance(c, ConnectionRefusedError) for c in causes):
         return "connection refused"
-    if isinstance(reason, TimeoutError | socket.timeout):
-        return f"timed out after {timeout_s:g} s"
-    if isinstance(reason, FileNotFoundError):  # a file:// mirror (a folder on a classroom share)
-        return "no such file"
-    if isinstance(reason, socket.gaierror):
-        return f"host not found (offline?): {reason.strerror or reason}"
-    return str(reason) or type(reason).__name__
-
-
-def _interrupted(done: int, total: int | None, exc: BaseException | None, timeout_s: float) -> str:
-    of = f" of {total:,}" if total is not None else ""
-    why = "" if exc is None else f" ({_network_reason(exc, timeout_s)})"
-    return f"transfer interrupted after {done:,}{of} bytes{why}"
+    unresolved = next((c for c in causes if isinstance(c, socket.gaierror)), None)
+    if unresolved is not None:
+        return f"host not found (offline?): {unresolved.strerror or unresolved}"
+    return str(causes[-1]) or type(causes[-1]).__name__

@@ -1,4 +1,5 @@
-"""Train tab: the seeds' MNIST MLP trained live on this host's accelerator, curves drawing as it learns."""
+"""Train tab: the classic MNIST MLP (784-512-256-10, as in the German blog post "Need for Speed: JAX") trained
+live on this host's accelerator, curves drawing as it learns."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ import numpy as np
 
 from playground import training_plots as figures
 from playground.api import PlaygroundAPI
-from playground.mnist import preprocess
 from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig
 from playground.ui.inspect_views import error_markdown
+from playground.ui.train_sketch import sketch_to_ink
 from playground.ui.train_views import Curves, dataset_choices, device_banner, result_figures, status_markdown
 
 REDRAW_EVERY_S = 0.3  # at most this often; updates arrive every ~0.2 s, so the curves refresh within 0.5 s
@@ -99,7 +100,7 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         api.stop_training(request.session_hash)
 
     def on_draw(value, request: gr.Request):
-        ink = preprocess.sketch_to_ink(value)
+        ink = sketch_to_ink(value)
         if ink is None:
             return None, figures.probability_figure(None, [])
         response = api.predict(ink, request.session_hash)

@@ -1,18 +1,14 @@
-"""The trained MLP's forward pass in NumPy, and its weights on disk.
+"""The trained MLP's weights on disk: the training worker saves them, the server loads them for ``/predict``.
 
-The Gradio server answers ``/predict`` (a digit drawn in the browser) with
-this module, and the server never imports JAX, so the forward pass is written
-again here in NumPy. It must agree with the JAX model: for each layer
-``x @ w + b``, ReLU between layers, softmax at the end.
-
-Weights live in an ``.npz`` file with arrays ``w0, b0, w1, b1, ...``, where
-``w_i`` has shape ``(n_in, n_out)`` and ``b_i`` shape ``(n_out,)``::
+An ``.npz`` file with arrays ``w0, b0, w1, b1, ...``, where ``w_i`` has shape
+``(n_in, n_out)`` and ``b_i`` shape ``(n_out,)``; both sides check that they
+form a 784 -> ... -> 10 MLP::
 
     >>> params = load_params("mlp.npz")
     >>> [w.shape for w, b in params]
     [(784, 512), (512, 512), (512, 10)]
-    >>> probabilities(params, image).round(3)       # image: (28, 28) floats in [0, 1]
-    array([0.   , 0.   , 0.001, 0.   , 0.   , 0.   , 0.   , 0.998, 0.   , 0.001])
+
+NumPy only, no JAX.
 """
 
 from __future__ import annotations
@@ -26,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-N_INPUTS, N_CLASSES, MAX_LAYERS = 28 * 28, 10, 8
+from playground.mnist.config import IMAGE_PIXELS, N_CLASSES
 
+MAX_LAYERS = 8  # weight matrices a file may hold: a bound on what is read (the app's runs have at most 7)
 Params = list[tuple[np.ndarray, np.ndarray]]
 
 
@@ -35,7 +32,7 @@ def check_params(params: Sequence[tuple[np.ndarray, np.ndarray]], source: str = 
     """``params`` as float NumPy arrays, after checking they form a 784 -> ... -> 10 MLP; else ValueError."""
     if not 1 <= len(params) <= MAX_LAYERS:
         raise ValueError(f"{source}: expected 1 to {MAX_LAYERS} layers, got {len(params)}")
-    checked, n_in = [], N_INPUTS
+    checked, n_in = [], IMAGE_PIXELS
     for i, layer in enumerate(params):
         if len(layer) != 2:
             raise ValueError(f"{source}: layer {i} must be a (weights, bias) pair")
@@ -100,18 +97,3 @@ def save_params(path: str | Path, params: Sequence[tuple[np.ndarray, np.ndarray]
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-
-
-def probabilities(params: Params, image: np.ndarray) -> np.ndarray:
-    """Class probabilities ``(10,)`` (float64, summing to 1) for one ``(28, 28)`` or ``(784,)`` image in [0, 1]."""
-    x = np.asarray(image, dtype=np.float64)
-    if x.shape not in ((28, 28), (N_INPUTS,)):
-        raise ValueError(f"image must have shape (28, 28) or ({N_INPUTS},), got {x.shape}")
-    x = x.reshape(N_INPUTS)
-    for w, b in params[:-1]:
-        x = np.maximum(x @ w + b, 0.0)
-    w, b = params[-1]
-    logits = x @ w + b
-    # Softmax via the max shift: exp never overflows, and the largest term is exactly 1 so the sum is >= 1.
-    shifted = np.exp(logits - logits.max())
-    return shifted / shifted.sum()

@@ -1,4 +1,4 @@
-"""First come, first served access to the training workers, with each waiter's place in line."""
+"""The server's line for the training workers: first come, first served, with each waiter's place in line."""
 
 from __future__ import annotations
 

@@ -1,13 +1,15 @@
-"""The training worker: a long-lived process that owns the accelerator and trains when asked.
+"""The training worker's main: a long-lived process that owns the accelerator and trains when asked.
 
 It is trusted (it runs our code on hyperparameters the server has validated,
 never user code), so it is not sandboxed; it is a separate process so that
 the web server never imports JAX and a crash here cannot take the server down.
 It keeps datasets loaded between runs and reacts to ``stop`` while training.
 
-Messages (protocol.py framing) from the server: ``{"kind": "train", "config",
-"run_dir"}`` and ``{"kind": "stop"}``. To the server: ``{"kind": "update", ...}``
-per metric update, then ``{"kind": "done", ...}`` or ``{"kind": "error", "message"}``.
+Started by server_worker_handle.py as ``main(fd, slot)``: ``fd`` is its end of
+a socket pair, ``slot`` which accelerator it trains on. Messages (protocol.py
+framing) from the server: ``{"kind": "train", "config", "run_dir"}`` and
+``{"kind": "stop"}``. To the server: ``{"kind": "update", ...}`` per metric
+update, then ``{"kind": "done", ...}`` or ``{"kind": "error", "message"}``.
 """
 
 from __future__ import annotations
@@ -22,27 +24,26 @@ from pathlib import Path
 
 import numpy as np
 
-from playground.mnist import data, inference
+from playground.mnist import params_file, results
+from playground.mnist.catalogue import Dataset
 from playground.mnist.config import TrainConfig
+from playground.mnist.load import load
 from playground.sandbox import protocol
-from playground.training_plots import confusion_matrix, pick_digits
 
 MAX_MESSAGE_BYTES = 1 << 20
-GRID_DIGITS = 32
-SLOT_VARIABLE = "PLAYGROUND_TRAINING_SLOT"
 
 
 class TrainingWorker:
     """One training job at a time; ``stop`` arrives on a reader thread so it is seen mid-run."""
 
-    def __init__(self, channel: socket.socket, env: dict[str, str]) -> None:
+    def __init__(self, channel: socket.socket, env: dict[str, str], slot: int = 0) -> None:
         self._channel = channel
         self._env = env
-        self._slot = int(env.get(SLOT_VARIABLE, "0"))
+        self._slot = slot
         self._jobs: queue.Queue[dict] = queue.Queue()
         self._stop = threading.Event()
         self._send_lock = threading.Lock()
-        self._datasets: dict[str, data.Dataset] = {}
+        self._datasets: dict[str, Dataset] = {}
 
     def serve(self) -> None:
         threading.Thread(target=self._read, name="training-control", daemon=True).start()
@@ -76,7 +77,7 @@ class TrainingWorker:
         # Imported here: the server imports this module's neighbours, never JAX.
         import jax
 
-        from playground.mnist.train import train
+        from playground.mnist.worker_loop import train
 
         config = TrainConfig.from_dict(job["config"])
         dataset = self._dataset(config.dataset)
@@ -86,20 +87,20 @@ class TrainingWorker:
         with jax.default_device(device):
             self._stream(train(config, dataset, self._stop.is_set, device=device), job, dataset, about)
 
-    def _stream(self, updates, job: dict, dataset: data.Dataset, about: dict) -> None:
+    def _stream(self, updates, job: dict, dataset: Dataset, about: dict) -> None:
         for update in updates:
             if not update["done"]:
                 self._send({"kind": "update", **update, **about})
                 continue
-            params_file = Path(job["run_dir"]) / "params.npz"
-            inference.save_params(params_file, update.pop("params"))
+            saved = Path(job["run_dir"]) / "params.npz"
+            params_file.save_params(saved, update.pop("params"))
             predictions = np.asarray(update.pop("test_predictions"))
-            self._send({"kind": "done", **update, **about, "params_file": str(params_file),
-                        **_test_views(dataset, predictions)})
+            self._send({"kind": "done", **update, **about, "params_file": str(saved),
+                        **results.summarise_test_set(dataset.test_images, dataset.test_labels, predictions)})
 
-    def _dataset(self, name: str) -> data.Dataset:
+    def _dataset(self, name: str) -> Dataset:
         if name not in self._datasets:
-            self._datasets[name] = data.load(name, self._env)
+            self._datasets[name] = load(name, self._env)
         return self._datasets[name]
 
     def _send(self, message: dict) -> None:
@@ -107,25 +108,10 @@ class TrainingWorker:
             protocol.send(self._channel, message)
 
 
-def _test_views(dataset: data.Dataset, predictions: np.ndarray) -> dict:
-    """What the tab shows after a run: the confusion matrix and a grid of test digits."""
-    labels = np.asarray(dataset.test_labels)
-    picked = pick_digits(labels, predictions, k=GRID_DIGITS)
-    return {
-        "confusion": confusion_matrix(labels, predictions).tolist(),
-        "samples": {
-            "indices": picked.tolist(),
-            "images": dataset.test_images[picked].tolist(),
-            "labels": labels[picked].tolist(),
-            "predictions": predictions[picked].tolist(),
-        },
-    }
-
-
-def main(fd: int) -> None:
+def main(fd: int, slot: int = 0) -> None:
     channel = socket.socket(fileno=fd)
-    TrainingWorker(channel, dict(os.environ)).serve()
+    TrainingWorker(channel, dict(os.environ), slot).serve()
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]))
+    main(*map(int, sys.argv[1:3]))

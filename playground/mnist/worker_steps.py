@@ -1,4 +1,4 @@
-"""The jitted pieces of training: one optimiser step, many steps in one call, and batched evaluation.
+"""The jitted pieces of training, in the training worker: one optimiser step, many steps in one call, evaluation.
 
 Images stay ``uint8`` on the device (1 byte per pixel, a quarter of float32)
 and become floats in [0, 1] inside the compiled step, where XLA fuses the
@@ -22,7 +22,7 @@ import numpy as np
 import optax
 from jax import lax
 
-from playground.mnist.model import Params, batched_predict, loss
+from playground.mnist.worker_model import Params, batched_predict, loss
 
 LOSS_SMOOTHING = 0.98  # the smoothed loss averages roughly the last 1 / (1 - 0.98) = 50 steps
 Smoothed = tuple[jax.Array, jax.Array]  # (running average, steps averaged): see smooth_loss
@@ -33,9 +33,12 @@ def as_float(images: jax.Array) -> jax.Array:
     return images.astype(jnp.float32) / 255 if images.dtype == jnp.uint8 else images.astype(jnp.float32)
 
 
-def sgd_step(optimizer: optax.GradientTransformation, params: Params, opt_state: optax.OptState,
-             images: jax.Array, labels: jax.Array) -> tuple[Params, optax.OptState, jax.Array]:
-    """One optimiser step on one batch (not jitted: ``make_update`` and ``make_train_chunk`` compile it)."""
+def optimizer_step(optimizer: optax.GradientTransformation, params: Params, opt_state: optax.OptState,
+                   images: jax.Array, labels: jax.Array) -> tuple[Params, optax.OptState, jax.Array]:
+    """One step of ``optimizer`` (SGD, momentum or Adam) on one batch: the loss, its gradient, the update.
+
+    Not jitted itself: ``make_update`` and ``make_train_chunk`` compile it.
+    """
     batch_loss, grads = jax.value_and_grad(loss)(params, as_float(images), labels)
     updates, opt_state = optimizer.update(grads, opt_state, params)
     return optax.apply_updates(params, updates), opt_state, batch_loss
@@ -48,7 +51,7 @@ def make_update(optimizer: optax.GradientTransformation) -> Callable:
     into the old buffers, so a step needs no second copy of the model. Do not
     use the arrays you passed in after the call.
     """
-    return jax.jit(partial(sgd_step, optimizer), donate_argnums=(0, 1))
+    return jax.jit(partial(optimizer_step, optimizer), donate_argnums=(0, 1))
 
 
 def smooth_loss(smoothed: Smoothed, batch_loss: jax.Array) -> Smoothed:
@@ -83,8 +86,8 @@ def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int) -
     def chunk(params, opt_state, smoothed, images, labels, order, first_step, n_steps):
         def body(i, carry):
             params, opt_state, smoothed = carry
-            batch = lax.dynamic_slice(order, ((first_step + i) * batch_size,), (batch_size,))
-            params, opt_state, batch_loss = sgd_step(optimizer, params, opt_state, images[batch], labels[batch])
+            batch = batch_of(images, labels, order, first_step + i, batch_size)
+            params, opt_state, batch_loss = optimizer_step(optimizer, params, opt_state, *batch)
             return params, opt_state, smooth_loss(smoothed, batch_loss)
 
         return lax.fori_loop(0, n_steps, body, (params, opt_state, smoothed))
@@ -92,13 +95,15 @@ def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int) -
     return jax.jit(chunk, donate_argnums=(0, 1, 2))
 
 
-@partial(jax.jit, static_argnames="batch_size")
-def take_batch(images: jax.Array, labels: jax.Array, order: jax.Array, step: jax.Array,
-               batch_size: int) -> tuple[jax.Array, jax.Array]:
-    """The batch for ``step`` of the permutation ``order`` (the per-step loop's gather, on the device)."""
+def batch_of(images: jax.Array, labels: jax.Array, order: jax.Array, step: jax.Array,
+             batch_size: int) -> tuple[jax.Array, jax.Array]:
+    """The batch for ``step`` of the permutation ``order``: a ``dynamic_slice`` of it, then a gather."""
     batch = lax.dynamic_slice(order, (step * batch_size,), (batch_size,))
     return images[batch], labels[batch]
 
+
+# The per-step loop's gather, on the device (the chunk does the same inside its loop).
+take_batch = jax.jit(batch_of, static_argnames="batch_size")
 
 
 @jax.jit

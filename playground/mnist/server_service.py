@@ -1,33 +1,33 @@
-"""Training as the server offers it: fetch the data, wait for a worker, stream the run, keep the result.
+"""The server's training service: fetch the data, wait for a worker, stream the run, keep the result.
 
 Runs in the Gradio server process and never imports JAX: the training itself
-happens in a TrainerProcess (one per accelerator). Each browser session (or
-gradio_client) has at most one run at a time and keeps its latest result, so
-``/predict`` answers with the model that session trained.
+happens in a training worker process (server_worker_handle.py, one per
+accelerator). Each browser session (or gradio_client) has at most one run at a
+time and keeps its latest result (server_results.py), so ``/predict`` answers
+with the model that session trained last.
 """
 
 from __future__ import annotations
 
-import csv
 import itertools
 import shutil
 import tempfile
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from playground.mnist import data, inference, preprocess
+from playground.mnist import fetch
+from playground.mnist.catalogue import DATASETS
 from playground.mnist.config import TrainConfig
-from playground.mnist.slots import SlotQueue
-from playground.mnist.trainer import SLOT_VARIABLE
-from playground.mnist.worker_process import TrainerProcess, WorkerDied
+from playground.mnist.server_results import METRIC_COLUMNS, NoTrainedModel, SessionResults
+from playground.mnist.server_slots import SlotQueue
+from playground.mnist.server_worker_handle import TrainingWorkerHandle, WorkerDied
 
-METRIC_COLUMNS = ("step", "epoch", "elapsed_s", "loss", "test_accuracy", "epoch_accuracy", "samples_per_s")
+__all__ = ["NoTrainedModel", "TrainingFailed", "TrainingService"]
 POLL_S = 0.1
 
 
@@ -41,33 +41,19 @@ class _Run:
     reason: str = "Stopped"
 
 
-@dataclass
-class _Result:
-    folder: Path
-    params_file: Path | None
-    metrics_file: Path
-    class_names: list[str]
-    params: list | None = None
-
-
-class NoTrainedModel(LookupError):
-    """``predict`` before this session has trained a model."""
-
-
 class TrainingService:
     def __init__(self, env: Mapping[str, str], slots: int = 1, max_run_s: float = 900.0,
                  stop_grace_s: float = 2.0, max_sessions: int = 64) -> None:
         self._env = dict(env)
         self._queue = SlotQueue(slots)
-        self._workers = [TrainerProcess(self._env, {SLOT_VARIABLE: str(slot)}) for slot in range(slots)]
+        self._workers = [TrainingWorkerHandle(self._env, slot) for slot in range(slots)]
         self.max_run_s = max_run_s
         self.stop_grace_s = stop_grace_s
-        self._max_sessions = max_sessions
         self._root = Path(tempfile.mkdtemp(prefix="jax-playground-runs-"))
         self._lock = threading.Lock()
         self._runs: dict[str, _Run] = {}
-        self._results: OrderedDict[str, _Result] = OrderedDict()
-        self._fetch_locks = {name: threading.Lock() for name in data.DATASETS}
+        self._results = SessionResults(max_sessions)
+        self._fetch_locks = {name: threading.Lock() for name in DATASETS}
         self._numbers = itertools.count(1)
 
     # -- the public operations ------------------------------------------------
@@ -90,8 +76,7 @@ class TrainingService:
             try:
                 while not self._queue.wait(ticket, POLL_S * 5):
                     if run.stop.is_set():
-                        yield {**base, "phase": "stopped", "done": True, "stopped": True,
-                               "elapsed_s": time.monotonic() - started, "message": "Stopped before it started."}
+                        yield _stopped(base, "Stopped before it started.", elapsed_s=time.monotonic() - started)
                         return
                     yield {**base, "phase": "queued", "queue_position": self._queue.position(ticket),
                            "elapsed_s": time.monotonic() - started}
@@ -112,17 +97,8 @@ class TrainingService:
         return True
 
     def predict(self, session: str, image: np.ndarray) -> dict:
-        """Class probabilities of ``image`` (ink bright on dark, any size) under this session's model."""
-        with self._lock:
-            result = self._results.get(session)
-        if result is None or result.params_file is None:
-            raise NoTrainedModel("No trained model in this session yet: train one first (press Start).")
-        if result.params is None:
-            result.params = inference.load_params(result.params_file)
-        frame = preprocess.model_input(image)
-        probabilities = inference.probabilities(result.params, frame)
-        return {"probabilities": probabilities.tolist(), "predicted": int(np.argmax(probabilities)),
-                "class_names": result.class_names, "input": frame.round(3).tolist()}
+        """Class probabilities of ``image`` (ink bright on dark, any size) under this session's latest model."""
+        return self._results.predict(session, image)
 
     def status(self) -> dict:
         """Training slots (one per accelerator), runs in progress and runs waiting."""
@@ -130,9 +106,9 @@ class TrainingService:
 
     def datasets(self) -> list[dict]:
         """Each dataset and where it would come from now: "MNIST_DIR", "cache", offline, or None (download)."""
-        available = data.availability(self._env)
+        available = fetch.availability(self._env)
         return [{"name": name, "title": spec.title, "available": available.get(name)}
-                for name, spec in data.DATASETS.items()]
+                for name, spec in DATASETS.items()]
 
     def close(self) -> None:
         for worker in self._workers:
@@ -143,7 +119,7 @@ class TrainingService:
 
     def _fetch(self, name: str, run: _Run, base: dict) -> Generator[dict, None, bool]:
         """Make sure the files are here (downloading with progress); False when Stop ended the run meanwhile."""
-        spec = data.DATASETS[name]
+        spec = DATASETS[name]
         if not spec.files:  # the offline digits ship with scikit-learn
             return True
         progress: dict = {}
@@ -152,20 +128,19 @@ class TrainingService:
         def report(filename: str, done: int, total: int | None) -> None:
             progress.update(file=filename, bytes=done, total=total)
 
-        def fetch() -> None:
+        def fetch_files() -> None:
             try:
                 with self._fetch_locks[name]:
-                    outcome["source"] = data.fetch(spec, self._env, report)[1]
+                    outcome["source"] = fetch.fetch(spec, self._env, report)[1]
             except Exception as exc:  # handed to the generator below
                 outcome["error"] = exc
 
-        worker = threading.Thread(target=fetch, name=f"fetch-{name}", daemon=True)
+        worker = threading.Thread(target=fetch_files, name=f"fetch-{name}", daemon=True)
         worker.start()
         while worker.is_alive():
             worker.join(POLL_S * 2)
             if run.stop.is_set():  # the download goes on into the cache; this run ends now
-                yield {**base, "phase": "stopped", "done": True, "stopped": True,
-                       "message": "Stopped while fetching the data"}
+                yield _stopped(base, "Stopped while fetching the data")
                 return False
             if progress:
                 yield {**base, "phase": "data", "download": dict(progress)}
@@ -173,7 +148,7 @@ class TrainingService:
             raise outcome["error"]
         return True
 
-    def _train_on(self, worker: TrainerProcess, config: TrainConfig, session: str, run: _Run,
+    def _train_on(self, worker: TrainingWorkerHandle, config: TrainConfig, session: str, run: _Run,
                   base: dict) -> Iterator[dict]:
         if worker.ensure_started():
             yield {**base, "phase": "starting"}
@@ -195,10 +170,9 @@ class TrainingService:
                 if stop_sent is not None and time.monotonic() - stop_sent > self.stop_grace_s:
                     worker.kill()  # it did not stop in time: a fresh one serves the next run
                     finished = True
-                    self._keep(session, folder, None, rows, latest.get("class_names"))
-                    yield {**latest, "phase": "stopped", "done": True, "stopped": True,
-                           "message": "The worker did not stop in time and was restarted; the curves are kept, "
-                                      "the parameters are lost."}
+                    self._results.keep(session, folder, None, rows, latest.get("class_names"))
+                    yield _stopped(latest, "The worker did not stop in time and was restarted; the curves are "
+                                           "kept, the parameters are lost.")
                     return
                 message = worker.receive(POLL_S)
                 if message is None:
@@ -213,8 +187,8 @@ class TrainingService:
                 rows.append({column: latest.get(column) for column in METRIC_COLUMNS})
                 if kind == "done":
                     finished = True
-                    result = self._keep(session, folder, Path(message["params_file"]), rows,
-                                        message.get("class_names"))
+                    result = self._results.keep(session, folder, Path(message["params_file"]), rows,
+                                                message.get("class_names"))
                     stopped = bool(message.get("stopped"))
                     yield {**latest, "phase": "stopped" if stopped else "finished",
                            "message": run.reason if stopped else "Finished",
@@ -229,7 +203,7 @@ class TrainingService:
             if not finished:  # the client went away mid-run: stop the worker before the slot is reused
                 self._abandon(worker)
 
-    def _abandon(self, worker: TrainerProcess) -> None:
+    def _abandon(self, worker: TrainingWorkerHandle) -> None:
         try:
             worker.send({"kind": "stop"})
             deadline = time.monotonic() + self.stop_grace_s
@@ -241,20 +215,7 @@ class TrainingService:
             pass
         worker.kill()
 
-    def _keep(self, session: str, folder: Path, params_file: Path | None, rows: list[dict],
-              class_names: list[str] | None) -> _Result:
-        metrics_file = folder / "metrics.csv"
-        with open(metrics_file, "w", newline="") as stream:
-            writer = csv.DictWriter(stream, fieldnames=METRIC_COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
-        result = _Result(folder, params_file, metrics_file, list(class_names or map(str, range(10))))
-        with self._lock:
-            old = self._results.pop(session, None)
-            self._results[session] = result
-            evicted = [old] if old else []
-            while len(self._results) > self._max_sessions:
-                evicted.append(self._results.popitem(last=False)[1])
-        for each in evicted:
-            shutil.rmtree(each.folder, ignore_errors=True)
-        return result
+
+def _stopped(update: dict, message: str, **more: object) -> dict:
+    """The last update of a run that Stop (or a limit) ended before the worker finished it."""
+    return {**update, "phase": "stopped", "done": True, "stopped": True, "message": message, **more}

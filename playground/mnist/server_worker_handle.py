@@ -1,4 +1,4 @@
-"""The server's handle on one training worker process (trainer.py): start, talk, stop, replace."""
+"""The server's handle on one training worker process (worker_main.py): start, talk, stop, replace."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ import socket
 import subprocess
 import time
 
+from playground.mnist.catalogue import DATA_VARIABLES
 from playground.sandbox import protocol
 from playground.sandbox.bootstrap import entry_command, worker_environment
 
-# Where the data lives: the worker reads the files the server has already fetched and checked.
-_DATA_VARIABLES = ("HOME", "MNIST_DIR", "FASHION_MNIST_DIR", "PLAYGROUND_CACHE")
 MAX_MESSAGE_BYTES = 16 << 20
 
 
@@ -19,16 +18,18 @@ class WorkerDied(RuntimeError):
     """The training worker process exited or broke the protocol."""
 
 
-class TrainerProcess:
-    """A long-lived ``python -m playground.mnist.trainer`` on one end of a socket pair.
+class TrainingWorkerHandle:
+    """A long-lived ``playground.mnist.worker_main`` process on one end of a socket pair, training on ``slot``.
 
     Started lazily, kept between runs (datasets stay loaded, JAX stays warm),
-    killed and started afresh when it dies or does not stop in time.
+    killed and started afresh when it dies or does not stop in time. Its
+    environment is the whitelisted one plus where the data lives: it reads the
+    files the server has already fetched and checked.
     """
 
-    def __init__(self, env: dict[str, str], extra_env: dict[str, str] | None = None) -> None:
-        passed = {name: env[name] for name in _DATA_VARIABLES if env.get(name)}
-        self._env = worker_environment(env, {**passed, **(extra_env or {})})
+    def __init__(self, env: dict[str, str], slot: int = 0) -> None:
+        self._env = worker_environment(env, {name: env[name] for name in DATA_VARIABLES if env.get(name)})
+        self._slot = slot
         self._process: subprocess.Popen | None = None
         self._channel: socket.socket | None = None
         self._buffer = protocol.MessageBuffer(MAX_MESSAGE_BYTES)
@@ -44,7 +45,7 @@ class TrainerProcess:
         server_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._process = subprocess.Popen(
-                entry_command("playground.mnist.trainer", worker_end.fileno()), env=self._env,
+                entry_command("playground.mnist.worker_main", worker_end.fileno(), self._slot), env=self._env,
                 pass_fds=[worker_end.fileno()], stdin=subprocess.DEVNULL, start_new_session=True)
         except BaseException:
             server_end.close()

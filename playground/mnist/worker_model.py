@@ -1,4 +1,7 @@
-"""The MLP classifier, written as JAX's ``mnist_classifier_fromscratch`` writes it: pure functions of pytrees.
+"""The MLP classifier, in the training worker, written as JAX's ``mnist_classifier_fromscratch`` writes it.
+
+The network is the one of the German blog post "Need for Speed: JAX" (a
+784-512-256-10 MLP trained with SGD); its code is pure functions of pytrees.
 
 Parameters are a list of ``(W, b)`` pairs, one per layer; nothing is hidden in
 an object. ``predict`` handles ONE image, and ``jax.vmap`` turns it into the

@@ -1,4 +1,4 @@
-"""Train the MLP and stream what happens: a generator that yields one small dict of metrics per chunk of steps.
+"""The training loop, in the training worker: a generator that yields one small dict of metrics per chunk of steps.
 
     data = ArrayData(images[:8000], labels[:8000], images[8000:], labels[8000:])  # uint8 (n, 28, 28), labels (n,)
     for update in train(TrainConfig(epochs=2), data):
@@ -25,31 +25,20 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import jax
 import numpy as np
 import optax
 
-from playground.mnist import steps
+from playground.mnist import worker_steps
+from playground.mnist.catalogue import ROLES, ArrayData
 from playground.mnist.config import TrainConfig
-from playground.mnist.model import init_params
-from playground.mnist.steps import make_update  # noqa: F401  (re-exported: the classic one-step-per-call update)
+from playground.mnist.worker_model import init_params
 
 EVAL_BATCH = 1000  # test images per evaluation batch: bounds activation memory for any test-set size
 RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
 CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
 FIRST_CHUNK_STEPS = 4
-
-
-@dataclass(frozen=True)
-class ArrayData:
-    """Any four arrays to train on: images ``(n, 28, 28)`` uint8, labels ``(n,)`` integers 0-9."""
-
-    train_images: np.ndarray
-    train_labels: np.ndarray
-    test_images: np.ndarray
-    test_labels: np.ndarray
 
 
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
@@ -74,7 +63,7 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
     """Train on ``data`` (any object with train/test images and labels) on ``device``, yielding metric dicts.
 
     ``multi_step=True`` runs a whole chunk of steps in one compiled call
-    (``steps.make_train_chunk``); ``False`` dispatches one jitted update per
+    (``worker_steps.make_train_chunk``); ``False`` dispatches one jitted update per
     batch from Python, the classic loop, with the same numbers, kept to
     measure what the chunks buy. Bad data or a batch larger than the training
     set raise ValueError here, at the call, not at the first ``next()``.
@@ -103,31 +92,31 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
 
     # The data goes to the device once; images stay uint8 there (1 byte per pixel).
     train_images, train_labels = jax.device_put((data.train_images, data.train_labels.astype(np.int32)), device)
-    test_batches = jax.device_put(steps.as_batches(data.test_images, EVAL_BATCH), device)
-    estimate_batches = (test_batches if estimate_size >= n_test
-                        else jax.device_put(steps.as_batches(data.test_images[:estimate_size], EVAL_BATCH), device))
+    test_batches = jax.device_put(worker_steps.as_batches(data.test_images, EVAL_BATCH), device)
+    estimate_batches = (test_batches if estimate_size >= n_test else
+                        jax.device_put(worker_steps.as_batches(data.test_images[:estimate_size], EVAL_BATCH), device))
     init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
     params = init_params(init_key, config.layers)
     optimizer = make_optimizer(config)
     opt_state = optimizer.init(params)
-    smoothed = steps.initial_smoothed()
+    smoothed = worker_steps.initial_smoothed()
 
     def accuracy_of(batches: jax.Array, labels: np.ndarray) -> tuple[float, np.ndarray]:
-        predictions = np.asarray(steps.classify(params, batches))[:len(labels)]
+        predictions = np.asarray(worker_steps.classify(params, batches))[:len(labels)]
         return float(np.mean(predictions == labels)), predictions
 
     # Compile ahead of time (jit(...).lower(...).compile()), so no chunk's timing includes a compile.
     order = jax.random.permutation(jax.random.fold_in(shuffle_key, 0), n_train)
     if multi_step:
-        run_chunk = steps.make_train_chunk(optimizer, config.batch_size).lower(
+        run_chunk = worker_steps.make_train_chunk(optimizer, config.batch_size).lower(
             params, opt_state, smoothed, train_images, train_labels, order, np.int32(0), np.int32(1)).compile()
     else:
-        take = steps.take_batch.lower(train_images, train_labels, order, np.int32(0),
-                                      batch_size=config.batch_size).compile()
+        take = worker_steps.take_batch.lower(train_images, train_labels, order, np.int32(0),
+                                             batch_size=config.batch_size).compile()
         images, labels = take(train_images, train_labels, order, np.int32(0))
-        update = make_update(optimizer).lower(params, opt_state, images, labels).compile()
+        update = worker_steps.make_update(optimizer).lower(params, opt_state, images, labels).compile()
     for batches in {id(b): b for b in (test_batches, estimate_batches)}.values():
-        steps.classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
+        worker_steps.classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
     metrics["phase"] = "training"
 
     step, stopped, chunk_steps = 0, False, FIRST_CHUNK_STEPS
@@ -157,7 +146,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
                     params, opt_state, batch_loss = update(params, opt_state, images, labels)
                     losses.append(batch_loss)
                 for batch_loss in jax.device_get(losses):  # one transfer per chunk, not one sync per step
-                    smoothed = steps.smooth_loss(smoothed, np.float32(batch_loss))
+                    smoothed = worker_steps.smooth_loss(smoothed, np.float32(batch_loss))
                 n = len(losses)
                 jax.block_until_ready(params)
             seconds = time.perf_counter() - tic
@@ -168,7 +157,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
             recent.append((n * config.batch_size, seconds))
             while len(recent) > 1 and sum(s for _, s in recent) - recent[0][1] >= RATE_WINDOW_S:
                 recent.popleft()
-            metrics.update(step=step, epoch=step / steps_per_epoch, loss=steps.smoothed_value(smoothed),
+            metrics.update(step=step, epoch=step / steps_per_epoch, loss=worker_steps.smoothed_value(smoothed),
                            samples_per_s=sum(n for n, _ in recent) / max(sum(s for _, s in recent), 1e-9),
                            epoch_accuracy=None)
             if stopped or step == steps_per_epoch * config.epochs:
@@ -206,8 +195,7 @@ def _next_chunk_steps(steps_done: int, seconds: float, target_s: float) -> int:
 def _checked_arrays(data: object) -> ArrayData:
     """The four arrays as numpy, checked: uint8 28×28 images, integer labels 0-9 of matching length."""
     try:
-        arrays = ArrayData(*(np.asarray(getattr(data, name)) for name in
-                             ("train_images", "train_labels", "test_images", "test_labels")))
+        arrays = ArrayData(*(np.asarray(getattr(data, role)) for role in ROLES))
     except AttributeError as exc:
         raise ValueError(f"the data needs train_images, train_labels, test_images and test_labels ({exc})") from None
     for split in ("train", "test"):

@@ -1,0 +1,66 @@
+"""A dataset as arrays: its IDX files (found or fetched by fetch.py) read and checked, or scikit-learn's digits.
+
+Three datasets, all as 28×28 uint8 images with labels 0–9::
+
+    >>> load("digits", {}).source
+    'scikit-learn 1.9.1 (8×8 digits, rescaled to 28×28)'
+    >>> load("mnist", os.environ).train_images.shape   # first time: downloads 11 MB into the cache
+    (60000, 28, 28)
+
+The training worker loads here (the server has fetched the files already); no JAX.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from playground.mnist import download
+from playground.mnist.catalogue import DATASETS, DIGITS_TRAIN, Dataset, DatasetSpec, DataUnavailable, role_shape
+from playground.mnist.fetch import fetch
+from playground.mnist.idx import IdxError, read_idx
+
+
+def load(name: str, env: Mapping[str, str], progress: download.Progress | None = None) -> Dataset:
+    """The dataset called ``name``, fetched if needed; raises :class:`DataUnavailable` when it cannot be had."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(DATASETS)}")
+    spec = DATASETS[name]
+    if not spec.files:
+        return _load_digits(spec)
+    paths, source = fetch(spec, env, progress)
+    try:
+        arrays = {role: read_idx(path, *role_shape(role)) for role, path in paths.items()}
+    except IdxError as exc:
+        raise DataUnavailable(f"{spec.title} from {source}: {exc}") from None
+    for split in ("train", "test"):
+        images, labels = arrays[f"{split}_images"], arrays[f"{split}_labels"]
+        label_file = paths[f"{split}_labels"].name
+        if len(images) != len(labels):
+            raise DataUnavailable(f"{spec.title} from {source}: {label_file} has {len(labels):,} labels but "
+                                  f"{paths[f'{split}_images'].name} has {len(images):,} images.")
+        if labels.size and int(labels.max()) >= len(spec.class_names):
+            raise DataUnavailable(f"{spec.title} from {source}: {label_file} holds label {int(labels.max())}, "
+                                  f"expected 0–{len(spec.class_names) - 1}.")
+    return Dataset(**arrays, name=spec.name, title=spec.title, class_names=spec.class_names, source=source)
+
+
+def _load_digits(spec: DatasetSpec) -> Dataset:
+    """scikit-learn's 1,797 8×8 digits (values 0–16), each framed like MNIST, split 1,437 / 360 with a fixed seed."""
+    try:
+        import sklearn  # heavy (scipy): imported only when someone asks for these digits
+        from sklearn.datasets import load_digits
+    except ImportError:
+        raise DataUnavailable("the offline “digits” dataset needs scikit-learn: `pip install scikit-learn` "
+                              "(or `make run`, which installs requirements.txt).") from None
+    from playground.mnist.preprocess import to_mnist_frame
+
+    bunch = load_digits()
+    images = np.stack([to_mnist_frame(image) for image in bunch.images])
+    labels = bunch.target.astype(np.uint8)
+    order = np.random.default_rng(0).permutation(len(images))
+    train, test = order[:DIGITS_TRAIN], order[DIGITS_TRAIN:]
+    return Dataset(images[train], labels[train], images[test], labels[test], name=spec.name, title=spec.title,
+                   class_names=spec.class_names,
+                   source=f"scikit-learn {sklearn.__version__} (8×8 digits, rescaled to 28×28)")

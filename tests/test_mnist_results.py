@@ -1,0 +1,66 @@
+"""A run's test-set results: the confusion matrix against a Python loop, the digits picked for the grid."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from playground.mnist import results
+
+
+def test_confusion_matrix_matches_a_python_loop():
+    rng = np.random.default_rng(1)
+    labels, predictions = rng.integers(0, 10, 500), rng.integers(0, 10, 500)
+    expected = np.zeros((10, 10), dtype=int)
+    for t, p in zip(labels, predictions, strict=True):
+        expected[t, p] += 1
+    np.testing.assert_array_equal(results.confusion_matrix(labels, predictions), expected)
+    assert results.confusion_matrix(np.array([], int), np.array([], int), 3).shape == (3, 3)
+
+
+@pytest.mark.parametrize("labels, predictions", [([1, 2], [1]), ([1, 10], [1, 2]), ([-1, 0], [0, 0]),
+                                                  ([0.5, 1.0], [0, 1])])
+def test_confusion_matrix_rejects_bad_input(labels, predictions):
+    with pytest.raises(ValueError, match="of equal length|must be integers in"):
+        results.confusion_matrix(np.array(labels), np.array(predictions))
+
+
+def test_pick_digits_is_deterministic_sorted_and_shows_mistakes():
+    rng = np.random.default_rng(2)
+    labels = rng.integers(0, 10, 1000)
+    predictions = labels.copy()
+    wrong = rng.choice(1000, 50, replace=False)
+    predictions[wrong] = (labels[wrong] + 1) % 10
+    picked = results.pick_digits(labels, predictions, k=32, seed=0)
+    np.testing.assert_array_equal(picked, results.pick_digits(labels, predictions, k=32, seed=0))
+    assert len(picked) == 32 and len(set(picked)) == 32 and np.all(np.diff(picked) > 0)
+    assert (labels[picked] != predictions[picked]).sum() == 16  # half the grid: mistakes
+    assert not np.array_equal(picked, results.pick_digits(labels, predictions, k=32, seed=1))
+
+
+def test_pick_digits_with_few_mistakes_or_few_right_ones():
+    labels = np.arange(100) % 10
+    predictions = labels.copy()
+    predictions[[7, 40, 93]] = 0
+    picked = results.pick_digits(labels, predictions, k=32)
+    assert {7, 40, 93} <= set(picked) and len(picked) == 32
+    assert len(results.pick_digits(labels, labels, k=32)) == 32  # no mistakes: all right ones
+    all_wrong = results.pick_digits(labels, (labels + 1) % 10, k=32)
+    assert len(all_wrong) == 32  # no right ones: the grid fills with mistakes
+    assert len(results.pick_digits(labels[:5], predictions[:5], k=32)) == 5
+
+
+def test_the_summary_is_json_and_agrees_with_its_parts():
+    rng = np.random.default_rng(3)
+    images = rng.integers(0, 256, (200, 28, 28), dtype=np.uint8)
+    labels = rng.integers(0, 10, 200).astype(np.uint8)
+    predictions = np.where(rng.random(200) < 0.9, labels, (labels + 3) % 10).astype(np.int64)
+    summary = json.loads(json.dumps(results.summarise_test_set(images, labels, predictions)))
+    assert summary["confusion"] == results.confusion_matrix(labels, predictions).tolist()
+    picked = summary["samples"]["indices"]
+    assert picked == results.pick_digits(labels, predictions, k=results.GRID_DIGITS).tolist()
+    assert summary["samples"]["images"] == images[picked].tolist()
+    assert summary["samples"]["labels"] == labels[picked].tolist()
+    assert summary["samples"]["predictions"] == predictions[picked].tolist()

@@ -1,0 +1,217 @@
+"""TrainingService with a real training worker process: streaming, Stop, the queue, crashes, predict."""
+
+from __future__ import annotations
+
+import csv
+import http.server
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from playground.mnist.catalogue import DataUnavailable
+from playground.mnist.config import TrainConfig
+from playground.mnist.params_file import load_params
+from playground.mnist.preprocess import model_input
+from playground.mnist.server_inference import probabilities
+from playground.mnist.server_results import NoTrainedModel
+from playground.mnist.server_service import TrainingFailed, TrainingService
+from tests.mnist_folders import make_mnist_dir
+
+SMALL = {"layers": [784, 32, 10], "optimizer": "adam", "learning_rate": 0.003, "batch_size": 64, "seed": 1}
+
+
+@pytest.fixture(scope="module")
+def mnist_dir(tmp_path_factory):
+    """A folder laid out like MNIST_DIR, of learnable synthetic digits (the plumbing, not the accuracy, is tested)."""
+    return make_mnist_dir(tmp_path_factory.mktemp("mnist"), 2048, 256, real=False)
+
+
+@pytest.fixture(scope="module")
+def service(mnist_dir, tmp_path_factory):
+    env = {**os.environ, "MNIST_DIR": str(mnist_dir), "PLAYGROUND_CACHE": str(tmp_path_factory.mktemp("cache"))}
+    training = TrainingService(env, slots=1, max_run_s=120)
+    yield training
+    training.close()
+
+
+def config(**changes) -> TrainConfig:
+    return TrainConfig.from_dict({**SMALL, **changes})
+
+
+def long_run() -> TrainConfig:
+    """Minutes of work with the classic full-size model (784-512-256-10): it only ends when stopped."""
+    return config(epochs=100, layers=[784, 512, 256, 10], batch_size=16)
+
+
+def test_a_run_streams_updates_then_keeps_params_metrics_and_test_views(service):
+    updates = list(service.train(config(epochs=2), "alice"))
+    phases = [u["phase"] for u in updates]
+    assert phases[-1] == "finished" and "training" in phases and "compiling" in phases
+    final = updates[-1]
+    assert final["done"] and not final["stopped"] and final["dataset"] == "mnist"
+    assert (final["n_train"], final["n_test"]) == (2048, 256)
+    assert final["test_accuracy"] > 0.9  # the bands are easy to learn
+    assert final["device"].startswith("CPU")
+    params = load_params(final["params_file"])
+    assert [w.shape for w, _ in params] == [(784, 32), (32, 10)]
+    assert np.asarray(final["confusion"]).sum() == 256
+    assert len(final["samples"]["images"]) == 32
+    with open(final["metrics_file"]) as stream:
+        rows = list(csv.DictReader(stream))
+    assert rows and int(rows[-1]["step"]) == final["step"] == 2 * (2048 // 64)
+    for update in updates:
+        for key in ("step", "epoch", "loss", "test_accuracy", "samples_per_s", "elapsed_s", "device",
+                    "dataset", "n_train", "n_test", "done"):
+            assert key in update
+
+
+def test_predict_uses_the_sessions_latest_model(service):
+    image = np.zeros((56, 56))
+    image[10:14, 8:48] = 255  # a band high up: class 0 or 1 territory after MNIST-style centring
+    frame = model_input(image)
+    first = list(service.train(config(epochs=1, seed=1), "bob"))[-1]
+    first_params = load_params(first["params_file"])  # read now: the next run of this session replaces it
+    first_answer = service.predict("bob", image)
+    np.testing.assert_allclose(first_answer["probabilities"], probabilities(first_params, frame))
+
+    second = list(service.train(config(epochs=1, seed=2, layers=[784, 16, 10]), "bob"))[-1]
+    answer = service.predict("bob", image)
+    assert len(answer["probabilities"]) == 10 and abs(sum(answer["probabilities"]) - 1) < 1e-6
+    assert np.asarray(answer["input"]).shape == (28, 28)
+    second_params = load_params(second["params_file"])
+    assert [w.shape for w, _ in second_params] == [(784, 16), (16, 10)]
+    np.testing.assert_allclose(answer["probabilities"], probabilities(second_params, frame))
+    assert not np.allclose(answer["probabilities"], first_answer["probabilities"])  # not the first model's
+    with pytest.raises(NoTrainedModel, match="train one first"):
+        service.predict("nobody", image)
+
+
+def test_stop_ends_the_run_within_two_seconds_and_keeps_the_params(service):
+    stopped_at, updates = None, []
+    for update in service.train(long_run(), "carol"):
+        updates.append(update)
+        if update["phase"] == "training" and update["step"] > 0 and stopped_at is None:
+            assert service.stop("carol")
+            stopped_at = time.monotonic()
+    took = time.monotonic() - stopped_at
+    final = updates[-1]
+    assert final["stopped"] and final["phase"] == "stopped" and took < 2.0
+    assert final["epoch"] < 100 and load_params(final["params_file"])
+    assert not service.stop("carol")  # nothing left to stop
+
+
+def test_one_run_per_session_and_others_wait_their_turn(service):
+    first = service.train(long_run(), "dave")
+    while next(first)["phase"] != "training":
+        pass
+    with pytest.raises(ValueError, match="already training"):
+        next(service.train(config(), "dave"))
+    seen = []
+
+    def second_run():
+        for update in service.train(config(epochs=1), "erin"):
+            seen.append(update)
+
+    waiter = threading.Thread(target=second_run)
+    waiter.start()
+    deadline = time.monotonic() + 10
+    while not any(u["phase"] == "queued" for u in seen) and time.monotonic() < deadline:
+        next(first)
+    assert [u["queue_position"] for u in seen if u["phase"] == "queued"][:1] == [1]
+    assert service.status()["waiting"] == 1
+    service.stop("dave")
+    for _ in first:
+        pass
+    waiter.join(60)
+    assert seen[-1]["phase"] == "finished"
+
+
+def test_stop_while_waiting_leaves_the_line(service):
+    first = service.train(long_run(), "frank")
+    while next(first)["phase"] != "training":
+        pass
+    second = service.train(config(epochs=1), "grace")
+    while next(second)["phase"] != "queued":
+        next(first)
+    service.stop("grace")
+    last = list(second)[-1]
+    assert last["stopped"] and "before it started" in last["message"]
+    service.stop("frank")
+    assert list(first)[-1]["stopped"]
+
+
+def test_a_client_that_goes_away_mid_run_frees_the_worker_for_the_next(service):
+    run = service.train(long_run(), "heidi")
+    while next(run)["phase"] != "training":
+        pass
+    run.close()  # what Gradio does when the browser disconnects
+    assert service.status()["running"] == 0
+    assert list(service.train(config(epochs=1), "heidi"))[-1]["phase"] == "finished"
+
+
+def test_a_killed_worker_is_reported_and_replaced(service):
+    run = service.train(long_run(), "ivan")
+    while next(run)["phase"] != "training":
+        pass
+    os.kill(service._workers[0]._process.pid, signal.SIGKILL)
+    with pytest.raises(TrainingFailed, match="exited"):
+        for _ in run:
+            pass
+    assert list(service.train(config(epochs=1), "ivan"))[-1]["phase"] == "finished"
+
+
+def test_a_missing_dataset_folder_file_is_named(tmp_path):
+    training = TrainingService({**os.environ, "MNIST_DIR": str(tmp_path)}, slots=1)
+    try:
+        with pytest.raises(DataUnavailable, match="train-images"):
+            list(training.train(config(), "judy"))
+    finally:
+        training.close()
+
+
+def test_a_config_that_does_not_fit_the_data_is_invalid_input(service):
+    with pytest.raises(ValueError, match="larger than the 1,437 training images"):
+        list(service.train(config(dataset="digits", batch_size=2048), "kim"))
+
+
+class _SlowFile(http.server.BaseHTTPRequestHandler):
+    """Serves 4 MB a trickle at a time, so a download is still running when the test looks."""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", str(4 << 20))
+        self.end_headers()
+        try:
+            for _ in range(400):
+                self.wfile.write(b"\0" * 10_000)
+                time.sleep(0.02)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_download_reports_progress_and_stop_ends_the_run_meanwhile(tmp_path):
+    mirror = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _SlowFile)
+    threading.Thread(target=mirror.serve_forever, daemon=True).start()
+    env = {"HOME": str(tmp_path), "PLAYGROUND_CACHE": str(tmp_path / "cache"),
+           "PLAYGROUND_MIRRORS_FASHION_MNIST": f"http://127.0.0.1:{mirror.server_port}/"}
+    training = TrainingService(env, slots=1)
+    try:
+        updates = []
+        for update in training.train(config(dataset="fashion_mnist"), "leo"):
+            updates.append(update)
+            if update["phase"] == "data" and update["download"]["bytes"] > 100_000:
+                training.stop("leo")
+        downloads = [u["download"] for u in updates if u["phase"] == "data"]
+        assert downloads[0]["total"] == 4 << 20 and downloads[0]["file"].endswith(".gz")
+        assert [d["bytes"] for d in downloads] == sorted(d["bytes"] for d in downloads)
+        assert updates[-1]["stopped"] and updates[-1]["message"] == "Stopped while fetching the data"
+    finally:
+        training.close()
+        mirror.shutdown()

@@ -1,0 +1,47 @@
+"""SlotQueue: first come, first served, with each waiter's place in line."""
+
+import threading
+
+import pytest
+
+from playground.mnist.server_slots import SlotQueue
+
+
+def test_one_slot_serves_in_arrival_order_and_reports_places():
+    slots = SlotQueue(1)
+    first, second, third = slots.join(), slots.join(), slots.join()
+    assert first.slot == 0 and slots.position(first) == 0
+    assert (slots.position(second), slots.position(third)) == (1, 2)
+    assert slots.counts() == {"slots": 1, "running": 1, "waiting": 2}
+    assert not slots.wait(second, 0.01)
+    slots.leave(first)
+    assert slots.wait(second, 0.01) and second.slot == 0
+    assert slots.position(third) == 1 and third.slot is None
+
+
+def test_leaving_the_line_moves_the_others_up():
+    slots = SlotQueue(1)
+    running, quitter, patient = slots.join(), slots.join(), slots.join()
+    slots.leave(quitter)
+    assert slots.position(patient) == 1
+    slots.leave(running)
+    assert patient.slot == 0
+    assert slots.counts() == {"slots": 1, "running": 1, "waiting": 0}
+
+
+def test_two_slots_run_two_at_once_and_a_waiter_wakes_when_one_frees():
+    slots = SlotQueue(2)
+    a, b, c = slots.join(), slots.join(), slots.join()
+    assert {a.slot, b.slot} == {0, 1} and c.slot is None
+    woke = []
+    waiter = threading.Thread(target=lambda: woke.append(slots.wait(c, 5.0)))
+    waiter.start()
+    freed = b.slot
+    slots.leave(b)
+    waiter.join(5.0)
+    assert woke == [True] and c.slot == freed
+
+
+def test_needs_a_slot():
+    with pytest.raises(ValueError, match="at least one"):
+        SlotQueue(0)
