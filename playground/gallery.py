@@ -81,11 +81,12 @@ class VmapPreset:
     in_axes: str
 
 
+# The Train tab's MLP (playground/mnist/worker_model.py) as a user would write it: a test keeps the two equal.
 _MLP_CODE = '''\
 def init_params(key, sizes):
-    """One (W, b) pair per layer from an explicit PRNG key; W ~ N(0, 1/fan_in) keeps logits near 1."""
+    """One (W, b) pair per layer from an explicit PRNG key; He scaling, W ~ N(0, 2/fan_in), suits ReLU."""
     keys = jax.random.split(key, len(sizes) - 1)
-    return [(jax.random.normal(k, (m, n)) / jnp.sqrt(m), jnp.zeros(n))
+    return [(jax.random.normal(k, (m, n)) * jnp.sqrt(2.0 / m), jnp.zeros(n))
             for k, m, n in zip(keys, sizes[:-1], sizes[1:])]
 
 def predict(params, image):

@@ -15,6 +15,7 @@ from jax.sharding import PartitionSpec as P
 
 from playground import numerics, user_errors
 from playground.errors import UserCodeError
+from playground.mnist import worker_model as model
 from playground.parallel import (
     ATOL,
     RTOL,
@@ -128,33 +129,9 @@ def pmap_vs_shard_map() -> dict:
             "equal": bool(np.array_equal(by_pmap.reshape(-1), by_shard_map)), "why": WHY_SHARD_MAP}
 
 
-def init_params(key: jax.Array, sizes: tuple[int, ...]) -> list[tuple[jax.Array, jax.Array]]:
-    """One (W, b) pair per layer from an explicit PRNG key; W ~ N(0, 1/fan_in)."""
-    keys = jax.random.split(key, len(sizes) - 1)
-    return [(jax.random.normal(k, (m, n)) / jnp.sqrt(m), jnp.zeros(n))
-            for k, m, n in zip(keys, sizes[:-1], sizes[1:], strict=True)]
-
-
-def predict(params: list, image: jax.Array) -> jax.Array:
-    """Log-probabilities of the 10 digits for ONE flattened image (ReLU layers, log-softmax via logsumexp)."""
-    activations = image
-    for w, b in params[:-1]:
-        activations = jnp.maximum(activations @ w + b, 0.0)
-    final_w, final_b = params[-1]
-    logits = activations @ final_w + final_b
-    return logits - jax.nn.logsumexp(logits)
-
-
-def loss(params: list, batch: tuple[jax.Array, jax.Array]) -> jax.Array:
-    """Mean cross-entropy of a batch of (images, integer labels)."""
-    images, labels = batch
-    log_probs = jax.vmap(predict, in_axes=(None, 0))(params, images)
-    return -jnp.mean(jnp.take_along_axis(log_probs, labels[:, None], axis=1))
-
-
-def sgd_step(params: list, batch: tuple[jax.Array, jax.Array]) -> list:
-    """Params in, params out: one step of plain SGD."""
-    grads = jax.grad(loss)(params, batch)
+def sgd_step(params: model.Params, images: jax.Array, labels: jax.Array) -> model.Params:
+    """Params in, params out: one step of plain SGD on the Train tab's MLP (playground/mnist/worker_model.py)."""
+    grads = jax.grad(model.loss)(params, images, labels)
     return jax.tree.map(lambda p, g: p - LEARNING_RATE * g, params, grads)
 
 
@@ -171,19 +148,19 @@ def data_parallel_step() -> dict:
     try:
         n = len(jax.devices())
         mesh = make_mesh([n], ["data"])
-        params = init_params(jax.random.key(0), LAYER_SIZES)
+        params = model.init_params(jax.random.key(0), LAYER_SIZES)
         size = EXAMPLES_PER_DEVICE * n
         batch = (jax.random.uniform(jax.random.key(1), (size, LAYER_SIZES[0])),
                  jax.random.randint(jax.random.key(2), (size,), 0, LAYER_SIZES[-1]))
         replicated, split = NamedSharding(mesh, P()), NamedSharding(mesh, P("data"))
         params_on_mesh, batch_on_mesh = jax.device_put(params, replicated), jax.device_put(batch, split)
-        step = jax.jit(sgd_step, in_shardings=(replicated, split), out_shardings=replicated)
-        compiled = step.lower(params_on_mesh, batch_on_mesh).compile()
-        new_params = compiled(params_on_mesh, batch_on_mesh)
-        same, diff = numerics.tree_difference(new_params, jax.jit(sgd_step)(params, batch), RTOL, ATOL)
+        step = jax.jit(sgd_step, in_shardings=(replicated, split, split), out_shardings=replicated)
+        compiled = step.lower(params_on_mesh, *batch_on_mesh).compile()
+        new_params = compiled(params_on_mesh, *batch_on_mesh)
+        same, diff = numerics.tree_difference(new_params, jax.jit(sgd_step)(params, *batch), RTOL, ATOL)
         names, lines = collectives_in(compiled.as_text())
-        single_loss = jax.jit(loss)
-        before, after = single_loss(params, batch), single_loss(jax.device_get(new_params), batch)
+        single_loss = jax.jit(model.loss)
+        before, after = single_loss(params, *batch), single_loss(jax.device_get(new_params), *batch)
     except Exception as exc:
         return user_errors.error_result(exc)
     return {"ok": True, "n_devices": n, "layer_sizes": list(LAYER_SIZES), "batch_size": size,
