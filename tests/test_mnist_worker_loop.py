@@ -172,11 +172,11 @@ def test_make_optimizer_follows_the_config():
 
 
 def test_chunk_length_aims_at_the_target_and_grows_gently():
-    assert _next_chunk_steps(4, 0.001, 0.2) == 16  # far too short: grow, but at most 4x
+    assert _next_chunk_steps(4, 0.001, 0.2) == 8  # far too short: grow, but at most 2x
     assert _next_chunk_steps(100, 0.4, 0.2) == 50  # too long: shrink at once
     assert _next_chunk_steps(100, 0.2, 0.2) == 100
     assert _next_chunk_steps(1, 5.0, 0.2) == 1
-    assert _next_chunk_steps(4, 0.0, 0.2) == 16
+    assert _next_chunk_steps(4, 0.0, 0.2) == 8
 
 
 @pytest.mark.skipif(not REAL_DIGITS, reason=NO_REAL_DIGITS)

@@ -43,6 +43,19 @@ def plot_title(page: Page, elem_id: str):
     return page.locator(f"#{elem_id} .gtitle")
 
 
+RECORD_CHANGES = """selector => {
+    window.statusChanges = [performance.now()];
+    window.longTasks = [];
+    new PerformanceObserver(list => list.getEntries().forEach(
+        task => window.longTasks.push([Math.round(task.startTime), Math.round(task.duration)]))).observe({type: "longtask"});
+    const element = document.querySelector(selector);
+    let text = element.innerText;
+    new MutationObserver(() => {
+        if (element.innerText !== text) { text = element.innerText; window.statusChanges.push(performance.now()); }
+    }).observe(element, {subtree: true, childList: true, characterData: true, attributes: true});
+}"""
+
+
 def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
     open_tab(page, "Train")
     expect(page.locator("#train-device")).to_contain_text("Will train on CPU")
@@ -53,15 +66,17 @@ def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
     expect(page.locator("#train-device")).to_contain_text("Training on CPU")
 
     # The status line (and the curves drawn with it) change at least every half second while training.
-    changes, last, started = [], status.inner_text(), time.monotonic()
-    while time.monotonic() - started < 4.0:
-        text = status.inner_text()
-        if text != last:
-            changes.append(time.monotonic())
-            last = text
-        time.sleep(0.02)
-    gaps = [b - a for a, b in zip([started, *changes], changes, strict=False)]
-    assert len(changes) >= 6 and statistics.median(gaps) <= 0.5 and max(gaps) <= 0.75, gaps  # slack: shared CPU
+    # The clock starts 2 s after the curves exist: the first second of a run has one-off work (each plot's
+    # first draw, the first full test-set evaluation) that shows as one gap of up to ~1 s, and is not a redraw.
+    # The page itself records when the line changes (performance.now()), and how long its main thread was
+    # busy (long tasks): polling from here would add its own delays on a machine JAX already keeps busy.
+    expect(page.locator("#train-loss .scatterlayer .trace").first).to_be_attached()
+    page.wait_for_timeout(2_000)
+    page.evaluate(RECORD_CHANGES, "#train-status")
+    page.wait_for_timeout(4_000)
+    changes, busy = page.evaluate("[window.statusChanges, window.longTasks]")
+    gaps = [round(b - a) for a, b in zip(changes, changes[1:], strict=False)]
+    assert len(gaps) >= 6 and statistics.median(gaps) <= 500 and max(gaps) <= 750, (gaps, busy)  # ms; slack: shared CPU
     assert page.locator("#train-loss .scatterlayer .trace").count() >= 1
 
     page.locator("#train-stop").click()
