@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from playground import staging
-from playground.staging import describe, inspect, short_dtype
+from playground.staging import inspect
+from playground.values import describe, short_dtype
 
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
 DEFAULT_ARGS = "jnp.arange(4.0)"
