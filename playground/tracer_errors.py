@@ -26,9 +26,9 @@ import re
 
 from jax import errors as jax_errors
 
+from playground import error_lessons, user_ast
 from playground import tracer_fixes as fixes
 from playground import tracer_sites as sites
-from playground import user_ast
 from playground.errors import USER_FILENAME
 
 DOCS_URL = "https://docs.jax.dev/en/latest/errors.html#jax.errors."
@@ -74,7 +74,8 @@ _CLASSES: dict[str, tuple[str, str]] = {
 
 
 def explain(exc: BaseException, source: str, line: int | None) -> dict | None:
-    """For JAX's tracer errors, {"title", "explanation", "fix", "doc_url"} (all str); None for any other exception.
+    """{"title", "explanation", "fix", "doc_url"} (all str) for JAX's tracer errors, and for the other errors
+    error_lessons teaches (a list given to ``jnp.sum``, ``x[0] = 1``, ...); None for any other exception.
 
     ``line`` is the user's line closest to the failure (``user_errors.user_line``), or None.
     The fix is chosen from the statement on that line: an ``if`` gets ``jnp.where``/``lax.cond``,
@@ -83,7 +84,7 @@ def explain(exc: BaseException, source: str, line: int | None) -> dict | None:
     """
     name = next((n for n in _CLASSES if isinstance(exc, getattr(jax_errors, n))), None)
     if name is None:
-        return None
+        return error_lessons.explain(exc, source, line)
     message = str(exc)
     tree = user_ast.try_parse(source)
     if line is None and name == "UnexpectedTracerError":

@@ -86,10 +86,21 @@ def _fix_bool(ctx: Context) -> str:
                 "from jax.experimental import checkify\ncheckify.check(jnp.all(x > 0), \"x must be positive\")\n```")
     if "logic" in found:
         return (f"{where} uses `and`/`or`/`not`, which ask for a Python bool. Use the element-wise JAX versions:"
-                "\n```python\nok = jnp.logical_and(x > 0, x < 1)   # also jnp.logical_or, jnp.logical_not\n```")
+                f"\n```python\nok = {logical_version(ctx, found['logic'])}   # also jnp.logical_or, "
+                "jnp.logical_not\n```")
     return ("Replace Python control flow on traced values with JAX's: `jnp.where(cond, a, b)` or "
             "`lax.cond(cond, true_fn, false_fn, x)` for `if`, `lax.while_loop` for `while`, `lax.fori_loop` or "
             "`lax.scan` for loops.\n```python\ny = jnp.where(x > 0, x, -x)\n```\n" + ctx.static_hint())
+
+
+def logical_version(ctx: Context, node: ast.AST) -> str:
+    """``a and b`` as ``jnp.logical_and(a, b)`` (``or``, ``not`` likewise), in the user's words where quotable."""
+    if isinstance(node, ast.UnaryOp):
+        return f"jnp.logical_not({ctx.text(node.operand, 'a')})"
+    function = "jnp.logical_and" if isinstance(getattr(node, "op", None), ast.And) else "jnp.logical_or"
+    values = getattr(node, "values", [])
+    operands = ", ".join(ctx.text(v, "b" if i else "a") for i, v in enumerate(values)) if len(values) == 2 else "a, b"
+    return f"{function}({operands})"
 
 
 def _fix_integer(ctx: Context) -> str:

@@ -15,6 +15,7 @@ _NUMPY_ROOTS = {"np", "numpy", "onp", "scipy", "math"}
 _CONVERTING_METHODS = {"item", "tolist", "__index__", "__int__", "__float__", "__bool__"}
 _DATA_SIZED = {"nonzero", "argwhere", "flatnonzero", "unique"}
 _SHAPED = {"arange", "zeros", "ones", "full", "empty", "linspace", "eye", "reshape", "broadcast_to", "tile", "repeat"}
+DTYPE_NAMES = {"int8", "int16", "int32", "int64", "uint8", "uint32", "float16", "bfloat16", "float32", "float64"}
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "__setitem__"}
 
 
@@ -109,3 +110,15 @@ def inspected_function(tree: ast.Module | None) -> str | None:
         return pick_function_name(tree) if tree is not None else None
     except UserCodeError:
         return None
+
+
+def called_name(call: ast.Call) -> str | None:
+    """The name a call's function goes by: ``jnp.sum(x)`` and ``sum(x)`` both call ``sum``."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def calls_named(tree: ast.Module | None, names: set[str]) -> list[ast.Call]:
+    """Every call in the module to a function of one of these names, in the order of their lines."""
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and called_name(n) in names] if tree else []
+    return sorted(calls, key=lambda c: (c.lineno, c.col_offset))

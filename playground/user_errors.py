@@ -30,7 +30,7 @@ def error_result(exc: BaseException) -> dict:
     if isinstance(exc, UserCodeError):
         return exc.to_result()
     kind = classify(exc)
-    if kind == "user_exception" and _our_bug(exc):
+    if kind == "user_exception" and our_bug(exc):
         result = error_dict("internal", describe(exc))
         result["error"]["traceback"] = "".join(traceback.format_exception(exc))[-20_000:]
         return result
@@ -66,7 +66,7 @@ def classify(exc: BaseException) -> str:
     return _JAX_STATUS_KINDS.get(status, "user_exception")
 
 
-def _our_bug(exc: BaseException) -> bool:
+def our_bug(exc: BaseException) -> bool:
     """Raised by the playground's own code, with no frame of the user's anywhere in its chain.
 
     An exception a library (JAX, NumPy) raises at the user's input is theirs to
