@@ -25,7 +25,6 @@ written for one device would not run unchanged.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import math
 import re
@@ -38,17 +37,16 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-from playground import numerics, program_size, staging, user_errors, usercode
+from playground import numerics, program_size, rounding, staging, user_errors, usercode, values
 from playground.errors import UserCodeError, cap_text
+from playground.partition_specs import match_specs, parse_specs
 from playground.sandbox.limits import Limits
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
-RTOL, ATOL = 1e-5, 1e-6
-MAX_SPEC_CHARS = 2000
+RTOL, ATOL = 1e-5, 1e-6  # parallel_demos' data-parallel step; shard's verdict allows rounding instead
 MAX_TEXT_CHARS = 20_000
 MAX_HLO_LINES, MAX_HLO_LINE_CHARS = 20, 300
 _METADATA = re.compile(r",? metadata=\{[^}]*\}")
-_SPEC_EXAMPLES = "('data', None) for one argument, or (('data', None), (None,)) for two"
 
 
 def devices() -> dict:
@@ -64,19 +62,32 @@ def devices() -> dict:
 def shard(code: str, args: str, mesh_shape: list[int], axis_names: list[str], in_specs: str, out_specs: str) -> dict:
     """Run the user's function under ``jax.jit`` with NamedShardings on a mesh, and compare with one device.
 
-    ``in_specs``: a Python literal (read by ``ast.literal_eval``, never ``eval``)
-    with one spec per argument, ``(('data', 'model'), (None,))``, or one spec for
-    one argument, ``('data', 'model')``. A spec has one entry per leading
-    dimension: None (not split), an axis name, or a tuple of names (split over
-    several axes). When every entry of the literal is a tuple and there are as
-    many as arguments, each is one argument's spec. ``out_specs`` likewise for
-    the outputs; one spec covers every output.
+    ``in_specs``: one spec per argument, written as JAX does,
+    ``(P('data', 'model'), P(None))``, or as tuples, ``(('data', 'model'),
+    (None,))``; one argument takes one spec, ``P('data', 'model')``. A spec has
+    one entry per leading dimension: None (not split), an axis name, or a tuple
+    of names (split over several axes). ``out_specs`` likewise for the outputs;
+    one spec covers every output. The text is parsed, never run
+    (``partition_specs``).
+
+    The sharded result is compared with the one-device result within the
+    rounding that computing the same sums in another order explains
+    (``numerics.compare_within_rounding``, with the terms counted in the
+    function's jaxpr by ``rounding.rounding_budget`` and the size of the
+    numbers from ``rounding.input_sensitivity``).
 
     Success: ``{"ok", "function", "n_devices", "mesh": {"shape", "axis_names",
     "devices"}, "placement", "shapes", "result", "out_placement",
-    "matches_unsharded", "max_abs_diff", "collectives", "hlo_collective_lines",
-    "stdout"}``; ``placement`` lists, per argument, ``{"device", "index":
-    [[start, stop] per dimension]}`` for each shard in device order.
+    "matches_unsharded", "max_abs_diff", "tolerance", "rounding": {"terms",
+    "relative", "scale", "inputs_moved"}, "mismatch", "collectives",
+    "hlo_collective_lines", "stdout"}``; ``placement`` lists, per argument,
+    ``{"device", "index": [[start, stop] per dimension]}`` for each shard in
+    device order. ``max_abs_diff``, ``tolerance`` and ``rounding.scale`` are
+    those of the output that decided the verdict (the only one, for a single
+    array); ``tolerance = 4 * hypot(relative, eps) * scale``, and
+    ``inputs_moved`` says whether the scale includes how far the result moves
+    with its inputs (``rounding.input_sensitivity``); ``mismatch`` says what
+    differs, or is None.
     """
     stdout = usercode.CappedText(MAX_TEXT_CHARS)
     try:
@@ -98,16 +109,35 @@ def shard(code: str, args: str, mesh_shape: list[int], axis_names: list[str], in
 
 
 def _run_sharded(f: Callable, arguments: tuple, in_shardings: tuple, out_shardings: Any) -> dict:
-    reference = jax.jit(f)(*arguments)  # uncommitted arguments: the default device alone
+    traced = jax.jit(f).trace(*arguments)
+    reference = traced.lower().compile()(*arguments)  # uncommitted arguments: the default device alone
     placed = tuple(jax.device_put(a, s) for a, s in zip(arguments, in_shardings, strict=True))
     compiled = jax.jit(f, in_shardings=in_shardings, out_shardings=out_shardings).lower(*placed).compile()
     value = jax.block_until_ready(compiled(*placed))
-    same, diff = numerics.tree_difference(value, reference, RTOL, ATOL)
+    budget = rounding.rounding_budget(traced.jaxpr)
+    moved = rounding.input_sensitivity(f, arguments)
+    verdict = numerics.compare_within_rounding(value, reference, budget.relative, moved)
     names, lines = collectives_in(compiled.as_text())
     return {"placement": [placement(a) for a in placed], "shapes": [list(a.shape) for a in arguments],
-            "result": cap_text(staging.describe(value), MAX_TEXT_CHARS),
+            "result": cap_text(values.describe(value), MAX_TEXT_CHARS),
             "out_placement": placement(jax.tree.leaves(value)[0]),
-            "matches_unsharded": same, "max_abs_diff": diff, "collectives": names, "hlo_collective_lines": lines}
+            "matches_unsharded": verdict.equal, "max_abs_diff": verdict.largest,
+            "tolerance": _finite(verdict.tolerance),
+            "rounding": {"terms": budget.terms, "relative": budget.relative, "scale": _finite(verdict.scale),
+                         "inputs_moved": moved is not None},
+            "mismatch": _mismatch(verdict),
+            "collectives": names, "hlo_collective_lines": lines}
+
+
+def _finite(number: float | None) -> float | None:
+    return number if number is not None and math.isfinite(number) else None
+
+
+def _mismatch(verdict: numerics.Comparison) -> str | None:
+    """What differs, in words: "3 of 32 elements differ by more than the tolerance (the result)"."""
+    if verdict.equal:
+        return None
+    return cap_text(f"{verdict.reason or 'the results differ'} ({verdict.where or 'the whole result'})", 2000)
 
 
 def make_mesh(mesh_shape: Any, axis_names: Any) -> Mesh:
@@ -123,51 +153,6 @@ def make_mesh(mesh_shape: Any, axis_names: Any) -> Mesh:
         raise UserCodeError("invalid_input", f"mesh_shape {list(mesh_shape)} asks for too many devices: the mesh "
                             f"needs {need} devices, this host has {have}.")
     return jax.make_mesh(tuple(mesh_shape), tuple(axis_names), axis_types=(AxisType.Auto,) * len(mesh_shape))
-
-
-def parse_specs(text: Any, name: str) -> tuple:
-    """The specs as typed, read by ``ast.literal_eval``: a tuple (or list), not yet matched to arguments."""
-    if not isinstance(text, str) or len(text) > MAX_SPEC_CHARS:
-        raise UserCodeError("invalid_input", f"{name} must be a short text such as {_SPEC_EXAMPLES}.")
-    try:
-        value = ast.literal_eval(text.strip())
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise UserCodeError("invalid_input", f"{name} must be a Python literal such as {_SPEC_EXAMPLES}; "
-                            f"{text!r} is not a literal.") from None
-    if not isinstance(value, (tuple, list)):
-        raise UserCodeError("invalid_input", f"{name} must be a tuple of spec entries or of specs, such as "
-                            f"{_SPEC_EXAMPLES}; got {value!r}. Write ('data',), with the comma, for one entry.")
-    return tuple(value)
-
-
-def match_specs(value: tuple, count: int, name: str, what: str, broadcast: bool = False) -> list[tuple]:
-    """One tuple of spec entries per argument (or output) from the literal; see ``shard``'s docstring.
-
-    With ``broadcast``, a single spec given for several outputs applies to each.
-    """
-    per_item = all(isinstance(v, (tuple, list)) for v in value)
-    if per_item and len(value) == count:
-        specs = [tuple(v) for v in value]
-    elif count == 1 or (broadcast and (not per_item or not value)):
-        specs = [value] * count
-    else:
-        raise UserCodeError("invalid_input", f"{name} has {len(value)} specs but there are {count} {what}s: give one "
-                            f"spec per {what}, such as {_SPEC_EXAMPLES}.")
-    return [normalise_entries(spec, f"{name} for {what} {i}") for i, spec in enumerate(specs)]
-
-
-def normalise_entries(spec: tuple, where: str) -> tuple:
-    """Entries as ``PartitionSpec`` takes them: None, an axis name, or a tuple of two or more names."""
-    entries = []
-    for entry in spec:
-        if entry is None or isinstance(entry, str):
-            entries.append(entry)
-        elif isinstance(entry, (tuple, list)) and all(isinstance(a, str) for a in entry):
-            entries.append(None if not entry else entry[0] if len(entry) == 1 else tuple(entry))
-        else:
-            raise UserCodeError("invalid_input", f"{where}: each entry is None, an axis name or a tuple of axis "
-                                f"names; {entry!r} is none of these.")
-    return tuple(entries)
 
 
 def check_spec(entries: tuple, shape: tuple, mesh: Mesh, where: str, what: str) -> None:
@@ -225,8 +210,9 @@ def as_arrays(arguments: tuple) -> tuple:
 def placement(array: jax.Array) -> list[dict]:
     """Which block of ``array`` each device holds: ``[{"device": id, "index": [[start, stop], ...]}]`` by device id."""
     shards = sorted(array.addressable_shards, key=lambda s: s.device.id)
-    return [{"device": s.device.id, "index": [list(cut.indices(size)[:2]) for cut, size in zip(s.index, array.shape,
-                                                                                                 strict=True)]}
+    ndim = len(array.shape)  # a PRNG key's shard index also covers its key data's trailing dimensions
+    return [{"device": s.device.id,
+             "index": [list(cut.indices(size)[:2]) for cut, size in zip(s.index[:ndim], array.shape, strict=True)]}
             for s in shards]
 
 
@@ -250,8 +236,6 @@ def collectives_in(hlo_text: str) -> tuple[list[str], list[str]]:
                 lines.append(_METADATA.sub("", line.strip())[:MAX_HLO_LINE_CHARS])
     return sorted(found), lines
 
-
-# The demos run exactly the source they show: each is exec'd with jax, jnp, P, AxisType and x in scope.
 
 
 def shard_job(limits: Limits, code: str, args: str, mesh_shape: list[int], axis_names: list[str], in_specs: str,

@@ -40,7 +40,7 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
             with gr.Tab("jit", id="jit"):
                 jit_tab.build(api, settings.workers, SANDBOX_QUEUE)
             with gr.Tab("Parallel", id="parallel"):
-                parallel_tab.build(api, settings.parallel_workers, PARALLEL_QUEUE)
+                parallel_tab.build(api, settings.parallel_workers, PARALLEL_QUEUE, settings.cpu_devices)
             with gr.Tab("Train", id="train"):
                 train_tab.build(api, demo, settings.queue_size, TRAINING_QUEUE)
             with gr.Tab("About", id="about"):

@@ -10,14 +10,23 @@ from playground.gallery import SHARD_EXAMPLE
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.markdown import code_block
-from playground.ui.parallel_views import mesh_markdown, placement_html
-from playground.ui.timing_views import parse_sizes
+from playground.ui.parallel_fields import shard_arguments
+from playground.ui.parallel_views import (
+    data_parallel_markdown,
+    mesh_markdown,
+    placement_html,
+    shape_of,
+    tolerance_markdown,
+    verdict_markdown,
+)
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
-    gr.Markdown("### Sharding a function across devices\nWithout an accelerator, these workers get 8 simulated CPU "
-                "devices (`JAX_NUM_CPU_DEVICES`): the sharding is real, the devices share this machine's cores. "
-                "Build a mesh, say how each input is split with a `PartitionSpec`, and `jax.jit` does the rest.")
+def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices: int) -> None:
+    """``cpu_devices``: the simulated CPU devices the Parallel workers get without an accelerator (the settings')."""
+    gr.Markdown(f"### Sharding a function across devices\nWithout an accelerator, these workers get {cpu_devices} "
+                "simulated CPU devices (`JAX_NUM_CPU_DEVICES`): the sharding is real, the devices share this "
+                "machine's cores. Build a mesh, say how each input is split with a `PartitionSpec`, and `jax.jit` "
+                "does the rest.")
     with gr.Row():
         with gr.Column(scale=3):
             code = gr.Code(SHARD_EXAMPLE.code, language="python", lines=6, label="Your function",
@@ -38,14 +47,15 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
 
     def on_run(code_text, args_text, mesh_text, names_text, in_text, out_text):
         try:
-            shape = parse_sizes(mesh_text, "mesh shape")
+            arguments = shard_arguments(code_text, args_text, mesh_text, names_text, in_text, out_text)
         except ValueError as exc:
             return error_markdown(error_dict("invalid_input", str(exc))["error"]), "", ""
-        names = [n for n in names_text.replace(",", " ").split()]
-        return render_shard(api.shard(code_text, args_text, shape, names, in_text, out_text))
+        return render_shard(api.shard(**arguments))
 
-    run.click(on_run, [code, args, mesh_shape, axis_names, in_specs, out_specs], [status, placement, details],
-              api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    shard_outputs = [status, placement, details]
+    run.click(lambda: ("", "", ""), None, shard_outputs, api_visibility="private", queue=False).then(
+        on_run, [code, args, mesh_shape, axis_names, in_specs, out_specs], shard_outputs, api_visibility="private",
+        concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.shard, api_name="shard", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
     gr.Markdown("### Collectives, a data-parallel step, and pmap")
@@ -61,8 +71,10 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
     def on_demos():
         return render_demos(api.parallel_demos())
 
-    demos.click(on_demos, None, [devices, collectives, data_parallel, batch_grid, pmap], api_visibility="private",
-                concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    demo_outputs = [devices, collectives, data_parallel, batch_grid, pmap]
+    demos.click(lambda: ("",) * len(demo_outputs), None, demo_outputs, api_visibility="private", queue=False).then(
+        on_demos, None, demo_outputs, api_visibility="private", concurrency_limit=concurrency,
+        concurrency_id=concurrency_id)
     gr.api(api.parallel_demos, api_name="parallel_demos", concurrency_limit=concurrency,
            concurrency_id=concurrency_id)
 
@@ -74,27 +86,15 @@ def render_shard(response: dict) -> tuple:
                     for i, (p, shape) in enumerate(zip(response["placement"], response["shapes"], strict=True)))
     if response.get("out_placement"):
         grids += placement_html(response["out_placement"], shape_of(response["out_placement"]), "output")
-    mark, same = ("✅", "equals") if response["matches_unsharded"] else ("❌", "DIFFERS from")
-    status = (f"{mark} On {response['n_devices']} devices the result {same} the single-device one "
-              f"({difference_text(response.get('max_abs_diff'))}).")
-    found = ", ".join(md.code(c) for c in response["collectives"]) or "none: every device works on its own block"
+    found = ", ".join(md.code(c) for c in response["collectives"]) or "none: no device needs data from another"
     details = "\n\n".join([
+        tolerance_markdown(response),
         mesh_markdown(response["mesh"]),
         f"**Result**\n{code_block(response['result'])}",
         f"**Collectives in the compiled program** (the same SPMD program runs on every device): {found}",
         code_block("\n".join(response.get("hlo_collective_lines", []))) if response["collectives"] else "",
     ])
-    return status, grids, details
-
-
-def difference_text(difference: float | None) -> str:
-    """The API sends a difference that is not finite (inf, nan) as null."""
-    return "a difference that is not finite" if difference is None else f"largest difference {difference:.3g}"
-
-
-def shape_of(placement: list[dict]) -> list[int]:
-    """The whole array's shape, from where its blocks end."""
-    return [max(shard["index"][d][1] for shard in placement) for d in range(len(placement[0]["index"]))]
+    return verdict_markdown(response), grids, details
 
 
 def render_demos(response: dict) -> tuple:
@@ -111,15 +111,8 @@ def render_demos(response: dict) -> tuple:
         sections.append(f"#### `{name}` with `jax.shard_map` {mark}\n{code_block(demo['code'])}\n"
                         f"Collectives: {found}. Result:\n{code_block(str(demo['result']))}")
     step = response["data_parallel"]
-    same = "✅ equal to" if step["matches_single_device"] else "❌ different from"
-    data_parallel = (
-        f"#### One SGD step of the MLP {step['layer_sizes']}, batch of {step['batch_size']} sharded over "
-        f"{step['n_devices']} devices\nParams replicated, batch split on axis `data`. New params {same} the "
-        f"single-device step ({difference_text(step.get('max_abs_diff'))}); loss {step['loss_before']:.4f} → "
-        f"{step['loss_after']:.4f}.\n\nCollectives: {', '.join(md.code(c) for c in step['collectives']) or 'none'}: "
-        "each device computes gradients on its slice of the batch, and an all-reduce sums them.\n"
-        + code_block("\n".join(step.get("hlo_collective_lines", [])[:6]))
-    )
+    hlo = code_block("\n".join(step.get("hlo_collective_lines", [])[:6]))
+    data_parallel = f"{data_parallel_markdown(step)}\n{hlo}"
     grid = placement_html(step["batch_placement"], [step["batch_size"], step["layer_sizes"][0]], "the batch of images")
     both = response["pmap_vs_shard_map"]
     pmap = (f"#### pmap (legacy) next to shard_map {'✅ same result' if both['equal'] else '❌ different results'}\n"

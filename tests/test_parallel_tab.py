@@ -1,0 +1,94 @@
+"""The Parallel tab's glue: its fields read and named, the settings' device count, a run that clears the last one.
+
+Replies are real: ``playground.parallel.shard`` runs in this process (one CPU
+device, so a one-device mesh) and is checked against the shard schema by the API.
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+import pytest
+
+from playground import parallel
+from playground.api import PlaygroundAPI
+from playground.config import Settings
+from playground.ui import parallel_tab
+from playground.ui.parallel_fields import mesh_axis_names, mesh_sizes, shard_arguments
+
+FIELDS = ("def f(x, w):\n    return jnp.tanh(x @ w)\n", "(jnp.arange(32.0).reshape(8, 4) / 32, jnp.ones((4, 4)))",
+          "1", "data", "(P('data', None), P())", "P('data', None)")
+
+
+class InProcessPool:
+    """Runs shard jobs in this process, as a worker would, and keeps them."""
+
+    def __init__(self):
+        self.jobs = []
+
+    def run(self, job, timeout_s=None):
+        self.jobs.append(job)
+        return parallel.shard(job["code"], job["args"], job["mesh_shape"], job["axis_names"], job["in_specs"],
+                              job["out_specs"])
+
+
+def build_tab(pool: InProcessPool, cpu_devices: int = 8) -> gr.Blocks:
+    with gr.Blocks() as demo:
+        parallel_tab.build(PlaygroundAPI(pool=pool, settings=Settings()), 1, "parallel", cpu_devices)
+    return demo
+
+
+def handler(demo: gr.Blocks, name: str):
+    (fn,) = [f for f in demo.fns.values() if f.name == name]
+    return fn
+
+
+def test_the_device_count_in_the_header_is_the_settings():
+    demo = build_tab(InProcessPool(), cpu_devices=5)
+    texts = [block.value for block in demo.blocks.values() if isinstance(block, gr.Markdown) and block.value]
+    assert any("these workers get 5 simulated CPU devices" in text for text in texts)
+    assert not any("8 simulated" in text for text in texts)
+
+
+def test_a_run_first_clears_what_the_last_one_showed():
+    demo = build_tab(InProcessPool())
+    run = handler(demo, "on_run")
+    clears = [f for f in demo.fns.values() if f.outputs == run.outputs and f.name != "on_run"]
+    assert len(clears) == 1 and clears[0].fn() == ("", "", "")
+    assert [block.elem_id for block in run.outputs] == ["shard-status", "shard-placement", "shard-details"]
+
+
+def test_a_run_shows_the_verdict_its_numbers_and_the_grids():
+    pool = InProcessPool()
+    status, grids, details = handler(build_tab(pool), "on_run").fn(*FIELDS)
+    assert pool.jobs[0]["mesh_shape"] == [1] and pool.jobs[0]["axis_names"] == ["data"]
+    assert status.startswith("✅ On 1 device the result equals the single-device one within rounding: largest "
+                             "difference 0, tolerance ")
+    assert grids.count('class="placement"') == 3 and "**Tolerance** " in details
+
+
+@pytest.mark.parametrize(("position", "text", "words"), [
+    (0, "  ", "The Your function field is empty"),
+    (1, "", "The Arguments field is empty"),
+    (2, "", "The Mesh shape field is empty"),
+    (2, "2, x", "Mesh shape must be whole numbers separated by commas, such as 2, 4; 'x' is not one."),
+    (2, "2.5", "'2.5' is not one"),
+    (2, "0", "Mesh shape sizes must be at least 1"),
+    (3, " ", "The Axis names field is empty"),
+    (3, "data, 1x", "Axis names must be names like data or model"),
+    (3, "data, model", "Mesh shape has 1 size(s) but Axis names has 2 name(s)"),
+    (4, "", "The in_specs field is empty"),
+    (5, "\n", "The out_specs field is empty"),
+])
+def test_a_field_that_cannot_be_read_is_named_and_no_job_runs(position, text, words):
+    pool = InProcessPool()
+    fields = list(FIELDS)
+    fields[position] = text
+    status, grids, details = handler(build_tab(pool), "on_run").fn(*fields)
+    assert status.startswith("❌") and words in status and (grids, details) == ("", "")
+    assert pool.jobs == []
+
+
+def test_fields_read_as_the_api_takes_them():
+    assert mesh_sizes(" 2,4 ") == [2, 4] and mesh_axis_names("'data' \"model\"") == ["data", "model"]
+    assert shard_arguments(*FIELDS) == {"code": FIELDS[0], "args": FIELDS[1], "mesh_shape": [1],
+                                        "axis_names": ["data"], "in_specs": FIELDS[4], "out_specs": FIELDS[5]}
