@@ -54,6 +54,23 @@ def number(name: str, value: object) -> dict | None:
     return None
 
 
+def entered_number(label: str, value: object) -> dict | None:
+    """A number from a form's box, named as the form labels it: an empty box (None, "") is said to be empty.
+
+    >>> entered_number("x from", None)["error"]["message"]
+    '“x from” is empty: enter a number.'
+    >>> entered_number("x from", "abc")["error"]["message"]
+    "“x from” must be a finite number, got 'abc'."
+    >>> entered_number("x from", -3.0) is None
+    True
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return error_dict("invalid_input", f"“{label}” is empty: enter a number.")
+    if type(value) not in (int, float) or not math.isfinite(value):
+        return error_dict("invalid_input", f"“{label}” must be a finite number, got {value!r}.")
+    return None
+
+
 def whole_numbers(name: str, value: object, low: int, high: int, most: int) -> dict | None:
     if value is None:
         return None

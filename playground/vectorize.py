@@ -38,7 +38,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from playground import numerics, source_map, timing, user_errors, usercode, vmap_axes
+from playground import call_signature, numerics, source_map, staging, timing, usercode, values, vmap_axes
 from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
 
@@ -52,13 +52,18 @@ _CHUNK = 128
 _MAX_REPEATS = 201
 SHOWN_BATCH = 8  # the batch the batched jaxpr is printed for
 FILL_S = 0.05  # vmap and jit_vmap repeat until their calls add up to this
+ARGS_LABEL = "One example's arguments"  # the vmap tab's name for ``args``
 
 def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list[int]) -> dict:
     """The user writes f for ONE example; we batch it with jax.vmap and compare with a Python loop.
 
     Success: ``{"ok", "function", "in_axes", "out_axes", "jaxpr", "batched_jaxpr",
-    "batch_sizes", "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "stdout"}``;
-    failure: ``{"ok": False, "error": {...}}`` (kind ``invalid_input`` for bad axes or sizes).
+    "batch_sizes", "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff",
+    "checked_examples", "stdout"}``. ``checked_examples`` has, for each size
+    compared (in order, up to the first that disagrees), how many examples the
+    Python loop finished and so were compared: fewer than the size where the
+    loop hit its time limit. Failure: ``{"ok": False, "error": {...}}`` (kind
+    ``invalid_input`` for bad axes or sizes, or empty ``args``).
     """
     stdout = usercode.CappedText(MAX_TEXT_CHARS)
     try:
@@ -66,10 +71,18 @@ def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list
             in_spec = vmap_axes.parse_axes(in_axes, "in_axes")
             out_spec = vmap_axes.parse_axes(out_axes, "out_axes")
             program = usercode.load(code)
+            if not args.strip():
+                raise UserCodeError("invalid_input", f"“{ARGS_LABEL}” (`args`) is empty: give the arguments of one "
+                                    f"call of `{program.name}`, e.g. jnp.ones(3), or a tuple for several.")
             example = usercode.evaluate_args(args, program.namespace)
+            call_signature.check_call(program.function, program.name, example,
+                                      f"“{ARGS_LABEL}” (`args`, {len(example)} value{'s' * (len(example) != 1)})")
+            if values.any_shape_dtype_struct(example):
+                raise UserCodeError("invalid_input", "vmap runs f on a batch of examples: give arrays, not "
+                                    "jax.ShapeDtypeStructs (a shape and a dtype, no values).")
             report = _run(program.function, example, in_spec, out_spec, list(batch_sizes))
     except Exception as exc:
-        return user_errors.error_result(exc)
+        return staging.explained_error(exc, code)  # tracer errors and the lessons, as on every tab
     return {"ok": True, "function": program.name, "in_axes": vmap_axes.axes_json(in_spec),
             "out_axes": vmap_axes.axes_json(out_spec),
             **report, "stdout": stdout.getvalue()}
@@ -85,7 +98,7 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
     for size in sizes:
         _check_memory(vmapped, example, in_axes, size)
     times: dict[str, list] = {"loop_s": [], "vmap_s": [], "jit_vmap_s": []}
-    equal, worst, loop_spent = True, 0.0, 0.0
+    equal, worst, loop_spent, checked = True, 0.0, 0.0, []
     for size in sizes:
         batch = make_batch(example, in_axes, size)
 
@@ -95,6 +108,7 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
         looped, done = loop(started + min(LOOP_PASS_LIMIT_S, max(LOOP_BUDGET_S - loop_spent, 0.2)))
         pass_s = time.perf_counter() - started
         loop_spent += pass_s
+        checked.append(done)
         for other in (vmapped(*batch), jitted(*batch)):  # jitted(...) compiles here: the timing below excludes it
             same, diff = numerics.tree_difference(looped, _first(other, out_axes, done), RTOL, ATOL)
             equal, worst = equal and same, None if diff is None or worst is None else max(worst, diff)
@@ -118,6 +132,7 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
         **(times if equal else {key: [] for key in times}),  # no time is ever shown for a wrong result
         "equal": equal,
         "max_abs_diff": worst,
+        "checked_examples": checked,
     }
 
 

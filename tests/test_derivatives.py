@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import gradio as gr
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,7 +13,11 @@ from jax.test_util import check_grads
 from numpy.polynomial import hermite
 
 from playground import derivatives as d
-from playground import program_size, usercode
+from playground import hessians, program_size, usercode
+from playground.api import PlaygroundAPI
+from playground.config import Settings
+from playground.ui import derivatives_tab
+from playground.ui.derivatives_views import NO_JAXPR, RUNNING_ORDERS, pick_jaxpr, render_gradient, render_orders
 
 TANH, SIN, POLYNOMIAL = d.PRESETS["tanh"], d.PRESETS["sin"], d.PRESETS["polynomial"]
 HESSIAN_CODE = "def f(x):\n    return jnp.sum(x**3) + x[0]*x[1]\n"
@@ -31,7 +36,7 @@ def x64_stays_off():
 
 @pytest.fixture(scope="module")
 def hessian_result():
-    return d.gradient_and_hessian(HESSIAN_CODE, HESSIAN_POINT)
+    return hessians.gradient_and_hessian(HESSIAN_CODE, HESSIAN_POINT)
 
 
 def _tanh_closed(n, x):
@@ -224,7 +229,7 @@ def test_gradient_and_hessian_match_the_analytic_ones(hessian_result):
 def test_hessian_equals_jax_hessian_and_finite_differences_and_is_symmetric():
     code = "def f(x):\n    return jnp.sum(jnp.sin(x) * x[::-1]) + jnp.prod(x) + jnp.exp(x[0] * x[2])\n"
     point = [0.3, -1.2, 0.7, 2.0]
-    out = d.gradient_and_hessian(code, repr(point))
+    out = hessians.gradient_and_hessian(code, repr(point))
     assert out["ok"], out
     hessian = np.array(out["hessian"])
     np.testing.assert_allclose(hessian, hessian.T, rtol=1e-12, atol=1e-12)
@@ -268,5 +273,101 @@ def test_jacobian_timings_have_the_right_shapes_and_are_positive(hessian_result)
     ("def f(x):\n    return x * 2\n", HESSIAN_POINT),
 ])
 def test_gradient_and_hessian_reject_bad_points_and_non_scalar_functions(code, point):
-    out = d.gradient_and_hessian(code, point)
+    out = hessians.gradient_and_hessian(code, point)
     assert out["ok"] is False and out["error"]["kind"] == "invalid_input", out
+
+
+def test_the_jit_paths_say_they_needed_no_fallback(hessian_result):
+    assert hessian_result["without_jit"] is None
+    assert d.derivatives(SIN, 1, -1.0, 1.0, 5)["point_by_point"] is None
+
+
+@pytest.mark.parametrize(("code", "point", "words"), [
+    (HESSIAN_CODE, "", "“At the point” (`point`) is empty"),
+    ("def f(x, y):\n    return jnp.sum(x)\n", HESSIAN_POINT, "cannot be called on one vector"),
+])
+def test_an_empty_point_or_a_function_of_two_arguments_is_named(code, point, words):
+    out = hessians.gradient_and_hessian(code, point)
+    assert out["ok"] is False and out["error"]["kind"] == "invalid_input", out
+    assert words in out["error"]["message"]
+
+
+# -- the tab: its fields named as labelled, checked before the API; results through the views --------------
+
+
+class OnePool:
+    """Stands in for the worker pool behind a real PlaygroundAPI: records jobs, answers with ``reply``."""
+
+    def __init__(self, reply: dict) -> None:
+        self.jobs, self.reply = [], reply
+
+    def run(self, job: dict, timeout_s: float | None = None) -> dict:
+        self.jobs.append(job)
+        return self.reply
+
+
+@pytest.fixture(scope="module")
+def sin_reply():
+    return d.derivatives(SIN, 2, -1.0, 1.0, 5)
+
+
+@pytest.mark.parametrize(("values", "label", "how"), [
+    ((4, None, 3.0, 200), "x from", "is empty"),
+    ((4, -3.0, None, 200), "x to", "is empty"),
+    ((4, -3.0, "", 200), "x to", "is empty"),
+    ((None, -3.0, 3.0, 200), "Highest order n", "is empty"),
+    ((4, -3.0, 3.0, None), "Grid points", "is empty"),
+    ((4, "abc", 3.0, 200), "x from", "must be a finite number, got 'abc'"),
+    ((4, float("nan"), 3.0, 200), "x from", "must be a finite number"),
+])
+def test_an_empty_or_non_numeric_box_is_named_and_no_job_runs(values, label, how, sin_reply):
+    pool = OnePool(sin_reply)
+    out = derivatives_tab.run_derivatives(PlaygroundAPI(pool=pool, settings=Settings()), SIN, *values)
+    assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
+    assert out["error"]["message"].startswith(f"“{label}” {how}"), out
+    assert pool.jobs == []
+
+
+def test_a_new_run_first_clears_the_last_one_then_shows_its_own(sin_reply):
+    pool = OnePool(sin_reply)
+    steps = list(derivatives_tab.differentiate(PlaygroundAPI(pool=pool, settings=Settings()), SIN, 2.0, -1.0, 1.0,
+                                               5.0, 1))
+    assert steps[0] == (RUNNING_ORDERS, None, "", None, {}, "")  # the previous error or plot is gone at once
+    status, curves, table, growth, last, jaxpr = steps[1]
+    assert pool.jobs == [{"kind": "derivatives", "code": SIN, "order": 2, "x_min": -1.0, "x_max": 1.0, "points": 5}]
+    assert status.startswith("✅ `f`: 2 derivatives on 5 points, in float64.")
+    assert last is sin_reply and jaxpr.startswith("# f′: grad applied 1 times")
+    assert len(curves.data) == 3 and growth is not None and table.count("\n") == 4
+
+
+def test_a_point_by_point_reply_is_shown_as_such():
+    code = "def f(x):\n    if x < 3:\n        return 3. * x ** 2\n    return -4 * x\n"
+    reply = d.derivatives(code, 2, 0.0, 6.0, 50, budget_s=0.5)  # a short budget: a partial result, or none
+    if not reply["ok"]:
+        assert reply["error"]["kind"] == "timeout"
+        reply = d.derivatives(code, 2, 0.0, 6.0, 50, budget_s=30.0)
+    status, curves, table, growth = render_orders(reply)
+    run = reply["point_by_point"]
+    assert f"2 derivatives on {run['points']} of 50 grid points, point by point without jit" in status
+    assert "line 2 (`if x < 3:`)" in status and "TracerBoolConversionError" in status
+    assert f"{run['points']} points in {run['seconds']:.1f} s" in status
+    assert ("ask for fewer points or a lower order" in status) == (run["points"] < 50)
+    assert "point by point" in curves.layout.title.text and growth is None
+    assert table.count("| — | — |") == 3  # no program sizes for any order
+    assert pick_jaxpr(reply, 1) == NO_JAXPR
+
+
+def test_a_gradient_without_jit_says_why_under_the_values():
+    reply = hessians.gradient_and_hessian("def f(x):\n    if x[0] > 0:\n        return jnp.sum(x ** 2)\n"
+                                          "    return jnp.sum(x)\n", "jnp.array([1.0, 2.0])")
+    status, hessian, _ = render_gradient(reply)
+    assert status.startswith("✅ f = 5; ∇f = [2, 4]\n\n⚠️ `jit` could not trace `f`: line 2")
+    assert hessian is not None
+
+
+def test_both_buttons_stream_so_that_the_first_update_can_clear_the_last_run(sin_reply):
+    with gr.Blocks() as demo:
+        derivatives_tab.build(PlaygroundAPI(pool=OnePool(sin_reply), settings=Settings()), 1, "jobs")
+    handlers = {f.name: f for f in demo.fns.values() if f.name in ("on_run", "on_gradient")}
+    assert set(handlers) == {"on_run", "on_gradient"}
+    assert all(f.types_generator for f in handlers.values())

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import math
 
+import gradio as gr
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
 from playground import numerics, usercode, vectorize
+from playground.api import PlaygroundAPI
+from playground.config import Settings
 from playground.errors import UserCodeError
 from playground.gallery import VMAP_PRESETS
+from playground.ui import vmap_tab
+from playground.ui.vmap_views import RUNNING, render
 from playground.vectorize import compare, make_batch, python_loop
 from playground.vmap_axes import parse_axes
 
 PRESETS = {name: (p.code, p.args, p.in_axes) for name, p in VMAP_PRESETS.items()}
 
 SUCCESS_KEYS = {"ok", "function", "in_axes", "out_axes", "jaxpr", "batched_jaxpr", "batch_sizes",
-                "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "stdout"}
+                "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "checked_examples", "stdout"}
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 
 
@@ -233,6 +238,11 @@ def test_slow_loop_is_checked_on_a_prefix_and_not_timed(monkeypatch):
     out = compare(CUBIC, "jnp.ones(3)", "0", "1", [1, 500])
     assert out["ok"] and out["equal"]
     assert isinstance(out["loop_s"][0], float) and out["loop_s"][1] is None
+    assert out["checked_examples"] == [1, 1]  # the loop stops after one example: only that one was compared
+    status = render(out)[0]
+    assert "on every example at batch size 1." in status
+    assert "At batch size 500 the Python loop stopped at its time limit after 1 example:" in status
+    assert "the other 499 were not compared" in status
     assert all(t > 0 for t in out["vmap_s"] + out["jit_vmap_s"])
     batch = make_batch((jnp.ones(3),), 0, 500)
     stacked, done = python_loop(lambda x: x * 2, batch, 0, 1, 500, deadline=0.0)
@@ -259,3 +269,68 @@ def test_user_errors_keep_their_line_and_prints_are_captured():
     assert out["error"]["kind"] == "user_exception" and out["error"]["line"] == 3
     out = compare("def f(x):\n    print('seen', x.shape)\n    return x\n", "jnp.ones(3)", "0", "0", [2])
     assert out["ok"] and "seen (3,)" in out["stdout"]
+
+
+def test_every_example_is_compared_when_the_loop_finishes():
+    out = compare(CUBIC, "jnp.ones(3)", "0", "0", [1, 7, 40])
+    assert out["checked_examples"] == [1, 7, 40]
+    assert render(out)[0] == ("✅ Python loop, vmap and jit(vmap) agree for `f` on every example at batch sizes "
+                              "1, 7 and 40.")
+
+
+def test_a_mismatch_says_at_which_batch_size():
+    code = "calls = [0]\n\ndef f(x):\n    calls[0] += 1\n    return x + calls[0]\n"
+    out = compare(code, "jnp.ones(3)", "0", "0", [4, 8])
+    assert out["checked_examples"] == [4]  # the first size already disagrees; the second is never run
+    assert render(out)[0].startswith("❌ The three ways disagree at batch size 4 (largest difference")
+
+
+@pytest.mark.parametrize(("code", "args", "words"), [
+    (CUBIC, "", "“One example's arguments” (`args`) is empty"),
+    (CUBIC, "  \n ", "“One example's arguments” (`args`) is empty"),
+    (CUBIC, "(jnp.ones(3), jnp.ones(3))", "`f(x)` cannot be called on “One example's arguments” (`args`, 2 values)"),
+    ("def f(x, y):\n    return x * y\n", "jnp.ones(3)", "(`args`, 1 value): missing a required argument: 'y'"),
+])
+def test_missing_or_surplus_arguments_are_named(code, args, words):
+    out = compare(code, args, "0", "0", [2])
+    assert out["ok"] is False and out["error"]["kind"] == "invalid_input", out
+    assert words in out["error"]["message"]
+
+
+class OnePool:
+    """Stands in for the worker pool behind a real PlaygroundAPI: records jobs, answers with ``reply``."""
+
+    def __init__(self, reply: dict) -> None:
+        self.jobs, self.reply = [], reply
+
+    def run(self, job: dict, timeout_s: float | None = None) -> dict:
+        self.jobs.append(job)
+        return self.reply
+
+
+@pytest.mark.parametrize(("sizes", "words"), [
+    ("", "Give at least one of the batch sizes."), (None, "Give at least one of the batch sizes."),
+    ("1, ten", "The batch sizes must be whole numbers separated by commas, got '1, ten'."),
+])
+def test_an_empty_or_non_numeric_batch_sizes_box_is_named_and_no_job_runs(sizes, words):
+    pool = OnePool({"ok": True})
+    out = vmap_tab.run_vmap(PlaygroundAPI(pool=pool, settings=Settings()), CUBIC, "jnp.ones(3)", "0", "0", sizes)
+    assert out == {"ok": False, "error": {"kind": "invalid_input", "message": words, "line": None}}
+    assert pool.jobs == []
+
+
+def test_a_new_comparison_first_clears_the_last_one_then_shows_its_own():
+    reply = compare(CUBIC, "jnp.ones(3)", "0", "0", [1, 5])
+    pool = OnePool(reply)
+    steps = list(vmap_tab.compare(PlaygroundAPI(pool=pool, settings=Settings()), CUBIC, "jnp.ones(3)", "0", "0",
+                                  "1, 5"))
+    assert steps[0] == (RUNNING, "", "", None, "")  # the previous error or chart is gone at once
+    assert pool.jobs[0]["batch_sizes"] == [1, 5]
+    assert steps[1][0].startswith("✅ Python loop, vmap and jit(vmap) agree") and steps[1][3] is not None
+
+
+def test_the_compare_button_streams_so_that_the_first_update_can_clear_the_last_run():
+    with gr.Blocks() as demo:
+        vmap_tab.build(PlaygroundAPI(pool=OnePool({"ok": True}), settings=Settings()), 1, "jobs")
+    (handler,) = [f for f in demo.fns.values() if f.name == "on_run"]
+    assert handler.types_generator

@@ -2,35 +2,42 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import gradio as gr
 
-from playground import plots
+from playground import validation
 from playground.api import PlaygroundAPI
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
 from playground.jobs import MAX_ORDER, MAX_POINTS
-from playground.ui import markdown as md
-from playground.ui.inspect_views import error_markdown
+from playground.ui.derivatives_views import (
+    RUNNING_GRADIENT,
+    RUNNING_ORDERS,
+    pick_jaxpr,
+    render_gradient,
+    render_orders,
+)
 
 _FIRST = next(iter(DERIVATIVE_PRESETS))
-FORWARD_REVERSE = ("**Forward or reverse?** `jacfwd` pushes one tangent per *input* through the function, `jacrev` "
-                   "pulls one cotangent per *output* back: for a wide Jacobian (few outputs, many inputs) reverse "
-                   "mode wins, for a tall one (many outputs, few inputs) forward mode does.")
+# The form's labels: an empty or non-numeric box is named by them.
+ORDER_LABEL, X_MIN_LABEL, X_MAX_LABEL, POINTS_LABEL = "Highest order n", "x from", "x to", "Grid points"
 
 
 def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
     gr.Markdown("### f: ℝ → ℝ, differentiated again and again\nEach order is `grad` of the one before, evaluated "
-                "over the grid with `vmap`, in float64, and checked against a reference.")
+                "over the grid with `jit(vmap(...))`, in float64, and checked against a reference. If Python control "
+                "flow on x keeps `jit` and `vmap` from tracing f, `grad` runs at each point on its own, without jit.")
     with gr.Row():
         with gr.Column(scale=3):
             preset = gr.Dropdown(list(DERIVATIVE_PRESETS), value=_FIRST, label="Preset", elem_id="deriv-preset")
             code = gr.Code(DERIVATIVE_PRESETS[_FIRST], language="python", lines=6, label="f (scalar in, scalar out)",
                            elem_id="deriv-code")
         with gr.Column(scale=2):
-            order = gr.Slider(1, MAX_ORDER, value=4, step=1, label="Highest order n", elem_id="deriv-order")
+            order = gr.Slider(1, MAX_ORDER, value=4, step=1, label=ORDER_LABEL, elem_id="deriv-order")
             with gr.Row():
-                x_min = gr.Number(-3.0, label="x from", elem_id="deriv-xmin")
-                x_max = gr.Number(3.0, label="x to", elem_id="deriv-xmax")
-            points = gr.Slider(10, MAX_POINTS, value=200, step=10, label="Grid points")
+                x_min = gr.Number(-3.0, label=X_MIN_LABEL, elem_id="deriv-xmin")
+                x_max = gr.Number(3.0, label=X_MAX_LABEL, elem_id="deriv-xmax")
+            points = gr.Slider(10, MAX_POINTS, value=200, step=10, label=POINTS_LABEL)
             run = gr.Button("Differentiate", variant="primary", elem_id="deriv-run")
     status = gr.Markdown(elem_id="deriv-status")
     curves = gr.Plot(label="f and its derivatives", elem_id="deriv-plot")
@@ -44,9 +51,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
 
     preset.change(lambda name: DERIVATIVE_PRESETS[name], preset, code, api_visibility="private")
 
-    def on_run(code_text: str, n: float, low: float, high: float, count: float, show: float):
-        response = api.derivatives(code_text, int(n), float(low), float(high), int(count))
-        return (*render_orders(response), response, pick_jaxpr(response, show))
+    def on_run(code_text: str, n, low, high, count, show: float) -> Iterator[tuple]:
+        yield from differentiate(api, code_text, n, low, high, count, show)
 
     run.click(on_run, [code, order, x_min, x_max, points, shown], [status, curves, checks, growth, last, jaxpr],
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
@@ -65,58 +71,29 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
         hessian = gr.Plot(label="Hessian", elem_id="grad-hessian")
         jacobians = gr.Markdown(elem_id="grad-jacobians")
 
-    def on_gradient(code_text: str, point_text: str):
-        return render_gradient(api.gradient(code_text, point_text))
+    def on_gradient(code_text: str, point_text: str) -> Iterator[tuple]:
+        yield from gradient_and_hessian(api, code_text, point_text)
 
     g_run.click(on_gradient, [g_code, point], [g_status, hessian, jacobians], api_visibility="private",
                 concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.gradient, api_name="gradient", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
 
-def render_orders(response: dict) -> tuple:
-    if not response.get("ok"):
-        return error_markdown(response["error"]), None, "", None
-    rows = "\n".join(
-        f"| {plots.order_label(o['n'])} | {o.get('reference') or '—'} | {_error_text(o.get('max_error'))} | "
-        f"{eqns} | {ops} |"
-        for o, eqns, ops in zip(response["orders"], response["eqn_counts"], response["hlo_op_counts"], strict=True)
-    )
-    table = ("| order | checked against | max error | jaxpr equations | HLO instructions |\n|---|---|---|---|---|\n"
-             + rows)
-    status = (f"✅ {md.code(response['function'])}: {len(response['orders']) - 1} derivatives on "
-              f"{len(response['xs'])} points, in {md.text(response.get('dtype', 'float64'))}.")
-    return (status, plots.derivatives_figure(response["xs"], response["orders"]), table,
-            plots.growth_figure(response["eqn_counts"], response["hlo_op_counts"]))
+def differentiate(api: PlaygroundAPI, code_text: str, n, low, high, count, show: float) -> Iterator[tuple]:
+    """The Differentiate button: first the last run's results and errors go, then this run's come."""
+    yield RUNNING_ORDERS, None, "", None, {}, ""
+    response = run_derivatives(api, code_text, n, low, high, count)
+    yield (*render_orders(response), response, pick_jaxpr(response, show))
 
 
-def _value_text(value: float | None) -> str:
-    """A number, or what JSON could not carry: the API sends inf and nan as null."""
-    return "inf or nan" if value is None else f"{value:.6g}"
+def gradient_and_hessian(api: PlaygroundAPI, code_text: str, point_text: str) -> Iterator[tuple]:
+    """The Gradient and Hessian button, the same way."""
+    yield RUNNING_GRADIENT, None, ""
+    yield render_gradient(api.gradient(code_text, point_text))
 
 
-def _error_text(error: float | None) -> str:
-    return "—" if error is None else f"{error:.2e}"
-
-
-def pick_jaxpr(response: dict, order: float) -> str:
-    jaxprs = (response or {}).get("jaxprs") or []
-    n = int(order)
-    if not jaxprs:
-        return ""
-    if n >= len(jaxprs):
-        return f"(orders up to {len(jaxprs) - 1} were computed)"
-    return f"# {plots.order_label(n)}: grad applied {n} times\n{jaxprs[n]}"
-
-
-def render_gradient(response: dict) -> tuple:
-    if not response.get("ok"):
-        return error_markdown(response["error"]), None, ""
-    gradient = ", ".join(_value_text(g) for g in response["gradient"])
-    status = f"✅ f = {_value_text(response['value'])}; ∇f = [{gradient}]"
-    rows = "\n".join(
-        f"| {name} | {j['shape'][0]} × {j['shape'][1]} | {j['jacfwd_s'] * 1e3:.3f} ms | {j['jacrev_s'] * 1e3:.3f} ms |"
-        for name, j in response["jacobians"].items()
-    )
-    table = ("| Jacobian | shape (outputs × inputs) | jacfwd | jacrev |\n|---|---|---|---|\n" + rows + "\n\n"
-             + (md.text(response["explanation"]) if response.get("explanation") else FORWARD_REVERSE))
-    return status, plots.hessian_figure(response["hessian"]), table
+def run_derivatives(api: PlaygroundAPI, code_text: str, n, low, high, count) -> dict:
+    """The form's values, each box checked by its label (an empty one is None), then /derivatives."""
+    problem = validation.first_problem(*(validation.entered_number(label, value) for label, value in (
+        (ORDER_LABEL, n), (X_MIN_LABEL, low), (X_MAX_LABEL, high), (POINTS_LABEL, count))))
+    return problem or api.derivatives(code_text, n, low, high, count)

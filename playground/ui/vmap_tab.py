@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import gradio as gr
 
-from playground import plots
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import VMAP_PRESETS
-from playground.ui import markdown as md
-from playground.ui.inspect_views import error_markdown
-from playground.ui.timing_views import parse_sizes, times_table
+from playground.ui.timing_views import parse_sizes
+from playground.ui.vmap_views import RUNNING, render
 
 _FIRST = next(iter(VMAP_PRESETS))
 
@@ -44,31 +44,26 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes),
                   preset, [code, args, in_axes], api_visibility="private")
 
-    def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str):
-        try:
-            batch_sizes = parse_sizes(sizes_text, "batch sizes")
-        except ValueError as exc:
-            response = error_dict("invalid_input", str(exc))
-        else:
-            response = api.vmap(code_text, args_text, in_text, batch_sizes, out_text)
-        return render(response)
+    def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str) -> Iterator[tuple]:
+        yield from compare(api, code_text, args_text, in_text, out_text, sizes_text)
 
     run.click(on_run, [code, args, in_axes, out_axes, sizes], [status, jaxpr, batched, chart, table],
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.vmap, api_name="vmap", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
 
-def render(response: dict) -> tuple:
-    if not response.get("ok"):
-        return error_markdown(response["error"]), "", "", None, ""
-    jaxprs = response.get("jaxpr", ""), response.get("batched_jaxpr", "")
-    if not response.get("equal"):
-        difference = response.get("max_abs_diff")
-        by = f"largest difference {difference:.3g}" if difference is not None else "by values that are not finite"
-        status = (f"❌ The three ways disagree ({by}), so no time is shown: a function batched with vmap must "
-                  "compute each example independently.")
-        return status, *jaxprs, None, ""
-    series = {"Python loop": response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
-    status = f"✅ Python loop, vmap and jit(vmap) agree for {md.code(response['function'])} at every batch size."
-    chart = plots.timings_figure("Python loop vs vmap vs jit(vmap)", "batch size", response["batch_sizes"], series)
-    return status, *jaxprs, chart, times_table("batch size", response["batch_sizes"], series, baseline="Python loop")
+def compare(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
+            sizes_text: str | None) -> Iterator[tuple]:
+    """The Compare button: first the last run's results and errors go, then this run's come."""
+    yield RUNNING, "", "", None, ""
+    yield render(run_vmap(api, code_text, args_text, in_text, out_text, sizes_text))
+
+
+def run_vmap(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
+             sizes_text: str | None) -> dict:
+    """The form's values, the batch sizes parsed (naming the box), then /vmap."""
+    try:
+        batch_sizes = parse_sizes(sizes_text or "", "batch sizes")
+    except ValueError as exc:
+        return error_dict("invalid_input", str(exc))
+    return api.vmap(code_text, args_text, in_text, batch_sizes, out_text)
