@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 
 from playground import jit_benchmark  # noqa: E402
 from playground.gallery import JIT_BENCHMARK_CODE  # noqa: E402
-from playground.jobs import DEFAULT_MATRIX_SIZES  # noqa: E402
+from playground.matrix_memory import CANDIDATE_SIZES  # noqa: E402
 
 MEMORY_MB = 8192
 AGREEMENT = 0.15
@@ -101,7 +101,7 @@ def ms(seconds: float | None) -> str:
 
 
 def print_table(result: dict) -> None:
-    print(f"\nPer-size table from jit_speed(JIT_BENCHMARK_CODE, {list(DEFAULT_MATRIX_SIZES)}, repeats=5, "
+    print(f"\nPer-size table from jit_speed(JIT_BENCHMARK_CODE, {list(CANDIDATE_SIZES)}, repeats=5, "
           f"memory_mb={MEMORY_MB}) on {result['device']}")
     print(f"  jaxpr_ops={result['jaxpr_ops']}  fused_kernels={result['fused_kernels']}  equal={result['equal']}  "
           f"numpy_unavailable={result['numpy_unavailable']}")
@@ -145,7 +145,7 @@ def main() -> None:
               f"NumPy {numpy_faults:,.0f}, jit {jit_faults:,.0f}")
     print(f"  agreement within 15%: {agreed}/{args.rounds} rounds")
     if not args.no_table:
-        print_table(jit_benchmark.jit_speed(JIT_BENCHMARK_CODE, list(DEFAULT_MATRIX_SIZES), repeats=5,
+        print_table(jit_benchmark.jit_speed(JIT_BENCHMARK_CODE, list(CANDIDATE_SIZES), repeats=5,
                                             memory_mb=MEMORY_MB))
 
 

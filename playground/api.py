@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from playground import jobs, replies
+from playground import jobs, matrix_memory, replies
 from playground.config import Settings
 from playground.errors import error_dict
 from playground.mnist.catalogue import DataUnavailable
@@ -44,10 +44,15 @@ class PlaygroundAPI:
         passed to ``jax.jit``. With ``second_args``, the jitted function is called
         again on them, and ``retrace`` says whether JAX traced again, and why.
 
+        When the code jits the function itself (``@jax.jit``, ``@partial(jax.jit,
+        static_argnames=...)``), that jitted function is inspected, with its own
+        static arguments; ``jit`` says so (``own``, ``static_from``, and a ``note``
+        when the field and the code disagree).
+
         Returns ``{"ok": True, "function", "result", "jaxpr", "stablehlo", "hlo",
-        "trace_s", "lower_s", "compile_s", "run_s", "cost", "memory", "pytree",
-        "line_map", "static_argnums", "retrace", "purity", "stdout", "warnings"}``
-        or an error dict.
+        "hlo_locations", "trace_s", "lower_s", "compile_s", "run_s", "cost", "memory",
+        "pytree", "line_map", "static_argnums", "jit", "retrace", "purity", "stdout",
+        "warnings"}`` or an error dict.
         """
         return self._submit("inspect", code=code, args=args, static_argnums=static_argnums,
                             second_args=second_args)
@@ -59,12 +64,19 @@ class PlaygroundAPI:
         Evaluated with ``vmap`` of nested ``grad``, in float64; each order is checked
         against closed forms (presets) or finite differences of the order below.
         Returns ``{"ok", "function", "dtype", "xs", "orders": [{"n", "ys", "max_error",
-        "reference"}], "eqn_counts", "hlo_op_counts", "jaxprs"}``.
+        "reference"}], "eqn_counts", "hlo_op_counts", "jaxprs", "notes", "point_by_point"}``.
+        ``point_by_point`` is null, unless Python control flow on x kept ``jit``/``vmap``
+        from tracing ``f``: then nested ``grad`` ran at each point without jit, within a
+        share of the time limit, and it says why, how many points and how long.
         """
         return self._submit("derivatives", code=code, order=order, x_min=x_min, x_max=x_max, points=points)
 
     def gradient(self, code: str, point: str) -> dict:
-        """Gradient and Hessian (``jacfwd(jacrev(f))``) of ``f: R^n -> R`` at ``point``, and jacfwd vs jacrev timing."""
+        """Gradient and Hessian (``jacfwd(jacrev(f))``) of ``f: R^n -> R`` at ``point``, and jacfwd vs jacrev timing.
+
+        ``without_jit`` is null, or why ``jit`` could not trace ``f`` (Python control flow on its input), which
+        was then differentiated at the point without it.
+        """
         return self._submit("gradient", code=code, point=point)
 
     def vmap(self, code: str, args: str, in_axes: str = "0", batch_sizes: list[int] | None = None,
@@ -73,8 +85,9 @@ class PlaygroundAPI:
 
         ``args`` are one example's arguments; each batch is built from them along
         ``in_axes``. Returns ``{"ok", "jaxpr", "batched_jaxpr", "batch_sizes", "loop_s",
-        "vmap_s", "jit_vmap_s", "equal", ...}``: times are per-size medians in seconds,
-        shown only when all three results are equal.
+        "vmap_s", "jit_vmap_s", "equal", "checked_examples", ...}``: times are per-size medians
+        in seconds, shown only when all three results are equal; ``checked_examples`` says how
+        many examples of each size were compared (the Python loop may stop at its time limit).
         """
         return self._submit("vmap", code=code, args=args, in_axes=in_axes, out_axes=out_axes,
                             batch_sizes=batch_sizes)
@@ -85,7 +98,11 @@ class PlaygroundAPI:
         Returns ``{"ok", "device", "sizes", "numpy_s", "eager_s", "jit_s", "compile_s",
         "jaxpr_ops", "fused_kernels", ...}``; times are per-size medians in seconds.
         """
-        return self._submit("jit_speed", code=code, sizes=sizes, repeats=repeats)
+        return self._submit("jit_speed", code=code, sizes=sizes or self.default_matrix_sizes(), repeats=repeats)
+
+    def default_matrix_sizes(self) -> list[int]:
+        """The jit benchmark's sizes that fit this server's memory limit (10,000 needs about 3 GB)."""
+        return matrix_memory.default_sizes(self._settings.limits.memory_mb)
 
     def shard(self, code: str, args: str, mesh_shape: list[int], axis_names: list[str], in_specs: str,
               out_specs: str) -> dict:

@@ -3,17 +3,19 @@
 For each size n the input is one n x n float32 array with values in [-1, 1)
 from ``np.random.default_rng(0)``: the same values and dtype for all three.
 NumPy gets the host array; JAX gets a copy placed on the device beforehand,
-so no transfer is timed. Eager JAX calls the function directly (one dispatch
-per primitive); jitted JAX calls ``jax.jit(fn)``, whose compile time is timed
+so no transfer is timed. Eager JAX calls the function without jit (one dispatch
+per primitive); jitted JAX calls ``jax.jit(fn)``, or the user's own jitted
+function when their code jits it (user_jit.py), whose compile time is timed
 on its own (``timing.compile_time``) and kept out of the steady-state number.
 Every time comes from ``timing.measure``: a warm-up call, ``block_until_ready``
-before the clock stops, the median of at least ``repeats`` runs. No time is
-reported before the three results were compared at the smallest size.
+before the clock stops, the median of at least ``repeats`` runs. Each size's
+results are compared before it is timed: eager JAX and jit must agree (else
+the job stops), and NumPy is timed only at the sizes where it agrees too.
 
 >>> from playground.gallery import JIT_BENCHMARK_CODE
->>> r = jit_speed(JIT_BENCHMARK_CODE, [10, 100], repeats=3, memory_mb=2048)
->>> r["sizes"], r["jaxpr_ops"], r["fused_kernels"], r["equal"]
-([10, 100], 5, 1, True)
+>>> r = jit_speed(JIT_BENCHMARK_CODE, [10, 100], repeats=3, memory_mb=65_536)  # a worker gets limits.memory_mb
+>>> r["sizes"], r["jaxpr_ops"], r["fused_kernels"], r["checked_sizes"], r["numpy_checked_sizes"]
+([10, 100], 5, 1, [10, 100], [10, 100])
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ import warnings
 import jax
 import numpy as np
 
-from playground import numerics, numpy_stand_in, program_size, staging, timing, user_errors, usercode
+from playground import numerics, numpy_stand_in, program_size, staging, timing, user_errors, user_jit, usercode
 from playground.errors import UserCodeError
+from playground.matrix_memory import ARRAYS_FLOOR, HEADROOM
 from playground.sandbox import procfs
 from playground.sandbox.limits import Limits
 
@@ -42,7 +45,7 @@ MIN_TOTAL_S = 0.2
 # (jit) say, plus the host input, so functions with bigger temporaries are bounded too. A size
 # is kept only while the worker's resident memory now plus that estimate stays under
 # HEADROOM * memory_mb (the parent kills a worker that goes above memory_mb).
-ARRAYS_FLOOR, SAFETY, HEADROOM = 8, 1.5, 0.8
+SAFETY = 1.5
 RTOL, ATOL = 1e-4, 1e-5  # float32, and XLA may fuse a*b+c into one rounding where NumPy rounds twice
 # Ops of the ENTRY computation that launch no work: they name or regroup buffers.
 
@@ -64,11 +67,9 @@ def jit_speed(code: str, sizes: list[int], repeats: int, memory_mb: int, budget_
 
 def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repeats: int, memory_mb: int,
                deadline: float) -> dict:
-    eager = program.function
-    if hasattr(eager, "lower") and hasattr(eager, "__wrapped__"):
-        eager = eager.__wrapped__  # already decorated with jax.jit: time the plain function as "eager"
+    choice = user_jit.choose(program.function, (), 1)  # the user's own jit, if their code has one
+    eager, jitted = choice.plain, choice.jitted  # eager JAX runs the function without its jit
     _check_signature(eager, program.name)
-    jitted = jax.jit(eager)
     kept, skipped, compiled = [], [], {}
     for n in sizes:
         spec = jax.ShapeDtypeStruct((n, n), np.float32)
@@ -85,16 +86,18 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
         raise UserCodeError("memory", "No size fits in the sandbox's memory: "
                                      + "; ".join(f"n={s['size']} {s['reason']}" for s in skipped))
     as_numpy, numpy_unavailable = numpy_stand_in.numpy_version(code, program.name)
-    first = _input(kept[0])
-    as_numpy, numpy_unavailable = _check_results(eager, jitted, as_numpy, numpy_unavailable, first, program.name)
-    del first
     rows = {"numpy": [], "eager": [], "jit": []}
+    numpy_checked = []  # the sizes at which NumPy's results were compared with jit's, and agreed
     for i, n in enumerate(kept):
         if i and time.perf_counter() > deadline:
             skipped += [{"size": m, "reason": "the job's time budget ran out before this size"} for m in kept[i:]]
             kept = kept[:i]
             break
         x_host = _input(n)
+        # Every size is checked before it is timed: eager and jit must agree, and NumPy joins only where it does.
+        as_numpy, numpy_unavailable = _check_results(eager, jitted, as_numpy, numpy_unavailable, x_host, program.name)
+        if as_numpy is not None:
+            numpy_checked.append(n)
         x_device = jax.block_until_ready(jax.device_put(x_host))
         runs = {"eager": lambda x=x_device: eager(x), "jit": lambda x=x_device: jitted(x)}
         if as_numpy is not None:
@@ -130,7 +133,8 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
         "jaxpr_ops": program_size.count_equations(
             jax.make_jaxpr(eager)(jax.ShapeDtypeStruct((kept[0],) * 2, np.float32)).jaxpr),
         "fused_kernels": program_size.count_kernels(compiled[kept[0]][1].as_text()),
-        "equal": True,
+        "checked_sizes": kept,  # eager JAX and jit agreed at each (else the job stops with the difference)
+        "numpy_checked_sizes": numpy_checked,
     }
 
 
@@ -188,11 +192,13 @@ def _check_results(eager, jitted, as_numpy, numpy_unavailable, x_host: np.ndarra
     del by_eager
     if as_numpy is None:
         return None, numpy_unavailable
+    n = x_host.shape[0]
     x_copy = x_host.copy()
     try:
         by_numpy = as_numpy(x_copy)
     except Exception as exc:
-        return None, f"Your code does not run with jnp as NumPy: {user_errors.error_result(exc)['error']['message']}"
+        return None, (f"Your code does not run with jnp as NumPy (n={n}): "
+                      f"{user_errors.error_result(exc)['error']['message']}")
     if not _allclose(x_copy, x_host, rtol=0, atol=0):
         return None, ("With jnp as NumPy the function changes its input in place (JAX arrays are immutable), "
                       "so every timed run would see other numbers.")
@@ -203,7 +209,7 @@ def _check_results(eager, jitted, as_numpy, numpy_unavailable, x_host: np.ndarra
         return None, (f"With jnp as NumPy the function computes in {by_numpy.dtype}, JAX in {by_jit.dtype}: "
                       "timing them side by side would not compare like with like.")
     if not _allclose(by_numpy, by_jit):
-        return None, f"With jnp as NumPy the function gives other results ({_difference(by_numpy, by_jit)})."
+        return None, f"With jnp as NumPy the function gives other results at n={n} ({_difference(by_numpy, by_jit)})."
     return as_numpy, None
 
 

@@ -39,7 +39,6 @@ MAX_REPEATS = 50
 MAX_DEVICES = 64
 MAX_MESH_AXES = 4
 DEFAULT_BATCH_SIZES = (1, 10, 100, 1000)
-DEFAULT_MATRIX_SIZES = (10, 100, 1000, 4000, 10000)
 
 _REQUIRED = object()
 
@@ -121,7 +120,7 @@ REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
         Argument("batch_sizes", _wholes(1, MAX_BATCH, MAX_SIZES), DEFAULT_BATCH_SIZES, _wholes_list)),
         replies.VMAP, timed=True),
     JobKind("jit_speed", "playground.jit_benchmark:jit_speed_job", (
-        CODE, Argument("sizes", _wholes(1, MAX_MATRIX, MAX_SIZES), DEFAULT_MATRIX_SIZES, _sorted_unique),
+        CODE, Argument("sizes", _wholes(1, MAX_MATRIX, MAX_SIZES), convert=_sorted_unique),  # default: the API's
         Argument("repeats", _whole(1, MAX_REPEATS), 5, check.as_whole)), replies.JIT_SPEED, timed=True),
     JobKind("shard", "playground.parallel:shard_job", (
         CODE, ARGS, Argument("mesh_shape", _wholes(1, MAX_DEVICES, MAX_MESH_AXES), convert=_wholes_list),

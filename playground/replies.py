@@ -53,8 +53,8 @@ DEVICE_ID = Whole(0, 1 << 20)
 PLACEMENT = ListOf(Record({"device": DEVICE_ID, "index": ListOf(ListOf(COUNT, 2), 64)}), 4096)
 COLLECTIVES = ListOf(Text(200), 1_000)
 HLO_LINES = ListOf(SHORT, 1_000)
-TREE = Record({"treedef": TEXT, "leaves": ListOf(Record({"key_path": SHORT, "shape": SHAPE, "dtype": Text(100)}),
-                                                 100_000)},
+TREE = Record({"treedef": TEXT, "leaves": ListOf(Record({"key_path": SHORT, "shape": SHAPE, "dtype": Text(100)},
+                                                        {"key_data": SHORT}), 100_000)},
               {"static": ListOf(Record({"position": Whole(0, 63), "value": SHORT}), 64)})
 TIMES = ListOf(MAYBE_SECONDS, 64)
 ENGINE_TIMES = Record({"numpy": TIMES, "eager": TIMES, "jit": TIMES})
@@ -70,7 +70,10 @@ def _ok(**fields: Schema) -> Record:
 
 # One schema per job kind; the job registry (playground/jobs.py) names each kind's.
 INSPECT = _ok(
-    function=Name(), static_argnums=ListOf(Whole(0, 63), 64), result=TEXT, jaxpr=TEXT, stablehlo=TEXT, hlo=TEXT,
+    function=Name(), static_argnums=ListOf(Whole(0, 63), 64),
+    jit=Record({"own": Flag(), "static_from": OneOf(("field", "your jit", "a jitted helper")),
+                "note": Either((SHORT, Null()))}),
+    result=TEXT, jaxpr=TEXT, stablehlo=TEXT, hlo=TEXT, hlo_locations=TEXT,
     line_map=Record({"jaxpr": LINE_MAP, "stablehlo": LINE_MAP, "hlo": LINE_MAP}),
     trace_s=SECONDS, lower_s=SECONDS, compile_s=SECONDS, run_s=SECONDS,
     cost=Record({"flops": MAYBE_AMOUNT, "bytes_accessed": MAYBE_AMOUNT, "transcendentals": MAYBE_AMOUNT,
@@ -90,24 +93,27 @@ DERIVATIVES = _ok(
                           "reference": Either((OneOf(("closed form", "finite differences")), Null()))}), 65),
     eqn_counts=ListOf(COUNT, 65), hlo_op_counts=ListOf(COUNT, 65), jaxprs=ListOf(TEXT, 65),
     notes=ListOf(SHORT, 100),
+    point_by_point=Either((Null(), Record({"reason": SHORT, "points": COUNT, "grid_points": COUNT,
+                                           "seconds": SECONDS, "budget_s": SECONDS}))),
 )
 
 GRADIENT = _ok(
-    function=Name(), point=FLOATS, value=FLOATS, gradient=FLOATS, hessian=FLOATS,
+    function=Name(), point=FLOATS, value=FLOATS, gradient=FLOATS, hessian=FLOATS, without_jit=Either((SHORT, Null())),
     jacobians=Record({"wide": JACOBIAN_TIMING, "tall": JACOBIAN_TIMING}), explanation=TEXT,
 )
 
 VMAP = _ok(
     function=Name(), in_axes=Axes(), out_axes=Axes(), jaxpr=TEXT, batched_jaxpr=TEXT,
     batch_sizes=ListOf(COUNT, 64), loop_s=TIMES, vmap_s=TIMES, jit_vmap_s=TIMES, equal=Flag(),
-    max_abs_diff=MAYBE_AMOUNT, stdout=TEXT,
+    max_abs_diff=MAYBE_AMOUNT, checked_examples=ListOf(COUNT, 64), stdout=TEXT,
 )
 
 JIT_SPEED = _ok(
     function=Name(), device=Text(400), sizes=ListOf(COUNT, 64),
     skipped=ListOf(Record({"size": COUNT, "reason": SHORT}), 64),
     numpy_s=TIMES, eager_s=TIMES, jit_s=TIMES, compile_s=TIMES, spread=ENGINE_TIMES, min_s=ENGINE_TIMES,
-    numpy_unavailable=Either((SHORT, Null())), jaxpr_ops=COUNT, fused_kernels=COUNT, equal=Flag(),
+    numpy_unavailable=Either((SHORT, Null())), jaxpr_ops=COUNT, fused_kernels=COUNT,
+    checked_sizes=ListOf(COUNT, 64), numpy_checked_sizes=ListOf(COUNT, 64),
 )
 
 SHARD = _ok(
@@ -115,8 +121,9 @@ SHARD = _ok(
     mesh=Record({"shape": ListOf(Whole(1, 1 << 20), 8), "axis_names": ListOf(Name(), 8),
                  "devices": Nested(DEVICE_ID, depth=8, max_items=1 << 20)}),
     placement=ListOf(PLACEMENT, 64), shapes=ListOf(SHAPE, 64), result=TEXT, out_placement=PLACEMENT,
-    matches_unsharded=Flag(), max_abs_diff=MAYBE_AMOUNT, collectives=COLLECTIVES,
-    hlo_collective_lines=HLO_LINES, stdout=TEXT,
+    matches_unsharded=Flag(), max_abs_diff=MAYBE_AMOUNT, tolerance=MAYBE_AMOUNT,
+    rounding=Record({"terms": COUNT, "relative": Real(0.0), "scale": MAYBE_AMOUNT, "inputs_moved": Flag()}),
+    mismatch=Either((SHORT, Null())), collectives=COLLECTIVES, hlo_collective_lines=HLO_LINES, stdout=TEXT,
 )
 
 PARALLEL_DEMOS = _ok(

@@ -110,6 +110,33 @@ def hlo_lines(hlo_text: str) -> list[int | None]:
     return result
 
 
+LOCATION_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
+
+
+def hlo_with_lines(hlo_text: str) -> tuple[str, list[int | None], str]:
+    """(the program, its user lines, the location tables): compiled HLO without its tables up front.
+
+    XLA prints the tables that ``stack_frame_id`` refers to (FileNames,
+    FunctionNames, FileLocations, StackFrames) between the module's header and
+    its first computation: dozens of lines before the program. The program is
+    shown on its own; the tables, with our own files and functions redacted, on
+    request. Each program line keeps the user line its stack frame resolves to.
+    """
+    redacted = redact_file_names(hlo_text)
+    program, program_lines, tables = [], [], []
+    in_table = False
+    for line, user_line in zip(redacted.splitlines(), hlo_lines(redacted), strict=True):
+        if line in LOCATION_TABLES:
+            in_table = True
+        if in_table:
+            tables.append(line)  # a table runs from its title to the next blank line
+            in_table = line != ""
+        elif not (line == "" and program[-1:] == [""]):  # the blank lines around the tables, once
+            program.append(line)
+            program_lines.append(user_line)
+    return "\n".join(program), program_lines, "\n".join(tables).strip()
+
+
 def redact_file_names(hlo_text: str) -> str:
     """HLO's FileNames table, with every file but the user's shown as ``<internal>``.
 
@@ -120,7 +147,18 @@ def redact_file_names(hlo_text: str) -> str:
     if not names:
         return hlo_text
     redacted = re.sub(r'^(\d+) "(?!' + _FILE + r'").*"$', r'\1 "<internal>"', names, flags=re.M)
-    return hlo_text.replace(names, redacted, 1)
+    hlo_text = hlo_text.replace(names, redacted, 1)
+    # Function names, too: those of our files (inspect, run_stages, ...) say nothing to the user.
+    user_files = set(re.findall(r'^(\d+) "' + _FILE + '"$', redacted, re.M))
+    user_functions = {function for file_id, function in re.findall(
+        r"^\d+ \{file_name_id=(\d+) function_name_id=(\d+)", _section(hlo_text, "FileLocations"), re.M)
+        if file_id in user_files}
+    functions = _section(hlo_text, "FunctionNames")
+    if functions:
+        hidden = re.sub(r'^(\d+) "(.*)"$', lambda m: m.group(0) if m.group(1) in user_functions
+                        else f'{m.group(1)} "<internal>"', functions, flags=re.M)
+        hlo_text = hlo_text.replace(functions, hidden, 1)
+    return hlo_text
 
 
 def _section(text: str, title: str) -> str:

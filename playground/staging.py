@@ -25,9 +25,19 @@ import time
 import warnings
 
 import jax
-import numpy as np
 
-from playground import purity, pytrees, source_map, tracer_errors, user_errors, usercode
+from playground import (
+    call_signature,
+    error_lessons,
+    purity,
+    pytrees,
+    source_map,
+    tracer_errors,
+    user_errors,
+    user_jit,
+    usercode,
+    values,
+)
 from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
 
@@ -47,19 +57,28 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
         try:
             program = usercode.load(code)
             arguments = usercode.evaluate_args(args, program.namespace)
+            usercode.check_tree(arguments)
+            call_signature.check_call(program.function, program.name, arguments, arguments_field(arguments))
             check_static_argnums(static_argnums, len(arguments), program.name)
-            report, jitted, out_info = run_stages(program.function, arguments, static_argnums, max_chars)
+            choice = user_jit.choose(program.function, static_argnums, len(arguments))
+            report, choice, out_info = run_stages(choice, arguments, max_chars)
         except Exception as exc:
             return explained_error(exc, code)
-    notes = [f"{w.category.__name__}: {w.message}" for w in caught]
+    static_argnums = choice.static_argnums
+    notes = [error_lessons.warning_note(w.category, str(w.message)) for w in caught]
+    if choice.note:
+        notes.insert(0, choice.note)
     findings = purity.static_findings(code, program.name)
     with contextlib.redirect_stdout(usercode.CappedText(0)):  # these runs repeat the user's prints
-        if (spent := time.perf_counter() - started) <= checks_budget_s:
+        if values.any_shape_dtype_struct(arguments):
+            notes.append(values.NOT_RUN)
+        elif (spent := time.perf_counter() - started) <= checks_budget_s:
             findings += purity.behavioural_findings(program.function, arguments, static_argnums)
         else:
             notes.append(f"The behavioural purity checks were skipped: the function took {spent:.1f} s, and they "
                          "would run it four more times.")
-        retrace = second_call(jitted, arguments, second_args, program.namespace) if second_args.strip() else None
+        retrace = (second_call(choice, arguments, second_args, program.namespace) if second_args.strip()
+                   else None)
     printed = stdout.getvalue()
     if printed:
         notes.append("Your code printed while it was traced (shown under Output): under jit, print runs once, "
@@ -68,6 +87,7 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
         "ok": True,
         "function": program.name,
         "static_argnums": list(static_argnums),
+        "jit": {"own": choice.own, "static_from": choice.static_from, "note": choice.note},
         **report,
         "pytree": {
             "inputs": pytrees.describe_inputs(arguments, static_argnums),
@@ -80,32 +100,33 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
     }
 
 
-def run_stages(function, arguments: tuple, static_argnums: tuple[int, ...], max_chars: int) -> tuple:
-    """Trace, lower, compile and run, timing each: (report, the jitted function, the output structure).
+def run_stages(choice: user_jit.JitChoice, arguments: tuple, max_chars: int) -> tuple:
+    """Trace, lower, compile and run, timing each: (report, the jit that applied, the output structure).
 
     The report holds the result, the three texts with their user-line maps, the
     stage timings, and XLA's cost and memory estimates.
     """
-    jitted = jax.jit(function, static_argnums=static_argnums)
-    t0 = time.perf_counter()
-    traced = jitted.trace(*arguments)
-    t1 = time.perf_counter()
+    choice, traced, t0, t1 = user_jit.trace(choice, arguments)
+    static_argnums = choice.static_argnums
     lowered = traced.lower()
     t2 = time.perf_counter()
     compiled = lowered.compile()
     t3 = time.perf_counter()
-    value = jax.block_until_ready(compiled(*dynamic_arguments(arguments, static_argnums)))
+    dynamic = dynamic_arguments(arguments, static_argnums)
+    value = (traced.out_info if values.any_shape_dtype_struct(dynamic)
+             else jax.block_until_ready(compiled(*dynamic_arguments(choice.call_arguments(arguments), static_argnums))))
     t4 = time.perf_counter()
 
     jaxpr, jaxpr_lines = _capped(*source_map.jaxpr_with_lines(traced.jaxpr), max_chars)
     stablehlo, stablehlo_lines = _capped(*source_map.stablehlo_with_lines(lowered), max_chars)
-    hlo_text = source_map.redact_file_names(compiled.as_text())
-    hlo, hlo_line_map = _capped(hlo_text, source_map.hlo_lines(hlo_text), max_chars)
+    hlo_text, hlo_line_map, hlo_locations = source_map.hlo_with_lines(compiled.as_text())
+    hlo, hlo_line_map = _capped(hlo_text, hlo_line_map, max_chars)
     report = {
-        "result": cap_text(describe(value), max_chars),
+        "result": cap_text(values.describe(value), max_chars),
         "jaxpr": jaxpr,
         "stablehlo": stablehlo,
         "hlo": hlo,
+        "hlo_locations": cap_text(hlo_locations, max_chars),  # the tables stack_frame_id refers to
         "line_map": {"jaxpr": jaxpr_lines, "stablehlo": stablehlo_lines, "hlo": hlo_line_map},
         "trace_s": t1 - t0,
         "lower_s": t2 - t1,
@@ -114,7 +135,14 @@ def run_stages(function, arguments: tuple, static_argnums: tuple[int, ...], max_
         "cost": cost_summary(compiled),
         "memory": memory_summary(compiled),
     }
-    return report, jitted, traced.out_info
+    return report, choice, traced.out_info
+
+
+def arguments_field(arguments: tuple) -> str:
+    """What the Arguments field gave, in the words of a message about it."""
+    if not arguments:
+        return "an empty Arguments field (no values)"
+    return f"what the Arguments field gives ({len(arguments)} value{'s' * (len(arguments) != 1)})"
 
 
 def check_static_argnums(static_argnums: tuple[int, ...], count: int, name: str) -> None:
@@ -168,16 +196,16 @@ def memory_summary(compiled) -> dict:
     return {name: int(getattr(stats, attr)) for name, attr in fields.items()}
 
 
-def second_call(jitted, arguments: tuple, second_args: str, namespace: dict) -> dict:
+def second_call(choice: user_jit.JitChoice, arguments: tuple, second_args: str, namespace: dict) -> dict:
     """Call the jitted function again with other arguments: would JAX retrace, and why?
 
     Uses JAX's own cache-miss explanations (``jax_explain_cache_misses``).
     """
     try:
-        jax.block_until_ready(jitted(*arguments))  # the call cache now holds the first call
+        jax.block_until_ready(choice.jitted(*choice.call_arguments(arguments)))  # the call cache now holds it
         again = usercode.evaluate_args(second_args, namespace)
         with _jax_log() as log:
-            jax.block_until_ready(jitted(*again))
+            jax.block_until_ready(choice.jitted(*choice.call_arguments(again)))
     except Exception as exc:
         return {"retraced": None, "explanation": user_errors.error_result(exc)["error"]["message"]}
     explanation = _clean_cache_miss(log.getvalue())
@@ -203,10 +231,15 @@ def _jax_log():
 
 
 def _clean_cache_miss(text: str) -> str:
-    """JAX's explanation without our file names and object ids."""
+    """JAX's explanation without our file names and object ids, each distinct explanation once.
+
+    JAX logs one explanation per jit that missed its cache: a jitted helper the
+    function calls misses too, with the same words when its inputs changed alike.
+    """
     text = re.sub(r"(TRACING CACHE MISS) at [^\n]*:", r"\1:", text)
     text = re.sub(r" id=\d+", "", text)
-    return text.strip()
+    blocks = [block.strip() for block in re.split(r"(?=TRACING CACHE MISS)", text) if block.strip()]
+    return "\n".join(dict.fromkeys(blocks))
 
 
 def explained_error(exc: BaseException, code: str) -> dict:
@@ -224,31 +257,6 @@ def _capped(text: str, lines: list, max_chars: int) -> tuple[str, list]:
         return text, lines
     kept = capped.count("\n") + 1
     return capped, (lines + [None] * kept)[:kept]
-
-
-def describe(tree) -> str:
-    """A short text for a pytree of arrays: each leaf as ``f32[4] [0. 3. 14. 39.]``."""
-    leaves = jax.tree_util.tree_flatten_with_path(tree)[0]
-    if len(leaves) == 1 and not leaves[0][0]:
-        return _describe_leaf(leaves[0][1])
-    if not leaves:
-        return f"{tree!r} (no arrays)"
-    return "\n".join(f"{jax.tree_util.keystr(path)}: {_describe_leaf(leaf)}" for path, leaf in leaves)
-
-
-def _describe_leaf(leaf) -> str:
-    array = np.asarray(leaf)
-    with np.printoptions(threshold=20, edgeitems=3, precision=6, linewidth=100):
-        return f"{short_dtype(array.dtype)}{list(array.shape)} {array}"
-
-
-def short_dtype(dtype) -> str:
-    """JAX's short dtype names, as in jaxprs: float32 -> f32, int8 -> i8, bool -> bool."""
-    name = np.dtype(dtype).name
-    for long, short in (("bfloat", "bf"), ("complex", "c"), ("float", "f"), ("uint", "u"), ("int", "i")):
-        if name.startswith(long):
-            return short + name[len(long):]
-    return name
 
 
 def inspect_job(limits: Limits, code: str, args: str, static_argnums: list[int], second_args: str) -> dict:

@@ -74,6 +74,20 @@ def evaluate_args(expression: str, namespace: dict) -> tuple:
     return value if isinstance(value, tuple) else (value,)
 
 
+def check_tree(arguments: tuple, field: str = "Arguments") -> None:
+    """The arguments must flatten into a pytree: a dict whose keys cannot be sorted is the user's input to fix."""
+    import jax
+
+    try:
+        jax.tree.flatten(arguments)
+    except (TypeError, ValueError) as exc:
+        raise UserCodeError(
+            "invalid_input", f"The {field} field gives a dict whose keys cannot be sorted against each other "
+            f"({describe(exc)}): JAX sorts a dict's keys to fix the order of its leaves, so they must be of one "
+            "kind, e.g. all strings: {'a': 1.0, 'b': 2.0}. See "
+            "https://docs.jax.dev/en/latest/pytrees.html#dictionary-keys-must-be-sortable") from None
+
+
 def forbid_new_processes() -> None:
     """Turn process creation into a clear PermissionError.
 

@@ -12,7 +12,7 @@ from playground import jobs, numpy_stand_in, program_size
 from playground.gallery import JIT_BENCHMARK_CODE
 
 RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
-               "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "equal"}
+               "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "checked_sizes", "numpy_checked_sizes"}
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,8 @@ def test_classic_result_has_every_key_and_a_time_per_size(classic):
     device = jax.devices()[0]  # "cpu", or "gpu: NVIDIA H200" where the kind says more than the platform
     assert classic["device"] in (device.platform, f"{device.platform}: {device.device_kind}")
     assert classic["sizes"] == [10, 100] and classic["skipped"] == []  # sorted by the registry
-    assert classic["numpy_unavailable"] is None and classic["equal"] is True
+    assert classic["numpy_unavailable"] is None
+    assert classic["checked_sizes"] == classic["numpy_checked_sizes"] == [10, 100]  # every size, not the first
     for key in ("numpy_s", "eager_s", "jit_s", "compile_s"):
         assert len(classic[key]) == 2 and all(0 < v < 5 for v in classic[key]), key
     for engine in ("numpy", "eager", "jit"):

@@ -106,8 +106,9 @@ def test_shard_placement_must_be_numbers():
     reply = {"ok": True, "function": "f", "n_devices": 1, "mesh": {"shape": [1], "axis_names": ["data"],
                                                                     "devices": [0]},
              "placement": placement, "shapes": [[4]], "result": "f32[4]", "out_placement": placement[0],
-             "matches_unsharded": True, "max_abs_diff": 0.0, "collectives": [], "hlo_collective_lines": [],
-             "stdout": ""}
+             "matches_unsharded": True, "max_abs_diff": 0.0, "tolerance": 1e-6, "mismatch": None,
+             "rounding": {"terms": 1, "relative": 1e-7, "scale": 4.0, "inputs_moved": True}, "collectives": [],
+             "hlo_collective_lines": [], "stdout": ""}
     assert replies.check(_schema("shard"), reply) is reply
     forged = copy.deepcopy(reply)
     forged["placement"][0][0]["index"] = [["0</span><script>", 4]]

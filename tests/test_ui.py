@@ -27,8 +27,8 @@ from playground.ui.inspect_tab import DownloadFolder, parse_argnums, render
 DEFAULT = EXAMPLES[0]
 TRACER_CODE = "def f(x):\n    if x > 0:\n        return x\n    return -x"
 # Component order of the Run button's outputs in inspect_tab.build.
-OUTPUTS = ("status", "result", "source_map", "jaxpr", "stablehlo", "hlo", "costs", "pytrees", "stdout", "files",
-           "raw")
+OUTPUTS = ("status", "result", "source_map", "jaxpr", "stablehlo", "hlo", "hlo_locations", "costs", "pytrees",
+           "stdout", "files", "raw")
 DOWNLOAD_NAMES = ("jaxpr.txt", "stablehlo.mlir", "optimised_hlo.txt")
 
 
@@ -105,10 +105,10 @@ def test_render_returns_one_value_per_output_component_in_build_order(ok_respons
     assert kinds == [
         ("Markdown", "inspect-status"), ("Textbox", "inspect-result"), ("HTML", "inspect-source-map"),
         ("Code", "inspect-jaxpr"), ("Code", "inspect-stablehlo"), ("Code", "inspect-hlo"),
-        ("Markdown", "inspect-costs"), ("Markdown", "inspect-pytrees"), ("Textbox", None),
-        ("File", "inspect-files"), ("JSON", None),
+        ("Code", "inspect-hlo-locations"), ("Markdown", "inspect-costs"), ("Markdown", "inspect-pytrees"),
+        ("Textbox", None), ("File", "inspect-files"), ("JSON", None),
     ]
-    assert fn.outputs[8].label.startswith("Output")
+    assert fn.outputs[9].label.startswith("Output")
     assert len(render(DEFAULT.code, ok_response)) == len(fn.outputs)
     assert len(render("", error_dict("syntax", "SyntaxError: x", 1))) == len(fn.outputs)
 
@@ -137,7 +137,13 @@ def test_render_ok_writes_the_whole_texts_as_files(ok_response, downloads):
     for path, key in zip(files, ("jaxpr", "stablehlo", "hlo"), strict=True):
         assert Path(path).is_file()
         assert Path(path).is_relative_to(downloads.path)
-        assert Path(path).read_text() == ok_response[key]
+        if key != "hlo":
+            assert Path(path).read_text() == ok_response[key]
+    # The optimised HLO as XLA printed it: the header, the location tables, then the program shown in the tab.
+    header, _, program = ok_response["hlo"].partition("\n")
+    whole = Path(files[2]).read_text()
+    assert whole.startswith(header + "\n\nFileNames\n") and whole.endswith(program.lstrip("\n"))
+    assert ok_response["hlo_locations"] in whole and "FileNames" not in ok_response["hlo"]
 
 
 def test_render_ok_without_a_download_folder_offers_no_files(ok_response):

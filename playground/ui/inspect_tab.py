@@ -60,6 +60,10 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         with gr.Tab("Optimised HLO"):
             hlo = gr.Code(label="HLO after XLA's optimisations (note the fusions)", language=None,
                           interactive=False, elem_id="inspect-hlo")
+            with gr.Accordion("Source-location tables (what stack_frame_id refers to)", open=False,
+                              elem_id="inspect-hlo-locations-toggle"):
+                hlo_locations = gr.Code(label="FileNames, FunctionNames, FileLocations, StackFrames", language=None,
+                                        interactive=False, elem_id="inspect-hlo-locations")
         with gr.Tab("Cost & timing"):
             costs = gr.Markdown(elem_id="inspect-costs")
         with gr.Tab("Pytrees"):
@@ -81,8 +85,8 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
             response = api.inspect(code_text, args_text, argnums, second_text)
         return render(code_text, response, downloads)
 
-    run.click(on_run, [code, args, static, second], [status, result, mapped, jaxpr, stablehlo, hlo, costs, trees,
-                                                     stdout, files, raw],
+    run.click(on_run, [code, args, static, second], [status, result, mapped, jaxpr, stablehlo, hlo, hlo_locations,
+                                                     costs, trees, stdout, files, raw],
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.inspect, api_name="inspect", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
@@ -106,7 +110,7 @@ def parse_argnums(text: str) -> list[int] | None:
 def render(code: str, response: dict, downloads: DownloadFolder | None = None) -> tuple:
     """Turn an /inspect response into the tab's component values."""
     if not response.get("ok"):
-        blank = ("", "", "", "", "", "", "")
+        blank = ("", "", "", "", "", "", "", "")
         return (views.error_markdown(response["error"]), *blank, gr.update(value="", visible=False),
                 gr.update(value=None, visible=False), response)
     printed = response.get("stdout", "")
@@ -117,6 +121,7 @@ def render(code: str, response: dict, downloads: DownloadFolder | None = None) -
         views.for_display(response.get("jaxpr", "")),
         views.for_display(response.get("stablehlo", "")),
         views.for_display(response.get("hlo", "")),
+        views.for_display(response.get("hlo_locations", "")),
         views.stages_markdown(response),
         views.pytree_markdown(response["pytree"]) if response.get("pytree") else "",
         gr.update(value=printed, visible=bool(printed)),
@@ -138,6 +143,9 @@ class DownloadFolder:
         paths = []
         for key, name in _DOWNLOADS:
             text = response.get(key, "")
+            if key == "hlo" and response.get("hlo_locations"):  # the whole text, as XLA printed it
+                header, _, program = text.partition("\n")
+                text = f"{header}\n\n{response['hlo_locations']}\n\n{program.lstrip(chr(10))}"
             folder = os.path.join(self.path, hashlib.sha256(text.encode()).hexdigest()[:16])
             os.makedirs(folder, exist_ok=True)
             os.utime(folder)  # still in use: not pruned for another hour

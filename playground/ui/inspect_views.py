@@ -31,6 +31,11 @@ def error_markdown(error: dict) -> str:
 def status_markdown(response: dict) -> str:
     """What went well, and every note worth reading: purity findings, retracing, warnings."""
     lines = [f"✅ Traced, lowered and compiled {md.code(response.get('function', '?'))}."]
+    if (response.get("jit") or {}).get("own"):
+        static = response.get("static_argnums") or []
+        declared = f" with static_argnums={tuple(static)}" if static else ""
+        lines.append(f"- Your code jits {md.code(response.get('function', '?'))} itself{declared}: that jitted "
+                     "function is what you see, not wrapped in a second jit.")
     for finding in response.get("purity") or []:
         where = f"line {finding['line']}: " if type(finding.get("line")) is int else ""
         lines.append(f"- ⚠️ **Purity** ({md.text(finding['check'])}) {where}{md.text(finding['message'])}")
@@ -76,6 +81,7 @@ def stages_markdown(response: dict) -> str:
 
 
 def pytree_markdown(pytree: dict) -> str:
+    """Per side, the treedef and a table of leaves; typed PRNG keys' key data folded away below it."""
     sections = []
     for title, tree in (("Inputs", pytree["inputs"]), ("Outputs", pytree["outputs"])):
         rows = [f"| {md.code(leaf['key_path'] or '(root)')} | {[int(d) for d in leaf['shape']]} | "
@@ -83,8 +89,21 @@ def pytree_markdown(pytree: dict) -> str:
         static = "".join(f"\n\nStatic argument {s['position']}: {md.code(s['value'])} (part of the cache key, not "
                          "traced)" for s in tree.get("static", []))
         sections.append(f"#### {title}\n{md.code(tree['treedef'])}\n\n| key path | shape | dtype |\n|---|---|---|\n"
-                        + "\n".join(rows) + static)
+                        + "\n".join(rows) + _key_data(tree["leaves"]) + static)
     return "\n\n".join(sections)
+
+
+def _key_data(leaves: list[dict]) -> str:
+    """A collapsed block with each key's bits, as ``jax.random.key_data`` gives them; nothing without keys."""
+    lines = []
+    for leaf in leaves:
+        if "key_data" in leaf:
+            head = f"{leaf['key_path'] or '(root)'}: "
+            lines.append(head + str(leaf["key_data"]).replace("\n", "\n" + " " * len(head)))  # rows stay lined up
+    if not lines:
+        return ""
+    text = "\n".join(lines)
+    return f"\n\n<details><summary>Key data (jax.random.key_data)</summary>\n\n{code_block(text)}\n\n</details>"
 
 
 def source_ir_html(code: str, response: dict) -> str:
