@@ -47,7 +47,8 @@ RECORD_CHANGES = """selector => {
     window.statusChanges = [performance.now()];
     window.longTasks = [];
     new PerformanceObserver(list => list.getEntries().forEach(
-        task => window.longTasks.push([Math.round(task.startTime), Math.round(task.duration)]))).observe({type: "longtask"});
+        task => window.longTasks.push([Math.round(task.startTime), Math.round(task.duration)]))
+    ).observe({type: "longtask"});
     const element = document.querySelector(selector);
     let text = element.innerText;
     new MutationObserver(() => {
