@@ -11,7 +11,7 @@ before the clock stops, the median of at least ``repeats`` runs. No time is
 reported before the three results were compared at the smallest size.
 
 >>> from playground.gallery import JIT_BENCHMARK_CODE
->>> r = jit_speed(JIT_BENCHMARK_CODE, [10, 100], repeats=3, memory_mb=2048)
+>>> r = jit_speed(JIT_BENCHMARK_CODE, [10, 100], repeats=3, memory_mb=65_536)  # a worker gets limits.memory_mb
 >>> r["sizes"], r["jaxpr_ops"], r["fused_kernels"], r["equal"]
 ([10, 100], 5, 1, True)
 """
