@@ -11,6 +11,9 @@ from playground import jit_benchmark as jb
 from playground import jobs, numpy_stand_in, program_size
 from playground.gallery import JIT_BENCHMARK_CODE
 
+# These tests call the benchmark in pytest's own process, whose resident memory is the whole suite's so far
+# (hundreds of compiled programs): a worker's 2 GB limit would leave no room late in a run.
+IN_PROCESS_MB = 65_536
 RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
                "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "checked_sizes", "numpy_checked_sizes"}
 
@@ -18,7 +21,7 @@ RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager
 @pytest.fixture(scope="module")
 def classic():
     job = jobs.build("jit_speed", {"code": JIT_BENCHMARK_CODE, "sizes": [100, 10], "repeats": 3})  # as the API sends it
-    return jb.jit_speed(job["code"], job["sizes"], job["repeats"], memory_mb=2048)
+    return jb.jit_speed(job["code"], job["sizes"], job["repeats"], memory_mb=IN_PROCESS_MB)
 
 
 def test_classic_result_has_every_key_and_a_time_per_size(classic):
@@ -89,7 +92,7 @@ def test_a_function_with_big_temporaries_needs_more_than_the_floor():
 
 
 def test_jax_only_functions_get_no_numpy_time_and_say_why():
-    r = jb.jit_speed("def f(x):\n    return lax.cumsum(x, axis=0)\n", [10, 20], repeats=1, memory_mb=2048)
+    r = jb.jit_speed("def f(x):\n    return lax.cumsum(x, axis=0)\n", [10, 20], repeats=1, memory_mb=IN_PROCESS_MB)
     assert r["ok"], r
     assert r["numpy_s"] == [None, None] and r["spread"]["numpy"] == [None, None]
     assert "lax.cumsum is JAX-only" in r["numpy_unavailable"]
@@ -114,7 +117,7 @@ def test_usual_ways_of_writing_jnp_run_under_numpy(code):
     ("def f(x):\n    return x + jax.random.uniform(jax.random.key(0), x.shape)\n", "jax.random is JAX-only"),
 ])
 def test_numpy_versions_that_would_mislead_are_left_out(code, reason):
-    r = jb.jit_speed(code, [10], repeats=1, memory_mb=2048)
+    r = jb.jit_speed(code, [10], repeats=1, memory_mb=IN_PROCESS_MB)
     assert r["ok"], r
     assert r["numpy_s"] == [None] and reason in r["numpy_unavailable"]
 
@@ -127,18 +130,18 @@ def test_numpy_versions_that_would_mislead_are_left_out(code, reason):
     ("def f():\n    return 1.0\n", "must take exactly one argument"),
 ])
 def test_functions_that_do_not_map_an_array_to_one_of_its_shape(code, words):
-    r = jb.jit_speed(code, [10], repeats=1, memory_mb=2048)
+    r = jb.jit_speed(code, [10], repeats=1, memory_mb=IN_PROCESS_MB)
     assert r["error"]["kind"] == "invalid_input" and words in r["error"]["message"], r
 
 
 def test_eager_and_jit_must_agree_before_anything_is_timed():
     impure = "import random\ndef f(x):\n    return x * random.random()\n"
-    r = jb.jit_speed(impure, [10], repeats=1, memory_mb=2048)
+    r = jb.jit_speed(impure, [10], repeats=1, memory_mb=IN_PROCESS_MB)
     assert r["error"]["kind"] == "invalid_input" and "eagerly and under jit" in r["error"]["message"]
 
 
 def test_user_errors_keep_their_kind_and_line():
-    r = jb.jit_speed("def f(x):\n    return x / missing\n", [10], repeats=1, memory_mb=2048)
+    r = jb.jit_speed("def f(x):\n    return x / missing\n", [10], repeats=1, memory_mb=IN_PROCESS_MB)
     assert r["error"]["kind"] == "user_exception" and r["error"]["line"] == 2
 
 

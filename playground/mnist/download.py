@@ -8,11 +8,15 @@ per file; what this module adds is the loop over mirrors, one reason in plain
 words per failed mirror, the progress callback the Train tab shows, a size
 bound, and ``file://`` mirrors (a folder on a classroom share)::
 
-    >>> path, url = fetch_file("t10k-labels-idx1-ubyte.gz", "f7ae60f9…",
-    ...                        ["https://ossci-datasets.s3.amazonaws.com/mnist/"], cache)
-    >>> url
-    'https://ossci-datasets.s3.amazonaws.com/mnist/t10k-labels-idx1-ubyte.gz'
+    >>> import hashlib, pathlib, tempfile
+    >>> share, cache = pathlib.Path(tempfile.mkdtemp()), tempfile.mkdtemp()   # a classroom share, the cache
+    >>> _ = (share / "labels.bin").write_bytes(b"0123456789")
+    >>> digest = hashlib.sha256(b"0123456789").hexdigest()
+    >>> path, url = fetch_file("labels.bin", digest, ["http://127.0.0.1:9/", share.as_uri() + "/"], cache)
+    >>> url == share.as_uri() + "/labels.bin", path.read_bytes()   # the first mirror refused: the next one served
+    (True, b'0123456789')
 
+Online, the mirrors are base URLs such as ``https://ossci-datasets.s3.amazonaws.com/mnist/``.
 When every mirror fails, :class:`DownloadError` says why for each one.
 """
 

@@ -9,9 +9,9 @@ For "mnist" and "fashion_mnist" the files are looked for, in order:
 3. the mirrors, ``PLAYGROUND_MIRRORS_<NAME>`` (comma-separated base URLs) or the
    public ones, tried in order, into the cache (download.py, with pooch).
 
-    >>> paths, source = fetch(DATASETS["mnist"], os.environ)   # first time: downloads 11 MB into the cache
-    >>> source
-    'downloaded from https://ossci-datasets.s3.amazonaws.com/mnist/ into /home/me/.cache/jax-playground/mnist'
+E.g. ``paths, source = fetch(DATASETS["mnist"], os.environ)`` the first time, online:
+``source`` is ``"downloaded from https://ossci-datasets.s3.amazonaws.com/mnist/ into
+/home/me/.cache/jax-playground/mnist"``, and later ``"found in the cache ..."``.
 
 Offline with nothing cached, :class:`DataUnavailable` says what to do (``make
 data`` while online, a folder, or the offline "digits"). No JAX here: the Gradio

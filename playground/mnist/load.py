@@ -2,10 +2,11 @@
 
 Three datasets, all as 28×28 uint8 images with labels 0–9::
 
-    >>> load("digits", {}).source
-    'scikit-learn 1.9.1 (8×8 digits, rescaled to 28×28)'
-    >>> load("mnist", os.environ).train_images.shape   # first time: downloads 11 MB into the cache
-    (60000, 28, 28)
+    >>> load("digits", {}).source  # doctest: +ELLIPSIS
+    'scikit-learn ... (8×8 digits, rescaled to 28×28)'
+
+and, online (the first time, 11 MB go into the cache), ``load("mnist",
+os.environ).train_images.shape`` is ``(60000, 28, 28)``.
 
 The training worker loads here (the server has fetched the files already); no JAX.
 """

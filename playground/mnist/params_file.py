@@ -4,9 +4,11 @@ An ``.npz`` file with arrays ``w0, b0, w1, b1, ...``, where ``w_i`` has shape
 ``(n_in, n_out)`` and ``b_i`` shape ``(n_out,)``; both sides check that they
 form a 784 -> ... -> 10 MLP::
 
-    >>> params = load_params("mlp.npz")
-    >>> [w.shape for w, b in params]
-    [(784, 512), (512, 512), (512, 10)]
+    >>> import tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "mlp.npz")
+    >>> save_params(path, [(np.zeros((784, 512)), np.zeros(512)), (np.zeros((512, 10)), np.zeros(10))])
+    >>> [w.shape for w, b in load_params(path)]
+    [(784, 512), (512, 10)]
 
 NumPy only, no JAX.
 """

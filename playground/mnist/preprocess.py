@@ -9,7 +9,7 @@ first, or accuracy collapses. ::
 
     >>> canvas = np.zeros((400, 400)); canvas[20:100, 300:330] = 1.0   # a "1" in the top right
     >>> frame = to_mnist_frame(canvas)
-    >>> frame.shape, frame.dtype, frame.max()
+    >>> frame.shape, frame.dtype, int(frame.max())
     ((28, 28), dtype('uint8'), 255)
 
 Pure numpy + Pillow (no JAX): the Gradio server calls this on every drawing (ui/train_sketch.py turns

@@ -4,8 +4,11 @@ The Gradio server never imports JAX, so the forward pass of worker_model.py is
 written again here in NumPy, and must agree with it: for each layer
 ``x @ w + b``, ReLU between layers, softmax at the end::
 
-    >>> probabilities(load_params("params.npz"), image).round(3)   # image: (28, 28) floats in [0, 1]
-    array([0.   , 0.   , 0.001, 0.   , 0.   , 0.   , 0.   , 0.998, 0.   , 0.001])
+    >>> rng = np.random.default_rng(0)
+    >>> params = [(rng.normal(0, 0.05, (784, 32)), np.zeros(32)), (rng.normal(0, 0.05, (32, 10)), np.zeros(10))]
+    >>> p = probabilities(params, rng.random((28, 28)))   # image: (28, 28) floats in [0, 1]
+    >>> p.shape, round(float(p.sum()), 6)
+    ((10,), 1.0)
 """
 
 from __future__ import annotations

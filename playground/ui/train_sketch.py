@@ -4,6 +4,7 @@
 model wants ink, bright where the strokes are. This module reads Gradio's dict
 (and only this one knows its keys), so mnist/ receives a plain numpy image:
 
+    >>> rgba = np.zeros((280, 280, 4), np.uint8); rgba[100:180, 130:150] = (0, 0, 0, 255)   # a black stroke
     >>> ink = sketch_to_ink({"composite": rgba, "layers": [rgba], "background": None})
     >>> ink.shape, ink.dtype, float(ink.max())
     ((280, 280), dtype('float32'), 1.0)
