@@ -45,5 +45,5 @@ def test_sizes_that_are_empty_or_not_numbers_name_the_field(text, message):
 
 
 def test_the_jit_benchmark_needs_a_one_argument_function():
-    reply = jit_benchmark.jit_speed("def fn(x, y):\n    return x\n", [10], 1, memory_mb=65_536)  # in pytest's process, not a worker
+    reply = jit_benchmark.jit_speed("def fn(x, y):\n    return x\n", [10], 1, memory_mb=65_536)  # pytest, no worker
     assert reply["error"]["kind"] == "invalid_input" and "must take exactly one argument" in reply["error"]["message"]
