@@ -37,6 +37,7 @@ from playground import (
     user_jit,
     usercode,
     values,
+    xla_estimates,
 )
 from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
@@ -132,8 +133,8 @@ def run_stages(choice: user_jit.JitChoice, arguments: tuple, max_chars: int) -> 
         "lower_s": t2 - t1,
         "compile_s": t3 - t2,
         "run_s": t4 - t3,
-        "cost": cost_summary(compiled),
-        "memory": memory_summary(compiled),
+        "cost": xla_estimates.cost_summary(compiled),
+        "memory": xla_estimates.memory_summary(compiled),
     }
     return report, choice, traced.out_info
 
@@ -155,45 +156,6 @@ def check_static_argnums(static_argnums: tuple[int, ...], count: int, name: str)
 
 def dynamic_arguments(arguments: tuple, static_argnums: tuple[int, ...]) -> tuple:
     return tuple(a for i, a in enumerate(arguments) if i not in static_argnums)
-
-
-def cost_summary(compiled) -> dict:
-    """XLA's estimates. A backend that reports nothing gets null and the reason, never a made-up number."""
-    backend = jax.default_backend()
-    try:
-        raw = compiled.cost_analysis()
-        failure = None
-    except Exception as exc:  # some backends do not implement it
-        raw, failure = None, f"cost_analysis() is not available on the {backend} backend ({type(exc).__name__})"
-    if isinstance(raw, (list, tuple)):
-        raw = raw[0] if raw else None
-    summary: dict = {}
-    unavailable = {}
-    for key, name in (("flops", "flops"), ("bytes accessed", "bytes_accessed"), ("transcendentals", "transcendentals")):
-        value = raw.get(key) if isinstance(raw, dict) else None
-        if value is None or value < 0:
-            summary[name] = None
-            unavailable[name] = failure or (f"XLA's {backend} cost analysis has no {key!r} entry "
-                                            "(it leaves out counts that are zero)")
-        else:
-            summary[name] = float(value)
-    summary["unavailable"] = unavailable
-    return summary
-
-
-def memory_summary(compiled) -> dict:
-    """Bytes XLA sets aside for arguments, outputs and temporaries."""
-    fields = {"argument_bytes": "argument_size_in_bytes", "output_bytes": "output_size_in_bytes",
-              "temp_bytes": "temp_size_in_bytes", "generated_code_bytes": "generated_code_size_in_bytes"}
-    try:
-        stats = compiled.memory_analysis()
-    except Exception as exc:
-        stats, reason = None, f"memory_analysis() failed ({type(exc).__name__})"
-    else:
-        reason = f"the {jax.default_backend()} backend did not report memory use"
-    if stats is None:
-        return {**dict.fromkeys(fields), "unavailable": reason}
-    return {name: int(getattr(stats, attr)) for name, attr in fields.items()}
 
 
 def second_call(choice: user_jit.JitChoice, arguments: tuple, second_args: str, namespace: dict) -> dict:
