@@ -130,7 +130,25 @@ def _fix_ragged(clue: Clue) -> str:
             "lengths = jnp.array([2, 1])\n```")
 
 
+def _fix_not_a_jax_type(clue: Clue) -> str:
+    kind = clue.group("type")
+    if "iterator" in kind or "generator" in kind:
+        return (f"{clue.where()} hands JAX a {kind}. Make the values an array first (`jnp.arange(10)` for "
+                "`iter(range(10))`, `jnp.asarray(list(values))` otherwise) and index it (`x[0]`) instead of calling "
+                "`next`: an array has no hidden position that changes as it is read.")
+    return (f"{clue.where()} hands JAX a {kind}. Pass an array, a number or a pytree (tuple, list, dict) of them "
+            "(`jnp.asarray(...)`), or, if the object is a setting rather than data, close over it as a constant "
+            "(use it inside the function without passing it in).")
+
+
 LESSONS = (
+    Lesson(("TypeError",), re.compile(r"Argument '.*' of type '?<class '(?:[\w.]+\.)?(?P<type>\w+)'>'? is not a valid "
+                                      r"JAX type", re.S),
+           "JAX takes arrays, not arbitrary Python objects",
+           "Whatever a JAX function or transformation receives as an input (an operand of `lax.cond`, an argument "
+           "of a jitted function) is traced: it must be an array, a number, or a pytree of them. A {type} is none "
+           "of these; an iterator in particular has state that changes as it is used, which a traced program "
+           "cannot replay.", _fix_not_a_jax_type, GOTCHAS + "#pure-functions"),
     Lesson(("TypeError",), re.compile(r"(?P<fn>\w+) requires ndarray or scalar arguments, got <class "
                                       r"'(?P<kind>list|tuple)'> at position (?P<pos>\d+)"),
            "jax.numpy takes arrays, not Python lists",

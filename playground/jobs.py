@@ -114,7 +114,8 @@ REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
         CODE, Argument("order", _whole(1, MAX_ORDER), 3, check.as_whole),
         Argument("x_min", _number, -3.0, float), Argument("x_max", _number, 3.0, float),
         Argument("points", _whole(2, MAX_POINTS), 200, check.as_whole)), replies.DERIVATIVES, together=_interval),
-    JobKind("gradient", "playground.derivatives:gradient_job", (CODE, Argument("point", _text)), replies.GRADIENT),
+    JobKind("gradient", "playground.derivatives:gradient_job", (CODE, Argument("point", _text)), replies.GRADIENT,
+            timed=True),  # it times jacfwd against jacrev
     JobKind("vmap", "playground.vectorize:vmap_job", (
         CODE, ARGS, Argument("in_axes", _text, "0"), Argument("out_axes", _text, "0"),
         Argument("batch_sizes", _wholes(1, MAX_BATCH, MAX_SIZES), DEFAULT_BATCH_SIZES, _wholes_list)),

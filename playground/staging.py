@@ -62,7 +62,7 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
             call_signature.check_call(program.function, program.name, arguments, arguments_field(arguments))
             check_static_argnums(static_argnums, len(arguments), program.name)
             choice = user_jit.choose(program.function, static_argnums, len(arguments))
-            report, choice, out_info = run_stages(choice, arguments, max_chars)
+            report, choice, out_info, printed_while_tracing = run_stages(choice, arguments, max_chars, stdout)
         except Exception as exc:
             return explained_error(exc, code)
     static_argnums = choice.static_argnums
@@ -81,7 +81,7 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
         retrace = (second_call(choice, arguments, second_args, program.namespace) if second_args.strip()
                    else None)
     printed = stdout.getvalue()
-    if printed:
+    if printed_while_tracing:
         notes.append("Your code printed while it was traced (shown under Output): under jit, print runs once, "
                      "at trace time, and sees tracers, not values. Use jax.debug.print to see values.")
     return {
@@ -101,13 +101,18 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
     }
 
 
-def run_stages(choice: user_jit.JitChoice, arguments: tuple, max_chars: int) -> tuple:
-    """Trace, lower, compile and run, timing each: (report, the jit that applied, the output structure).
+def run_stages(choice: user_jit.JitChoice, arguments: tuple, max_chars: int,
+               stdout: usercode.CappedText | None = None) -> tuple:
+    """Trace, lower, compile and run, timing each: (report, the jit that applied, the output structure, whether
+    the code printed while it was traced).
 
     The report holds the result, the three texts with their user-line maps, the
-    stage timings, and XLA's cost and memory estimates.
+    stage timings, and XLA's cost and memory estimates. Python's ``print`` runs
+    while JAX traces; ``jax.debug.print`` runs with the compiled program, later.
     """
+    written = stdout.written if stdout is not None else 0
     choice, traced, t0, t1 = user_jit.trace(choice, arguments)
+    printed_while_tracing = stdout is not None and stdout.written > written
     static_argnums = choice.static_argnums
     lowered = traced.lower()
     t2 = time.perf_counter()
@@ -136,7 +141,7 @@ def run_stages(choice: user_jit.JitChoice, arguments: tuple, max_chars: int) -> 
         "cost": xla_estimates.cost_summary(compiled),
         "memory": xla_estimates.memory_summary(compiled),
     }
-    return report, choice, traced.out_info
+    return report, choice, traced.out_info, printed_while_tracing
 
 
 def arguments_field(arguments: tuple) -> str:

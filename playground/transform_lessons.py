@@ -159,7 +159,21 @@ def _fix_nan(clue: Clue) -> str:
     return place + (f" Calls that give NaN outside their domain:\n{listed}\n" if listed else " ") + guard
 
 
+def _fix_reverse_while(clue: Clue) -> str:
+    return (f"{clue.where()} differentiates a loop whose number of steps is known only while it runs. If it is "
+            "known beforehand, write the loop as `lax.fori_loop(0, n, body, init)` with Python ints (JAX turns it "
+            "into a `lax.scan`, which `grad` handles) or as a `lax.scan`; otherwise differentiate forwards: "
+            "`jax.jacfwd(f)(x)`, or `jax.jvp(f, (x,), (1.0,))[1]` for the derivative of f: R -> R.")
+
+
 LESSONS = (
+    Lesson(("ValueError",), re.compile(r"Reverse-mode differentiation does not work for lax\.while_loop or "
+                                       r"lax\.fori_loop with dynamic start/stop values"),
+           "reverse mode cannot differentiate a while_loop",
+           "`grad` works backwards from the result, so it must keep every step's values; a `while_loop` runs a "
+           "number of steps known only as it runs, so there is no fixed set to keep. Forward mode (`jax.jvp`, "
+           "`jax.jacfwd`) goes along with the loop and works, as does `grad` of a loop with a fixed length.",
+           _fix_reverse_while, _DOCS + "control-flow.html#summary"),
     Lesson(("ValueError",), re.compile(r"Non-hashable static arguments are not supported\. An error occurred while "
                                        r"trying to hash an object of type <class '(?:[\w.]+\.)?(?P<type>\w+)'>"),
            "a static argument must be hashable",

@@ -118,6 +118,11 @@ class CappedText(io.TextIOBase):
         self.dropped += max(0, len(text) - max(room, 0))
         return len(text)
 
+    @property
+    def written(self) -> int:
+        """Characters written so far, kept or not."""
+        return self._kept + self.dropped
+
     def getvalue(self) -> str:
         text = "".join(self._parts)
         return text + truncation_notice(self.dropped) if self.dropped else text

@@ -173,6 +173,21 @@ CASES = {
                                           "in_axes=(0, None)"), AUTOSUMMARY + "jax.vmap.html",
         "def f(x):\n    w = jnp.arange(4.0)\n    return jax.vmap(lambda a, b: a * b, in_axes=(0, None))(x, w)\n",
         jnp.arange(3.0)[:, None] * jnp.arange(4.0)),
+    "iterator_operand": Case(  # the Sharp Bits' lax.cond with an iterator operand
+        "def f(x):\n    it = iter(range(10))\n"
+        "    return lax.cond(x > 0, lambda i: next(i) + 1, lambda i: next(i) - 1, it)\n",
+        "1.0", 3, "not arbitrary Python objects",
+        ("Line 3 (`return lax.cond(", "hands JAX a range_iterator", "`jnp.arange(10)` for `iter(range(10))`"),
+        GOTCHAS + "#pure-functions",
+        "def f(x):\n    it = jnp.arange(10)\n    return lax.cond(x > 0, lambda i: i[0] + 1, lambda i: i[0] - 1, it)\n",
+        jnp.int32(1)),
+    "reverse_mode_while_loop": Case(  # the control-flow page's summary table: while_loop is forward-mode only
+        "def f(x):\n    return jax.grad(lambda y: lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, 2. * c[1]),"
+        " (0, y))[1])(x)\n", "1.0", 2, "reverse mode cannot differentiate a while_loop",
+        ("Line 2 (`return jax.grad(", "`lax.fori_loop(0, n, body, init)`", "`jax.jacfwd(f)(x)`"),
+        "https://docs.jax.dev/en/latest/control-flow.html#summary",
+        "def f(x):\n    return jax.grad(lambda y: lax.fori_loop(0, 3, lambda i, v: 2. * v, y))(x)\n",
+        jnp.float32(8.0)),
     "unsortable_dict_keys": Case(
         "def f(x):\n    params = {1: x, 'b': 2 * x}\n    return jax.tree.map(lambda v: v + 1, params)\n", "1.0", 3,
         "keys must be sortable", ("Line 2 makes a dict", "{'1': x, 'b': 2 * x}", "collections.OrderedDict"),
