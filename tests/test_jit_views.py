@@ -1,0 +1,34 @@
+"""The jit tab's sentences: each claim only what the reply measured and checked."""
+
+from __future__ import annotations
+
+from playground.ui.jit_views import agreement_line, why_markdown
+
+BASE = {"jaxpr_ops": 5, "fused_kernels": 1, "numpy_unavailable": None}
+
+
+def test_agreement_names_the_sizes_checked_and_where_numpy_dropped_out():
+    reply = {**BASE, "sizes": [10, 100, 1000], "checked_sizes": [10, 100, 1000], "numpy_checked_sizes": [10, 100],
+             "numpy_unavailable": "With jnp as NumPy the function gives other results at n=1000 (...)"}
+    line = agreement_line(reply)
+    assert line.startswith("Eager JAX and jit agree at every size measured (n = 10, 100, 1000)")
+    assert "NumPy agrees at n = 10, 100, and was left out after: With jnp as NumPy" in line
+    no_numpy = agreement_line({**reply, "numpy_checked_sizes": [], "numpy_unavailable": "it changes x in place"})
+    assert no_numpy.endswith("No NumPy column: it changes x in place")
+
+
+def test_jit_losing_to_dispatch_and_losing_on_compute_are_told_apart():
+    reply = {**BASE, "sizes": [10, 300, 3000], "jit_s": [10e-6, 170e-6, 5e-3], "numpy_s": [6e-6, 85e-6, 9e-3],
+             "eager_s": [70e-6, 600e-6, 20e-3]}
+    why = why_markdown(reply)
+    assert "**Why jit is faster than eager JAX** (4× at n = 3000)" in why
+    assert "slower than NumPy at n = 10 (0.6×); slower than NumPy at n = 300 (0.5×)" in why
+    assert "At n = 10 a jitted call costs little more than its fixed cost (about 10 µs" in why
+    assert "At n = 300 the time is well above that fixed cost, so it is not dispatch" in why
+    assert "n = 3000" not in why.split("**Where jit loses:**")[1]  # it won there: no loss claimed
+
+
+def test_no_fusion_claim_when_jit_never_beat_eager():
+    reply = {**BASE, "sizes": [10], "jit_s": [10e-6], "numpy_s": [None], "eager_s": [8e-6]}
+    why = why_markdown(reply)
+    assert "Why jit is faster" not in why and "slower than eager JAX at n = 10" in why
