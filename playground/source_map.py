@@ -134,6 +134,9 @@ def hlo_with_lines(hlo_text: str) -> tuple[str, list[int | None], str]:
         elif not (line == "" and program[-1:] == [""]):  # the blank lines around the tables, once
             program.append(line)
             program_lines.append(user_line)
+    while program and program[-1] == "":  # a text ends with its last computation, as its line map does
+        program.pop()
+        program_lines.pop()
     return "\n".join(program), program_lines, "\n".join(tables).strip()
 
 

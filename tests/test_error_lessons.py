@@ -9,6 +9,9 @@ too and its result compared with plain JAX computing the same thing.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import jax
@@ -21,6 +24,7 @@ from playground import derivatives, error_lessons, staging, user_jit, usercode
 from playground.sandbox import reply
 from playground.sandbox.limits import Limits
 from playground.ui.inspect_views import error_markdown
+from tests.conftest import ROOT
 
 GOTCHAS = "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
 AUTOSUMMARY = "https://docs.jax.dev/en/latest/_autosummary/"
@@ -241,21 +245,31 @@ def test_exactly_one_lesson_matches_what_plain_jax_raises(name):
 
 
 def test_a_nan_caught_by_jax_debug_nans_names_the_calls_and_how_to_find_the_line():
+    # The user's code turns on a global flag, as in a worker, where every job has a fresh process: so here too.
     code = "jax.config.update(\"jax_debug_nans\", True)\n\ndef f(x):\n    y = x * 2\n    return jnp.log(y)\n"
-    try:
-        compiled = _fails(Case(code, "-1.0", None, "", (), ""))
-        assert compiled["kind"] == "user_exception" and compiled["line"] is None  # jit checks its output as a whole
-        assert "NaN" in compiled["title"] and "call `f` once at the top level" in compiled["fix"]
-        assert "- line 5: `jnp.log(y)`" in compiled["fix"]
-        # Following that advice: run op by op, the check names the line.
-        eager = _fails(Case(code + "\nf(jnp.array(-1.0))\n", "-1.0", 5, "", (), ""))
-        assert eager["line"] == 5 and eager["title"].startswith("FloatingPointError: ")
-        assert eager["fix"].startswith("Line 5 (`return jnp.log(y)`) produced it.")
-        assert eager["doc_url"] == ("https://docs.jax.dev/en/latest/debugging/flags.html"
-                                    "#jax-debug-nans-configuration-option-and-context-manager")
-    finally:
-        jax.config.update("jax_debug_nans", False)
-    assert np.isnan(jnp.log(-1.0))  # the flag is off again for the other tests
+    compiled, eager = _in_a_fresh_process([code, code + "\nf(jnp.array(-1.0))\n"], "-1.0")
+    assert compiled["kind"] == "user_exception" and compiled["line"] is None  # jit checks its output as a whole
+    assert "NaN" in compiled["title"] and "call `f` once at the top level" in compiled["fix"]
+    assert "- line 5: `jnp.log(y)`" in compiled["fix"]
+    # Following that advice: run op by op, the check names the line.
+    assert eager["line"] == 5 and eager["title"].startswith("FloatingPointError: ")
+    assert eager["fix"].startswith("Line 5 (`return jnp.log(y)`) produced it.")
+    assert eager["doc_url"] == ("https://docs.jax.dev/en/latest/debugging/flags.html"
+                                "#jax-debug-nans-configuration-option-and-context-manager")
+
+
+def _in_a_fresh_process(codes: list[str], args: str) -> list[dict]:
+    """staging.inspect's error for each code, each in its own new Python process (as each job gets a worker)."""
+    errors = []
+    for code in codes:
+        script = ("import json, sys\nfrom playground import staging\n"
+                  "print(json.dumps(staging.inspect(sys.argv[1], sys.argv[2], 100_000)))")
+        done = subprocess.run([sys.executable, "-c", script, code, args], capture_output=True, text=True,
+                              timeout=120, cwd=ROOT, check=True)
+        reply = json.loads(done.stdout.strip().splitlines()[-1])
+        assert not reply["ok"], reply
+        errors.append(reply["error"])
+    return errors
 
 
 def test_the_tracer_error_for_and_now_quotes_the_users_operands():

@@ -209,8 +209,8 @@ def test_vmap_in_axes_must_be_a_literal_of_ints(client, in_axes):
 
 def test_jit_speed_on_the_classic_benchmark(client):
     response = ok(client.predict(JIT_BENCHMARK_CODE, [10, 100, 1000], 3, api_name="/jit_speed"))
-    assert response["equal"] is True
     assert response["sizes"] == [10, 100, 1000]
+    assert response["checked_sizes"] == response["numpy_checked_sizes"] == [10, 100, 1000]  # compared at each
     assert response["skipped"] == []
     assert response["device"].startswith("cpu"), response["device"]
     assert response["jaxpr_ops"] == 5  # mul, add, mul, mul, add
