@@ -122,7 +122,11 @@ def is_traced_static_argument(exc: BaseException) -> bool:
 
 
 def python_value_positions(arguments: tuple) -> tuple[int, ...]:
-    """Positions of arguments that are plain Python values (int, str, tuple of them...), not arrays.
+    """Positions of arguments that are plain Python settings (int, bool, str, None, tuples of them), not data.
+
+    Floats are left out: a float argument is far more often a value to compute
+    with (``f(2.0, 3)``) than a setting, and made static it would vanish from
+    the jaxpr as a constant.
 
     When a function that is not jitted itself calls a jitted helper whose static
     argument is one of the function's own arguments, wrapping the function in
@@ -131,7 +135,7 @@ def python_value_positions(arguments: tuple) -> tuple[int, ...]:
     positions static reproduces that.
     """
     def is_python_value(value) -> bool:
-        if isinstance(value, (bool, int, float, complex, str, bytes, type(None))):
+        if isinstance(value, (bool, int, str, bytes, type(None))):
             return True
         if isinstance(value, (tuple, frozenset)):
             return all(map(is_python_value, value))

@@ -133,7 +133,8 @@ def test_choose_reads_the_declared_options():
     choice = user_jit.choose(g, (), 2)
     assert choice.own and choice.static_argnums == (1,) and choice.donate_argnums == (0,)
     assert choice.plain is g.__wrapped__ and user_jit.declared(g.__wrapped__) is None
-    assert user_jit.python_value_positions((jnp.ones(2), 3, "a", (1, 2.0), None, np.ones(1))) == (1, 2, 3, 4)
+    assert user_jit.python_value_positions((jnp.ones(2), 3, "a", (1, 2), None, np.ones(1), 2.0, (1, 2.0))) == (
+        1, 2, 3, 4)  # floats are data to compute with, not settings
 
 
 def test_the_jit_tab_times_the_users_jitted_function_against_its_plain_version():
