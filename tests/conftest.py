@@ -20,6 +20,17 @@ FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
 HANDLERS = "playground.handlers"  # what the workers of a test pool run jobs with
 
 
+class OnePool:
+    """Stands in for the worker pool behind a real PlaygroundAPI: records jobs, answers with ``reply``."""
+
+    def __init__(self, reply: dict) -> None:
+        self.jobs, self.reply = [], reply
+
+    def run(self, job: dict, timeout_s: float | None = None) -> dict:
+        self.jobs.append(job)
+        return self.reply
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

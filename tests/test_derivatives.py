@@ -18,6 +18,7 @@ from playground.api import PlaygroundAPI
 from playground.config import Settings
 from playground.ui import derivatives_tab
 from playground.ui.derivatives_views import NO_JAXPR, RUNNING_ORDERS, pick_jaxpr, render_gradient, render_orders
+from tests.conftest import OnePool
 
 TANH, SIN, POLYNOMIAL = d.PRESETS["tanh"], d.PRESETS["sin"], d.PRESETS["polynomial"]
 HESSIAN_CODE = "def f(x):\n    return jnp.sum(x**3) + x[0]*x[1]\n"
@@ -293,17 +294,6 @@ def test_an_empty_point_or_a_function_of_two_arguments_is_named(code, point, wor
 
 
 # -- the tab: its fields named as labelled, checked before the API; results through the views --------------
-
-
-class OnePool:
-    """Stands in for the worker pool behind a real PlaygroundAPI: records jobs, answers with ``reply``."""
-
-    def __init__(self, reply: dict) -> None:
-        self.jobs, self.reply = [], reply
-
-    def run(self, job: dict, timeout_s: float | None = None) -> dict:
-        self.jobs.append(job)
-        return self.reply
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from playground.ui import vmap_tab
 from playground.ui.vmap_views import RUNNING, render
 from playground.vectorize import compare, make_batch, python_loop
 from playground.vmap_axes import parse_axes
+from tests.conftest import OnePool
 
 PRESETS = {name: (p.code, p.args, p.in_axes) for name, p in VMAP_PRESETS.items()}
 
@@ -295,17 +296,6 @@ def test_missing_or_surplus_arguments_are_named(code, args, words):
     out = compare(code, args, "0", "0", [2])
     assert out["ok"] is False and out["error"]["kind"] == "invalid_input", out
     assert words in out["error"]["message"]
-
-
-class OnePool:
-    """Stands in for the worker pool behind a real PlaygroundAPI: records jobs, answers with ``reply``."""
-
-    def __init__(self, reply: dict) -> None:
-        self.jobs, self.reply = [], reply
-
-    def run(self, job: dict, timeout_s: float | None = None) -> dict:
-        self.jobs.append(job)
-        return self.reply
 
 
 @pytest.mark.parametrize(("sizes", "words"), [

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from jax import lax
 
+from playground.vectorize import make_batch
 from tests.conftest import start_server, stop_server
 from tests.e2e import docs_corpus as corpus
 from tests.e2e.docs_corpus import Entry, Fails, Ok
@@ -366,17 +367,6 @@ def _conform(spec, tree):
     return spec
 
 
-def _batched(leaf, axis: int, size: int):
-    """The documented batch: a floating leaf varied as leaf * (1 + 0.01 i), any other leaf repeated."""
-    leaf = jnp.asarray(leaf)
-    if jnp.issubdtype(leaf.dtype, jnp.inexact):
-        scale = 1 + 0.01 * (jnp.arange(size) % 100).astype(jnp.float32)
-        stacked = (leaf[None] * scale.reshape((size,) + (1,) * leaf.ndim)).astype(leaf.dtype)
-    else:
-        stacked = jnp.broadcast_to(leaf[None], (size,) + leaf.shape)
-    return jnp.moveaxis(stacked, 0, axis)
-
-
 def _jaxpr_words(text: str) -> list[str]:
     return text.split()
 
@@ -390,12 +380,7 @@ def check_vmap(entry: Entry, expect: Ok, reply: dict) -> None:
     out_axes = ast.literal_eval(a["out_axes"])
     out_axes = _conform(out_axes, jax.eval_shape(fn, *example))
 
-    def batch_of(axis, subtree):
-        return subtree if axis is None else jax.tree.map(lambda leaf: _batched(leaf, axis, SHOWN_BATCH), subtree)
-    if isinstance(in_axes, int):
-        batch = tuple(jax.tree.map(lambda leaf: _batched(leaf, in_axes, SHOWN_BATCH), example))
-    else:
-        batch = tuple(jax.tree.map(batch_of, in_axes, example, is_leaf=lambda node: node is None))
+    batch = make_batch(example, in_axes, SHOWN_BATCH)  # the documented batch, as the tab builds it
     vmapped = jax.vmap(fn, in_axes=in_axes, out_axes=out_axes)
     plain_jaxpr = str(jax.make_jaxpr(fn)(*example))
     plain_batched = str(jax.make_jaxpr(vmapped)(*batch))
