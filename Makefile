@@ -5,26 +5,44 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.runtime-installed
 DEV := $(VENV)/.dev-installed
 
+# The JAX build this host needs: tools/jax_accelerator.py says cpu, cuda12, cuda13 or tpu (and on stderr, why),
+# once per make run; `make run JAX_ACCELERATOR=cuda12` overrides it. lint and clean need no JAX and skip it.
+ifneq ($(filter-out lint clean,$(or $(MAKECMDGOALS),run)),)
+ACCELERATOR := $(shell JAX_ACCELERATOR='$(JAX_ACCELERATOR)' $(PYTHON) tools/jax_accelerator.py)
+ifeq ($(filter cpu cuda12 cuda13 tpu,$(ACCELERATOR)),)
+$(error tools/jax_accelerator.py chose no JAX build: see its message above)
+endif
+endif
+JAX_STAMP := $(VENV)/.jax-$(ACCELERATOR)
+JAX_REQUIREMENTS := $(if $(filter cpu,$(ACCELERATOR)),requirements.txt,requirements-$(ACCELERATOR).txt)
+# What each variant adds to CPU JAX (its CUDA libraries, nvidia-*, come and stay with the plugin; unused without it).
+JAX_PLUGINS_cuda12 := jax-cuda12-plugin jax-cuda12-pjrt
+JAX_PLUGINS_cuda13 := jax-cuda13-plugin jax-cuda13-pjrt
+JAX_PLUGINS_tpu := libtpu
+JAX_PLUGINS := $(JAX_PLUGINS_cuda12) $(JAX_PLUGINS_cuda13) $(JAX_PLUGINS_tpu)
+
+# One pip at a time in the venv.
+.NOTPARALLEL:
 .PHONY: run test lint screenshots bench data clean
 
-run: $(RUNTIME)
+run: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python app.py
 
-test: $(DEV)
+test: $(DEV) $(JAX_STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(DEV)
 	$(BIN)/ruff check .
 
 # The README's pictures in assets/, taken by the browser tests from the real app (run it when the UI changes).
-screenshots: $(DEV)
+screenshots: $(DEV) $(JAX_STAMP)
 	PLAYGROUND_SCREENSHOTS=$(CURDIR)/assets $(BIN)/python -m pytest tests/browser -q
 
-bench: $(RUNTIME)
+bench: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python benchmarks/inspect_latency.py
 
 # MNIST and Fashion-MNIST into the cache (~/.cache/jax-playground), checksummed, for offline use later.
-data: $(RUNTIME)
+data: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python -m playground.mnist.fetch_cli
 
 # The venv is rebuilt only when a requirements file changes.
@@ -37,6 +55,13 @@ $(RUNTIME): requirements.txt
 
 $(DEV): $(RUNTIME) requirements-dev.txt
 	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	touch $@
+
+# A different accelerator replaces only JAX's plugins: the other variants' go, this one's come (cpu has none).
+$(JAX_STAMP): $(RUNTIME) $(JAX_REQUIREMENTS)
+	rm -f $(VENV)/.jax-*
+	$(BIN)/python -m pip uninstall -qq -y $(filter-out $(JAX_PLUGINS_$(ACCELERATOR)),$(JAX_PLUGINS))
+	$(if $(filter-out cpu,$(ACCELERATOR)),$(BIN)/python -m pip install -q -r $(JAX_REQUIREMENTS))
 	touch $@
 
 clean:
