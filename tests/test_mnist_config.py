@@ -16,6 +16,7 @@ def test_defaults():
     assert config.dataset == "mnist" and config.layers == (784, 512, 256, 10)
     assert config.optimizer == "sgd" and config.learning_rate == DEFAULT_LEARNING_RATES["sgd"]
     assert (config.batch_size, config.epochs, config.seed) == (128, 5, 0)
+    assert config.data_parallel is False
     assert set(DEFAULT_LEARNING_RATES) == set(OPTIMIZERS)
     assert "mnist" in DATASET_NAMES
 
@@ -55,10 +56,12 @@ def test_whole_numbers_follow_the_apps_one_rule(value):
             assert read(TrainConfig.from_dict(values)) == whole
 
 
-def test_to_dict_round_trips_through_json():
-    config = TrainConfig.from_dict({"optimizer": "adam", "layers": (784, 64, 10), "seed": 3})
+@pytest.mark.parametrize("data_parallel", [False, True])
+def test_to_dict_round_trips_through_json(data_parallel):
+    config = TrainConfig.from_dict({"optimizer": "adam", "layers": (784, 64, 10), "seed": 3,
+                                    "data_parallel": data_parallel})
     values = config.to_dict()
-    assert values["layers"] == [784, 64, 10]
+    assert values["layers"] == [784, 64, 10] and values["data_parallel"] is data_parallel
     assert TrainConfig.from_dict(json.loads(json.dumps(values))) == config
 
 
@@ -96,6 +99,11 @@ def test_to_dict_round_trips_through_json():
     ({"layers": 784}, "layers", "2 to 8 sizes"),
     ({"layers": ""}, "layers", "2 to 8 sizes"),
     ({"momentum": 0.9}, "momentum", "the settings are dataset, layers"),
+    ({"data_parallel": "yes"}, "data_parallel", "true or false, got 'yes'"),
+    ({"data_parallel": "false"}, "data_parallel", "true or false"),
+    ({"data_parallel": 1}, "data_parallel", "got 1"),
+    ({"data_parallel": 0}, "data_parallel", "got 0"),
+    ({"data_parallel": None}, "data_parallel", "got None"),
 ])
 def test_bad_values_name_the_key(values, key, hint):
     with pytest.raises(ValueError, match=f"`{key}`") as caught:

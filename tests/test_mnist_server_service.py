@@ -215,3 +215,27 @@ def test_a_download_reports_progress_and_stop_ends_the_run_meanwhile(tmp_path):
     finally:
         training.close()
         mirror.shutdown()
+
+
+def test_a_data_parallel_run_holds_every_worker_slot_and_trains_on_every_device(mnist_dir, tmp_path):
+    """Two slots on a host of two (simulated) CPU devices: the data-parallel run takes both, a run behind waits."""
+    env = {**os.environ, "MNIST_DIR": str(mnist_dir), "PLAYGROUND_CACHE": str(tmp_path),
+           "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
+    training = TrainingService(env, slots=2)
+    try:
+        parallel = training.train(config(epochs=100, data_parallel=True), "mia")
+        while (update := next(parallel))["phase"] != "training":
+            pass
+        assert update["devices"] == 2 and update["device"] == "CPU · cpu × 2 (data-parallel)"
+        assert training.status() == {"slots": 2, "running": 1, "waiting": 0}
+        behind = training.train(config(epochs=1), "noah")
+        while next(behind)["phase"] != "queued":  # slot 1 trains nothing, yet the data-parallel run holds it
+            pass
+        training.stop("noah")
+        assert list(behind)[-1]["message"] == "Stopped before it started."
+        training.stop("mia")
+        final = list(parallel)[-1]
+        assert final["stopped"] and final["devices"] == 2 and load_params(final["params_file"])
+        assert training.status() == {"slots": 2, "running": 0, "waiting": 0}
+    finally:
+        training.close()

@@ -16,7 +16,7 @@ from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, real_digits
 
 TINY = (784, 32, 10)
 KEYS = {"phase", "step", "epoch", "epochs", "loss", "test_accuracy", "epoch_accuracy", "samples_per_s",
-        "elapsed_s", "device", "n_train", "n_test", "done"}
+        "elapsed_s", "device", "devices", "n_train", "n_test", "done"}
 
 
 def synthetic(n_train: int = 300, n_test: int = 120, seed: int = 0) -> ArrayData:
@@ -59,7 +59,7 @@ def test_metric_stream_keys_and_types(updates):
         assert update["phase"] in ("compiling", "training") and update["done"] is False
         assert type(update["step"]) is int and type(update["epoch"]) is float
         assert update["epochs"] == 3 and (update["n_train"], update["n_test"]) == (300, 120)
-        assert update["device"].startswith("CPU · ")
+        assert update["device"].startswith("CPU · ") and update["devices"] == 1
         assert type(update["samples_per_s"]) is float and type(update["elapsed_s"]) is float
         json.dumps(update)
     for update in running[1:]:

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from playground import training_plots
-from playground.ui.train_views import Curves, dataset_choices, device_banner, result_figures, status_markdown
+from playground.mnist.config import TrainConfig
+from playground.ui.train_views import (
+    Curves,
+    dataset_choices,
+    device_banner,
+    result_figures,
+    status_markdown,
+    train_config,
+)
 
 BASE = {"phase": "training", "epochs": 2, "n_train": 8000, "n_test": 2000, "done": False, "epoch_accuracy": None}
 
@@ -55,6 +63,17 @@ def test_device_banner_escapes_and_names_the_platform():
     assert "🟩" in device_banner("GPU · NVIDIA H200") and "<b>GPU · NVIDIA H200</b>" in device_banner(
         "GPU · NVIDIA H200")
     assert "&lt;b&gt;" in device_banner(None, "<b>")
+    assert "⬜ Training on <b>CPU · cpu × 8 (data-parallel)</b>" in device_banner("CPU · cpu × 8 (data-parallel)")
+
+
+def test_the_forms_values_become_the_trains_config():
+    config = train_config("digits", "784, 64, 10", "adam", 0.002, 64.0, 3.0, 1.0, True)
+    assert config == {"dataset": "digits", "layers": "784, 64, 10", "optimizer": "adam", "learning_rate": 0.002,
+                      "batch_size": 64.0, "epochs": 3.0, "seed": 1.0, "data_parallel": True}
+    assert set(config) == set(TrainConfig().to_dict())  # the form sets every setting, none left to a default
+    assert TrainConfig.from_dict(config) == TrainConfig(dataset="digits", layers=(784, 64, 10), optimizer="adam",
+                                                        learning_rate=0.002, batch_size=64, epochs=3, seed=1,
+                                                        data_parallel=True)
 
 
 def test_results_need_a_finished_run():

@@ -51,6 +51,8 @@ class TrainConfig:
     batch_size: int = 128
     epochs: int = 5
     seed: int = 0
+    # Split each batch over every local device (worker_loop.Placement); the worker checks that the batch divides.
+    data_parallel: bool = False
 
     def __post_init__(self) -> None:
         # Normalise first (JSON's 128.0, a list of layers) so equality and hashing see one spelling.
@@ -63,6 +65,7 @@ class TrainConfig:
         object.__setattr__(self, "batch_size", _whole("batch_size", self.batch_size, 1, MAX_BATCH))
         object.__setattr__(self, "epochs", _whole("epochs", self.epochs, 1, MAX_EPOCHS))
         object.__setattr__(self, "seed", _whole("seed", self.seed, 0, MAX_SEED))
+        _flag("data_parallel", self.data_parallel)
 
     @classmethod
     def from_dict(cls, values: Mapping[str, object] | None) -> TrainConfig:
@@ -91,6 +94,12 @@ def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     if value not in allowed or not isinstance(value, str):
         raise ValueError(f"`{name}` must be one of {', '.join(allowed)}, got {value!r}")
     return value
+
+
+def _flag(name: str, value: object) -> None:
+    """Only ``True`` or ``False`` (JSON's true/false): "yes", 1 or "false" would be guesses at what was meant."""
+    if type(value) is not bool:
+        raise ValueError(f"`{name}` must be true or false, got {value!r}")
 
 
 def _whole(name: str, value: object, low: int, high: int) -> int:

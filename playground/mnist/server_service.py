@@ -67,12 +67,13 @@ class TrainingService:
             self._runs[session] = run
         base = {"phase": "data", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
                 "test_accuracy": None, "epoch_accuracy": None, "samples_per_s": None, "elapsed_s": 0.0,
-                "device": None, "dataset": config.dataset, "n_train": None, "n_test": None, "done": False}
+                "device": None, "devices": None, "dataset": config.dataset, "n_train": None, "n_test": None,
+                "done": False}
         started = time.monotonic()
         try:
             if not (yield from self._fetch(config.dataset, run, base)):
                 return
-            ticket = self._queue.join()
+            ticket = self._queue.join(all_slots=config.data_parallel)  # a data-parallel run uses every device
             try:
                 while not self._queue.wait(ticket, POLL_S * 5):
                     if run.stop.is_set():

@@ -18,6 +18,11 @@ the loop asks before every chunk, and a chunk lasts about ``update_every_s``.
 
 All state (params, optimiser state, PRNG keys) is local to one call: run two
 trainings side by side and they share nothing.
+
+``TrainConfig(data_parallel=True)`` trains on every local device at once (a
+``Placement`` over a 1-D mesh): the same steps, each batch split across the
+devices, the same numbers up to float32 rounding (the batch mean sums in
+another order).
 """
 
 from __future__ import annotations
@@ -25,10 +30,13 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import jax
 import numpy as np
 import optax
+from jax.sharding import AxisType, Mesh, NamedSharding, Sharding, SingleDeviceSharding
+from jax.sharding import PartitionSpec as P
 
 from playground.mnist import worker_steps
 from playground.mnist.catalogue import ROLES, ArrayData
@@ -57,6 +65,39 @@ def device_name(device: jax.Device) -> str:
     return f"{device.platform.upper()} · {device.device_kind}"
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where one run's arrays live: on one device, or on a 1-D mesh (axis "data") of every local device.
+
+    ``replicated`` keeps a whole copy on each device: the parameters, the
+    optimiser state and the dataset (uint8, small enough to copy; each step
+    gathers its batch locally). ``batch`` splits each training batch along
+    "data" (``worker_steps.batch_of``), or is None on one device.
+    """
+
+    devices: tuple[jax.Device, ...]
+    replicated: Sharding
+    batch: NamedSharding | None
+
+    @classmethod
+    def on(cls, device: jax.Device) -> Placement:
+        return cls((device,), SingleDeviceSharding(device), None)
+
+    @classmethod
+    def data_parallel(cls) -> Placement:
+        """Every local device; Auto axes, so XLA's partitioner places what the shardings leave open."""
+        mesh = Mesh(np.asarray(jax.local_devices()), ("data",), axis_types=(AxisType.Auto,))
+        return cls(tuple(mesh.devices.flat), NamedSharding(mesh, P()), NamedSharding(mesh, P("data")))
+
+    def replicate(self, tree: object) -> object:
+        return jax.device_put(tree, self.replicated)
+
+    def describe(self) -> str:
+        """The banner's text: ``"GPU · NVIDIA H200"``, or ``"CPU · cpu × 8 (data-parallel)"``."""
+        name = device_name(self.devices[0])
+        return name if self.batch is None else f"{name} × {len(self.devices)} (data-parallel)"
+
+
 def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = lambda: False, *,
           update_every_s: float = 0.25, estimate_every_s: float = 2.0, estimate_size: int = 1000,
           multi_step: bool = True, device: jax.Device | None = None) -> Iterator[dict]:
@@ -65,8 +106,10 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
     ``multi_step=True`` runs a whole chunk of steps in one compiled call
     (``worker_steps.make_train_chunk``); ``False`` dispatches one jitted update per
     batch from Python, the classic loop, with the same numbers, kept to
-    measure what the chunks buy. Bad data or a batch larger than the training
-    set raise ValueError here, at the call, not at the first ``next()``.
+    measure what the chunks buy. ``config.data_parallel`` trains on every
+    local device instead of ``device`` (``Placement.data_parallel``). Bad
+    data, a batch larger than the training set or one that does not split
+    over the devices raise ValueError here, at the call, not at the first ``next()``.
     """
     arrays = _checked_arrays(data)
     n_train = len(arrays.train_labels)
@@ -75,11 +118,24 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
     if update_every_s <= 0 or estimate_every_s <= 0 or estimate_size < 1:
         raise ValueError("update_every_s and estimate_every_s must be positive, estimate_size at least 1")
     return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step,
-                   device or jax.devices()[0])
+                   _placement(config, device))
+
+
+def _placement(config: TrainConfig, device: jax.Device | None) -> Placement:
+    if not config.data_parallel:
+        return Placement.on(device or jax.devices()[0])
+    if device is not None:
+        raise ValueError("a data-parallel run trains on every local device: pass no `device`")
+    placement = Placement.data_parallel()
+    n = len(placement.devices)
+    if config.batch_size % n:
+        raise ValueError(f"`batch_size` {config.batch_size} does not split evenly over {n} devices; "
+                         f"use a multiple of {n}")
+    return placement
 
 
 def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool], update_every_s: float,
-            estimate_every_s: float, estimate_size: int, multi_step: bool, device: jax.Device) -> Iterator[dict]:
+            estimate_every_s: float, estimate_size: int, multi_step: bool, placement: Placement) -> Iterator[dict]:
     started = time.perf_counter()
     n_train, n_test = len(data.train_labels), len(data.test_labels)
     # Each epoch drops the last n_train % batch_size images of its permutation (a different few each epoch):
@@ -87,32 +143,37 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     steps_per_epoch = n_train // config.batch_size
     metrics = {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
                "test_accuracy": None, "epoch_accuracy": None, "samples_per_s": 0.0, "elapsed_s": 0.0,
-               "device": device_name(device), "n_train": n_train, "n_test": n_test, "done": False}
+               "device": placement.describe(), "devices": len(placement.devices), "n_train": n_train,
+               "n_test": n_test, "done": False}
     yield dict(metrics)
 
-    # The data goes to the device once; images stay uint8 there (1 byte per pixel).
-    train_images, train_labels = jax.device_put((data.train_images, data.train_labels.astype(np.int32)), device)
-    test_batches = jax.device_put(worker_steps.as_batches(data.test_images, EVAL_BATCH), device)
+    # The data goes to the device(s) once; images stay uint8 there (1 byte per pixel). Evaluation runs on the
+    # replicated copies: every device classifies the whole test set, simple, and quick beside the training.
+    train_images, train_labels = placement.replicate((data.train_images, data.train_labels.astype(np.int32)))
+    test_batches = placement.replicate(worker_steps.as_batches(data.test_images, EVAL_BATCH))
     estimate_batches = (test_batches if estimate_size >= n_test else
-                        jax.device_put(worker_steps.as_batches(data.test_images[:estimate_size], EVAL_BATCH), device))
+                        placement.replicate(worker_steps.as_batches(data.test_images[:estimate_size], EVAL_BATCH)))
     init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
-    params = init_params(init_key, config.layers)
     optimizer = make_optimizer(config)
-    opt_state = optimizer.init(params)
+    params = init_params(init_key, config.layers)
+    params, opt_state = placement.replicate((params, optimizer.init(params)))
     smoothed = worker_steps.initial_smoothed()
+
+    def epoch_order(epoch: int) -> jax.Array:
+        return placement.replicate(jax.random.permutation(jax.random.fold_in(shuffle_key, epoch), n_train))
 
     def accuracy_of(batches: jax.Array, labels: np.ndarray) -> tuple[float, np.ndarray]:
         predictions = np.asarray(worker_steps.classify(params, batches))[:len(labels)]
         return float(np.mean(predictions == labels)), predictions
 
     # Compile ahead of time (jit(...).lower(...).compile()), so no chunk's timing includes a compile.
-    order = jax.random.permutation(jax.random.fold_in(shuffle_key, 0), n_train)
+    order = epoch_order(0)
     if multi_step:
-        run_chunk = worker_steps.make_train_chunk(optimizer, config.batch_size).lower(
+        run_chunk = worker_steps.make_train_chunk(optimizer, config.batch_size, placement.batch).lower(
             params, opt_state, smoothed, train_images, train_labels, order, np.int32(0), np.int32(1)).compile()
     else:
         take = worker_steps.take_batch.lower(train_images, train_labels, order, np.int32(0),
-                                             batch_size=config.batch_size).compile()
+                                             batch_size=config.batch_size, batch_sharding=placement.batch).compile()
         images, labels = take(train_images, train_labels, order, np.int32(0))
         update = worker_steps.make_update(optimizer).lower(params, opt_state, images, labels).compile()
     for batches in {id(b): b for b in (test_batches, estimate_batches)}.values():
@@ -124,7 +185,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     last_estimate = -np.inf
     for epoch in range(config.epochs):
         if epoch:
-            order = jax.random.permutation(jax.random.fold_in(shuffle_key, epoch), n_train)
+            order = epoch_order(epoch)
         in_epoch = 0
         while in_epoch < steps_per_epoch and not stopped:
             if should_stop():

@@ -6,7 +6,8 @@ the web server never imports JAX and a crash here cannot take the server down.
 It keeps datasets loaded between runs and reacts to ``stop`` while training.
 
 Started by server_worker_handle.py as ``main(fd, slot)``: ``fd`` is its end of
-a socket pair, ``slot`` which accelerator it trains on. Messages (protocol.py
+a socket pair, ``slot`` which accelerator it trains on (a data-parallel run
+trains on all of them: the server holds every slot for it). Messages (protocol.py
 framing) from the server: ``{"kind": "train", "config", "run_dir"}`` and
 ``{"kind": "stop"}``. To the server: ``{"kind": "update", ...}`` per metric
 update, then ``{"kind": "done", ...}`` or ``{"kind": "error", "message"}``.
@@ -14,6 +15,7 @@ update, then ``{"kind": "done", ...}`` or ``{"kind": "error", "message"}``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import socket
@@ -82,9 +84,13 @@ class TrainingWorker:
         config = TrainConfig.from_dict(job["config"])
         dataset = self._dataset(config.dataset)
         about = {"dataset": dataset.name, "source": dataset.source, "class_names": list(dataset.class_names)}
-        devices = jax.devices()
-        device = devices[self._slot % len(devices)]  # slot i of the service trains on accelerator i
-        with jax.default_device(device):
+        if config.data_parallel:  # every local device, on a mesh (the server gave this run all the slots)
+            device, pinned = None, contextlib.nullcontext()
+        else:
+            devices = jax.devices()
+            device = devices[self._slot % len(devices)]  # slot i of the service trains on accelerator i
+            pinned = jax.default_device(device)
+        with pinned:
             self._stream(train(config, dataset, self._stop.is_set, device=device), job, dataset, about)
 
     def _stream(self, updates, job: dict, dataset: Dataset, about: dict) -> None:

@@ -9,6 +9,14 @@ dispatch from Python (tens of microseconds, more on an accelerator), and a
 small MLP step may take less than that. Running many steps inside ONE call,
 a ``lax.fori_loop`` that slices each batch out of the permuted indices on the
 device, pays that cost once per chunk instead of once per step.
+
+Data-parallel runs compile the same functions over a mesh of devices: the
+batch's gather ends in ``lax.with_sharding_constraint`` to a sharding split
+along "data", the parameters come in replicated, and XLA's partitioner does
+the rest, as the Parallel tab's data-parallel demo shows: each device
+computes the loss and gradient of its slice of the batch, and because the
+mean over the batch needs every slice, XLA inserts an all-reduce that sums
+the gradients, so every device applies the same update to its copy.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 from jax import lax
+from jax.sharding import NamedSharding
 
 from playground.mnist.worker_model import Params, batched_predict, loss
 
@@ -73,7 +82,8 @@ def initial_smoothed() -> Smoothed:
     return np.float32(0.0), np.int32(0)
 
 
-def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int) -> Callable:
+def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int,
+                     batch_sharding: NamedSharding | None = None) -> Callable:
     """``chunk(params, opt_state, smoothed, images, labels, order, first_step, n_steps)``: ``n_steps`` steps, one call.
 
     Step ``first_step + i`` trains on ``images[order[(first_step + i) * batch_size :][:batch_size]]``
@@ -82,11 +92,14 @@ def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int) -
     traced bounds lowers to a ``while`` loop, so ONE compiled program serves
     every chunk length the caller picks. The smoothed loss rides in the loop
     carry, so the host needs nothing back until the chunk ends.
+
+    With ``batch_sharding`` (a data-parallel run) each batch is split along
+    it inside the loop: see the module docstring for the all-reduce this adds.
     """
     def chunk(params, opt_state, smoothed, images, labels, order, first_step, n_steps):
         def body(i, carry):
             params, opt_state, smoothed = carry
-            batch = batch_of(images, labels, order, first_step + i, batch_size)
+            batch = batch_of(images, labels, order, first_step + i, batch_size, batch_sharding)
             params, opt_state, batch_loss = optimizer_step(optimizer, params, opt_state, *batch)
             return params, opt_state, smooth_loss(smoothed, batch_loss)
 
@@ -95,15 +108,21 @@ def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int) -
     return jax.jit(chunk, donate_argnums=(0, 1, 2))
 
 
-def batch_of(images: jax.Array, labels: jax.Array, order: jax.Array, step: jax.Array,
-             batch_size: int) -> tuple[jax.Array, jax.Array]:
-    """The batch for ``step`` of the permutation ``order``: a ``dynamic_slice`` of it, then a gather."""
+def batch_of(images: jax.Array, labels: jax.Array, order: jax.Array, step: jax.Array, batch_size: int,
+             batch_sharding: NamedSharding | None = None) -> tuple[jax.Array, jax.Array]:
+    """The batch for ``step`` of the permutation ``order``: a ``dynamic_slice`` of it, then a gather.
+
+    ``batch_sharding`` splits the gathered batch over the devices of a
+    data-parallel run; on one device (``None``) there is nothing to split.
+    """
     batch = lax.dynamic_slice(order, (step * batch_size,), (batch_size,))
-    return images[batch], labels[batch]
+    gathered = images[batch], labels[batch]
+    return gathered if batch_sharding is None else lax.with_sharding_constraint(gathered, batch_sharding)
 
 
-# The per-step loop's gather, on the device (the chunk does the same inside its loop).
-take_batch = jax.jit(batch_of, static_argnames="batch_size")
+# The per-step loop's gather, on the device (the chunk does the same inside its loop). A sharding is hashable,
+# so it can be static: each run's mesh compiles its own gather.
+take_batch = jax.jit(batch_of, static_argnames=("batch_size", "batch_sharding"))
 
 
 @jax.jit

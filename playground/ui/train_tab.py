@@ -15,7 +15,14 @@ from playground.api import PlaygroundAPI
 from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig
 from playground.ui.inspect_views import error_markdown
 from playground.ui.train_sketch import sketch_to_ink
-from playground.ui.train_views import Curves, dataset_choices, device_banner, result_figures, status_markdown
+from playground.ui.train_views import (
+    Curves,
+    dataset_choices,
+    device_banner,
+    result_figures,
+    status_markdown,
+    train_config,
+)
 
 REDRAW_EVERY_S = 0.3  # at most this often; updates arrive every ~0.2 s, so the curves refresh within 0.5 s
 PREVIEW_SCALE = 10  # the 28 × 28 input, shown with big square pixels
@@ -42,6 +49,10 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
                 batch_size = gr.Number(_DEFAULTS.batch_size, label="Batch size", precision=0, elem_id="train-batch")
                 epochs = gr.Number(_DEFAULTS.epochs, label="Epochs", precision=0, elem_id="train-epochs")
                 seed = gr.Number(_DEFAULTS.seed, label="Seed", precision=0, elem_id="train-seed")
+            data_parallel = gr.Checkbox(
+                _DEFAULTS.data_parallel, label="Data-parallel over all devices", elem_id="train-data-parallel",
+                info="The batch is split across every local device, the parameters are replicated, and XLA "
+                     "all-reduces the gradients. Needs a batch size that divides by the device count.")
             with gr.Row():
                 start = gr.Button("Start", variant="primary", elem_id="train-start")
                 stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
@@ -74,10 +85,10 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     def on_optimizer(name: str) -> float:
         return DEFAULT_LEARNING_RATES[name]
 
-    def on_start(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value,
+    def on_start(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value, split_batches,
                  request: gr.Request) -> Iterator[tuple]:
-        config = {"dataset": dataset_name, "layers": layer_text, "optimizer": optimizer_name,
-                  "learning_rate": rate, "batch_size": batch, "epochs": epoch_count, "seed": seed_value}
+        config = train_config(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value,
+                              split_batches)
         curves = Curves()
         drawn = 0.0
         for update in api.train(config, request.session_hash):
@@ -114,7 +125,7 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     optimizer.change(on_optimizer, optimizer, learning_rate, api_visibility="private", queue=False)
     busy = start.click(lambda: (gr.update(interactive=False), gr.update(interactive=True)), None, [start, stop],
                        api_visibility="private", queue=False)
-    busy.then(on_start, [dataset, layers, optimizer, learning_rate, batch_size, epochs, seed],
+    busy.then(on_start, [dataset, layers, optimizer, learning_rate, batch_size, epochs, seed, data_parallel],
               [device, status, loss_plot, accuracy_plot, throughput_plot, grid_plot, confusion_plot, params_file,
                metrics_file], api_visibility="private", concurrency_limit=concurrency,
               concurrency_id=concurrency_id).then(lambda: gr.update(interactive=True), None, start,

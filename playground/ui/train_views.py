@@ -48,6 +48,13 @@ class Curves:
                 figures.throughput_figure(self.elapsed, self.throughput))
 
 
+def train_config(dataset: str, layers: str, optimizer: str, learning_rate: float | None, batch_size: float | None,
+                 epochs: float | None, seed: float | None, data_parallel: bool) -> dict:
+    """The form's values as ``/train``'s config: the API, not the form, checks them (TrainConfig.from_dict)."""
+    return {"dataset": dataset, "layers": layers, "optimizer": optimizer, "learning_rate": learning_rate,
+            "batch_size": batch_size, "epochs": epochs, "seed": seed, "data_parallel": data_parallel}
+
+
 def device_banner(device: str | None, waiting: str = "") -> str:
     """The device, big: "🟩 Training on GPU · NVIDIA H200"."""
     if not device:
