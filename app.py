@@ -14,12 +14,11 @@ import signal
 import tempfile
 from contextlib import ExitStack
 
+from playground import worker_pools
 from playground.api import PlaygroundAPI
 from playground.config import Settings
 from playground.mnist.server_service import TrainingService
-from playground.sandbox import WorkerPool, scratch
-
-HANDLERS = "playground.handlers"  # the module the sandbox's workers run jobs with (the job registry's handlers)
+from playground.sandbox import scratch
 
 
 def main() -> None:
@@ -44,22 +43,21 @@ def main() -> None:
 
         signal.signal(signal.SIGTERM, stop)  # how Hugging Face Spaces and `docker stop` end an app
         signal.signal(signal.SIGINT, stop)  # Ctrl+C
-        pool = WorkerPool(settings.workers, settings.limits, HANDLERS, namespaces=settings.namespaces)
-        # The Parallel tab's workers see several devices: simulated CPU ones where there is no accelerator.
-        parallel_pool = WorkerPool(settings.parallel_workers, settings.limits, HANDLERS, namespaces=settings.namespaces,
-                                   extra_env={"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
-        for each in (pool, parallel_pool):
+        pools = worker_pools.build(settings, dict(os.environ))
+        logging.info("accelerator: %s", pools.device_why)
+        for each in pools.all():
             services.callback(each.close)
             try:
                 each.start()
             except RuntimeError as exc:
                 raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
-        for name, mechanism in pool.mechanisms().items():
+        for name, mechanism in pools.sandbox.mechanisms().items():
             if not mechanism["active"]:
                 logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
-        training = TrainingService(os.environ, settings.training_jobs, settings.training_max_s)
+        training = TrainingService(worker_pools.training_env(settings, pools, os.environ), settings.training_jobs,
+                                   settings.training_max_s)
         services.callback(training.close)
-        demo = build_app(PlaygroundAPI(pool, settings, parallel_pool, training), settings)
+        demo = build_app(PlaygroundAPI.from_pools(pools, settings, training), settings)
         demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
         # Waiting training runs each hold a thread while they wait for the accelerator; other tabs keep Gradio's 40.
         demo.launch(server_name=settings.host, server_port=settings.port, css=CSS,

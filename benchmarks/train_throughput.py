@@ -109,16 +109,21 @@ def app_path(service: TrainingService, epochs: int, n_train: int) -> tuple[float
     """Samples/s between the first and last training update, and seconds per epoch, as a client sees them."""
     config = TrainConfig.from_dict({"layers": list(LAYERS), "optimizer": "sgd", "learning_rate": LEARNING_RATE,
                                     "batch_size": BATCH, "epochs": epochs})
+    return stream_rate(service.train(config, "benchmark"), n_train, BATCH)
+
+
+def stream_rate(updates, n_train: int, batch: int) -> tuple[float, float]:
+    """Samples/s and seconds per epoch of a stream of training updates, timed as they arrive."""
     marks, epoch_ends = [], []
-    for update in service.train(config, "benchmark"):
+    for update in updates:
         if update["phase"] == "training" and update["step"] > 0:
             marks.append((time.perf_counter(), update["step"]))
             if update.get("epoch_accuracy") is not None:
                 epoch_ends.append(time.perf_counter())
     (t0, s0), (t1, s1) = marks[0], marks[-1]
     per_epoch = statistics.median(np.diff(epoch_ends)) if len(epoch_ends) > 1 else (t1 - t0) * (
-        n_train // BATCH) / (s1 - s0)
-    return (s1 - s0) * BATCH / (t1 - t0), per_epoch
+        n_train // batch) / (s1 - s0)
+    return (s1 - s0) * batch / (t1 - t0), per_epoch
 
 
 def main() -> None:

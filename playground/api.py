@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from playground import jobs, matrix_memory, replies
+from playground import jobs, matrix_memory, replies, worker_pools
 from playground.config import Settings
 from playground.errors import error_dict
 from playground.mnist.catalogue import DataUnavailable
@@ -28,15 +28,28 @@ _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy", "scikit-learn")
 
 class PlaygroundAPI:
     def __init__(self, pool: WorkerPool, settings: Settings, parallel_pool: WorkerPool | None = None,
-                 training: TrainingService | None = None) -> None:
+                 training: TrainingService | None = None, accelerator_pool: WorkerPool | None = None,
+                 accelerator: str | None = None, accelerator_why: str = "") -> None:
+        """``accelerator_pool`` holds the host's GPU or TPU (``accelerator`` names it); None: ``pool`` runs all."""
+        self._pools = {"sandbox": pool, "parallel": parallel_pool or pool, "accelerator": accelerator_pool or pool}
         self._pool = pool
-        self._parallel_pool = parallel_pool or pool
         self._training = training
         self._settings = settings
+        self.accelerator = accelerator if accelerator_pool is not None else None
+        self._accelerator_why = accelerator_why
         self._runtime: dict | None = None
         self._runtime_lock = threading.Lock()
 
-    def inspect(self, code: str, args: str, static_argnums: list[int] | None = None, second_args: str = "") -> dict:
+    @classmethod
+    def from_pools(cls, pools: worker_pools.Pools, settings: Settings,
+                   training: TrainingService | None = None) -> PlaygroundAPI:
+        """The API over the pools ``worker_pools.build`` made for this host."""
+        on_device = pools.accelerator if pools.device is not None else None
+        return cls(pools.sandbox, settings, pools.parallel, training, on_device,
+                   pools.device.describe() if pools.device else None, pools.device_why)
+
+    def inspect(self, code: str, args: str, static_argnums: list[int] | None = None, second_args: str = "",
+                on_accelerator: bool = False) -> dict:
         """Trace, lower and compile the function in ``code`` (named ``f``, else the last ``def``) on ``args``.
 
         ``args`` is a Python expression with ``jax``, ``jnp``, ``np`` and ``lax`` in
@@ -49,13 +62,17 @@ class PlaygroundAPI:
         static arguments; ``jit`` says so (``own``, ``static_from``, and a ``note``
         when the field and the code disagree).
 
-        Returns ``{"ok": True, "function", "result", "jaxpr", "stablehlo", "hlo",
+        Inspect compiles for the CPU; ``on_accelerator=True`` compiles in a worker
+        holding the host's GPU or TPU instead (where there is none, on the CPU).
+        ``device`` says which.
+
+        Returns ``{"ok": True, "function", "device", "result", "jaxpr", "stablehlo", "hlo",
         "hlo_locations", "trace_s", "lower_s", "compile_s", "run_s", "cost", "memory",
         "pytree", "line_map", "static_argnums", "jit", "retrace", "purity", "stdout",
         "warnings"}`` or an error dict.
         """
         return self._submit("inspect", code=code, args=args, static_argnums=static_argnums,
-                            second_args=second_args)
+                            second_args=second_args, on_accelerator=on_accelerator)
 
     def derivatives(self, code: str, order: int = 3, x_min: float = -3.0, x_max: float = 3.0,
                     points: int = 200) -> dict:
@@ -83,6 +100,8 @@ class PlaygroundAPI:
              out_axes: str = "0") -> dict:
         """Batch a one-example function with ``jax.vmap``; compare a Python loop, vmap and jit(vmap).
 
+        Runs on the host's GPU or TPU where there is one (``device`` names it).
+
         ``args`` are one example's arguments; each batch is built from them along
         ``in_axes``. Returns ``{"ok", "jaxpr", "batched_jaxpr", "batch_sizes", "loop_s",
         "vmap_s", "jit_vmap_s", "equal", "checked_examples", ...}``: times are per-size medians
@@ -94,6 +113,8 @@ class PlaygroundAPI:
 
     def jit_speed(self, code: str, sizes: list[int] | None = None, repeats: int = 5) -> dict:
         """NumPy vs eager JAX vs jitted JAX on an n x n float32 input for each size n (compile timed apart).
+
+        Runs on the host's GPU or TPU where there is one (``device`` names what it measured on).
 
         Returns ``{"ok", "device", "sizes", "numpy_s", "eager_s", "jit_s", "compile_s",
         "jaxpr_ops", "fused_kernels", ...}``; times are per-size medians in seconds.
@@ -125,11 +146,14 @@ class PlaygroundAPI:
 
         ``config`` keys (missing ones take the defaults): ``dataset`` ("mnist",
         "fashion_mnist", "digits"), ``layers`` (e.g. [784, 512, 256, 10]), ``optimizer``
-        ("sgd", "momentum", "adam"), ``learning_rate``, ``batch_size``, ``epochs``, ``seed``.
+        ("sgd", "momentum", "adam"), ``learning_rate``, ``batch_size``, ``epochs``, ``seed``,
+        ``data_parallel`` (false; true: the batch split over every local device, parameters
+        replicated, gradients all-reduced by XLA; the batch size must divide by the device count).
         Every update has ``ok``, ``phase`` ("data", "queued", "starting", "compiling",
         "training", then "finished" or "stopped"), ``step``, ``epoch``, ``loss`` (smoothed),
         ``test_accuracy`` (None until first measured), ``epoch_accuracy``, ``samples_per_s``,
-        ``elapsed_s``, ``device``, ``dataset``, ``n_train``, ``n_test`` and ``done``. The
+        ``elapsed_s``, ``device``, ``devices`` (how many it trains on), ``dataset``, ``n_train``,
+        ``n_test`` and ``done``. The
         last one (``done: True``) adds ``stopped``, ``params_file`` (.npz), ``metrics_file``
         (CSV), ``confusion`` and ``samples`` (test digits with predictions). Errors come as
         one error dict. ``session`` scopes Stop and ``predict`` to the caller.
@@ -210,8 +234,13 @@ class PlaygroundAPI:
                 },
                 "mechanisms": self._pool.mechanisms(),
                 "pool": self._pool.status(),
-                "parallel_pool": self._parallel_pool.status(),
+                "parallel_pool": self._pools["parallel"].status(),
+                "accelerator_pool": None if self.accelerator is None else {
+                    **self._pools["accelerator"].status(),
+                    "landlock": self._pools["accelerator"].layers.get("landlock")},
             },
+            "accelerator": {"device": self.accelerator, "why": self._accelerator_why,
+                            "jobs": jobs.kinds_on("accelerator") if self.accelerator else []},
             "limits": limits.to_dict(),
             "queue": {"concurrency": self._settings.workers, "max_waiting": self._settings.queue_size},
             "training": None if self._training is None else {
@@ -227,15 +256,17 @@ class PlaygroundAPI:
             return job  # an argument failed its check
         row = jobs.REGISTRY[kind]
         limits = self._settings.limits
-        pool = self._parallel_pool if row.pool == "parallel" else self._pool
+        pool = self._pools[jobs.pool_of(kind, job)]
         result = pool.run(job, timeout_s=limits.measure_timeout_s if row.timed else limits.timeout_s)
         return replies.check(row.reply, result)
 
     def _runtime_info(self) -> dict:
-        """Backend and devices, asked of a worker once (the server never starts JAX itself)."""
+        """Backend and devices, asked once of a worker that holds the accelerator, if any (the server never starts
+        JAX itself)."""
         with self._runtime_lock:
             if self._runtime is None or not self._runtime.get("ok"):
-                self._runtime = self._submit("about")
+                job = jobs.build("about", {})
+                self._runtime = replies.check(replies.ABOUT, self._pools["accelerator"].run(job))
             return self._runtime
 
 

@@ -72,7 +72,7 @@ def _with_limits(result: dict, limits: Limits) -> dict:
     kind = error.get("kind") if error else None
     if kind == "tasks":
         error["message"] += f" (The limit is {limits.max_tasks:,} threads per job.)"
-    elif kind == "memory":
+    elif kind == "memory" and not error["message"].startswith("Out of device memory"):
         reserve = f" and reserve {limits.address_space_mb:,} MB of address space" if limits.address_space_mb else ""
         error["message"] += f" (A job may hold {limits.memory_mb:,} MB of memory{reserve}.)"
     return result

@@ -30,7 +30,17 @@ import warnings
 import jax
 import numpy as np
 
-from playground import numerics, numpy_stand_in, program_size, staging, timing, user_errors, user_jit, usercode
+from playground import (
+    numerics,
+    numpy_stand_in,
+    program_size,
+    runtime,
+    staging,
+    timing,
+    user_errors,
+    user_jit,
+    usercode,
+)
 from playground.errors import UserCodeError
 from playground.matrix_memory import ARRAYS_FLOOR, HEADROOM
 from playground.sandbox import procfs
@@ -115,12 +125,10 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
                 numpy_unavailable = f"The NumPy version failed at n={n}: {why}"
             rows[engine].append(t)
         del x_host, x_device, runs
-    device = jax.devices()[0]
     return {
         "ok": True,
         "function": program.name,
-        "device": device.platform if device.device_kind == device.platform else f"{device.platform}: "
-                  f"{device.device_kind}",
+        "device": runtime.device_label(),
         "sizes": kept,
         "skipped": skipped,
         "numpy_s": _column(rows["numpy"], "median_s"),

@@ -59,7 +59,9 @@ class JobKind:
     handler: str  # "module:function", called in the worker as function(limits, **arguments)
     arguments: tuple[Argument, ...]
     reply: Schema
-    pool: str = "sandbox"  # or "parallel": workers that see several devices
+    # Which workers run it: "sandbox" (CPU), "accelerator" (the GPU or TPU where the host has one, else the
+    # sandbox's), "parallel" (workers that see several devices), or a function of the built job naming one.
+    pool: str | Callable[[dict], str] = "sandbox"
     timed: bool = False  # it measures time: the longer wall clock (Limits.measure_timeout_s)
     together: Callable[[dict], dict | None] | None = None  # a check of the arguments together
 
@@ -96,6 +98,14 @@ def _sorted_unique(values: list | None) -> list[int]:
     return sorted(set(_wholes_list(values or [])))
 
 
+def _flag(name: str, value: Any) -> dict | None:
+    return check.flag(name, value)
+
+
+def _inspect_pool(job: dict) -> str:
+    return "accelerator" if job["on_accelerator"] else "sandbox"
+
+
 def _interval(arguments: dict) -> dict | None:
     if not arguments["x_min"] < arguments["x_max"]:
         return error_dict("invalid_input",
@@ -109,7 +119,8 @@ ARGS = Argument("args", _text)
 REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
     JobKind("inspect", "playground.staging:inspect_job", (
         CODE, ARGS, Argument("static_argnums", _wholes(0, 63, MAX_STATIC_ARGNUMS), None, _sorted_unique),
-        Argument("second_args", _text, "")), replies.INSPECT),
+        Argument("second_args", _text, ""), Argument("on_accelerator", _flag, False)), replies.INSPECT,
+        pool=_inspect_pool),
     JobKind("derivatives", "playground.derivatives:derivatives_job", (
         CODE, Argument("order", _whole(1, MAX_ORDER), 3, check.as_whole),
         Argument("x_min", _number, -3.0, float), Argument("x_max", _number, 3.0, float),
@@ -119,10 +130,11 @@ REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
     JobKind("vmap", "playground.vectorize:vmap_job", (
         CODE, ARGS, Argument("in_axes", _text, "0"), Argument("out_axes", _text, "0"),
         Argument("batch_sizes", _wholes(1, MAX_BATCH, MAX_SIZES), DEFAULT_BATCH_SIZES, _wholes_list)),
-        replies.VMAP, timed=True),
+        replies.VMAP, pool="accelerator", timed=True),
     JobKind("jit_speed", "playground.jit_benchmark:jit_speed_job", (
         CODE, Argument("sizes", _wholes(1, MAX_MATRIX, MAX_SIZES), convert=_sorted_unique),  # default: the API's
-        Argument("repeats", _whole(1, MAX_REPEATS), 5, check.as_whole)), replies.JIT_SPEED, timed=True),
+        Argument("repeats", _whole(1, MAX_REPEATS), 5, check.as_whole)), replies.JIT_SPEED, pool="accelerator",
+        timed=True),
     JobKind("shard", "playground.parallel:shard_job", (
         CODE, ARGS, Argument("mesh_shape", _wholes(1, MAX_DEVICES, MAX_MESH_AXES), convert=_wholes_list),
         Argument("axis_names", _names(MAX_MESH_AXES)), Argument("in_specs", _text),
@@ -131,6 +143,18 @@ REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
             timed=True),
     JobKind("about", "playground.runtime:about_job", (), replies.ABOUT),
 )}
+
+
+def pool_of(kind: str, job: dict) -> str:
+    """The pool that runs this built job: the row's, or what its function says for these arguments."""
+    pool = REGISTRY[kind].pool
+    return pool(job) if callable(pool) else pool
+
+
+def kinds_on(pool: str) -> list[str]:
+    """The kinds ``pool`` runs, those that choose it by an argument marked "(when asked)", for About."""
+    return [kind.name if kind.pool == pool else f"{kind.name} (when asked)"
+            for kind in REGISTRY.values() if kind.pool == pool or callable(kind.pool)]
 
 
 def build(kind: str, values: dict) -> dict:

@@ -70,7 +70,7 @@ def _ok(**fields: Schema) -> Record:
 
 # One schema per job kind; the job registry (playground/jobs.py) names each kind's.
 INSPECT = _ok(
-    function=Name(), static_argnums=ListOf(Whole(0, 63), 64),
+    function=Name(), device=Text(400), static_argnums=ListOf(Whole(0, 63), 64),
     jit=Record({"own": Flag(), "static_from": OneOf(("field", "your jit", "a jitted helper")),
                 "note": Either((SHORT, Null()))}),
     result=TEXT, jaxpr=TEXT, stablehlo=TEXT, hlo=TEXT, hlo_locations=TEXT,
@@ -103,7 +103,7 @@ GRADIENT = _ok(
 )
 
 VMAP = _ok(
-    function=Name(), in_axes=Axes(), out_axes=Axes(), jaxpr=TEXT, batched_jaxpr=TEXT,
+    function=Name(), device=Text(400), in_axes=Axes(), out_axes=Axes(), jaxpr=TEXT, batched_jaxpr=TEXT,
     batch_sizes=ListOf(COUNT, 64), loop_s=TIMES, vmap_s=TIMES, jit_vmap_s=TIMES, equal=Flag(),
     max_abs_diff=MAYBE_AMOUNT, checked_examples=ListOf(COUNT, 64), stdout=TEXT,
 )

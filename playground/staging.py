@@ -31,6 +31,7 @@ from playground import (
     error_lessons,
     purity,
     pytrees,
+    runtime,
     source_map,
     tracer_errors,
     user_errors,
@@ -87,6 +88,7 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
     return {
         "ok": True,
         "function": program.name,
+        "device": runtime.device_label(),
         "static_argnums": list(static_argnums),
         "jit": {"own": choice.own, "static_from": choice.static_from, "note": choice.note},
         **report,
@@ -226,7 +228,12 @@ def _capped(text: str, lines: list, max_chars: int) -> tuple[str, list]:
     return capped, (lines + [None] * kept)[:kept]
 
 
-def inspect_job(limits: Limits, code: str, args: str, static_argnums: list[int], second_args: str) -> dict:
-    """The registry's "inspect" job: texts capped at the limits' length, purity checks within a fifth of its time."""
+def inspect_job(limits: Limits, code: str, args: str, static_argnums: list[int], second_args: str,
+                on_accelerator: bool = False) -> dict:
+    """The registry's "inspect" job: texts capped at the limits' length, purity checks within a fifth of its time.
+
+    ``on_accelerator`` chose the pool (a worker holding the GPU or TPU, where the host has one); here it changes
+    nothing: the worker compiles for the device it has.
+    """
     return inspect(code, args, limits.output_chars, static_argnums=tuple(static_argnums), second_args=second_args,
                    checks_budget_s=limits.timeout_s / 5)

@@ -35,12 +35,27 @@ def error_result(exc: BaseException) -> dict:
         result["error"]["traceback"] = "".join(traceback.format_exception(exc))[-20_000:]
         return result
     prefix = {
-        "memory": "Out of memory: the sandbox gives each job a fixed amount of memory. ",
+        "memory": _memory_prefix(exc),
         "forbidden": "Blocked by the sandbox (no processes, network, or files outside the job's scratch folder). ",
         "disk": _disk_full(exc) if kind == "disk" else "",
         "tasks": "Could not start another thread: the sandbox limits the threads of each job. ",
     }.get(kind, "")
     return error_dict(kind, prefix + describe(exc), user_line(exc))
+
+
+def _memory_prefix(exc: BaseException) -> str:
+    """Host memory, or the accelerator's: XLA's RESOURCE_EXHAUSTED in a worker holding a GPU or TPU is the device's."""
+    share = os.environ.get("XLA_PYTHON_CLIENT_MEM_FRACTION")
+    if share and _is_jax_runtime_error(exc) and _accelerator_backend():
+        return (f"Out of device memory: each job here may use {float(share):.0%} of the accelerator's memory "
+                "(beside the other jobs and training). ")
+    return "Out of memory: the sandbox gives each job a fixed amount of memory. "
+
+
+def _accelerator_backend() -> bool:
+    import jax  # already started: this job raised a JAX runtime error
+
+    return jax.default_backend() != "cpu"
 
 
 _DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)

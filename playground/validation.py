@@ -90,5 +90,12 @@ def names(name: str, value: object, most: int) -> dict | None:
     return None
 
 
+def flag(name: str, value: object) -> dict | None:
+    """True or False, nothing else (not 1, not "yes")."""
+    if not isinstance(value, bool):
+        return error_dict("invalid_input", f"`{name}` must be true or false, got {value!r}.")
+    return None
+
+
 def first_problem(*problems: dict | None) -> dict | None:
     return next((p for p in problems if p is not None), None)

@@ -38,7 +38,18 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from playground import call_signature, numerics, rounding, source_map, staging, timing, usercode, values, vmap_axes
+from playground import (
+    call_signature,
+    numerics,
+    rounding,
+    runtime,
+    source_map,
+    staging,
+    timing,
+    usercode,
+    values,
+    vmap_axes,
+)
 from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
 
@@ -82,7 +93,8 @@ def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list
             report = _run(program.function, example, in_spec, out_spec, list(batch_sizes))
     except Exception as exc:
         return staging.explained_error(exc, code)  # tracer errors and the lessons, as on every tab
-    return {"ok": True, "function": program.name, "in_axes": vmap_axes.axes_json(in_spec),
+    return {"ok": True, "function": program.name, "device": runtime.device_label(),
+            "in_axes": vmap_axes.axes_json(in_spec),
             "out_axes": vmap_axes.axes_json(out_spec),
             **report, "stdout": stdout.getvalue()}
 

@@ -118,7 +118,7 @@ def test_blank_code(api, pool, code):
 def test_valid_call_is_forwarded_verbatim(api, pool):
     result = api.inspect(GOOD_CODE, GOOD_ARGS)
     assert pool.jobs == [{"kind": "inspect", "code": GOOD_CODE, "args": GOOD_ARGS,
-                          "static_argnums": [], "second_args": ""}]
+                          "static_argnums": [], "second_args": "", "on_accelerator": False}]
     assert result == RECORDED
 
 
@@ -152,7 +152,7 @@ def test_oversized_second_args_are_invalid_input(api, pool):
 def test_empty_args_are_allowed(api, pool):
     api.inspect("def f():\n    return 1\n", "")
     assert pool.jobs == [{"kind": "inspect", "code": "def f():\n    return 1\n", "args": "",
-                          "static_argnums": [], "second_args": ""}]
+                          "static_argnums": [], "second_args": "", "on_accelerator": False}]
 
 
 def test_pool_errors_come_back_unchanged():
@@ -282,3 +282,46 @@ def test_without_a_training_service_the_endpoints_say_so(api):
     assert api.predict([[1]], "s")["error"]["kind"] == "unavailable"
     assert api.stop_training("s") == {"ok": True, "stopping": False}
     assert api.about()["training"] is None
+
+
+# -- the accelerator's own pool ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def device_pool() -> RecordingPool:
+    return RecordingPool({"about": [{"ok": True, "python": "3.12.0", "backend": "gpu",
+                                     "devices": ["gpu:0 NVIDIA H200"]}]})
+
+
+@pytest.fixture
+def device_api(pool, device_pool) -> PlaygroundAPI:
+    return PlaygroundAPI(pool, Settings(), accelerator_pool=device_pool, accelerator="CUDA (1 device)",
+                         accelerator_why="CUDA (1 device) through jax-cuda13-plugin")
+
+
+def test_speed_comparisons_run_on_the_accelerator_pool_and_inspect_only_when_asked(device_api, pool, device_pool):
+    device_api.jit_speed(GOOD_CODE, [10])
+    device_api.vmap(GOOD_CODE, "jnp.ones(3)")
+    device_api.inspect(GOOD_CODE, GOOD_ARGS, on_accelerator=True)
+    device_api.inspect(GOOD_CODE, GOOD_ARGS)
+    device_api.derivatives(GOOD_CODE)
+    assert [job["kind"] for job in device_pool.jobs] == ["jit_speed", "vmap", "inspect"]
+    assert [job["kind"] for job in pool.jobs] == ["inspect", "derivatives"]
+
+
+def test_about_names_the_accelerator_and_asks_its_workers_for_the_devices(device_api, device_pool):
+    info = device_api.about()
+    assert info["backend"] == "gpu" and info["devices"] == ["gpu:0 NVIDIA H200"]
+    assert [job["kind"] for job in device_pool.jobs] == ["about"]
+    assert info["accelerator"] == {"device": "CUDA (1 device)", "why": "CUDA (1 device) through jax-cuda13-plugin",
+                                   "jobs": ["inspect (when asked)", "vmap", "jit_speed"]}
+    assert info["sandbox"]["accelerator_pool"]["landlock"] == device_pool.layers["landlock"]
+
+
+def test_without_an_accelerator_one_pool_runs_everything(api, pool):
+    api.jit_speed(GOOD_CODE, [10])
+    api.inspect(GOOD_CODE, GOOD_ARGS, on_accelerator=True)
+    assert [job["kind"] for job in pool.jobs] == ["jit_speed", "inspect"]
+    info = api.about()
+    assert info["accelerator"]["device"] is None and info["accelerator"]["jobs"] == []
+    assert info["sandbox"]["accelerator_pool"] is None

@@ -103,7 +103,7 @@ def test_error_markdown_tracer_fields_are_optional():
 
 
 def test_status_markdown_clean_run(three_lines):
-    assert status_markdown(three_lines) == "✅ Traced, lowered and compiled `f`."
+    assert status_markdown(three_lines) == "✅ Traced, lowered and compiled `f` for cpu."
 
 
 def test_status_markdown_lists_purity_findings_with_their_lines():

@@ -27,7 +27,39 @@ def test_every_handler_exists_and_takes_its_rows_arguments():
         handler = getattr(importlib.import_module(module), name)
         parameters = list(inspect.signature(handler).parameters)
         assert parameters == ["limits", *[a.name for a in row.arguments]], (kind, parameters)
-        assert row.pool in ("sandbox", "parallel"), kind
+        assert callable(row.pool) or row.pool in POOLS, kind
+
+
+POOLS = ("sandbox", "accelerator", "parallel")
+
+
+@pytest.mark.parametrize(("kind", "values", "pool"), [
+    ("inspect", {"code": CUBIC, "args": "1.0"}, "sandbox"),
+    ("inspect", {"code": CUBIC, "args": "1.0", "on_accelerator": True}, "accelerator"),
+    ("derivatives", {"code": TANH}, "sandbox"),
+    ("vmap", {"code": CUBIC, "args": "jnp.ones(3)"}, "accelerator"),
+    ("jit_speed", {"code": CUBIC, "sizes": [10]}, "accelerator"),
+    ("shard", {"code": CUBIC, "args": "jnp.ones(8)", "mesh_shape": [8], "axis_names": ["data"],
+               "in_specs": "(P('data'),)", "out_specs": "P('data')"}, "parallel"),
+])
+def test_each_job_names_its_pool(kind, values, pool):
+    """The speed comparisons run where the accelerator is; Inspect only when asked; the rest on CPU workers."""
+    job = build(kind, values)
+    assert job.get("ok") is not False, job
+    assert jobs.pool_of(kind, job) == pool
+
+
+@pytest.mark.parametrize("value", [1, 0, "yes", None, [True]])
+def test_on_accelerator_must_be_a_bool(value):
+    if value is None:  # left out: the default, False
+        assert build("inspect", {"code": CUBIC, "args": "1.0", "on_accelerator": None})["on_accelerator"] is False
+        return
+    assert "`on_accelerator` must be true or false" in _invalid("inspect", code=CUBIC, args="1.0",
+                                                                on_accelerator=value)
+
+
+def test_kinds_on_the_accelerator_for_about():
+    assert jobs.kinds_on("accelerator") == ["inspect (when asked)", "vmap", "jit_speed"]
 
 
 @pytest.mark.parametrize(("order", "points", "x_min", "x_max"), [
@@ -67,7 +99,8 @@ def test_whole_numbers_given_as_floats_reach_the_worker_as_ints():
 
 def test_defaults_fill_what_is_missing():
     job = build("inspect", {"code": CUBIC, "args": "1.0"})
-    assert job == {"kind": "inspect", "code": CUBIC, "args": "1.0", "static_argnums": [], "second_args": ""}
+    assert job == {"kind": "inspect", "code": CUBIC, "args": "1.0", "static_argnums": [], "second_args": "",
+                   "on_accelerator": False}
     assert build("jit_speed", {"code": CUBIC, "sizes": [100, 10]})["repeats"] == 5
     assert "sizes" in build("jit_speed", {"code": CUBIC})["error"]["message"]  # the API fills it from its limits
 

@@ -115,7 +115,7 @@ def test_render_returns_one_value_per_output_component_in_build_order(ok_respons
 
 def test_render_ok(ok_response, downloads):
     out = _named(render(DEFAULT.code, ok_response, downloads))
-    assert out["status"].startswith("✅ Traced, lowered and compiled `f`.")
+    assert out["status"].startswith("✅ Traced, lowered and compiled `f` for cpu.")
     assert out["result"] == ok_response["result"] == "f32[4] [ 0.  3. 14. 39.]"
     assert out["source_map"] == views.source_ir_html(DEFAULT.code, ok_response)
     assert 'class="source-ir"' in out["source_map"]
@@ -162,7 +162,7 @@ def test_render_ok_without_optional_fields(ok_response):
     response = {k: v for k, v in ok_response.items()
                 if k not in ("pytree", "retrace", "purity", "stdout", "warnings", "line_map")}
     out = _named(render(DEFAULT.code, response))
-    assert out["status"] == "✅ Traced, lowered and compiled `f`."
+    assert out["status"] == "✅ Traced, lowered and compiled `f` for cpu."
     assert out["result"] == "f32[4] [ 0.  3. 14. 39.]"
     assert out["pytrees"] == ""
     assert out["stdout"]["visible"] is False
@@ -212,14 +212,16 @@ def test_render_tracer_error_teaches(tracer_response):
 def test_run_handler_passes_the_form_to_the_api_and_renders(ok_response):
     pool = FakePool()
     fn = _run_handler(_build_inspect_tab(pool)).fn
-    out = _named(fn(DEFAULT.code, DEFAULT.args, "", ""))
+    out = _named(fn(DEFAULT.code, DEFAULT.args, "", "", False))
     assert pool.jobs[-1]["static_argnums"] == [] and pool.jobs[-1]["code"] == DEFAULT.code
+    assert pool.jobs[-1]["on_accelerator"] is False
     assert out["result"] == ok_response["result"]
     assert out["jaxpr"] == ok_response["jaxpr"]
     assert all(Path(p).read_text() for p in out["files"]["value"])
     assert all(Path(p).is_relative_to(tempfile.gettempdir()) for p in out["files"]["value"])
 
-    out = _named(fn("def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", "1", ""))
+    out = _named(fn("def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", "1", "", True))
+    assert pool.jobs[-1]["on_accelerator"] is True  # the tab's checkbox reaches the job
     assert pool.jobs[-1]["static_argnums"] == [1]
     assert out["result"] == "f32[2] [3. 3.]"
     assert "Static argument 1: `3`" in out["pytrees"]
@@ -228,7 +230,7 @@ def test_run_handler_passes_the_form_to_the_api_and_renders(ok_response):
 def test_run_handler_bad_static_argnums_is_an_invalid_input_error():
     pool = FakePool()
     fn = _run_handler(_build_inspect_tab(pool)).fn
-    out = _named(fn(DEFAULT.code, DEFAULT.args, "one", ""))
+    out = _named(fn(DEFAULT.code, DEFAULT.args, "one", "", False))
     assert pool.jobs == []  # never reached a worker
     assert out["status"].startswith("❌ **Invalid input**")
     assert "'one'" in out["status"]
@@ -393,3 +395,21 @@ def test_about_to_markdown_accepts_the_api_shape():
     text = about_tab.to_markdown(PlaygroundAPI(pool=Pool(), settings=Settings()).about())
     assert "| landlock | ✅ active | ABI 7 |" in text
     assert "| watchdogs | ✅ active | wall clock 10 s" in text
+
+
+def _accelerator_checkbox(api: PlaygroundAPI) -> gr.Checkbox:
+    with gr.Blocks() as demo:
+        inspect_tab.build(api, demo, 1, "jobs")
+    (box,) = [block for block in demo.blocks.values() if getattr(block, "elem_id", None) == "inspect-on-accelerator"]
+    return box
+
+
+def test_compile_for_the_accelerator_shows_only_where_there_is_one():
+    assert _accelerator_checkbox(PlaygroundAPI(pool=FakePool(), settings=Settings())).visible is False
+    device_pool = FakePool()
+    api = PlaygroundAPI(pool=FakePool(), settings=Settings(), accelerator_pool=device_pool,
+                        accelerator="CUDA (1 device)")
+    box = _accelerator_checkbox(api)
+    assert box.visible is True and box.label == "Compile for the accelerator (CUDA (1 device))"
+    api.inspect(DEFAULT.code, DEFAULT.args, on_accelerator=True)
+    assert [job["kind"] for job in device_pool.jobs] == ["inspect"]

@@ -23,7 +23,7 @@ from tests.conftest import OnePool
 
 PRESETS = {name: (p.code, p.args, p.in_axes) for name, p in VMAP_PRESETS.items()}
 
-SUCCESS_KEYS = {"ok", "function", "in_axes", "out_axes", "jaxpr", "batched_jaxpr", "batch_sizes",
+SUCCESS_KEYS = {"ok", "function", "device", "in_axes", "out_axes", "jaxpr", "batched_jaxpr", "batch_sizes",
                 "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "checked_examples", "stdout"}
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 
@@ -276,7 +276,7 @@ def test_every_example_is_compared_when_the_loop_finishes():
     out = compare(CUBIC, "jnp.ones(3)", "0", "0", [1, 7, 40])
     assert out["checked_examples"] == [1, 7, 40]
     assert render(out)[0] == ("✅ Python loop, vmap and jit(vmap) agree for `f` on every example at batch sizes "
-                              "1, 7 and 40.")
+                              "1, 7 and 40.\n\nMeasured on **cpu**.")
 
 
 def test_a_mismatch_says_at_which_batch_size():

@@ -10,7 +10,6 @@ reason, never skipped silently.
 from __future__ import annotations
 
 import ctypes
-import glob
 import os
 import resource
 import site
@@ -36,13 +35,17 @@ def probe() -> dict[str, dict]:
     }
 
 
-def apply(limits: Limits, scratch: str) -> dict[str, dict]:
-    """Apply every layer to the current (single-threaded) process; return the report."""
+def apply(limits: Limits, scratch: str, devices: dict | None = None) -> dict[str, dict]:
+    """Apply every layer to the current (single-threaded) process; return the report.
+
+    ``devices`` (``{"read_write": [...], "read_only": [...]}``, from the server's
+    accelerator.DevicePaths) are the accelerator's files, for workers that hold it; others get none.
+    """
     layers = {}
     for name, step in (
         ("rlimits", lambda: _set_rlimits(limits)),
         ("capabilities", _drop_capabilities),
-        ("landlock", lambda: _landlock(scratch)),
+        ("landlock", lambda: _landlock(scratch, devices or {})),
         ("seccomp", _seccomp),
     ):
         try:
@@ -101,12 +104,15 @@ def _drop_capabilities() -> str:
     return f"all {last_cap + 1} capabilities dropped (running as root)"
 
 
-def _landlock(scratch: str) -> str:
-    enforced = landlock.restrict_self(readable_paths(), [scratch, *_device_nodes()])
+def _landlock(scratch: str, devices: dict) -> str:
+    device_files, driver_files = devices.get("read_write", []), devices.get("read_only", [])
+    enforced = landlock.restrict_self([*readable_paths(), *driver_files], [scratch, *device_files])
     extras = [name for name, on in (("TCP", enforced["tcp_denied"]), ("signals", enforced["signals_scoped"])) if on]
     also = f"; also denies {' and '.join(extras)}" if extras else ""
+    device = (f"; the accelerator's {len(device_files)} device files read-write and its "
+              f"{len(driver_files)} driver paths read-only" if device_files else "")
     return (f"ABI {enforced['abi']}: filesystem read-only to Python and system libraries, "
-            f"write only to the scratch dir{also}")
+            f"write only to the scratch dir{device}{also}")
 
 
 def _seccomp() -> str:
@@ -121,10 +127,5 @@ def readable_paths() -> list[str]:
         *site.getsitepackages(), package_dir,
         "/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
         "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu", "/sys/fs/cgroup",
-        "/dev/null", "/dev/urandom", "/proc/driver/nvidia",
+        "/dev/null", "/dev/urandom",
     })
-
-
-def _device_nodes() -> list[str]:
-    """GPU device files, which CUDA opens read-write."""
-    return glob.glob("/dev/nvidia*")

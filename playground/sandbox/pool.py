@@ -24,6 +24,7 @@ import time
 
 from playground.errors import error_dict
 from playground.sandbox import mechanisms, protocol, scratch
+from playground.sandbox.accelerator import NO_DEVICE, DevicePaths
 from playground.sandbox.bootstrap import protect_server_process, worker_environment
 from playground.sandbox.cgroups import JobCgroups
 from playground.sandbox.handle import LogPipe, WorkerHandle
@@ -54,6 +55,7 @@ class WorkerPool:
         acquire_timeout_s: float = 30.0,
         spawn_timeout_s: float = 60.0,
         namespaces: bool = True,
+        devices: DevicePaths = NO_DEVICE,
     ) -> None:
         if size < 1:
             raise ValueError(f"pool size must be at least 1, got {size}")
@@ -62,6 +64,7 @@ class WorkerPool:
         self.acquire_timeout_s = acquire_timeout_s
         self.spawn_timeout_s = spawn_timeout_s
         self.namespaces = namespaces
+        self.devices = devices  # the accelerator's files, which these workers' Landlock rules open (else none)
         self.handlers = handlers  # the module the template imports and the workers run jobs with
         self.layers: dict[str, dict] = {}
         self._env = worker_environment(dict(os.environ), extra_env)
@@ -234,7 +237,7 @@ class WorkerPool:
             if self._cgroups is not None and self._cgroups.active:
                 cgroups = self._cgroups.create(self.limits.max_tasks, self._cgroup_memory_mb() * 2**20)
             request = {"scratch": folder, "limits": self.limits.to_dict(), "cgroups": cgroups,
-                       "namespaces": self.namespaces}
+                       "namespaces": self.namespaces, "devices": self.devices.to_dict()}
             with self._link_lock:
                 link = self._link
             pid = link.spawn(request, [worker_end.fileno(), log_pipe.write_fd])

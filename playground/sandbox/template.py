@@ -11,7 +11,7 @@ The template is the workers' parent, so it reaps them and tells the server how
 each one ended (the kernel's wait status: a structured fact, unlike a log).
 
 Sockets (SOCK_SEQPACKET, one JSON datagram each):
-- control: server -> {"scratch", "limits", "cgroups", "namespaces"} with the
+- control: server -> {"scratch", "limits", "cgroups", "namespaces", "devices"} with the
   worker's job socket and the write end of its log pipe attached (SCM_RIGHTS);
   template -> {"pid": pid} (pid as the server sees it) or {"error": text}.
 - exits: template -> {"pid", "code": "exited" | "killed" | "dumped", "status"}.

@@ -39,7 +39,7 @@ def serve_one_job(job_fd: int, log_fd: int, request: dict, handlers: ModuleType)
         layers = {"cgroups": _join_cgroups(request.get("cgroups") or [])}
         layers["namespaces"] = _namespaces(request, budget)
         _settle_in(scratch)
-        layers.update(lockdown.apply(budget, scratch))
+        layers.update(lockdown.apply(budget, scratch, request.get("devices")))
         handlers.warm_up()
         channel = socket.socket(fileno=JOB_FD)
         protocol.send(channel, {

@@ -10,6 +10,7 @@ from playground.ui import about_tab, derivatives_tab, inspect_tab, jit_tab, para
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code shares the pool's concurrency
 PARALLEL_QUEUE = "parallel"  # the Parallel tab has its own pool of several-device workers
+ACCELERATOR_QUEUE = "accelerator"  # the jit and vmap tabs, where the host's GPU or TPU has a pool of its own
 # Training runs wait inside the training service, which tells each one its place in line and lets Stop
 # leave it; Gradio's own limit for them is just the queue's size.
 TRAINING_QUEUE = "training"
@@ -30,15 +31,18 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
             "# JAX Playground\nWrite a small pure function and see what JAX makes of it. "
             "Your code runs in a locked-down sandbox process, never in this server."
         )
+        # The jit and vmap comparisons run where the accelerator is (worker_pools.py): its own workers, if any.
+        device_queue = ((settings.accelerator_workers, ACCELERATOR_QUEUE) if api.accelerator
+                        else (settings.workers, SANDBOX_QUEUE))
         with gr.Tabs():
             with gr.Tab("Inspect", id="inspect"):
                 inspect_tab.build(api, demo, settings.workers, SANDBOX_QUEUE)
             with gr.Tab("Derivatives", id="derivatives"):
                 derivatives_tab.build(api, settings.workers, SANDBOX_QUEUE)
             with gr.Tab("vmap", id="vmap"):
-                vmap_tab.build(api, settings.workers, SANDBOX_QUEUE)
+                vmap_tab.build(api, *device_queue)
             with gr.Tab("jit", id="jit"):
-                jit_tab.build(api, settings.workers, SANDBOX_QUEUE)
+                jit_tab.build(api, *device_queue)
             with gr.Tab("Parallel", id="parallel"):
                 parallel_tab.build(api, settings.parallel_workers, PARALLEL_QUEUE, settings.cpu_devices)
             with gr.Tab("Train", id="train"):

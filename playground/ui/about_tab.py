@@ -39,8 +39,21 @@ def to_markdown(info: dict) -> str:
         f"### What bounds each job\n| resource | state | how |\n|---|---|---|\n{bounded}\n\n"
         f"### Sandbox layers\n| layer | state | detail |\n|---|---|---|\n{rows}\n\n"
         f"**Jobs at once:** {queue['concurrency']}, **waiting at most:** {queue['max_waiting']}"
+        + _accelerator_markdown(info.get("accelerator"))
         + _training_markdown(info.get("training"))
     )
+
+
+def _accelerator_markdown(accelerator: dict | None) -> str:
+    """Which device runs which jobs: the host's GPU or TPU for the speed comparisons, or why every job is on the CPU."""
+    if not accelerator:
+        return ""
+    if not accelerator.get("device"):
+        return f"\n\n### Accelerator\nNone in use: {accelerator['why'] or 'every job runs on the CPU'}."
+    kinds = ", ".join(accelerator["jobs"])
+    return (f"\n\n### Accelerator\n**{accelerator['device']}** ({accelerator['why']}) runs {kinds}; every other job "
+            "runs on CPU workers, which start faster. Its workers hold the device's files open through Landlock "
+            "and a bounded share of its memory.")
 
 
 def _training_markdown(training: dict | None) -> str:

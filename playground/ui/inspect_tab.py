@@ -38,6 +38,10 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
             static = gr.Textbox(label="static_argnums", placeholder="e.g. 1, or 0, 2", elem_id="inspect-static")
             second = gr.Textbox(label="Call again with (optional): does jit retrace?",
                                 placeholder="e.g. jnp.arange(5.0)", elem_id="inspect-second")
+            # Inspect compiles for the CPU (its workers start fast); the host's GPU or TPU on request.
+            on_device = gr.Checkbox(False, label=f"Compile for the accelerator ({api.accelerator or 'none here'})",
+                                    info="XLA optimises differently for a GPU or TPU: other fusions, other kernels",
+                                    visible=bool(api.accelerator), elem_id="inspect-on-accelerator")
             with gr.Row():
                 run = gr.Button("Run", variant="primary", elem_id="inspect-run")
                 share = gr.Button("Copy link", elem_id="inspect-share")
@@ -76,17 +80,17 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
 
     downloads = DownloadFolder()
 
-    def on_run(code_text: str, args_text: str, static_text: str, second_text: str):
+    def on_run(code_text: str, args_text: str, static_text: str, second_text: str, accelerator: bool):
         try:
             argnums = parse_argnums(static_text)
         except ValueError as exc:
             response = error_dict("invalid_input", str(exc))
         else:
-            response = api.inspect(code_text, args_text, argnums, second_text)
+            response = api.inspect(code_text, args_text, argnums, second_text, bool(accelerator))
         return render(code_text, response, downloads)
 
-    run.click(on_run, [code, args, static, second], [status, result, mapped, jaxpr, stablehlo, hlo, hlo_locations,
-                                                     costs, trees, stdout, files, raw],
+    run.click(on_run, [code, args, static, second, on_device],
+              [status, result, mapped, jaxpr, stablehlo, hlo, hlo_locations, costs, trees, stdout, files, raw],
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.inspect, api_name="inspect", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 

@@ -30,7 +30,8 @@ def error_markdown(error: dict) -> str:
 
 def status_markdown(response: dict) -> str:
     """What went well, and every note worth reading: purity findings, retracing, warnings."""
-    lines = [f"✅ Traced, lowered and compiled {md.code(response.get('function', '?'))}."]
+    device = f" for {md.text(response['device'])}" if response.get("device") else ""
+    lines = [f"✅ Traced, lowered and compiled {md.code(response.get('function', '?'))}{device}."]
     if (response.get("jit") or {}).get("own"):
         static = response.get("static_argnums") or []
         declared = f" with static_argnums={tuple(static)}" if static else ""

@@ -25,7 +25,8 @@ def render(response: dict) -> tuple:
         return status, *jaxprs, None, ""
     series = {"Python loop": response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
     chart = plots.timings_figure("Python loop vs vmap vs jit(vmap)", "batch size", sizes, series)
-    return (agreement(response["function"], sizes, checked), *jaxprs, chart,
+    measured_on = f"\n\nMeasured on **{md.text(response['device'])}**." if response.get("device") else ""
+    return (agreement(response["function"], sizes, checked) + measured_on, *jaxprs, chart,
             times_table("batch size", sizes, series, baseline="Python loop"))
 
 

@@ -1,0 +1,279 @@
+"""One device check: the whole accelerator path through the API layer, on whatever this host has, in one table.
+
+Run: ``.venv/bin/python benchmarks/device_check.py [--mnist-dir DIR] [--size 10000] [--epochs 3]``
+(``MNIST_DIR`` works too). No browser and no Gradio: the same sandbox pools,
+``PlaygroundAPI`` and training service the app builds (``worker_pools.build``),
+driven from this process. It runs on a GPU, a TPU and a CPU alike, and accepts
+the JAX it finds (0.10 or newer). In order:
+
+1. About: the devices a worker sees, which jobs the accelerator runs, and the sandbox layers in force;
+2. what a fresh worker costs: back-to-back jobs in a one-worker pool are paced by spawning and warming the
+   next worker, for the CPU pool and (where there is one) the accelerator's, which opens the device first;
+3. an Inspect job (and, with an accelerator, the same one compiled for it);
+4. the jit comparison at n = ``--size`` (default 10,000: 10^4 x 10^4 float32): NumPy and jit medians, their
+   ratio, and the jitted ``x + x*x + x*x*x``'s achieved memory bandwidth (it reads x once and writes the result
+   once: 8 n^2 bytes) against the device's (the vendor's figure for known GPUs; on a CPU, a NumPy copy measured
+   here, one thread);
+5. a ``--epochs`` training run of the 784-512-256-10 MLP on MNIST from ``MNIST_DIR`` through ``/train``,
+   against the bare jitted loops of benchmarks/train_throughput.py on the same device in the same run, and the
+   time to 97 % test accuracy (from the request, so the worker's start and compiling count);
+6. the data-parallel variant where there are several devices.
+
+Where ``MNIST_DIR`` holds only the 10,000 test digits (t10k files, as ../shared does), they are split
+8,000 / 2,000 into a temporary folder, and the table says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+# This process runs the bare loops itself: beside the workers, it must not take the whole device either.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+os.environ.setdefault("XLA_PYTHON_CLIENT_MEM_FRACTION", "0.2")
+
+import numpy as np  # noqa: E402
+
+from playground import worker_pools  # noqa: E402
+from playground.api import PlaygroundAPI  # noqa: E402
+from playground.config import Settings  # noqa: E402
+from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE  # noqa: E402
+from playground.mnist.idx import read_idx, write_idx  # noqa: E402
+from playground.mnist.server_service import TrainingService  # noqa: E402
+from playground.sandbox import Limits, WorkerPool  # noqa: E402
+
+SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"
+TARGET_ACCURACY = 0.97
+FRESH_WORKER_JOBS = 4
+# Peak memory bandwidth in GB/s from the vendors' data sheets, most specific name first.
+KNOWN_BANDWIDTH_GB_S = (
+    ("H200", 4800), ("H100 NVL", 3900), ("H100 PCIe", 2000), ("H100", 3350), ("GH200", 4000),
+    ("A100-SXM4-80GB", 2039), ("A100 80GB PCIe", 1935), ("A100", 1555), ("L40S", 864), ("L40", 864),
+    ("L4", 300), ("A10G", 600), ("A10", 600), ("T4", 320), ("V100", 900), ("RTX 4090", 1008), ("RTX 3090", 936),
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mnist-dir", default=os.environ.get("MNIST_DIR") or str(SHARED_MNIST))
+    parser.add_argument("--size", type=int, default=10_000, help="n of the n x n jit benchmark")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    memory_mb = max(2048, int(12 * args.size ** 2 * 4 / 2**20) + 1024)  # the benchmark's arrays, with room
+    settings = Settings(limits=Limits(memory_mb=memory_mb, address_space_mb=0, timeout_s=120.0,
+                                      measure_timeout_s=400.0))
+    rows: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="device-check-") as folder:
+        mnist_dir, data_note = mnist_folder(Path(args.mnist_dir), Path(folder))
+        env = {**os.environ, "MNIST_DIR": str(mnist_dir)}
+        pools = worker_pools.build(settings, env)
+        for pool in pools.all():
+            pool.start()
+        training = TrainingService(worker_pools.training_env(settings, pools, env), settings.training_jobs)
+        api = PlaygroundAPI.from_pools(pools, settings, training)
+        try:
+            rows += about_rows(api)
+            rows += fresh_worker_rows(settings, pools)
+            rows += inspect_rows(api)
+            rows += jit_comparison(api, args.size, args.repeats)
+            rows += training_rows(api, args.epochs, data_note, mnist_dir)
+        finally:
+            training.close()
+            for pool in pools.all():
+                pool.close()
+    rows.append(("whole check", f"{time.perf_counter() - started:.0f} s"))
+    print_table(rows)
+
+
+def mnist_folder(source: Path, scratch: Path) -> tuple[Path, str]:
+    """``source`` when it holds all four MNIST files; else its test set split 8,000 / 2,000 into ``scratch``."""
+    stems = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+    if all(idx_file(source, stem) for stem in stems):
+        return source, f"MNIST from {source}"
+    if not (idx_file(source, stems[2]) and idx_file(source, stems[3])):
+        raise SystemExit(f"no MNIST files in {source}: set MNIST_DIR or --mnist-dir")
+    images, labels = read_mnist(source, stems[2]), read_mnist(source, stems[3])
+    for stem, data in zip(stems, (images[:8000], labels[:8000], images[8000:], labels[8000:]), strict=True):
+        write_idx(scratch / stem, data)
+    return scratch, f"the MNIST test set split 8,000 / 2,000 (no training files in {source})"
+
+
+def idx_file(folder: Path, stem: str) -> Path | None:
+    """``folder``'s IDX file ``stem``, plain or gzipped (both spellings occur), or None."""
+    return next((path for path in (folder / stem, folder / f"{stem}.gz") if path.is_file()), None)
+
+
+def about_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
+    info = api.about()
+    layers = info["sandbox"]["layers"]
+    accelerator = info["accelerator"]
+    where = (f"{accelerator['device']}: {', '.join(accelerator['jobs'])}" if accelerator["device"]
+             else f"none ({accelerator['why']})")
+    device_landlock = (info["sandbox"].get("accelerator_pool") or {}).get("landlock") or {}
+    return [
+        ("devices (About)", ", ".join(info["devices"]) or "none answered"),
+        ("JAX", f"{info['versions']['jax']} (jaxlib {info['versions']['jaxlib']}), backend {info['backend']}"),
+        ("accelerator runs", where),
+        ("sandbox layers", ", ".join(f"{name} {'on' if layer['active'] else 'OFF'}" for name, layer in layers.items())),
+        ("accelerator workers' Landlock", device_landlock.get("detail", "no accelerator pool")),
+    ]
+
+
+def fresh_worker_rows(settings: Settings, pools: worker_pools.Pools) -> list[tuple[str, str]]:
+    """Jobs back to back in a pool of one warm worker: each waits for the next worker's start and warm-up."""
+    rows = []
+    kinds = [("CPU worker", pools.sandbox)]
+    if pools.device is not None:
+        kinds.append(("accelerator worker", pools.accelerator))
+    for name, like in kinds:
+        pool = WorkerPool(1, like.limits, worker_pools.HANDLERS, namespaces=like.namespaces, devices=like.devices,
+                          extra_env={k: v for k, v in like._env.items() if k in (
+                              "JAX_PLATFORMS", "XLA_PYTHON_CLIENT_MEM_FRACTION")})
+        pool.start()
+        try:
+            pool.run({"kind": "about"})
+            tic = time.perf_counter()
+            for _ in range(FRESH_WORKER_JOBS):
+                assert pool.run({"kind": "about"})["ok"]
+            rows.append((f"fresh {name}", f"{(time.perf_counter() - tic) / FRESH_WORKER_JOBS * 1000:,.0f} ms "
+                                          "a job, back to back (start + warm-up of the next worker)"))
+        finally:
+            pool.close()
+    return rows
+
+
+def inspect_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
+    example = EXAMPLES[0]
+    rows = []
+    for on_accelerator in ((False, True) if api.accelerator else (False,)):
+        api.inspect(example.code, example.args, on_accelerator=on_accelerator)  # the first job per pool warms it
+        tic = time.perf_counter()
+        reply = api.inspect(example.code, example.args, on_accelerator=on_accelerator)
+        elapsed = time.perf_counter() - tic
+        if not reply["ok"]:
+            raise SystemExit(f"Inspect failed: {reply['error']}")
+        fused = reply["hlo"].count(" fusion(")
+        rows.append((f"Inspect ({reply['device']})", f"{elapsed * 1000:,.0f} ms through the API, compile "
+                     f"{reply['compile_s'] * 1000:,.0f} ms, {fused} fusion(s) in the optimised HLO"))
+    return rows
+
+
+def jit_comparison(api: PlaygroundAPI, n: int, repeats: int) -> list[tuple[str, str]]:
+    reply = api.jit_speed(JIT_BENCHMARK_CODE, [n], repeats)
+    if not reply["ok"] or n not in reply["sizes"]:
+        raise SystemExit(f"the jit comparison at n={n} failed: {reply.get('error') or reply.get('skipped')}")
+    numpy_s, jit_s = reply["numpy_s"][0], reply["jit_s"][0]
+    moved = 2 * n * n * 4  # x read once, the result written once: what a fused kernel must move
+    achieved = moved / jit_s / 1e9
+    bandwidth, source = device_bandwidth(reply["device"])
+    return [
+        ("jit measured on", reply["device"]),
+        (f"NumPy, n={n:,}", f"{numpy_s * 1000:,.1f} ms" if numpy_s else "unavailable"),
+        (f"jit, n={n:,}", f"{jit_s * 1000:,.2f} ms (compile {reply['compile_s'][0] * 1000:,.0f} ms, "
+                          f"{reply['fused_kernels']} fused kernel(s))"),
+        ("NumPy / jit", f"{numpy_s / jit_s:,.1f}x" if numpy_s else "-"),
+        ("jit's achieved bandwidth", f"{achieved:,.1f} GB/s = {achieved / bandwidth:.0%} of {bandwidth:,.0f} GB/s "
+                                     f"({source})"),
+    ]
+
+
+def device_bandwidth(device: str) -> tuple[float, str]:
+    """The device's peak memory bandwidth in GB/s, and where the figure comes from."""
+    for name, gb_s in KNOWN_BANDWIDTH_GB_S:
+        if name in device:
+            return float(gb_s), f"{name}'s data sheet"
+    return measured_copy_bandwidth(), "measured here: a NumPy copy of 512 MB, one thread, best of 5"
+
+
+def measured_copy_bandwidth() -> float:
+    source = np.ones(2**27, np.float32)  # 512 MB
+    target = np.empty_like(source)
+    best = np.inf
+    for _ in range(5):
+        tic = time.perf_counter()
+        np.copyto(target, source)
+        best = min(best, time.perf_counter() - tic)
+    return 2 * source.nbytes / best / 1e9
+
+
+def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, mnist_dir: Path) -> list[tuple[str, str]]:
+    import train_throughput as bare  # imports JAX into this process: only now, after the workers started
+
+    train_x = read_mnist(mnist_dir, "train-images-idx3-ubyte")
+    train_y = read_mnist(mnist_dir, "train-labels-idx1-ubyte")
+    test_x, test_y = read_mnist(mnist_dir, "t10k-images-idx3-ubyte"), read_mnist(mnist_dir, "t10k-labels-idx1-ubyte")
+    config = {"epochs": epochs, "layers": list(bare.LAYERS), "batch_size": bare.BATCH}
+    run = Watched(api.train(config, "device-check"))
+    rate, per_epoch = bare.stream_rate(run, len(train_x), bare.BATCH)
+    final = run.updates[-1]
+    if not final.get("ok") or not final.get("done"):
+        raise SystemExit(f"training failed: {final}")
+    bare_s = bare.bare_loops(train_x, train_y, test_x, test_y, epochs)
+    fastest = min(bare_s.values())
+    samples = (len(train_x) // bare.BATCH) * bare.BATCH
+    rows = [
+        ("training data", f"{data_note}: {final['n_train']:,} training, {final['n_test']:,} test images"),
+        ("training on", final["device"]),
+        ("app: samples/s, s/epoch", f"{rate:,.0f}, {per_epoch:.2f} s"),
+        *[(f"{name}: samples/s, s/epoch", f"{samples / s:,.0f}, {s:.2f} s") for name, s in bare_s.items()],
+        ("app / fastest bare loop", f"{fastest / per_epoch:.2f}"),
+        ("final test accuracy", f"{final['test_accuracy']:.2%} after {epochs} epochs"),
+        (f"time to {TARGET_ACCURACY:.0%} test accuracy",
+         f"{run.reached_s:.1f} s from the request (worker start and compiling included)"
+         if run.reached_s is not None else f"not reached in {epochs} epochs"),
+    ]
+    devices = len(api.about()["devices"])
+    if devices >= 2:
+        parallel = Watched(api.train({**config, "data_parallel": True}, "device-check"))
+        p_rate, p_epoch = bare.stream_rate(parallel, len(train_x), bare.BATCH)
+        if parallel.updates[-1].get("ok"):
+            rows.append((f"data-parallel over {devices}: samples/s, s/epoch", f"{p_rate:,.0f}, {p_epoch:.2f} s"))
+        else:
+            rows.append(("data-parallel", f"failed: {parallel.updates[-1].get('error')}"))
+    else:
+        rows.append(("data-parallel", "skipped: one device"))
+    return rows
+
+
+def read_mnist(folder: Path, stem: str) -> np.ndarray:
+    """The IDX file ``stem`` of ``folder``, plain or gzipped; images as (n, 28, 28)."""
+    path = idx_file(folder, stem)
+    return read_idx(path, 3, (28, 28)) if "images" in stem else read_idx(path, 1)
+
+
+class Watched:
+    """A run's updates, passed on as they arrive (to be timed), kept, and watched for the target accuracy."""
+
+    def __init__(self, updates) -> None:
+        self._updates = updates
+        self._started = time.perf_counter()
+        self.updates: list[dict] = []
+        self.reached_s: float | None = None  # seconds from the request to the target test accuracy
+
+    def __iter__(self):
+        for update in self._updates:
+            self.updates.append(update)
+            accuracy = update.get("test_accuracy")
+            if self.reached_s is None and accuracy is not None and accuracy >= TARGET_ACCURACY:
+                self.reached_s = time.perf_counter() - self._started
+            yield update
+
+
+def print_table(rows: list[tuple[str, str]]) -> None:
+    width = max(len(name) for name, _ in rows)
+    print(f"| {'check':<{width}} | result |\n|{'-' * (width + 2)}|--------|")
+    for name, value in rows:
+        print(f"| {name:<{width}} | {value} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""The host's accelerator as the server sees it, without importing JAX: which one, and which files it needs.
+
+The web server never starts JAX, yet it must decide before any worker exists
+whether a second, accelerator-holding pool of workers is worth starting, and
+which device files those workers' Landlock rules must open. Both answers come
+from the filesystem: the driver's device files (``/dev/nvidia*`` for NVIDIA,
+``/dev/accel*`` or ``/dev/vfio`` for a TPU VM) and whether the venv holds the
+JAX plugin that drives them (``jax-cuda12-plugin``, ``jax-cuda13-plugin``,
+``libtpu``; ``make run`` installs the one the host needs).
+
+A fresh worker that opens the device pays for a CUDA context (or a TPU
+client) before its job arrives; the pool warms workers ahead of time, but each
+warm one holds that context and its share of device memory. So only the jobs
+whose point is speed on the device (jit, vmap) run there; see README.
+
+>>> Accelerator("cuda", 1, DevicePaths(("/dev/nvidia0",), ())).describe()
+'CUDA (1 device)'
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.metadata
+import os
+from dataclasses import dataclass
+
+# What CUDA opens read-write: the control device, one file per GPU, unified memory, and MIG's capability files.
+_NVIDIA_DEVICES = ("dev/nvidiactl", "dev/nvidia[0-9]*", "dev/nvidia-uvm", "dev/nvidia-uvm-tools",
+                   "dev/nvidia-caps/nvidia-cap*")
+# What the driver library reads to find the GPUs: its /proc files, and the PCI devices in sysfs.
+_NVIDIA_READ = ("proc/driver/nvidia", "sys/module/nvidia", "sys/module/nvidia_uvm", "sys/bus/pci/devices",
+                "sys/devices/pci[0-9]*")
+_TPU_DEVICES = ("dev/accel[0-9]*", "dev/vfio")
+_TPU_READ = ("sys/class/accel", "sys/bus/pci/devices", "sys/devices/pci[0-9]*")
+_PLUGINS = {"cuda": ("jax-cuda13-plugin", "jax-cuda12-plugin"), "tpu": ("libtpu",)}
+
+
+@dataclass(frozen=True)
+class DevicePaths:
+    """The files a worker holding the accelerator may open: device files read-write, driver files read-only."""
+
+    read_write: tuple[str, ...]
+    read_only: tuple[str, ...]
+
+    def to_dict(self) -> dict:
+        return {"read_write": list(self.read_write), "read_only": list(self.read_only)}
+
+
+NO_DEVICE = DevicePaths((), ())
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    platform: str  # "cuda" or "tpu"
+    count: int  # devices (GPUs, or TPU chips) the driver shows
+    paths: DevicePaths
+
+    def describe(self) -> str:
+        return f"{self.platform.upper()} ({self.count} device{'s' if self.count != 1 else ''})"
+
+
+def device_paths(platform: str, root: str = "/") -> DevicePaths:
+    """The device and driver paths of ``platform`` that exist on this host (none for ``"cpu"``)."""
+    patterns = {"cuda": (_NVIDIA_DEVICES, _NVIDIA_READ), "tpu": (_TPU_DEVICES, _TPU_READ)}.get(platform)
+    if patterns is None:
+        return NO_DEVICE
+    found = [sorted({path for pattern in group for path in glob.glob(os.path.join(root, pattern))})
+             for group in patterns]
+    return DevicePaths(tuple(found[0]), tuple(found[1]))
+
+
+def installed_plugin(platform: str) -> str | None:
+    """The JAX plugin package for ``platform`` that this venv holds, if any."""
+    for package in _PLUGINS.get(platform, ()):
+        try:
+            importlib.metadata.version(package)
+            return package
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def detect(env: dict[str, str], root: str = "/") -> tuple[Accelerator | None, str]:
+    """The accelerator the sandbox can give workers, or None, and why, in words for the log and About.
+
+    ``PLAYGROUND_ACCELERATOR=off`` keeps every job on the CPU; ``JAX_PLATFORMS=cpu`` does too.
+    """
+    if (env.get("PLAYGROUND_ACCELERATOR") or "").strip().lower() in ("0", "off", "no", "false"):
+        return None, "turned off (PLAYGROUND_ACCELERATOR=off): every job runs on the CPU"
+    if (env.get("JAX_PLATFORMS") or "").strip().lower() == "cpu":
+        return None, "JAX_PLATFORMS=cpu: every job runs on the CPU"
+    reasons = []
+    for platform, counted in (("cuda", "dev/nvidia[0-9]*"), ("tpu", "dev/accel[0-9]*")):
+        paths = device_paths(platform, root)
+        count = len(glob.glob(os.path.join(root, counted))) or (1 if paths.read_write else 0)
+        if not paths.read_write:
+            continue
+        plugin = installed_plugin(platform)
+        if plugin is None:
+            reasons.append(f"{platform.upper()} device files exist, but this venv has no JAX plugin for them "
+                           f"(make run installs it; or JAX_ACCELERATOR={'cuda12' if platform == 'cuda' else 'tpu'})")
+            continue
+        accelerator = Accelerator(platform, count, paths)
+        return accelerator, f"{accelerator.describe()} through {plugin}"
+    return None, "; ".join(reasons) or "no GPU or TPU device files on this host: every job runs on the CPU"

@@ -1,0 +1,293 @@
+"""The accelerator in the sandbox: which files its workers may open, which pools exist, and a real device if any.
+
+The host's device files are found under a root folder, so fake ``/dev/nvidia*``
+trees stand in for a GPU host here; Landlock's enforcement of the device rules
+is checked in a locked-down subprocess with a stand-in device file; and where
+this machine has a real GPU or TPU with its JAX plugin, a real worker opens it
+(else that test is skipped, saying why).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from playground import worker_pools
+from playground.config import Settings
+from playground.sandbox import Limits, WorkerPool, accelerator, lockdown
+from playground.sandbox.accelerator import NO_DEVICE, Accelerator, DevicePaths
+from tests.conftest import HANDLERS
+
+ROOT = Path(__file__).resolve().parent.parent
+LANDLOCK = lockdown.probe()["landlock"]
+HOST_DEVICE, HOST_WHY = accelerator.detect(dict(os.environ))
+
+
+def _touch(root: Path, *names: str) -> None:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if name.endswith("/"):
+            path.mkdir(exist_ok=True)
+        else:
+            path.touch()
+
+
+@pytest.fixture
+def gpu_host(tmp_path) -> Path:
+    """A root folder laid out like a host with two NVIDIA GPUs (and files CUDA does not need)."""
+    _touch(tmp_path, "dev/nvidiactl", "dev/nvidia0", "dev/nvidia1", "dev/nvidia-uvm", "dev/nvidia-uvm-tools",
+           "dev/nvidia-modeset", "dev/nvidia-caps/nvidia-cap1", "dev/null", "dev/sda",
+           "proc/driver/nvidia/", "sys/module/nvidia/", "sys/bus/pci/devices/", "sys/devices/pci0000:00/",
+           "sys/devices/virtual/")
+    return tmp_path
+
+
+# -- the paths: exactly what the device needs, and only what exists ----------------------------------------------
+
+
+def test_gpu_paths_are_the_nvidia_device_files_and_driver_paths(gpu_host):
+    paths = accelerator.device_paths("cuda", str(gpu_host))
+    assert [os.path.relpath(p, gpu_host) for p in paths.read_write] == [
+        "dev/nvidia-caps/nvidia-cap1", "dev/nvidia-uvm", "dev/nvidia-uvm-tools", "dev/nvidia0", "dev/nvidia1",
+        "dev/nvidiactl"]
+    assert [os.path.relpath(p, gpu_host) for p in paths.read_only] == [
+        "proc/driver/nvidia", "sys/bus/pci/devices", "sys/devices/pci0000:00", "sys/module/nvidia"]
+
+
+def test_paths_that_do_not_exist_are_left_out(tmp_path):
+    _touch(tmp_path, "dev/nvidiactl", "dev/nvidia0")
+    paths = accelerator.device_paths("cuda", str(tmp_path))
+    assert paths.read_write == (str(tmp_path / "dev/nvidia0"), str(tmp_path / "dev/nvidiactl"))
+    assert paths.read_only == ()
+    assert accelerator.device_paths("cuda", str(tmp_path / "empty")) == NO_DEVICE
+    assert accelerator.device_paths("cpu", str(tmp_path)) == NO_DEVICE
+
+
+def test_tpu_paths(tmp_path):
+    _touch(tmp_path, "dev/accel0", "dev/accel1", "dev/vfio/", "sys/class/accel/")
+    paths = accelerator.device_paths("tpu", str(tmp_path))
+    assert [os.path.relpath(p, tmp_path) for p in paths.read_write] == ["dev/accel0", "dev/accel1", "dev/vfio"]
+    assert [os.path.relpath(p, tmp_path) for p in paths.read_only] == ["sys/class/accel"]
+
+
+def test_this_hosts_paths_all_exist():
+    """The rules a worker would get here name real files only (none at all on a host without the device)."""
+    for platform in ("cuda", "tpu"):
+        paths = accelerator.device_paths(platform)
+        assert all(os.path.exists(p) for p in (*paths.read_write, *paths.read_only)), paths
+
+
+# -- detection: device files and the JAX plugin, both ---------------------------------------------------------------
+
+
+def test_gpu_files_without_the_plugin_are_not_used(gpu_host, monkeypatch):
+    monkeypatch.setattr(accelerator, "installed_plugin", lambda platform: None)
+    device, why = accelerator.detect({}, str(gpu_host))
+    assert device is None
+    assert "CUDA device files exist, but this venv has no JAX plugin" in why and "JAX_ACCELERATOR=cuda12" in why
+
+
+def test_gpu_files_with_the_plugin_make_an_accelerator(gpu_host, monkeypatch):
+    monkeypatch.setattr(accelerator, "installed_plugin", lambda platform: "jax-cuda13-plugin" if platform == "cuda"
+                        else None)
+    device, why = accelerator.detect({}, str(gpu_host))
+    assert device.platform == "cuda" and device.count == 2
+    assert device.paths == accelerator.device_paths("cuda", str(gpu_host))
+    assert why == "CUDA (2 devices) through jax-cuda13-plugin"
+
+
+@pytest.mark.parametrize("env", [{"PLAYGROUND_ACCELERATOR": "off"}, {"PLAYGROUND_ACCELERATOR": "0"},
+                                 {"JAX_PLATFORMS": "cpu"}])
+def test_the_accelerator_can_be_turned_off(gpu_host, monkeypatch, env):
+    monkeypatch.setattr(accelerator, "installed_plugin", lambda platform: "jax-cuda13-plugin")
+    device, why = accelerator.detect(env, str(gpu_host))
+    assert device is None and ("PLAYGROUND_ACCELERATOR=off" in why or "JAX_PLATFORMS=cpu" in why)
+
+
+def test_a_host_without_device_files_runs_everything_on_the_cpu(tmp_path):
+    device, why = accelerator.detect({}, str(tmp_path))
+    assert device is None and why == "no GPU or TPU device files on this host: every job runs on the CPU"
+
+
+# -- the pools for a host ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def close_pools():
+    made = []
+    yield made.append
+    for pools in made:
+        for pool in pools.all():
+            pool.close()
+
+
+def test_a_cpu_host_has_one_pool_for_the_sandbox_and_the_accelerator_jobs(monkeypatch, close_pools):
+    monkeypatch.setattr(worker_pools, "detect", lambda env: (None, "no GPU or TPU device files on this host"))
+    pools = worker_pools.build(Settings(), {})
+    close_pools(pools)
+    assert pools.accelerator is pools.sandbox and pools.device is None and len(pools.all()) == 2
+    assert pools.sandbox.devices == NO_DEVICE and pools.parallel.devices == NO_DEVICE
+    assert worker_pools.training_env(Settings(), pools, {"A": "1"}) == {"A": "1"}
+
+
+def _fake_gpu(count: int) -> Accelerator:
+    return Accelerator("cuda", count, DevicePaths(("/dev/nvidia0", "/dev/nvidiactl"), ("/proc/driver/nvidia",)))
+
+
+def test_a_gpu_host_keeps_the_cpu_jobs_off_the_device_and_bounds_its_memory(monkeypatch, close_pools):
+    monkeypatch.setattr(worker_pools, "detect", lambda env: (_fake_gpu(1), "CUDA (1 device) through a plugin"))
+    settings = Settings(accelerator_workers=2, device_memory_fraction=0.6)
+    pools = worker_pools.build(settings, {})
+    close_pools(pools)
+    assert len(pools.all()) == 3
+    assert pools.sandbox.devices == NO_DEVICE and pools.sandbox._env["JAX_PLATFORMS"] == "cpu"
+    assert pools.accelerator.devices == _fake_gpu(1).paths
+    assert "JAX_PLATFORMS" not in pools.accelerator._env
+    assert pools.accelerator._env["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.300"  # 0.6 shared by 2 workers
+    assert pools.accelerator._env["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
+    assert pools.accelerator.limits.address_space_mb == 0  # CUDA reserves huge address ranges
+    assert pools.sandbox.limits == settings.limits
+    # One GPU: the Parallel tab keeps its simulated CPU devices.
+    assert pools.parallel.devices == NO_DEVICE and pools.parallel._env["JAX_PLATFORMS"] == "cpu"
+    assert pools.parallel._env["JAX_NUM_CPU_DEVICES"] == str(settings.cpu_devices)
+    # Training gets what the workers leave, less room for each process's CUDA context.
+    assert worker_pools.training_env(settings, pools, {})["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.300"
+
+
+def test_several_gpus_give_the_parallel_tab_real_devices_within_the_same_share(monkeypatch, close_pools):
+    monkeypatch.setattr(worker_pools, "detect", lambda env: (_fake_gpu(4), "CUDA (4 devices)"))
+    pools = worker_pools.build(Settings(accelerator_workers=1, parallel_workers=1), {})
+    close_pools(pools)
+    assert pools.parallel.devices == _fake_gpu(4).paths and "JAX_PLATFORMS" not in pools.parallel._env
+    for pool in (pools.accelerator, pools.parallel):
+        assert pool._env["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.250"  # the default 0.5, over two workers
+
+
+@pytest.mark.parametrize(("variable", "value"), [("PLAYGROUND_DEVICE_MEMORY_FRACTION", "0.95"),
+                                                 ("PLAYGROUND_DEVICE_MEMORY_FRACTION", "nan"),
+                                                 ("PLAYGROUND_ACCELERATOR_WORKERS", "0")])
+def test_accelerator_settings_are_checked(variable, value):
+    with pytest.raises(ValueError, match=variable):
+        Settings.from_env({variable: value})
+
+
+# -- Landlock: a worker holding the device may open its files, no other worker may ----------------------------------
+
+
+CHILD = textwrap.dedent("""
+    import json, os, sys
+    from playground.sandbox import lockdown
+    from playground.sandbox.limits import Limits
+
+    scratch, device_file, driver_dir, give = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "give"
+    devices = {"read_write": [device_file], "read_only": [driver_dir]} if give else None
+    layers = lockdown.apply(Limits(), scratch, devices)
+    results = {}
+
+    def attempt(name, action):
+        try:
+            action()
+            results[name] = "allowed"
+        except PermissionError:
+            results[name] = "denied"
+
+    def open_device():
+        with open(device_file, "r+b") as f:
+            f.write(b"x")
+
+    def read_driver():
+        with open(os.path.join(driver_dir, "version")) as f:
+            f.read()
+
+    def write_driver():
+        with open(os.path.join(driver_dir, "version"), "w") as f:
+            f.write("x")
+
+    attempt("open_device", open_device)
+    attempt("read_driver", read_driver)
+    attempt("write_driver", write_driver)
+    print(json.dumps({"landlock": layers["landlock"], "results": results}))
+""")
+
+
+def _locked_child(tmp_path: Path, give: bool) -> dict:
+    scratch, device_file, driver_dir = tmp_path / "scratch", tmp_path / "nvidia0", tmp_path / "driver"
+    scratch.mkdir(exist_ok=True)
+    device_file.touch()
+    driver_dir.mkdir(exist_ok=True)
+    (driver_dir / "version").write_text("NVRM version: 580.65.06")
+    done = subprocess.run([sys.executable, "-c", CHILD, str(scratch), str(device_file), str(driver_dir),
+                           "give" if give else "keep"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not LANDLOCK["active"], reason=f"Landlock unavailable: {LANDLOCK['detail']}")
+def test_landlock_opens_the_device_files_only_for_a_worker_given_them(tmp_path):
+    given = _locked_child(tmp_path, give=True)
+    assert given["results"] == {"open_device": "allowed", "read_driver": "allowed", "write_driver": "denied"}
+    assert "the accelerator's 1 device files read-write and its 1 driver paths read-only" in \
+        given["landlock"]["detail"]
+    kept = _locked_child(tmp_path, give=False)
+    assert kept["results"] == {"open_device": "denied", "read_driver": "denied", "write_driver": "denied"}
+    assert "device files" not in kept["landlock"]["detail"]
+
+
+def test_no_device_path_is_readable_by_default():
+    """A CPU worker's rules name no GPU or TPU file: those come only with the accelerator pool's ``devices``."""
+    for path in lockdown.readable_paths():
+        assert not path.startswith(("/dev/nvidia", "/proc/driver", "/dev/accel", "/dev/vfio")), path
+
+
+# -- a real device, where this host has one ---------------------------------------------------------------------
+
+
+@pytest.mark.skipif(HOST_DEVICE is None, reason=f"no accelerator to open here: {HOST_WHY}")
+def test_a_worker_given_the_device_opens_it_inside_the_sandbox():
+    pool = WorkerPool(1, Limits(address_space_mb=0, timeout_s=60.0), HANDLERS, devices=HOST_DEVICE.paths,
+                      extra_env={"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.2"})
+    pool.start()
+    try:
+        about = pool.run({"kind": "about"})
+        assert about["ok"] and about["backend"] != "cpu", about
+        job = {"kind": "inspect", "code": "def f(x):\n    return jnp.sin(x) * x + 3\n", "args": "jnp.ones(8)",
+               "static_argnums": [], "second_args": "", "on_accelerator": True}
+        inspected = pool.run(job)
+        assert inspected["ok"] and not inspected["device"].startswith("cpu"), inspected
+        assert pool.layers["landlock"]["active"] == LANDLOCK["active"]
+    finally:
+        pool.close()
+
+
+# -- running out of device memory ----------------------------------------------------------------------------------
+
+
+def _exhausted():
+    """A real XLA RESOURCE_EXHAUSTED: more memory than this process may map (its address space is capped here)."""
+    import jax.numpy as jnp
+
+    try:
+        jnp.zeros((1 << 40,), jnp.float32).block_until_ready()
+    except Exception as exc:  # noqa: BLE001 - the test wants whatever JAX raises
+        return exc
+    pytest.skip("a 4 TB array was allocated: no RESOURCE_EXHAUSTED to test with")
+
+
+def test_device_memory_errors_name_the_jobs_share(monkeypatch):
+    from playground import user_errors
+
+    exc = _exhausted()
+    assert user_errors.classify(exc) == "memory", exc
+    monkeypatch.setenv("XLA_PYTHON_CLIENT_MEM_FRACTION", "0.25")
+    monkeypatch.setattr(user_errors, "_accelerator_backend", lambda: True)
+    message = user_errors.error_result(exc)["error"]["message"]
+    assert message.startswith("Out of device memory: each job here may use 25% of the accelerator's memory")
+    monkeypatch.setattr(user_errors, "_accelerator_backend", lambda: False)
+    assert user_errors.error_result(exc)["error"]["message"].startswith("Out of memory: the sandbox gives each job")
