@@ -54,7 +54,8 @@ def main() -> None:
         for name, mechanism in pools.sandbox.mechanisms().items():
             if not mechanism["active"]:
                 logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
-        training = TrainingService(worker_pools.training_env(settings, pools, os.environ), settings.training_jobs,
+        training = TrainingService(worker_pools.training_env(settings, pools, os.environ),
+                                   worker_pools.training_slots(settings, pools, dict(os.environ)),
                                    settings.training_max_s)
         services.callback(training.close)
         demo = build_app(PlaygroundAPI.from_pools(pools, settings, training), settings)

@@ -12,8 +12,8 @@ the JAX it finds (0.10 or newer). In order:
 3. an Inspect job (and, with an accelerator, the same one compiled for it);
 4. the jit comparison at n = ``--size`` (default 10,000: 10^4 x 10^4 float32): NumPy and jit medians, their
    ratio, and the jitted ``x + x*x + x*x*x``'s achieved memory bandwidth (it reads x once and writes the result
-   once: 8 n^2 bytes) against the device's (the vendor's figure for known GPUs; on a CPU, a NumPy copy measured
-   here, one thread);
+   once: 8 n^2 bytes) against the device's (the vendor's figure for known GPUs; elsewhere, CPUs included, the
+   simplest streaming kernel, a jitted ``x * 2``, measured here on the same device);
 5. a ``--epochs`` training run of the 784-512-256-10 MLP on MNIST from ``MNIST_DIR`` through ``/train``,
    against the bare jitted loops of benchmarks/train_throughput.py on the same device in the same run, and the
    time to 97 % test accuracy (from the request, so the worker's start and compiling count);
@@ -35,9 +35,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-# This process runs the bare loops itself: beside the workers, it must not take the whole device either.
-os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-os.environ.setdefault("XLA_PYTHON_CLIENT_MEM_FRACTION", "0.2")
 
 import numpy as np  # noqa: E402
 
@@ -54,7 +51,7 @@ TARGET_ACCURACY = 0.97
 FRESH_WORKER_JOBS = 4
 # Peak memory bandwidth in GB/s from the vendors' data sheets, most specific name first.
 KNOWN_BANDWIDTH_GB_S = (
-    ("H200", 4800), ("H100 NVL", 3900), ("H100 PCIe", 2000), ("H100", 3350), ("GH200", 4000),
+    ("GH200", 4000), ("H200", 4800), ("H100 NVL", 3900), ("H100 PCIe", 2000), ("H100", 3350),
     ("A100-SXM4-80GB", 2039), ("A100 80GB PCIe", 1935), ("A100", 1555), ("L40S", 864), ("L40", 864),
     ("L4", 300), ("A10G", 600), ("A10", 600), ("T4", 320), ("V100", 900), ("RTX 4090", 1008), ("RTX 3090", 936),
 )
@@ -78,7 +75,8 @@ def main() -> None:
         pools = worker_pools.build(settings, env)
         for pool in pools.all():
             pool.start()
-        training = TrainingService(worker_pools.training_env(settings, pools, env), settings.training_jobs)
+        training = TrainingService(worker_pools.training_env(settings, pools, env),
+                                   worker_pools.training_slots(settings, pools, env))
         api = PlaygroundAPI.from_pools(pools, settings, training)
         try:
             rows += about_rows(api)
@@ -174,7 +172,7 @@ def jit_comparison(api: PlaygroundAPI, n: int, repeats: int) -> list[tuple[str, 
     numpy_s, jit_s = reply["numpy_s"][0], reply["jit_s"][0]
     moved = 2 * n * n * 4  # x read once, the result written once: what a fused kernel must move
     achieved = moved / jit_s / 1e9
-    bandwidth, source = device_bandwidth(reply["device"])
+    bandwidth, source = device_bandwidth(reply["device"], n)
     return [
         ("jit measured on", reply["device"]),
         (f"NumPy, n={n:,}", f"{numpy_s * 1000:,.1f} ms" if numpy_s else "unavailable"),
@@ -186,27 +184,43 @@ def jit_comparison(api: PlaygroundAPI, n: int, repeats: int) -> list[tuple[str, 
     ]
 
 
-def device_bandwidth(device: str) -> tuple[float, str]:
+def device_bandwidth(device: str, n: int) -> tuple[float, str]:
     """The device's peak memory bandwidth in GB/s, and where the figure comes from."""
     for name, gb_s in KNOWN_BANDWIDTH_GB_S:
         if name in device:
             return float(gb_s), f"{name}'s data sheet"
-    return measured_copy_bandwidth(), "measured here: a NumPy copy of 512 MB, one thread, best of 5"
+    return streamed_bandwidth(n), "measured here: a jitted x * 2 at the same n on the same device, best of 5"
 
 
-def measured_copy_bandwidth() -> float:
-    source = np.ones(2**27, np.float32)  # 512 MB
-    target = np.empty_like(source)
+def own_jax():
+    """JAX in this process (after the pools were built, so that their environment is the app's), which runs the
+    bandwidth probe and the bare loops; beside the workers, it must not take the whole device either."""
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    os.environ.setdefault("XLA_PYTHON_CLIENT_MEM_FRACTION", "0.2")
+    import jax
+
+    return jax
+
+
+def streamed_bandwidth(n: int) -> float:
+    """GB/s of the simplest streaming kernel (read x, write 2x) on this process's default device: its floor."""
+    jax = own_jax()
+    jnp = jax.numpy
+
+    double = jax.jit(lambda x: x * 2)
+    x = jnp.ones((n, n), jnp.float32)
+    double(x).block_until_ready()
     best = np.inf
     for _ in range(5):
         tic = time.perf_counter()
-        np.copyto(target, source)
+        double(x).block_until_ready()
         best = min(best, time.perf_counter() - tic)
-    return 2 * source.nbytes / best / 1e9
+    return 2 * x.nbytes / best / 1e9
 
 
 def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, mnist_dir: Path) -> list[tuple[str, str]]:
-    import train_throughput as bare  # imports JAX into this process: only now, after the workers started
+    own_jax()
+    import train_throughput as bare  # its bare loops run in this process
 
     train_x = read_mnist(mnist_dir, "train-images-idx3-ubyte")
     train_y = read_mnist(mnist_dir, "train-labels-idx1-ubyte")

@@ -45,10 +45,13 @@ def build(settings: Settings, env: dict[str, str]) -> Pools:
     """The pools for this host (not started yet)."""
     device, why = detect(env)
     common = {"namespaces": settings.namespaces}
+    # Workers that hold no device are told so: JAX then never tries (and fails, behind Landlock) to open a GPU
+    # that is present but not theirs, e.g. with PLAYGROUND_ACCELERATOR=off.
+    cpu_only = {"JAX_PLATFORMS": "cpu"}
     if device is None:
-        sandbox = WorkerPool(settings.workers, settings.limits, HANDLERS, **common)
+        sandbox = WorkerPool(settings.workers, settings.limits, HANDLERS, **common, extra_env=cpu_only)
         parallel = WorkerPool(settings.parallel_workers, settings.limits, HANDLERS, **common,
-                              extra_env={"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
+                              extra_env={**cpu_only, "JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
         return Pools(sandbox, sandbox, parallel, None, why)
     # CUDA reserves huge address ranges up front: the RSS watchdog and the cgroup bound these workers instead.
     device_limits = replace(settings.limits, address_space_mb=0)
@@ -56,7 +59,6 @@ def build(settings: Settings, env: dict[str, str]) -> Pools:
     holders = settings.accelerator_workers + (settings.parallel_workers if parallel_on_device else 0)
     share = settings.device_memory_fraction / holders
     on_device = {"devices": device.paths, **common}
-    cpu_only = {"JAX_PLATFORMS": "cpu"}
     sandbox = WorkerPool(settings.workers, settings.limits, HANDLERS, **common, extra_env=cpu_only)
     accelerator = WorkerPool(settings.accelerator_workers, device_limits, HANDLERS, **on_device,
                              extra_env={"XLA_PYTHON_CLIENT_MEM_FRACTION": f"{share:.3f}"})
@@ -79,3 +81,10 @@ def training_env(settings: Settings, pools: Pools, env: dict[str, str]) -> dict[
     if pools.device is None:
         return dict(env)
     return {**env, "XLA_PYTHON_CLIENT_MEM_FRACTION": f"{training_memory_fraction(settings):.3f}"}
+
+
+def training_slots(settings: Settings, pools: Pools, env: dict[str, str]) -> int:
+    """Training runs at once: ``PLAYGROUND_TRAINING_JOBS`` where set, else one per accelerator device (1 on a CPU)."""
+    if env.get("PLAYGROUND_TRAINING_JOBS") or pools.device is None:
+        return settings.training_jobs
+    return min(pools.device.count, 16)

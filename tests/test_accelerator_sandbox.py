@@ -44,8 +44,13 @@ def gpu_host(tmp_path) -> Path:
     """A root folder laid out like a host with two NVIDIA GPUs (and files CUDA does not need)."""
     _touch(tmp_path, "dev/nvidiactl", "dev/nvidia0", "dev/nvidia1", "dev/nvidia-uvm", "dev/nvidia-uvm-tools",
            "dev/nvidia-modeset", "dev/nvidia-caps/nvidia-cap1", "dev/null", "dev/sda",
-           "proc/driver/nvidia/", "sys/module/nvidia/", "sys/bus/pci/devices/", "sys/devices/pci0000:00/",
-           "sys/devices/virtual/")
+           "proc/driver/nvidia/", "sys/module/nvidia/", "sys/bus/pci/devices/", "sys/devices/virtual/")
+    # Two GPUs and a disk controller on the PCI bus, listed in /sys/bus/pci/devices as links, as sysfs does.
+    for address, vendor in (("0000:17:00.0", "0x10de"), ("0000:65:00.0", "0x10de"), ("0000:00:17.0", "0x8086")):
+        folder = tmp_path / "sys/devices/pci0000:00" / address
+        folder.mkdir(parents=True)
+        (folder / "vendor").write_text(vendor + "\n")
+        (tmp_path / "sys/bus/pci/devices" / address).symlink_to(folder)
     return tmp_path
 
 
@@ -58,7 +63,8 @@ def test_gpu_paths_are_the_nvidia_device_files_and_driver_paths(gpu_host):
         "dev/nvidia-caps/nvidia-cap1", "dev/nvidia-uvm", "dev/nvidia-uvm-tools", "dev/nvidia0", "dev/nvidia1",
         "dev/nvidiactl"]
     assert [os.path.relpath(p, gpu_host) for p in paths.read_only] == [
-        "proc/driver/nvidia", "sys/bus/pci/devices", "sys/devices/pci0000:00", "sys/module/nvidia"]
+        "proc/driver/nvidia", "sys/bus/pci/devices", "sys/devices/pci0000:00/0000:17:00.0",
+        "sys/devices/pci0000:00/0000:65:00.0", "sys/module/nvidia"]  # the GPUs' own folders, not the disk's
 
 
 def test_paths_that_do_not_exist_are_left_out(tmp_path):
@@ -134,7 +140,9 @@ def test_a_cpu_host_has_one_pool_for_the_sandbox_and_the_accelerator_jobs(monkey
     close_pools(pools)
     assert pools.accelerator is pools.sandbox and pools.device is None and len(pools.all()) == 2
     assert pools.sandbox.devices == NO_DEVICE and pools.parallel.devices == NO_DEVICE
+    assert pools.sandbox._env["JAX_PLATFORMS"] == pools.parallel._env["JAX_PLATFORMS"] == "cpu"
     assert worker_pools.training_env(Settings(), pools, {"A": "1"}) == {"A": "1"}
+    assert worker_pools.training_slots(Settings(), pools, {}) == 1
 
 
 def _fake_gpu(count: int) -> Accelerator:
@@ -168,6 +176,9 @@ def test_several_gpus_give_the_parallel_tab_real_devices_within_the_same_share(m
     assert pools.parallel.devices == _fake_gpu(4).paths and "JAX_PLATFORMS" not in pools.parallel._env
     for pool in (pools.accelerator, pools.parallel):
         assert pool._env["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.250"  # the default 0.5, over two workers
+    # One training slot per device, unless the variable says otherwise.
+    assert worker_pools.training_slots(Settings(), pools, {}) == 4
+    assert worker_pools.training_slots(Settings(training_jobs=2), pools, {"PLAYGROUND_TRAINING_JOBS": "2"}) == 2
 
 
 @pytest.mark.parametrize(("variable", "value"), [("PLAYGROUND_DEVICE_MEMORY_FRACTION", "0.95"),

@@ -413,3 +413,16 @@ def test_compile_for_the_accelerator_shows_only_where_there_is_one():
     assert box.visible is True and box.label == "Compile for the accelerator (CUDA (1 device))"
     api.inspect(DEFAULT.code, DEFAULT.args, on_accelerator=True)
     assert [job["kind"] for job in device_pool.jobs] == ["inspect"]
+
+
+def test_about_says_which_jobs_the_accelerator_runs_or_why_there_is_none():
+    with_gpu = {**sample_about(devices=("gpu:0 NVIDIA H200",), backend="gpu"),
+                "accelerator": {"device": "CUDA (1 device)", "why": "CUDA (1 device) through jax-cuda13-plugin",
+                                "jobs": ["inspect (when asked)", "vmap", "jit_speed"]}}
+    text = about_tab.to_markdown(with_gpu)
+    assert ("### Accelerator\n**CUDA (1 device)** (CUDA (1 device) through jax-cuda13-plugin) runs inspect (when "
+            "asked), vmap, jit_speed; every other job runs on CPU workers") in text
+    without = {**sample_about(), "accelerator": {"device": None, "why": "no GPU or TPU device files on this host: "
+                                                 "every job runs on the CPU", "jobs": []}}
+    assert "### Accelerator\nNone in use: no GPU or TPU device files on this host" in about_tab.to_markdown(without)
+    assert "### Accelerator" not in about_tab.to_markdown(sample_about())  # an older server's reply

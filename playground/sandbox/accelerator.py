@@ -27,11 +27,12 @@ from dataclasses import dataclass
 # What CUDA opens read-write: the control device, one file per GPU, unified memory, and MIG's capability files.
 _NVIDIA_DEVICES = ("dev/nvidiactl", "dev/nvidia[0-9]*", "dev/nvidia-uvm", "dev/nvidia-uvm-tools",
                    "dev/nvidia-caps/nvidia-cap*")
-# What the driver library reads to find the GPUs: its /proc files, and the PCI devices in sysfs.
-_NVIDIA_READ = ("proc/driver/nvidia", "sys/module/nvidia", "sys/module/nvidia_uvm", "sys/bus/pci/devices",
-                "sys/devices/pci[0-9]*")
+# What the driver library reads to find the GPUs: its /proc files, its modules' parameters, the list of PCI
+# devices, and (found by vendor, below) the sysfs folders of the GPUs themselves, not of any other device.
+_NVIDIA_READ = ("proc/driver/nvidia", "sys/module/nvidia", "sys/module/nvidia_uvm", "sys/bus/pci/devices")
 _TPU_DEVICES = ("dev/accel[0-9]*", "dev/vfio")
-_TPU_READ = ("sys/class/accel", "sys/bus/pci/devices", "sys/devices/pci[0-9]*")
+_TPU_READ = ("sys/class/accel", "sys/bus/pci/devices")
+_PCI_VENDORS = {"cuda": "0x10de", "tpu": "0x1ae0"}  # NVIDIA, Google
 _PLUGINS = {"cuda": ("jax-cuda13-plugin", "jax-cuda12-plugin"), "tpu": ("libtpu",)}
 
 
@@ -64,9 +65,22 @@ def device_paths(platform: str, root: str = "/") -> DevicePaths:
     patterns = {"cuda": (_NVIDIA_DEVICES, _NVIDIA_READ), "tpu": (_TPU_DEVICES, _TPU_READ)}.get(platform)
     if patterns is None:
         return NO_DEVICE
-    found = [sorted({path for pattern in group for path in glob.glob(os.path.join(root, pattern))})
-             for group in patterns]
-    return DevicePaths(tuple(found[0]), tuple(found[1]))
+    found = [{path for pattern in group for path in glob.glob(os.path.join(root, pattern))} for group in patterns]
+    found[1].update(_pci_folders(root, _PCI_VENDORS[platform]))
+    return DevicePaths(tuple(sorted(found[0])), tuple(sorted(found[1])))
+
+
+def _pci_folders(root: str, vendor: str) -> set[str]:
+    """The sysfs folders (links resolved, as Landlock sees them) of the PCI devices made by ``vendor``."""
+    folders = set()
+    for link in glob.glob(os.path.join(root, "sys/bus/pci/devices/*")):
+        try:
+            with open(os.path.join(link, "vendor")) as f:
+                if f.read().strip() == vendor:
+                    folders.add(os.path.realpath(link))
+        except OSError:
+            continue
+    return folders
 
 
 def installed_plugin(platform: str) -> str | None:
