@@ -18,7 +18,7 @@ from tests.e2e.responses import ok
 THREE_LINES = "def f(x):\n    y = x * x\n    z = jnp.sin(y)\n    return z + x\n"
 ARGS = "jnp.arange(4.0)"
 RESPONSE_KEYS = {
-    "ok", "function", "result", "jaxpr", "stablehlo", "hlo", "trace_s", "lower_s", "compile_s", "run_s", "cost",
+    "ok", "function", "device", "result", "jaxpr", "stablehlo", "hlo", "trace_s", "lower_s", "compile_s", "run_s", "cost",
     "memory", "pytree", "line_map", "static_argnums", "retrace", "purity", "stdout", "warnings", "jit", "hlo_locations",
 }
 UNROLLED = "def f(x, n):\n    for _ in range(n):\n        x = x * 2\n    return x\n"
@@ -26,8 +26,8 @@ BRANCH_ON_TRACER = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
 
 
 def inspect(client: Client, code: str, args: str, static_argnums: list[int] | None = None,
-            second_args: str = "") -> dict:
-    return client.predict(code, args, static_argnums, second_args, api_name="/inspect")
+            second_args: str = "", on_accelerator: bool = False) -> dict:
+    return client.predict(code, args, static_argnums, second_args, on_accelerator, api_name="/inspect")
 
 
 
@@ -273,3 +273,10 @@ def test_print_is_a_purity_finding_on_its_line(client):
     assert any("jax.debug.print" in p["message"] for p in findings), findings
     assert "Tracer" in response["stdout"], response["stdout"]  # print saw a tracer, not values
     assert any("jax.debug.print" in w for w in response["warnings"]), response["warnings"]
+
+
+def test_compile_for_the_accelerator_is_the_cpu_where_there_is_none(client, three_lines):
+    """On this CPU-only host ``on_accelerator`` runs in the one pool there is, and says where it compiled."""
+    asked = ok(inspect(client, THREE_LINES, ARGS, on_accelerator=True))
+    assert asked["device"] == three_lines["device"] == "cpu"
+    assert asked["result"] == three_lines["result"] and asked["hlo"] == three_lines["hlo"]
