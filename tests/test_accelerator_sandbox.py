@@ -109,6 +109,15 @@ def test_gpu_files_with_the_plugin_make_an_accelerator(gpu_host, monkeypatch):
     assert why == "CUDA (2 devices) through jax-cuda13-plugin"
 
 
+@pytest.mark.parametrize(("files", "count"), [(("dev/accel0", "dev/accel1", "dev/accel2", "dev/accel3"), 4),
+                                              (("dev/vfio/vfio", "dev/vfio/0", "dev/vfio/1"), 2)])
+def test_tpu_chips_are_counted_by_their_device_files(tmp_path, monkeypatch, files, count):
+    _touch(tmp_path, *files)
+    monkeypatch.setattr(accelerator, "installed_plugin", lambda platform: "libtpu" if platform == "tpu" else None)
+    device, why = accelerator.detect({}, str(tmp_path))
+    assert device.platform == "tpu" and device.count == count and why.endswith("through libtpu")
+
+
 @pytest.mark.parametrize("env", [{"PLAYGROUND_ACCELERATOR": "off"}, {"PLAYGROUND_ACCELERATOR": "0"},
                                  {"JAX_PLATFORMS": "cpu"}])
 def test_the_accelerator_can_be_turned_off(gpu_host, monkeypatch, env):

@@ -104,11 +104,12 @@ def detect(env: dict[str, str], root: str = "/") -> tuple[Accelerator | None, st
     if (env.get("JAX_PLATFORMS") or "").strip().lower() == "cpu":
         return None, "JAX_PLATFORMS=cpu: every job runs on the CPU"
     reasons = []
-    for platform, counted in (("cuda", "dev/nvidia[0-9]*"), ("tpu", "dev/accel[0-9]*")):
+    # One device file per GPU; per TPU chip, /dev/accel<N> (v2-v4) or a VFIO group /dev/vfio/<N> (v5e and later).
+    for platform, counted in (("cuda", ("dev/nvidia[0-9]*",)), ("tpu", ("dev/accel[0-9]*", "dev/vfio/[0-9]*"))):
         paths = device_paths(platform, root)
-        count = len(glob.glob(os.path.join(root, counted))) or (1 if paths.read_write else 0)
         if not paths.read_write:
             continue
+        count = max(1, sum(len(glob.glob(os.path.join(root, pattern))) for pattern in counted))
         plugin = installed_plugin(platform)
         if plugin is None:
             reasons.append(f"{platform.upper()} device files exist, but this venv has no JAX plugin for them "

@@ -18,8 +18,9 @@ from tests.e2e.responses import ok
 THREE_LINES = "def f(x):\n    y = x * x\n    z = jnp.sin(y)\n    return z + x\n"
 ARGS = "jnp.arange(4.0)"
 RESPONSE_KEYS = {
-    "ok", "function", "device", "result", "jaxpr", "stablehlo", "hlo", "trace_s", "lower_s", "compile_s", "run_s", "cost",
-    "memory", "pytree", "line_map", "static_argnums", "retrace", "purity", "stdout", "warnings", "jit", "hlo_locations",
+    "ok", "function", "device", "result", "jaxpr", "stablehlo", "hlo", "trace_s", "lower_s", "compile_s", "run_s",
+    "cost", "memory", "pytree", "line_map", "static_argnums", "retrace", "purity", "stdout", "warnings", "jit",
+    "hlo_locations",
 }
 UNROLLED = "def f(x, n):\n    for _ in range(n):\n        x = x * 2\n    return x\n"
 BRANCH_ON_TRACER = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
