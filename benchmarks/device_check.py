@@ -80,7 +80,7 @@ def main() -> None:
         api = PlaygroundAPI.from_pools(pools, settings, training)
         try:
             rows += about_rows(api)
-            rows += fresh_worker_rows(settings, pools)
+            rows += fresh_worker_rows(pools)
             rows += inspect_rows(api)
             rows += jit_comparison(api, args.size, args.repeats)
             rows += training_rows(api, args.epochs, data_note, mnist_dir)
@@ -126,7 +126,7 @@ def about_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
     ]
 
 
-def fresh_worker_rows(settings: Settings, pools: worker_pools.Pools) -> list[tuple[str, str]]:
+def fresh_worker_rows(pools: worker_pools.Pools) -> list[tuple[str, str]]:
     """Jobs back to back in a pool of one warm worker: each waits for the next worker's start and warm-up."""
     rows = []
     kinds = [("CPU worker", pools.sandbox)]
@@ -158,7 +158,8 @@ def inspect_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
         reply = api.inspect(example.code, example.args, on_accelerator=on_accelerator)
         elapsed = time.perf_counter() - tic
         if not reply["ok"]:
-            raise SystemExit(f"Inspect failed: {reply['error']}")
+            rows.append((f"Inspect ({'accelerator' if on_accelerator else 'cpu'})", failed(reply)))
+            continue
         fused = reply["hlo"].count(" fusion(")
         rows.append((f"Inspect ({reply['device']})", f"{elapsed * 1000:,.0f} ms through the API, compile "
                      f"{reply['compile_s'] * 1000:,.0f} ms, {fused} fusion(s) in the optimised HLO"))
@@ -168,7 +169,7 @@ def inspect_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
 def jit_comparison(api: PlaygroundAPI, n: int, repeats: int) -> list[tuple[str, str]]:
     reply = api.jit_speed(JIT_BENCHMARK_CODE, [n], repeats)
     if not reply["ok"] or n not in reply["sizes"]:
-        raise SystemExit(f"the jit comparison at n={n} failed: {reply.get('error') or reply.get('skipped')}")
+        return [(f"jit comparison, n={n:,}", failed(reply))]
     numpy_s, jit_s = reply["numpy_s"][0], reply["jit_s"][0]
     moved = 2 * n * n * 4  # x read once, the result written once: what a fused kernel must move
     achieved = moved / jit_s / 1e9
@@ -227,10 +228,10 @@ def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, mnist_dir: Pa
     test_x, test_y = read_mnist(mnist_dir, "t10k-images-idx3-ubyte"), read_mnist(mnist_dir, "t10k-labels-idx1-ubyte")
     config = {"epochs": epochs, "layers": list(bare.LAYERS), "batch_size": bare.BATCH}
     run = Watched(api.train(config, "device-check"))
-    rate, per_epoch = bare.stream_rate(run, len(train_x), bare.BATCH)
+    rate, per_epoch = rate_of(bare, run, len(train_x))
     final = run.updates[-1]
     if not final.get("ok") or not final.get("done"):
-        raise SystemExit(f"training failed: {final}")
+        return [("training", failed(final))]
     bare_s = bare.bare_loops(train_x, train_y, test_x, test_y, epochs)
     fastest = min(bare_s.values())
     samples = (len(train_x) // bare.BATCH) * bare.BATCH
@@ -248,14 +249,28 @@ def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, mnist_dir: Pa
     devices = len(api.about()["devices"])
     if devices >= 2:
         parallel = Watched(api.train({**config, "data_parallel": True}, "device-check"))
-        p_rate, p_epoch = bare.stream_rate(parallel, len(train_x), bare.BATCH)
-        if parallel.updates[-1].get("ok"):
+        p_rate, p_epoch = rate_of(bare, parallel, len(train_x))
+        if parallel.updates[-1].get("ok") and p_rate is not None:
             rows.append((f"data-parallel over {devices}: samples/s, s/epoch", f"{p_rate:,.0f}, {p_epoch:.2f} s"))
         else:
-            rows.append(("data-parallel", f"failed: {parallel.updates[-1].get('error')}"))
+            rows.append(("data-parallel", failed(parallel.updates[-1])))
     else:
         rows.append(("data-parallel", "skipped: one device"))
     return rows
+
+
+def rate_of(bare, run: Watched, n_train: int) -> tuple[float | None, float | None]:
+    """Samples/s and s/epoch of a run as its updates arrive; None, None when it never reached training."""
+    try:
+        return bare.stream_rate(run, n_train, bare.BATCH)
+    except IndexError:  # no training update came: the run failed first (its last update says why)
+        return None, None
+
+
+def failed(reply: dict) -> str:
+    """A failed step's row: the error, so that the rest of the check still runs and prints."""
+    error = reply.get("error") or {}
+    return f"FAILED ({error.get('kind', '?')}): {str(error.get('message') or reply.get('skipped') or reply)[:300]}"
 
 
 def read_mnist(folder: Path, stem: str) -> np.ndarray:
