@@ -42,7 +42,10 @@ from playground import worker_pools  # noqa: E402
 from playground.api import PlaygroundAPI  # noqa: E402
 from playground.config import Settings  # noqa: E402
 from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE  # noqa: E402
+from playground.mnist import fetch  # noqa: E402
+from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable, role_shape  # noqa: E402
 from playground.mnist.idx import read_idx, write_idx  # noqa: E402
+from playground.mnist.load import load  # noqa: E402
 from playground.mnist.server_service import TrainingService  # noqa: E402
 from playground.sandbox import Limits, WorkerPool  # noqa: E402
 
@@ -70,7 +73,7 @@ def main() -> None:
                                       measure_timeout_s=400.0))
     rows: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="device-check-") as folder:
-        mnist_dir, data_note = mnist_folder(Path(args.mnist_dir), Path(folder))
+        mnist_dir, data_note, data = mnist_data(Path(args.mnist_dir), Path(folder))
         env = {**os.environ, "MNIST_DIR": str(mnist_dir)}
         pools = worker_pools.build(settings, env)
         for pool in pools.all():
@@ -83,7 +86,7 @@ def main() -> None:
             rows += fresh_worker_rows(pools)
             rows += inspect_rows(api)
             rows += jit_comparison(api, args.size, args.repeats)
-            rows += training_rows(api, args.epochs, data_note, mnist_dir)
+            rows += training_rows(api, args.epochs, data_note, data)
         finally:
             training.close()
             for pool in pools.all():
@@ -92,22 +95,23 @@ def main() -> None:
     print_table(rows)
 
 
-def mnist_folder(source: Path, scratch: Path) -> tuple[Path, str]:
-    """``source`` when it holds all four MNIST files; else its test set split 8,000 / 2,000 into ``scratch``."""
-    stems = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
-    if all(idx_file(source, stem) for stem in stems):
-        return source, f"MNIST from {source}"
-    if not (idx_file(source, stems[2]) and idx_file(source, stems[3])):
+def mnist_data(source: Path, scratch: Path) -> tuple[Path, str, Dataset]:
+    """MNIST as the app loads it from an MNIST_DIR: ``source`` when it holds all four files, else its test set
+    split 8,000 / 2,000 into ``scratch``; the folder to train from, where it came from, and its arrays."""
+    try:
+        return source, f"MNIST from {source}", load("mnist", {"MNIST_DIR": str(source)})
+    except DataUnavailable:
+        pass
+    files = DATASETS["mnist"].files
+    found = {role: fetch.in_folder(source, files[role]) for role in ("test_images", "test_labels")}
+    if None in found.values():
         raise SystemExit(f"no MNIST files in {source}: set MNIST_DIR or --mnist-dir")
-    images, labels = read_mnist(source, stems[2]), read_mnist(source, stems[3])
-    for stem, data in zip(stems, (images[:8000], labels[:8000], images[8000:], labels[8000:]), strict=True):
-        write_idx(scratch / stem, data)
-    return scratch, f"the MNIST test set split 8,000 / 2,000 (no training files in {source})"
-
-
-def idx_file(folder: Path, stem: str) -> Path | None:
-    """``folder``'s IDX file ``stem``, plain or gzipped (both spellings occur), or None."""
-    return next((path for path in (folder / stem, folder / f"{stem}.gz") if path.is_file()), None)
+    images, labels = (read_idx(found[role], *role_shape(role)) for role in ("test_images", "test_labels"))
+    for role, data in (("train_images", images[:8000]), ("train_labels", labels[:8000]),
+                       ("test_images", images[8000:]), ("test_labels", labels[8000:])):
+        write_idx(scratch / files[role], data)
+    note = f"the MNIST test set split 8,000 / 2,000 (no training files in {source})"
+    return scratch, note, load("mnist", {"MNIST_DIR": str(scratch)})
 
 
 def about_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
@@ -219,13 +223,11 @@ def streamed_bandwidth(n: int) -> float:
     return 2 * x.nbytes / best / 1e9
 
 
-def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, mnist_dir: Path) -> list[tuple[str, str]]:
+def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset) -> list[tuple[str, str]]:
     own_jax()
     import train_throughput as bare  # its bare loops run in this process
 
-    train_x = read_mnist(mnist_dir, "train-images-idx3-ubyte")
-    train_y = read_mnist(mnist_dir, "train-labels-idx1-ubyte")
-    test_x, test_y = read_mnist(mnist_dir, "t10k-images-idx3-ubyte"), read_mnist(mnist_dir, "t10k-labels-idx1-ubyte")
+    train_x, train_y, test_x, test_y = data.train_images, data.train_labels, data.test_images, data.test_labels
     config = {"epochs": epochs, "layers": list(bare.LAYERS), "batch_size": bare.BATCH}
     run = Watched(api.train(config, "device-check"))
     rate, per_epoch = rate_of(bare, run, len(train_x))
@@ -271,12 +273,6 @@ def failed(reply: dict) -> str:
     """A failed step's row: the error, so that the rest of the check still runs and prints."""
     error = reply.get("error") or {}
     return f"FAILED ({error.get('kind', '?')}): {str(error.get('message') or reply.get('skipped') or reply)[:300]}"
-
-
-def read_mnist(folder: Path, stem: str) -> np.ndarray:
-    """The IDX file ``stem`` of ``folder``, plain or gzipped; images as (n, 28, 28)."""
-    path = idx_file(folder, stem)
-    return read_idx(path, 3, (28, 28)) if "images" in stem else read_idx(path, 1)
 
 
 class Watched:

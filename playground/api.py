@@ -32,7 +32,6 @@ class PlaygroundAPI:
                  accelerator: str | None = None, accelerator_why: str = "") -> None:
         """``accelerator_pool`` holds the host's GPU or TPU (``accelerator`` names it); None: ``pool`` runs all."""
         self._pools = {"sandbox": pool, "parallel": parallel_pool or pool, "accelerator": accelerator_pool or pool}
-        self._pool = pool
         self._training = training
         self._settings = settings
         self.accelerator = accelerator if accelerator_pool is not None else None
@@ -226,14 +225,14 @@ class PlaygroundAPI:
                 "layers": {
                     "process": {"active": True, "detail": "one fresh worker process per job, then discarded; "
                                 "whitelisted environment; server and template not dumpable"},
-                    **self._pool.layers,
+                    **self._pools["sandbox"].layers,
                     "watchdogs": {"active": True, "detail": f"wall clock {limits.timeout_s:g} s, resident memory "
                                   f"{limits.memory_mb} MB, {limits.max_tasks:,} threads, output "
                                   f"{limits.output_chars:,} characters per field, reply "
                                   f"{limits.message_bytes // 2**20} MB"},
                 },
-                "mechanisms": self._pool.mechanisms(),
-                "pool": self._pool.status(),
+                "mechanisms": self._pools["sandbox"].mechanisms(),
+                "pool": self._pools["sandbox"].status(),
                 "parallel_pool": self._pools["parallel"].status(),
                 "accelerator_pool": None if self.accelerator is None else {
                     **self._pools["accelerator"].status(),

@@ -98,10 +98,6 @@ def _sorted_unique(values: list | None) -> list[int]:
     return sorted(set(_wholes_list(values or [])))
 
 
-def _flag(name: str, value: Any) -> dict | None:
-    return check.flag(name, value)
-
-
 def _inspect_pool(job: dict) -> str:
     return "accelerator" if job["on_accelerator"] else "sandbox"
 
@@ -119,7 +115,7 @@ ARGS = Argument("args", _text)
 REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
     JobKind("inspect", "playground.staging:inspect_job", (
         CODE, ARGS, Argument("static_argnums", _wholes(0, 63, MAX_STATIC_ARGNUMS), None, _sorted_unique),
-        Argument("second_args", _text, ""), Argument("on_accelerator", _flag, False)), replies.INSPECT,
+        Argument("second_args", _text, ""), Argument("on_accelerator", check.flag, False)), replies.INSPECT,
         pool=_inspect_pool),
     JobKind("derivatives", "playground.derivatives:derivatives_job", (
         CODE, Argument("order", _whole(1, MAX_ORDER), 3, check.as_whole),

@@ -68,7 +68,7 @@ def locate(spec: DatasetSpec, env: Mapping[str, str]) -> tuple[dict[str, Path], 
     return (paths, f"cache {cached}") if complete else None
 
 
-def _in_folder(folder: Path, filename: str) -> Path | None:
+def in_folder(folder: Path, filename: str) -> Path | None:
     """``filename`` in ``folder``, or its decompressed twin (without ``.gz``), or None."""
     return next((path for path in (folder / filename, folder / filename.removesuffix(".gz")) if path.is_file()), None)
 
@@ -80,7 +80,7 @@ def _from_folder(spec: DatasetSpec, folder: Path, variable: str) -> dict[str, Pa
                               f"{', '.join(spec.files.values())} (or their decompressed versions), or unset it.")
     paths, problems = {}, []
     for role, filename in spec.files.items():
-        found = _in_folder(folder, filename)
+        found = in_folder(folder, filename)
         if found is None:
             problems.append(f"{filename} (or {filename.removesuffix('.gz')}) is missing")
             continue
@@ -136,7 +136,7 @@ def availability(env: Mapping[str, str]) -> dict[str, str | None]:
             where[name] = "offline (scikit-learn)" if importlib.util.find_spec("sklearn") else None
         elif variable and env.get(variable):
             folder = Path(env[variable]).expanduser()
-            where[name] = variable if all(_in_folder(folder, f) for f in spec.files.values()) else None
+            where[name] = variable if all(in_folder(folder, f) for f in spec.files.values()) else None
         else:
             cached = cache_dir(env) / name
             where[name] = "cache" if all((cached / f).is_file() for f in spec.files.values()) else None
