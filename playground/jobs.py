@@ -63,6 +63,7 @@ class JobKind:
     # sandbox's), "parallel" (workers that see several devices), or a function of the built job naming one.
     pool: str | Callable[[dict], str] = "sandbox"
     timed: bool = False  # it measures time: the longer wall clock (Limits.measure_timeout_s)
+    early: bool = False  # its handler takes ``early``: a first reply ahead of the final one (same schema)
     together: Callable[[dict], dict | None] | None = None  # a check of the arguments together
 
 
@@ -116,7 +117,7 @@ REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
     JobKind("inspect", "playground.staging:inspect_job", (
         CODE, ARGS, Argument("static_argnums", _wholes(0, 63, MAX_STATIC_ARGNUMS), None, _sorted_unique),
         Argument("second_args", _text, ""), Argument("on_accelerator", check.flag, False)), replies.INSPECT,
-        pool=_inspect_pool),
+        pool=_inspect_pool, early=True),
     JobKind("derivatives", "playground.derivatives:derivatives_job", (
         CODE, Argument("order", _whole(1, MAX_ORDER), 3, check.as_whole),
         Argument("x_min", _number, -3.0, float), Argument("x_max", _number, 3.0, float),

@@ -39,6 +39,7 @@ _IO = {
              "Ask outside the function and pass the answer in as an argument.",
 }
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_NOT_GIVEN = object()
 
 
 @dataclass
@@ -194,7 +195,8 @@ def static_findings(source: str, function_name: str) -> list[dict]:
     return [{"check": "static", "line": line, "message": message} for (line, _), message in sorted(found.items())]
 
 
-def behavioural_findings(function: Callable, args: tuple, static_argnums: tuple[int, ...] = ()) -> list[dict]:
+def behavioural_findings(function: Callable, args: tuple, static_argnums: tuple[int, ...] = (),
+                         jitted: object = _NOT_GIVEN) -> list[dict]:
     """Run the function and compare what a pure function would keep equal.
 
     1. Two traces with ``jax.make_jaxpr``, each through a fresh wrapper (a new
@@ -202,7 +204,9 @@ def behavioural_findings(function: Callable, args: tuple, static_argnums: tuple[
        text and same captured constants.
     2. ``jax.jit`` against eager (``jax.disable_jit()``): same tree structure,
        and per leaf the same shape, dtype and values (rtol=1e-4, atol=1e-6,
-       NaNs equal).
+       NaNs equal). ``jitted`` is the jitted function's result on ``args``
+       when the caller already has it (the Inspect tab ran the compiled
+       program); otherwise it is computed here.
 
     A run that raises gives one finding saying so, never an exception.
     """
@@ -213,7 +217,8 @@ def behavioural_findings(function: Callable, args: tuple, static_argnums: tuple[
         first = jax.make_jaxpr(lambda *a: function(*a), static_argnums=static_argnums)(*args)
         second = jax.make_jaxpr(lambda *a: function(*a), static_argnums=static_argnums)(*args)
         stage = "running the function under jax.jit"
-        jitted = jax.jit(lambda *a: function(*a), static_argnums=static_argnums)(*args)
+        if jitted is _NOT_GIVEN:
+            jitted = jax.jit(lambda *a: function(*a), static_argnums=static_argnums)(*args)
         stage = "running the function eagerly"
         with jax.disable_jit():
             eager = function(*args)

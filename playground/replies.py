@@ -84,6 +84,7 @@ INSPECT = _ok(
     pytree=Record({"inputs": TREE, "outputs": TREE}),
     retrace=Either((Null(), Record({"retraced": Either((Flag(), Null())), "explanation": TEXT}))),
     purity=ListOf(Record({"check": OneOf(("static", "behavioural")), "line": MAYBE_LINE, "message": SHORT}), 1_000),
+    pending=ListOf(OneOf(("purity", "retrace")), 2),  # checks still running: an early reply's, empty in the final
     stdout=TEXT, warnings=ListOf(SHORT, 1_000),
 )
 

@@ -23,6 +23,7 @@ import math
 import re
 import time
 import warnings
+from collections.abc import Callable
 
 import jax
 
@@ -45,11 +46,16 @@ from playground.sandbox.limits import Limits
 
 
 def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...] = (),
-            second_args: str = "", checks_budget_s: float = math.inf) -> dict:
+            second_args: str = "", checks_budget_s: float = math.inf,
+            early: Callable[[dict], None] | None = None) -> dict:
     """Every stage of ``jax.jit`` on the user's function, plus purity and retracing checks.
 
-    The behavioural purity checks run the function four more times; they are
-    skipped, with a note, when the stages alone took over ``checks_budget_s``.
+    The stages come first: with ``early``, the reply without the checks that
+    run the function again (``pending`` names them) is handed to it as soon as
+    the stages are done, so the result and the three texts need not wait for
+    them. The behavioural purity checks run the function eagerly (an eager op
+    compiles a kernel on first use) and trace it twice more; they are skipped,
+    with a note, when the stages alone took over ``checks_budget_s``.
     """
     started = time.perf_counter()
     stdout = usercode.CappedText(max_chars)
@@ -63,29 +69,19 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
             call_signature.check_call(program.function, program.name, arguments, arguments_field(arguments))
             check_static_argnums(static_argnums, len(arguments), program.name)
             choice = user_jit.choose(program.function, static_argnums, len(arguments))
-            report, choice, out_info, printed_while_tracing = run_stages(choice, arguments, max_chars, stdout)
+            report, choice, out_info, value, printed_while_tracing = run_stages(choice, arguments, max_chars, stdout)
         except Exception as exc:
             return explained_error(exc, code)
     static_argnums = choice.static_argnums
     notes = [error_lessons.warning_note(w.category, str(w.message)) for w in caught]
     if choice.note:
         notes.insert(0, choice.note)
-    findings = purity.static_findings(code, program.name)
-    with contextlib.redirect_stdout(usercode.CappedText(0)):  # these runs repeat the user's prints
-        if values.any_shape_dtype_struct(arguments):
-            notes.append(values.NOT_RUN)
-        elif (spent := time.perf_counter() - started) <= checks_budget_s:
-            findings += purity.behavioural_findings(program.function, arguments, static_argnums)
-        else:
-            notes.append(f"The behavioural purity checks were skipped: the function took {spent:.1f} s, and they "
-                         "would run it four more times.")
-        retrace = (second_call(choice, arguments, second_args, program.namespace) if second_args.strip()
-                   else None)
-    printed = stdout.getvalue()
     if printed_while_tracing:
         notes.append("Your code printed while it was traced (shown under Output): under jit, print runs once, "
                      "at trace time, and sees tracers, not values. Use jax.debug.print to see values.")
-    return {
+    findings = purity.static_findings(code, program.name)
+    abstract = values.any_shape_dtype_struct(arguments)
+    reply = {
         "ok": True,
         "function": program.name,
         "device": runtime.device_label(),
@@ -96,17 +92,33 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
             "inputs": pytrees.describe_inputs(arguments, static_argnums),
             "outputs": pytrees.describe_tree(out_info),
         },
-        "retrace": retrace,
+        "retrace": None,
         "purity": findings,
-        "stdout": printed,
+        "pending": [name for name, wanted in (("purity", not abstract), ("retrace", bool(second_args.strip())))
+                    if wanted],
+        "stdout": stdout.getvalue(),
         "warnings": [cap_text(n, 2000) for n in notes],
     }
+    if early is not None and reply["pending"]:
+        early(reply)
+    with contextlib.redirect_stdout(usercode.CappedText(0)):  # these runs repeat the user's prints
+        if abstract:
+            notes.append(values.NOT_RUN)
+        elif (spent := time.perf_counter() - started) <= checks_budget_s:
+            findings = findings + purity.behavioural_findings(program.function, arguments, static_argnums, value)
+        else:
+            notes.append(f"The behavioural purity checks were skipped: the function took {spent:.1f} s, and they "
+                         "would run it four more times.")
+        retrace = (second_call(choice, arguments, second_args, program.namespace) if second_args.strip()
+                   else None)
+    return {**reply, "retrace": retrace, "purity": findings, "pending": [],
+            "warnings": [cap_text(n, 2000) for n in notes]}
 
 
 def run_stages(choice: user_jit.JitChoice, arguments: tuple, max_chars: int,
                stdout: usercode.CappedText | None = None) -> tuple:
-    """Trace, lower, compile and run, timing each: (report, the jit that applied, the output structure, whether
-    the code printed while it was traced).
+    """Trace, lower, compile and run, timing each: (report, the jit that applied, the output structure, the
+    jitted result, whether the code printed while it was traced).
 
     The report holds the result, the three texts with their user-line maps, the
     stage timings, and XLA's cost and memory estimates. Python's ``print`` runs
@@ -143,7 +155,7 @@ def run_stages(choice: user_jit.JitChoice, arguments: tuple, max_chars: int,
         "cost": xla_estimates.cost_summary(compiled),
         "memory": xla_estimates.memory_summary(compiled),
     }
-    return report, choice, traced.out_info, printed_while_tracing
+    return report, choice, traced.out_info, value, printed_while_tracing
 
 
 def arguments_field(arguments: tuple) -> str:
@@ -229,11 +241,12 @@ def _capped(text: str, lines: list, max_chars: int) -> tuple[str, list]:
 
 
 def inspect_job(limits: Limits, code: str, args: str, static_argnums: list[int], second_args: str,
-                on_accelerator: bool = False) -> dict:
+                on_accelerator: bool = False, early: Callable[[dict], None] | None = None) -> dict:
     """The registry's "inspect" job: texts capped at the limits' length, purity checks within a fifth of its time.
 
     ``on_accelerator`` chose the pool (a worker holding the GPU or TPU, where the host has one); here it changes
-    nothing: the worker compiles for the device it has.
+    nothing: the worker compiles for the device it has. ``early`` gets the reply before the checks that run
+    the function again.
     """
     return inspect(code, args, limits.output_chars, static_argnums=tuple(static_argnums), second_args=second_args,
-                   checks_budget_s=limits.timeout_s / 5)
+                   checks_budget_s=limits.timeout_s / 5, early=early)

@@ -21,12 +21,13 @@ def _invalid(kind: str, **values) -> str:
 
 
 def test_every_handler_exists_and_takes_its_rows_arguments():
-    """Each row names a real function that takes ``limits`` and exactly the row's arguments."""
+    """Each row names a real function that takes ``limits`` and exactly the row's arguments (and ``early`` for
+    the rows that send an early reply)."""
     for kind, row in REGISTRY.items():
         module, _, name = row.handler.partition(":")
         handler = getattr(importlib.import_module(module), name)
         parameters = list(inspect.signature(handler).parameters)
-        assert parameters == ["limits", *[a.name for a in row.arguments]], (kind, parameters)
+        assert parameters == ["limits", *[a.name for a in row.arguments], *["early"] * row.early], (kind, parameters)
         assert callable(row.pool) or row.pool in POOLS, kind
 
 

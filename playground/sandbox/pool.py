@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 
 from playground.errors import error_dict
 from playground.sandbox import mechanisms, protocol, scratch
@@ -138,10 +139,11 @@ class WorkerPool:
 
     # -- running a job ------------------------------------------------------
 
-    def run(self, job: dict, timeout_s: float | None = None) -> dict:
+    def run(self, job: dict, timeout_s: float | None = None, on_early: Callable[[dict], None] | None = None) -> dict:
         """Run one job in a fresh worker; always returns a result dict, never raises for user faults.
 
-        ``timeout_s`` replaces the limits' wall clock for this job (measuring jobs need longer).
+        ``timeout_s`` replaces the limits' wall clock for this job (measuring jobs need longer). ``on_early`` is
+        called with each reply the worker sends ahead of its final one (see JobWatch.watch).
         """
         worker = self._acquire()
         if worker is None:
@@ -149,7 +151,7 @@ class WorkerPool:
         self._count("jobs")
         try:
             worker.channel.sendall(protocol.encode(job))
-            return self._watch.watch(worker, job, timeout_s or self.limits.timeout_s)
+            return self._watch.watch(worker, job, timeout_s or self.limits.timeout_s, on_early)
         except OSError:
             return self._watch.ended(worker)
         finally:
@@ -164,9 +166,10 @@ class WorkerPool:
                 worker = self._idle.get(timeout=remaining)
             except queue.Empty:
                 return None
-            if not worker.exited():
+            # A dead template takes its workers with it (PR_SET_PDEATHSIG), a moment after it: none of them is used.
+            if not worker.exited() and self._template_alive():
                 return worker
-            self._retire(worker)  # died while idle (e.g. the OOM killer): take the next one
+            self._retire(worker)  # died while idle (the OOM killer, its template's end): take the next one
         return None
 
     def _exit_report(self, worker: WorkerHandle) -> dict | None:

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 _WATCH_TICK_S = 0.05
 _WALK_EVERY_S = 0.25
 _WALK_BUDGET_S = 0.02
+MAX_EARLY = 4  # replies ahead of the final one that a job may send (the Inspect job sends one)
 
 
 @dataclass
@@ -40,9 +41,16 @@ class JobWatch:
     exit_report: Callable[[WorkerHandle], dict | None]
     count: Callable[[str], None]
 
-    def watch(self, worker: WorkerHandle, job: dict, timeout_s: float) -> dict:
-        """Wait for the reply while every watchdog runs; none of them can delay the deadline."""
+    def watch(self, worker: WorkerHandle, job: dict, timeout_s: float,
+              on_early: Callable[[dict], None] | None = None) -> dict:
+        """Wait for the reply while every watchdog runs; none of them can delay the deadline.
+
+        Replies the worker sends ahead of its final one (``{"early": reply}``, at most ``MAX_EARLY``) go to
+        ``on_early`` when they are well-formed successes, checked like the final one; the deadline and the
+        watchdogs go on until the final reply.
+        """
         limits = self.limits
+        early_count = 0
         buffer = protocol.MessageBuffer(limits.message_bytes)
         deadline = time.monotonic() + timeout_s
         next_walk = 0.0
@@ -53,6 +61,14 @@ class JobWatch:
                     return self.ended(worker)
                 try:
                     message = buffer.feed(chunk)
+                    while _is_early(message):  # one chunk may hold several messages
+                        early_count += 1
+                        if early_count > MAX_EARLY:
+                            return verdicts.reply_refused(f"it sent more than {MAX_EARLY} early replies")
+                        reply = validated(message["early"], job.get("kind", "?"))
+                        if reply["ok"] and on_early is not None:
+                            on_early(reply)
+                        message = buffer.feed(b"")
                 except ValueError as exc:
                     return verdicts.reply_refused(str(exc))
                 if message is not None:
@@ -101,3 +117,7 @@ class JobWatch:
         log.warning("sandbox worker %d ended without a result (%s); its output ends: %r", worker.pid, report,
                     worker.log.text()[-2000:])
         return verdicts.ended_without_reply(report, events, worker.last, self.limits, self.cgroup_memory_mb)
+
+
+def _is_early(message: object) -> bool:
+    return isinstance(message, dict) and len(message) == 1 and "early" in message

@@ -29,7 +29,10 @@ _PR_SET_PDEATHSIG = 1
 
 
 def serve_one_job(job_fd: int, log_fd: int, request: dict, handlers: ModuleType) -> NoReturn:
-    """Run one job with ``handlers`` (a module with ``warm_up()`` and ``run(job, limits) -> dict``)."""
+    """Run one job with ``handlers`` (a module with ``warm_up()`` and ``run(job, limits, early) -> dict``).
+
+    ``early(reply)`` sends a reply ahead of the final one, as ``{"early": reply}`` (protocol.py).
+    """
     status = 0
     try:
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the template
@@ -47,7 +50,7 @@ def serve_one_job(job_fd: int, log_fd: int, request: dict, handlers: ModuleType)
             "private_scratch": layers["namespaces"]["active"], "pid_namespace": os.getpid() == 1,
         })
         job = protocol.receive(channel, budget.message_bytes)
-        protocol.send(channel, handlers.run(job, budget))
+        protocol.send(channel, handlers.run(job, budget, lambda reply: protocol.send(channel, {"early": reply})))
     except BaseException:  # reaches the server's log through the pipe, never the user
         traceback.print_exc()
         status = 1
