@@ -60,9 +60,10 @@ def main() -> None:
         services.callback(training.close)
         demo = build_app(PlaygroundAPI.from_pools(pools, settings, training), settings)
         demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
-        # Waiting training runs each hold a thread while they wait for the accelerator; other tabs keep Gradio's 40.
+        # Waiting jobs and training runs each hold a thread while they wait in their line (three pools' lines and
+        # the training one); Gradio's own 40 stay for everything else.
         demo.launch(server_name=settings.host, server_port=settings.port, css=CSS,
-                    max_threads=40 + settings.queue_size)  # returns on SIGTERM or Ctrl+C, its server closed
+                    max_threads=40 + 3 * settings.requests_at_once + settings.queue_size)  # returns on SIGTERM/Ctrl+C
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import numpy as np  # noqa: E402
 
 from playground import worker_pools  # noqa: E402
-from playground.api import PlaygroundAPI  # noqa: E402
+from playground.api import PlaygroundAPI, final  # noqa: E402
 from playground.config import Settings  # noqa: E402
 from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE  # noqa: E402
 from playground.mnist import fetch  # noqa: E402
@@ -157,9 +157,9 @@ def inspect_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
     example = EXAMPLES[0]
     rows = []
     for on_accelerator in ((False, True) if api.accelerator else (False,)):
-        api.inspect(example.code, example.args, on_accelerator=on_accelerator)  # the first job per pool warms it
+        final(api.inspect(example.code, example.args, on_accelerator=on_accelerator))  # the first job per pool warms it
         tic = time.perf_counter()
-        reply = api.inspect(example.code, example.args, on_accelerator=on_accelerator)
+        reply = final(api.inspect(example.code, example.args, on_accelerator=on_accelerator))
         elapsed = time.perf_counter() - tic
         if not reply["ok"]:
             rows.append((f"Inspect ({'accelerator' if on_accelerator else 'cpu'})", failed(reply)))
@@ -171,7 +171,7 @@ def inspect_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
 
 
 def jit_comparison(api: PlaygroundAPI, n: int, repeats: int) -> list[tuple[str, str]]:
-    reply = api.jit_speed(JIT_BENCHMARK_CODE, [n], repeats)
+    reply = final(api.jit_speed(JIT_BENCHMARK_CODE, [n], repeats))
     if not reply["ok"] or n not in reply["sizes"]:
         return [(f"jit comparison, n={n:,}", failed(reply))]
     numpy_s, jit_s = reply["numpy_s"][0], reply["jit_s"][0]

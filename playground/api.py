@@ -6,6 +6,7 @@ Failures are dicts too: ``{"ok": False, "error": {"kind", "message", "line"}}``.
 
 from __future__ import annotations
 
+import collections
 import importlib.metadata
 import platform
 import threading
@@ -16,9 +17,11 @@ import numpy as np
 from playground import jobs, matrix_memory, replies, worker_pools
 from playground.config import Settings
 from playground.errors import error_dict
+from playground.job_runner import JobRunner
 from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.server_service import NoTrainedModel, TrainingFailed, TrainingService
+from playground.result_cache import ResultCache, app_version
 from playground.sandbox import WorkerPool
 
 MAX_IMAGE_SIDE = 1024
@@ -38,6 +41,11 @@ class PlaygroundAPI:
         self._accelerator_why = accelerator_why
         self._runtime: dict | None = None
         self._runtime_lock = threading.Lock()
+        limits = settings.limits
+        cache = (ResultCache(settings.result_cache_entries, settings.result_cache_mb * 2**20, app_version())
+                 if settings.result_cache else None)
+        self._runner = JobRunner(self._pools, settings.queue_size, lambda kind: limits.measure_timeout_s
+                                 if jobs.REGISTRY[kind].timed else limits.timeout_s, cache)
 
     @classmethod
     def from_pools(cls, pools: worker_pools.Pools, settings: Settings,
@@ -48,7 +56,7 @@ class PlaygroundAPI:
                    pools.device.describe() if pools.device else None, pools.device_why)
 
     def inspect(self, code: str, args: str, static_argnums: list[int] | None = None, second_args: str = "",
-                on_accelerator: bool = False) -> dict:
+                on_accelerator: bool = False) -> Iterator[dict]:
         """Trace, lower and compile the function in ``code`` (named ``f``, else the last ``def``) on ``args``.
 
         ``args`` is a Python expression with ``jax``, ``jnp``, ``np`` and ``lax`` in
@@ -65,16 +73,19 @@ class PlaygroundAPI:
         holding the host's GPU or TPU instead (where there is none, on the CPU).
         ``device`` says which.
 
-        Returns ``{"ok": True, "function", "device", "result", "jaxpr", "stablehlo", "hlo",
+        Like every job endpoint it streams (see ``updates``); its early update
+        comes as soon as the stages are done, with ``pending`` naming the checks
+        that still run the function (``purity``, ``retrace``). The result is
+        ``{"ok": True, "function", "device", "result", "jaxpr", "stablehlo", "hlo",
         "hlo_locations", "trace_s", "lower_s", "compile_s", "run_s", "cost", "memory",
-        "pytree", "line_map", "static_argnums", "jit", "retrace", "purity", "stdout",
-        "warnings"}`` or an error dict.
+        "pytree", "line_map", "static_argnums", "jit", "retrace", "purity", "pending",
+        "stdout", "warnings", "cache", "done"}`` or an error dict.
         """
-        return self._submit("inspect", code=code, args=args, static_argnums=static_argnums,
+        yield from self.updates("inspect", code=code, args=args, static_argnums=static_argnums,
                             second_args=second_args, on_accelerator=on_accelerator)
 
     def derivatives(self, code: str, order: int = 3, x_min: float = -3.0, x_max: float = 3.0,
-                    points: int = 200) -> dict:
+                    points: int = 200) -> Iterator[dict]:
         """f, f', ..., f^(order) of ``f: R -> R`` on ``points`` values from ``x_min`` to ``x_max``.
 
         Evaluated with ``vmap`` of nested ``grad``, in float64; each order is checked
@@ -85,18 +96,18 @@ class PlaygroundAPI:
         from tracing ``f``: then nested ``grad`` ran at each point without jit, within a
         share of the time limit, and it says why, how many points and how long.
         """
-        return self._submit("derivatives", code=code, order=order, x_min=x_min, x_max=x_max, points=points)
+        yield from self.updates("derivatives", code=code, order=order, x_min=x_min, x_max=x_max, points=points)
 
-    def gradient(self, code: str, point: str) -> dict:
+    def gradient(self, code: str, point: str) -> Iterator[dict]:
         """Gradient and Hessian (``jacfwd(jacrev(f))``) of ``f: R^n -> R`` at ``point``, and jacfwd vs jacrev timing.
 
         ``without_jit`` is null, or why ``jit`` could not trace ``f`` (Python control flow on its input), which
         was then differentiated at the point without it.
         """
-        return self._submit("gradient", code=code, point=point)
+        yield from self.updates("gradient", code=code, point=point)
 
     def vmap(self, code: str, args: str, in_axes: str = "0", batch_sizes: list[int] | None = None,
-             out_axes: str = "0") -> dict:
+             out_axes: str = "0") -> Iterator[dict]:
         """Batch a one-example function with ``jax.vmap``; compare a Python loop, vmap and jit(vmap).
 
         Runs on the host's GPU or TPU where there is one (``device`` names it).
@@ -107,10 +118,10 @@ class PlaygroundAPI:
         in seconds, shown only when all three results are equal; ``checked_examples`` says how
         many examples of each size were compared (the Python loop may stop at its time limit).
         """
-        return self._submit("vmap", code=code, args=args, in_axes=in_axes, out_axes=out_axes,
+        yield from self.updates("vmap", code=code, args=args, in_axes=in_axes, out_axes=out_axes,
                             batch_sizes=batch_sizes)
 
-    def jit_speed(self, code: str, sizes: list[int] | None = None, repeats: int = 5) -> dict:
+    def jit_speed(self, code: str, sizes: list[int] | None = None, repeats: int = 5) -> Iterator[dict]:
         """NumPy vs eager JAX vs jitted JAX on an n x n float32 input for each size n (compile timed apart).
 
         Runs on the host's GPU or TPU where there is one (``device`` names what it measured on).
@@ -118,14 +129,14 @@ class PlaygroundAPI:
         Returns ``{"ok", "device", "sizes", "numpy_s", "eager_s", "jit_s", "compile_s",
         "jaxpr_ops", "fused_kernels", ...}``; times are per-size medians in seconds.
         """
-        return self._submit("jit_speed", code=code, sizes=sizes or self.default_matrix_sizes(), repeats=repeats)
+        yield from self.updates("jit_speed", code=code, sizes=sizes or self.default_matrix_sizes(), repeats=repeats)
 
     def default_matrix_sizes(self) -> list[int]:
         """The jit benchmark's sizes that fit this server's memory limit (10,000 needs about 3 GB)."""
         return matrix_memory.default_sizes(self._settings.limits.memory_mb)
 
     def shard(self, code: str, args: str, mesh_shape: list[int], axis_names: list[str], in_specs: str,
-              out_specs: str) -> dict:
+              out_specs: str) -> Iterator[dict]:
         """Run the function under ``jax.jit`` with its inputs and output sharded over a device mesh.
 
         ``in_specs``/``out_specs`` are Python literals of PartitionSpec entries, e.g.
@@ -133,12 +144,12 @@ class PlaygroundAPI:
         which device holds which block, as slice bounds), "result", "matches_unsharded",
         "collectives" (found in the compiled HLO), ...}``.
         """
-        return self._submit("shard", code=code, args=args, mesh_shape=mesh_shape, axis_names=axis_names,
+        yield from self.updates("shard", code=code, args=args, mesh_shape=mesh_shape, axis_names=axis_names,
                             in_specs=in_specs, out_specs=out_specs)
 
-    def parallel_demos(self) -> dict:
+    def parallel_demos(self) -> Iterator[dict]:
         """The devices, shard_map with psum and all_gather, a data-parallel MLP step, and pmap vs shard_map."""
-        return self._submit("parallel_demos")
+        yield from self.updates("parallel_demos")
 
     def train(self, config: dict | None, session: str) -> Iterator[dict]:
         """Train the MLP on a dataset, streaming one dict per update (several a second).
@@ -241,24 +252,34 @@ class PlaygroundAPI:
             "accelerator": {"device": self.accelerator, "why": self._accelerator_why,
                             "jobs": jobs.kinds_on("accelerator") if self.accelerator else []},
             "limits": limits.to_dict(),
-            "queue": {"concurrency": self._settings.workers, "max_waiting": self._settings.queue_size},
+            "queue": {"concurrency": self._settings.workers, "max_waiting": self._settings.queue_size,
+                      **self._runner.status()},
             "training": None if self._training is None else {
                 **self._training.status(), "max_run_s": self._settings.training_max_s,
                 "process": "one long-lived trusted worker per slot (our code on validated hyperparameters, never "
                            "user code): not sandboxed, outside the server"},
         }
 
-    def _submit(self, kind: str, **values) -> dict:
-        """Build a ``kind`` job from the registry, run it in its pool, and check the reply against its schema."""
+    def updates(self, kind: str, **values) -> Iterator[dict]:
+        """Run a ``kind`` job from the registry, streaming what a waiting person would want to know.
+
+        Every update has ``ok`` and ``done``. While the job waits for a worker: ``{"ok": True, "done": False,
+        "phase": "queued", "queue": {"position", "running", "workers", "wait_s"}, "shared"}`` about twice a
+        second (``wait_s``: the estimate from measured job times, None before any job ended), and ``"phase":
+        "running"`` once it has one; ``shared`` when an identical job that another request started is the one
+        running. Then, for Inspect, the early reply (``done`` False). The last update (``done`` True) is the
+        result or an error dict; a full line answers at once with kind ``busy`` and ``retry_after_s``.
+
+        A result has ``cache``: None when the server keeps no results, else ``{"hit", "shared",
+        "measured_at" (UTC, ISO 8601), "age_s"}``: ``hit`` when an identical job's kept result was served
+        (its timings are from ``measured_at``, not now), ``shared`` when it came from an identical job that
+        was already running.
+        """
         job = jobs.build(kind, values)
         if job.get("ok") is False:
-            return job  # an argument failed its check
-        row = jobs.REGISTRY[kind]
-        limits = self._settings.limits
-        pool = self._pools[jobs.pool_of(kind, job)]
-        result = pool.run(job, timeout_s=limits.measure_timeout_s if row.timed else limits.timeout_s)
-        return replies.check(row.reply, result)
-
+            yield {**job, "done": True}  # an argument failed its check
+            return
+        yield from self._runner.updates(kind, job)
     def _runtime_info(self) -> dict:
         """Backend and devices, asked once of a worker that holds the accelerator, if any (the server never starts
         JAX itself)."""
@@ -274,3 +295,11 @@ def _version(package: str) -> str | None:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+def final(updates: Iterator[dict]) -> dict:
+    """An endpoint's result, for callers that show no progress: its last update, without the ``done`` marker."""
+    last = collections.deque(updates, maxlen=1)
+    if not last:
+        raise ValueError("the endpoint gave no update")
+    return {key: value for key, value in last[0].items() if key != "done"}

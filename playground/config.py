@@ -31,6 +31,9 @@ class Settings:
     training_jobs: int = 1  # training runs at once, each in its own worker (one per accelerator); others wait
     training_max_s: float = 900.0  # a run is stopped (keeping its parameters) after this long
     namespaces: bool = True  # a PID namespace and a private tmpfs per job where the kernel allows (off: for tests)
+    result_cache: bool = True  # identical jobs answered from kept results (result_cache.py); off: every job runs
+    result_cache_entries: int = 512
+    result_cache_mb: int = 128
     limits: Limits = field(default_factory=Limits)
 
     @classmethod
@@ -51,6 +54,9 @@ class Settings:
             training_jobs=_number(env, "PLAYGROUND_TRAINING_JOBS", int, cls.training_jobs),
             training_max_s=_number(env, "PLAYGROUND_TRAINING_MAX_S", float, cls.training_max_s),
             namespaces=_switch(env, "PLAYGROUND_NAMESPACES", cls.namespaces),
+            result_cache=_switch(env, "PLAYGROUND_RESULT_CACHE", cls.result_cache),
+            result_cache_entries=_number(env, "PLAYGROUND_RESULT_CACHE_ENTRIES", int, cls.result_cache_entries),
+            result_cache_mb=_number(env, "PLAYGROUND_RESULT_CACHE_MB", int, cls.result_cache_mb),
             limits=_limits(env),
         )
 
@@ -74,6 +80,17 @@ class Settings:
             raise ValueError(f"PLAYGROUND_TRAINING_MAX_S must be from 1 to 86400 seconds, got {self.training_max_s}")
         if self.queue_size < 1:
             raise ValueError(f"PLAYGROUND_QUEUE_SIZE must be at least 1, got {self.queue_size}")
+        if not 1 <= self.result_cache_entries <= 100_000:
+            raise ValueError(f"PLAYGROUND_RESULT_CACHE_ENTRIES must be from 1 to 100000, got "
+                             f"{self.result_cache_entries}")
+        if not 1 <= self.result_cache_mb <= 65_536:
+            raise ValueError(f"PLAYGROUND_RESULT_CACHE_MB must be from 1 to 65536, got {self.result_cache_mb}")
+
+    @property
+    def requests_at_once(self) -> int:
+        """Requests of one pool's tabs that Gradio lets run at once: those waiting in the pool's line (job_line.py,
+        which tells each its place), those with a worker, and as many more answered from the cache or as busy."""
+        return 2 * self.queue_size + self.workers
 
 
 def _limits(env: dict[str, str]) -> Limits:

@@ -26,7 +26,9 @@ class OnePool:
     def __init__(self, reply: dict) -> None:
         self.jobs, self.reply = [], reply
 
-    def run(self, job: dict, timeout_s: float | None = None) -> dict:
+    size = 1
+
+    def run(self, job: dict, timeout_s: float | None = None, on_early=None) -> dict:
         self.jobs.append(job)
         return self.reply
 

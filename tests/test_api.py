@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from playground.api import PlaygroundAPI
+from playground.api import PlaygroundAPI, final
 from playground.config import Settings
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sandbox.limits import Limits
@@ -31,7 +31,9 @@ class RecordingPool:
         }
         self.status_calls = 0
 
-    def run(self, job: dict, timeout_s: float | None = None) -> dict:
+    size = 2
+
+    def run(self, job: dict, timeout_s: float | None = None, on_early=None) -> dict:
         self.jobs.append(job)
         queue = self.answers.get(job["kind"])
         if queue:
@@ -67,7 +69,7 @@ def _error(result: dict) -> dict:
 
 @pytest.mark.parametrize("code", [None, 42, b"def f(x): return x", ["def f(x): return x"], {"code": "x"}])
 def test_code_must_be_text(api, pool, code):
-    error = _error(api.inspect(code, GOOD_ARGS))
+    error = _error(final(api.inspect(code, GOOD_ARGS)))
     assert error["kind"] == "invalid_input"
     assert "`code` must be text" in error["message"]
     assert type(code).__name__ in error["message"]
@@ -76,7 +78,7 @@ def test_code_must_be_text(api, pool, code):
 
 @pytest.mark.parametrize("args", [None, 4, (1, 2)])
 def test_args_must_be_text(api, pool, args):
-    error = _error(api.inspect(GOOD_CODE, args))
+    error = _error(final(api.inspect(GOOD_CODE, args)))
     assert error["kind"] == "invalid_input"
     assert "`args` must be text" in error["message"]
     assert pool.jobs == []
@@ -84,7 +86,7 @@ def test_args_must_be_text(api, pool, args):
 
 def test_code_over_limit(api, pool):
     code = GOOD_CODE + "#" * (MAX_CODE_CHARS - len(GOOD_CODE) + 1)
-    error = _error(api.inspect(code, GOOD_ARGS))
+    error = _error(final(api.inspect(code, GOOD_ARGS)))
     assert error["kind"] == "invalid_input"
     assert f"{MAX_CODE_CHARS:,}" in error["message"]
     assert f"{len(code):,}" in error["message"]
@@ -94,13 +96,13 @@ def test_code_over_limit(api, pool):
 def test_code_at_limit_is_forwarded(api, pool):
     code = GOOD_CODE + "#" * (MAX_CODE_CHARS - len(GOOD_CODE))
     assert len(code) == MAX_CODE_CHARS
-    assert api.inspect(code, GOOD_ARGS) == RECORDED
+    assert final(api.inspect(code, GOOD_ARGS)) == RECORDED
     assert len(pool.jobs) == 1
 
 
 def test_args_over_limit(api, pool):
     args = "1" + " " * MAX_ARGS_CHARS
-    error = _error(api.inspect(GOOD_CODE, args))
+    error = _error(final(api.inspect(GOOD_CODE, args)))
     assert error["kind"] == "invalid_input"
     assert "`args`" in error["message"]
     assert f"{MAX_ARGS_CHARS:,}" in error["message"]
@@ -109,14 +111,14 @@ def test_args_over_limit(api, pool):
 
 @pytest.mark.parametrize("code", ["", "   ", "\n\n\t  \n"])
 def test_blank_code(api, pool, code):
-    error = _error(api.inspect(code, GOOD_ARGS))
+    error = _error(final(api.inspect(code, GOOD_ARGS)))
     assert error["kind"] == "invalid_input"
     assert "no code" in error["message"]
     assert pool.jobs == []
 
 
 def test_valid_call_is_forwarded_verbatim(api, pool):
-    result = api.inspect(GOOD_CODE, GOOD_ARGS)
+    result = final(api.inspect(GOOD_CODE, GOOD_ARGS))
     assert pool.jobs == [{"kind": "inspect", "code": GOOD_CODE, "args": GOOD_ARGS,
                           "static_argnums": [], "second_args": "", "on_accelerator": False}]
     assert result == RECORDED
@@ -124,33 +126,33 @@ def test_valid_call_is_forwarded_verbatim(api, pool):
 
 def test_a_reply_that_does_not_fit_its_kind_is_refused(pool):
     pool.answers["inspect"] = [{"ok": True, "jaxpr": "<img src=x onerror=alert(1)>"}]
-    result = PlaygroundAPI(pool=pool, settings=Settings()).inspect(GOOD_CODE, GOOD_ARGS)
+    result = final(PlaygroundAPI(pool=pool, settings=Settings()).inspect(GOOD_CODE, GOOD_ARGS))
     assert result["ok"] is False and result["error"]["kind"] == "forbidden", result
     assert "refused" in result["error"]["message"]
 
 
 def test_options_are_forwarded_sorted_and_deduplicated(api, pool):
-    api.inspect(GOOD_CODE, GOOD_ARGS, [2, 0, 2], "jnp.ones(5)")
+    final(api.inspect(GOOD_CODE, GOOD_ARGS, [2, 0, 2], "jnp.ones(5)"))
     assert pool.jobs[-1]["static_argnums"] == [0, 2]
     assert pool.jobs[-1]["second_args"] == "jnp.ones(5)"
 
 
 @pytest.mark.parametrize("argnums", ["1", [1.5], [True], [-1], [64], list(range(9)), (1,)])
 def test_bad_static_argnums_are_invalid_input(api, pool, argnums):
-    result = api.inspect(GOOD_CODE, GOOD_ARGS, argnums)
+    result = final(api.inspect(GOOD_CODE, GOOD_ARGS, argnums))
     assert result["error"]["kind"] == "invalid_input"
     assert "static_argnums" in result["error"]["message"]
     assert pool.jobs == []
 
 
 def test_oversized_second_args_are_invalid_input(api, pool):
-    result = api.inspect(GOOD_CODE, GOOD_ARGS, None, "x" * (MAX_ARGS_CHARS + 1))
+    result = final(api.inspect(GOOD_CODE, GOOD_ARGS, None, "x" * (MAX_ARGS_CHARS + 1)))
     assert result["error"]["kind"] == "invalid_input" and "second_args" in result["error"]["message"]
     assert pool.jobs == []
 
 
 def test_empty_args_are_allowed(api, pool):
-    api.inspect("def f():\n    return 1\n", "")
+    final(api.inspect("def f():\n    return 1\n", ""))
     assert pool.jobs == [{"kind": "inspect", "code": "def f():\n    return 1\n", "args": "",
                           "static_argnums": [], "second_args": "", "on_accelerator": False}]
 
@@ -158,7 +160,7 @@ def test_empty_args_are_allowed(api, pool):
 def test_pool_errors_come_back_unchanged():
     busy = {"ok": False, "error": {"kind": "busy", "message": "All sandbox workers are busy.", "line": None}}
     api = PlaygroundAPI(pool=RecordingPool({"inspect": [busy]}), settings=Settings())
-    assert api.inspect(GOOD_CODE, GOOD_ARGS) == busy
+    assert final(api.inspect(GOOD_CODE, GOOD_ARGS)) == busy
 
 
 # -- about ------------------------------------------------------------------------
@@ -185,7 +187,10 @@ def test_about_merges_runtime_layers_and_settings(pool):
     assert "512 MB" in layers["watchdogs"]["detail"]
     assert info["sandbox"]["pool"] == {"size": 2, "warm": 2, "jobs": 1}
     assert info["limits"] == settings.limits.to_dict()
-    assert info["queue"] == {"concurrency": 3, "max_waiting": 9}
+    assert info["queue"]["concurrency"] == 3 and info["queue"]["max_waiting"] == 9
+    assert info["queue"]["lines"]["sandbox"] == {"workers": 2, "running": 0, "waiting": 0, "max_waiting": 9,
+                                                 "typical_s": {}}
+    assert info["queue"]["cache"]["entries"] == 0
 
 
 def test_about_asks_the_pool_once(api, pool):
@@ -300,11 +305,11 @@ def device_api(pool, device_pool) -> PlaygroundAPI:
 
 
 def test_speed_comparisons_run_on_the_accelerator_pool_and_inspect_only_when_asked(device_api, pool, device_pool):
-    device_api.jit_speed(GOOD_CODE, [10])
-    device_api.vmap(GOOD_CODE, "jnp.ones(3)")
-    device_api.inspect(GOOD_CODE, GOOD_ARGS, on_accelerator=True)
-    device_api.inspect(GOOD_CODE, GOOD_ARGS)
-    device_api.derivatives(GOOD_CODE)
+    final(device_api.jit_speed(GOOD_CODE, [10]))
+    final(device_api.vmap(GOOD_CODE, "jnp.ones(3)"))
+    final(device_api.inspect(GOOD_CODE, GOOD_ARGS, on_accelerator=True))
+    final(device_api.inspect(GOOD_CODE, GOOD_ARGS))
+    final(device_api.derivatives(GOOD_CODE))
     assert [job["kind"] for job in device_pool.jobs] == ["jit_speed", "vmap", "inspect"]
     assert [job["kind"] for job in pool.jobs] == ["inspect", "derivatives"]
 
@@ -319,8 +324,8 @@ def test_about_names_the_accelerator_and_asks_its_workers_for_the_devices(device
 
 
 def test_without_an_accelerator_one_pool_runs_everything(api, pool):
-    api.jit_speed(GOOD_CODE, [10])
-    api.inspect(GOOD_CODE, GOOD_ARGS, on_accelerator=True)
+    final(api.jit_speed(GOOD_CODE, [10]))
+    final(api.inspect(GOOD_CODE, GOOD_ARGS, on_accelerator=True))
     assert [job["kind"] for job in pool.jobs] == ["jit_speed", "inspect"]
     info = api.about()
     assert info["accelerator"]["device"] is None and info["accelerator"]["jobs"] == []

@@ -19,7 +19,7 @@ import pytest
 from playground import derivatives as d
 from playground import hessians, replies, usercode
 from playground import pointwise_derivatives as pointwise
-from playground.api import PlaygroundAPI
+from playground.api import PlaygroundAPI, final
 from playground.config import Settings
 from playground.sandbox import Limits, WorkerPool
 from tests.conftest import HANDLERS
@@ -162,7 +162,7 @@ def api():
 
 
 def test_through_the_api_the_loop_stops_in_time_with_a_partial_result(api):
-    out = api.derivatives(DOCS_IF, 4, -3.0, 6.0, 2000)
+    out = final(api.derivatives(DOCS_IF, 4, -3.0, 6.0, 2000))
     assert out["ok"], out  # not killed by the 10 s wall clock
     run = out["point_by_point"]
     assert 1 <= run["points"] < 2000 and run["budget_s"] == pytest.approx(10.0 * d.POINT_BY_POINT_SHARE)
@@ -170,12 +170,13 @@ def test_through_the_api_the_loop_stops_in_time_with_a_partial_result(api):
 
 
 @pytest.mark.parametrize(("call", "named"), [
-    (lambda api: api.gradient(TWO_VARIABLES, ""), "“At the point” (`point`) is empty"),
-    (lambda api: api.gradient(TWO_VARIABLES, "   "), "“At the point” (`point`) is empty"),
-    (lambda api: api.vmap("def f(x):\n    return x * 2\n", "", "0"), "“One example's arguments” (`args`) is empty"),
-    (lambda api: api.vmap("def f(x, y):\n    return x * y\n", "jnp.ones(2)", "0"),
+    (lambda api: final(api.gradient(TWO_VARIABLES, "")), "“At the point” (`point`) is empty"),
+    (lambda api: final(api.gradient(TWO_VARIABLES, "   ")), "“At the point” (`point`) is empty"),
+    (lambda api: final(api.vmap("def f(x):\n    return x * 2\n", "", "0")),
+     "“One example's arguments” (`args`) is empty"),
+    (lambda api: final(api.vmap("def f(x, y):\n    return x * y\n", "jnp.ones(2)", "0")),
      "cannot be called on “One example's arguments” (`args`, 1 value)"),
-    (lambda api: api.derivatives("def f(x, y):\n    return x\n"), "cannot be called on one number"),
+    (lambda api: final(api.derivatives("def f(x, y):\n    return x\n")), "cannot be called on one number"),
 ])
 def test_through_the_api_empty_fields_are_named(api, call, named):
     out = call(api)

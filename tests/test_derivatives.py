@@ -14,7 +14,7 @@ from numpy.polynomial import hermite
 
 from playground import derivatives as d
 from playground import hessians, program_size, usercode
-from playground.api import PlaygroundAPI
+from playground.api import PlaygroundAPI, final
 from playground.config import Settings
 from playground.ui import derivatives_tab
 from playground.ui.derivatives_views import NO_JAXPR, RUNNING_ORDERS, pick_jaxpr, render_gradient, render_orders
@@ -312,7 +312,7 @@ def sin_reply():
 ])
 def test_an_empty_or_non_numeric_box_is_named_and_no_job_runs(values, label, how, sin_reply):
     pool = OnePool(sin_reply)
-    out = derivatives_tab.run_derivatives(PlaygroundAPI(pool=pool, settings=Settings()), SIN, *values)
+    out = final(derivatives_tab.run_derivatives(PlaygroundAPI(pool=pool, settings=Settings()), SIN, *values))
     assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
     assert out["error"]["message"].startswith(f"“{label}” {how}"), out
     assert pool.jobs == []
@@ -326,7 +326,8 @@ def test_a_new_run_first_clears_the_last_one_then_shows_its_own(sin_reply):
     status, curves, table, growth, last, jaxpr = steps[1]
     assert pool.jobs == [{"kind": "derivatives", "code": SIN, "order": 2, "x_min": -1.0, "x_max": 1.0, "points": 5}]
     assert status.startswith("✅ `f`: 2 derivatives on 5 points, in float64.")
-    assert last is sin_reply and jaxpr.startswith("# f′: grad applied 1 times")
+    assert final(iter([last])) == {**sin_reply, "cache": last["cache"]}
+    assert jaxpr.startswith("# f′: grad applied 1 times")
     assert len(curves.data) == 3 and growth is not None and table.count("\n") == 4
 
 

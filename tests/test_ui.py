@@ -15,7 +15,7 @@ import gradio as gr
 import pytest
 
 from playground import staging
-from playground.api import PlaygroundAPI
+from playground.api import PlaygroundAPI, final
 from playground.config import Settings
 from playground.errors import error_dict
 from playground.gallery import EXAMPLES
@@ -30,6 +30,11 @@ TRACER_CODE = "def f(x):\n    if x > 0:\n        return x\n    return -x"
 OUTPUTS = ("status", "result", "source_map", "jaxpr", "stablehlo", "hlo", "hlo_locations", "costs", "pytrees",
            "stdout", "files", "raw")
 DOWNLOAD_NAMES = ("jaxpr.txt", "stablehlo.mlir", "optimised_hlo.txt")
+
+
+def last(updates):
+    """What a streaming handler shows in the end."""
+    return list(updates)[-1]
 
 
 def _update(value) -> dict:
@@ -71,7 +76,9 @@ class FakePool:
     def __init__(self):
         self.jobs = []
 
-    def run(self, job, timeout_s=None):
+    size = 1
+
+    def run(self, job, timeout_s=None, on_early=None):
         self.jobs.append(job)
         return staging.inspect(job["code"], job["args"], 200_000, tuple(job["static_argnums"]), job["second_args"])
 
@@ -212,7 +219,7 @@ def test_render_tracer_error_teaches(tracer_response):
 def test_run_handler_passes_the_form_to_the_api_and_renders(ok_response):
     pool = FakePool()
     fn = _run_handler(_build_inspect_tab(pool)).fn
-    out = _named(fn(DEFAULT.code, DEFAULT.args, "", "", False))
+    out = _named(last(fn(DEFAULT.code, DEFAULT.args, "", "", False)))
     assert pool.jobs[-1]["static_argnums"] == [] and pool.jobs[-1]["code"] == DEFAULT.code
     assert pool.jobs[-1]["on_accelerator"] is False
     assert out["result"] == ok_response["result"]
@@ -220,7 +227,7 @@ def test_run_handler_passes_the_form_to_the_api_and_renders(ok_response):
     assert all(Path(p).read_text() for p in out["files"]["value"])
     assert all(Path(p).is_relative_to(tempfile.gettempdir()) for p in out["files"]["value"])
 
-    out = _named(fn("def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", "1", "", True))
+    out = _named(last(fn("def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", "1", "", True)))
     assert pool.jobs[-1]["on_accelerator"] is True  # the tab's checkbox reaches the job
     assert pool.jobs[-1]["static_argnums"] == [1]
     assert out["result"] == "f32[2] [3. 3.]"
@@ -230,7 +237,7 @@ def test_run_handler_passes_the_form_to_the_api_and_renders(ok_response):
 def test_run_handler_bad_static_argnums_is_an_invalid_input_error():
     pool = FakePool()
     fn = _run_handler(_build_inspect_tab(pool)).fn
-    out = _named(fn(DEFAULT.code, DEFAULT.args, "one", "", False))
+    out = _named(last(fn(DEFAULT.code, DEFAULT.args, "one", "", False)))
     assert pool.jobs == []  # never reached a worker
     assert out["status"].startswith("❌ **Invalid input**")
     assert "'one'" in out["status"]
@@ -383,7 +390,9 @@ def test_about_to_markdown_accepts_the_api_shape():
     class Pool:
         layers = {"landlock": {"active": True, "detail": "ABI 7"}}
 
-        def run(self, job, timeout_s=None):
+        size = 1
+
+        def run(self, job, timeout_s=None, on_early=None):
             return {"ok": True, "python": "3.11.7", "backend": "cpu", "devices": ["TFRT_CPU_0"]}
 
         def status(self):
@@ -411,7 +420,7 @@ def test_compile_for_the_accelerator_shows_only_where_there_is_one():
                         accelerator="CUDA (1 device)")
     box = _accelerator_checkbox(api)
     assert box.visible is True and box.label == "Compile for the accelerator (CUDA (1 device))"
-    api.inspect(DEFAULT.code, DEFAULT.args, on_accelerator=True)
+    final(api.inspect(DEFAULT.code, DEFAULT.args, on_accelerator=True))
     assert [job["kind"] for job in device_pool.jobs] == ["inspect"]
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from playground import numerics, usercode, vectorize
-from playground.api import PlaygroundAPI
+from playground.api import PlaygroundAPI, final
 from playground.config import Settings
 from playground.errors import UserCodeError
 from playground.gallery import VMAP_PRESETS
@@ -304,7 +304,8 @@ def test_missing_or_surplus_arguments_are_named(code, args, words):
 ])
 def test_an_empty_or_non_numeric_batch_sizes_box_is_named_and_no_job_runs(sizes, words):
     pool = OnePool({"ok": True})
-    out = vmap_tab.run_vmap(PlaygroundAPI(pool=pool, settings=Settings()), CUBIC, "jnp.ones(3)", "0", "0", sizes)
+    out = final(vmap_tab.run_vmap(PlaygroundAPI(pool=pool, settings=Settings()), CUBIC, "jnp.ones(3)", "0", "0",
+                                  sizes))
     assert out == {"ok": False, "error": {"kind": "invalid_input", "message": words, "line": None}}
     assert pool.jobs == []
 

@@ -10,6 +10,7 @@ from playground import validation
 from playground.api import PlaygroundAPI
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
 from playground.jobs import MAX_ORDER, MAX_POINTS
+from playground.ui import progress
 from playground.ui.derivatives_views import (
     RUNNING_GRADIENT,
     RUNNING_ORDERS,
@@ -82,18 +83,21 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
 def differentiate(api: PlaygroundAPI, code_text: str, n, low, high, count, show: float) -> Iterator[tuple]:
     """The Differentiate button: first the last run's results and errors go, then this run's come."""
     yield RUNNING_ORDERS, None, "", None, {}, ""
-    response = run_derivatives(api, code_text, n, low, high, count)
-    yield (*render_orders(response), response, pick_jaxpr(response, show))
+    yield from progress.follow(run_derivatives(api, code_text, n, low, high, count),
+                               lambda response: (*render_orders(response), response, pick_jaxpr(response, show)), 6)
 
 
 def gradient_and_hessian(api: PlaygroundAPI, code_text: str, point_text: str) -> Iterator[tuple]:
     """The Gradient and Hessian button, the same way."""
     yield RUNNING_GRADIENT, None, ""
-    yield render_gradient(api.gradient(code_text, point_text))
+    yield from progress.follow(api.gradient(code_text, point_text), render_gradient, 3)
 
 
-def run_derivatives(api: PlaygroundAPI, code_text: str, n, low, high, count) -> dict:
-    """The form's values, each box checked by its label (an empty one is None), then /derivatives."""
+def run_derivatives(api: PlaygroundAPI, code_text: str, n, low, high, count) -> Iterator[dict]:
+    """The form's values, each box checked by its label (an empty one is None), then /derivatives' updates."""
     problem = validation.first_problem(*(validation.entered_number(label, value) for label, value in (
         (ORDER_LABEL, n), (X_MIN_LABEL, low), (X_MAX_LABEL, high), (POINTS_LABEL, count))))
-    return problem or api.derivatives(code_text, n, low, high, count)
+    if problem:
+        yield problem
+        return
+    yield from api.derivatives(code_text, n, low, high, count)

@@ -15,6 +15,7 @@ from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import EXAMPLES
 from playground.ui import inspect_views as views
+from playground.ui import progress
 
 DEFAULT = EXAMPLES[0]
 # Builds the full link in the browser (only it knows the public address) and copies it.
@@ -80,17 +81,19 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
 
     downloads = DownloadFolder()
 
+    outputs = [status, result, mapped, jaxpr, stablehlo, hlo, hlo_locations, costs, trees, stdout, files, raw]
+
     def on_run(code_text: str, args_text: str, static_text: str, second_text: str, accelerator: bool):
+        """First the stages (result, jaxpr, StableHLO, HLO, cost), then the checks that run the function again."""
         try:
             argnums = parse_argnums(static_text)
         except ValueError as exc:
-            response = error_dict("invalid_input", str(exc))
-        else:
-            response = api.inspect(code_text, args_text, argnums, second_text, bool(accelerator))
-        return render(code_text, response, downloads)
+            yield render(code_text, error_dict("invalid_input", str(exc)), downloads)
+            return
+        yield from progress.follow(api.inspect(code_text, args_text, argnums, second_text, bool(accelerator)),
+                                   lambda response: render(code_text, response, downloads), len(outputs))
 
-    run.click(on_run, [code, args, static, second, on_device],
-              [status, result, mapped, jaxpr, stablehlo, hlo, hlo_locations, costs, trees, stdout, files, raw],
+    run.click(on_run, [code, args, static, second, on_device], outputs,
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.inspect, api_name="inspect", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 

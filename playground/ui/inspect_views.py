@@ -6,6 +6,7 @@ import html
 
 from playground.errors import TITLES
 from playground.ui import markdown as md
+from playground.ui import progress
 from playground.ui.markdown import code_block
 
 DISPLAY_CHARS = 30_000  # longer IR is cut on screen; the whole text is offered as a download
@@ -28,6 +29,12 @@ def error_markdown(error: dict) -> str:
     return "\n\n".join(parts)
 
 
+PENDING = {  # the checks an early reply says are still running, in the words of the status line
+    "purity": "the behavioural purity checks (your function traced twice more and run eagerly, op by op)",
+    "retrace": "the second call (does jit retrace?)",
+}
+
+
 def status_markdown(response: dict) -> str:
     """What went well, and every note worth reading: purity findings, retracing, warnings."""
     device = f" for {md.text(response['device'])}" if response.get("device") else ""
@@ -46,6 +53,12 @@ def status_markdown(response: dict) -> str:
                    None: "**Second call failed.**"}[retrace.get("retraced")]
         lines.append(f"- {verdict}\n\n{code_block(retrace.get('explanation', ''))}")
     lines.extend(f"- {md.text(note)}" for note in response.get("warnings") or [])
+    pending = [PENDING[name] for name in response.get("pending") or [] if name in PENDING]
+    if pending:
+        lines.append(f"- Still running: {' and '.join(pending)}. They follow here in a moment.")
+    note = progress.cache_note(response)
+    if note:
+        lines.append(f"- {note}")
     return "\n".join(lines)
 
 

@@ -10,7 +10,7 @@ from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs import MAX_REPEATS
-from playground.ui import jit_views
+from playground.ui import jit_views, progress
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import parse_sizes, seconds, times_table
@@ -39,10 +39,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
         try:
             size_list = parse_sizes(sizes_text, "sizes")
         except ValueError as exc:
-            response = error_dict("invalid_input", str(exc))
-        else:
-            response = api.jit_speed(code_text, size_list, int(runs))
-        return render(response)
+            yield render(error_dict("invalid_input", str(exc)))
+            return
+        yield from progress.follow(api.jit_speed(code_text, size_list, int(runs)), render, 4)
 
     run.click(on_run, [code, sizes, repeats], [status, chart, table, why], api_visibility="private",
               concurrency_limit=concurrency, concurrency_id=concurrency_id)
@@ -55,6 +54,7 @@ def render(response: dict) -> tuple:
     sizes = response["sizes"]
     series = {"NumPy": response["numpy_s"], "eager JAX": response["eager_s"], "jit": response["jit_s"]}
     notes = [f"✅ Measured on **{md.text(response['device'])}**. {jit_views.agreement_line(response)}"]
+    notes += [f"- {note}" for note in [progress.cache_note(response)] if note]
     notes += [f"- Size {s['size']} skipped: {md.text(s['reason'])}" for s in response.get("skipped", [])]
     chart = plots.timings_figure("NumPy vs eager JAX vs jit", "elements (n × n)", [n * n for n in sizes], series)
     compile_row = " · ".join(f"n={n}: {seconds(c)}" for n, c in zip(sizes, response["compile_s"], strict=True))

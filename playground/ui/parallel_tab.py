@@ -8,6 +8,7 @@ from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import SHARD_EXAMPLE
 from playground.ui import markdown as md
+from playground.ui import progress
 from playground.ui.inspect_views import error_markdown
 from playground.ui.markdown import code_block
 from playground.ui.parallel_fields import shard_arguments
@@ -49,8 +50,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
         try:
             arguments = shard_arguments(code_text, args_text, mesh_text, names_text, in_text, out_text)
         except ValueError as exc:
-            return error_markdown(error_dict("invalid_input", str(exc))["error"]), "", ""
-        return render_shard(api.shard(**arguments))
+            yield error_markdown(error_dict("invalid_input", str(exc))["error"]), "", ""
+            return
+        yield from progress.follow(api.shard(**arguments), render_shard, 3)
 
     shard_outputs = [status, placement, details]
     run.click(lambda: ("", "", ""), None, shard_outputs, api_visibility="private", queue=False).then(
@@ -69,7 +71,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
     pmap = gr.Markdown(elem_id="parallel-pmap")
 
     def on_demos():
-        return render_demos(api.parallel_demos())
+        yield from progress.follow(api.parallel_demos(), render_demos, 5)
 
     demo_outputs = [devices, collectives, data_parallel, batch_grid, pmap]
     demos.click(lambda: ("",) * len(demo_outputs), None, demo_outputs, api_visibility="private", queue=False).then(

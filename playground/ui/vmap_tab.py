@@ -9,6 +9,7 @@ import gradio as gr
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import VMAP_PRESETS
+from playground.ui import progress
 from playground.ui.timing_views import parse_sizes
 from playground.ui.vmap_views import RUNNING, render
 
@@ -54,16 +55,17 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
 
 def compare(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
             sizes_text: str | None) -> Iterator[tuple]:
-    """The Compare button: first the last run's results and errors go, then this run's come."""
+    """The Compare button: first the last run's results and errors go, then its place in line, then this run's."""
     yield RUNNING, "", "", None, ""
-    yield render(run_vmap(api, code_text, args_text, in_text, out_text, sizes_text))
+    yield from progress.follow(run_vmap(api, code_text, args_text, in_text, out_text, sizes_text), render, 5)
 
 
 def run_vmap(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
-             sizes_text: str | None) -> dict:
-    """The form's values, the batch sizes parsed (naming the box), then /vmap."""
+             sizes_text: str | None) -> Iterator[dict]:
+    """The form's values, the batch sizes parsed (naming the box), then /vmap's updates."""
     try:
         batch_sizes = parse_sizes(sizes_text or "", "batch sizes")
     except ValueError as exc:
-        return error_dict("invalid_input", str(exc))
-    return api.vmap(code_text, args_text, in_text, batch_sizes, out_text)
+        yield error_dict("invalid_input", str(exc))
+        return
+    yield from api.vmap(code_text, args_text, in_text, batch_sizes, out_text)

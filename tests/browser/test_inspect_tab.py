@@ -170,3 +170,32 @@ def test_downloads_hold_the_whole_texts(page: Page):
     assert re.search(r"= sin ", texts["jaxpr.txt"]), texts["jaxpr.txt"]
     assert "stablehlo.sine" in texts["stablehlo.mlir"], texts["stablehlo.mlir"]
     assert texts["optimised_hlo.txt"].startswith("HloModule"), texts["optimised_hlo.txt"][:200]
+
+
+# Many slices of different lengths: one compile under jit, one kernel per length when run eagerly (the purity
+# check), so the stages are on screen well before the checks.
+SLOW_TO_CHECK = ("def f(x):\n    total = 0.0\n    for k in range(1, 40):\n        total = total + jnp.sum(x[:k] * k)\n"
+                 "    return total\n")
+
+
+def test_the_stages_show_first_and_the_checks_follow(page: Page):
+    set_code(page, SLOW_TO_CHECK)
+    page.locator("#inspect-args textarea").fill("jnp.arange(40.0)")
+    page.locator("#inspect-run").click()
+    status = page.locator("#inspect-status")
+    expect(status).to_contain_text("Still running: the behavioural purity checks", timeout=RESULT_TIMEOUT_MS)
+    expect(page.locator("#inspect-result textarea")).to_have_value(re.compile(r"^f32\[\] "))
+    save_screenshot(page, "inspect_checks_pending.png", full_page=False)
+    expect(status).not_to_contain_text("Still running", timeout=RESULT_TIMEOUT_MS)
+    expect(status).to_contain_text("Traced, lowered and compiled")
+
+
+def test_a_second_identical_run_says_it_came_from_the_cache(page: Page):
+    set_code(page, "def f(x):\n    return jnp.exp(x) / 3  # browser cache\n")
+    page.locator("#inspect-args textarea").fill("jnp.ones(3)")
+    page.locator("#inspect-run").click()
+    wait_for_success(page)
+    expect(page.locator("#inspect-status")).not_to_contain_text("Still running", timeout=RESULT_TIMEOUT_MS)
+    page.locator("#inspect-run").click()
+    expect(page.locator("#inspect-status")).to_contain_text("Served from the cache: an identical job ran at",
+                                                            timeout=RESULT_TIMEOUT_MS)

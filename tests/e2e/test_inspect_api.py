@@ -20,7 +20,7 @@ ARGS = "jnp.arange(4.0)"
 RESPONSE_KEYS = {
     "ok", "function", "device", "result", "jaxpr", "stablehlo", "hlo", "trace_s", "lower_s", "compile_s", "run_s",
     "cost", "memory", "pytree", "line_map", "static_argnums", "retrace", "purity", "stdout", "warnings", "jit",
-    "hlo_locations",
+    "hlo_locations", "pending", "cache", "done",
 }
 UNROLLED = "def f(x, n):\n    for _ in range(n):\n        x = x * 2\n    return x\n"
 BRANCH_ON_TRACER = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"

@@ -1,0 +1,134 @@
+"""The first answer fast, the cache, and the line, end to end: real servers, gradio_client, real workers.
+
+/inspect streams: its early update (the stages) comes before the purity and
+retrace checks, and the last update holds everything. An identical job is
+served from the cache, saying when it was measured, even while every worker
+is busy. A job that must wait hears its place in line and the estimated
+wait; a full line answers "busy" at once with when to retry.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tests.conftest import start_server, stop_server
+from tests.e2e.responses import assert_error, ok
+
+IMPURE = "counter = [0]\ndef f(x):\n    counter[0] += 1\n    return x * counter[0]\n"
+SLOW = "import time\ndef f(x):\n    time.sleep({seconds})\n    return x  # {tag}\n"
+
+
+def updates(client, code: str, args: str, second_args: str = "") -> list[dict]:
+    job = client.submit(code, args, None, second_args, False, api_name="/inspect")
+    seen = list(job)
+    return seen or [job.result()]
+
+
+def test_inspect_sends_the_stages_first_then_the_checks(client):
+    seen = updates(client, IMPURE + "# streamed\n", "jnp.arange(3.0)", second_args="jnp.arange(5.0)")
+    early, last = seen[-2], seen[-1]
+    assert early["done"] is False and early["pending"] == ["purity", "retrace"]
+    assert last["done"] is True and last["pending"] == []
+    for key in ("result", "jaxpr", "stablehlo", "hlo", "cost", "line_map"):
+        assert early[key] == last[key], key  # the first answer is already the whole of the stages
+    assert early["retrace"] is None and last["retrace"]["retraced"] is True
+    assert not any(f["check"] == "behavioural" for f in early["purity"])
+    assert any(f["check"] == "behavioural" for f in last["purity"])  # the counter changed between two traces
+
+
+def test_an_identical_job_comes_from_the_cache_and_says_when_it_was_measured(client):
+    code = "def f(x):\n    return jnp.cos(x) * 3  # cached\n"
+    first = ok(client.predict(code, "jnp.arange(3.0)", None, "", False, api_name="/inspect"))
+    time.sleep(0.3)
+    again = ok(client.predict(code, "jnp.arange(3.0)", None, "", False, api_name="/inspect"))
+    assert first["cache"]["hit"] is False
+    assert again["cache"]["hit"] is True and again["cache"]["measured_at"] == first["cache"]["measured_at"]
+    assert again["cache"]["age_s"] >= 0.3
+    assert {k: v for k, v in again.items() if k != "cache"} == {k: v for k, v in first.items() if k != "cache"}
+    other = ok(client.predict(code, "jnp.arange(4.0)", None, "", False, api_name="/inspect"))
+    assert other["cache"]["hit"] is False  # other arguments: another job
+
+
+def test_a_users_error_is_kept_but_a_time_out_is_not(client):
+    broken = "def f(x):\n    return x +\n"
+    assert_error(client.predict(broken, "1.0", None, "", False, api_name="/inspect"), "syntax")
+    before = client.predict(api_name="/about")["queue"]["cache"]["hits"]
+    assert_error(client.predict(broken, "1.0", None, "", False, api_name="/inspect"), "syntax")
+    assert client.predict(api_name="/about")["queue"]["cache"]["hits"] == before + 1
+
+
+def test_the_cache_answers_while_every_worker_is_busy(client):
+    code = "def f(x):\n    return jnp.tan(x)  # kept\n"
+    ok(client.predict(code, "jnp.ones(2)", None, "", False, api_name="/inspect"))
+    slow_done = []
+
+    def slow(tag: str) -> None:
+        client.predict(SLOW.format(seconds=3, tag=tag), "1.0", None, "", False, api_name="/inspect")
+        slow_done.append(time.monotonic())
+
+    threads = [threading.Thread(target=slow, args=(tag,)) for tag in ("a", "b")]  # both workers
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    cached = ok(client.predict(code, "jnp.ones(2)", None, "", False, api_name="/inspect"))
+    answered = time.monotonic()
+    for t in threads:
+        t.join(timeout=60)
+    assert cached["cache"]["hit"] is True
+    assert len(slow_done) == 2 and answered < min(slow_done)  # it did not wait behind them
+
+
+@pytest.fixture(scope="module")
+def one_worker(tmp_path_factory):
+    server = start_server(tmp_path_factory.mktemp("one-worker"), PLAYGROUND_WORKERS="1", PLAYGROUND_QUEUE_SIZE="2")
+    yield server
+    stop_server(server)
+
+
+def test_a_waiting_job_hears_its_place_and_a_full_line_says_when_to_retry(one_worker):
+    clients = [one_worker.client() for _ in range(4)]
+    seen: dict[int, list[dict]] = {}
+
+    def run(i: int) -> None:
+        seen[i] = updates(clients[i], SLOW.format(seconds=2 if i == 0 else 0.5, tag=i), "1.0")
+
+    ok(clients[0].predict("def f(x):\n    return x\n", "1.0", None, "", False, api_name="/inspect"))  # one measured
+    first = threading.Thread(target=run, args=(0,))
+    first.start()
+    time.sleep(1.0)  # the first job has the only worker
+    waiting = [threading.Thread(target=run, args=(i,)) for i in (1, 2)]
+    for t in waiting:
+        t.start()
+        time.sleep(0.3)
+    run(3)  # the line (2 places) is full
+    for t in [first, *waiting]:
+        t.join(timeout=60)
+    busy = assert_error(seen[3][-1], "busy")
+    assert busy["retry_after_s"] >= 1 and "try again in" in busy["message"]
+    for i in (1, 2):
+        queued = [u for u in seen[i] if u.get("phase") == "queued"]
+        assert queued, seen[i]
+        assert queued[0]["queue"]["position"] == i and queued[0]["queue"]["workers"] == 1
+        # From the job measured before: the running one may have outlived it (then it counts as ending now), the
+        # one ahead of number 2 not.
+        assert queued[0]["queue"]["wait_s"] >= 0 if i == 1 else queued[0]["queue"]["wait_s"] > 0
+        assert any(u.get("phase") == "running" for u in seen[i])
+        ok(seen[i][-1])
+    ok(seen[0][-1])
+
+
+def test_with_the_cache_off_every_job_runs(tmp_path_factory):
+    server = start_server(tmp_path_factory.mktemp("no-cache"), PLAYGROUND_WORKERS="1", PLAYGROUND_RESULT_CACHE="0")
+    try:
+        client = server.client()
+        code = "def f(x):\n    return x * 7\n"
+        replies = [ok(client.predict(code, "1.0", None, "", False, api_name="/inspect")) for _ in range(2)]
+        assert [r["cache"] for r in replies] == [None, None]
+        about = client.predict(api_name="/about")
+        assert about["queue"]["cache"] is None
+        assert about["sandbox"]["pool"]["jobs"] >= 3  # the start-up check, and both
+    finally:
+        stop_server(server)
