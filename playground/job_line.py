@@ -4,7 +4,9 @@ Jobs wait here rather than in Gradio's queue so that a request whose result
 is cached never waits behind slow jobs, and so that the estimate each waiting
 job is given comes from how long jobs of each kind really took here: a
 moving average of measured durations, per kind, replayed over the jobs
-running and waiting ahead (each takes the first worker free). A line that is
+running and waiting ahead (each takes the first worker free). A running job
+that has outlived its kind's typical time is expected to need as long again,
+within its wall clock. A line that is
 full refuses at once, with how long the work already waiting would take.
 
 >>> line = JobLine(slots=1, max_waiting=1)
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import threading
 import time
 from collections import deque
@@ -68,6 +71,7 @@ class JobLine:
     slots: int
     max_waiting: int
     clock: Callable[[], float] = time.monotonic
+    limit_s: Callable[[str], float] = lambda kind: math.inf  # each kind's wall clock: no job runs longer
     _waiting: deque = field(default_factory=deque)
     _running: set = field(default_factory=set)
     _typical_s: dict = field(default_factory=dict)  # kind -> moving average of measured durations
@@ -133,6 +137,12 @@ class JobLine:
         measured = list(self._typical_s.values())
         return sum(measured) / len(measured) if measured else None
 
+    def _remaining(self, ticket: Ticket, typical: float, ran: float) -> float:
+        """A running job's time left: the typical time's rest; once past it, as long again as it ran (a job that
+        outlived the typical one is not about to end), never past its wall clock."""
+        left = typical - ran if ran < typical else ran
+        return max(0.0, min(left, self.limit_s(ticket.kind) - ran))
+
     def _start_of(self, index: int) -> float | None:
         """When the job at ``index`` in line would start: the ones running and ahead, each on the first free worker."""
         now = self.clock()
@@ -141,7 +151,7 @@ class JobLine:
             typical = self._estimate(ticket.kind)
             if typical is None:
                 return None
-            free.append(max(0.0, typical - (now - ticket.started)))
+            free.append(self._remaining(ticket, typical, now - ticket.started))
         heapq.heapify(free)
         for ticket in itertools.islice(self._waiting, index):
             typical = self._estimate(ticket.kind)

@@ -65,7 +65,7 @@ class JobRunner:
                  cache: ResultCache | None) -> None:
         """``pools`` by the registry's names (one pool may go by several); ``timeout_s(kind)`` its wall clock."""
         self._pools = pools
-        self._lines = {pool: JobLine(pool.size, max_waiting) for pool in set(pools.values())}
+        self._lines = {pool: JobLine(pool.size, max_waiting, limit_s=timeout_s) for pool in set(pools.values())}
         self._timeout_s = timeout_s
         self._cache = cache
         self._flights: dict[str, Flight] = {}

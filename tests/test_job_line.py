@@ -106,8 +106,22 @@ def test_estimates_are_none_until_a_job_ended_then_come_from_its_duration():
     behind = line.join("inspect")
     assert line.place(behind).wait_s == pytest.approx(3.0)
     assert line.place(behind).to_dict() == {"position": 1, "running": 1, "workers": 1, "wait_s": 3.0}
-    clock.advance(10.0)  # running past its estimate: the wait cannot go below zero
+    clock.advance(10.0)  # 11 s in, past its 4 s estimate: it is expected to need as long again
+    assert line.place(behind).wait_s == pytest.approx(11.0)
+
+
+def test_a_job_past_its_estimate_never_waits_past_its_wall_clock():
+    """As long again as it ran, but no job outlives its wall clock: 11 s into a 15 s limit leaves 4 s."""
+    clock = Clock()
+    line = JobLine(slots=1, max_waiting=3, clock=clock, limit_s=lambda kind: 15.0)
+    measure(line, clock, "inspect", 4.0)
+    running = line.join("inspect")
+    behind = line.join("inspect")
+    clock.advance(11.0)
+    assert line.place(behind).wait_s == pytest.approx(4.0)
+    clock.advance(5.0)  # over its limit: the watchdog is killing it
     assert line.place(behind).wait_s == 0.0
+    line.leave(running)
 
 
 def test_moving_average_per_kind():
