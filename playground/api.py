@@ -261,19 +261,11 @@ class PlaygroundAPI:
         }
 
     def updates(self, kind: str, **values) -> Iterator[dict]:
-        """Run a ``kind`` job from the registry, streaming what a waiting person would want to know.
+        """Run a ``kind`` job from the registry, streaming its updates (job_runner.py; README's "The API").
 
-        Every update has ``ok`` and ``done``. While the job waits for a worker: ``{"ok": True, "done": False,
-        "phase": "queued", "queue": {"position", "running", "workers", "wait_s"}, "shared"}`` about twice a
-        second (``wait_s``: the estimate from measured job times, None before any job ended), and ``"phase":
-        "running"`` once it has one; ``shared`` when an identical job that another request started is the one
-        running. Then, for Inspect, the early reply (``done`` False). The last update (``done`` True) is the
-        result or an error dict; a full line answers at once with kind ``busy`` and ``retry_after_s``.
-
-        A result has ``cache``: None when the server keeps no results, else ``{"hit", "shared",
-        "measured_at" (UTC, ISO 8601), "age_s"}``: ``hit`` when an identical job's kept result was served
-        (its timings are from ``measured_at``, not now), ``shared`` when it came from an identical job that
-        was already running.
+        While the job waits: ``{"ok": True, "done": False, "phase": "queued" or "running", "queue": {"position",
+        "running", "workers", "wait_s"}, "shared"}``; then Inspect's early reply; the last update (``done`` True) is
+        the result, with ``cache`` (None, or ``{"hit", "shared", "measured_at", "age_s"}``), or an error dict.
         """
         job = jobs.build(kind, values)
         if job.get("ok") is False:

@@ -39,9 +39,18 @@ def to_markdown(info: dict) -> str:
         f"### What bounds each job\n| resource | state | how |\n|---|---|---|\n{bounded}\n\n"
         f"### Sandbox layers\n| layer | state | detail |\n|---|---|---|\n{rows}\n\n"
         f"**Jobs at once:** {queue['concurrency']}, **waiting at most:** {queue['max_waiting']}"
+        + _cache_markdown(queue.get("cache"))
         + _accelerator_markdown(info.get("accelerator"))
         + _training_markdown(info.get("training"))
     )
+
+
+def _cache_markdown(cache: dict | None) -> str:
+    """How many identical jobs the kept results answered (or that the server keeps none)."""
+    if cache is None:
+        return "  \n**Results of identical jobs:** not kept (PLAYGROUND_RESULT_CACHE=0): every job runs."
+    return (f"  \n**Results of identical jobs:** {cache['entries']} kept (at most {cache['max_entries']}, "
+            f"{cache['max_bytes'] // 2**20} MB); {cache['hits']} requests answered from them.")
 
 
 def _accelerator_markdown(accelerator: dict | None) -> str:
