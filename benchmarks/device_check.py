@@ -70,7 +70,8 @@ def main() -> None:
     started = time.perf_counter()
     memory_mb = max(2048, int(12 * args.size ** 2 * 4 / 2**20) + 1024)  # the benchmark's arrays, with room
     settings = Settings(limits=Limits(memory_mb=memory_mb, address_space_mb=0, timeout_s=120.0,
-                                      measure_timeout_s=400.0))
+                                      measure_timeout_s=400.0),
+                        result_cache=False)  # every figure measured now, none a kept result
     rows: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="device-check-") as folder:
         mnist_dir, data_note, data = mnist_data(Path(args.mnist_dir), Path(folder))

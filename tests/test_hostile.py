@@ -21,7 +21,8 @@ _SKIP_DIRS = {".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache", "t
 
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory):
-    srv = start_server(tmp_path_factory.mktemp("hostile"), PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S="4")
+    srv = start_server(tmp_path_factory.mktemp("hostile"), PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S="4",
+                       PLAYGROUND_RESULT_CACHE="0")  # every attack and the normal job after it run in a worker
     yield srv
     stop_server(srv)
 

@@ -65,9 +65,9 @@ class JobWatch:
                         early_count += 1
                         if early_count > MAX_EARLY:
                             return verdicts.reply_refused(f"it sent more than {MAX_EARLY} early replies")
-                        reply = validated(message["early"], job.get("kind", "?"))
-                        if reply["ok"] and on_early is not None:
-                            on_early(reply)
+                        early = message["early"]  # only a success is of use early: anything else is dropped
+                        if isinstance(early, dict) and early.get("ok") is True and on_early is not None:
+                            on_early(validated(early, job.get("kind", "?")))
                         message = buffer.feed(b"")
                 except ValueError as exc:
                     return verdicts.reply_refused(str(exc))

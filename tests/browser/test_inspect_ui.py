@@ -42,7 +42,7 @@ def test_inspect_shows_result_and_jaxpr(page: Page):
     expect(page.locator("#inspect-jaxpr")).to_contain_text("sin")
     expect(page.locator("#inspect-jaxpr")).to_contain_text("mul")
     expect(page.locator("#inspect-result textarea")).to_have_value(re.compile(r"f32\[5\]"))
-
+    expect(page.locator("#inspect-status")).not_to_contain_text("Still running", timeout=RESULT_TIMEOUT_MS)
     save_screenshot(page, "inspect.png")
 
 

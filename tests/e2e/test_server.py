@@ -131,15 +131,17 @@ def _pool_counts(client: Client) -> dict:
 def test_concurrent_requests_succeed_or_say_busy(tmp_path):
     """Every one of a burst of clients gets the right answer or a plain "busy, try again", and enough get answers.
 
-    The bound on answers follows from the configuration, not from timing. Gradio's queue counts
-    only the events still waiting (at most ``max_waiting``); an event leaves the line only to start
-    running. So whatever the timing, the first ``max_waiting`` arrivals of the burst are admitted.
-    Admitted events run at most ``concurrency`` at a time, and ``concurrency`` is no more than the
-    pool's workers, so each admitted job gets a worker once the one before it is replaced (seconds;
-    the pool waits 30 s before it says busy): each admitted request gets the right answer. Requests
-    admitted while others run can only add to that, so ``max_waiting`` is the floor.
+    The bound on answers follows from the configuration, not from timing. The pool's line holds
+    at most ``max_waiting`` jobs waiting; a job leaves it only to start running. So whatever the
+    timing, the first ``max_waiting`` arrivals of the burst are admitted (Gradio lets more events
+    in than the line holds, and queues or refuses the rest itself). Admitted jobs run at most
+    ``concurrency`` at a time, the pool's workers, so each gets a worker once the one before it is
+    replaced: each admitted request gets the right answer. Requests admitted while others run can
+    only add to that, so ``max_waiting`` is the floor.
     """
-    srv = start_server(tmp_path, PLAYGROUND_WORKERS=str(WORKERS), PLAYGROUND_QUEUE_SIZE=str(QUEUE_SIZE))
+    # Without the result cache, so that every admitted request is a job of its own (identical ones would share).
+    srv = start_server(tmp_path, PLAYGROUND_WORKERS=str(WORKERS), PLAYGROUND_QUEUE_SIZE=str(QUEUE_SIZE),
+                       PLAYGROUND_RESULT_CACHE="0")
     try:
         about = srv.client().predict(api_name="/about")
         assert about["ok"] is True, about

@@ -238,7 +238,9 @@ def hostile_server(tmp_path_factory, name: str, **env: str):
     behind (processes, files) is removed after it is reported.
     """
     tmpdir = tmp_path_factory.mktemp(f"{name}-tmpdir")
-    server = start_server(tmp_path_factory.mktemp(f"{name}-server"), **env, TMPDIR=str(tmpdir))
+    # No kept results: every attack, and every health check after one, runs in a real worker.
+    server = start_server(tmp_path_factory.mktemp(f"{name}-server"), **{"PLAYGROUND_RESULT_CACHE": "0", **env},
+                          TMPDIR=str(tmpdir))
     try:
         yield server, tmpdir
     finally:
@@ -369,8 +371,8 @@ class Target:
 
     def _start(self) -> None:
         before = set(os.listdir(self.tmpdir))
-        self.server = start_server(self.base, **self.env, TMPDIR=str(self.tmpdir),
-                                   GRADIO_TEMP_DIR=str(self.gradio_tmp))
+        self.server = start_server(self.base, **{"PLAYGROUND_RESULT_CACHE": "0", **self.env},  # as hostile_server
+                                   TMPDIR=str(self.tmpdir), GRADIO_TEMP_DIR=str(self.gradio_tmp))
         wait_until_warm(self.server)
         self.initial_entries = set(os.listdir(self.tmpdir)) - before
 

@@ -33,6 +33,7 @@ TIMEOUT_S = 6
 MAX_MESSAGE = 5000  # error messages are capped at 4,000 characters, plus the notice saying how much was cut
 
 IMG = "<img src=x onerror=\"document.title='pwned'\">"
+SERVER_ADDED = ("cache", "done")  # fields the server adds to a worker's reply
 ATTR = "1\" onmouseover=alert(1) x=\""
 
 # Honest calls of each endpoint (their replies are the base the forged ones start from),
@@ -120,7 +121,9 @@ def assert_refused(result) -> None:
 @pytest.fixture(scope="module")
 def honest(hostile) -> dict:
     """Each endpoint's honest reply, fetched once: the base the forged replies change one field of."""
-    return {endpoint: hostile.call(*args, api_name=endpoint, timeout_s=120) for endpoint, args in HONEST.items()}
+    replies = {endpoint: hostile.call(*args, api_name=endpoint, timeout_s=120) for endpoint, args in HONEST.items()}
+    return {endpoint: {key: value for key, value in reply.items() if key not in SERVER_ADDED}  # the worker's part
+            for endpoint, reply in replies.items()}
 
 
 def mutated(base: dict, change) -> dict:
@@ -408,4 +411,56 @@ def test_other_endpoint_forged_ok_with_lone_surrogates(hostile, honest, endpoint
     result = hostile.call(*call_args(endpoint, forge(message)), api_name=endpoint)
     assert isinstance(result, dict) and isinstance(result.get("ok"), bool), short(result)
     assert_valid_utf8(result)
+    hostile.check()
+
+
+# -- early replies: the ones a worker sends ahead of its final reply ({"early": reply}) ------------------------
+
+
+def early_then_final(earlies: list, final, end: str = "os._exit(0)") -> str:
+    """User code that sends each of ``earlies`` as an early reply, then ``final`` (if not None) as its reply, then
+    ends with ``end``."""
+    frames = [json.dumps({"early": e}).encode() for e in earlies] + ([json.dumps(final).encode()] if final else [])
+    blob = base64.b64encode(zlib.compress(json.dumps([f.decode() for f in frames]).encode(), 9)).decode()
+    return "\n".join([
+        "import base64, json, os, struct, zlib",
+        f"frames = json.loads(zlib.decompress(base64.b64decode('{blob}')))",
+        "for frame in frames:",
+        "    data = memoryview(struct.pack('!Q', len(frame.encode())) + frame.encode())",
+        "    while data:",
+        "        data = data[os.write(3, data):]",
+        end, "def f(x):", "    return x", ""])
+
+
+def updates_of(hostile, code: str) -> list:
+    job = hostile.client.submit(code, HONEST["/inspect"][1], api_name="/inspect")
+    return list(job) or [job.result(timeout=90)]
+
+
+def test_more_early_replies_than_allowed_refuse_the_job(hostile, honest):
+    seen = updates_of(hostile, early_then_final([honest["/inspect"]] * 5, honest["/inspect"]))
+    assert_refused(seen[-1])
+    assert "early replies" in seen[-1]["error"]["message"]
+    hostile.check()
+
+
+@pytest.mark.parametrize("early", [
+    {"ok": True, "jaxpr": IMG},  # does not fit the schema
+    {"ok": False, "error": {"kind": "internal", "message": IMG, "line": None, "traceback": IMG}},
+    {"ok": False, "error": {"kind": "nonsense", "message": IMG}},
+    [IMG], IMG, None,
+], ids=["markup", "internal", "unknown-kind", "list", "text", "null"])
+def test_an_early_reply_that_is_not_a_valid_success_is_never_shown(hostile, honest, early):
+    seen = updates_of(hostile, early_then_final([early], honest["/inspect"]))
+    assert seen[-1]["ok"] is True and seen[-1]["done"] is True  # the final reply, honest, still counts
+    for update in seen:
+        assert "pwned" not in json.dumps(update), short(update)
+    hostile.check()
+
+
+def test_an_early_reply_before_a_crash_is_followed_by_the_crash(hostile, honest):
+    seen = updates_of(hostile, early_then_final([honest["/inspect"]], None, end="os.abort()"))
+    assert seen[-2]["ok"] is True and seen[-2]["done"] is False  # the early reply was shown: it was well-formed
+    assert_well_formed_error(seen[-1], ("crashed",))
+    assert seen[-1]["done"] is True
     hostile.check()
