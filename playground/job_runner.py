@@ -29,6 +29,9 @@ from playground.sandbox import WorkerPool
 log = logging.getLogger(__name__)
 
 UPDATE_EVERY_S = 0.5  # how often a waiting request hears its place again
+# A job that ends so after its early reply ran out of something in the checks that follow it: the early reply
+# stands. A refused reply (the worker misbehaved) or our own bug keeps nothing of it.
+_CHECKS_STOPPED = frozenset({"timeout", "memory", "disk", "tasks", "crashed"})
 
 
 @dataclass(eq=False)
@@ -122,7 +125,11 @@ class JobRunner:
             ended_at = time.time()
             result = result or internal_error(new_incident_id())
             if flight.key is not None and self._cache is not None:
-                self._cache.put(flight.key, result, ended_at)
+                self._cache.put(flight.key, result, ended_at)  # an error after an early reply is not kept
+            after_early = jobs.REGISTRY[flight.kind].after_early
+            if (not result["ok"] and result["error"]["kind"] in _CHECKS_STOPPED and flight.early is not None
+                    and after_early is not None):
+                result = after_early(flight.early, result)
             with self._lock:
                 if self._flights.get(flight.key) is flight:
                     del self._flights[flight.key]

@@ -23,7 +23,7 @@ from typing import Any
 
 from playground import replies
 from playground import validation as check
-from playground.errors import error_dict
+from playground.errors import TITLES, cap_text, error_dict
 from playground.schema import Schema
 
 # The limits of what a job may ask for: each number is here and nowhere else.
@@ -64,6 +64,9 @@ class JobKind:
     pool: str | Callable[[dict], str] = "sandbox"
     timed: bool = False  # it measures time: the longer wall clock (Limits.measure_timeout_s)
     early: bool = False  # its handler takes ``early``: a first reply ahead of the final one (same schema)
+    # The result when the job failed after its early reply (the checks ran out of time, memory, ...): the early
+    # reply is kept, saying what did not finish.
+    after_early: Callable[[dict, dict], dict] | None = None
     together: Callable[[dict], dict | None] | None = None  # a check of the arguments together
 
 
@@ -103,6 +106,14 @@ def _inspect_pool(job: dict) -> str:
     return "accelerator" if job["on_accelerator"] else "sandbox"
 
 
+def _checks_unfinished(early: dict, failure: dict) -> dict:
+    error = failure["error"]
+    note = (f"The checks after the stages did not finish ({TITLES[error['kind']].lower()}): {error['message']} "
+            "The result and the three texts above are complete; the behavioural purity checks and the second call "
+            "are not.")
+    return {**early, "pending": [], "warnings": [*early["warnings"], cap_text(note, 2000)]}
+
+
 def _interval(arguments: dict) -> dict | None:
     if not arguments["x_min"] < arguments["x_max"]:
         return error_dict("invalid_input",
@@ -117,7 +128,7 @@ REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
     JobKind("inspect", "playground.staging:inspect_job", (
         CODE, ARGS, Argument("static_argnums", _wholes(0, 63, MAX_STATIC_ARGNUMS), None, _sorted_unique),
         Argument("second_args", _text, ""), Argument("on_accelerator", check.flag, False)), replies.INSPECT,
-        pool=_inspect_pool, early=True),
+        pool=_inspect_pool, early=True, after_early=_checks_unfinished),
     JobKind("derivatives", "playground.derivatives:derivatives_job", (
         CODE, Argument("order", _whole(1, MAX_ORDER), 3, check.as_whole),
         Argument("x_min", _number, -3.0, float), Argument("x_max", _number, 3.0, float),

@@ -108,7 +108,7 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
             findings = findings + purity.behavioural_findings(program.function, arguments, static_argnums, value)
         else:
             notes.append(f"The behavioural purity checks were skipped: the function took {spent:.1f} s, and they "
-                         "would run it four more times.")
+                         "would trace it twice more and run it eagerly, op by op.")
         retrace = (second_call(choice, arguments, second_args, program.namespace) if second_args.strip()
                    else None)
     return {**reply, "retrace": retrace, "purity": findings, "pending": [],

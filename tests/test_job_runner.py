@@ -314,3 +314,24 @@ def test_a_repeatable_error_is_cached():
     results = [finals_only(list(jobs_runner.updates("inspect", job()))) for _ in range(2)]
     assert results[0] == results[1] and results[0]["error"]["kind"] == "user_exception"
     assert len(pool.jobs) == 1
+
+
+def test_a_failure_after_the_early_reply_keeps_its_result_and_says_what_did_not_finish(inspect_replies):
+    """The checks ran out of time after the stages were sent: the result stands, a warning says so, nothing kept."""
+    early, _ = inspect_replies
+    pool = FakePool(error_dict("timeout", "Time limit: your code ran longer than 10 s."), early=early)
+    jobs_runner = runner(pool, new_cache())
+    for _ in range(2):
+        result = finals_only(list(jobs_runner.updates("inspect", job())))
+        assert result["ok"] is True and result["pending"] == [] and result["result"] == early["result"]
+        assert result["warnings"][-1].startswith("The checks after the stages did not finish (too slow): Time limit")
+        assert result["cache"]["hit"] is False  # measured now, both times: a time-out is not kept
+    assert len(pool.jobs) == 2
+
+
+def test_a_refused_reply_after_the_early_reply_keeps_nothing(inspect_replies):
+    """A worker whose final reply is refused misbehaved: its early reply does not become the result."""
+    early, _ = inspect_replies
+    pool = FakePool(error_dict("forbidden", "The worker's reply was refused."), early=early)
+    result = finals_only(list(runner(pool, new_cache()).updates("inspect", job())))
+    assert result["ok"] is False and result["error"]["kind"] == "forbidden"
