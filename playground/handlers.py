@@ -40,9 +40,10 @@ def preload() -> None:
         _handler(kind)
     try:
         from jax._src.interpreters import mlir
-    except ImportError:  # a JAX that moved it: each worker pays for it on its first lowering instead
+
+        mlir.make_ir_context()
+    except Exception:  # a JAX that moved or changed it (an internal): each worker sets it up on its first lowering
         return
-    mlir.make_ir_context()
 
 
 def warm_up() -> None:
