@@ -27,8 +27,8 @@ def render(response: dict) -> tuple:
     series = {"Python loop": response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
     chart = plots.timings_figure("Python loop vs vmap vs jit(vmap)", "batch size", sizes, series)
     measured_on = f"\n\nMeasured on **{md.text(response['device'])}**." if response.get("device") else ""
-    if progress.cache_note(response):
-        measured_on += f" {progress.cache_note(response)}"
+    if note := progress.cache_note(response):
+        measured_on += f" {note}"
     return (agreement(response["function"], sizes, checked) + measured_on, *jaxprs, chart,
             times_table("batch size", sizes, series, baseline="Python loop"))
 
