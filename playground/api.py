@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from playground import jobs, matrix_memory, replies, worker_pools
+from playground.compiler_api import CompilerEndpoints
 from playground.config import Settings
 from playground.errors import error_dict
 from playground.job_runner import JobRunner
@@ -29,7 +30,7 @@ MAX_PIXEL = 255
 _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy", "scikit-learn")
 
 
-class PlaygroundAPI:
+class PlaygroundAPI(CompilerEndpoints):
     def __init__(self, pool: WorkerPool, settings: Settings, parallel_pool: WorkerPool | None = None,
                  training: TrainingService | None = None, accelerator_pool: WorkerPool | None = None,
                  accelerator: str | None = None, accelerator_why: str = "") -> None:

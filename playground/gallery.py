@@ -60,6 +60,20 @@ EXAMPLES = (
 )
 
 
+# The Compiler tab's examples: the fusion demo at a size where fusion pays, and nested computations to draw.
+COMPILER_EXAMPLES = (
+    Example("x + x² + x³ on 1000 × 1000 (fusion)", "def f(x):\n    return x + x*x + x*x*x\n",
+            "jnp.ones((1000, 1000))"),
+    Example("lax.cond", "def f(x):\n    return lax.cond(x.sum() > 0, lambda v: v * 2, lambda v: -v, x)\n",
+            "jnp.arange(4.0)"),
+    Example("lax.scan: a running sum", EXAMPLES[6].code, EXAMPLES[6].args),
+    Example("softmax", "def f(x):\n    e = jnp.exp(x - x.max())\n    return e / e.sum()\n",
+            "jnp.linspace(-2.0, 2.0, 1000)"),
+    Example("MLP layer: dot + bias + relu", "def f(w, b, x):\n    return jax.nn.relu(x @ w + b)\n",
+            "(jnp.ones((256, 128)), jnp.zeros(128), jnp.ones((32, 256)))"),
+)
+
+
 # The Derivatives tab's presets (f: R -> R). derivatives.py knows their closed-form derivatives.
 DERIVATIVE_PRESETS = {
     "tanh": "def f(x):\n    return jnp.tanh(x)\n",

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from playground import replies
+from playground import compiler_replies, compiler_settings, replies
 from playground import validation as check
 from playground.errors import TITLES, cap_text, error_dict
 from playground.schema import Schema
@@ -68,6 +68,9 @@ class JobKind:
     # reply is kept, saying what did not finish.
     after_early: Callable[[dict, dict], dict] | None = None
     together: Callable[[dict], dict | None] | None = None  # a check of the arguments together
+    # The server's own work on a checked reply, before it is kept and sent: pictures, diffs, notes of ours
+    # (the worker sends facts; what the server adds never passes through user code).
+    finish: Callable[[dict], dict] | None = None
 
 
 def _code(name: str, value: Any) -> dict | None:
@@ -114,6 +117,24 @@ def _checks_unfinished(early: dict, failure: dict) -> dict:
     return {**early, "pending": [], "warnings": [*early["warnings"], cap_text(note, 2000)]}
 
 
+def _setting(name: str, value: Any) -> dict | None:
+    if value in ("", *compiler_settings.SETTINGS):
+        return None
+    return error_dict("invalid_input", f"`{name}` must be one of {', '.join(map(repr, compiler_settings.SETTINGS))} "
+                                       f"(or empty, with a second function), got {str(value)[:80]!r}.")
+
+
+def _optional_code(name: str, value: Any) -> dict | None:
+    return check.text(name, value, MAX_CODE_CHARS)
+
+
+def _one_version_b(arguments: dict) -> dict | None:
+    if bool(arguments["second_code"].strip()) == bool(arguments["setting"]):
+        return error_dict("invalid_input", "Compare needs version B: either `second_code` (a second function) or "
+                                           "`setting` (e.g. 'fusion: off'), not both and not neither.")
+    return None
+
+
 def _interval(arguments: dict) -> dict | None:
     if not arguments["x_min"] < arguments["x_max"]:
         return error_dict("invalid_input",
@@ -123,12 +144,21 @@ def _interval(arguments: dict) -> dict | None:
 
 CODE = Argument("code", _code)
 ARGS = Argument("args", _text)
+STATIC_ARGNUMS = Argument("static_argnums", _wholes(0, 63, MAX_STATIC_ARGNUMS), None, _sorted_unique)
+ON_ACCELERATOR = Argument("on_accelerator", check.flag, False)
 
 REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
     JobKind("inspect", "playground.staging:inspect_job", (
-        CODE, ARGS, Argument("static_argnums", _wholes(0, 63, MAX_STATIC_ARGNUMS), None, _sorted_unique),
-        Argument("second_args", _text, ""), Argument("on_accelerator", check.flag, False)), replies.INSPECT,
+        CODE, ARGS, STATIC_ARGNUMS, Argument("second_args", _text, ""), ON_ACCELERATOR), replies.INSPECT,
         pool=_inspect_pool, early=True, after_early=_checks_unfinished),
+    JobKind("passes", "playground.pass_pipeline:passes_job", (CODE, ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
+            replies.PASSES, pool=_inspect_pool, finish=compiler_replies.finish_passes),
+    JobKind("graph", "playground.program_graphs:graph_job", (CODE, ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
+            replies.GRAPH, pool=_inspect_pool, finish=compiler_replies.finish_graph),
+    JobKind("compare", "playground.compare:compare_job", (
+        CODE, ARGS, STATIC_ARGNUMS, Argument("second_code", _optional_code, ""), Argument("setting", _setting, ""),
+        ON_ACCELERATOR), replies.COMPARE, pool=_inspect_pool, timed=True, together=_one_version_b,
+        finish=compiler_replies.finish_compare),
     JobKind("derivatives", "playground.derivatives:derivatives_job", (
         CODE, Argument("order", _whole(1, MAX_ORDER), 3, check.as_whole),
         Argument("x_min", _number, -3.0, float), Argument("x_max", _number, 3.0, float),

@@ -79,7 +79,7 @@ INSPECT = _ok(
     cost=Record({"flops": MAYBE_AMOUNT, "bytes_accessed": MAYBE_AMOUNT, "transcendentals": MAYBE_AMOUNT,
                  "unavailable": MapOf(OneOf(("flops", "bytes_accessed", "transcendentals")), SHORT, 3)}),
     memory=Record({}, {name: Either((COUNT, Null())) for name in
-                       ("argument_bytes", "output_bytes", "temp_bytes", "generated_code_bytes")}
+                       ("argument_bytes", "output_bytes", "temp_bytes", "generated_code_bytes", "alias_bytes")}
                   | {"unavailable": SHORT}),
     pytree=Record({"inputs": TREE, "outputs": TREE}),
     retrace=Either((Null(), Record({"retraced": Either((Flag(), Null())), "explanation": TEXT}))),
@@ -137,6 +137,44 @@ PARALLEL_DEMOS = _ok(
         matches_single_device=Flag(), max_abs_diff=MAYBE_AMOUNT, loss_before=NUMBER, loss_after=NUMBER),
     pmap_vs_shard_map=_ok(n_devices=Whole(1, 1 << 20), pmap_code=TEXT, shard_map_code=TEXT, pmap_result=FLOATS,
                           shard_map_result=FLOATS, equal=Flag(), why=TEXT),
+)
+
+MODULE_INDEX = Either((Whole(0, 100_000), Null()))
+PASSES = _ok(
+    function=Name(), device=Text(400), exhaustive=Flag(),
+    passes=ListOf(Record({"index": COUNT, "pipeline": Text(300), "name": Text(300), "nested": Flag(),
+                          "changed": Either((Flag(), Null())), "instructions": COUNT, "before": MODULE_INDEX,
+                          "after": MODULE_INDEX}), 2_000),
+    modules=ListOf(TEXT, 100_000), module_lines=ListOf(LINE_MAP, 100_000),
+    counts=Record({"passes": COUNT, "changed": COUNT, "unchanged": COUNT, "pipelines": COUNT}),
+    compile_s=SECONDS, dump_bytes=COUNT, notices=ListOf(SHORT, 100),
+)
+
+NODE_ID = Name()  # ids are made by program_graphs.py (n0, c0, ...); Graphviz gets nothing else unquoted
+GRAPH_DATA = Record({
+    "nodes": ListOf(Record({"id": NODE_ID, "label": Text(200), "kind": OneOf((
+        "input", "inner_input", "output", "inner_output", "constant", "literal", "op", "plumbing")),
+        "line": MAYBE_LINE, "cluster": Either((NODE_ID, Null()))}), 1_000),
+    "edges": ListOf(Record({"from": NODE_ID, "to": NODE_ID, "dashed": Flag()}), 4_000),
+    "clusters": ListOf(Record({"id": NODE_ID, "label": Text(200), "kind": OneOf((
+        "fusion", "call", "jaxpr", "computation")), "parent": Either((NODE_ID, Null()))}), 1_000),
+    "left_out": COUNT,
+})
+GRAPH = _ok(
+    function=Name(), device=Text(400), jaxpr_graph=GRAPH_DATA, hlo_graph=GRAPH_DATA,
+    fusions=ListOf(Record({"label": Text(200), "operations": ListOf(Text(200), 1_000)}), 1_000),
+)
+
+COMPARE_VARIANT = Record({
+    "label": Text(100), "what": SHORT, "function": Name(), "jaxpr": TEXT, "hlo": TEXT, "jaxpr_equations": COUNT,
+    "hlo_instructions": COUNT, "kernels": COUNT, "cost": INSPECT.required["cost"], "memory": INSPECT.required["memory"],
+    "compile_s": SECONDS, "result": TEXT,
+    "run": Either((Null(), Record({"min_s": SECONDS, "median_s": SECONDS, "iqr_s": SECONDS, "q1_s": SECONDS,
+                                   "q3_s": SECONDS, "runs": Whole(1, 1_000)}))),
+})
+COMPARE = _ok(
+    device=Text(400), setting=Either((Text(100), Null())), variants=ListOf(COMPARE_VARIANT, 2),
+    same_result=Either((Flag(), Null())), max_abs_diff=MAYBE_AMOUNT, notes=ListOf(SHORT, 100),
 )
 
 ABOUT = _ok(python=Text(40), backend=Text(100), devices=ListOf(Text(400), 4096))

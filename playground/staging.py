@@ -63,12 +63,7 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
         warnings.simplefilter("always")
         warnings.simplefilter("ignore", ResourceWarning)  # garbage collection noise, not the user's
         try:
-            program = usercode.load(code)
-            arguments = usercode.evaluate_args(args, program.namespace)
-            usercode.check_tree(arguments)
-            call_signature.check_call(program.function, program.name, arguments, arguments_field(arguments))
-            check_static_argnums(static_argnums, len(arguments), program.name)
-            choice = user_jit.choose(program.function, static_argnums, len(arguments))
+            program, arguments, choice = prepared(code, args, static_argnums)
             report, choice, out_info, value, printed_while_tracing = run_stages(choice, arguments, max_chars, stdout)
         except Exception as exc:
             return explained_error(exc, code)
@@ -113,6 +108,21 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
                    else None)
     return {**reply, "retrace": retrace, "purity": findings, "pending": [],
             "warnings": [cap_text(n, 2000) for n in notes]}
+
+
+def prepared(code: str, args: str, static_argnums: tuple[int, ...]) -> tuple:
+    """The user's program, its arguments and the jit to apply: (program, arguments, choice), or it raises.
+
+    The checks every job on one function shares: the code loads, the arguments
+    evaluate to a pytree of arrays, they fit the function's signature, and the
+    static_argnums are in range.
+    """
+    program = usercode.load(code)
+    arguments = usercode.evaluate_args(args, program.namespace)
+    usercode.check_tree(arguments)
+    call_signature.check_call(program.function, program.name, arguments, arguments_field(arguments))
+    check_static_argnums(static_argnums, len(arguments), program.name)
+    return program, arguments, user_jit.choose(program.function, static_argnums, len(arguments))
 
 
 def run_stages(choice: user_jit.JitChoice, arguments: tuple, max_chars: int,

@@ -33,9 +33,10 @@ def cost_summary(compiled) -> dict:
 
 
 def memory_summary(compiled) -> dict:
-    """Bytes XLA sets aside for arguments, outputs and temporaries."""
+    """Bytes XLA sets aside for arguments, outputs and temporaries, and the output bytes that reuse an argument's."""
     fields = {"argument_bytes": "argument_size_in_bytes", "output_bytes": "output_size_in_bytes",
-              "temp_bytes": "temp_size_in_bytes", "generated_code_bytes": "generated_code_size_in_bytes"}
+              "temp_bytes": "temp_size_in_bytes", "generated_code_bytes": "generated_code_size_in_bytes",
+              "alias_bytes": "alias_size_in_bytes"}  # outputs written into donated arguments' buffers
     try:
         stats = compiled.memory_analysis()
     except Exception as exc:

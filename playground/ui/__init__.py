@@ -6,7 +6,16 @@ import gradio as gr
 
 from playground.api import PlaygroundAPI
 from playground.config import Settings
-from playground.ui import about_tab, derivatives_tab, inspect_tab, jit_tab, parallel_tab, train_tab, vmap_tab
+from playground.ui import (
+    about_tab,
+    compiler_tab,
+    derivatives_tab,
+    inspect_tab,
+    jit_tab,
+    parallel_tab,
+    train_tab,
+    vmap_tab,
+)
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code in the sandbox pool shares one concurrency limit
 PARALLEL_QUEUE = "parallel"  # the Parallel tab has its own pool of several-device workers
@@ -16,7 +25,8 @@ ACCELERATOR_QUEUE = "accelerator"  # the jit and vmap tabs, where the host's GPU
 TRAINING_QUEUE = "training"
 # Messages (JAX's errors are long lines) wrap instead of scrolling out of sight.
 CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
-    "inspect-status", "shard-details", "parallel-collectives", "parallel-data-parallel", "parallel-pmap",
+    "inspect-status", "compiler-passes-status", "compiler-graph-status",
+    "shard-details", "parallel-collectives", "parallel-data-parallel", "parallel-pmap",
     "train-status",
 )) + " { white-space: pre-wrap; word-break: break-word; }" + (
     " .train-device { font-size: 1.4em; padding: 0.4em 0.8em; border-radius: 8px;"
@@ -39,6 +49,8 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
         with gr.Tabs():
             with gr.Tab("Inspect", id="inspect"):
                 inspect_tab.build(api, demo, at_once, SANDBOX_QUEUE)
+            with gr.Tab("Compiler", id="compiler"):
+                compiler_tab.build(api, at_once, SANDBOX_QUEUE)
             with gr.Tab("Derivatives", id="derivatives"):
                 derivatives_tab.build(api, at_once, SANDBOX_QUEUE)
             with gr.Tab("vmap", id="vmap"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from playground import line_colours
 from playground.errors import TITLES
 from playground.ui import markdown as md
 from playground.ui import progress
@@ -11,7 +12,6 @@ from playground.ui.markdown import code_block
 
 DISPLAY_CHARS = 30_000  # longer IR is cut on screen; the whole text is offered as a download
 DISPLAY_LINES = 400  # per pane of the source <-> IR view
-_PALETTE = ("#fde2e4", "#e2ece9", "#dfe7fd", "#fff1c1", "#e8dff5", "#d7f0db", "#fce1c8", "#d9f1f7")
 
 
 def error_markdown(error: dict) -> str:
@@ -123,13 +123,12 @@ def _key_data(leaves: list[dict]) -> str:
 def source_ir_html(code: str, response: dict) -> str:
     """Source, jaxpr and StableHLO side by side; each user line and the IR it produced share a colour."""
     line_map = response.get("line_map") or {}
-    used = sorted({line for key in ("jaxpr", "stablehlo") for line in line_map.get(key, []) if type(line) is int})
-    colour = {line: _PALETTE[i % len(_PALETTE)] for i, line in enumerate(used)}
+    colour = line_colours.colours(line for key in ("jaxpr", "stablehlo") for line in line_map.get(key, []))
     source_lines = code.splitlines()
     panes = [
-        _pane("Your code", source_lines, list(range(1, len(source_lines) + 1)), colour, numbered=True),
-        _pane("jaxpr", response.get("jaxpr", "").splitlines(), line_map.get("jaxpr", []), colour),
-        _pane("StableHLO", response.get("stablehlo", "").splitlines(), line_map.get("stablehlo", []), colour),
+        source_pane("Your code", source_lines, list(range(1, len(source_lines) + 1)), colour, numbered=True),
+        source_pane("jaxpr", response.get("jaxpr", "").splitlines(), line_map.get("jaxpr", []), colour),
+        source_pane("StableHLO", response.get("stablehlo", "").splitlines(), line_map.get("stablehlo", []), colour),
     ]
     return (
         '<div class="source-ir" style="display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:8px">'
@@ -137,7 +136,8 @@ def source_ir_html(code: str, response: dict) -> str:
     )
 
 
-def _pane(title: str, lines: list[str], origins: list, colour: dict, numbered: bool = False) -> str:
+def source_pane(title: str, lines: list[str], origins: list, colour: dict, numbered: bool = False) -> str:
+    """One pane of lines, each in the colour of the user line it came from (``origins``), escaped."""
     rows = []
     for i, text in enumerate(lines[:DISPLAY_LINES]):
         origin = origins[i] if i < len(origins) else None

@@ -1,0 +1,148 @@
+"""XLA's optimisation passes one by one: which ran, in what order, which changed the module. Runs inside a worker.
+
+The user's function is traced and lowered as in Inspect, then compiled once
+with XLA's dump of every pass (playground/xla_dump.py). Each pass becomes one
+record: its pipeline, its name, whether it changed the module (the text after
+it differs from the text before it), the instruction count after it, and
+which of the distinct module texts it read and wrote (``before``, ``after``:
+indices into ``modules``, so that a pass that changed nothing costs no text).
+
+>>> r = passes("def f(x):\\n    return x + x*x + x*x*x\\n", "jnp.ones((1000, 1000))", 200_000, 32 << 20)
+>>> fusion = next(p for p in r["passes"] if p["name"] == "fusion")
+>>> fusion["changed"], "fusion(" in r["modules"][fusion["after"]]
+(True, True)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import time
+
+from playground import program_size, runtime, source_map, staging, user_jit, usercode, xla_dump
+from playground.errors import cap_text
+from playground.sandbox.limits import Limits
+
+MAX_PASSES = 1_000  # pass files read; XLA's CPU pipeline runs about 150, a GPU's several hundred
+MAX_MODULE_CHARS = 6_000_000  # distinct module texts kept for the reply, all together
+PASSES_PER_MODULE = 200  # how many copies of the module a dump of every pass writes, about (for the budget)
+START = "pipeline-start"
+
+
+def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
+           static_argnums: tuple[int, ...] = ()) -> dict:
+    """Compile the user's function with a dump of every pass; the passes in order, with the module after each."""
+    with contextlib.redirect_stdout(usercode.CappedText(0)):
+        try:
+            program, arguments, choice = staging.prepared(code, args, static_argnums)
+            choice, traced, _, _ = user_jit.trace(choice, arguments)
+            lowered = traced.lower()
+            notices = []
+            pattern = xla_dump.EVERY_PASS
+            before_size = len(lowered.as_text("hlo"))
+            if before_size * PASSES_PER_MODULE > dump_budget_bytes:
+                pattern = xla_dump.KEY_PASSES
+                notices.append(f"Your program is large ({before_size / 1000:,.0f} kB of HLO before optimisation): "
+                               "only the passes a learner meets first were recorded (fusion, CSE, algebraic "
+                               "simplification, constant folding, layout assignment, copy insertion, dead code "
+                               "elimination); the others ran, unrecorded, and are not listed.")
+            folder = xla_dump.new_folder()
+            started = time.perf_counter()
+            lowered.compile(compiler_options=xla_dump.options(folder, pattern))
+            compile_s = time.perf_counter() - started
+        except Exception as exc:
+            return staging.explained_error(exc, code)
+        dump = xla_dump.read(folder, MAX_PASSES, dump_budget_bytes)
+        shutil.rmtree(folder, ignore_errors=True)  # the scratch folder is a tmpfs (memory) where it can be
+    if dump.capped:
+        notices.append(f"The list stops at the cap of {MAX_PASSES:,} passes or {dump_budget_bytes >> 20} MB of "
+                       "dumped modules: the passes after it ran but are not shown.")
+    if dump.files_skipped:
+        notices.append(f"{dump.files_skipped} file(s) of the dump were not read (not plain files, or over the caps).")
+    records, modules, lines = pass_records(dump.snapshots, max_chars)
+    if len(modules) < len({s.text for s in dump.snapshots}):
+        notices.append("Some modules were too large to keep them all: the passes after the last kept one show no "
+                       "text (before/after is null).")
+    changed = sum(r["changed"] is True for r in records)
+    return {
+        "ok": True,
+        "function": program.name,
+        "device": runtime.device_label(),
+        "exhaustive": pattern == xla_dump.EVERY_PASS and not dump.capped,
+        "passes": records,
+        "modules": modules,
+        "module_lines": lines,
+        "counts": {"passes": len(records), "changed": changed,
+                   "unchanged": sum(r["changed"] is False for r in records),
+                   "pipelines": len(dict.fromkeys(r["pipeline"] for r in records))},
+        "compile_s": compile_s,
+        "dump_bytes": dump.bytes_read,
+        "notices": notices,
+    }
+
+
+def pass_records(snapshots: list[xla_dump.Snapshot], max_chars: int) -> tuple[list[dict], list[str], list[list]]:
+    """(one record per pass, the distinct module texts, their user lines) from the snapshots in pass order.
+
+    A pipeline's first file (``after_pipeline-start``) is the module it was
+    given: no pass. A pipeline run inside another appears in the outer one as
+    a pass named after it (``nested``): its "before" is the module the inner
+    pipeline started from, so it says what the whole inner pipeline changed.
+    """
+    modules: list[str] = []
+    module_lines: list[list] = []
+    index_of: dict[str, int | None] = {}
+    kept_chars = 0
+
+    def module(text: str) -> int | None:
+        nonlocal kept_chars
+        if text not in index_of:
+            program, lines, _ = source_map.hlo_with_lines(text)
+            program = cap_text(program, max_chars)
+            if kept_chars + len(program) > MAX_MODULE_CHARS:
+                index_of[text] = None
+            else:
+                kept_chars += len(program)
+                index_of[text] = len(modules)
+                modules.append(program)
+                module_lines.append(lines[:program.count("\n") + 1])
+        return index_of[text]
+
+    records: list[dict] = []
+    previous: str | None = None
+    last_pipeline = None
+    started_from: dict[str, str | None] = {}  # each pipeline seen: the module it started from
+    for snapshot in snapshots:
+        if previous is None:
+            previous = snapshot.text  # the first file is the module as it came in
+        started_from.setdefault(snapshot.pipeline, previous)
+        module(snapshot.text)
+        if snapshot.after == START:
+            last_pipeline = snapshot.pipeline
+            continue
+        # A pipeline (or a pass that dumps its own steps, like copy-insertion) run inside another is dumped once
+        # more in the outer one, as a pass named after it, right after its own last file.
+        nested = snapshot.after == last_pipeline and snapshot.after != snapshot.pipeline
+        before = started_from.pop(snapshot.after) if nested else previous
+        records.append({
+            "index": len(records),
+            "pipeline": snapshot.pipeline,
+            "name": snapshot.after,
+            "nested": nested,
+            "changed": snapshot.text != before,
+            "instructions": program_size.count_hlo_instructions(snapshot.text),
+            "before": module(before),
+            "after": module(snapshot.text),
+        })
+        previous = snapshot.text
+        last_pipeline = snapshot.pipeline
+    return records, modules, module_lines
+
+
+def passes_job(limits: Limits, code: str, args: str, static_argnums: list[int], on_accelerator: bool = False) -> dict:
+    """The registry's "passes" job: the dump may fill a quarter of the scratch folder, and no file past its limit.
+
+    ``on_accelerator`` chose the pool; the worker compiles for the device it has (a GPU's pipeline differs).
+    """
+    budget = min(limits.scratch_mb // 4, limits.file_size_mb) << 20
+    return passes(code, args, limits.output_chars, budget, tuple(static_argnums))

@@ -1,0 +1,183 @@
+"""Compiler tab: XLA's passes one by one, the program as a graph, and two versions side by side."""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from playground import text_diff
+from playground.api import PlaygroundAPI
+from playground.compiler_settings import SETTINGS
+from playground.errors import error_dict
+from playground.gallery import COMPILER_EXAMPLES
+from playground.ui import compiler_views as views
+from playground.ui import progress
+from playground.ui.inspect_tab import parse_argnums
+from playground.ui.inspect_views import error_markdown
+
+DEFAULT = COMPILER_EXAMPLES[0]
+SIDE_BY_SIDE, UNIFIED = "side by side", "unified"
+A_SETTING, A_FUNCTION = "the same function under a setting", "a second function"
+
+
+def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
+    gr.Markdown("### Watch the compiler work\nXLA fuses operations and saves memory traffic. See each of its passes "
+                "change your program, the program as a graph with each fusion boxed, and two versions side by side.")
+    with gr.Row():
+        with gr.Column(scale=3):
+            code = gr.Code(DEFAULT.code, language="python", lines=8, label="Your function (f, or the last def)",
+                           elem_id="compiler-code")
+        with gr.Column(scale=2):
+            args = gr.Textbox(DEFAULT.args, label="Arguments (a Python expression; a tuple gives several)",
+                              info="jax, jnp, np and lax are in scope", elem_id="compiler-args")
+            static = gr.Textbox(label="static_argnums", placeholder="e.g. 1, or 0, 2", elem_id="compiler-static")
+            # Compiled for the CPU; for the host's GPU or TPU on request: its pipeline has passes of its own.
+            on_device = gr.Checkbox(False, label=f"Compile for the accelerator ({api.accelerator or 'none here'})",
+                                    visible=bool(api.accelerator), elem_id="compiler-on-accelerator")
+    gr.Examples([[e.code, e.args] for e in COMPILER_EXAMPLES], [code, args],
+                example_labels=[e.name for e in COMPILER_EXAMPLES], label="Examples")
+    jobs = {"concurrency_limit": concurrency, "concurrency_id": concurrency_id}
+    with gr.Tabs():
+        with gr.Tab("Passes", id="compiler-passes"):
+            _passes(api, [code, args, static, on_device], jobs)
+        with gr.Tab("Graph", id="compiler-graph"):
+            _graph(api, [code, args, static, on_device], jobs)
+        with gr.Tab("Compare", id="compiler-compare"):
+            _compare(api, [code, args, static, on_device], jobs)
+    gr.api(api.passes, api_name="passes", **jobs)
+    gr.api(api.graph, api_name="graph", **jobs)
+    gr.api(api.compare, api_name="compare", **jobs)
+
+
+def _argnums(static_text: str):
+    """The static_argnums field as a list, or an error dict for the tab's status."""
+    try:
+        return parse_argnums(static_text), None
+    except ValueError as exc:
+        return None, error_dict("invalid_input", str(exc))
+
+
+def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> None:
+    run = gr.Button("Show the passes", variant="primary", elem_id="compiler-passes-run")
+    status = gr.Markdown(elem_id="compiler-passes-status")
+    with gr.Row():
+        hide = gr.Checkbox(True, label="Hide passes that changed nothing", elem_id="compiler-hide-unchanged")
+        style = gr.Radio([SIDE_BY_SIDE, UNIFIED], value=SIDE_BY_SIDE, label="Diff", elem_id="compiler-diff-style")
+    chooser = gr.Dropdown([], label="Pass: its module before and after", elem_id="compiler-pass-choice")
+    diff = gr.HTML(elem_id="compiler-pass-diff")
+    table = gr.HTML(elem_id="compiler-pass-table")
+    shown = gr.State(None)
+
+    def listed(response: dict | None, hide_unchanged: bool, keep: int | None = None):
+        if not response or not response.get("ok"):
+            return "", gr.update(choices=[], value=None)
+        records = views.shown_passes(response, hide_unchanged)
+        choices = [(views.pass_choice(p), p["index"]) for p in records]
+        indices = [p["index"] for p in records]
+        fusion = next((p["index"] for p in records if p["name"] == "fusion" and p["changed"]), None)
+        first_changed = next((p["index"] for p in records if p["changed"]), None)
+        value = keep if keep in indices else fusion if fusion is not None else first_changed
+        return views.passes_table(records), gr.update(choices=choices, value=value)
+
+    def render(response: dict, hide_unchanged: bool, unified: str) -> tuple:
+        if not response.get("ok"):
+            return error_markdown(response["error"]), "", gr.update(choices=[], value=None), "", None
+        table_html, choice = listed(response, hide_unchanged)
+        chosen = choice["value"]
+        shown_diff = views.pass_diff(response, chosen, unified == UNIFIED) if chosen is not None else ""
+        return views.passes_status(response), table_html, choice, shown_diff, response
+
+    def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool, hide_unchanged: bool,
+               unified: str):
+        argnums, problem = _argnums(static_text)
+        if problem:
+            yield render(problem, hide_unchanged, unified)
+            return
+        yield from progress.follow(api.passes(code_text, args_text, argnums, bool(accelerator)),
+                                   lambda r: render(r, hide_unchanged, unified), 5)
+
+    def on_choose(response: dict | None, index, unified: str) -> str:
+        if not response or not response.get("ok") or index is None:
+            return ""
+        return views.pass_diff(response, int(index), unified == UNIFIED)
+
+    run.click(on_run, [*function, hide, style], [status, table, chooser, diff, shown],
+              api_visibility="private", **jobs)
+    hide.change(lambda r, h, i: listed(r, h, i), [shown, hide, chooser], [table, chooser], api_visibility="private")
+    chooser.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
+    style.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
+
+
+def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
+    run = gr.Button("Draw the graphs", variant="primary", elem_id="compiler-graph-run")
+    status = gr.Markdown(elem_id="compiler-graph-status")
+    with gr.Row():
+        source = gr.HTML(elem_id="compiler-graph-source")
+        jaxpr = gr.HTML(elem_id="compiler-jaxpr-graph")
+    hlo = gr.HTML(elem_id="compiler-hlo-graph")
+
+    def render(code_text: str, response: dict) -> tuple:
+        if not response.get("ok"):
+            return error_markdown(response["error"]), "", "", ""
+        return (views.graph_status(response), views.coloured_source(code_text, response),
+                views.graph_html(response["jaxpr_svg"], response["jaxpr_dot"], "jaxpr: the program JAX traced"),
+                views.graph_html(response["hlo_svg"], response["hlo_dot"],
+                                 "Optimised HLO: each fusion is a box around what it fused (one kernel)"))
+
+    def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool):
+        argnums, problem = _argnums(static_text)
+        if problem:
+            yield render(code_text, problem)
+            return
+        yield from progress.follow(api.graph(code_text, args_text, argnums, bool(accelerator)),
+                                   lambda r: render(code_text, r), 4)
+
+    run.click(on_run, function, [status, source, jaxpr, hlo], api_visibility="private", **jobs)
+
+
+def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> None:
+    with gr.Row():
+        which = gr.Radio([A_SETTING, A_FUNCTION], value=A_SETTING, label="Version B", elem_id="compiler-b-kind")
+        setting = gr.Dropdown(list(SETTINGS), value="fusion: off", label="Setting",
+                              info="; ".join(f"{name}: {s.label}" for name, s in SETTINGS.items()),
+                              elem_id="compiler-setting")
+    second = gr.Code("def g(x):\n    return x * (1 + x + x*x)\n", language="python", lines=5, visible=False,
+                     label="Second function (same arguments)", elem_id="compiler-second-code")
+    run = gr.Button("Compare", variant="primary", elem_id="compiler-compare-run")
+    table = gr.Markdown(elem_id="compiler-compare-table")
+    style = gr.Radio([SIDE_BY_SIDE, UNIFIED], value=SIDE_BY_SIDE, label="Diff", elem_id="compiler-compare-style")
+    with gr.Tabs():
+        with gr.Tab("Optimised HLO"):
+            hlo_diff = gr.HTML(elem_id="compiler-compare-hlo")
+        with gr.Tab("jaxpr"):
+            jaxpr_diff = gr.HTML(elem_id="compiler-compare-jaxpr")
+    shown = gr.State(None)
+
+    def diffs(response: dict | None, unified: str) -> tuple:
+        if not response or not response.get("ok"):
+            return "", ""
+        a, b = response["variants"]
+        labels = (f"A: {a['label']}", f"B: {b['label']}")
+        hlo = views.diff_html(*(text_diff.without_frame_ids(v["hlo"]) for v in (a, b)), *labels, unified == UNIFIED)
+        return hlo, views.diff_html(a["jaxpr"], b["jaxpr"], *labels, unified == UNIFIED)
+
+    def render(response: dict, unified: str) -> tuple:
+        if not response.get("ok"):
+            return error_markdown(response["error"]), "", "", None
+        return (views.compare_table(response), *diffs(response, unified), response)
+
+    def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool, kind: str, name: str,
+               second_text: str, unified: str):
+        argnums, problem = _argnums(static_text)
+        if problem:
+            yield render(problem, unified)
+            return
+        version_b = {"setting": name or ""} if kind == A_SETTING else {"second_code": second_text}
+        yield from progress.follow(api.compare(code_text, args_text, static_argnums=argnums,
+                                               on_accelerator=bool(accelerator), **version_b),
+                                   lambda r: render(r, unified), 4)
+
+    which.change(lambda kind: (gr.update(visible=kind == A_SETTING), gr.update(visible=kind == A_FUNCTION)),
+                 [which], [setting, second], api_visibility="private")
+    run.click(on_run, [*function, which, setting, second, style], [table, hlo_diff, jaxpr_diff, shown],
+              api_visibility="private", **jobs)
+    style.change(diffs, [shown, style], [hlo_diff, jaxpr_diff], api_visibility="private")

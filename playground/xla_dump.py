@@ -1,0 +1,122 @@
+"""XLA's dump of every pass, for one compile, in the job's scratch folder. Runs inside a worker.
+
+XLA writes the module after each pass when a compile's debug options ask
+(``xla_dump_to``, ``xla_dump_hlo_pass_re``); passed per call to
+``lowered.compile(compiler_options)``, they apply to that compile alone, not to
+the process (``XLA_FLAGS``). With the pattern ``.*`` XLA writes a pass's
+module only when the pass says it changed it; any other pattern, ``.+``
+included, writes it after every pass it matches. So every pass that ran leaves
+a file, and "unchanged" is known, not guessed: the module reads the same
+after the pass as before it.
+
+The folder is made fresh below the worker's working directory (its scratch
+folder) and read back with the care the sandbox asks of anything there:
+no symbolic links followed, regular files only, never blocking, a cap on the
+files and bytes read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass
+
+EVERY_PASS = ".+"  # not ".*": that one writes only the passes that report a change
+# The passes a learner meets first, for programs too large to dump after every pass.
+KEY_PASSES = "fusion|cse|algsimp|constant.folding|layout.assignment|copy.insertion|dce|simplification"
+# One pass's file: module_0004.jit_f.0012.<pipeline>.after_<pass>[.before_<next pass>].txt
+_PASS_FILE = re.compile(r"^module_(\d+)\.(.+?)\.(\d{4,})\.(.+?)\.after_(.+?)(?:\.before_(.+))?\.txt$")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The module as XLA wrote it after one pass (``after`` is "pipeline-start" for a pipeline's first file)."""
+
+    order: int
+    pipeline: str
+    after: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Dump:
+    snapshots: list[Snapshot]
+    files_skipped: int  # files over the caps, or not plain files
+    bytes_read: int
+    capped: bool
+
+
+def options(folder: str, pattern: str = EVERY_PASS) -> dict:
+    """The per-compile debug options that dump each pass matching ``pattern`` into ``folder`` as text."""
+    return {"xla_dump_to": folder, "xla_dump_hlo_pass_re": pattern, "xla_dump_hlo_as_text": True,
+            "xla_dump_hlo_as_proto": False}
+
+
+def new_folder() -> str:
+    """A fresh folder for one dump, below the working directory (in a worker: its scratch folder)."""
+    return tempfile.mkdtemp(prefix="xla-dump-", dir=os.getcwd())
+
+
+def read(folder: str, max_files: int, max_bytes: int) -> Dump:
+    """The pass files XLA wrote into ``folder``, in the order the passes ran, within the caps.
+
+    Anything that is not a plain file (a link, a FIFO, a folder) is skipped
+    unopened; a file is opened without following links and without blocking.
+    Of several modules (a compile makes one; hostile code may add files), the
+    one with the most pass files is kept.
+    """
+    directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        found = []
+        skipped = 0
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                match = _PASS_FILE.match(entry.name)
+                if match is None:
+                    continue
+                if not entry.is_file(follow_symlinks=False) or len(found) >= 4 * max_files:
+                    skipped += 1
+                    continue
+                found.append((int(match.group(1)), int(match.group(3)), match, entry.name))
+        modules: dict[int, int] = {}
+        for module, *_ in found:
+            modules[module] = modules.get(module, 0) + 1
+        chosen = max(modules, key=lambda m: (modules[m], -m), default=None)
+        found = sorted(f for f in found if f[0] == chosen)
+        snapshots: list[Snapshot] = []
+        read_bytes = 0
+        capped = len(found) > max_files
+        for _, order, match, name in found[:max_files]:
+            text = _read_plain_file(directory, name, max_bytes - read_bytes)
+            if text is None:
+                skipped += 1
+                capped = capped or read_bytes >= max_bytes
+                continue
+            read_bytes += len(text)
+            snapshots.append(Snapshot(order, match.group(4), match.group(5), text.decode("utf-8", "replace")))
+        return Dump(snapshots, skipped, read_bytes, capped)
+    finally:
+        os.close(directory)
+
+
+def _read_plain_file(directory: int, name: str, most: int) -> bytes | None:
+    """The file's bytes if it is a regular file of at most ``most`` bytes, else None."""
+    if most <= 0:
+        return None
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > most:
+            return None
+        chunks, size = [], 0
+        while size <= most and (chunk := os.read(fd, most + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks) if size <= most else None
+    finally:
+        os.close(fd)
