@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from playground import jobs, matrix_memory, replies, worker_pools
+from playground import graph_render, jobs, matrix_memory, replies, worker_pools
 from playground.compiler_api import CompilerEndpoints
 from playground.config import Settings
 from playground.errors import error_dict
@@ -253,6 +253,8 @@ class PlaygroundAPI(CompilerEndpoints):
             "accelerator": {"device": self.accelerator, "why": self._accelerator_why,
                             "jobs": jobs.kinds_on("accelerator") if self.accelerator else []},
             "limits": limits.to_dict(),
+            "graphs": {"renderer": graph_render.renderer(), "missing": None if graph_render.renderer() else
+                       graph_render.INSTALL_HINT},
             "queue": {"concurrency": self._settings.workers, "max_waiting": self._settings.queue_size,
                       **self._runner.status()},
             "training": None if self._training is None else {

@@ -7,7 +7,9 @@ it differs from the text before it), the instruction count after it, and
 which of the distinct module texts it read and wrote (``before``, ``after``:
 indices into ``modules``, so that a pass that changed nothing costs no text).
 
->>> r = passes("def f(x):\\n    return x + x*x + x*x*x\\n", "jnp.ones((1000, 1000))", 200_000, 32 << 20)
+>>> import tempfile
+>>> r = passes("def f(x):\\n    return x + x*x + x*x*x\\n", "jnp.ones((1000, 1000))", 200_000, 32 << 20,
+...            scratch=tempfile.gettempdir())
 >>> fusion = next(p for p in r["passes"] if p["name"] == "fusion")
 >>> fusion["changed"], "fusion(" in r["modules"][fusion["after"]]
 (True, True)
@@ -16,6 +18,7 @@ indices into ``modules``, so that a pass that changed nothing costs no text).
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import time
 
@@ -30,8 +33,12 @@ START = "pipeline-start"
 
 
 def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
-           static_argnums: tuple[int, ...] = ()) -> dict:
-    """Compile the user's function with a dump of every pass; the passes in order, with the module after each."""
+           static_argnums: tuple[int, ...] = (), scratch: str | None = None) -> dict:
+    """Compile the user's function with a dump of every pass; the passes in order, with the module after each.
+
+    The dump goes into a fresh folder below ``scratch`` (the working directory: in a worker, the job's scratch
+    folder), removed once read.
+    """
     with contextlib.redirect_stdout(usercode.CappedText(0)):
         try:
             program, arguments, choice = staging.prepared(code, args, static_argnums)
@@ -46,7 +53,7 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
                                "only the passes a learner meets first were recorded (fusion, CSE, algebraic "
                                "simplification, constant folding, layout assignment, copy insertion, dead code "
                                "elimination); the others ran, unrecorded, and are not listed.")
-            folder = xla_dump.new_folder()
+            folder = xla_dump.new_folder(scratch or os.getcwd())
             started = time.perf_counter()
             lowered.compile(compiler_options=xla_dump.options(folder, pattern))
             compile_s = time.perf_counter() - started

@@ -54,9 +54,9 @@ def options(folder: str, pattern: str = EVERY_PASS) -> dict:
             "xla_dump_hlo_as_proto": False}
 
 
-def new_folder() -> str:
-    """A fresh folder for one dump, below the working directory (in a worker: its scratch folder)."""
-    return tempfile.mkdtemp(prefix="xla-dump-", dir=os.getcwd())
+def new_folder(below: str) -> str:
+    """A fresh folder for one dump, below ``below`` (in a worker: its scratch folder), readable by us alone."""
+    return tempfile.mkdtemp(prefix="xla-dump-", dir=below)
 
 
 def read(folder: str, max_files: int, max_bytes: int) -> Dump:

@@ -40,6 +40,7 @@ def to_markdown(info: dict) -> str:
         f"### Sandbox layers\n| layer | state | detail |\n|---|---|---|\n{rows}\n\n"
         f"**Jobs at once:** {queue['concurrency']}, **waiting at most:** {queue['max_waiting']}"
         + _cache_markdown(queue.get("cache"))
+        + _graphs_markdown(info.get("graphs"))
         + _accelerator_markdown(info.get("accelerator"))
         + _training_markdown(info.get("training"))
     )
@@ -51,6 +52,15 @@ def _cache_markdown(cache: dict | None) -> str:
         return "  \n**Results of identical jobs:** not kept (PLAYGROUND_RESULT_CACHE=0): every job runs."
     return (f"  \n**Results of identical jobs:** {cache['entries']} kept (at most {cache['max_entries']}, "
             f"{cache['max_bytes'] // 2**20} MB); {cache['hits']} requests answered from them.")
+
+
+def _graphs_markdown(graphs: dict | None) -> str:
+    """Whether the Compiler tab can draw its graphs here."""
+    if not graphs:
+        return ""
+    if graphs["renderer"]:
+        return f"  \n**Graphs (Compiler tab):** drawn by Graphviz ({graphs['renderer']})."
+    return f"  \n**Graphs (Compiler tab):** ⚠️ not drawn: {graphs['missing']}"
 
 
 def _accelerator_markdown(accelerator: dict | None) -> str:
