@@ -109,9 +109,12 @@ def render(dot_text: str) -> tuple[str, str | None]:
         return "", f"Graphviz took over {RENDER_TIMEOUT_S:g} s to lay the graph out and was stopped."
     except OSError as exc:
         return "", f"Graphviz could not be started: {exc.strerror or exc}."
-    if done.returncode != 0 or len(done.stdout) > MAX_SVG_BYTES:
+    if done.returncode != 0:
         reason = done.stderr.decode("utf-8", "replace").strip()[:300] or f"exit status {done.returncode}"
         return "", f"Graphviz could not draw this graph: {reason}"
+    if len(done.stdout) > MAX_SVG_BYTES:
+        return "", (f"The picture is too large to show ({len(done.stdout) / 2**20:.1f} MB of SVG, the limit is "
+                    f"{MAX_SVG_BYTES >> 20} MB).")
     try:
         return clean_svg(done.stdout), None
     except ET.ParseError as exc:

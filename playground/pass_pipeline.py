@@ -62,11 +62,15 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
         dump = xla_dump.read(folder, MAX_PASSES, dump_budget_bytes)
         shutil.rmtree(folder, ignore_errors=True)  # the scratch folder is a tmpfs (memory) where it can be
     if dump.capped:
-        notices.append(f"The list stops at the cap of {MAX_PASSES:,} passes or {dump_budget_bytes >> 20} MB of "
-                       "dumped modules: the passes after it ran but are not shown.")
-    if dump.files_skipped:
-        notices.append(f"{dump.files_skipped} file(s) of the dump were not read (not plain files, or over the caps).")
-    records, modules, lines = pass_records(dump.snapshots, max_chars)
+        why = {"files": f"the cap of {MAX_PASSES:,} passes",
+               "bytes": f"the cap of {dump_budget_bytes / 2**20:.3g} MB of dumped modules",
+               "unreadable": "a file of the dump that is not a plain file",
+               "gap": "a file missing from XLA's numbered files",
+               "entries": "a dump folder with too many files to list"}[dump.stopped]
+        notices.append(f"The list stops after {len(dump.snapshots):,} of XLA's files at {why}: the passes after it "
+                       "ran but are not shown.")
+    exhaustive = pattern == xla_dump.EVERY_PASS
+    records, modules, lines = pass_records(dump.snapshots, max_chars, exhaustive)
     if len(modules) < len({s.text for s in dump.snapshots}):
         notices.append("Some modules were too large to keep them all: the passes after the last kept one show no "
                        "text (before/after is null).")
@@ -75,7 +79,7 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
         "ok": True,
         "function": program.name,
         "device": runtime.device_label(),
-        "exhaustive": pattern == xla_dump.EVERY_PASS and not dump.capped,
+        "exhaustive": exhaustive and not dump.capped,
         "passes": records,
         "modules": modules,
         "module_lines": lines,
@@ -88,13 +92,18 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
     }
 
 
-def pass_records(snapshots: list[xla_dump.Snapshot], max_chars: int) -> tuple[list[dict], list[str], list[list]]:
+def pass_records(snapshots: list[xla_dump.Snapshot], max_chars: int,
+                 every_pass: bool = True) -> tuple[list[dict], list[str], list[list]]:
     """(one record per pass, the distinct module texts, their user lines) from the snapshots in pass order.
 
     A pipeline's first file (``after_pipeline-start``) is the module it was
     given: no pass. A pipeline run inside another appears in the outer one as
     a pass named after it (``nested``): its "before" is the module the inner
     pipeline started from, so it says what the whole inner pipeline changed.
+
+    Without ``every_pass`` (only some passes were dumped), a pass whose module
+    differs from the last one recorded may owe the change to a pass not
+    recorded between them: its ``changed`` is None (not known).
     """
     modules: list[str] = []
     module_lines: list[list] = []
@@ -136,7 +145,7 @@ def pass_records(snapshots: list[xla_dump.Snapshot], max_chars: int) -> tuple[li
             "pipeline": snapshot.pipeline,
             "name": snapshot.after,
             "nested": nested,
-            "changed": snapshot.text != before,
+            "changed": False if snapshot.text == before else True if every_pass else None,
             "instructions": program_size.count_hlo_instructions(snapshot.text),
             "before": module(before),
             "after": module(snapshot.text),

@@ -34,7 +34,7 @@ def unified(before: str, after: str, before_label: str, after_label: str, contex
     """The unified diff (empty when the texts are the same), of at most ``MAX_LINES`` lines of each."""
     a, b = before.splitlines()[:MAX_LINES], after.splitlines()[:MAX_LINES]
     text = "\n".join(difflib.unified_diff(a, b, before_label, after_label, n=context, lineterm=""))
-    if text and max(before.count("\n"), after.count("\n")) >= MAX_LINES:
+    if text and max(len(before.splitlines()), len(after.splitlines())) > MAX_LINES:
         text += f"\n… (only the first {MAX_LINES:,} lines of each were compared)"
     return text
 

@@ -27,6 +27,7 @@ EVERY_PASS = ".+"  # not ".*": that one writes only the passes that report a cha
 # The passes a learner meets first, for programs too large to dump after every pass.
 KEY_PASSES = "fusion|cse|algsimp|constant.folding|layout.assignment|copy.insertion|dce|simplification"
 # One pass's file: module_0004.jit_f.0012.<pipeline>.after_<pass>[.before_<next pass>].txt
+MAX_ENTRIES = 100_000  # names listed in a dump folder, at most (a compile writes a few hundred)
 _PASS_FILE = re.compile(r"^module_(\d+)\.(.+?)\.(\d{4,})\.(.+?)\.after_(.+?)(?:\.before_(.+))?\.txt$")
 
 
@@ -42,10 +43,16 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class Dump:
-    snapshots: list[Snapshot]
-    files_skipped: int  # files over the caps, or not plain files
+    snapshots: list[Snapshot]  # the passes in the order they ran, from the first, without a gap
     bytes_read: int
-    capped: bool
+    # Why the snapshots stop before the last pass: "files" (more than the cap), "bytes" (the next one would pass
+    # the cap), "unreadable" (the next one is not a plain file), "gap" (a number missing in XLA's count of its
+    # files), "entries" (a folder too full to list); else None.
+    stopped: str | None
+
+    @property
+    def capped(self) -> bool:
+        return self.stopped is not None
 
 
 def options(folder: str, pattern: str = EVERY_PASS) -> dict:
@@ -60,63 +67,72 @@ def new_folder(below: str) -> str:
 
 
 def read(folder: str, max_files: int, max_bytes: int) -> Dump:
-    """The pass files XLA wrote into ``folder``, in the order the passes ran, within the caps.
+    """The pass files XLA wrote into ``folder``, in the order the passes ran, from the first, within the caps.
 
-    Anything that is not a plain file (a link, a FIFO, a folder) is skipped
-    unopened; a file is opened without following links and without blocking.
-    Of several modules (a compile makes one; hostile code may add files), the
-    one with the most pass files is kept.
+    The names are listed first (at most ``MAX_ENTRIES`` of them), sorted by the
+    sequence number XLA gives each pass, and read in that order until a cap is
+    reached, a file cannot be read or a number is missing: the snapshots never
+    skip a pass, so that each one's "before" is the pass before it. Anything that is not a plain
+    file (a link, a FIFO, a folder) is not opened; a file is opened without
+    following links and without blocking. Of several modules (a compile makes
+    one; hostile code may add files), the one with the most pass files is kept.
     """
     directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     try:
         found = []
-        skipped = 0
+        stopped = None
         with os.scandir(directory) as entries:
-            for entry in entries:
+            for listed, entry in enumerate(entries):
+                if listed >= MAX_ENTRIES:
+                    stopped = "entries"
+                    break
                 match = _PASS_FILE.match(entry.name)
-                if match is None:
-                    continue
-                if not entry.is_file(follow_symlinks=False) or len(found) >= 4 * max_files:
-                    skipped += 1
-                    continue
-                found.append((int(match.group(1)), int(match.group(3)), match, entry.name))
+                if match is not None:  # what is no plain file when listed is never opened
+                    found.append((int(match.group(1)), int(match.group(3)), entry.name, match,
+                                  entry.is_file(follow_symlinks=False)))
         modules: dict[int, int] = {}
         for module, *_ in found:
             modules[module] = modules.get(module, 0) + 1
         chosen = max(modules, key=lambda m: (modules[m], -m), default=None)
-        found = sorted(f for f in found if f[0] == chosen)
+        found = sorted((f for f in found if f[0] == chosen), key=lambda f: (f[1], f[2]))
         snapshots: list[Snapshot] = []
         read_bytes = 0
-        capped = len(found) > max_files
-        for _, order, match, name in found[:max_files]:
-            text = _read_plain_file(directory, name, max_bytes - read_bytes)
+        for _, order, name, match, plain in found:
+            if len(snapshots) >= max_files:
+                stopped = "files"
+                break
+            if snapshots and order != snapshots[-1].order + 1:  # XLA numbers a module's files 0, 1, 2, ...
+                stopped = stopped or "gap"  # a name not listed (a full folder), or one that is not XLA's
+                break
+            text, problem = _read_plain_file(directory, name, max_bytes - read_bytes) if plain else (None,
+                                                                                                     "unreadable")
             if text is None:
-                skipped += 1
-                capped = capped or read_bytes >= max_bytes
-                continue
+                stopped = problem
+                break
             read_bytes += len(text)
             snapshots.append(Snapshot(order, match.group(4), match.group(5), text.decode("utf-8", "replace")))
-        return Dump(snapshots, skipped, read_bytes, capped)
+        return Dump(snapshots, read_bytes, stopped)
     finally:
         os.close(directory)
 
 
-def _read_plain_file(directory: int, name: str, most: int) -> bytes | None:
-    """The file's bytes if it is a regular file of at most ``most`` bytes, else None."""
-    if most <= 0:
-        return None
+def _read_plain_file(directory: int, name: str, most: int) -> tuple[bytes | None, str | None]:
+    """(the file's bytes, None) if it is a regular file of at most ``most`` bytes; else (None, "bytes") when it is
+    larger, (None, "unreadable") when it is no plain file or cannot be opened."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
     except OSError:
-        return None
+        return None, "unreadable"
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > most:
-            return None
+        if not stat.S_ISREG(info.st_mode):
+            return None, "unreadable"
+        if info.st_size > most:
+            return None, "bytes"
         chunks, size = [], 0
         while size <= most and (chunk := os.read(fd, most + 1 - size)):
             chunks.append(chunk)
             size += len(chunk)
-        return b"".join(chunks) if size <= most else None
+        return (b"".join(chunks), None) if size <= most else (None, "bytes")
     finally:
         os.close(fd)

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from playground import staging
+from playground import line_colours, staging
 from playground.errors import ERROR_KINDS, TITLES
 from playground.gallery import EXAMPLES
 from playground.ui import inspect_views as views
@@ -334,11 +334,11 @@ def test_source_ir_html_each_user_line_shares_its_colour_with_its_ir(three_lines
 
 
 def test_source_ir_html_distinct_colours_for_a_palette_of_lines():
-    body = "".join(f"    x = jnp.sin(x) * {k}.0\n" for k in range(2, 2 + len(views._PALETTE) - 1))
+    body = "".join(f"    x = jnp.sin(x) * {k}.0\n" for k in range(2, 2 + len(line_colours.PALETTE) - 1))
     code = f"def f(x):\n{body}    return x\n"
     response = inspect(code, "jnp.ones(2)")
     used = {n for n in response["line_map"]["jaxpr"] if n}
-    assert len(used) == len(views._PALETTE) - 1
+    assert len(used) == len(line_colours.PALETTE) - 1
     panes = Panes(source_ir_html(code, response)).panes
     colours = [r["background"] for r in panes["Your code"]["rows"] if r["background"]]
     assert len(colours) == len(used) == len(set(colours))

@@ -60,7 +60,8 @@ def test_on_accelerator_must_be_a_bool(value):
 
 
 def test_kinds_on_the_accelerator_for_about():
-    assert jobs.kinds_on("accelerator") == ["inspect (when asked)", "vmap", "jit_speed"]
+    assert jobs.kinds_on("accelerator") == ["inspect (when asked)", "passes (when asked)", "graph (when asked)",
+                                           "compare (when asked)", "vmap", "jit_speed"]
 
 
 @pytest.mark.parametrize(("order", "points", "x_min", "x_max"), [
@@ -115,3 +116,74 @@ def test_required_arguments_and_unknown_ones_are_named():
 def test_limits_are_named_in_the_message():
     message = _invalid("inspect", code="x" * (jobs.MAX_CODE_CHARS + 1), args="1.0")
     assert f"{jobs.MAX_CODE_CHARS:,}" in message
+
+
+# -- the Compiler tab's rows: passes, graph, compare -------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["passes", "graph"])
+def test_passes_and_graph_take_the_function_and_its_arguments_with_defaults(kind):
+    job = build(kind, {"code": CUBIC, "args": "jnp.ones((1000, 1000))"})
+    assert job == {"kind": kind, "code": CUBIC, "args": "jnp.ones((1000, 1000))", "static_argnums": [],
+                   "on_accelerator": False}
+    assert build(kind, {"code": CUBIC, "args": "(1.0, 2)", "static_argnums": [1.0, 1]})["static_argnums"] == [1]
+    assert "`args`" in _invalid(kind, code=CUBIC)
+    assert "no argument 'setting'" in _invalid(kind, code=CUBIC, args="1.0", setting="fusion: off")
+
+
+@pytest.mark.parametrize("kind", ["passes", "graph", "compare"])
+def test_compiler_jobs_run_on_the_cpu_workers_unless_asked(kind):
+    values = {"code": CUBIC, "args": "1.0", **({"setting": "cse: off"} if kind == "compare" else {})}
+    assert jobs.pool_of(kind, build(kind, values)) == "sandbox"
+    assert jobs.pool_of(kind, build(kind, {**values, "on_accelerator": True})) == "accelerator"
+
+
+def test_compiler_rows_are_finished_by_the_server():
+    from playground import compiler_replies
+
+    assert REGISTRY["passes"].finish is compiler_replies.finish_passes
+    assert REGISTRY["graph"].finish is compiler_replies.finish_graph
+    assert REGISTRY["compare"].finish is compiler_replies.finish_compare
+    assert REGISTRY["compare"].timed is True
+
+
+def test_compare_defaults_with_a_setting_or_a_second_function():
+    job = build("compare", {"code": CUBIC, "args": "1.0", "setting": "fusion: off"})
+    assert job == {"kind": "compare", "code": CUBIC, "args": "1.0", "static_argnums": [], "second_code": "",
+                   "setting": "fusion: off", "on_accelerator": False}
+    second = "def g(x):\n    return x * 2\n"
+    job = build("compare", {"code": CUBIC, "args": "1.0", "second_code": second})
+    assert (job["second_code"], job["setting"]) == (second, "")
+
+
+@pytest.mark.parametrize("values", [
+    {},  # neither
+    {"second_code": "   \n"},  # only blanks: no second function
+    {"setting": ""},
+    {"second_code": "def g(x):\n    return x\n", "setting": "fusion: off"},  # both
+])
+def test_compare_needs_exactly_one_version_b(values):
+    assert "Compare needs version B" in _invalid("compare", code=CUBIC, args="1.0", **values)
+
+
+@pytest.mark.parametrize("setting", ["fusion", "FUSION: OFF", "fusion: off ", "xla_dump_to=/tmp", 3, True,
+                                     ["fusion: off"], {"xla_disable_hlo_passes": "fusion"}])
+def test_an_unknown_setting_is_refused(setting):
+    message = _invalid("compare", code=CUBIC, args="1.0", setting=setting)
+    assert "`setting` must be one of 'fusion: off'" in message
+
+
+def test_every_named_setting_is_accepted():
+    from playground.compiler_settings import SETTINGS
+
+    for name in SETTINGS:
+        assert build("compare", {"code": CUBIC, "args": "1.0", "setting": name})["setting"] == name
+
+
+def test_compare_takes_no_compiler_options_of_the_callers():
+    assert "no argument 'compiler_options'" in _invalid("compare", code=CUBIC, args="1.0", setting="cse: off",
+                                                        compiler_options={"xla_dump_to": "/tmp"})
+
+
+@pytest.mark.parametrize("second_code", [3, ["def g(x): return x"], "x" * (jobs.MAX_CODE_CHARS + 1)])
+def test_a_second_function_must_be_text_within_the_code_limit(second_code):
+    _invalid("compare", code=CUBIC, args="1.0", second_code=second_code)

@@ -116,3 +116,114 @@ def test_shard_placement_must_be_numbers():
     forged = copy.deepcopy(reply)
     forged["mesh"]["axis_names"] = ["data onmouseover=x"]
     assert "axis_names" in _refused("shard", forged)
+
+
+# -- the Compiler tab's replies: passes, graph, compare ----------------------------------------------------------------
+
+COMPILER_CODE = "def f(x):\n    return lax.cond(x.sum() > 0, lambda v: v * 2, lambda v: -v, x)\n"
+
+
+@pytest.fixture(scope="module")
+def compiler_real(tmp_path_factory) -> dict:
+    """Real replies of the compiler handlers, made in this process (their schema is what is tested, not the pool)."""
+    from playground import compare, pass_pipeline, program_graphs
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path_factory.mktemp("scratch"))  # the pass dump goes below the working directory
+        return {
+            "passes": pass_pipeline.passes(COMPILER_CODE, "jnp.arange(4.0)", 200_000, 32 << 20),
+            "graph": program_graphs.graphs(COMPILER_CODE, "jnp.arange(4.0)"),
+            "compare": compare.compare(COMPILER_CODE, "jnp.arange(4.0)", 200_000, setting="fusion: off",
+                                       timing_budget_s=0.01),
+        }
+
+
+@pytest.mark.parametrize("kind", ["passes", "graph", "compare"])
+def test_real_compiler_replies_fit_their_schema(compiler_real, kind):
+    assert compiler_real[kind]["ok"] is True, compiler_real[kind]
+    assert replies.check(_schema(kind), compiler_real[kind]) is compiler_real[kind]
+
+
+@pytest.mark.parametrize(("kind", "field"), [
+    ("graph", "jaxpr_svg"), ("graph", "hlo_svg"), ("graph", "jaxpr_dot"), ("graph", "renderer"),
+    ("graph", "line_colours"), ("compare", "diff"), ("compare", "b_over_a"),
+])
+def test_what_only_the_server_adds_is_refused_from_a_worker(compiler_real, kind, field):
+    forged = {**compiler_real[kind], field: '<svg onload="alert(1)"/>'}
+    assert f"unknown field '{field}'" in _refused(kind, forged)
+
+
+def test_a_pass_note_sent_by_a_worker_is_refused(compiler_real):
+    forged = copy.deepcopy(compiler_real["passes"])
+    forged["passes"][0]["about"] = "<b>made up</b>"
+    assert "unknown field 'about'" in _refused("passes", forged)
+
+
+@pytest.mark.parametrize("bad_id", ["n0; evil", 'n0" [label="x', "n 0", "", "0n", 7, None, "n" * 201])
+@pytest.mark.parametrize("where", ["node", "edge_from", "edge_to", "cluster", "node_cluster", "cluster_parent"])
+def test_a_graph_id_that_is_not_a_python_name_is_refused(compiler_real, bad_id, where):
+    forged = copy.deepcopy(compiler_real["graph"])
+    graph = forged["jaxpr_graph"]
+    if where == "node":
+        graph["nodes"][0]["id"] = bad_id
+    elif where == "edge_from":
+        graph["edges"][0]["from"] = bad_id
+    elif where == "edge_to":
+        graph["edges"][0]["to"] = bad_id
+    elif where == "cluster":
+        graph["clusters"][0]["id"] = bad_id
+    elif where == "node_cluster":
+        graph["nodes"][0]["cluster"] = bad_id
+    else:
+        graph["clusters"][0]["parent"] = bad_id
+    if bad_id is None and where in ("node_cluster", "cluster_parent"):  # no cluster: allowed
+        assert replies.check(_schema("graph"), forged) is forged
+        return
+    assert "jaxpr_graph" in _refused("graph", forged)
+
+
+@pytest.mark.parametrize(("kind", "path", "value", "words"), [
+    ("graph", ("hlo_graph", "nodes"), [{"id": "n0", "label": "x", "kind": "op", "line": None, "cluster": None}] * 1001,
+     "more than 1,000 items"),
+    ("graph", ("hlo_graph", "edges"), [{"from": "n0", "to": "n1", "dashed": False}] * 4001, "more than 4,000 items"),
+    ("graph", ("fusions",), [{"label": "f", "operations": []}] * 1001, "more than 1,000 items"),
+    ("graph", ("hlo_graph", "nodes", 0, "kind"), "script", "kind"),
+    ("graph", ("hlo_graph", "clusters", 0, "kind"), "iframe", "kind"),
+    ("graph", ("hlo_graph", "nodes", 0, "label"), "x" * 201, "longer than"),
+    ("graph", ("hlo_graph", "nodes", 0, "line"), 0, "line"),
+    ("graph", ("hlo_graph", "edges", 0, "dashed"), "yes", "dashed"),
+    ("graph", ("hlo_graph", "left_out"), -1, "left_out"),
+    ("graph", ("function",), "<img src=x>", "not a Python name"),
+    ("passes", ("passes",), [], None),  # an empty list is fine
+    ("passes", ("notices",), ["n"] * 101, "more than 100 items"),
+    ("passes", ("passes", 0, "before"), -1, "before"),
+    ("passes", ("passes", 0, "after"), "0", "after"),
+    ("passes", ("passes", 0, "changed"), "yes", "changed"),
+    ("passes", ("passes", 0, "name"), "x" * 301, "longer than"),
+    ("passes", ("counts", "passes"), 1.5, "counts.passes"),
+    ("passes", ("module_lines", 0), ["2"], "module_lines[0][0]"),
+    ("compare", ("variants",), None, "variants"),
+    ("compare", ("variants", 0, "kernels"), -1, "kernels"),
+    ("compare", ("variants", 0, "run"), {"median_s": 1.0}, "run"),
+    ("compare", ("variants", 0, "function"), "f()", "not a Python name"),
+    ("compare", ("variants", 1, "memory", "alias_bytes"), "4 MB", "alias_bytes"),
+    ("compare", ("same_result",), "true", "same_result"),
+    ("compare", ("max_abs_diff",), -1.0, "max_abs_diff"),
+    ("compare", ("setting",), "x" * 101, "setting"),
+], ids=lambda v: str(v)[:30])
+def test_a_forged_compiler_field_refuses_the_whole_reply(compiler_real, kind, path, value, words):
+    forged = copy.deepcopy(compiler_real[kind])
+    target = forged
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    if words is None:
+        assert replies.check(_schema(kind), forged) is forged
+        return
+    assert words in _refused(kind, forged)
+
+
+def test_three_variants_are_refused(compiler_real):
+    forged = copy.deepcopy(compiler_real["compare"])
+    forged["variants"].append(forged["variants"][0])
+    assert "more than 2 items" in _refused("compare", forged)

@@ -1,0 +1,289 @@
+"""playground.pass_pipeline: XLA's passes one by one, from synthetic dumps and from a real compile."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from playground import pass_pipeline
+from playground.pass_pipeline import pass_records
+from playground.sandbox.limits import Limits
+from playground.xla_dump import Snapshot
+
+CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
+BIG = "jnp.ones((1000, 1000))"
+BUDGET = 32 << 20
+
+
+def _module(name: str, negates: int) -> str:
+    """A small HLO module with ``negates`` instructions after its parameter (its text names it ``name``)."""
+    lines = [f"HloModule {name}", "", "ENTRY %main (x: f32[4]) -> f32[4] {", "  %v0 = f32[4]{0} parameter(0)"]
+    for i in range(1, negates + 1):
+        root = "ROOT " if i == negates else ""
+        lines.append(f"  {root}%v{i} = f32[4]{{0}} negate(%v{i - 1})")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+M0, M1, M2, M3 = (_module(f"m{i}", i + 1) for i in range(4))
+
+
+def _snapshots(*steps: tuple[str, str, str]) -> list[Snapshot]:
+    return [Snapshot(order, pipeline, after, text) for order, (pipeline, after, text) in enumerate(steps)]
+
+
+# An outer pipeline that runs two passes, then an inner pipeline (two passes), summarised in the outer one as a pass
+# named after it, then one more pass that changes nothing.
+NESTED = _snapshots(
+    ("outer", "pipeline-start", M0),
+    ("outer", "algsimp", M1),
+    ("outer", "dce", M1),
+    ("inner", "pipeline-start", M1),
+    ("inner", "cse", M2),
+    ("inner", "dce", M3),
+    ("outer", "inner", M3),
+    ("outer", "fusion", M3),
+)
+
+
+def _summary(records: list[dict]) -> list[tuple]:
+    return [(r["pipeline"], r["name"], r["nested"], r["changed"], r["before"], r["after"]) for r in records]
+
+
+def test_pipeline_starts_are_no_passes_and_indices_count_the_passes():
+    records, modules, _ = pass_records(NESTED, 200_000)
+    assert [r["name"] for r in records] == ["algsimp", "dce", "cse", "dce", "inner", "fusion"]
+    assert [r["index"] for r in records] == list(range(6))
+    assert "pipeline-start" not in {r["name"] for r in records}
+    assert modules == [M0, M1, M2, M3]
+
+
+def test_each_pass_reads_the_module_before_it_and_unchanged_ones_reuse_its_index():
+    records, modules, _ = pass_records(NESTED, 200_000)
+    assert _summary(records) == [
+        ("outer", "algsimp", False, True, 0, 1),
+        ("outer", "dce", False, False, 1, 1),
+        ("inner", "cse", False, True, 1, 2),
+        ("inner", "dce", False, True, 2, 3),
+        ("outer", "inner", True, True, 1, 3),  # the whole inner pipeline: from the module it started from
+        ("outer", "fusion", False, False, 3, 3),
+    ]
+    for record in records:
+        assert (modules[record["before"]] != modules[record["after"]]) is record["changed"]
+
+
+def test_instructions_are_counted_after_each_pass_parameters_left_out():
+    records, _, _ = pass_records(NESTED, 200_000)
+    assert [r["instructions"] for r in records] == [2, 2, 3, 4, 4, 4]
+
+
+def test_a_nested_pipeline_that_changed_nothing_is_nested_and_unchanged():
+    records, modules, _ = pass_records(_snapshots(
+        ("outer", "pipeline-start", M0),
+        ("outer", "algsimp", M1),
+        ("inner", "pipeline-start", M1),
+        ("inner", "dce", M1),
+        ("outer", "inner", M1),
+    ), 200_000)
+    assert _summary(records) == [("outer", "algsimp", False, True, 0, 1), ("inner", "dce", False, False, 1, 1),
+                                 ("outer", "inner", True, False, 1, 1)]
+    assert len(modules) == 2
+
+
+def test_an_inner_pipeline_run_twice_is_measured_from_each_start():
+    records, _, _ = pass_records(_snapshots(
+        ("outer", "pipeline-start", M0),
+        ("inner", "pipeline-start", M0),
+        ("inner", "algsimp", M1),
+        ("outer", "inner", M1),
+        ("outer", "cse", M2),
+        ("inner", "pipeline-start", M2),
+        ("inner", "algsimp", M3),
+        ("outer", "inner", M3),
+    ), 200_000)
+    nested = [r for r in records if r["nested"]]
+    assert [(r["before"], r["after"]) for r in nested] == [(0, 1), (2, 3)]
+
+
+def test_a_pass_named_like_its_own_pipeline_is_not_nested():
+    records, _, _ = pass_records(_snapshots(
+        ("simplification", "pipeline-start", M0),
+        ("simplification", "simplification", M1),
+    ), 200_000)
+    assert _summary(records) == [("simplification", "simplification", False, True, 0, 1)]
+
+
+def test_a_pass_named_like_an_earlier_pipeline_is_nested_only_right_after_it():
+    records, _, _ = pass_records(_snapshots(
+        ("outer", "pipeline-start", M0),
+        ("inner", "pipeline-start", M0),
+        ("inner", "algsimp", M1),
+        ("outer", "inner", M1),
+        ("outer", "inner", M2),  # a pass of the outer pipeline that happens to share the name
+    ), 200_000)
+    assert [(r["nested"], r["before"], r["after"]) for r in records][1:] == [(True, 0, 1), (False, 1, 2)]
+
+
+def test_no_snapshots_no_passes():
+    assert pass_records([], 200_000) == ([], [], [])
+
+
+def test_a_dump_without_a_pipeline_start_takes_its_first_file_as_the_module_before():
+    records, _, _ = pass_records(_snapshots(("outer", "algsimp", M1), ("outer", "dce", M2)), 200_000)
+    assert _summary(records) == [("outer", "algsimp", False, False, 0, 0), ("outer", "dce", False, True, 0, 1)]
+
+
+def test_module_lines_give_one_entry_per_line_of_each_module():
+    _, modules, lines = pass_records(NESTED, 200_000)
+    assert len(lines) == len(modules)
+    for text, line_map in zip(modules, lines, strict=True):
+        assert len(line_map) == text.count("\n") + 1
+
+
+def test_a_module_longer_than_max_chars_is_cut_with_a_notice():
+    _, modules, lines = pass_records(NESTED, 60)
+    assert all(len(m) < 60 + 100 and "output truncated" in m for m in modules)
+    assert all(len(line_map) == m.count("\n") + 1 for m, line_map in zip(modules, lines, strict=True))
+
+
+def test_past_max_module_chars_new_modules_have_no_index(monkeypatch):
+    monkeypatch.setattr(pass_pipeline, "MAX_MODULE_CHARS", len(M0) + len(M1))
+    records, modules, lines = pass_records(NESTED, 200_000)
+    assert modules == [M0, M1] and len(lines) == 2
+    assert _summary(records) == [
+        ("outer", "algsimp", False, True, 0, 1),
+        ("outer", "dce", False, False, 1, 1),
+        ("inner", "cse", False, True, 1, None),
+        ("inner", "dce", False, True, None, None),
+        ("outer", "inner", True, True, 1, None),
+        ("outer", "fusion", False, False, None, None),
+    ]
+
+
+# -- a real compile -------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("scratch")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)  # the dump goes below the working directory, as in a worker
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def cubic(scratch) -> dict:
+    return pass_pipeline.passes(CUBIC, BIG, 200_000, BUDGET)
+
+
+def test_the_fusion_pass_changes_the_module_and_makes_a_fusion(cubic):
+    assert cubic["ok"] is True, cubic
+    assert cubic["function"] == "f"
+    fusion = next(p for p in cubic["passes"] if p["name"] == "fusion")
+    assert fusion["changed"] is True
+    assert "fusion(" in cubic["modules"][fusion["after"]]
+    assert "fusion(" not in cubic["modules"][fusion["before"]]
+
+
+def test_the_real_dump_is_complete_and_its_counts_add_up(cubic):
+    assert cubic["exhaustive"] is True
+    assert cubic["notices"] == []
+    records = cubic["passes"]
+    counts = cubic["counts"]
+    assert counts["passes"] == len(records) > 20
+    assert counts["changed"] + counts["unchanged"] == counts["passes"]
+    assert counts["changed"] == sum(r["changed"] for r in records) >= 1
+    assert counts["pipelines"] == len({r["pipeline"] for r in records})
+    assert [r["index"] for r in records] == list(range(len(records)))
+    assert len(cubic["module_lines"]) == len(cubic["modules"])
+    assert cubic["dump_bytes"] > 0 and cubic["compile_s"] > 0
+
+
+def test_every_unchanged_pass_reads_and_writes_one_module(cubic):
+    for record in cubic["passes"]:
+        assert (record["before"] == record["after"]) is (not record["changed"]), record
+        assert 0 <= record["before"] < len(cubic["modules"]) and 0 <= record["after"] < len(cubic["modules"])
+
+
+def test_the_module_lines_tie_the_fused_instructions_to_the_return_line(cubic):
+    last = cubic["passes"][-1]
+    text, lines = cubic["modules"][last["after"]], cubic["module_lines"][last["after"]]
+    multiply = [number for number, line in zip(lines, text.splitlines(), strict=True) if " multiply(" in line]
+    assert multiply and set(multiply) == {2}
+
+
+def test_the_dump_folder_is_removed_once_read(cubic, scratch):
+    assert not [name for name in os.listdir(scratch) if name.startswith("xla-dump-")]
+
+
+def test_a_large_program_records_only_the_key_passes_with_a_notice(cubic, scratch, monkeypatch):
+    monkeypatch.setattr(pass_pipeline, "PASSES_PER_MODULE", 10**12)
+    reply = pass_pipeline.passes(CUBIC, BIG, 200_000, BUDGET)
+    assert reply["ok"] is True, reply
+    assert reply["exhaustive"] is False
+    assert any("only the passes a learner meets first" in n for n in reply["notices"])
+    names = {p["name"] for p in reply["passes"]}
+    assert "fusion" in names
+    assert len(reply["passes"]) < len(cubic["passes"])
+
+
+def test_a_dump_budget_too_small_for_every_pass_is_not_called_exhaustive(scratch, monkeypatch):
+    """Every pass is dumped (the size estimate lets it), but the reading stops at the byte budget: most passes are
+    left out, so the list is not every pass."""
+    monkeypatch.setattr(pass_pipeline, "PASSES_PER_MODULE", 1)
+    reply = pass_pipeline.passes(CUBIC, BIG, 200_000, 20_000)
+    assert reply["ok"] is True, reply
+    assert reply["dump_bytes"] <= 20_000
+    assert reply["exhaustive"] is False, (reply["counts"], reply["notices"])
+
+
+def test_a_capped_dump_says_so(scratch, monkeypatch):
+    monkeypatch.setattr(pass_pipeline, "MAX_PASSES", 10)
+    reply = pass_pipeline.passes(CUBIC, BIG, 200_000, BUDGET)
+    assert reply["exhaustive"] is False
+    assert len(reply["passes"]) <= 10
+    assert any("cap of 10 passes" in n for n in reply["notices"])
+
+
+def test_max_module_chars_leaves_later_modules_without_text_and_says_so(scratch, monkeypatch):
+    monkeypatch.setattr(pass_pipeline, "MAX_MODULE_CHARS", 1)
+    reply = pass_pipeline.passes(CUBIC, BIG, 200_000, BUDGET)
+    assert reply["modules"] == []
+    assert all(p["before"] is None and p["after"] is None for p in reply["passes"])
+    assert any("too large to keep them all" in n for n in reply["notices"])
+
+
+@pytest.mark.parametrize(("code", "args", "kind"), [
+    ("def f(x:\n    return x\n", "1.0", "syntax"),
+    (CUBIC, "jnp.ones((2,)", "invalid_input"),  # the arguments' syntax
+    ("def f(x):\n    return x\n", "(1.0, 2.0)", "invalid_input"),
+])
+def test_a_user_error_is_an_error_dict(scratch, code, args, kind):
+    reply = pass_pipeline.passes(code, args, 200_000, BUDGET)
+    assert reply["ok"] is False
+    assert reply["error"]["kind"] == kind
+    assert not [name for name in os.listdir(scratch) if name.startswith("xla-dump-")]
+
+
+def test_an_error_raised_by_the_function_is_the_users(scratch):
+    reply = pass_pipeline.passes("def f(x):\n    raise ValueError('no')\n", "1.0", 200_000, BUDGET)
+    assert reply["ok"] is False
+    assert reply["error"]["kind"] != "internal"
+    assert reply["error"]["line"] == 2
+
+
+def test_the_job_gives_the_dump_a_quarter_of_the_scratch_folder(scratch, monkeypatch):
+    seen = {}
+
+    def fake(code, args, max_chars, budget, static_argnums=(), **_):
+        seen.update(max_chars=max_chars, budget=budget, static_argnums=static_argnums)
+        return {"ok": True}
+
+    monkeypatch.setattr(pass_pipeline, "passes", fake)
+    pass_pipeline.passes_job(Limits(scratch_mb=256, file_size_mb=64, output_chars=1234), CUBIC, "1.0", [0])
+    assert seen == {"max_chars": 1234, "budget": 64 << 20, "static_argnums": (0,)}
+    pass_pipeline.passes_job(Limits(scratch_mb=100, file_size_mb=64), CUBIC, "1.0", [])
+    assert seen["budget"] == 25 << 20
+    pass_pipeline.passes_job(Limits(scratch_mb=400, file_size_mb=16), CUBIC, "1.0", [])
+    assert seen["budget"] == 16 << 20
+
