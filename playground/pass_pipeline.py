@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import time
 
 from playground import program_size, runtime, source_map, staging, user_jit, usercode, xla_dump
-from playground.errors import cap_text
+from playground.errors import cap_text, error_dict
+from playground.sandbox import scratch as scratch_folder
 from playground.sandbox.limits import Limits
 
 MAX_PASSES = 1_000  # pass files read; XLA's CPU pipeline runs about 150, a GPU's several hundred
@@ -59,12 +59,26 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
             compile_s = time.perf_counter() - started
         except Exception as exc:
             return staging.explained_error(exc, code)
-        dump = xla_dump.read(folder, MAX_PASSES, dump_budget_bytes)
-        shutil.rmtree(folder, ignore_errors=True)  # the scratch folder is a tmpfs (memory) where it can be
+        try:
+            dump = xla_dump.whole_modules(xla_dump.read(folder, MAX_PASSES, dump_budget_bytes))
+        except OSError as exc:  # the folder is no longer ours: something the user's code started replaced it
+            return error_dict("user_exception", f"XLA's dump of the passes could not be read ({exc.strerror}): its "
+                              "folder in the scratch folder was replaced while XLA wrote it.")
+        finally:
+            # The scratch folder is a tmpfs (memory) where it can be. Removed by descriptor, never following a link
+            # or opening a FIFO: user code may have put either in the folder's place.
+            scratch_folder.remove(folder, 2.0)
+    if not dump.snapshots and dump.stopped in (None, "incomplete"):
+        return error_dict("disk", "XLA wrote no whole file of its passes: the job's scratch folder is full (your "
+                          "code writes there too?).")
+    if not dump.snapshots:
+        return error_dict("user_exception", "XLA's files of the passes could not be read: something your code "
+                          "started put links, pipes or folders where XLA writes them.")
     if dump.capped:
         why = {"files": f"the cap of {MAX_PASSES:,} passes",
                "bytes": f"the cap of {dump_budget_bytes / 2**20:.3g} MB of dumped modules",
                "unreadable": "a file of the dump that is not a plain file",
+               "incomplete": "a file of the dump that is empty or cut short (is the scratch folder full?)",
                "gap": "a file missing from XLA's numbered files",
                "entries": "a dump folder with too many files to list"}[dump.stopped]
         notices.append(f"The list stops after {len(dump.snapshots):,} of XLA's files at {why}: the passes after it "

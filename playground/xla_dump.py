@@ -47,7 +47,7 @@ class Dump:
     bytes_read: int
     # Why the snapshots stop before the last pass: "files" (more than the cap), "bytes" (the next one would pass
     # the cap), "unreadable" (the next one is not a plain file), "gap" (a number missing in XLA's count of its
-    # files), "entries" (a folder too full to list); else None.
+    # files), "entries" (a folder too full to list), "incomplete" (see ``whole_modules``); else None.
     stopped: str | None
 
     @property
@@ -57,8 +57,12 @@ class Dump:
 
 def options(folder: str, pattern: str = EVERY_PASS) -> dict:
     """The per-compile debug options that dump each pass matching ``pattern`` into ``folder`` as text."""
-    return {"xla_dump_to": folder, "xla_dump_hlo_pass_re": pattern, "xla_dump_hlo_as_text": True,
-            "xla_dump_hlo_as_proto": False}
+    # Every other dump option set too: a user's own jit may pass its options (merged with these, ours win), and
+    # one of them could otherwise filter every module or pipeline out, or add other formats.
+    return {"xla_dump_to": folder, "xla_dump_hlo_pass_re": pattern, "xla_dump_hlo_module_re": ".+",
+            "xla_dump_hlo_pipeline_re": ".+", "xla_dump_max_hlo_modules": -1, "xla_dump_hlo_as_text": True,
+            "xla_dump_hlo_as_proto": False, "xla_dump_hlo_as_dot": False, "xla_dump_hlo_as_html": False,
+            "xla_dump_hlo_as_url": False, "xla_dump_fusion_visualization": False}
 
 
 def new_folder(below: str) -> str:
@@ -77,7 +81,7 @@ def read(folder: str, max_files: int, max_bytes: int) -> Dump:
     following links and without blocking. Of several modules (a compile makes
     one; hostile code may add files), the one with the most pass files is kept.
     """
-    directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         found = []
         stopped = None
@@ -136,3 +140,13 @@ def _read_plain_file(directory: int, name: str, most: int) -> tuple[bytes | None
         return (b"".join(chunks), None) if size <= most else (None, "bytes")
     finally:
         os.close(fd)
+
+
+def whole_modules(dump: Dump) -> Dump:
+    """The dump up to its first file that is not a whole HLO module (XLA goes on when a write fails, as in a full
+    scratch folder: an empty file, or one cut short), which stops it as "incomplete"."""
+    for i, snapshot in enumerate(dump.snapshots):
+        text = snapshot.text.rstrip()
+        if not (text.startswith("HloModule") and text.endswith("}")):
+            return Dump(dump.snapshots[:i], dump.bytes_read, "incomplete")
+    return dump

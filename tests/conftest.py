@@ -33,6 +33,21 @@ class OnePool:
         return self.reply
 
 
+@pytest.fixture(scope="session")
+def graphviz() -> str:
+    """Graphviz's dot, which draws the Compiler tab's graphs; missing means fail on CI (.ci/run installs it), skip
+    on a laptop (the app then says it cannot draw, which other tests check)."""
+    import shutil
+
+    dot = shutil.which("dot")
+    if dot is None:
+        reason = "Graphviz's dot not found: install it (apt-get install graphviz, brew install graphviz)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return dot
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -14,7 +13,7 @@ from playground.compiler_replies import finish_compare, finish_graph, finish_pas
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 SCAN = ("def f(xs):\n    def step(total, x):\n        total = total + x\n        return total, total\n"
         "    return lax.scan(step, 0.0, xs)\n")
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+needs_dot = pytest.mark.usefixtures("graphviz")
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from playground import graph_render
 from playground.graph_render import clean_svg, draw, quoted, render, to_dot
 
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
+needs_dot = pytest.mark.usefixtures("graphviz")
 SVG = "{http://www.w3.org/2000/svg}"
 
 

@@ -37,8 +37,9 @@ def _opened_names(monkeypatch) -> list[str]:
 
 
 def test_options_ask_for_text_dumps_of_the_pattern_into_the_folder():
-    assert xla_dump.options("/scratch/d") == {"xla_dump_to": "/scratch/d", "xla_dump_hlo_pass_re": ".+",
-                                              "xla_dump_hlo_as_text": True, "xla_dump_hlo_as_proto": False}
+    options = xla_dump.options("/scratch/d")
+    assert options.items() >= {"xla_dump_to": "/scratch/d", "xla_dump_hlo_pass_re": ".+", "xla_dump_hlo_as_text": True,
+                               "xla_dump_hlo_as_proto": False}.items()
     assert xla_dump.options("/d", xla_dump.KEY_PASSES)["xla_dump_hlo_pass_re"] == xla_dump.KEY_PASSES
 
 
@@ -293,3 +294,27 @@ def test_a_real_compile_writes_pass_files_that_read_back_in_order(tmp_path, monk
     assert dump.bytes_read == sum(len(s.text.encode()) for s in dump.snapshots)
     if jax.default_backend() == "cpu":  # a GPU's pipeline names its fusion passes differently
         assert "fusion" in {s.after for s in dump.snapshots}
+
+
+def test_a_users_jit_options_cannot_filter_the_dump_away(tmp_path):
+    """The user's own jit may carry dump options; ours are merged over them and leave nothing of theirs in force."""
+    jitted = jax.jit(lambda x: x * 2.0 + 1.0, compiler_options={
+        "xla_dump_hlo_module_re": "matches-no-module", "xla_dump_hlo_pipeline_re": "matches-no-pipeline",
+        "xla_dump_max_hlo_modules": 0, "xla_dump_hlo_as_dot": True})
+    folder = xla_dump.new_folder(str(tmp_path))
+    jitted.lower(jnp.ones(3)).compile(compiler_options=xla_dump.options(folder))
+    dump = xla_dump.read(folder, 1_000, 64 << 20)
+    assert len(dump.snapshots) > 10 and dump.stopped is None
+    assert not [name for name in os.listdir(folder) if name.endswith(".dot")]
+
+
+@pytest.mark.parametrize("text", ["", "HloModule m\n\nENTRY %main (x: f32[]) -> f32[] {\n  %x = f32[] param"])
+def test_a_file_that_is_no_whole_module_stops_the_dump_as_incomplete(tmp_path, text):
+    """XLA goes on when a write fails (a full scratch folder): empty or cut files end what is trusted."""
+    whole = "HloModule m\n\nENTRY %main (x: f32[]) -> f32[] {\n  ROOT %x = f32[] parameter(0)\n}\n"
+    _write(tmp_path, _name(0, "algsimp"), whole)
+    _write(tmp_path, _name(1, "dce"), text)
+    _write(tmp_path, _name(2, "cse"), whole)
+    dump = xla_dump.whole_modules(xla_dump.read(str(tmp_path), 100, 1 << 20))
+    assert [s.after for s in dump.snapshots] == ["algsimp"]
+    assert dump.stopped == "incomplete"

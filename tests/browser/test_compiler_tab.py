@@ -47,7 +47,7 @@ def test_passes_show_fusion_changing_the_module(compiler: Page):
     expect(diff.locator("div").filter(has_text=re.compile(r"^\+.*fusion\(")).first).to_be_visible()
 
 
-def test_graphs_box_the_fusion_and_share_the_source_colours(compiler: Page):
+def test_graphs_box_the_fusion_and_share_the_source_colours(compiler: Page, graphviz):
     page = compiler
     open_tab(page, "Graph")
     page.locator("#compiler-graph-run").click()
@@ -67,7 +67,7 @@ def test_graphs_box_the_fusion_and_share_the_source_colours(compiler: Page):
     save_screenshot(page, "compiler_graph.png")
 
 
-def test_nested_computations_are_clusters(compiler: Page):
+def test_nested_computations_are_clusters(compiler: Page, graphviz):
     page = compiler
     page.get_by_role("button", name="lax.cond", exact=True).click()
     expect(page.locator("#compiler-args input, #compiler-args textarea").first).to_have_value("jnp.arange(4.0)")
@@ -93,7 +93,7 @@ def test_compare_fusion_off_has_more_kernels_and_a_diff(compiler: Page):
     save_screenshot(page, "compiler_compare.png")
 
 
-def test_graph_fits_a_phone(chromium_browser, server):
+def test_graph_fits_a_phone(chromium_browser, server, graphviz):
     context = chromium_browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                            is_mobile=True, has_touch=True)
     page = context.new_page()
