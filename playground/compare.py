@@ -142,11 +142,7 @@ def _time_together(call_a, call_b, budget_s: float, limit_s: float) -> tuple[tim
     while len(seconds[0]) < 50 and (len(seconds[0]) < 3 or spent < budget_s) and (
             not seconds[0] or spent < limit_s):
         for call, kept in zip((call_a, call_b), seconds, strict=True):
-            start = time.perf_counter()
-            result = call()
-            jax.block_until_ready(result)
-            elapsed = time.perf_counter() - start
-            del result
+            elapsed = timing.time_once(call)
             kept.append(elapsed)
             spent += elapsed
     return timing.Timing.from_samples(seconds[0]), timing.Timing.from_samples(seconds[1])

@@ -78,14 +78,21 @@ def measure(fn: Callable[[], object], *, min_total_s: float = 0.2, max_runs: int
     spent = 0.0
     while len(seconds) < max_runs and (len(seconds) < min_runs or spent < min_total_s) and (
             not seconds or spent < max_total_s):
-        start = time.perf_counter()
-        result = fn()
-        jax.block_until_ready(result)
-        elapsed = time.perf_counter() - start
-        del result
+        elapsed = time_once(fn)
         seconds.append(elapsed)
         spent += elapsed
     return Timing.from_samples(seconds)
+
+
+def time_once(fn: Callable[[], object]) -> float:
+    """Seconds for one call of fn, its result ready (``block_until_ready``) before the clock stops and released
+    only after it, so that freeing it is not timed."""
+    start = time.perf_counter()
+    result = fn()
+    jax.block_until_ready(result)
+    elapsed = time.perf_counter() - start
+    del result
+    return elapsed
 
 
 def compile_time(jitted, *args) -> tuple[float, object]:
