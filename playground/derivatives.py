@@ -65,7 +65,8 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int,
 
     ``point_by_point`` is None, unless tracing under jit and vmap needed the
     input's value: then every grid point is evaluated on its own, without
-    jit, for at most ``budget_s`` seconds, and it is ``{"reason", "points"
+    jit, until ``budget_s`` seconds have passed (the clock is read after each
+    eager call, so the last may run over), and it is ``{"reason", "points"
     (evaluated), "grid_points", "seconds", "budget_s"}``; ``xs`` holds the
     points evaluated (spread over the range), and ``eqn_counts``,
     ``hlo_op_counts`` and ``jaxprs`` are empty (there is no one program).

@@ -100,7 +100,9 @@ def test_the_budget_stops_the_loop_with_points_spread_over_the_range():
     assert out["ok"], out
     run = out["point_by_point"]
     assert 3 <= run["points"] < 2000 and run["grid_points"] == 2000
-    assert run["seconds"] <= budget and elapsed < budget + 2.0  # tracing under jit failed first; then the loop
+    # The clock is read after each eager call (one point is three), which cannot be interrupted: the loop stops
+    # at the first reading past the budget, so it may overrun by one call (a loaded CI machine saw 0.24 s).
+    assert run["seconds"] <= budget + 1.0 and elapsed < budget + 3.0  # tracing under jit failed first; the loop
     xs = np.array(out["xs"])
     assert xs[0] == -3.0 and xs[-1] == 6.0 and np.all(np.diff(xs) > 0)
     grid = np.linspace(-3.0, 6.0, 2000)

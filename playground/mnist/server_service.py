@@ -173,7 +173,7 @@ class TrainingService:
                     finished = True
                     self._results.keep(session, folder, None, rows, latest.get("class_names"))
                     yield _stopped(latest, "The worker did not stop in time and was restarted; the curves are "
-                                           "kept, the parameters are lost.")
+                                           "kept, the parameters are lost")
                     return
                 message = worker.receive(POLL_S)
                 if message is None:
