@@ -2,6 +2,8 @@
 
 Every tab of the UI calls these, and so can ``gradio_client``, scripts and tests.
 Failures are dicts too: ``{"ok": False, "error": {"kind", "message", "line"}}``.
+Text is English; a tracer error's ``words`` and a run's ``message_words`` hold the same
+text as catalogue pieces (playground/messages), which ``messages.render`` writes in de or zh.
 """
 
 from __future__ import annotations
@@ -81,6 +83,17 @@ class PlaygroundAPI(CompilerEndpoints):
         "hlo_locations", "trace_s", "lower_s", "compile_s", "run_s", "cost", "memory",
         "pytree", "line_map", "static_argnums", "jit", "retrace", "purity", "pending",
         "stdout", "warnings", "cache", "done"}`` or an error dict.
+
+        Args:
+            code: Python source defining the function (named ``f``, else the last ``def``); jax, jnp, np, lax in scope.
+            args: its arguments as one Python expression, e.g. "jnp.arange(4.0)"; a tuple gives several.
+            static_argnums: positions of the arguments ``jax.jit`` takes as static (null or []: none).
+            second_args: arguments of a second call, to see whether JAX traces again ("": no second call).
+            on_accelerator: compile and run on the host's GPU or TPU (the CPU where it has none).
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), the dict above
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
         """
         yield from self.updates("inspect", code=code, args=args, static_argnums=static_argnums,
                             second_args=second_args, on_accelerator=on_accelerator)
@@ -96,6 +109,17 @@ class PlaygroundAPI(CompilerEndpoints):
         ``point_by_point`` is null, unless Python control flow on x kept ``jit``/``vmap``
         from tracing ``f``: then nested ``grad`` ran at each point without jit, within a
         share of the time limit, and it says why, how many points and how long.
+
+        Args:
+            code: Python source defining ``f(x)`` of one scalar (named ``f``, else the last ``def``).
+            order: the highest derivative, from 1 to 8.
+            x_min: the first x.
+            x_max: the last x.
+            points: how many x values, evenly spaced (2 to 2,000).
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), the dict above
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
         """
         yield from self.updates("derivatives", code=code, order=order, x_min=x_min, x_max=x_max, points=points)
 
@@ -104,6 +128,17 @@ class PlaygroundAPI(CompilerEndpoints):
 
         ``without_jit`` is null, or why ``jit`` could not trace ``f`` (Python control flow on its input), which
         was then differentiated at the point without it.
+
+        Returns ``{"ok", "function", "point", "value", "gradient", "hessian", "without_jit", "jacobians"
+        (jacfwd vs jacrev on a wide and a tall Jacobian), "explanation"}``.
+
+        Args:
+            code: Python source defining ``f(x)`` of one vector returning a scalar (named ``f``, else the last ``def``).
+            point: where to differentiate, as a Python expression, e.g. "jnp.array([1.0, 2.0])".
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), the dict above
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
         """
         yield from self.updates("gradient", code=code, point=point)
 
@@ -118,6 +153,17 @@ class PlaygroundAPI(CompilerEndpoints):
         "vmap_s", "jit_vmap_s", "equal", "checked_examples", ...}``: times are per-size medians
         in seconds, shown only when all three results are equal; ``checked_examples`` says how
         many examples of each size were compared (the Python loop may stop at its time limit).
+
+        Args:
+            code: Python source defining the one-example function (named ``f``, else the last ``def``).
+            args: one example's arguments as one Python expression; a tuple gives several.
+            in_axes: ``jax.vmap``'s in_axes as a Python literal, e.g. "0" or "(0, None)".
+            batch_sizes: the batch sizes to time (null: the defaults).
+            out_axes: ``jax.vmap``'s out_axes as a Python literal.
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), the dict above
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
         """
         yield from self.updates("vmap", code=code, args=args, in_axes=in_axes, out_axes=out_axes,
                             batch_sizes=batch_sizes)
@@ -129,6 +175,15 @@ class PlaygroundAPI(CompilerEndpoints):
 
         Returns ``{"ok", "device", "sizes", "numpy_s", "eager_s", "jit_s", "compile_s",
         "jaxpr_ops", "fused_kernels", ...}``; times are per-size medians in seconds.
+
+        Args:
+            code: Python source defining a function of one n x n array (the last ``def``).
+            sizes: the sizes n to measure (null: those that fit the server's memory limit).
+            repeats: timed runs per size and variant.
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), the dict above
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
         """
         yield from self.updates("jit_speed", code=code, sizes=sizes or self.default_matrix_sizes(), repeats=repeats)
 
@@ -144,12 +199,31 @@ class PlaygroundAPI(CompilerEndpoints):
         ``"(('data', 'model'),)"``. Returns ``{"ok", "n_devices", "placement" (per input,
         which device holds which block, as slice bounds), "result", "matches_unsharded",
         "collectives" (found in the compiled HLO), ...}``.
+
+        Args:
+            code: Python source defining the function (named ``f``, else the last ``def``); jax, jnp, np, lax in scope.
+            args: its arguments as one Python expression, e.g. "jnp.arange(4.0)"; a tuple gives several.
+            mesh_shape: the device mesh's shape, e.g. [2, 4] (its product at most the devices there are).
+            axis_names: a name per mesh axis, e.g. ["data", "model"].
+            in_specs: a PartitionSpec per argument, as a Python literal.
+            out_specs: the output's PartitionSpec, as a Python literal, e.g. "('data', 'model')".
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), the dict above
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
         """
         yield from self.updates("shard", code=code, args=args, mesh_shape=mesh_shape, axis_names=axis_names,
                             in_specs=in_specs, out_specs=out_specs)
 
     def parallel_demos(self) -> Iterator[dict]:
-        """The devices, shard_map with psum and all_gather, a data-parallel MLP step, and pmap vs shard_map."""
+        """The devices, shard_map with psum and all_gather, a data-parallel MLP step, and pmap vs shard_map.
+
+        Takes no arguments; runs four small demos on the parallel workers' devices.
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), a dict of the demos
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
+        """
         yield from self.updates("parallel_demos")
 
     def train(self, config: dict | None, session: str) -> Iterator[dict]:
@@ -165,7 +239,8 @@ class PlaygroundAPI(CompilerEndpoints):
         ``test_accuracy`` (None until first measured), ``epoch_accuracy``, ``samples_per_s``,
         ``elapsed_s``, ``device``, ``devices`` (how many it trains on), ``dataset``, ``n_train``,
         ``n_test`` and ``done``. The
-        last one (``done: True``) adds ``stopped``, ``params_file`` (.npz), ``metrics_file``
+        last one (``done: True``) adds ``stopped``, ``message`` (and ``message_words``, its catalogue
+        piece), ``params_file`` (.npz), ``metrics_file``
         (CSV), ``confusion`` and ``samples`` (test digits with predictions). Errors come as
         one error dict. ``session`` scopes Stop and ``predict`` to the caller.
         """
@@ -219,13 +294,26 @@ class PlaygroundAPI(CompilerEndpoints):
             return error_dict("invalid_input", str(exc))
 
     def datasets(self) -> dict:
-        """Each dataset and where it would come from now ("MNIST_DIR", "cache", offline, or None: download)."""
+        """Each dataset and where it would come from now ("MNIST_DIR", "cache", offline, or None: download).
+
+        Takes no arguments.
+
+        Returns:
+            {"ok": True, "datasets": [one dict per dataset], "training": the training line's status}
+            or an error dict when training is off
+        """
         if self._training is None:
             return error_dict("unavailable", "Training is not enabled on this server.")
         return {"ok": True, "datasets": self._training.datasets(), "training": self._training.status()}
 
     def about(self) -> dict:
-        """Versions, backend and devices, the sandbox layers in force, and the limits."""
+        """Versions, backend and devices, the sandbox layers in force, and the limits.
+
+        Takes no arguments.
+
+        Returns:
+            {"ok", "versions", "backend", "devices", "sandbox", "accelerator", "limits", "graphs", "queue", "training"}
+        """
         runtime = self._runtime_info()
         limits = self._settings.limits
         return {

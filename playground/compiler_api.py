@@ -29,6 +29,16 @@ class CompilerEndpoints:
         module text once; null past the size cap); ``nested`` marks a pipeline that
         ran inside another, listed as one pass; ``about`` is a sentence on the
         passes worth knowing first.
+
+        Args:
+            code: Python source defining the function (named ``f``, else the last ``def``); jax, jnp, np, lax in scope.
+            args: its arguments as one Python expression, e.g. "jnp.arange(4.0)"; a tuple gives several.
+            static_argnums: positions of the arguments ``jax.jit`` takes as static (null or []: none).
+            on_accelerator: compile and run on the host's GPU or TPU (the CPU where it has none).
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), the dict above
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
         """
         yield from self.updates("passes", code=code, args=args, static_argnums=static_argnums,
                                 on_accelerator=on_accelerator)
@@ -44,6 +54,16 @@ class CompilerEndpoints:
         HLO graph each fusion is a box around the operations it fused (``fusions``
         lists them). Nodes take the colour of the user line that made them
         (``line_colours``). Without Graphviz the SVGs are empty and ``renderer`` says why.
+
+        Args:
+            code: Python source defining the function (named ``f``, else the last ``def``); jax, jnp, np, lax in scope.
+            args: its arguments as one Python expression, e.g. "jnp.arange(4.0)"; a tuple gives several.
+            static_argnums: positions of the arguments ``jax.jit`` takes as static (null or []: none).
+            on_accelerator: compile and run on the host's GPU or TPU (the CPU where it has none).
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), the dict above
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
         """
         yield from self.updates("graph", code=code, args=args, static_argnums=static_argnums,
                                 on_accelerator=on_accelerator)
@@ -59,6 +79,18 @@ class CompilerEndpoints:
         ``what``, ``jaxpr``, ``hlo``, ``kernels``, ``hlo_instructions``, ``jaxpr_equations``,
         ``cost``, ``memory``, ``compile_s``, ``run`` (``median_s``, ``iqr_s``, ``runs``:
         both timed in the same job, in turn) and ``result``.
+
+        Args:
+            code: Python source defining the function (named ``f``, else the last ``def``); jax, jnp, np, lax in scope.
+            args: its arguments as one Python expression, e.g. "jnp.arange(4.0)"; a tuple gives several.
+            second_code: B as another function on the same arguments ("": B is A under ``setting``).
+            setting: what B changes when there is no second_code, e.g. "fusion: off" (see above).
+            static_argnums: positions of the arguments ``jax.jit`` takes as static (null or []: none).
+            on_accelerator: compile and run on the host's GPU or TPU (the CPU where it has none).
+
+        Returns:
+            the last streamed update (``done`` True; earlier ones say where the job stands), the dict above
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
         """
         yield from self.updates("compare", code=code, args=args, second_code=second_code, setting=setting,
                                 static_argnums=static_argnums, on_accelerator=on_accelerator)

@@ -34,6 +34,7 @@ class Settings:
     result_cache: bool = True  # identical jobs answered from kept results (result_cache.py); off: every job runs
     result_cache_entries: int = 512
     result_cache_mb: int = 128
+    mcp_server: bool = True  # the public API as MCP tools at /gradio_api/mcp/ (off: the web UI and API only)
     limits: Limits = field(default_factory=Limits)
 
     @classmethod
@@ -57,6 +58,7 @@ class Settings:
             result_cache=_switch(env, "PLAYGROUND_RESULT_CACHE", cls.result_cache),
             result_cache_entries=_number(env, "PLAYGROUND_RESULT_CACHE_ENTRIES", int, cls.result_cache_entries),
             result_cache_mb=_number(env, "PLAYGROUND_RESULT_CACHE_MB", int, cls.result_cache_mb),
+            mcp_server=_switch(env, "PLAYGROUND_MCP", cls.mcp_server),
             limits=_limits(env),
         )
 

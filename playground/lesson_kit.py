@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from playground import messages
 from playground.errors import USER_FILENAME
 from playground.tracer_fixes import Context
 from playground.tracer_sites import called_name
@@ -51,6 +52,13 @@ class Clue(Context):
                  match: re.Match[str]) -> None:
         super().__init__(source, tree, str(exc), {}, line)
         self.exc, self.match = exc, match
+
+    # The lessons write English text (not yet catalogue pieces): the tracer fixers' pieces, written in English.
+    def where(self) -> str:
+        return messages.render([super().where()])
+
+    def static_hint(self) -> str:
+        return messages.render(super().static_hint())
 
     def nodes(self, *types: type) -> list[ast.AST]:
         """The nodes of these types whose lines include the line, outermost first."""

@@ -1,16 +1,23 @@
-"""Share links for the Inspect tab: the tab's text fields packed into one URL-safe token.
+"""Share links: one tab's whole state (and a teacher's class options) packed into one URL-safe token.
 
 A token is base64url (no padding) of zlib-compressed compact JSON, so it fits in a
 query string (``?s=<token>``) and needs no server-side storage::
 
-    >>> token = encode_state({"code": "def f(x):\\n    return x * 2\\n", "args": "1.0"})
-    >>> decode_state(token)
-    {'code': 'def f(x):\\n    return x * 2\\n', 'args': '1.0', 'static_argnums': '', 'second_args': ''}
+    >>> schemas = {"jit": TabSchema({"code": Text(100), "repeats": Number(1, 50, whole=True)}, ("repeats",))}
+    >>> token = encode_link(Link("jit", {"code": "def f(x):\\n    return x * 2\\n", "repeats": 5}), schemas)
+    >>> decode_link(token, schemas).state
+    {'code': 'def f(x):\\n    return x * 2\\n', 'repeats': 5}
 
-Anyone can craft a link, so ``decode_state`` treats the token as hostile: it bounds
+The JSON is ``{"v": 1, "tab": ..., "state": {...}}``, plus ``hide``, ``read_only``
+and ``exercise`` for a class link. ``v`` is the format's version: a link keeps
+loading after the app changes (a field the tab no longer has is ignored, one it
+did not have yet keeps the tab's default), and the Inspect links made before
+the version existed (its four text fields at the top level) are read as version 0.
+
+Anyone can craft a link, so ``decode_link`` treats the token as hostile: it bounds
 the work done at every step (length before decoding, size while decompressing, so a
-zlib bomb stops at the limit) and turns every failure into a ValueError with a message
-meant for the person who clicked the link.
+zlib bomb stops at the limit), checks every value against the tab's schema, and turns
+every failure into a ValueError with a message meant for the person who clicked the link.
 """
 
 from __future__ import annotations
@@ -18,47 +25,173 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-# api.py does not import gradio (only ui/ does), so this import makes no cycle.
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from markdown_it import MarkdownIt
 
+FORMAT_VERSION = 1
 MAX_TOKEN_CHARS = 8192
-STATE_KEYS = ("code", "args", "static_argnums", "second_args")
-_LIMITS = {"code": MAX_CODE_CHARS, "args": MAX_ARGS_CHARS, "static_argnums": MAX_ARGS_CHARS,
-           "second_args": MAX_ARGS_CHARS}
-# The longest JSON a valid state can take: every character escaped as a surrogate
-# pair (12 bytes) is the worst case, plus keys and punctuation.
-_MAX_JSON_BYTES = 12 * sum(_LIMITS.values()) + 1024
+MAX_EXERCISE_CHARS = 2_000
+# More than any valid state unpacks to: two code fields of 20,000 characters with every character escaped as a
+# surrogate pair (12 bytes) are 480 KB; everything else is far smaller.
+_MAX_JSON_BYTES = 1 << 20
 _TOKEN = re.compile(r"[A-Za-z0-9_-]*")
 _DAMAGED = "the link is damaged or incomplete; copy the whole link again."
+# The Inspect tab's fields in the links made before the format had a version.
+_VERSION_0_KEYS = ("code", "args", "static_argnums", "second_args")
 
 
-def encode_state(state: dict) -> str:
-    """The Inspect tab's fields as a URL-safe token; missing fields are stored as "".
+@dataclass(frozen=True)
+class Text:
+    """Any text up to ``limit`` characters."""
 
-    Raises ValueError for unknown fields, non-text values, text over the API's limits,
-    or a token longer than MAX_TOKEN_CHARS (code that does not compress well enough).
+    limit: int
+
+    def check(self, name: str, value: object) -> str:
+        if not isinstance(value, str):
+            raise ValueError(f"The link's `{name}` must be text, not {type(value).__name__}.")
+        if len(value) > self.limit:
+            raise ValueError(f"The link's `{name}` is {len(value):,} characters long; the limit is {self.limit:,}.")
+        return value
+
+
+@dataclass(frozen=True)
+class Number:
+    """A finite number from ``low`` to ``high``; a whole one if ``whole``."""
+
+    low: float
+    high: float
+    whole: bool = False
+
+    def check(self, name: str, value: object) -> float | int:
+        if isinstance(value, bool) or not isinstance(value, int | float) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            raise ValueError(f"The link's `{name}` must be a number, not {str(value)[:40]!r}.")
+        if self.whole and value != int(value):
+            raise ValueError(f"The link's `{name}` must be a whole number, not {value!r}.")
+        if not self.low <= value <= self.high:
+            raise ValueError(f"The link's `{name}` is {value!r}; it must be from {self.low:g} to {self.high:g}.")
+        return int(value) if self.whole else value
+
+
+@dataclass(frozen=True)
+class Flag:
+    """True or False."""
+
+    def check(self, name: str, value: object) -> bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"The link's `{name}` must be true or false, not {str(value)[:40]!r}.")
+        return value
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of ``options``."""
+
+    options: tuple[str, ...]
+
+    def check(self, name: str, value: object) -> str:
+        if value not in self.options:
+            raise ValueError(f"The link's `{name}` is {str(value)[:40]!r}, which is not one of "
+                             f"{', '.join(map(repr, self.options))}.")
+        return value
+
+
+@dataclass(frozen=True)
+class TabSchema:
+    """What a tab's link may hold: its fields, and the controls a class link may hide."""
+
+    fields: Mapping[str, Text | Number | Flag | Choice]
+    hideable: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Link:
+    """One tab's state; ``hide``, ``read_only`` and ``exercise`` make it a class link."""
+
+    tab: str
+    state: dict
+    hide: tuple[str, ...] = ()
+    read_only: bool = False
+    exercise: str = ""
+
+
+def encode_link(link: Link, schemas: Mapping[str, TabSchema]) -> str:
+    """``link`` as a URL-safe token, after the same checks ``decode_link`` makes.
+
+    Raises ValueError for a value the tab's schema refuses, or a token longer than
+    MAX_TOKEN_CHARS (code that does not compress well enough).
     """
-    if not isinstance(state, dict):
-        raise ValueError(f"A share state is a dict of text fields, not {type(state).__name__}.")
-    full = _checked(state)
+    checked = _checked(link.tab, link.state, link.hide, link.read_only, link.exercise, schemas)
+    document: dict = {"v": FORMAT_VERSION, "tab": checked.tab, "state": checked.state}
+    if checked.hide:
+        document["hide"] = list(checked.hide)
+    if checked.read_only:
+        document["read_only"] = True
+    if checked.exercise:
+        document["exercise"] = checked.exercise
     # surrogatepass: text from a browser may hold a lone surrogate, which plain UTF-8 refuses.
-    data = json.dumps(full, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     token = base64.urlsafe_b64encode(zlib.compress(data, 9)).rstrip(b"=").decode("ascii")
     if len(token) > MAX_TOKEN_CHARS:
-        raise ValueError(f"This code is too long to share as a link ({len(token):,} characters of link, the limit "
-                         f"is {MAX_TOKEN_CHARS:,}). Shorten it, or share the code as a file.")
+        raise ValueError(f"This is too long to share as a link ({len(token):,} characters of link, the limit is "
+                         f"{MAX_TOKEN_CHARS:,}). Shorten the code, or share it as a file.")
     return token
 
 
-def decode_state(token: str) -> dict:
-    """The state in ``token``: {"code", "args", "static_argnums", "second_args"}, all text.
+def decode_link(token: str, schemas: Mapping[str, TabSchema]) -> Link:
+    """The link in ``token``; its state holds the fields it has that the tab's schema knows.
 
-    Raises ValueError, and only ValueError, for anything that is not a token made by
-    ``encode_state`` within today's limits.
+    Raises ValueError, and only ValueError, for anything that is not a link
+    ``encode_link`` could have made, by this version or an earlier one.
     """
+    document = _document(token)
+    if "v" not in document:  # an Inspect link from before the format had a version
+        unknown = [str(k)[:40] for k in document if k not in _VERSION_0_KEYS]
+        if unknown:
+            raise ValueError(f"The link holds unknown fields ({', '.join(map(repr, unknown[:5]))}): " + _DAMAGED)
+        return _checked("inspect", {k: document.get(k, "") for k in _VERSION_0_KEYS}, (), False, "", schemas)
+    version = document["v"]
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ValueError("The link's format version is not one this playground wrote: " + _DAMAGED)
+    if version > FORMAT_VERSION:
+        raise ValueError(f"The link was made by a newer version of the playground (link format {version}; this "
+                         f"one reads up to {FORMAT_VERSION}).")
+    state = document.get("state", {})
+    if not isinstance(state, dict):
+        raise ValueError("The link's state is not a set of named fields: " + _DAMAGED)
+    hide = document.get("hide", [])
+    if not isinstance(hide, list):
+        raise ValueError("The link's list of hidden controls is not a list: " + _DAMAGED)
+    return _checked(document.get("tab"), state, tuple(hide), document.get("read_only", False),
+                    document.get("exercise", ""), schemas, ignore_unknown=True)
+
+
+def exercise_html(text: str) -> str:
+    """A class link's exercise text (Markdown) as HTML that cannot carry HTML, images or links but http(s).
+
+    A real CommonMark parser renders it, so no bracket trick hides a link from
+    the check: raw HTML is escaped (it shows as typed), images are off (their
+    syntax shows as typed), and a link to anything but http(s) stays plain text.
+    """
+    return _EXERCISE_RENDERER.render(text[:MAX_EXERCISE_CHARS])
+
+
+def _exercise_renderer() -> MarkdownIt:
+    renderer = MarkdownIt("commonmark", {"html": False}).disable("image")
+    renderer.validateLink = lambda url: re.match(r"https?://", url.strip(), re.IGNORECASE) is not None
+    return renderer
+
+
+_EXERCISE_RENDERER = _exercise_renderer()
+
+
+def _document(token: object) -> dict:
+    """The JSON object in ``token``, within the size limits; ValueError otherwise."""
     if not isinstance(token, str):
         raise ValueError(f"A share link token is text, not {type(token).__name__}.")
     token = token.strip()
@@ -74,12 +207,12 @@ def decode_state(token: str) -> dict:
         raise ValueError("The share link is not valid base64url: " + _DAMAGED) from None
     data = _inflate(packed)
     try:
-        state = json.loads(data.decode("utf-8", "surrogatepass"))
+        document = json.loads(data.decode("utf-8", "surrogatepass"))
     except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise ValueError("The share link does not hold a playground state: " + _DAMAGED) from None
-    if not isinstance(state, dict):
-        raise ValueError("The share link does not hold a playground state (expected an object of text fields).")
-    return _checked(state)
+    if not isinstance(document, dict):
+        raise ValueError("The share link does not hold a playground state (expected an object of named fields).")
+    return document
 
 
 def _inflate(packed: bytes) -> bytes:
@@ -96,17 +229,21 @@ def _inflate(packed: bytes) -> bytes:
     return data
 
 
-def _checked(state: dict) -> dict:
-    """The four fields in order, with "" for missing ones; ValueError for anything else."""
-    unknown = [str(k)[:40] for k in state if k not in STATE_KEYS]
-    if unknown:
-        raise ValueError(f"Unknown field(s) in the share state: {', '.join(map(repr, unknown[:5]))}; "
-                         f"expected {', '.join(STATE_KEYS)}.")
-    full = {key: state.get(key, "") for key in STATE_KEYS}
-    for key, value in full.items():
-        if not isinstance(value, str):
-            raise ValueError(f"The share state's `{key}` must be text, not {type(value).__name__}.")
-        if len(value) > _LIMITS[key]:
-            raise ValueError(f"The share state's `{key}` is {len(value):,} characters long; the limit is "
-                             f"{_LIMITS[key]:,}.")
-    return full
+def _checked(tab: object, state: dict, hide: tuple, read_only: object, exercise: object,
+             schemas: Mapping[str, TabSchema], ignore_unknown: bool = False) -> Link:
+    """A Link whose every part the tab's schema accepts; ValueError for anything else."""
+    if not isinstance(tab, str) or tab not in schemas:
+        raise ValueError(f"The link is for a tab this playground does not have ({str(tab)[:40]!r}).")
+    schema = schemas[tab]
+    unknown = [str(k)[:40] for k in state if k not in schema.fields]
+    if unknown and not ignore_unknown:
+        raise ValueError(f"Unknown field(s) for the {tab} tab: {', '.join(map(repr, unknown[:5]))}; expected "
+                         f"{', '.join(schema.fields)}.")
+    checked = {name: kind.check(name, state[name]) for name, kind in schema.fields.items() if name in state}
+    for name in hide:
+        if name not in schema.hideable:
+            raise ValueError(f"The link hides {str(name)[:40]!r}, which is not a control of the {tab} tab that a "
+                             "class link can hide.")
+    Flag().check("read_only", read_only)
+    Text(MAX_EXERCISE_CHARS).check("exercise", exercise)
+    return Link(tab, checked, tuple(dict.fromkeys(hide)), read_only, exercise)

@@ -87,6 +87,13 @@ def test_env_overrides():
     assert s.limits.cpu_s == Limits.cpu_s
 
 
+def test_mcp_server_is_on_unless_switched_off():
+    assert Settings.from_env({}).mcp_server is True
+    assert Settings.from_env({"PLAYGROUND_MCP": "0"}).mcp_server is False
+    with pytest.raises(ValueError, match="PLAYGROUND_MCP"):
+        Settings.from_env({"PLAYGROUND_MCP": "maybe"})
+
+
 def test_queue_size_default_follows_workers():
     assert Settings.from_env({"PLAYGROUND_WORKERS": "2"}).queue_size == 32
     assert Settings.from_env({"PLAYGROUND_WORKERS": "6"}).queue_size == 48

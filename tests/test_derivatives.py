@@ -18,7 +18,10 @@ from playground.api import PlaygroundAPI, final
 from playground.config import Settings
 from playground.ui import derivatives_tab
 from playground.ui.derivatives_views import NO_JAXPR, RUNNING_ORDERS, pick_jaxpr, render_gradient, render_orders
+from playground.ui.markdown import verdict
 from tests.conftest import OnePool
+
+OK, WARNING = (verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 
 TANH, SIN, POLYNOMIAL = d.PRESETS["tanh"], d.PRESETS["sin"], d.PRESETS["polynomial"]
 HESSIAN_CODE = "def f(x):\n    return jnp.sum(x**3) + x[0]*x[1]\n"
@@ -325,7 +328,7 @@ def test_a_new_run_first_clears_the_last_one_then_shows_its_own(sin_reply):
     assert steps[0] == (RUNNING_ORDERS, None, "", None, {}, "")  # the previous error or plot is gone at once
     status, curves, table, growth, last, jaxpr = steps[1]
     assert pool.jobs == [{"kind": "derivatives", "code": SIN, "order": 2, "x_min": -1.0, "x_max": 1.0, "points": 5}]
-    assert status.startswith("✅ `f`: 2 derivatives on 5 points, in float64.")
+    assert status.startswith(f"{OK} `f`: 2 derivatives on 5 points, in float64.")
     assert final(iter([last])) == {**sin_reply, "cache": last["cache"]}
     assert jaxpr.startswith("# f′: grad applied 1 times")
     assert len(curves.data) == 3 and growth is not None and table.count("\n") == 4
@@ -352,7 +355,7 @@ def test_a_gradient_without_jit_says_why_under_the_values():
     reply = hessians.gradient_and_hessian("def f(x):\n    if x[0] > 0:\n        return jnp.sum(x ** 2)\n"
                                           "    return jnp.sum(x)\n", "jnp.array([1.0, 2.0])")
     status, hessian, _ = render_gradient(reply)
-    assert status.startswith("✅ f = 5; ∇f = [2, 4]\n\n⚠️ `jit` could not trace `f`: line 2")
+    assert status.startswith(f"{OK} f = 5; ∇f = [2, 4]\n\n{WARNING} `jit` could not trace `f`: line 2")
     assert hessian is not None
 
 

@@ -18,6 +18,9 @@ from playground.ui.inspect_views import (
     stages_markdown,
     status_markdown,
 )
+from playground.ui.markdown import verdict
+
+ERROR, OK, WARNING = (verdict("error"), verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 
 THREE_LINES = "def f(x):\n    y = jnp.sin(x)\n    z = y * 2\n    return z + 1\n"
 TRACER_CODE = "def f(x):\n    if x > 0:\n        return x\n    return -x"
@@ -40,9 +43,9 @@ def three_lines() -> dict:
 @pytest.mark.parametrize("kind", ERROR_KINDS)
 def test_error_markdown_every_kind_has_its_own_title(kind):
     text = error_markdown({"kind": kind, "message": "details here", "line": None})
-    assert text.startswith("❌ **")
+    assert text.startswith(f"{ERROR} **")
     first_line = text.splitlines()[0]
-    assert first_line != "❌ **Error**", f"kind {kind!r} falls back to the generic title"
+    assert first_line != f"{ERROR} **Error**", f"kind {kind!r} falls back to the generic title"
     assert "line" not in first_line
     assert text.endswith("```\ndetails here\n```")
 
@@ -55,22 +58,22 @@ def test_error_markdown_titles_are_distinct():
 
 def test_error_markdown_with_line():
     text = error_markdown({"kind": "syntax", "message": "SyntaxError: invalid syntax", "line": 7})
-    assert text.splitlines()[0] == "❌ **Syntax error on line 7**"
+    assert text.splitlines()[0] == f"{ERROR} **Syntax error on line 7**"
 
 
 def test_error_markdown_without_line_key():
-    assert error_markdown({"kind": "timeout", "message": "m"}).splitlines()[0] == "❌ **Too slow**"
+    assert error_markdown({"kind": "timeout", "message": "m"}).splitlines()[0] == f"{ERROR} **Too slow**"
 
 
 def test_error_markdown_unknown_kind_is_generic():
-    assert error_markdown({"kind": "something_new", "message": "m"}).startswith("❌ **Error**")
+    assert error_markdown({"kind": "something_new", "message": "m"}).startswith(f"{ERROR} **Error**")
 
 
 @pytest.mark.parametrize("message", ["a\n```\n# heading", "```", "x ```` y", "``````\n**bold**"])
 def test_error_markdown_message_cannot_close_the_code_fence(message):
     text = error_markdown({"kind": "user_exception", "message": message, "line": 2})
     assert text.count("```") == 2
-    assert text.startswith("❌ **Your code raised an exception on line 2**\n\n```\n")
+    assert text.startswith(f"{ERROR} **Your code raised an exception on line 2**\n\n```\n")
     assert text.endswith("\n```")
     inside = text[text.index("```\n") + 4:-4]
     assert "```" not in inside
@@ -83,7 +86,7 @@ def test_error_markdown_tracer_error_shows_title_explanation_fix_and_link():
     assert {"title", "explanation", "fix", "doc_url"} <= set(error)
     text = error_markdown(error)
     parts = text.split("\n\n")
-    assert parts[0] == f"❌ **{error['title']} on line 2**"
+    assert parts[0] == f"{ERROR} **{error['title']} on line 2**"
     assert parts[1] == error["explanation"]  # nothing in it needed escaping
     assert f"**How to fix it:** {error['fix']}" in text  # its fenced example stays a code block
     assert "jnp.where" in text and "lax.cond" in text
@@ -95,7 +98,7 @@ def test_error_markdown_tracer_error_shows_title_explanation_fix_and_link():
 
 def test_error_markdown_tracer_fields_are_optional():
     text = error_markdown({"kind": "user_exception", "message": "m", "line": 1, "title": "Custom title"})
-    assert text.splitlines()[0] == "❌ **Custom title on line 1**"
+    assert text.splitlines()[0] == f"{ERROR} **Custom title on line 1**"
     assert "How to fix it" not in text and "Read more" not in text
 
 
@@ -103,26 +106,26 @@ def test_error_markdown_tracer_fields_are_optional():
 
 
 def test_status_markdown_clean_run(three_lines):
-    assert status_markdown(three_lines) == "✅ Traced, lowered and compiled `f` for cpu."
+    assert status_markdown(three_lines) == f"{OK} Traced, lowered and compiled `f` for cpu."
 
 
 def test_status_markdown_lists_purity_findings_with_their_lines():
     response = inspect("def f(x):\n    print('x is', x)\n    return x * 2\n", "jnp.arange(3.0)")
     text = status_markdown(response)
     (finding,) = response["purity"]
-    assert f"- ⚠️ **Purity** ({finding['check']}) line 2: {finding['message']}" in text.splitlines()
+    assert f"- {WARNING} **Purity** ({finding['check']}) line 2: {finding['message']}" in text.splitlines()
     assert "jax.debug.print" in text
 
 
 def test_status_markdown_finding_without_line():
     response = {"function": "g", "purity": [{"check": "behaviour", "line": None, "message": "two traces differ"}]}
     assert status_markdown(response).splitlines() == [
-        "✅ Traced, lowered and compiled `g`.", "- ⚠️ **Purity** (behaviour) two traces differ"]
+        f"{OK} Traced, lowered and compiled `g`.", f"- {WARNING} **Purity** (behaviour) two traces differ"]
 
 
 @pytest.mark.parametrize(("retraced", "verdict"), [
-    (True, "🔁 **Second call retraced.**"),
-    (False, "♻️ **Second call reused the compiled program.**"),
+    (True, "**Second call retraced.**"),
+    (False, "**Second call reused the compiled program.**"),
     (None, "**Second call failed.**"),
 ])
 def test_status_markdown_retrace_verdicts(retraced, verdict):
@@ -132,10 +135,10 @@ def test_status_markdown_retrace_verdicts(retraced, verdict):
 
 def test_status_markdown_real_retrace_verdicts():
     again = inspect("def f(x):\n    return jnp.sum(x ** 2)\n", "jnp.ones(3)", second_args="jnp.ones(5)")
-    assert "🔁 **Second call retraced.**" in status_markdown(again)
+    assert "**Second call retraced.**" in status_markdown(again)
     assert "f32[5]" in status_markdown(again)
     same = inspect("def f(x):\n    return jnp.sum(x ** 2)\n", "jnp.ones(3)", second_args="jnp.zeros(3)")
-    assert "♻️ **Second call reused the compiled program.**" in status_markdown(same)
+    assert "**Second call reused the compiled program.**" in status_markdown(same)
     failed = inspect("def f(x):\n    return jnp.sum(x ** 2)\n", "jnp.ones(3)", second_args="undefined_name")
     assert "**Second call failed.**" in status_markdown(failed)
     assert "NameError" in status_markdown(failed)

@@ -53,6 +53,7 @@ def test_a_run_streams_updates_then_keeps_params_metrics_and_test_views(service)
     assert phases[-1] == "finished" and "training" in phases and "compiling" in phases
     final = updates[-1]
     assert final["done"] and not final["stopped"] and final["dataset"] == "mnist"
+    assert (final["message"], final["message_words"]) == ("Finished", ["train.finished", {}])
     assert (final["n_train"], final["n_test"]) == (2048, 256)
     assert final["test_accuracy"] > 0.9  # the bands are easy to learn
     assert final["device"].startswith("CPU")
@@ -212,6 +213,7 @@ def test_a_download_reports_progress_and_stop_ends_the_run_meanwhile(tmp_path):
         assert downloads[0]["total"] == 4 << 20 and downloads[0]["file"].endswith(".gz")
         assert [d["bytes"] for d in downloads] == sorted(d["bytes"] for d in downloads)
         assert updates[-1]["stopped"] and updates[-1]["message"] == "Stopped while fetching the data"
+        assert updates[-1]["message_words"] == ["train.stopped_fetching", {}]  # for the UI to say in its language
     finally:
         training.close()
         mirror.shutdown()

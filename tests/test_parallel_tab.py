@@ -13,7 +13,11 @@ from playground import parallel
 from playground.api import PlaygroundAPI
 from playground.config import Settings
 from playground.ui import parallel_tab
+from playground.ui.markdown import verdict
 from playground.ui.parallel_fields import mesh_axis_names, mesh_sizes, shard_arguments
+from playground.ui.translations import shown
+
+ERROR, OK = verdict("error"), verdict("ok")  # the labels that replaced emoji
 
 FIELDS = ("def f(x, w):\n    return jnp.tanh(x @ w)\n", "(jnp.arange(32.0).reshape(8, 4) / 32, jnp.ones((4, 4)))",
           "1", "data", "(P('data', None), P())", "P('data', None)")
@@ -46,7 +50,7 @@ def handler(demo: gr.Blocks, name: str):
 
 def test_the_device_count_in_the_header_is_the_settings():
     demo = build_tab(InProcessPool(), cpu_devices=5)
-    texts = [block.value for block in demo.blocks.values() if isinstance(block, gr.Markdown) and block.value]
+    texts = [shown(block.value) for block in demo.blocks.values() if isinstance(block, gr.Markdown) and block.value]
     assert any("these workers get 5 simulated CPU devices" in text for text in texts)
     assert not any("8 simulated" in text for text in texts)
 
@@ -63,7 +67,7 @@ def test_a_run_shows_the_verdict_its_numbers_and_the_grids():
     pool = InProcessPool()
     status, grids, details = list(handler(build_tab(pool), "on_run").fn(*FIELDS))[-1]
     assert pool.jobs[0]["mesh_shape"] == [1] and pool.jobs[0]["axis_names"] == ["data"]
-    assert status.startswith("✅ On 1 device the result equals the single-device one within rounding: largest "
+    assert status.startswith(f"{OK} On 1 device the result equals the single-device one within rounding: largest "
                              "difference 0, tolerance ")
     assert grids.count('class="placement"') == 3 and "**Tolerance** " in details
 
@@ -86,7 +90,7 @@ def test_a_field_that_cannot_be_read_is_named_and_no_job_runs(position, text, wo
     fields = list(FIELDS)
     fields[position] = text
     status, grids, details = list(handler(build_tab(pool), "on_run").fn(*fields))[-1]
-    assert status.startswith("❌") and words in status and (grids, details) == ("", "")
+    assert status.startswith(f"{ERROR}") and words in status and (grids, details) == ("", "")
     assert pool.jobs == []
 
 

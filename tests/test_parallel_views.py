@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from playground.ui.markdown import verdict
 from playground.ui.parallel_views import (
     data_parallel_markdown,
     mesh_markdown,
@@ -12,6 +13,8 @@ from playground.ui.parallel_views import (
     tolerance_markdown,
     verdict_markdown,
 )
+
+DIFFERS, OK = verdict("differs"), verdict("ok")  # the labels that replaced emoji
 
 # An (8, 4) array on a 2 x 4 mesh, spec ('data', 'model'): device d holds rows 4*(d//4).. and column d%4.
 TWO_BY_FOUR = [{"device": d, "index": [[4 * (d // 4), 4 * (d // 4) + 4], [d % 4, d % 4 + 1]]} for d in range(8)]
@@ -67,19 +70,19 @@ def shard_reply(**changes) -> dict:
 
 
 def test_the_verdict_shows_the_difference_and_the_tolerance_next_to_it():
-    assert verdict_markdown(shard_reply()) == ("✅ On 8 devices the result equals the single-device one within "
+    assert verdict_markdown(shard_reply()) == (f"{OK} On 8 devices the result equals the single-device one within "
                                                "rounding: largest difference 2.38e-06, tolerance 0.000684.")
     wrong = verdict_markdown(shard_reply(matches_unsharded=False, max_abs_diff=0.0084,
                                          mismatch="64 of 64 elements differ by more than the tolerance (the result)"))
-    assert wrong == ("❌ On 8 devices the result DIFFERS from the single-device one (largest difference 0.0084, "
-                     "tolerance 0.000684): 64 of 64 elements differ by more than the tolerance (the result).")
+    assert wrong == (f"{DIFFERS} On 8 devices the result DIFFERS from the single-device one (largest difference "
+                     "0.0084, tolerance 0.000684): 64 of 64 elements differ by more than the tolerance (the result).")
 
 
 def test_a_difference_that_is_not_finite_is_said_in_words():
     from playground.ui.parallel_tab import render_shard
 
     status, _, _ = render_shard(shard_reply(matches_unsharded=False, max_abs_diff=None))
-    assert status.startswith("❌") and "a difference that is not finite" in status
+    assert status.startswith(f"{DIFFERS}") and "a difference that is not finite" in status
 
 
 def test_the_mismatch_from_the_reply_cannot_format_the_page():

@@ -18,6 +18,7 @@ from jax.errors import (
     UnexpectedTracerError,
 )
 
+from playground import messages
 from playground.errors import USER_FILENAME
 from playground.tracer_errors import DOCS_URL, explain
 from playground.user_errors import user_line
@@ -46,7 +47,10 @@ def _fail(raises: type[BaseException], source: str, *args, name: str = "f") -> B
 def _explain(raises: type[BaseException], source: str, *args) -> tuple[BaseException, dict]:
     exc = _fail(raises, source, *args)
     info = explain(exc, source, user_line(exc))
-    assert info is not None and set(info) == KEYS and all(isinstance(v, str) and v for v in info.values())
+    assert info is not None and set(info) == KEYS | {"words"}
+    assert all(isinstance(info[key], str) and info[key] for key in KEYS)
+    assert {part: messages.render(pieces) for part, pieces in info["words"].items()} == {
+        part: info[part] for part in ("title", "explanation", "fix")}  # the pieces, in English, are the text
     return exc, info
 
 
@@ -224,7 +228,7 @@ def test_unparsable_source_gives_the_general_fix(source):
                 _fail(UnexpectedTracerError, LEAK, 1.0),
                 _fail(NonConcreteBooleanIndexError, "def f(x):\n    return x[x > 0]\n", jnp.ones(2))):
         info = explain(exc, source, 2)
-        assert info is not None and set(info) == KEYS and info["fix"]
+        assert info is not None and set(info) == KEYS | {"words"} and info["fix"]
 
 
 @pytest.mark.parametrize("line", [0, -3, 99, 10**9])

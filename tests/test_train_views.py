@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from playground import training_plots
 from playground.mnist.config import TrainConfig
+from playground.ui.markdown import verdict
 from playground.ui.train_views import (
     Curves,
     dataset_choices,
@@ -12,6 +13,8 @@ from playground.ui.train_views import (
     status_markdown,
     train_config,
 )
+
+OK, STOPPED = (verdict("ok"), verdict("stopped"))  # the labels that replaced emoji
 
 BASE = {"phase": "training", "epochs": 2, "n_train": 8000, "n_test": 2000, "done": False, "epoch_accuracy": None}
 
@@ -55,15 +58,18 @@ def test_status_says_where_the_run_is():
     training = status_markdown(update(31, 0.8, accuracy=0.91))
     assert "epoch 0.50 of 2" in training and "91.00 %" in training and "<progress" in training
     assert status_markdown(update(124, 0.3, phase="stopped", done=True, stopped=True, message="Stopped")).startswith(
-        "⏹️ **Stopped.**")
-    assert status_markdown(update(124, 0.3, phase="finished", done=True, message="Finished")).startswith("✅")
+        f"{STOPPED} **Stopped.**")
+    assert status_markdown(update(124, 0.3, phase="finished", done=True, message="Finished")).startswith(f"{OK}")
 
 
 def test_device_banner_escapes_and_names_the_platform():
-    assert "🟩" in device_banner("GPU · NVIDIA H200") and "<b>GPU · NVIDIA H200</b>" in device_banner(
-        "GPU · NVIDIA H200")
+    gpu = device_banner("GPU · NVIDIA H200")
+    assert "<span class='pg-verdict pg-platform-gpu'>GPU</span>" in gpu and "<b>GPU · NVIDIA H200</b>" in gpu
     assert "&lt;b&gt;" in device_banner(None, "<b>")
-    assert "⬜ Training on <b>CPU · cpu × 8 (data-parallel)</b>" in device_banner("CPU · cpu × 8 (data-parallel)")
+    assert ("<span class='pg-verdict pg-platform-cpu'>CPU</span> Training on <b>CPU · cpu × 8 (data-parallel)</b>"
+            in device_banner("CPU · cpu × 8 (data-parallel)"))
+    waiting = device_banner(None, status_markdown({"phase": "compiling"}))  # the status line, as plain text
+    assert waiting == "<div class='train-device'>Working Compiling the training step…</div>"
 
 
 def test_the_forms_values_become_the_trains_config():

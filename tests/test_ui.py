@@ -23,6 +23,10 @@ from playground.sandbox.limits import Limits
 from playground.ui import about_tab, inspect_tab
 from playground.ui import inspect_views as views
 from playground.ui.inspect_tab import DownloadFolder, parse_argnums, render
+from playground.ui.markdown import verdict
+from playground.ui.translations import shown
+
+ERROR, OK, WARNING = (verdict("error"), verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 
 DEFAULT = EXAMPLES[0]
 TRACER_CODE = "def f(x):\n    if x > 0:\n        return x\n    return -x"
@@ -94,7 +98,7 @@ def _temp_dir_per_test(tmp_path, monkeypatch):
 
 def _build_inspect_tab(pool) -> gr.Blocks:
     with gr.Blocks() as demo:
-        inspect_tab.build(PlaygroundAPI(pool=pool, settings=Settings()), demo, 1, "jobs")
+        inspect_tab.build(PlaygroundAPI(pool=pool, settings=Settings()), 1, "jobs")
     return demo
 
 
@@ -115,14 +119,14 @@ def test_render_returns_one_value_per_output_component_in_build_order(ok_respons
         ("Code", "inspect-hlo-locations"), ("Markdown", "inspect-costs"), ("Markdown", "inspect-pytrees"),
         ("Textbox", None), ("File", "inspect-files"), ("JSON", None),
     ]
-    assert fn.outputs[9].label.startswith("Output")
+    assert shown(fn.outputs[9].label).startswith("Output")
     assert len(render(DEFAULT.code, ok_response)) == len(fn.outputs)
     assert len(render("", error_dict("syntax", "SyntaxError: x", 1))) == len(fn.outputs)
 
 
 def test_render_ok(ok_response, downloads):
     out = _named(render(DEFAULT.code, ok_response, downloads))
-    assert out["status"].startswith("✅ Traced, lowered and compiled `f` for cpu.")
+    assert out["status"].startswith(f"{OK} Traced, lowered and compiled `f` for cpu.")
     assert out["result"] == ok_response["result"] == "f32[4] [ 0.  3. 14. 39.]"
     assert out["source_map"] == views.source_ir_html(DEFAULT.code, ok_response)
     assert 'class="source-ir"' in out["source_map"]
@@ -169,7 +173,7 @@ def test_render_ok_without_optional_fields(ok_response):
     response = {k: v for k, v in ok_response.items()
                 if k not in ("pytree", "retrace", "purity", "stdout", "warnings", "line_map")}
     out = _named(render(DEFAULT.code, response))
-    assert out["status"] == "✅ Traced, lowered and compiled `f` for cpu."
+    assert out["status"] == f"{OK} Traced, lowered and compiled `f` for cpu."
     assert out["result"] == "f32[4] [ 0.  3. 14. 39.]"
     assert out["pytrees"] == ""
     assert out["stdout"]["visible"] is False
@@ -205,7 +209,7 @@ def test_render_tracer_error_teaches(tracer_response):
     error = tracer_response["error"]
     out = _named(render(TRACER_CODE, tracer_response))
     status = out["status"]
-    assert status.splitlines()[0] == f"❌ **{error['title']} on line 2**"
+    assert status.splitlines()[0] == f"{ERROR} **{error['title']} on line 2**"
     assert "TracerBoolConversionError" in status.splitlines()[0]
     assert error["explanation"] in status
     assert "tracers" in status
@@ -239,7 +243,7 @@ def test_run_handler_bad_static_argnums_is_an_invalid_input_error():
     fn = _run_handler(_build_inspect_tab(pool)).fn
     out = _named(last(fn(DEFAULT.code, DEFAULT.args, "one", "", False)))
     assert pool.jobs == []  # never reached a worker
-    assert out["status"].startswith("❌ **Invalid input**")
+    assert out["status"].startswith(f"{ERROR} **Invalid input**")
     assert "'one'" in out["status"]
     assert out["raw"]["error"]["kind"] == "invalid_input"
 
@@ -365,12 +369,12 @@ def test_about_to_markdown():
     assert "**Devices:** TFRT_CPU_0" in text
     assert "jax 0.10.2" in text
     assert "optax not installed" in text
-    assert "| landlock | ✅ active | ABI 7 |" in text
-    assert "| seccomp | ⚠️ not active | libseccomp not loadable |" in text
-    assert "| process | ✅ active |" in text
+    assert f"| landlock | {OK} active | ABI 7 |" in text
+    assert f"| seccomp | {WARNING} not active | libseccomp not loadable |" in text
+    assert f"| process | {OK} active |" in text
     assert "**Jobs at once:** 2, **waiting at most:** 32" in text
-    assert "| processes | ✅ bounded | a PID namespace per job |" in text
-    assert "| tasks | ⚠️ partly | threads counted every 50 ms; no cgroup pids limit |" in text
+    assert f"| processes | {OK} bounded | a PID namespace per job |" in text
+    assert f"| tasks | {WARNING} partly | threads counted every 50 ms; no cgroup pids limit |" in text
     table = [line for line in text.splitlines() if line.startswith("|")]
     assert len(table) == (2 + 2) + (2 + 3)  # per table: header, rule, one row per mechanism or layer
 
@@ -402,13 +406,13 @@ def test_about_to_markdown_accepts_the_api_shape():
             return {"tasks": {"active": False, "detail": "no cgroup here"}}
 
     text = about_tab.to_markdown(PlaygroundAPI(pool=Pool(), settings=Settings()).about())
-    assert "| landlock | ✅ active | ABI 7 |" in text
-    assert "| watchdogs | ✅ active | wall clock 10 s" in text
+    assert f"| landlock | {OK} active | ABI 7 |" in text
+    assert f"| watchdogs | {OK} active | wall clock 10 s" in text
 
 
 def _accelerator_checkbox(api: PlaygroundAPI) -> gr.Checkbox:
     with gr.Blocks() as demo:
-        inspect_tab.build(api, demo, 1, "jobs")
+        inspect_tab.build(api, 1, "jobs")
     (box,) = [block for block in demo.blocks.values() if getattr(block, "elem_id", None) == "inspect-on-accelerator"]
     return box
 
@@ -419,7 +423,7 @@ def test_compile_for_the_accelerator_shows_only_where_there_is_one():
     api = PlaygroundAPI(pool=FakePool(), settings=Settings(), accelerator_pool=device_pool,
                         accelerator="CUDA (1 device)")
     box = _accelerator_checkbox(api)
-    assert box.visible is True and box.label == "Compile for the accelerator (CUDA (1 device))"
+    assert box.visible is True and shown(box.label) == "Compile for the accelerator (CUDA (1 device))"
     final(api.inspect(DEFAULT.code, DEFAULT.args, on_accelerator=True))
     assert [job["kind"] for job in device_pool.jobs] == ["inspect"]
 

@@ -16,10 +16,13 @@ from playground.config import Settings
 from playground.errors import UserCodeError
 from playground.gallery import VMAP_PRESETS
 from playground.ui import vmap_tab
+from playground.ui.markdown import verdict
 from playground.ui.vmap_views import RUNNING, render
 from playground.vectorize import compare, make_batch, python_loop
 from playground.vmap_axes import parse_axes
 from tests.conftest import OnePool
+
+ERROR, OK = (verdict("error"), verdict("ok"))  # the labels that replaced emoji
 
 PRESETS = {name: (p.code, p.args, p.in_axes) for name, p in VMAP_PRESETS.items()}
 
@@ -275,7 +278,7 @@ def test_user_errors_keep_their_line_and_prints_are_captured():
 def test_every_example_is_compared_when_the_loop_finishes():
     out = compare(CUBIC, "jnp.ones(3)", "0", "0", [1, 7, 40])
     assert out["checked_examples"] == [1, 7, 40]
-    assert render(out)[0] == ("✅ Python loop, vmap and jit(vmap) agree for `f` on every example at batch sizes "
+    assert render(out)[0] == (f"{OK} Python loop, vmap and jit(vmap) agree for `f` on every example at batch sizes "
                               "1, 7 and 40.\n\nMeasured on **cpu**.")
 
 
@@ -283,7 +286,7 @@ def test_a_mismatch_says_at_which_batch_size():
     code = "calls = [0]\n\ndef f(x):\n    calls[0] += 1\n    return x + calls[0]\n"
     out = compare(code, "jnp.ones(3)", "0", "0", [4, 8])
     assert out["checked_examples"] == [4]  # the first size already disagrees; the second is never run
-    assert render(out)[0].startswith("❌ The three ways disagree at batch size 4 (largest difference")
+    assert render(out)[0].startswith(f"{ERROR} The three ways disagree at batch size 4 (largest difference")
 
 
 @pytest.mark.parametrize(("code", "args", "words"), [
@@ -317,7 +320,7 @@ def test_a_new_comparison_first_clears_the_last_one_then_shows_its_own():
                                   "1, 5"))
     assert steps[0] == (RUNNING, "", "", None, "")  # the previous error or chart is gone at once
     assert pool.jobs[0]["batch_sizes"] == [1, 5]
-    assert steps[1][0].startswith("✅ Python loop, vmap and jit(vmap) agree") and steps[1][3] is not None
+    assert steps[1][0].startswith(f"{OK} Python loop, vmap and jit(vmap) agree") and steps[1][3] is not None
 
 
 def test_the_compare_button_streams_so_that_the_first_update_can_clear_the_last_run():

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from playground.messages import piece, render
 from playground.mnist import fetch
 from playground.mnist.catalogue import DATASETS
 from playground.mnist.config import TrainConfig
@@ -38,7 +39,7 @@ class TrainingFailed(RuntimeError):
 @dataclass
 class _Run:
     stop: threading.Event = field(default_factory=threading.Event)
-    reason: str = "Stopped"
+    reason: list = field(default_factory=lambda: piece("train.stopped"))  # why it stopped, as a catalogue piece
 
 
 class TrainingService:
@@ -77,7 +78,7 @@ class TrainingService:
             try:
                 while not self._queue.wait(ticket, POLL_S * 5):
                     if run.stop.is_set():
-                        yield _stopped(base, "Stopped before it started.", elapsed_s=time.monotonic() - started)
+                        yield _stopped(base, piece("train.stopped_before_start"), elapsed_s=time.monotonic() - started)
                         return
                     yield {**base, "phase": "queued", "queue_position": self._queue.position(ticket),
                            "elapsed_s": time.monotonic() - started}
@@ -141,7 +142,7 @@ class TrainingService:
         while worker.is_alive():
             worker.join(POLL_S * 2)
             if run.stop.is_set():  # the download goes on into the cache; this run ends now
-                yield _stopped(base, "Stopped while fetching the data")
+                yield _stopped(base, piece("train.stopped_fetching"))
                 return False
             if progress:
                 yield {**base, "phase": "data", "download": dict(progress)}
@@ -165,15 +166,14 @@ class TrainingService:
             while True:
                 if stop_sent is None and (run.stop.is_set() or time.monotonic() > deadline):
                     if not run.stop.is_set():
-                        run.reason = f"Stopped at the time limit of {self.max_run_s:g} s per run"
+                        run.reason = piece("train.stopped_time_limit", limit=f"{self.max_run_s:g}")
                     worker.send({"kind": "stop"})
                     stop_sent = time.monotonic()
                 if stop_sent is not None and time.monotonic() - stop_sent > self.stop_grace_s:
                     worker.kill()  # it did not stop in time: a fresh one serves the next run
                     finished = True
                     self._results.keep(session, folder, None, rows, latest.get("class_names"))
-                    yield _stopped(latest, "The worker did not stop in time and was restarted; the curves are "
-                                           "kept, the parameters are lost")
+                    yield _stopped(latest, piece("train.worker_restarted"))
                     return
                 message = worker.receive(POLL_S)
                 if message is None:
@@ -192,7 +192,7 @@ class TrainingService:
                                                 message.get("class_names"))
                     stopped = bool(message.get("stopped"))
                     yield {**latest, "phase": "stopped" if stopped else "finished",
-                           "message": run.reason if stopped else "Finished",
+                           **_said(run.reason if stopped else piece("train.finished")),
                            "params_file": str(result.params_file), "metrics_file": str(result.metrics_file)}
                     return
                 yield latest
@@ -217,6 +217,11 @@ class TrainingService:
         worker.kill()
 
 
-def _stopped(update: dict, message: str, **more: object) -> dict:
+def _stopped(update: dict, words: list, **more: object) -> dict:
     """The last update of a run that Stop (or a limit) ended before the worker finished it."""
-    return {**update, "phase": "stopped", "done": True, "stopped": True, "message": message, **more}
+    return {**update, "phase": "stopped", "done": True, "stopped": True, **_said(words), **more}
+
+
+def _said(words: list) -> dict:
+    """``message`` in English (the API's) and ``message_words``, the catalogue piece the UI writes in its reader's."""
+    return {"message": render([words]), "message_words": words}

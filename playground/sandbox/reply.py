@@ -43,7 +43,27 @@ def validated(message: object, kind: str) -> dict:
             result["error"][key] = cap_text(error[key], 4000)
     if not _DOC_URL.fullmatch(result["error"].get("doc_url", "https://docs.jax.dev/")):
         del result["error"]["doc_url"]  # a link the UI shows must lead to JAX's documentation, nowhere else
+    words = error.get("words")
+    if isinstance(words, dict) and set(words) <= set(_ERROR_EXTRAS) and all(
+            isinstance(pieces, list) and len(pieces) <= _MAX_PIECES and all(_is_piece(p, 2) for p in pieces)
+            for pieces in words.values()):
+        result["error"]["words"] = words  # the same text as catalogue pieces, for the server to translate
     return result
+
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}")
+_MAX_PIECES = 8
+
+
+def _is_piece(value: object, depth: int) -> bool:
+    """A string, or ``[key, {name: string or piece}]`` nested at most ``depth`` deep, every string short."""
+    if isinstance(value, str):
+        return len(value) <= 2000
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and _KEY.fullmatch(value[0])
+            and isinstance(value[1], dict) and len(value[1]) <= 12 and depth > 0):
+        return False
+    return all(isinstance(name, str) and _KEY.fullmatch(name) and _is_piece(v, depth - 1)
+               for name, v in value[1].items())
 
 
 def _logged(error: dict, kind: str) -> dict:

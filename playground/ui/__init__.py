@@ -13,9 +13,13 @@ from playground.ui import (
     inspect_tab,
     jit_tab,
     parallel_tab,
+    share_links,
     train_tab,
     vmap_tab,
 )
+from playground.ui.shortcuts import RUN_SHORTCUT_JS
+from playground.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
+from playground.ui.translations import example_labels_js, t
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code in the sandbox pool shares one concurrency limit
 PARALLEL_QUEUE = "parallel"  # the Parallel tab has its own pool of several-device workers
@@ -30,37 +34,49 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     "train-status",
 )) + " { white-space: pre-wrap; word-break: break-word; }" + (
     " .train-device { font-size: 1.4em; padding: 0.4em 0.8em; border-radius: 8px;"
-    " background: var(--block-background-fill); border: 1px solid var(--border-color-primary); }")
+    " background: var(--block-background-fill); border: 1px solid var(--border-color-primary); }") + (
+    # Verdict labels (markdown.verdict): a word on a colour, so the meaning needs no emoji font.
+    " .pg-verdict { display: inline-block; padding: 0 0.45em; border-radius: 4px; font-weight: 600;"
+    " font-size: 0.9em; color: #fff; background: #4b5563; }"
+    " .pg-verdict-ok { background: #15803d; } .pg-verdict-error, .pg-verdict-differs { background: #b91c1c; }"
+    " .pg-verdict-warning { background: #a16207; } .pg-verdict-busy { background: #1d4ed8; }"
+    " .pg-verdict-stopped, .pg-platform-cpu { background: #4b5563; }"
+    " .pg-platform-gpu { background: #15803d; } .pg-platform-tpu { background: #1d4ed8; }")
+
+# Run once when the page loads: the gallery's example buttons in the page's language (Gradio leaves them as
+# given), and Ctrl+Enter to run the current tab.
+JS = f"() => {{\n  ({example_labels_js()})();\n  ({RUN_SHORTCUT_JS})();\n}}"
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
     # Files handed out for download (IR texts, trained parameters, metrics) are Gradio's copies: gone after an
     # hour, and all of them when the server stops.
     with gr.Blocks(title="JAX Playground", delete_cache=(3600, 3600)) as demo:
-        gr.Markdown(
-            "# JAX Playground\nWrite a small pure function and see what JAX makes of it. "
-            "Your code runs in a locked-down sandbox process, never in this server."
-        )
+        gr.Markdown(t("pg.app.intro"))
         # Jobs wait in their pool's line (playground/job_line.py), which tells each its place and its wait, and
         # answers identical ones from the cache: Gradio lets them all in, up to the line's size and as many more.
         # The jit and vmap comparisons run where the accelerator is (worker_pools.py): its own workers, if any.
         at_once = settings.requests_at_once
         device_queue = ACCELERATOR_QUEUE if api.accelerator else SANDBOX_QUEUE
-        with gr.Tabs():
-            with gr.Tab("Inspect", id="inspect"):
-                inspect_tab.build(api, demo, at_once, SANDBOX_QUEUE)
-            with gr.Tab("Compiler", id="compiler"):
-                compiler_tab.build(api, at_once, SANDBOX_QUEUE)
-            with gr.Tab("Derivatives", id="derivatives"):
-                derivatives_tab.build(api, at_once, SANDBOX_QUEUE)
+        notice = gr.Markdown(visible=False, elem_id="share-notice")  # why a link could not be opened
+        with gr.Tabs() as tabs:
+            with gr.Tab(t("pg.tab.inspect"), id="inspect"):
+                shared = [inspect_tab.build(api, at_once, SANDBOX_QUEUE)]
+            with gr.Tab(t("pg.tab.compiler"), id="compiler"):
+                shared.append(compiler_tab.build(api, at_once, SANDBOX_QUEUE))
+            with gr.Tab(t("pg.tab.derivatives"), id="derivatives"):
+                shared.append(derivatives_tab.build(api, at_once, SANDBOX_QUEUE))
             with gr.Tab("vmap", id="vmap"):
-                vmap_tab.build(api, at_once, device_queue)
+                shared.append(vmap_tab.build(api, at_once, device_queue))
             with gr.Tab("jit", id="jit"):
-                jit_tab.build(api, at_once, device_queue)
-            with gr.Tab("Parallel", id="parallel"):
-                parallel_tab.build(api, at_once, PARALLEL_QUEUE, settings.cpu_devices)
-            with gr.Tab("Train", id="train"):
-                train_tab.build(api, demo, settings.queue_size, TRAINING_QUEUE)
-            with gr.Tab("About", id="about"):
+                shared.append(jit_tab.build(api, at_once, device_queue))
+            with gr.Tab(t("pg.tab.parallel"), id="parallel"):
+                shared.append(parallel_tab.build(api, at_once, PARALLEL_QUEUE, settings.cpu_devices))
+            with gr.Tab(t("pg.tab.train"), id="train"):
+                shared.append(train_tab.build(api, demo, settings.queue_size, TRAINING_QUEUE))
+            with gr.Tab(t("pg.tab.about"), id="about"):
                 about_tab.build(api, demo)
+        for each in shared:
+            share_links.wire(each)
+        share_links.open_on_load(demo, tabs, notice, shared)
     return demo

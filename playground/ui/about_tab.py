@@ -4,80 +4,90 @@ from __future__ import annotations
 
 import gradio as gr
 
+from playground import messages
 from playground.api import PlaygroundAPI
+from playground.ui import language
+from playground.ui import markdown as md
+from playground.ui.translations import t
 
 
 def build(api: PlaygroundAPI, demo: gr.Blocks) -> None:
     summary = gr.Markdown(elem_id="about-summary")
-    with gr.Accordion("/about response (JSON)", open=False):
+    with gr.Accordion(t("pg.about.raw"), open=False):
         raw = gr.JSON()
-    refresh = gr.Button("Refresh", size="sm")
+    refresh = gr.Button(t("pg.about.refresh"), size="sm")
 
-    def on_load():
+    def on_load(request: gr.Request | None = None):
         info = api.about()
-        return to_markdown(info), info
+        return to_markdown(info, language.of(request)), info
 
     demo.load(on_load, None, [summary, raw], api_visibility="private")
     refresh.click(on_load, None, [summary, raw], api_visibility="private")
     gr.api(api.about, api_name="about")
 
 
-def to_markdown(info: dict) -> str:
-    versions = ", ".join(f"{name} {version or 'not installed'}" for name, version in info["versions"].items())
+def to_markdown(info: dict, language: str = "en") -> str:
+    """The /about answer as Markdown: our labels in ``language``, the details as the API reports them."""
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
+    ok, warning = md.verdict("ok", language), md.verdict("warning", language)
+    versions = ", ".join(f"{name} {version or say('about.not_installed')}"
+                         for name, version in info["versions"].items())
     rows = "\n".join(
-        f"| {name} | {'✅ active' if layer['active'] else '⚠️ not active'} | {layer['detail']} |"
+        f"| {name} | {ok + ' ' + say('about.active') if layer['active'] else warning + ' ' + say('about.not_active')}"
+        f" | {layer['detail']} |"
         for name, layer in info["sandbox"]["layers"].items()
     )
     bounded = "\n".join(
-        f"| {name} | {'✅ bounded' if mechanism['active'] else '⚠️ partly'} | {mechanism['detail']} |"
+        f"| {name} | {ok + ' ' + say('about.bounded') if mechanism['active'] else warning + ' ' + say('about.partly')}"
+        f" | {mechanism['detail']} |"
         for name, mechanism in info["sandbox"].get("mechanisms", {}).items()
     )
-    devices = ", ".join(info["devices"]) or "unknown (no worker answered)"
+    devices = ", ".join(info["devices"]) or say("about.no_devices")
     queue = info["queue"]
     return (
-        f"**Backend:** {info['backend'] or 'unknown'}  \n**Devices:** {devices}  \n**Versions:** {versions}\n\n"
-        f"### What bounds each job\n| resource | state | how |\n|---|---|---|\n{bounded}\n\n"
-        f"### Sandbox layers\n| layer | state | detail |\n|---|---|---|\n{rows}\n\n"
-        f"**Jobs at once:** {queue['concurrency']}, **waiting at most:** {queue['max_waiting']}"
-        + _cache_markdown(queue.get("cache"))
-        + _graphs_markdown(info.get("graphs"))
-        + _accelerator_markdown(info.get("accelerator"))
-        + _training_markdown(info.get("training"))
+        say("about.head", backend=info["backend"] or say("about.unknown"), devices=devices, versions=versions)
+        + f"\n\n{say('about.bounds')}\n|---|---|---|\n{bounded}\n\n"
+        f"{say('about.layers')}\n|---|---|---|\n{rows}\n\n"
+        + say("about.queue", concurrency=queue["concurrency"], waiting=queue["max_waiting"])
+        + _cache_markdown(queue.get("cache"), say)
+        + _graphs_markdown(info.get("graphs"), say, warning)
+        + _accelerator_markdown(info.get("accelerator"), say)
+        + _training_markdown(info.get("training"), say)
     )
 
 
-def _cache_markdown(cache: dict | None) -> str:
+def _cache_markdown(cache: dict | None, say) -> str:
     """How many identical jobs the kept results answered (or that the server keeps none)."""
     if cache is None:
-        return "  \n**Results of identical jobs:** not kept (PLAYGROUND_RESULT_CACHE=0): every job runs."
-    return (f"  \n**Results of identical jobs:** {cache['entries']} kept (at most {cache['max_entries']}, "
-            f"{cache['max_bytes'] // 2**20} MB); {cache['hits']} requests answered from them.")
+        return "  \n" + say("about.no_cache")
+    return "  \n" + say("about.cache", entries=cache["entries"], max_entries=cache["max_entries"],
+                         mb=cache["max_bytes"] // 2**20, hits=cache["hits"])
 
 
-def _graphs_markdown(graphs: dict | None) -> str:
+def _graphs_markdown(graphs: dict | None, say, warning: str) -> str:
     """Whether the Compiler tab can draw its graphs here."""
     if not graphs:
         return ""
     if graphs["renderer"]:
-        return f"  \n**Graphs (Compiler tab):** drawn by Graphviz ({graphs['renderer']})."
-    return f"  \n**Graphs (Compiler tab):** ⚠️ not drawn: {graphs['missing']}"
+        return "  \n" + say("about.graphs", renderer=graphs["renderer"])
+    return "  \n" + say("about.no_graphs", warning=warning, missing=graphs["missing"])
 
 
-def _accelerator_markdown(accelerator: dict | None) -> str:
+def _accelerator_markdown(accelerator: dict | None, say) -> str:
     """Which device runs which jobs: the host's GPU or TPU for the speed comparisons, or why every job is on the CPU."""
     if not accelerator:
         return ""
     if not accelerator.get("device"):
-        return f"\n\n### Accelerator\nNone in use: {accelerator['why'] or 'every job runs on the CPU'}."
-    kinds = ", ".join(accelerator["jobs"])
-    return (f"\n\n### Accelerator\n**{accelerator['device']}** ({accelerator['why']}) runs {kinds}; every other job "
-            "runs on CPU workers, which start faster. Its workers hold the device's files open through Landlock "
-            "and a bounded share of its memory.")
+        return "\n\n" + say("about.no_accelerator", why=accelerator["why"] or say("about.cpu_only"))
+    return "\n\n" + say("about.accelerator", device=accelerator["device"], why=accelerator["why"],
+                          kinds=", ".join(accelerator["jobs"]))
 
 
-def _training_markdown(training: dict | None) -> str:
+def _training_markdown(training: dict | None, say) -> str:
     if not training:
         return ""
-    return (f"\n\n### Training\n**Runs at once:** {training['slots']} (one per accelerator), **running:** "
-            f"{training['running']}, **waiting:** {training['waiting']}, **stopped after:** "
-            f"{training['max_run_s']:g} s  \n{training['process']}")
+    return "\n\n" + say("about.training", slots=training["slots"], running=training["running"],
+                          waiting=training["waiting"], max_run_s=f"{training['max_run_s']:g}",
+                          process=training["process"])

@@ -9,43 +9,69 @@ from playground.api import PlaygroundAPI
 from playground.compiler_settings import SETTINGS
 from playground.errors import error_dict
 from playground.gallery import COMPILER_EXAMPLES
+from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.sharing import Choice, Flag, TabSchema, Text
 from playground.ui import compiler_views as views
-from playground.ui import progress
+from playground.ui import progress, share_links
 from playground.ui.inspect_tab import parse_argnums
 from playground.ui.inspect_views import error_markdown
+from playground.ui.translations import choice, composed, t, text
 
 DEFAULT = COMPILER_EXAMPLES[0]
 SIDE_BY_SIDE, UNIFIED = "side by side", "unified"
 A_SETTING, A_FUNCTION = "the same function under a setting", "a second function"
+DIFF_STYLES = [choice("pg.compiler.side_by_side", SIDE_BY_SIDE), choice("pg.compiler.unified", UNIFIED)]
+VIEWS = ("passes", "graph", "compare")
+# What a Compiler link holds, and the controls a class link can hide (with the words its checkboxes say).
+HIDEABLE = {"args": "Arguments", "static_argnums": "static_argnums", "examples": "Examples"}
+LINK = TabSchema({
+    "view": Choice(VIEWS), "code": Text(MAX_CODE_CHARS), "args": Text(MAX_ARGS_CHARS),
+    "static_argnums": Text(MAX_ARGS_CHARS), "on_accelerator": Flag(), "hide_unchanged": Flag(),
+    "diff_style": Choice((SIDE_BY_SIDE, UNIFIED)), "b_kind": Choice((A_SETTING, A_FUNCTION)),
+    "setting": Choice(tuple(SETTINGS)), "second_code": Text(MAX_CODE_CHARS),
+    "compare_style": Choice((SIDE_BY_SIDE, UNIFIED))}, tuple(HIDEABLE))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
-    gr.Markdown("### Watch the compiler work\nXLA fuses operations and saves memory traffic. See each of its passes "
-                "change your program, the program as a graph with each fusion boxed, and two versions side by side.")
+def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+    exercise = share_links.exercise_box("compiler")
+    gr.Markdown(t("pg.compiler.intro"))
     with gr.Row():
         with gr.Column(scale=3):
-            code = gr.Code(DEFAULT.code, language="python", lines=8, label="Your function (f, or the last def)",
+            code = gr.Code(DEFAULT.code, language="python", lines=8, label=t("pg.field.function"),
                            elem_id="compiler-code")
         with gr.Column(scale=2):
-            args = gr.Textbox(DEFAULT.args, label="Arguments (a Python expression; a tuple gives several)",
-                              info="jax, jnp, np and lax are in scope", elem_id="compiler-args")
-            static = gr.Textbox(label="static_argnums", placeholder="e.g. 1, or 0, 2", elem_id="compiler-static")
+            args = gr.Textbox(DEFAULT.args, label=t("pg.field.arguments"),
+                              info=t("pg.field.in_scope"), elem_id="compiler-args")
+            static = gr.Textbox(label="static_argnums", placeholder=t("pg.field.static_example"),
+                                elem_id="compiler-static")
             # Compiled for the CPU; for the host's GPU or TPU on request: its pipeline has passes of its own.
-            on_device = gr.Checkbox(False, label=f"Compile for the accelerator ({api.accelerator or 'none here'})",
+            on_device = gr.Checkbox(False, label=t("pg.field.on_accelerator") + f" ({api.accelerator or '-'})",
                                     visible=bool(api.accelerator), elem_id="compiler-on-accelerator")
-    gr.Examples([[e.code, e.args] for e in COMPILER_EXAMPLES], [code, args],
-                example_labels=[e.name for e in COMPILER_EXAMPLES], label="Examples")
+            links = share_links.link_panel("compiler", share_links.copy_button("compiler"), HIDEABLE)
+            view = gr.Textbox(VIEWS[0], visible="hidden")  # the view shown, for the link
+    examples = gr.Examples([[e.code, e.args] for e in COMPILER_EXAMPLES], [code, args],
+                           example_labels=[e.name for e in COMPILER_EXAMPLES],
+                           label=t("pg.field.examples"))
     jobs = {"concurrency_limit": concurrency, "concurrency_id": concurrency_id}
-    with gr.Tabs():
-        with gr.Tab("Passes", id="compiler-passes"):
-            _passes(api, [code, args, static, on_device], jobs)
-        with gr.Tab("Graph", id="compiler-graph"):
-            _graph(api, [code, args, static, on_device], jobs)
-        with gr.Tab("Compare", id="compiler-compare"):
-            _compare(api, [code, args, static, on_device], jobs)
+    function = [code, args, static, on_device]
+    with gr.Tabs() as views_tabs:
+        with gr.Tab(t("pg.compiler.passes"), id="compiler-passes") as passes_tab:
+            options = _passes(api, function, jobs)
+        with gr.Tab(t("pg.compiler.graph"), id="compiler-graph") as graph_tab:
+            _graph(api, function, jobs)
+        with gr.Tab(t("pg.field.compare"), id="compiler-compare") as compare_tab:
+            options |= _compare(api, function, jobs)
+    for name, tab in zip(VIEWS, (passes_tab, graph_tab, compare_tab), strict=True):
+        tab.select(lambda name=name: name, None, view, api_visibility="private", queue=False)
     gr.api(api.passes, api_name="passes", **jobs)
     gr.api(api.graph, api_name="graph", **jobs)
     gr.api(api.compare, api_name="compare", **jobs)
+    return share_links.Sharing(
+        "compiler", LINK, {"view": view, "code": code, "args": args, "static_argnums": static,
+                           "on_accelerator": on_device, **options}, links, exercise, code=(code,),
+        hideable={"args": [args], "static_argnums": [static], "examples": [examples.dataset]},
+        runs=lambda state: [f"compiler-{state.get('view', VIEWS[0])}-run"],
+        select={"view": {name: (views_tabs, f"compiler-{name}") for name in VIEWS}})
 
 
 def _argnums(static_text: str):
@@ -56,13 +82,13 @@ def _argnums(static_text: str):
         return None, error_dict("invalid_input", str(exc))
 
 
-def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> None:
-    run = gr.Button("Show the passes", variant="primary", elem_id="compiler-passes-run")
+def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
+    run = gr.Button(t("pg.compiler.show_passes"), variant="primary", elem_id="compiler-passes-run")
     status = gr.Markdown(elem_id="compiler-passes-status")
     with gr.Row():
-        hide = gr.Checkbox(True, label="Hide passes that changed nothing", elem_id="compiler-hide-unchanged")
-        style = gr.Radio([SIDE_BY_SIDE, UNIFIED], value=SIDE_BY_SIDE, label="Diff", elem_id="compiler-diff-style")
-    chooser = gr.Dropdown([], label="Pass: its module before and after", elem_id="compiler-pass-choice")
+        hide = gr.Checkbox(True, label=t("pg.compiler.hide_unchanged"), elem_id="compiler-hide-unchanged")
+        style = gr.Radio(DIFF_STYLES, value=SIDE_BY_SIDE, label=t("pg.compiler.diff"), elem_id="compiler-diff-style")
+    chooser = gr.Dropdown([], label=t("pg.compiler.pass_choice"), elem_id="compiler-pass-choice")
     diff = gr.HTML(elem_id="compiler-pass-diff")
     table = gr.HTML(elem_id="compiler-pass-table")
     shown = gr.State(None)
@@ -105,10 +131,11 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> None:
     hide.change(lambda r, h, i: listed(r, h, i), [shown, hide, chooser], [table, chooser], api_visibility="private")
     chooser.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
     style.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
+    return {"hide_unchanged": hide, "diff_style": style}
 
 
 def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
-    run = gr.Button("Draw the graphs", variant="primary", elem_id="compiler-graph-run")
+    run = gr.Button(t("pg.compiler.draw"), variant="primary", elem_id="compiler-graph-run")
     status = gr.Markdown(elem_id="compiler-graph-status")
     with gr.Row():
         source = gr.HTML(elem_id="compiler-graph-source")
@@ -134,19 +161,26 @@ def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
     run.click(on_run, function, [status, source, jaxpr, hlo], api_visibility="private", **jobs)
 
 
-def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> None:
+def _settings_info(locale: str) -> str:
+    """Each setting's name and label, as the dropdown's info, in ``locale``."""
+    return "; ".join(f"{text(f'pg.setting.{name}', locale)}: {text(f'pg.setting_label.{name}', locale)}"
+                     for name in SETTINGS)
+
+
+def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     with gr.Row():
-        which = gr.Radio([A_SETTING, A_FUNCTION], value=A_SETTING, label="Version B", elem_id="compiler-b-kind")
-        setting = gr.Dropdown(list(SETTINGS), value="fusion: off", label="Setting",
-                              info="; ".join(f"{name}: {s.label}" for name, s in SETTINGS.items()),
+        which = gr.Radio([choice("pg.compiler.a_setting", A_SETTING), choice("pg.compiler.a_function", A_FUNCTION)],
+                         value=A_SETTING, label=t("pg.compiler.version_b"), elem_id="compiler-b-kind")
+        setting = gr.Dropdown([choice(f"pg.setting.{name}", name) for name in SETTINGS], value="fusion: off",
+                              label=t("pg.compiler.setting"), info=composed("pg.compiler.setting_info", _settings_info),
                               elem_id="compiler-setting")
     second = gr.Code("def g(x):\n    return x * (1 + x + x*x)\n", language="python", lines=5, visible=False,
-                     label="Second function (same arguments)", elem_id="compiler-second-code")
-    run = gr.Button("Compare", variant="primary", elem_id="compiler-compare-run")
+                     label=t("pg.compiler.second"), elem_id="compiler-second-code")
+    run = gr.Button(t("pg.field.compare"), variant="primary", elem_id="compiler-compare-run")
     table = gr.Markdown(elem_id="compiler-compare-table")
-    style = gr.Radio([SIDE_BY_SIDE, UNIFIED], value=SIDE_BY_SIDE, label="Diff", elem_id="compiler-compare-style")
+    style = gr.Radio(DIFF_STYLES, value=SIDE_BY_SIDE, label=t("pg.compiler.diff"), elem_id="compiler-compare-style")
     with gr.Tabs():
-        with gr.Tab("Optimised HLO"):
+        with gr.Tab(t("pg.field.optimised_hlo")):
             hlo_diff = gr.HTML(elem_id="compiler-compare-hlo")
         with gr.Tab("jaxpr"):
             jaxpr_diff = gr.HTML(elem_id="compiler-compare-jaxpr")
@@ -181,3 +215,4 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> None:
     run.click(on_run, [*function, which, setting, second, style], [table, hlo_diff, jaxpr_diff, shown],
               api_visibility="private", **jobs)
     style.change(diffs, [shown, style], [hlo_diff, jaxpr_diff], api_visibility="private")
+    return {"b_kind": which, "setting": setting, "second_code": second, "compare_style": style}

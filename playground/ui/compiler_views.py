@@ -10,6 +10,9 @@ from playground.ui import progress
 from playground.ui.inspect_views import source_pane
 from playground.ui.timing_views import seconds
 
+# Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
+OK, WARNING = md.verdict("ok"), md.verdict("warning")
+
 MAX_DIFF_ROWS = 2_000  # on screen; the whole texts are in the API response
 _ROW_COLOURS = {"removed": "#ffe6e6", "added": "#e3f7e3", "changed": "#fff3cc"}
 _MARKS = {"same": " ", "removed": "-", "added": "+", "changed": "~"}
@@ -19,7 +22,7 @@ _MARKS = {"same": " ", "removed": "-", "added": "+", "changed": "~"}
 
 def passes_status(response: dict) -> str:
     counts = response["counts"]
-    lines = [f"✅ {counts['passes']} passes in {counts['pipelines']} pipelines compiled "
+    lines = [f"{OK} {counts['passes']} passes in {counts['pipelines']} pipelines compiled "
              f"{md.code(response['function'])} for {md.text(response['device'])}: **{counts['changed']} changed the "
              f"module**, {counts['unchanged']} left its text as it was (XLA dumped the module after every pass)."]
     if not response["exhaustive"]:
@@ -110,7 +113,7 @@ def _unified_colour(line: str) -> str:
 
 def graph_status(response: dict) -> str:
     fusions = response["fusions"]
-    lines = [f"✅ Drew {md.code(response['function'])} as XLA compiled it for {md.text(response['device'])}: "
+    lines = [f"{OK} Drew {md.code(response['function'])} as XLA compiled it for {md.text(response['device'])}: "
              f"the jaxpr's {len(response['jaxpr_graph']['nodes'])} nodes and the optimised HLO's "
              f"{len(response['hlo_graph']['nodes'])}, with **{len(fusions)} fusion{'s' * (len(fusions) != 1)}**."]
     for fusion in fusions[:20]:
@@ -121,7 +124,7 @@ def graph_status(response: dict) -> str:
             lines.append(f"- The {name} graph is large: {response[key]['left_out']:,} operations past the first "
                          f"{len(response[key]['nodes']):,} are not drawn.")
     if response["renderer"]["problem"]:
-        lines.append(f"- ⚠️ {md.text(response['renderer']['problem'])}")
+        lines.append(f"- {WARNING} {md.text(response['renderer']['problem'])}")
     lines += [f"- {note}" for note in [progress.cache_note(response)] if note]
     return "\n".join(lines)
 
@@ -165,7 +168,7 @@ def compare_table(response: dict) -> str:
              row("output written into a donated argument", lambda v: _amount(v["memory"].get("alias_bytes"), " B")),
              row("compile time", lambda v: seconds(v["compile_s"])),
              row("run time (median, interquartile range, runs)", _run)]
-    summary = [f"✅ Compared on **{md.text(response['device'])}**. B: {md.text(b['what'])}",
+    summary = [f"{OK} Compared on **{md.text(response['device'])}**. B: {md.text(b['what'])}",
                f"- Results: {verdict}" + (f", at most {response['max_abs_diff']:.3g} apart"
                                           if response.get("max_abs_diff") else "") + "."]
     if ratio is not None:

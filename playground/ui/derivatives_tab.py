@@ -9,8 +9,9 @@ import gradio as gr
 from playground import validation
 from playground.api import PlaygroundAPI
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
-from playground.jobs import MAX_ORDER, MAX_POINTS
-from playground.ui import progress
+from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS, MAX_ORDER, MAX_POINTS
+from playground.sharing import Number, TabSchema, Text
+from playground.ui import progress, share_links
 from playground.ui.derivatives_views import (
     RUNNING_GRADIENT,
     RUNNING_ORDERS,
@@ -18,35 +19,49 @@ from playground.ui.derivatives_views import (
     render_gradient,
     render_orders,
 )
+from playground.ui.translations import t
 
 _FIRST = next(iter(DERIVATIVE_PRESETS))
-# The form's labels: an empty or non-numeric box is named by them.
+# The presets' names as the dropdown shows them (tanh, sin and softplus are JAX's names everywhere).
+_PRESET_NAMES = {"polynomial": t("pg.derivatives.polynomial"),
+                 "x + x² + x³ (JAX's introduction)": t("pg.field.x_cubed_intro")}
+# What a Derivatives link holds (both parts of the tab), and the controls a class link can hide.
+HIDEABLE = {"preset": "Preset", "order": "Highest order", "range": "The range of x", "points": "Grid points",
+            "jaxpr": "The jaxpr of one order", "gradient": "The gradient and Hessian part"}
+LINK = TabSchema({"code": Text(MAX_CODE_CHARS), "order": Number(1, MAX_ORDER, whole=True),
+                  "x_min": Number(-1e6, 1e6), "x_max": Number(-1e6, 1e6), "points": Number(10, MAX_POINTS, whole=True),
+                  "shown": Number(0, MAX_ORDER, whole=True), "gradient_code": Text(MAX_CODE_CHARS),
+                  "point": Text(MAX_ARGS_CHARS)}, tuple(HIDEABLE))
+# The form's labels in English: an empty or non-numeric box is named by them (the page shows them translated).
 ORDER_LABEL, X_MIN_LABEL, X_MAX_LABEL, POINTS_LABEL = "Highest order n", "x from", "x to", "Grid points"
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
-    gr.Markdown("### f: ℝ → ℝ, differentiated again and again\nEach order is `grad` of the one before, evaluated "
-                "over the grid with `jit(vmap(...))`, in float64, and checked against a reference. If Python control "
-                "flow on x keeps `jit` and `vmap` from tracing f, `grad` runs at each point on its own, without jit.")
+def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+    exercise = share_links.exercise_box("derivatives")
+    gr.Markdown(t("pg.derivatives.intro"))
     with gr.Row():
         with gr.Column(scale=3):
-            preset = gr.Dropdown(list(DERIVATIVE_PRESETS), value=_FIRST, label="Preset", elem_id="deriv-preset")
-            code = gr.Code(DERIVATIVE_PRESETS[_FIRST], language="python", lines=6, label="f (scalar in, scalar out)",
+            preset = gr.Dropdown([(_PRESET_NAMES.get(name, name), name) for name in DERIVATIVE_PRESETS], value=_FIRST,
+                                 label=t("pg.field.preset"), elem_id="deriv-preset")
+            code = gr.Code(DERIVATIVE_PRESETS[_FIRST], language="python", lines=6, label=t("pg.derivatives.scalar_f"),
                            elem_id="deriv-code")
         with gr.Column(scale=2):
-            order = gr.Slider(1, MAX_ORDER, value=4, step=1, label=ORDER_LABEL, elem_id="deriv-order")
+            order = gr.Slider(1, MAX_ORDER, value=4, step=1, label=t("pg.derivatives.order"), elem_id="deriv-order")
             with gr.Row():
-                x_min = gr.Number(-3.0, label=X_MIN_LABEL, elem_id="deriv-xmin")
-                x_max = gr.Number(3.0, label=X_MAX_LABEL, elem_id="deriv-xmax")
-            points = gr.Slider(10, MAX_POINTS, value=200, step=10, label=POINTS_LABEL)
-            run = gr.Button("Differentiate", variant="primary", elem_id="deriv-run")
+                x_min = gr.Number(-3.0, label=t("pg.derivatives.x_min"), elem_id="deriv-xmin")
+                x_max = gr.Number(3.0, label=t("pg.derivatives.x_max"), elem_id="deriv-xmax")
+            points = gr.Slider(10, MAX_POINTS, value=200, step=10, label=t("pg.derivatives.points"))
+            with gr.Row():
+                run = gr.Button(t("pg.derivatives.run"), variant="primary", elem_id="deriv-run")
+                copy = share_links.copy_button("derivatives")
+            links = share_links.link_panel("derivatives", copy, HIDEABLE)
     status = gr.Markdown(elem_id="deriv-status")
-    curves = gr.Plot(label="f and its derivatives", elem_id="deriv-plot")
+    curves = gr.Plot(label=t("pg.derivatives.curves"), elem_id="deriv-plot")
     with gr.Row():
         checks = gr.Markdown(elem_id="deriv-checks")
-        growth = gr.Plot(label="Program size by order", elem_id="deriv-growth")
-    with gr.Accordion("The jaxpr of one order", open=False):
-        shown = gr.Slider(0, MAX_ORDER, value=1, step=1, label="Order to show")
+        growth = gr.Plot(label=t("pg.derivatives.growth"), elem_id="deriv-growth")
+    with gr.Accordion(t("pg.derivatives.jaxpr"), open=False) as jaxpr_panel:
+        shown = gr.Slider(0, MAX_ORDER, value=1, step=1, label=t("pg.derivatives.shown"))
         jaxpr = gr.Code(language=None, interactive=False, elem_id="deriv-jaxpr")
     last = gr.State({})
 
@@ -60,17 +75,18 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
     shown.change(pick_jaxpr, [last, shown], jaxpr, api_visibility="private")
     gr.api(api.derivatives, api_name="derivatives", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
-    gr.Markdown("### f: ℝⁿ → ℝ: gradient and Hessian")
-    with gr.Row():
-        g_code = gr.Code(GRADIENT_EXAMPLE[0], language="python", lines=4, label="f (vector in, scalar out)",
-                         elem_id="grad-code")
-        with gr.Column():
-            point = gr.Textbox(GRADIENT_EXAMPLE[1], label="At the point", elem_id="grad-point")
-            g_run = gr.Button("Gradient and Hessian", variant="primary", elem_id="grad-run")
-    g_status = gr.Markdown(elem_id="grad-status")
-    with gr.Row():
-        hessian = gr.Plot(label="Hessian", elem_id="grad-hessian")
-        jacobians = gr.Markdown(elem_id="grad-jacobians")
+    with gr.Column() as gradient_part:
+        gr.Markdown(t("pg.derivatives.gradient_intro"))
+        with gr.Row():
+            g_code = gr.Code(GRADIENT_EXAMPLE[0], language="python", lines=4, label=t("pg.derivatives.vector_f"),
+                             elem_id="grad-code")
+            with gr.Column():
+                point = gr.Textbox(GRADIENT_EXAMPLE[1], label=t("pg.derivatives.point"), elem_id="grad-point")
+                g_run = gr.Button(t("pg.derivatives.gradient_run"), variant="primary", elem_id="grad-run")
+        g_status = gr.Markdown(elem_id="grad-status")
+        with gr.Row():
+            hessian = gr.Plot(label=t("pg.derivatives.hessian"), elem_id="grad-hessian")
+            jacobians = gr.Markdown(elem_id="grad-jacobians")
 
     def on_gradient(code_text: str, point_text: str) -> Iterator[tuple]:
         yield from gradient_and_hessian(api, code_text, point_text)
@@ -78,6 +94,12 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
     g_run.click(on_gradient, [g_code, point], [g_status, hessian, jacobians], api_visibility="private",
                 concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.gradient, api_name="gradient", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    return share_links.Sharing(
+        "derivatives", LINK, {"code": code, "order": order, "x_min": x_min, "x_max": x_max, "points": points,
+                              "shown": shown, "gradient_code": g_code, "point": point}, links, exercise,
+        code=(code, g_code), hideable={"preset": [preset], "order": [order], "range": [x_min, x_max],
+                                       "points": [points], "jaxpr": [jaxpr_panel], "gradient": [gradient_part]},
+        runs=("deriv-run", "grad-run"))
 
 
 def differentiate(api: PlaygroundAPI, code_text: str, n, low, high, count, show: float) -> Iterator[tuple]:

@@ -6,12 +6,15 @@ from playground import plots
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 
+# Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
+OK, WARNING, BUSY = (md.verdict(kind) for kind in ("ok", "warning", "busy"))
+
 FORWARD_REVERSE = ("**Forward or reverse?** `jacfwd` pushes one tangent per *input* through the function, `jacrev` "
                    "pulls one cotangent per *output* back: for a wide Jacobian (few outputs, many inputs) reverse "
                    "mode wins, for a tall one (many outputs, few inputs) forward mode does.")
-RUNNING_ORDERS = ("⏳ Differentiating… A function whose Python `if` or `while` reads x cannot be traced by `jit` and "
-                  "`vmap`; it is then differentiated point by point without jit, which takes longer.")
-RUNNING_GRADIENT = "⏳ Computing the gradient and the Hessian, and timing jacfwd against jacrev…"
+RUNNING_ORDERS = (BUSY + " Differentiating… A function whose Python `if` or `while` reads x cannot be traced by "
+                  "`jit` and `vmap`; it is then differentiated point by point without jit, which takes longer.")
+RUNNING_GRADIENT = BUSY + " Computing the gradient and the Hessian, and timing jacfwd against jacrev…"
 NO_JAXPR = ("# No jaxpr: the function was evaluated point by point without jit, and its Python control flow may "
             "take another path at each point, so there is no one program to show.")
 
@@ -32,7 +35,7 @@ def render_orders(response: dict) -> tuple:
              + rows)
     figure = plots.derivatives_figure(xs, orders)
     if point_by_point is None:
-        status = (f"✅ {md.code(response['function'])}: {len(orders) - 1} derivatives on {len(xs)} points, in "
+        status = (f"{OK} {md.code(response['function'])}: {len(orders) - 1} derivatives on {len(xs)} points, in "
                   f"{md.text(response.get('dtype', 'float64'))}.")
         return status, figure, table, plots.growth_figure(eqns, ops)
     figure.update_layout(title="f and its derivatives (nested grad, point by point without jit)")
@@ -44,7 +47,7 @@ def point_by_point_status(response: dict) -> str:
     """Why jit was left out, how many points were done in how long, and what to do if not all of them."""
     run, order = response["point_by_point"], len(response["orders"]) - 1
     done, grid = run["points"], run["grid_points"]
-    head = (f"✅ {md.code(response['function'])}: {order} derivatives on {done} of {grid} grid points, point by "
+    head = (f"{OK} {md.code(response['function'])}: {order} derivatives on {done} of {grid} grid points, point by "
             f"point without jit, in {md.text(response.get('dtype', 'float64'))}.")
     timing = (f"⏱ Point by point without jit: {'all ' if done == grid else ''}{done} points in {run['seconds']:.1f} s, "
               f"{_duration(run['seconds'] / done)} a point (three eager calls each: one for f and its {order} "
@@ -54,7 +57,7 @@ def point_by_point_status(response: dict) -> str:
         timing += (f" It stopped before its {run['budget_s']:.0f} s for this ran out, so that the job finishes "
                    f"within its time limit; the {done} points are spread over the whole range. For all {grid}, ask "
                    "for fewer points or a lower order.")
-    return "\n\n".join([head, f"⚠️ {md.text(run['reason'])}", timing])
+    return "\n\n".join([head, f"{WARNING} {md.text(run['reason'])}", timing])
 
 
 def pick_jaxpr(response: dict, order: float) -> str:
@@ -75,9 +78,9 @@ def render_gradient(response: dict) -> tuple:
     if not response.get("ok"):
         return error_markdown(response["error"]), None, ""
     gradient = ", ".join(_value_text(g) for g in response["gradient"])
-    status = f"✅ f = {_value_text(response['value'])}; ∇f = [{gradient}]"
+    status = f"{OK} f = {_value_text(response['value'])}; ∇f = [{gradient}]"
     if response.get("without_jit"):
-        status += f"\n\n⚠️ {md.text(response['without_jit'])}"
+        status += f"\n\n{WARNING} {md.text(response['without_jit'])}"
     rows = "\n".join(
         f"| {name} | {j['shape'][0]} × {j['shape'][1]} | {j['jacfwd_s'] * 1e3:.3f} ms | {j['jacrev_s'] * 1e3:.3f} ms |"
         for name, j in response["jacobians"].items()

@@ -3,104 +3,107 @@
 from __future__ import annotations
 
 import hashlib
-import html
 import os
 import tempfile
 import time
 
 import gradio as gr
 
-from playground import sharing
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import EXAMPLES
+from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.sharing import Flag, TabSchema, Text
 from playground.ui import inspect_views as views
-from playground.ui import progress
+from playground.ui import language, progress, share_links
+from playground.ui.translations import t
 
 DEFAULT = EXAMPLES[0]
-# Builds the full link in the browser (only it knows the public address) and copies it.
-COPY_LINK_JS = """(token) => {
-  if (!token) return "";
-  const url = window.location.origin + window.location.pathname + "?s=" + token;
-  if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => {});
-  return url;
-}"""
+# What an Inspect link holds, and the controls a class link can hide (with the words its checkboxes say).
+HIDEABLE = {"args": "Arguments", "static_argnums": "static_argnums", "second_args": "Call again with",
+            "examples": "Examples", "api_response": "API response (JSON)"}
+LINK = TabSchema({"code": Text(MAX_CODE_CHARS), "args": Text(MAX_ARGS_CHARS), "static_argnums": Text(MAX_ARGS_CHARS),
+                  "second_args": Text(MAX_ARGS_CHARS), "on_accelerator": Flag()}, tuple(HIDEABLE))
 _DOWNLOADS = (("jaxpr", "jaxpr.txt"), ("stablehlo", "stablehlo.mlir"), ("hlo", "optimised_hlo.txt"))
 
 
-def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id: str) -> None:
+def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+    exercise = share_links.exercise_box("inspect")
     with gr.Row():
         with gr.Column(scale=3):
-            code = gr.Code(DEFAULT.code, language="python", lines=12, label="Your function (f, or the last def)",
+            code = gr.Code(DEFAULT.code, language="python", lines=12, label=t("pg.field.function"),
                            elem_id="inspect-code")
         with gr.Column(scale=2):
-            args = gr.Textbox(DEFAULT.args, label="Arguments (a Python expression; a tuple gives several)",
-                              info="jax, jnp, np and lax are in scope", elem_id="inspect-args")
-            static = gr.Textbox(label="static_argnums", placeholder="e.g. 1, or 0, 2", elem_id="inspect-static")
-            second = gr.Textbox(label="Call again with (optional): does jit retrace?",
-                                placeholder="e.g. jnp.arange(5.0)", elem_id="inspect-second")
+            args = gr.Textbox(DEFAULT.args, label=t("pg.field.arguments"),
+                              info=t("pg.field.in_scope"), elem_id="inspect-args")
+            static = gr.Textbox(label="static_argnums", placeholder=t("pg.field.static_example"),
+                                elem_id="inspect-static")
+            second = gr.Textbox(label=t("pg.inspect.second"), placeholder=t("pg.inspect.second_example"),
+                                elem_id="inspect-second")
             # Inspect compiles for the CPU (its workers start fast); the host's GPU or TPU on request.
-            on_device = gr.Checkbox(False, label=f"Compile for the accelerator ({api.accelerator or 'none here'})",
-                                    info="XLA optimises differently for a GPU or TPU: other fusions, other kernels",
+            on_device = gr.Checkbox(False, label=t("pg.field.on_accelerator") + f" ({api.accelerator or '-'})",
+                                    info=t("pg.inspect.accelerator_info"),
                                     visible=bool(api.accelerator), elem_id="inspect-on-accelerator")
             with gr.Row():
-                run = gr.Button("Run", variant="primary", elem_id="inspect-run")
-                share = gr.Button("Copy link", elem_id="inspect-share")
-            link = gr.Textbox(label="Share link", visible="hidden", interactive=False, elem_id="inspect-link",
-                              buttons=["copy"])
-            token = gr.Textbox(visible="hidden")
-    gr.Examples([[e.code, e.args, e.static_argnums, e.second_args] for e in EXAMPLES], [code, args, static, second],
-                example_labels=[e.name for e in EXAMPLES], label="Examples")
+                run = gr.Button(t("pg.inspect.run"), variant="primary", elem_id="inspect-run")
+                copy = share_links.copy_button("inspect")
+            links = share_links.link_panel("inspect", copy, HIDEABLE)
+    examples = gr.Examples([[e.code, e.args, e.static_argnums, e.second_args] for e in EXAMPLES],
+                           [code, args, static, second], example_labels=[e.name for e in EXAMPLES],
+                           label=t("pg.field.examples"))
     status = gr.Markdown(elem_id="inspect-status")
-    result = gr.Textbox(label="Result", lines=2, interactive=False, elem_id="inspect-result")
+    result = gr.Textbox(label=t("pg.inspect.result"), lines=2, interactive=False, elem_id="inspect-result")
     with gr.Tabs():
-        with gr.Tab("Source ↔ IR"):
+        with gr.Tab(t("pg.inspect.source_ir")):
             mapped = gr.HTML(elem_id="inspect-source-map")
         with gr.Tab("jaxpr"):
-            jaxpr = gr.Code(label="jaxpr: the program JAX traced", language=None, interactive=False,
+            jaxpr = gr.Code(label=t("pg.inspect.jaxpr"), language=None, interactive=False,
                             elem_id="inspect-jaxpr")
         with gr.Tab("StableHLO"):
-            stablehlo = gr.Code(label="StableHLO: what jit hands to XLA", language=None, interactive=False,
+            stablehlo = gr.Code(label=t("pg.inspect.stablehlo"), language=None, interactive=False,
                                 elem_id="inspect-stablehlo")
-        with gr.Tab("Optimised HLO"):
-            hlo = gr.Code(label="HLO after XLA's optimisations (note the fusions)", language=None,
+        with gr.Tab(t("pg.field.optimised_hlo")):
+            hlo = gr.Code(label=t("pg.inspect.hlo"), language=None,
                           interactive=False, elem_id="inspect-hlo")
-            with gr.Accordion("Source-location tables (what stack_frame_id refers to)", open=False,
+            with gr.Accordion(t("pg.inspect.locations"), open=False,
                               elem_id="inspect-hlo-locations-toggle"):
                 hlo_locations = gr.Code(label="FileNames, FunctionNames, FileLocations, StackFrames", language=None,
                                         interactive=False, elem_id="inspect-hlo-locations")
-        with gr.Tab("Cost & timing"):
+        with gr.Tab(t("pg.inspect.costs")):
             costs = gr.Markdown(elem_id="inspect-costs")
-        with gr.Tab("Pytrees"):
+        with gr.Tab(t("pg.inspect.pytrees")):
             trees = gr.Markdown(elem_id="inspect-pytrees")
-    stdout = gr.Textbox(label="Output (what your code printed)", visible=False, interactive=False, lines=3)
-    files = gr.File(label="Whole texts", file_count="multiple", interactive=False, visible=False,
+    stdout = gr.Textbox(label=t("pg.inspect.stdout"), visible=False, interactive=False, lines=3)
+    files = gr.File(label=t("pg.inspect.files"), file_count="multiple", interactive=False, visible=False,
                     elem_id="inspect-files")
-    with gr.Accordion("API response (JSON)", open=False):
-        raw = gr.JSON(label="/inspect returned")
+    with gr.Accordion(t("pg.inspect.api_response"), open=False) as raw_panel:
+        raw = gr.JSON(label=t("pg.inspect.returned"))
 
     downloads = DownloadFolder()
 
     outputs = [status, result, mapped, jaxpr, stablehlo, hlo, hlo_locations, costs, trees, stdout, files, raw]
 
-    def on_run(code_text: str, args_text: str, static_text: str, second_text: str, accelerator: bool):
+    def on_run(code_text: str, args_text: str, static_text: str, second_text: str, accelerator: bool,
+               request: gr.Request | None = None):
         """First the stages (result, jaxpr, StableHLO, HLO, cost), then the checks that run the function again."""
+        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
         try:
             argnums = parse_argnums(static_text)
         except ValueError as exc:
-            yield render(code_text, error_dict("invalid_input", str(exc)), downloads)
+            yield render(code_text, error_dict("invalid_input", str(exc)), downloads, lang)
             return
         yield from progress.follow(api.inspect(code_text, args_text, argnums, second_text, bool(accelerator)),
-                                   lambda response: render(code_text, response, downloads), len(outputs))
+                                   lambda response: render(code_text, response, downloads, lang), len(outputs))
 
     run.click(on_run, [code, args, static, second, on_device], outputs,
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.inspect, api_name="inspect", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
-    share.click(make_token, [code, args, static, second], [token], api_visibility="private").then(
-        None, [token], [link], js=COPY_LINK_JS, api_visibility="private").then(
-        lambda url: gr.update(visible=bool(url)), [link], [link], api_visibility="private")
-    demo.load(restore_from_link, None, [code, args, static, second], api_visibility="private")
+    return share_links.Sharing(
+        "inspect", LINK, {"code": code, "args": args, "static_argnums": static, "second_args": second,
+                          "on_accelerator": on_device}, links, exercise, code=(code,),
+        hideable={"args": [args], "static_argnums": [static], "second_args": [second], "examples": [examples.dataset],
+                  "api_response": [raw_panel]}, runs=("inspect-run",))
 
 
 def parse_argnums(text: str) -> list[int] | None:
@@ -114,15 +117,15 @@ def parse_argnums(text: str) -> list[int] | None:
         raise ValueError(f"static_argnums must be whole numbers separated by commas, got {text!r}") from None
 
 
-def render(code: str, response: dict, downloads: DownloadFolder | None = None) -> tuple:
-    """Turn an /inspect response into the tab's component values."""
+def render(code: str, response: dict, downloads: DownloadFolder | None = None, lang: str = "en") -> tuple:
+    """Turn an /inspect response into the tab's component values (the status in ``lang``)."""
     if not response.get("ok"):
         blank = ("", "", "", "", "", "", "", "")
-        return (views.error_markdown(response["error"]), *blank, gr.update(value="", visible=False),
+        return (views.error_markdown(response["error"], lang), *blank, gr.update(value="", visible=False),
                 gr.update(value=None, visible=False), response)
     printed = response.get("stdout", "")
     return (
-        views.status_markdown(response),
+        views.status_markdown(response, lang),
         response.get("result", ""),
         views.source_ir_html(code, response),
         views.for_display(response.get("jaxpr", "")),
@@ -169,24 +172,3 @@ class DownloadFolder:
                 for file in os.scandir(entry.path):
                     os.remove(file.path)
                 os.rmdir(entry.path)
-
-
-def make_token(code: str, args: str, static: str, second: str) -> str:
-    try:
-        return sharing.encode_state({"code": code, "args": args, "static_argnums": static, "second_args": second})
-    except ValueError as exc:
-        gr.Warning(html.escape(str(exc)))  # Gradio's toasts render HTML
-        return ""
-
-
-def restore_from_link(request: gr.Request):
-    """Open a shared link: put its code and options back; a bad link gets a friendly notice."""
-    token = request.query_params.get("s") if request else None
-    if not token:
-        return (gr.update(),) * 4
-    try:
-        state = sharing.decode_state(token)
-    except ValueError as exc:
-        gr.Warning(html.escape(f"This share link could not be opened: {exc}"))  # the link is anyone's text
-        return (gr.update(),) * 4
-    return state["code"], state["args"], state["static_argnums"], state["second_args"]

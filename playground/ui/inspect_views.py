@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from playground import line_colours
+from playground import line_colours, messages
 from playground.errors import TITLES
 from playground.ui import markdown as md
 from playground.ui import progress
@@ -14,19 +14,41 @@ DISPLAY_CHARS = 30_000  # longer IR is cut on screen; the whole text is offered 
 DISPLAY_LINES = 400  # per pane of the source <-> IR view
 
 
-def error_markdown(error: dict) -> str:
-    """The error in plain words, the user's line, and for tracer errors what to do instead."""
-    where = f" on line {error['line']}" if type(error.get("line")) is int else ""
-    title = md.text(error.get("title") or TITLES.get(error["kind"], "Error"))
-    parts = [f"❌ **{title}{where}**"]
-    if error.get("explanation"):
-        parts.append(md.text(error["explanation"]))
-    if error.get("fix"):
-        parts.append(f"**How to fix it:** {md.text(error['fix'])}")
+def error_markdown(error: dict, language: str = "en") -> str:
+    """The error in plain words, the user's line, and for tracer errors what to do instead, in ``language``.
+
+    A tracer error's ``words`` (catalogue pieces) are written in the reader's language; JAX's own message
+    stays as JAX wrote it, below ours. Without words, our titles are translated and the rest stays English.
+    """
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
+    title = _in_language(error, "title", language) or say("kind." + (error["kind"] if error["kind"] in TITLES
+                                                                       else "unknown"))
+    heading = say("error.on_line", title=title, line=error["line"]) if type(error.get("line")) is int else title
+    parts = [f"{md.verdict('error', language)} **{md.text(heading)}**"]
+    explanation, fix = _in_language(error, "explanation", language), _in_language(error, "fix", language)
+    if explanation:
+        parts.append(md.text(explanation))
+    if fix:
+        parts.append(f"**{say('error.how_to_fix')}** {md.text(fix)}")
     if error.get("doc_url"):  # the pool keeps only links into JAX's documentation
-        parts.append(f"[Read more in the JAX documentation]({error['doc_url']})")
+        parts.append(f"[{say('error.read_more')}]({error['doc_url']})")
+    if language != "en" and error.get("words"):
+        parts.append(say("error.jax_says"))
     parts.append(code_block(error["message"]))
     return "\n\n".join(parts)
+
+
+def _in_language(error: dict, part: str, language: str) -> str | None:
+    """``error[part]`` written again from its pieces in ``language``; as it came where it has none (or they fail)."""
+    pieces = (error.get("words") or {}).get(part) if language != "en" else None
+    if pieces:
+        try:
+            return messages.render(pieces, language)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # a reply's pieces are untrusted
+            pass
+    return error.get(part)
 
 
 PENDING = {  # the checks an early reply says are still running, in the words of the status line
@@ -35,10 +57,15 @@ PENDING = {  # the checks an early reply says are still running, in the words of
 }
 
 
-def status_markdown(response: dict) -> str:
-    """What went well, and every note worth reading: purity findings, retracing, warnings."""
-    device = f" for {md.text(response['device'])}" if response.get("device") else ""
-    lines = [f"✅ Traced, lowered and compiled {md.code(response.get('function', '?'))}{device}."]
+def status_markdown(response: dict, language: str = "en") -> str:
+    """What went well, and every note worth reading: purity findings, retracing, warnings.
+
+    The headline and verdicts are in ``language``; the notes the job wrote stay as it wrote them (English).
+    """
+    device = messages.say("inspect.for_device", language, device=md.text(response["device"])) \
+        if response.get("device") else ""
+    done = messages.say("inspect.done", language, function=md.code(response.get("function", "?")), device=device)
+    lines = [f"{md.verdict('ok', language)} {done}"]
     if (response.get("jit") or {}).get("own"):
         static = response.get("static_argnums") or []
         declared = f" with static_argnums={tuple(static)}" if static else ""
@@ -46,11 +73,12 @@ def status_markdown(response: dict) -> str:
                      "function is what you see, not wrapped in a second jit.")
     for finding in response.get("purity") or []:
         where = f"line {finding['line']}: " if type(finding.get("line")) is int else ""
-        lines.append(f"- ⚠️ **Purity** ({md.text(finding['check'])}) {where}{md.text(finding['message'])}")
+        lines.append(f"- {md.verdict('warning', language)} **{messages.say('inspect.purity', language)}** "
+                     f"({md.text(finding['check'])}) {where}{md.text(finding['message'])}")
     retrace = response.get("retrace")
     if retrace:
-        verdict = {True: "🔁 **Second call retraced.**", False: "♻️ **Second call reused the compiled program.**",
-                   None: "**Second call failed.**"}[retrace.get("retraced")]
+        key = {True: "retraced", False: "reused", None: "second_failed"}[retrace.get("retraced")]
+        verdict = f"**{messages.say('inspect.' + key, language)}**"
         lines.append(f"- {verdict}\n\n{code_block(retrace.get('explanation', ''))}")
     lines.extend(f"- {md.text(note)}" for note in response.get("warnings") or [])
     pending = [PENDING[name] for name in response.get("pending") or [] if name in PENDING]

@@ -5,60 +5,80 @@ from __future__ import annotations
 
 import gradio as gr
 
-from playground import plots
+from playground import messages, plots
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import JIT_BENCHMARK_CODE
-from playground.jobs import MAX_REPEATS
-from playground.ui import jit_views, progress
+from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS, MAX_REPEATS
+from playground.sharing import Number, TabSchema, Text
+from playground.ui import jit_views, language, progress, share_links
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import parse_sizes, seconds, times_table
+from playground.ui.translations import t
+
+# What a jit link holds, and the controls a class link can hide (with the words its checkboxes say).
+HIDEABLE = {"sizes": "Sizes n", "repeats": "Timed runs per size"}
+LINK = TabSchema({"code": Text(MAX_CODE_CHARS), "sizes": Text(MAX_ARGS_CHARS),
+                  "repeats": Number(1, MAX_REPEATS, whole=True)}, tuple(HIDEABLE))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
-    gr.Markdown("### What does `jit` buy?\nThe same function on an n × n float32 input: NumPy, JAX op by op "
-                "(eager), and JAX compiled with `jit` (compile time shown apart). Medians of repeated runs, after a "
-                "warm-up, each waiting for the device (`block_until_ready`).")
+def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+    exercise = share_links.exercise_box("jit")
+    gr.Markdown(t("pg.jit.intro"))
     with gr.Row():
         with gr.Column(scale=3):
             code = gr.Code(JIT_BENCHMARK_CODE, language="python", lines=5,
-                           label="Your function (one array in, one out)", elem_id="jit-code")
+                           label=t("pg.jit.function"), elem_id="jit-code")
         with gr.Column(scale=2):
-            sizes = gr.Textbox(", ".join(map(str, api.default_matrix_sizes())), label="Sizes n (n × n inputs)",
+            sizes = gr.Textbox(", ".join(map(str, api.default_matrix_sizes())), label=t("pg.jit.sizes"),
                                elem_id="jit-sizes")
-            repeats = gr.Slider(1, MAX_REPEATS, value=5, step=1, label="At least this many timed runs per size")
-            run = gr.Button("Measure", variant="primary", elem_id="jit-run")
+            repeats = gr.Slider(1, MAX_REPEATS, value=5, step=1, label=t("pg.jit.repeats"))
+            with gr.Row():
+                run = gr.Button(t("pg.jit.run"), variant="primary", elem_id="jit-run")
+                copy = share_links.copy_button("jit")
+            links = share_links.link_panel("jit", copy, HIDEABLE)
     status = gr.Markdown(elem_id="jit-status")
     with gr.Row():
-        chart = gr.Plot(label="Time per call", elem_id="jit-plot")
+        chart = gr.Plot(label=t("pg.jit.chart"), elem_id="jit-plot")
         table = gr.Markdown(elem_id="jit-table")
     why = gr.Markdown(elem_id="jit-why")
 
-    def on_run(code_text: str, sizes_text: str, runs: float):
+    def on_run(code_text: str, sizes_text: str, runs: float, request: gr.Request | None = None):
+        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
         try:
             size_list = parse_sizes(sizes_text, "sizes")
         except ValueError as exc:
-            yield render(error_dict("invalid_input", str(exc)))
+            yield render(error_dict("invalid_input", str(exc)), lang)
             return
-        yield from progress.follow(api.jit_speed(code_text, size_list, int(runs)), render, 4)
+        yield from progress.follow(api.jit_speed(code_text, size_list, int(runs)),
+                                   lambda response: render(response, lang), 4)
 
     run.click(on_run, [code, sizes, repeats], [status, chart, table, why], api_visibility="private",
               concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.jit_speed, api_name="jit_speed", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    return share_links.Sharing("jit", LINK, {"code": code, "sizes": sizes, "repeats": repeats}, links, exercise,
+                               code=(code,), hideable={"sizes": [sizes], "repeats": [repeats]}, runs=("jit-run",))
 
 
-def render(response: dict) -> tuple:
+def render(response: dict, lang: str = "en") -> tuple:
+    """The status, chart, table and narrative of a /jit_speed response; our words in ``lang``."""
     if not response.get("ok"):
-        return error_markdown(response["error"]), None, "", ""
+        return error_markdown(response["error"], lang), None, "", ""
+
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, lang, **params)
+
     sizes = response["sizes"]
     series = {"NumPy": response["numpy_s"], "eager JAX": response["eager_s"], "jit": response["jit_s"]}
-    notes = [f"✅ Measured on **{md.text(response['device'])}**. {jit_views.agreement_line(response)}"]
+    agreement = jit_views.agreement_line(response, lang)
+    notes = [f"{md.verdict('ok', lang)} {say('jit.measured', device=md.text(response['device']), agreement=agreement)}"]
     notes += [f"- {note}" for note in [progress.cache_note(response)] if note]
-    notes += [f"- Size {s['size']} skipped: {md.text(s['reason'])}" for s in response.get("skipped", [])]
+    notes += [f"- {say('jit.skipped', size=s['size'], reason=md.text(s['reason']))}"
+              for s in response.get("skipped", [])]
     chart = plots.timings_figure("NumPy vs eager JAX vs jit", "elements (n × n)", [n * n for n in sizes], series)
     compile_row = " · ".join(f"n={n}: {seconds(c)}" for n, c in zip(sizes, response["compile_s"], strict=True))
     baseline = "NumPy" if any(response["numpy_s"]) else "eager JAX"
-    table = times_table("n", sizes, series, baseline=baseline) + f"\n\n**Compile time (once per shape):** {compile_row}"
-    why = jit_views.why_markdown(response)
+    table = times_table("n", sizes, series, baseline=baseline) + f"\n\n{say('jit.compile_time', row=compile_row)}"
+    why = jit_views.why_markdown(response, lang)
     return "\n".join(notes), chart, table, why

@@ -13,6 +13,7 @@ Eager JAX and jit agree at every size measured (n = 10, 1000); NumPy agrees at e
 
 from __future__ import annotations
 
+from playground import messages
 from playground.ui import markdown as md
 from playground.ui.timing_views import seconds
 
@@ -23,56 +24,53 @@ def _sizes(sizes: list[int]) -> str:
     return ", ".join(map(str, sizes))
 
 
-def agreement_line(reply: dict) -> str:
-    """Which engines were compared, at which sizes: never more than the job checked."""
+def agreement_line(reply: dict, language: str = "en") -> str:
+    """Which engines were compared, at which sizes: never more than the job checked (in ``language``)."""
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
     checked, sizes = reply["checked_sizes"], reply["sizes"]
-    where = f"every size measured (n = {_sizes(checked)})" if checked == sizes else f"n = {_sizes(checked)}"
-    line = f"Eager JAX and jit agree at {where}"
+    where = say("jit.every_size" if checked == sizes else "jit.at_sizes", sizes=_sizes(checked))
+    line = say("jit.agree", where=where)
     numpy_checked = reply.get("numpy_checked_sizes", [])
     reason = reply.get("numpy_unavailable")
     if numpy_checked and numpy_checked == checked:
-        return line + "; NumPy agrees at each too."
+        return line + say("jit.numpy_each")
     if numpy_checked:
-        return line + f"; NumPy agrees at n = {_sizes(numpy_checked)}, and was left out after: {md.text(reason or '')}"
-    return line + f". No NumPy column: {md.text(reason or 'it was not compared')}"
+        return line + say("jit.numpy_some", sizes=_sizes(numpy_checked), reason=md.text(reason or ""))
+    return line + say("jit.numpy_none", reason=md.text(reason) if reason else say("jit.not_compared"))
 
 
-def why_markdown(reply: dict) -> str:
+def why_markdown(reply: dict, language: str = "en") -> str:
     """Why jit wins where it wins, and says so where it loses (against NumPy or eager JAX), from the numbers."""
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
     sizes, jit = reply["sizes"], reply["jit_s"]
     parts = []
     versus_eager = _ratios(reply["eager_s"], jit)
     wins = [(n, r) for n, r in zip(sizes, versus_eager, strict=True) if r is not None and r > 1]
     if wins:
         n, ratio = wins[-1]
-        parts.append(
-            f"**Why jit is faster than eager JAX** ({ratio:.2g}× at n = {n}): the jaxpr has **{reply['jaxpr_ops']}** "
-            "operations; eager JAX runs each as its own kernel, writing a whole array to memory every time. After "
-            f"`jit`, XLA fuses them into **{reply['fused_kernels']}** kernel(s) that read the input once and write "
-            "the output once.")
+        parts.append(say("jit.why", ratio=f"{ratio:.2g}", n=n, ops=reply["jaxpr_ops"], kernels=reply["fused_kernels"]))
     losses = [("NumPy", n, r) for n, r in zip(sizes, _ratios(reply["numpy_s"], jit), strict=True)
               if r is not None and r < 1]
-    losses += [("eager JAX", n, r) for n, r in zip(sizes, versus_eager, strict=True) if r is not None and r < 1]
+    losses += [(say("jit.eager"), n, r) for n, r in zip(sizes, versus_eager, strict=True) if r is not None and r < 1]
     if losses:
-        listed = "; ".join(f"slower than {who} at n = {n} ({r:.2g}×)" for who, n, r in losses)
+        listed = "; ".join(say("jit.slower_than", who=who, n=n, ratio=f"{r:.2g}") for who, n, r in losses)
         smallest = min(range(len(sizes)), key=lambda i: sizes[i])
         fixed = jit[smallest]  # jit's time where there is almost nothing to compute: its cost per call
         overhead = [n for _, n, _ in losses if jit[sizes.index(n)] <= DISPATCH_BOUND * fixed]
         compute = [n for _, n, _ in losses if n not in overhead]
-        words = [f"**Where jit loses:** {listed}."]
+        words = [say("jit.loses", listed=listed)]
         if overhead:
-            words.append(
-                f"At n = {_sizes(sorted(set(overhead)))} a jitted call costs little more than its fixed cost "
-                f"(about {seconds(fixed)} per call here, measured at n = {sizes[smallest]}): JAX checks the "
-                "arguments, finds the compiled program and dispatches it to the device, whatever the size. A "
-                "kernel this small cannot amortise that; NumPy calls its loop directly.")
+            words.append(say("jit.overhead", sizes=_sizes(sorted(set(overhead))), fixed=seconds(fixed),
+                             smallest=sizes[smallest]))
         if compute:
-            words.append(
-                f"At n = {_sizes(sorted(set(compute)))} the time is well above that fixed cost, so it is not "
-                "dispatch: the compiled kernel itself ran slower than NumPy's loops at this size, on this device.")
+            words.append(say("jit.compute", sizes=_sizes(sorted(set(compute)))))
         parts.append(" ".join(words))
     if not parts:
-        parts.append("No size was measured for all engines, so there is nothing to compare.")
+        parts.append(say("jit.nothing"))
     return "\n\n".join(parts)
 
 

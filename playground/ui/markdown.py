@@ -16,6 +16,8 @@ from __future__ import annotations
 import html
 import re
 
+from playground import messages
+
 # What our own explanations use for code, literal in Markdown: fenced blocks and `code spans`.
 _CODE = re.compile(r"(```[A-Za-z0-9_+-]*\n.*?\n```|`[^`\n]+`)", re.DOTALL)
 _PUNCTUATION = re.compile(r"([\\`\[\]!|])")  # links and images, code spans, table cells; emphasis is harmless
@@ -42,6 +44,15 @@ def code(value: object) -> str:
 def code_block(value: object) -> str:
     """A fenced block that the text cannot close (its own fences become look-alike quotes)."""
     return f"```\n{str(value).replace('```', '‘‘‘')}\n```"
+
+
+def verdict(kind: str, language: str = "en") -> str:
+    """A small label that says the outcome in a word and a colour, read right without an emoji font.
+
+    >>> verdict("error", "de")
+    "<span class='pg-verdict pg-verdict-error'>Fehler</span>"
+    """
+    return f"<span class='pg-verdict pg-verdict-{kind}'>{html.escape(messages.say('verdict.' + kind, language))}</span>"
 
 
 def _escape(part: str) -> str:

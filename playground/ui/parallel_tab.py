@@ -7,8 +7,10 @@ import gradio as gr
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import SHARD_EXAMPLE
+from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.sharing import TabSchema, Text
 from playground.ui import markdown as md
-from playground.ui import progress
+from playground.ui import progress, share_links
 from playground.ui.inspect_views import error_markdown
 from playground.ui.markdown import code_block
 from playground.ui.parallel_fields import shard_arguments
@@ -20,27 +22,35 @@ from playground.ui.parallel_views import (
     tolerance_markdown,
     verdict_markdown,
 )
+from playground.ui.translations import t
+
+# What a Parallel link holds, and the controls a class link can hide (with the words its checkboxes say).
+HIDEABLE = {"args": "Arguments", "mesh": "Mesh shape and axis names", "specs": "in_specs and out_specs",
+            "demos": "The demos part"}
+LINK = TabSchema({name: Text(MAX_CODE_CHARS if name == "code" else MAX_ARGS_CHARS)
+                  for name in ("code", "args", "mesh_shape", "axis_names", "in_specs", "out_specs")}, tuple(HIDEABLE))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices: int) -> None:
+def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices: int) -> share_links.Sharing:
     """``cpu_devices``: the simulated CPU devices the Parallel workers get without an accelerator (the settings')."""
-    gr.Markdown(f"### Sharding a function across devices\nWithout an accelerator, these workers get {cpu_devices} "
-                "simulated CPU devices (`JAX_NUM_CPU_DEVICES`): the sharding is real, the devices share this "
-                "machine's cores. Build a mesh, say how each input is split with a `PartitionSpec`, and `jax.jit` "
-                "does the rest.")
+    exercise = share_links.exercise_box("parallel")
+    gr.Markdown(t("pg.parallel.intro", devices=cpu_devices))
     with gr.Row():
         with gr.Column(scale=3):
-            code = gr.Code(SHARD_EXAMPLE.code, language="python", lines=6, label="Your function",
+            code = gr.Code(SHARD_EXAMPLE.code, language="python", lines=6, label=t("pg.parallel.function"),
                            elem_id="shard-code")
         with gr.Column(scale=2):
-            args = gr.Textbox(SHARD_EXAMPLE.args, label="Arguments", elem_id="shard-args")
+            args = gr.Textbox(SHARD_EXAMPLE.args, label=t("pg.parallel.args"), elem_id="shard-args")
             with gr.Row():
-                mesh_shape = gr.Textbox(SHARD_EXAMPLE.mesh_shape, label="Mesh shape", elem_id="shard-mesh")
-                axis_names = gr.Textbox(SHARD_EXAMPLE.axis_names, label="Axis names", elem_id="shard-axes")
-            in_specs = gr.Textbox(SHARD_EXAMPLE.in_specs, label="in_specs (one PartitionSpec per argument)",
+                mesh_shape = gr.Textbox(SHARD_EXAMPLE.mesh_shape, label=t("pg.parallel.mesh"), elem_id="shard-mesh")
+                axis_names = gr.Textbox(SHARD_EXAMPLE.axis_names, label=t("pg.parallel.axes"), elem_id="shard-axes")
+            in_specs = gr.Textbox(SHARD_EXAMPLE.in_specs, label=t("pg.parallel.in_specs"),
                                   elem_id="shard-in-specs")
             out_specs = gr.Textbox(SHARD_EXAMPLE.out_specs, label="out_specs", elem_id="shard-out-specs")
-            run = gr.Button("Shard and run", variant="primary", elem_id="shard-run")
+            with gr.Row():
+                run = gr.Button(t("pg.parallel.run"), variant="primary", elem_id="shard-run")
+                copy = share_links.copy_button("parallel")
+            links = share_links.link_panel("parallel", copy, HIDEABLE)
     status = gr.Markdown(elem_id="shard-status")
     with gr.Row():
         placement = gr.HTML(elem_id="shard-placement")
@@ -60,15 +70,16 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
         concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.shard, api_name="shard", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
-    gr.Markdown("### Collectives, a data-parallel step, and pmap")
-    demos = gr.Button("Run the demos", elem_id="parallel-demos-run")
-    devices = gr.Markdown(elem_id="parallel-devices")
-    with gr.Row():
-        collectives = gr.Markdown(elem_id="parallel-collectives")
-        with gr.Column():
-            data_parallel = gr.Markdown(elem_id="parallel-data-parallel")
-            batch_grid = gr.HTML(elem_id="parallel-batch-placement")
-    pmap = gr.Markdown(elem_id="parallel-pmap")
+    with gr.Column() as demos_part:
+        gr.Markdown(t("pg.parallel.demos_intro"))
+        demos = gr.Button(t("pg.parallel.demos"), elem_id="parallel-demos-run")
+        devices = gr.Markdown(elem_id="parallel-devices")
+        with gr.Row():
+            collectives = gr.Markdown(elem_id="parallel-collectives")
+            with gr.Column():
+                data_parallel = gr.Markdown(elem_id="parallel-data-parallel")
+                batch_grid = gr.HTML(elem_id="parallel-batch-placement")
+        pmap = gr.Markdown(elem_id="parallel-pmap")
 
     def on_demos():
         yield from progress.follow(api.parallel_demos(), render_demos, 5)
@@ -79,6 +90,11 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
         concurrency_id=concurrency_id)
     gr.api(api.parallel_demos, api_name="parallel_demos", concurrency_limit=concurrency,
            concurrency_id=concurrency_id)
+    return share_links.Sharing(
+        "parallel", LINK, {"code": code, "args": args, "mesh_shape": mesh_shape, "axis_names": axis_names,
+                           "in_specs": in_specs, "out_specs": out_specs}, links, exercise, code=(code,),
+        hideable={"args": [args], "mesh": [mesh_shape, axis_names], "specs": [in_specs, out_specs],
+                  "demos": [demos_part]}, runs=("shard-run",))
 
 
 def render_shard(response: dict) -> tuple:
@@ -108,7 +124,7 @@ def render_demos(response: dict) -> tuple:
     sections = []
     for name in ("psum", "all_gather"):
         demo = response["collectives"][name]
-        mark = "✅" if demo["matches"] else "❌"
+        mark = md.verdict("ok") if demo["matches"] else md.verdict("differs")
         found = ", ".join(md.code(c) for c in demo["collectives"]) or "none"
         sections.append(f"#### `{name}` with `jax.shard_map` {mark}\n{code_block(demo['code'])}\n"
                         f"Collectives: {found}. Result:\n{code_block(str(demo['result']))}")
@@ -117,6 +133,7 @@ def render_demos(response: dict) -> tuple:
     data_parallel = f"{data_parallel_markdown(step)}\n{hlo}"
     grid = placement_html(step["batch_placement"], [step["batch_size"], step["layer_sizes"][0]], "the batch of images")
     both = response["pmap_vs_shard_map"]
-    pmap = (f"#### pmap (legacy) next to shard_map {'✅ same result' if both['equal'] else '❌ different results'}\n"
+    same = md.verdict("ok") + " same result" if both["equal"] else md.verdict("differs") + " different results"
+    pmap = (f"#### pmap (legacy) next to shard_map {same}\n"
             f"{code_block(both['pmap_code'])}\n{code_block(both['shard_map_code'])}\n{md.text(both['why'])}")
     return devices, "\n\n".join(sections), data_parallel, grid, pmap

@@ -2,7 +2,9 @@
 
 >>> print(verdict_markdown({"n_devices": 8, "matches_unsharded": True, "max_abs_diff": 2.4e-06,
 ...                         "tolerance": 4.2e-05, "mismatch": None}))
-✅ On 8 devices the result equals the single-device one within rounding: largest difference 2.4e-06, tolerance 4.2e-05.
+... # doctest: +NORMALIZE_WHITESPACE
+<span class='pg-verdict pg-verdict-ok'>OK</span> On 8 devices the result equals the single-device one within
+rounding: largest difference 2.4e-06, tolerance 4.2e-05.
 """
 
 from __future__ import annotations
@@ -10,6 +12,9 @@ from __future__ import annotations
 import html
 
 from playground.ui import markdown as md
+
+# Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
+OK, DIFFERS = md.verdict("ok"), md.verdict("differs")
 
 _PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5",
             "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f")
@@ -20,9 +25,9 @@ def verdict_markdown(response: dict) -> str:
     numbers = f"{difference_text(response.get('max_abs_diff'))}, {tolerance_text(response.get('tolerance'))}"
     devices = f"On {response['n_devices']} device{'' if response['n_devices'] == 1 else 's'} the result"
     if response["matches_unsharded"]:
-        return f"✅ {devices} equals the single-device one within rounding: {numbers}."
+        return f"{OK} {devices} equals the single-device one within rounding: {numbers}."
     mismatch = f": {md.text(response['mismatch'])}" if response.get("mismatch") else ""
-    return f"❌ {devices} DIFFERS from the single-device one ({numbers}){mismatch}."
+    return f"{DIFFERS} {devices} DIFFERS from the single-device one ({numbers}){mismatch}."
 
 
 def tolerance_markdown(response: dict) -> str:
@@ -51,7 +56,7 @@ def tolerance_text(tolerance: float | None) -> str:
 
 def data_parallel_markdown(step: dict) -> str:
     """The data-parallel demo: what was split, the verdict, and only the collectives the compiled program has."""
-    same = "✅ equal to" if step["matches_single_device"] else "❌ different from"
+    same = f"{OK} equal to" if step["matches_single_device"] else f"{DIFFERS} different from"
     params = "replicated (every device holds all of them)" if _replicated(step["params_placement"]) else "split"
     found = ", ".join(md.code(c) for c in step["collectives"]) or "none"
     why = (": each device computes gradients on its slice of the batch, and the all-reduce sums them"

@@ -12,7 +12,10 @@ import numpy as np
 
 from playground import training_plots as figures
 from playground.api import PlaygroundAPI
+from playground.mnist import config
 from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig
+from playground.sharing import Choice, Flag, Number, TabSchema, Text
+from playground.ui import language, share_links
 from playground.ui.inspect_views import error_markdown
 from playground.ui.train_sketch import sketch_to_ink
 from playground.ui.train_views import (
@@ -23,63 +26,68 @@ from playground.ui.train_views import (
     status_markdown,
     train_config,
 )
+from playground.ui.translations import t
 
 REDRAW_EVERY_S = 0.3  # at most this often; updates arrive every ~0.2 s, so the curves refresh within 0.5 s
 PREVIEW_SCALE = 10  # the 28 × 28 input, shown with big square pixels
 _DEFAULTS = TrainConfig()
+# What a Train link holds (the settings; a link never starts a run), and what a class link can hide.
+HIDEABLE = {"dataset": "Dataset", "layers": "Layer sizes", "optimizer": "Optimizer", "learning_rate": "Learning rate",
+            "batch_size": "Batch size", "epochs": "Epochs", "seed": "Seed", "data_parallel": "Data-parallel"}
+LINK = TabSchema({
+    "dataset": Choice(config.DATASET_NAMES), "layers": Text(200), "optimizer": Choice(OPTIMIZERS),
+    "learning_rate": Number(0, config.MAX_LEARNING_RATE), "batch_size": Number(1, config.MAX_BATCH, whole=True),
+    "epochs": Number(1, config.MAX_EPOCHS, whole=True), "seed": Number(0, config.MAX_SEED, whole=True),
+    "data_parallel": Flag()}, tuple(HIDEABLE))
 
 
-def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id: str) -> None:
-    gr.Markdown(
-        "### Train the MNIST MLP live\nThe classic JAX example: a multilayer perceptron (ReLU hidden layers, "
-        "log-softmax output) whose parameters are a list of `(W, b)` pairs, `predict` written for one image and "
-        "batched with `vmap`, and a jitted update that runs many SGD steps per call. It trains on this server's "
-        "accelerator in a worker process; the curves redraw as it learns.")
+def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+    gr.Markdown(t("pg.train.intro"))
     device = gr.HTML(device_banner(None), elem_id="train-device")
+    exercise = share_links.exercise_box("train")
     with gr.Row():
         with gr.Column(scale=1, min_width=280):
-            dataset = gr.Dropdown(dataset_choices(_datasets(api)), value=_DEFAULTS.dataset, label="Dataset",
+            dataset = gr.Dropdown(dataset_choices(_datasets(api)), value=_DEFAULTS.dataset, label=t("pg.train.dataset"),
                                   elem_id="train-dataset")
-            layers = gr.Textbox(", ".join(map(str, _DEFAULTS.layers)), label="Layer sizes (784 in, 10 out)",
+            layers = gr.Textbox(", ".join(map(str, _DEFAULTS.layers)), label=t("pg.train.layers"),
                                 elem_id="train-layers")
-            optimizer = gr.Radio(list(OPTIMIZERS), value=_DEFAULTS.optimizer, label="Optimizer (optax)",
+            optimizer = gr.Radio(list(OPTIMIZERS), value=_DEFAULTS.optimizer, label=t("pg.train.optimizer"),
                                  elem_id="train-optimizer")
-            learning_rate = gr.Number(_DEFAULTS.learning_rate, label="Learning rate", elem_id="train-lr")
+            learning_rate = gr.Number(_DEFAULTS.learning_rate, label=t("pg.train.learning_rate"), elem_id="train-lr")
             with gr.Row():
-                batch_size = gr.Number(_DEFAULTS.batch_size, label="Batch size", precision=0, elem_id="train-batch")
-                epochs = gr.Number(_DEFAULTS.epochs, label="Epochs", precision=0, elem_id="train-epochs")
-                seed = gr.Number(_DEFAULTS.seed, label="Seed", precision=0, elem_id="train-seed")
+                batch_size = gr.Number(_DEFAULTS.batch_size, label=t("pg.train.batch_size"), precision=0,
+                                       elem_id="train-batch")
+                epochs = gr.Number(_DEFAULTS.epochs, label=t("pg.train.epochs"), precision=0, elem_id="train-epochs")
+                seed = gr.Number(_DEFAULTS.seed, label=t("pg.train.seed"), precision=0, elem_id="train-seed")
             data_parallel = gr.Checkbox(
-                _DEFAULTS.data_parallel, label="Data-parallel over all devices", elem_id="train-data-parallel",
-                info="The batch is split across every local device, the parameters are replicated, and XLA "
-                     "all-reduces the gradients. Needs a batch size that divides by the device count.")
+                _DEFAULTS.data_parallel, label=t("pg.train.data_parallel"), elem_id="train-data-parallel",
+                info=t("pg.train.data_parallel_info"))
             with gr.Row():
-                start = gr.Button("Start", variant="primary", elem_id="train-start")
-                stop = gr.Button("Stop", variant="stop", elem_id="train-stop")
+                start = gr.Button(t("pg.train.start"), variant="primary", elem_id="train-start")
+                stop = gr.Button(t("pg.train.stop"), variant="stop", elem_id="train-stop")
             status = gr.Markdown(elem_id="train-status")
+            links = share_links.link_panel("train", share_links.copy_button("train"), HIDEABLE)
         with gr.Column(scale=2):
-            loss_plot = gr.Plot(figures.loss_figure([], []), label="Training loss", elem_id="train-loss")
+            loss_plot = gr.Plot(figures.loss_figure([], []), label=t("pg.train.loss"), elem_id="train-loss")
             with gr.Row():
-                accuracy_plot = gr.Plot(figures.accuracy_figure([], []), label="Test accuracy",
+                accuracy_plot = gr.Plot(figures.accuracy_figure([], []), label=t("pg.train.accuracy"),
                                         elem_id="train-accuracy")
-                throughput_plot = gr.Plot(figures.throughput_figure([], []), label="Throughput",
+                throughput_plot = gr.Plot(figures.throughput_figure([], []), label=t("pg.train.throughput"),
                                           elem_id="train-throughput")
     with gr.Row():
-        grid_plot = gr.Plot(label="Test digits (wrong ones in red)", elem_id="train-grid")
-        confusion_plot = gr.Plot(label="Confusion matrix", elem_id="train-confusion")
+        grid_plot = gr.Plot(label=t("pg.train.grid"), elem_id="train-grid")
+        confusion_plot = gr.Plot(label=t("pg.train.confusion"), elem_id="train-confusion")
     with gr.Row():
-        params_file = gr.File(label="Trained parameters (.npz: w0, b0, w1, b1, …)", elem_id="train-params")
-        metrics_file = gr.File(label="Metrics (CSV)", elem_id="train-metrics")
-    gr.Markdown("#### Draw a digit\nDraw with the mouse; it is prepared the way MNIST digits were (cropped, "
-                "scaled to fit 20 × 20, centred by its centre of mass in 28 × 28) and classified by the model "
-                "you trained.")
+        params_file = gr.File(label=t("pg.train.params"), elem_id="train-params")
+        metrics_file = gr.File(label=t("pg.train.metrics"), elem_id="train-metrics")
+    gr.Markdown(t("pg.train.draw_intro"))
     with gr.Row():
         sketch = gr.Sketchpad(type="numpy", image_mode="RGBA", canvas_size=(280, 280), layers=False,
                               brush=gr.Brush(default_size=18, colors=["#000000"], color_mode="fixed"),
-                              label="Draw here", elem_id="train-sketch")
-        seen = gr.Image(label="What the model sees (28 × 28)", interactive=False, height=280,
+                              label=t("pg.train.sketch"), elem_id="train-sketch")
+        seen = gr.Image(label=t("pg.train.seen"), interactive=False, height=280,
                         elem_id="train-seen")
-        probabilities = gr.Plot(figures.probability_figure(None, []), label="Class probabilities",
+        probabilities = gr.Plot(figures.probability_figure(None, []), label=t("pg.train.probabilities"),
                                 elem_id="train-probabilities")
 
     def on_optimizer(name: str) -> float:
@@ -91,21 +99,23 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
                               split_batches)
         curves = Curves()
         drawn = 0.0
+        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
         for update in api.train(config, request.session_hash):
             if not update["ok"]:
-                yield (gr.skip(), error_markdown(update["error"]), *[gr.skip()] * 7)
+                yield (gr.skip(), error_markdown(update["error"], lang), *[gr.skip()] * 7)
                 return
             curves.add(update)
             if not update["done"] and time.monotonic() - drawn < REDRAW_EVERY_S:
                 continue
             drawn = time.monotonic()
-            banner = device_banner(update.get("device"), status_markdown(update) if not update.get("device") else "")
+            status = status_markdown(update, lang)
+            banner = device_banner(update.get("device"), status if not update.get("device") else "", lang)
             if update["done"]:
                 grid, confusion = result_figures(update)
-                yield (banner, status_markdown(update), *curves.figures(), grid, confusion,
+                yield (banner, status, *curves.figures(), grid, confusion,
                        update.get("params_file"), update.get("metrics_file"))
             else:
-                yield (banner, status_markdown(update), *curves.figures(), *[gr.skip()] * 4)
+                yield (banner, status, *curves.figures(), *[gr.skip()] * 4)
 
     def on_stop(request: gr.Request) -> None:
         api.stop_training(request.session_hash)
@@ -122,7 +132,8 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         chart = figures.probability_figure(response["probabilities"], response["class_names"])
         return frame.repeat(PREVIEW_SCALE, 0).repeat(PREVIEW_SCALE, 1), chart
 
-    optimizer.change(on_optimizer, optimizer, learning_rate, api_visibility="private", queue=False)
+    # .input, not .change: a link that sets the optimiser keeps its own learning rate.
+    optimizer.input(on_optimizer, optimizer, learning_rate, api_visibility="private", queue=False)
     busy = start.click(lambda: (gr.update(interactive=False), gr.update(interactive=True)), None, [start, stop],
                        api_visibility="private", queue=False)
     busy.then(on_start, [dataset, layers, optimizer, learning_rate, batch_size, epochs, seed, data_parallel],
@@ -135,15 +146,46 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
                   concurrency_limit=None)
 
     def train(config: dict | None = None, request: gr.Request = None) -> Iterator[dict]:
-        """Train the MLP, streaming metric updates; see the README for the config keys."""
+        """Train an MLP on handwritten digits (or clothes), streaming metric updates several times a second.
+
+        ``config`` keys, each optional: "dataset" ("mnist", "fashion_mnist", "digits"), "layers" (e.g. [784, 512,
+        256, 10]), "optimizer" ("sgd", "momentum", "adam"), "learning_rate", "batch_size", "epochs", "seed",
+        "data_parallel" (true: the batch split over every local device). Every update has "ok", "phase" ("data",
+        "queued", "starting", "compiling", "training", then "finished" or "stopped"), "step", "epoch", "loss",
+        "test_accuracy", "samples_per_s", "elapsed_s", "device" and "done"; the last adds "params_file",
+        "metrics_file", "confusion" and "samples". One run per session; ``predict`` uses its model.
+
+        Args:
+            config: the hyperparameters above as a dict (null or {}: all defaults).
+
+        Returns:
+            the last update (``done`` True, "phase" "finished" or "stopped")
+            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
+        """
         yield from api.train(config, request.session_hash)
 
     def stop_training(request: gr.Request = None) -> dict:
-        """Stop this session's training run; it keeps its curves and parameters."""
+        """Stop this session's training run: it ends within about a second, keeping its curves and parameters.
+
+        Takes no arguments.
+
+        Returns:
+            {"ok": True, "stopping": whether a run was going}
+        """
         return api.stop_training(request.session_hash)
 
     def predict(image: list[list[float]], request: gr.Request = None) -> dict:
-        """Class probabilities of a grayscale digit (ink bright on dark) under this session's trained model."""
+        """Class probabilities of a grayscale digit (ink bright on dark) under this session's trained model.
+
+        The image is cropped to its ink, scaled into 20 x 20 and centred in 28 x 28, as MNIST was.
+
+        Args:
+            image: rows of pixel values from 0 to 255 (or 0 to 1), ink bright on dark, at most 1024 x 1024.
+
+        Returns:
+            {"ok": True, "probabilities", "predicted", "class_names", "input" (the 28 x 28 the model saw)}
+            or an error dict (no model trained yet, a bad image) {"ok": False, "error": {"kind", "message", "line"}}
+        """
         return api.predict(image, request.session_hash)
 
     gr.api(train, api_name="train", concurrency_limit=concurrency, concurrency_id=concurrency_id)
@@ -152,6 +194,11 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     gr.api(api.datasets, api_name="datasets", queue=False)
     demo.load(lambda: (device_banner(None, _planned_device(api)), gr.update(choices=dataset_choices(_datasets(api)))),
               None, [device, dataset], api_visibility="private", queue=False)
+    fields = {"dataset": dataset, "layers": layers, "optimizer": optimizer, "learning_rate": learning_rate,
+              "batch_size": batch_size, "epochs": epochs, "seed": seed, "data_parallel": data_parallel}
+    # A training link shows its settings and waits for Start: nothing is clicked.
+    return share_links.Sharing("train", LINK, fields, links, exercise,
+                               hideable={name: [fields[name]] for name in HIDEABLE})
 
 
 def _datasets(api: PlaygroundAPI) -> list[dict]:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from playground import messages
 from playground import training_plots as figures
-
-_PLATFORM_ICONS = {"GPU": "🟩", "TPU": "🟦", "CPU": "⬜"}
+from playground.ui import markdown as md
 
 
 @dataclass
@@ -55,52 +56,78 @@ def train_config(dataset: str, layers: str, optimizer: str, learning_rate: float
             "batch_size": batch_size, "epochs": epochs, "seed": seed, "data_parallel": data_parallel}
 
 
-def device_banner(device: str | None, waiting: str = "") -> str:
-    """The device, big: "🟩 Training on GPU · NVIDIA H200"."""
+_OWN_TAGS = re.compile(r"</?(?:span|progress)\b[^>]*>")
+
+
+def device_banner(device: str | None, waiting: str = "", language: str = "en") -> str:
+    """The device, big: "Training on GPU · NVIDIA H200", its platform as a coloured label (no emoji font needed)."""
     if not device:
-        return f"<div class='train-device'>{html.escape(waiting or 'Device: not started yet')}</div>"
+        # ``waiting`` is a status line: its labels and progress bar become plain text here, all else escaped.
+        text = html.escape(_OWN_TAGS.sub("", waiting) or messages.say("train.no_device", language))
+        return f"<div class='train-device'>{text}</div>"
     platform = device.split(" · ")[0]
-    icon = _PLATFORM_ICONS.get(platform, "⬜")
-    return f"<div class='train-device'>{icon} Training on <b>{html.escape(device)}</b></div>"
+    label = f"<span class='pg-verdict pg-platform-{html.escape(platform.lower())}'>{html.escape(platform)}</span>"
+    return (f"<div class='train-device'>{label} "
+            f"{messages.say('train.on_device', language, device=html.escape(device))}</div>")
 
 
-def status_markdown(update: dict) -> str:
-    """One line on where the run is, with a progress bar for downloads and epochs."""
+def status_markdown(update: dict, language: str = "en") -> str:
+    """One line on where the run is, with a progress bar for downloads and epochs, in ``language``."""
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
+    busy = md.verdict("busy", language)
     phase = update.get("phase")
     if phase == "data":
         download = update.get("download") or {}
         total, done = download.get("total"), download.get("bytes", 0)
         if total:
-            return (f"⬇️ Downloading `{download['file']}`: {done / 1e6:.1f} of {total / 1e6:.1f} MB "
-                    f"<progress value='{done}' max='{total}'></progress>")
-        return f"⬇️ Fetching the {update.get('dataset')} files…"
+            words = say("train.downloading", file=download["file"], done=f"{done / 1e6:.1f}",
+                        total=f"{total / 1e6:.1f}")
+            return f"{busy} {words} <progress value='{done}' max='{total}'></progress>"
+        return f"{busy} {say('train.fetching', dataset=update.get('dataset'))}"
     if phase == "queued":
-        place = update.get("queue_position", 1)
-        return (f"⏳ Waiting for the accelerator, which is training someone else's model: you are **#{place}** in "
-                "line. Your run starts by itself; Stop leaves the line.")
+        return f"{busy} {say('train.queued', place=update.get('queue_position', 1))}"
     if phase == "starting":
-        return "🚀 Starting the training worker (loads JAX and the data once)…"
+        return f"{busy} {say('train.starting')}"
     if phase == "compiling":
-        return "⚙️ Compiling the training step…"
-    summary = _summary(update)
+        return f"{busy} {say('train.compiling')}"
+    summary = _summary(update, language)
     if phase == "training":
         epochs, epoch = update.get("epochs") or 1, update.get("epoch") or 0.0
-        return (f"🏃 Training: {summary} <progress value='{epoch:.3f}' max='{epochs}'></progress>")
-    icon = "⏹️" if update.get("stopped") else "✅"
-    return f"{icon} **{update.get('message', 'Finished')}.** {summary}"
+        bar = f"<progress value='{epoch:.3f}' max='{epochs}'></progress>"
+        return f"{busy} {say('train.training', summary=summary)} {bar}"
+    stopped = update.get("stopped")
+    label = md.verdict("stopped" if stopped else "ok", language)
+    return f"{label} **{_message(update, language)}.** {summary}"
 
 
-def _summary(update: dict) -> str:
-    parts = [f"epoch {update.get('epoch', 0):.2f} of {update.get('epochs')}", f"step {update.get('step', 0):,}"]
+def _message(update: dict, language: str) -> str:
+    """The run's last word: from its catalogue piece in ``language``, else the English ``message`` it came with."""
+    words = update.get("message_words")
+    if words:
+        try:
+            return messages.render([words], language).rstrip(".")
+        except (KeyError, IndexError, TypeError, ValueError):
+            pass
+    return html.escape(str(update.get("message", "Finished"))).rstrip(".")
+
+
+def _summary(update: dict, language: str = "en") -> str:
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
+    parts = [say("train.epoch", epoch=f"{update.get('epoch', 0):.2f}", epochs=update.get("epochs")),
+             say("train.step", step=f"{update.get('step', 0):,}")]
     if update.get("loss") is not None:
-        parts.append(f"loss {update['loss']:.4f}")
+        parts.append(say("train.loss", loss=f"{update['loss']:.4f}"))
     if update.get("test_accuracy") is not None:
-        parts.append(f"test accuracy **{100 * update['test_accuracy']:.2f} %**")
+        parts.append(say("train.accuracy", accuracy=f"{100 * update['test_accuracy']:.2f}"))
     if update.get("samples_per_s"):
-        parts.append(f"{update['samples_per_s']:,.0f} samples/s")
-    parts.append(f"{update.get('elapsed_s', 0):.1f} s")
+        parts.append(say("train.rate", rate=f"{update['samples_per_s']:,.0f}"))
+    parts.append(say("train.elapsed", elapsed=f"{update.get('elapsed_s', 0):.1f}"))
     if update.get("n_train"):
-        parts.append(f"{update['n_train']:,} training / {update['n_test']:,} test images")
+        parts.append(say("train.images", n_train=f"{update['n_train']:,}", n_test=f"{update['n_test']:,}"))
     return " · ".join(parts)
 
 

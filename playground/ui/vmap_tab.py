@@ -9,37 +9,52 @@ import gradio as gr
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import VMAP_PRESETS
-from playground.ui import progress
+from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.sharing import TabSchema, Text
+from playground.ui import progress, share_links
 from playground.ui.timing_views import parse_sizes
+from playground.ui.translations import t
 from playground.ui.vmap_views import RUNNING, render
 
 _FIRST = next(iter(VMAP_PRESETS))
+# The presets' names as the dropdown shows them.
+_PRESET_NAMES = {"per-example gradients": t("pg.vmap.per_example_gradients"),
+                 "batched MLP predict": t("pg.vmap.batched_mlp")}
+
+# What a vmap link holds, and the controls a class link can hide (with the words its checkboxes say).
+HIDEABLE = {"preset": "Preset", "args": "One example's arguments", "axes": "in_axes and out_axes",
+            "batch_sizes": "Batch sizes"}
+LINK = TabSchema({"code": Text(MAX_CODE_CHARS), "args": Text(MAX_ARGS_CHARS), "in_axes": Text(MAX_ARGS_CHARS),
+                  "out_axes": Text(MAX_ARGS_CHARS), "batch_sizes": Text(MAX_ARGS_CHARS)}, tuple(HIDEABLE))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
-    gr.Markdown("### Write it for one example, batch it with `jax.vmap`\nThe batch is built from your one example "
-                "(stacked along `in_axes`, each copy slightly different); the three ways must agree before any "
-                "time is shown.")
+def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+    exercise = share_links.exercise_box("vmap")
+    gr.Markdown(t("pg.vmap.intro"))
     first = VMAP_PRESETS[_FIRST]
     with gr.Row():
         with gr.Column(scale=3):
-            preset = gr.Dropdown(list(VMAP_PRESETS), value=_FIRST, label="Preset", elem_id="vmap-preset")
-            code = gr.Code(first.code, language="python", lines=10, label="Your function, for ONE example",
+            preset = gr.Dropdown([(_PRESET_NAMES.get(name, name), name) for name in VMAP_PRESETS], value=_FIRST,
+                                 label=t("pg.field.preset"), elem_id="vmap-preset")
+            code = gr.Code(first.code, language="python", lines=10, label=t("pg.vmap.function"),
                            elem_id="vmap-code")
         with gr.Column(scale=2):
-            args = gr.Textbox(first.args, label="One example's arguments", elem_id="vmap-args")
+            args = gr.Textbox(first.args, label=t("pg.vmap.args"), elem_id="vmap-args")
             with gr.Row():
                 in_axes = gr.Textbox(first.in_axes, label="in_axes", elem_id="vmap-in-axes")
                 out_axes = gr.Textbox("0", label="out_axes", elem_id="vmap-out-axes")
-            sizes = gr.Textbox("1, 10, 100, 1000", label="Batch sizes", elem_id="vmap-sizes")
-            run = gr.Button("Compare", variant="primary", elem_id="vmap-run")
+            sizes = gr.Textbox("1, 10, 100, 1000", label=t("pg.vmap.sizes"), elem_id="vmap-sizes")
+            with gr.Row():
+                run = gr.Button(t("pg.field.compare"), variant="primary", elem_id="vmap-run")
+                copy = share_links.copy_button("vmap")
+            links = share_links.link_panel("vmap", copy, HIDEABLE)
     status = gr.Markdown(elem_id="vmap-status")
     with gr.Row():
-        jaxpr = gr.Code(label="jaxpr for one example", language=None, interactive=False, elem_id="vmap-jaxpr")
-        batched = gr.Code(label="jaxpr after vmap (the batch dimension appears)", language=None, interactive=False,
+        jaxpr = gr.Code(label=t("pg.vmap.jaxpr"), language=None, interactive=False, elem_id="vmap-jaxpr")
+        batched = gr.Code(label=t("pg.vmap.batched"), language=None, interactive=False,
                           elem_id="vmap-batched")
     with gr.Row():
-        chart = gr.Plot(label="Time per batch", elem_id="vmap-plot")
+        chart = gr.Plot(label=t("pg.vmap.chart"), elem_id="vmap-plot")
         table = gr.Markdown(elem_id="vmap-table")
 
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes),
@@ -51,6 +66,10 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> None:
     run.click(on_run, [code, args, in_axes, out_axes, sizes], [status, jaxpr, batched, chart, table],
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.vmap, api_name="vmap", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    return share_links.Sharing(
+        "vmap", LINK, {"code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes, "batch_sizes": sizes},
+        links, exercise, code=(code,), hideable={"preset": [preset], "args": [args], "axes": [in_axes, out_axes],
+                                                 "batch_sizes": [sizes]}, runs=("vmap-run",))
 
 
 def compare(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,

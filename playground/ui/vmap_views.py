@@ -8,7 +8,10 @@ from playground.ui import progress
 from playground.ui.inspect_views import error_markdown
 from playground.ui.timing_views import times_table
 
-RUNNING = "⏳ Checking a Python loop, vmap and jit(vmap) against each other, then timing them…"
+# Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
+OK, ERROR, BUSY = (md.verdict(kind) for kind in ("ok", "error", "busy"))
+
+RUNNING = BUSY + " Checking a Python loop, vmap and jit(vmap) against each other, then timing them…"
 
 
 def render(response: dict) -> tuple:
@@ -21,7 +24,7 @@ def render(response: dict) -> tuple:
         difference = response.get("max_abs_diff")
         by = f"largest difference {difference:.3g}" if difference is not None else "by values that are not finite"
         at = f" at batch size {sizes[len(checked) - 1]:,}" if 0 < len(checked) <= len(sizes) else ""
-        status = (f"❌ The three ways disagree{at} ({by}), so no time is shown: a function batched with vmap must "
+        status = (f"{ERROR} The three ways disagree{at} ({by}), so no time is shown: a function batched with vmap must "
                   "compute each example independently.")
         return status, *jaxprs, None, ""
     series = {"Python loop": response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
@@ -37,7 +40,9 @@ def agreement(function: str, sizes: list[int], checked: list[int]) -> str:
     """What was compared: every example at the sizes the loop finished, the first ones at the others.
 
     >>> print(agreement("f", [1, 10, 1000], [1, 10, 312]))
-    ✅ Python loop, vmap and jit(vmap) agree for `f` on every example at batch sizes 1 and 10.
+    ... # doctest: +NORMALIZE_WHITESPACE
+    <span class='pg-verdict pg-verdict-ok'>OK</span> Python loop, vmap and jit(vmap) agree for `f` on every example
+    at batch sizes 1 and 10.
     At batch size 1,000 the Python loop stopped at its time limit after 312 examples:
     those were compared and agree, the other 688 were not compared.
     """
@@ -47,10 +52,10 @@ def agreement(function: str, sizes: list[int], checked: list[int]) -> str:
     parts = []
     if whole:
         plural = "s" if len(whole) > 1 else ""
-        parts.append(f"✅ Python loop, vmap and jit(vmap) agree for {name} on every example at batch size{plural} "
+        parts.append(f"{OK} Python loop, vmap and jit(vmap) agree for {name} on every example at batch size{plural} "
                      f"{_listed(whole)}.")
     else:
-        parts.append(f"✅ Python loop, vmap and jit(vmap) agree for {name} on every example the loop finished.")
+        parts.append(f"{OK} Python loop, vmap and jit(vmap) agree for {name} on every example the loop finished.")
     for size, done in cut:
         parts.append(f"At batch size {size:,} the Python loop stopped at its time limit after {done:,} "
                      f"example{'s' * (done != 1)}: those were compared and agree, the other {size - done:,} were not "

@@ -36,16 +36,23 @@ def chromium_browser(chromium_path):
         browser.close()
 
 
+def open_app(browser, url: str, **context_options):
+    """``url`` in a new browser context of its own (1280x900 unless told), once the app is drawn; close its
+    ``.context`` when done."""
+    context = browser.new_context(**{"viewport": VIEWPORT, **context_options})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(url)
+    page.locator("#inspect-code .cm-content").wait_for()
+    return page
+
+
 @pytest.fixture
 def page(chromium_browser, server):
     """A fresh 1280x900 page on the session's server, the Inspect tab ready."""
-    context = chromium_browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    page.goto(server.url)
-    page.locator("#inspect-code .cm-content").wait_for()
+    page = open_app(chromium_browser, server.url)
     yield page
-    context.close()
+    page.context.close()
 
 
 def save_screenshot(page, name: str, full_page: bool = True) -> Path:

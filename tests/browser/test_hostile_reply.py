@@ -14,13 +14,13 @@ import base64
 import concurrent.futures
 import copy
 import json
-import re
 import zlib
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from playground import sharing
+from playground.ui import inspect_tab
 from tests.browser.conftest import VIEWPORT
 from tests.conftest import ROOT
 from tests.hostile import support
@@ -175,9 +175,10 @@ def set_editor(page: Page, editor_id: str, code: str) -> None:
 
 
 def wait_for_answer(page: Page, status_id: str) -> None:
-    """The status shows the outcome, a success (✅) or an error (❌), then give handlers a moment to fire."""
+    """The status shows the outcome, a success (OK) or an error (Error) label, then give handlers a moment to fire."""
+    outcome = page.locator(f"#{status_id} .pg-verdict-ok, #{status_id} .pg-verdict-error").first
     try:
-        expect(page.locator(f"#{status_id}")).to_contain_text(re.compile("✅|❌"), timeout=RESULT_TIMEOUT_MS)
+        expect(outcome).to_be_visible(timeout=RESULT_TIMEOUT_MS)
     except AssertionError:
         pytest.fail(f"#{status_id} shows no outcome: the tab's handler failed on the reply (see the server log)")
     page.wait_for_timeout(1500)
@@ -233,7 +234,7 @@ def test_forged_error_reply_typed_into_inspect(hostile_page):
 
 def test_forged_ok_reply_from_a_share_link(hostile_page, hostile_server, honest_inspect):
     code = forging_code(forged_inspect(honest_inspect))
-    token = sharing.encode_state({"code": code, "args": "1.0"})
+    token = sharing.encode_link(sharing.Link("inspect", {"code": code, "args": "1.0"}), {"inspect": inspect_tab.LINK})
     page = hostile_page
     page.goto(hostile_server.url + "?s=" + token)
     expect(page.locator("#inspect-code .cm-content")).to_have_text(code.replace("\n", ""), timeout=20_000)

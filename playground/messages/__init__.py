@@ -1,0 +1,85 @@
+"""The one catalogue of what the server writes, in English, German and Simplified Chinese.
+
+A message is a key and its parameters; ``say`` writes it in a language, and a
+parameter may itself be a message (``[key, params]``), written in the same
+language. Work that runs in a sandbox worker returns such pieces next to its
+English text, so the server can write them again in the reader's language
+(the worker never needs to know it)::
+
+    >>> say("verdict.error", "de")
+    'Fehler'
+    >>> render([["where.line", {"line": "2", "code": "if x > 0:"}]], "zh")
+    '第 2 行（`if x > 0:`）'
+    >>> choose("de-CH,de;q=0.9,en;q=0.8")
+    'de'
+
+JAX's own error text is never translated: it is quoted as JAX wrote it.
+Standard library only: the workers, the server and the UI all import it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playground.messages import narrative_texts, status_texts, tracer_texts
+
+LANGUAGES = ("en", "de", "zh")
+DEFAULT = "en"
+CATALOGUE: dict[str, dict[str, str]] = {**tracer_texts.TEXTS, **status_texts.TEXTS, **narrative_texts.TEXTS}
+_TAG = re.compile(r"\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*")
+
+
+def choose(accept_language: str | None) -> str:
+    """The language to write in, from an HTTP ``Accept-Language`` header (q-values count); English by default.
+
+    >>> choose("fr-FR,fr;q=0.9,zh-CN;q=0.8,de;q=0.7")
+    'zh'
+    >>> choose(None), choose("en-GB;q=0, de;q=0.1")
+    ('en', 'de')
+    """
+    ranked = []
+    for order, item in enumerate((accept_language or "")[:500].split(",")):
+        match = _TAG.fullmatch(item)
+        if not match:
+            continue
+        try:
+            q = float(match.group(2)) if match.group(2) is not None else 1.0
+        except ValueError:
+            continue
+        if q > 0:
+            ranked.append((-q, order, match.group(1).split("-")[0].lower()))
+    for _, _, primary in sorted(ranked):
+        if primary in LANGUAGES:
+            return primary
+        if primary == "*":
+            return DEFAULT
+    return DEFAULT
+
+
+def say(key: str, language: str = DEFAULT, /, **params: object) -> str:
+    """The message ``key`` in ``language`` (English where it has no translation), its parameters filled in.
+
+    Raises KeyError for a key the catalogue lacks or a parameter the text needs and was not given.
+    """
+    texts = CATALOGUE[key]
+    text = texts.get(language) or texts[DEFAULT]
+    return text.format_map({name: _written(value, language) for name, value in params.items()})
+
+
+def render(pieces: list, language: str = DEFAULT) -> str:
+    """Pieces (``[[key, params], ...]``) written one after the other in ``language``."""
+    return "".join(_written(piece, language) for piece in pieces)
+
+
+def piece(key: str, **params: object) -> list:
+    """A message to write later, in whatever language the reader reads: ``[key, params]`` (JSON-able)."""
+    if key not in CATALOGUE:
+        raise KeyError(key)
+    return [key, params]
+
+
+def _written(value: object, language: str) -> str:
+    if isinstance(value, (list, tuple)) and len(value) == 2 and isinstance(value[0], str) \
+            and isinstance(value[1], dict):
+        return say(value[0], language, **value[1])
+    return str(value)

@@ -1,0 +1,127 @@
+"""The jit tab's narrative and the About summary, in en/de/zh (German uses "du"; JAX terms stay English)."""
+
+from __future__ import annotations
+
+TEXTS: dict[str, dict[str, str]] = {
+    "jit.measured": {"en": "Measured on **{device}**. {agreement}", "de": "Gemessen auf **{device}**. {agreement}",
+                     "zh": "在 **{device}** 上测量。{agreement}"},
+    "jit.every_size": {"en": "every size measured (n = {sizes})", "de": "jeder gemessenen Größe (n = {sizes})",
+                       "zh": "每个测量的大小（n = {sizes}）"},
+    "jit.at_sizes": {"en": "n = {sizes}", "de": "n = {sizes}", "zh": "n = {sizes}"},
+    "jit.agree": {"en": "Eager JAX and jit agree at {where}", "de": "Eager JAX und jit stimmen überein bei {where}",
+                  "zh": "eager JAX 与 jit 的结果在{where}上一致"},
+    "jit.numpy_each": {"en": "; NumPy agrees at each too.", "de": "; NumPy stimmt bei jeder auch überein.",
+                       "zh": "；NumPy 在每个大小上也一致。"},
+    "jit.numpy_some": {"en": "; NumPy agrees at n = {sizes}, and was left out after: {reason}",
+                       "de": "; NumPy stimmt bei n = {sizes} überein und wurde danach weggelassen: {reason}",
+                       "zh": "；NumPy 在 n = {sizes} 上一致，之后被略去：{reason}"},
+    "jit.numpy_none": {"en": ". No NumPy column: {reason}", "de": ". Keine NumPy-Spalte: {reason}",
+                       "zh": "。没有 NumPy 列：{reason}"},
+    "jit.not_compared": {"en": "it was not compared", "de": "es wurde nicht verglichen", "zh": "没有比较"},
+    "jit.why": {
+        "en": "**Why jit is faster than eager JAX** ({ratio}× at n = {n}): the jaxpr has **{ops}** operations; eager "
+              "JAX runs each as its own kernel, writing a whole array to memory every time. After `jit`, XLA fuses "
+              "them into **{kernels}** kernel(s) that read the input once and write the output once.",
+        "de": "**Warum jit schneller ist als eager JAX** ({ratio}× bei n = {n}): Der jaxpr hat **{ops}** "
+              "Operationen; eager JAX führt jede als eigenen Kernel aus und schreibt dabei jedes Mal ein ganzes Array "
+              "in den Speicher. Nach `jit` fusioniert XLA sie zu **{kernels}** Kernel(n), die die Eingabe einmal "
+              "lesen und die Ausgabe einmal schreiben.",
+        "zh": "**为什么 jit 比 eager JAX 快**（n = {n} 时快 {ratio}×）：jaxpr 有 **{ops}** 个运算；eager JAX "
+              "把每个运算作为单独的 kernel 运行，每次都把整个数组写入内存。用 `jit` 之后，XLA 把它们融合成 "
+              "**{kernels}** 个 kernel，只读一次输入、只写一次输出。",
+    },
+    "jit.slower_than": {"en": "slower than {who} at n = {n} ({ratio}×)", "de": "langsamer als {who} bei n = {n} "
+                        "({ratio}×)", "zh": "n = {n} 时比 {who} 慢（{ratio}×）"},
+    "jit.eager": {"en": "eager JAX", "de": "eager JAX", "zh": "eager JAX"},
+    "jit.loses": {"en": "**Where jit loses:** {listed}.", "de": "**Wo jit verliert:** {listed}.",
+                  "zh": "**jit 输在哪里：** {listed}。"},
+    "jit.overhead": {
+        "en": "At n = {sizes} a jitted call costs little more than its fixed cost (about {fixed} per call here, "
+              "measured at n = {smallest}): JAX checks the arguments, finds the compiled program and dispatches it "
+              "to the device, whatever the size. A kernel this small cannot amortise that; NumPy calls its loop "
+              "directly.",
+        "de": "Bei n = {sizes} kostet ein gejitteter Aufruf kaum mehr als seine festen Kosten (hier etwa {fixed} pro "
+              "Aufruf, gemessen bei n = {smallest}): JAX prüft die Argumente, findet das kompilierte Programm und "
+              "schickt es ans Gerät, egal wie groß. Ein so kleiner Kernel kann das nicht wettmachen; NumPy ruft "
+              "seine Schleife direkt auf.",
+        "zh": "在 n = {sizes} 时，一次 jit 调用的开销几乎只有固定开销（这里每次约 {fixed}，在 n = {smallest} "
+              "时测得）：无论大小，JAX 都要检查参数、找到编译好的程序并把它分派到设备上。这么小的 kernel "
+              "无法摊薄这部分开销；NumPy 则直接调用它的循环。",
+    },
+    "jit.compute": {
+        "en": "At n = {sizes} the time is well above that fixed cost, so it is not dispatch: the compiled kernel "
+              "itself ran slower than NumPy's loops at this size, on this device.",
+        "de": "Bei n = {sizes} liegt die Zeit deutlich über diesen festen Kosten, es liegt also nicht am Dispatch: "
+              "Der kompilierte Kernel selbst lief bei dieser Größe auf diesem Gerät langsamer als NumPys Schleifen.",
+        "zh": "在 n = {sizes} 时，耗时远高于那部分固定开销，所以不是分派的问题：在这个大小、这台设备上，"
+              "编译后的 kernel 本身就比 NumPy 的循环慢。",
+    },
+    "jit.nothing": {"en": "No size was measured for all engines, so there is nothing to compare.",
+                    "de": "Keine Größe wurde für alle Varianten gemessen, also gibt es nichts zu vergleichen.",
+                    "zh": "没有任何一个大小在所有方式下都测量过，所以无从比较。"},
+    "jit.skipped": {"en": "Size {size} skipped: {reason}", "de": "Größe {size} übersprungen: {reason}",
+                    "zh": "跳过大小 {size}：{reason}"},
+    "jit.compile_time": {"en": "**Compile time (once per shape):** {row}",
+                         "de": "**Kompilierzeit (einmal pro Shape):** {row}",
+                         "zh": "**编译时间（每个 shape 一次）：** {row}"},
+    # The About summary: our labels; the details the API reports stay as it wrote them.
+    "about.head": {
+        "en": "**Backend:** {backend}  \n**Devices:** {devices}  \n**Versions:** {versions}",
+        "de": "**Backend:** {backend}  \n**Geräte:** {devices}  \n**Versionen:** {versions}",
+        "zh": "**后端：** {backend}  \n**设备：** {devices}  \n**版本：** {versions}",
+    },
+    "about.unknown": {"en": "unknown", "de": "unbekannt", "zh": "未知"},
+    "about.no_devices": {"en": "unknown (no worker answered)", "de": "unbekannt (kein Worker hat geantwortet)",
+                         "zh": "未知（没有工作进程回应）"},
+    "about.not_installed": {"en": "not installed", "de": "nicht installiert", "zh": "未安装"},
+    "about.bounds": {"en": "### What bounds each job\n| resource | state | how |",
+                     "de": "### Was jeden Job begrenzt\n| Ressource | Zustand | wie |",
+                     "zh": "### 每个作业受什么限制\n| 资源 | 状态 | 方式 |"},
+    "about.layers": {"en": "### Sandbox layers\n| layer | state | detail |",
+                     "de": "### Schichten der Sandbox\n| Schicht | Zustand | Einzelheiten |",
+                     "zh": "### 沙箱层\n| 层 | 状态 | 详情 |"},
+    "about.active": {"en": "active", "de": "aktiv", "zh": "已启用"},
+    "about.not_active": {"en": "not active", "de": "nicht aktiv", "zh": "未启用"},
+    "about.bounded": {"en": "bounded", "de": "begrenzt", "zh": "有限制"},
+    "about.partly": {"en": "partly", "de": "teilweise", "zh": "部分"},
+    "about.queue": {"en": "**Jobs at once:** {concurrency}, **waiting at most:** {waiting}",
+                    "de": "**Jobs gleichzeitig:** {concurrency}, **höchstens wartend:** {waiting}",
+                    "zh": "**同时运行的作业：** {concurrency}，**最多等待：** {waiting}"},
+    "about.no_cache": {"en": "**Results of identical jobs:** not kept (PLAYGROUND_RESULT_CACHE=0): every job runs.",
+                       "de": "**Ergebnisse gleicher Jobs:** nicht aufbewahrt (PLAYGROUND_RESULT_CACHE=0): Jeder Job "
+                             "läuft.",
+                       "zh": "**相同作业的结果：** 不保留（PLAYGROUND_RESULT_CACHE=0）：每个作业都会运行。"},
+    "about.cache": {"en": "**Results of identical jobs:** {entries} kept (at most {max_entries}, {mb} MB); {hits} "
+                          "requests answered from them.",
+                    "de": "**Ergebnisse gleicher Jobs:** {entries} aufbewahrt (höchstens {max_entries}, {mb} MB); "
+                          "{hits} Anfragen damit beantwortet.",
+                    "zh": "**相同作业的结果：** 保留了 {entries} 个（最多 {max_entries} 个，{mb} MB）；已用它们回答 "
+                          "{hits} 个请求。"},
+    "about.graphs": {"en": "**Graphs (Compiler tab):** drawn by Graphviz ({renderer}).",
+                     "de": "**Graphen (Compiler-Tab):** gezeichnet von Graphviz ({renderer}).",
+                     "zh": "**图（Compiler 标签页）：** 由 Graphviz（{renderer}）绘制。"},
+    "about.no_graphs": {"en": "**Graphs (Compiler tab):** {warning} not drawn: {missing}",
+                        "de": "**Graphen (Compiler-Tab):** {warning} nicht gezeichnet: {missing}",
+                        "zh": "**图（Compiler 标签页）：** {warning} 无法绘制：{missing}"},
+    "about.no_accelerator": {"en": "### Accelerator\nNone in use: {why}.", "de": "### Beschleuniger\nKeiner in "
+                             "Gebrauch: {why}.", "zh": "### 加速器\n未使用：{why}。"},
+    "about.cpu_only": {"en": "every job runs on the CPU", "de": "jeder Job läuft auf der CPU",
+                       "zh": "所有作业都在 CPU 上运行"},
+    "about.accelerator": {
+        "en": "### Accelerator\n**{device}** ({why}) runs {kinds}; every other job runs on CPU workers, which start "
+              "faster. Its workers hold the device's files open through Landlock and a bounded share of its memory.",
+        "de": "### Beschleuniger\n**{device}** ({why}) führt {kinds} aus; jeder andere Job läuft auf CPU-Workern, die "
+              "schneller starten. Seine Worker halten die Dateien des Geräts durch Landlock offen und bekommen einen "
+              "begrenzten Anteil seines Speichers.",
+        "zh": "### 加速器\n**{device}**（{why}）运行 {kinds}；其他作业都在启动更快的 CPU 工作进程上运行。"
+              "它的工作进程通过 Landlock 保持设备文件打开，并只使用其内存的有限份额。",
+    },
+    "about.training": {
+        "en": "### Training\n**Runs at once:** {slots} (one per accelerator), **running:** {running}, **waiting:** "
+              "{waiting}, **stopped after:** {max_run_s} s  \n{process}",
+        "de": "### Training\n**Läufe gleichzeitig:** {slots} (einer pro Beschleuniger), **laufend:** {running}, "
+              "**wartend:** {waiting}, **gestoppt nach:** {max_run_s} s  \n{process}",
+        "zh": "### 训练\n**同时运行：** {slots}（每个加速器一个），**运行中：** {running}，**等待中：** {waiting}，"
+              "**运行上限：** {max_run_s} 秒  \n{process}",
+    },
+}

@@ -1,0 +1,175 @@
+"""The page in German and in Simplified Chinese: a browser asking for de-DE or zh-CN opens every tab (each inner
+tab and closed panel too) and finds no English left in the static text, beyond a short list of JAX's terms and
+names; and an English browser switches to German under the footer's Settings.
+
+Left out, by element: what the server writes once the page has loaded or a job has run (its statuses, the About
+summary, the Train tab's device banner, the datasets' names: playground/messages translates those from the
+request's Accept-Language), the code in the editors (the reader's own), API responses shown as JSON (data),
+and the Plotly figures (drawn by playground/training_plots.py, not Gradio labels).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from playground.ui.translations import CATALOGUE, LOCALES, text
+from tests.browser.conftest import open_app, save_screenshot
+
+# (tab id, catalogue key of its name or None where the name is JAX's own, an element the tab shows once open)
+TABS = (
+    ("inspect", "pg.tab.inspect", "#inspect-code"),
+    ("compiler", "pg.tab.compiler", "#compiler-code"),
+    ("derivatives", "pg.tab.derivatives", "#deriv-code"),
+    ("vmap", None, "#vmap-code"),
+    ("jit", None, "#jit-code"),
+    ("parallel", "pg.tab.parallel", "#shard-code"),
+    ("train", "pg.tab.train", "#train-start"),
+    ("about", "pg.tab.about", "#about-summary"),
+)
+BROWSER_LOCALES = {"de-DE": "de", "zh-CN": "zh-CN"}  # the browser's language -> the catalogue's
+SHORT = {"de": "de", "zh-CN": "zh"}  # for the screenshots' names
+# Server-written panels, the reader's code, figures: see the module's docstring.
+LEFT_OUT = ("#about-summary", "#train-device", "#share-notice", "[id$='-exercise']", "[id$='-status']",
+            "#train-dataset", ".cm-editor", ".json-holder", ".js-plotly-plot", "svg")
+# JAX's terms and names that German and Chinese JAX material keeps, and code: never a finding.
+ALLOWED = {
+    "jax", "jnp", "np", "lax", "jaxpr", "vmap", "jit", "grad", "pytree", "pytrees", "tracer", "trace", "traced",
+    "retracing", "sharding", "mesh", "stablehlo", "hlo", "xla", "ir", "pass", "passes", "fusion", "kernel", "kernels",
+    "batch", "cse", "algsimp", "x64", "donate", "donation", "in_axes", "out_axes", "in_specs", "out_specs",
+    "static_argnums", "partitionspec", "stack_frame_id", "filenames", "functionnames", "filelocations", "stackframes",
+    "def", "f", "g", "x", "n", "w", "b", "e", "tanh", "sin", "softplus", "softmax", "relu", "dot", "bias", "if",
+    "cond", "scan", "fori_loop", "predict", "log-softmax", "mlp", "mnist", "numpy", "float32", "float64", "optax",
+    "sgd", "momentum", "adam", "api", "mcp", "json", "csv", "npz", "w0", "b0", "w1", "b1", "gpu", "tpu", "cpu",
+    "all-reduce", "collective", "pmap", "shard_map", "eager", "block_until_ready", "jax_num_cpu_devices", "python",
+    "gradio", "playground", "hessian", "markdown", "epoch", "diff", "params",
+}
+WORD = re.compile(r"/?[A-Za-z][A-Za-z0-9_'’.-]*[A-Za-z0-9_]|[A-Za-z]")
+CODE = re.compile(r"^/|[._]")  # an endpoint (/inspect), a dotted or snake_case name (jnp.arange, in_axes)
+# Small English words no German text here uses; the catalogue's English words are added below.
+ENGLISH_STOPWORDS = {"the", "and", "of", "to", "your", "with", "is", "for", "from", "this", "that", "these", "each",
+                     "its", "it", "by", "are", "be", "or", "not", "no", "you", "what", "how", "which", "after",
+                     "before", "here", "one", "all", "on", "at", "again", "does", "shown", "show", "run", "stop"}
+
+VISIBLE_TEXT_JS = """(leftOut) => {
+  const skip = (element) => element.closest(leftOut.join(","));
+  const shown = (element) => element.checkVisibility({checkOpacity: true, checkVisibilityCSS: true});
+  const texts = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const element = node.parentElement;
+    if (!node.nodeValue.trim() || !element || ["SCRIPT", "STYLE"].includes(element.tagName)) continue;
+    if (!skip(element) && shown(element)) texts.push(node.nodeValue.trim());
+  }
+  for (const field of document.querySelectorAll("input, textarea")) {
+    if (skip(field) || !shown(field)) continue;
+    if (field.placeholder) texts.push(field.placeholder);
+    if (field.getAttribute("role") === "combobox" && field.value) texts.push(field.value);  // a dropdown's choice
+  }
+  return texts;
+}"""
+
+
+def _words(texts) -> set[str]:
+    found = (word.lower().strip(".'’") for each in texts for word in WORD.findall(each))
+    return {word for word in found if not CODE.search(word)}
+
+
+def english_words(locale: str) -> set[str]:
+    """Words that mark English: the catalogue's English words that no text in ``locale`` uses, and a few more."""
+    english = _words(texts[0] for texts in CATALOGUE.values())
+    local = _words(text(key, locale) for key in CATALOGUE)
+    return (english - local | ENGLISH_STOPWORDS - local) - ALLOWED
+
+
+def english_left(texts: list[str], locale: str) -> list[str]:
+    """The visible texts that are still English in ``locale``'s page, each with the words that say so."""
+    marks = english_words(locale)
+    found = []
+    for each in texts:
+        words = _words([each]) - ALLOWED
+        bad = sorted(words if locale == "zh-CN" else words & marks)  # Chinese text has no Latin words but names
+        if bad:
+            found.append(f"{each!r}: {', '.join(bad)}")
+    return sorted(set(found))
+
+
+def tab_name(key: str | None, locale: str, tab: str) -> str:
+    return text(key, locale) if key else tab
+
+
+def open_everything(page: Page, panel) -> list[str]:
+    """The visible texts of the open tab, with each of its inner tabs and closed panels opened in turn."""
+    texts = page.evaluate(VISIBLE_TEXT_JS, list(LEFT_OUT))
+    for accordion in panel.locator("button.label-wrap:visible").all():
+        if "open" not in (accordion.get_attribute("class") or ""):
+            accordion.click()
+    inner = panel.get_by_role("tab")
+    for index in range(inner.count()):
+        if inner.nth(index).is_visible():
+            inner.nth(index).click()
+            page.wait_for_timeout(150)
+            texts += page.evaluate(VISIBLE_TEXT_JS, list(LEFT_OUT))
+    return texts + page.evaluate(VISIBLE_TEXT_JS, list(LEFT_OUT))
+
+
+@pytest.fixture(params=list(BROWSER_LOCALES))
+def local_page(request, chromium_browser: Browser, server):
+    """A page as a browser set to German or Chinese sees it: navigator.language and Accept-Language both."""
+    page = open_app(chromium_browser, server.url, locale=request.param)
+    yield page, BROWSER_LOCALES[request.param]
+    page.context.close()
+
+
+def test_every_tab_has_no_english_left(local_page):
+    page, locale = local_page
+    expect(page.get_by_role("tab", name=text("pg.tab.inspect", locale), exact=True)).to_be_visible()
+    findings = {}
+    for tab, key, shown in TABS:
+        button = page.get_by_role("tab", name=tab_name(key, locale, tab), exact=True)
+        button.click()
+        expect(button).to_have_attribute("aria-selected", "true")
+        page.locator(shown).first.wait_for()
+        page.wait_for_timeout(300)  # let the tab's components settle before reading them
+        panel = page.locator("[role=tabpanel]").filter(has=page.locator(shown)).first  # the outermost: the tab's
+        save_screenshot(page, f"lang_{SHORT[locale]}_{tab}.png")
+        left = english_left(open_everything(page, panel), locale)
+        if left:
+            findings[tab] = left
+    assert not findings, f"English left on the {locale} page:\n" + "\n".join(
+        f"{tab}: {line}" for tab, lines in findings.items() for line in lines)
+
+
+def test_examples_and_presets_are_named_in_the_readers_language(local_page):
+    page, locale = local_page
+    gallery = page.locator(".gallery-item")  # the Inspect tab's, shown first
+    expect(gallery.first).to_have_text(text("pg.field.x_cubed_intro", locale))
+    expect(page.get_by_role("button", name=text("pg.example.mlp_pytree", locale), exact=True)).to_be_visible()
+    page.get_by_role("tab", name=text("pg.tab.derivatives", locale), exact=True).click()
+    page.locator("#deriv-preset input[role=combobox]").click()
+    page.get_by_role("option", name=text("pg.derivatives.polynomial", locale), exact=True).click()
+    expect(page.locator("#deriv-code .cm-content")).to_contain_text("x**5")  # the preset's value is unchanged
+
+
+def test_settings_switch_an_english_page_to_german(chromium_browser: Browser, server):
+    page = open_app(chromium_browser, server.url, locale="en-US")
+    try:
+        expect(page.get_by_role("tab", name="Inspect", exact=True)).to_be_visible()
+        expect(page.get_by_role("button", name=CATALOGUE["pg.example.mlp_pytree"][0], exact=True)).to_be_visible()
+        page.get_by_role("button", name="Settings").click()
+        page.get_by_label("Language").click()
+        page.get_by_role("option", name="Deutsch", exact=True).click()
+        expect(page.get_by_role("tab", name="Untersuchen", exact=True)).to_be_visible()
+        expect(page.locator("#inspect-run")).to_have_text(text("pg.inspect.run", "de"))
+        expect(page.get_by_role("button", name=text("pg.example.mlp_pytree", "de"), exact=True)).to_be_visible()
+        save_screenshot(page, "lang_switched_to_de.png")
+    finally:
+        page.context.close()
+
+
+def test_the_catalogue_has_every_language():
+    assert LOCALES == ("en", "de", "zh-CN")
+    for key, texts in CATALOGUE.items():
+        assert len(texts) == 3 and all(t.strip() for t in texts), key

@@ -1,0 +1,57 @@
+"""What the server writes, in the browser's language: a Chromium asking for de-DE (it sends Accept-Language
+de-DE) reads a tracer error's explanation and fix, and the Train tab's status, in German; JAX's own message
+stays as JAX wrote it. (tests/browser/test_languages.py checks the static labels.)
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from playground.ui.translations import text
+from tests.browser.conftest import open_app, save_screenshot
+from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
+from tests.browser.test_train_tab import TRAIN_TIMEOUT_MS, set_number
+from tests.conftest import stop_server
+from tests.mnist_folders import start_training_server
+
+IF = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = start_training_server(tmp_path_factory, 2000, 500)
+    yield srv
+    stop_server(srv)
+
+
+@pytest.fixture
+def german(chromium_browser: Browser, server):
+    page = open_app(chromium_browser, server.url, locale="de-DE")
+    yield page
+    page.context.close()
+
+
+def test_a_tracer_error_and_the_train_status_in_german(german: Page):
+    run_inspect(german, IF, "1.0")
+    status = german.locator("#inspect-status")
+    expect(status).to_contain_text("Python brauchte True oder False von einem getracten Wert in Zeile 2",
+                                   timeout=RESULT_TIMEOUT_MS)
+    expect(status).to_contain_text("Unter jax.jit führt JAX deine Funktion nicht mit deinen Zahlen aus")
+    expect(status).to_contain_text("So behebst du es:")
+    expect(status.locator(".pg-verdict-error")).to_have_text("Fehler")  # a word on a colour, no emoji font needed
+    expect(status).to_contain_text("Attempted boolean conversion of traced array")  # JAX's words, as JAX wrote them
+    save_screenshot(german, "inspect_error_de.png")
+
+    tab = german.get_by_role("tab", name=text("pg.tab.train", "de"), exact=True)
+    tab.click()
+    expect(tab).to_have_attribute("aria-selected", "true")
+    german.locator("#train-layers textarea").fill("784, 16, 10")
+    set_number(german, "train-epochs", 1)
+    german.locator("#train-start").click()
+    train_status = german.locator("#train-status")
+    expect(train_status).to_contain_text("Fertig.", timeout=TRAIN_TIMEOUT_MS)
+    expect(train_status).to_contain_text("Epoche 1.00 von 1")
+    expect(train_status).to_contain_text("Testgenauigkeit")
+    expect(train_status.locator(".pg-verdict-ok")).to_have_text("OK")
+    expect(german.locator("#train-device")).to_contain_text("Training auf")
