@@ -1,0 +1,179 @@
+"""The other tabs' status lines and result texts (vmap, Derivatives, Compiler, Parallel) and the queue lines.
+
+JAX terms (jit, vmap, grad, jaxpr, HLO, sharding, mesh, ...) and code stay as they are; German uses "du".
+"""
+
+from __future__ import annotations
+
+_SHARED_DE = "Ein identischer Job (jemand anderes hat mit derselben Eingabe auf Ausführen gedrückt)"
+_SHARED_ZH = "一个相同的作业（别人用同样的输入点了运行）"
+
+TEXTS: dict[str, dict[str, str]] = {
+    # Lists: "1, 10 and 100".
+    "list.comma": {"en": ", ", "de": ", ", "zh": "、"},
+    "list.and": {"en": "{rest} and {last}", "de": "{rest} und {last}", "zh": "{rest} 和 {last}"},
+    # The queue and progress lines of every tab (ui/progress.py).
+    "progress.running": {"en": "Your job is running in a fresh sandboxed worker.",
+                         "de": "Dein Job läuft in einem frischen Sandbox-Worker.",
+                         "zh": "你的作业正在一个全新的沙箱工作进程中运行。"},
+    "progress.running_shared": {
+        "en": "An identical job (someone else pressed Run on the same input) is running in a fresh sandboxed worker. "
+              "Its result will be yours too.",
+        "de": f"{_SHARED_DE} läuft in einem frischen Sandbox-Worker. Sein Ergebnis ist auch deins.",
+        "zh": f"{_SHARED_ZH}正在一个全新的沙箱工作进程中运行。它的结果也会是你的结果。"},
+    "progress.waiting": {"en": "Waiting for a sandbox worker: **number {position} in line**, {estimate} ({busy}).",
+                         "de": "Warte auf einen Sandbox-Worker: **Platz {position} in der Schlange**, {estimate} "
+                               "({busy}).",
+                         "zh": "正在等待沙箱工作进程：**排在第 {position} 位**，{estimate}（{busy}）。"},
+    "progress.waiting_shared": {
+        "en": "An identical job (someone else pressed Run on the same input) is waiting for a worker: "
+              "**number {position} in line**, {estimate} ({busy}). Its result will be yours too.",
+        "de": f"{_SHARED_DE} wartet auf einen Worker: **Platz {{position}} in der Schlange**, {{estimate}} "
+              "({busy}). Sein Ergebnis ist auch deins.",
+        "zh": f"{_SHARED_ZH}正在等待工作进程：**排在第 {{position}} 位**，{{estimate}}（{{busy}}）。"
+              "它的结果也会是你的结果。"},
+    "progress.estimate": {"en": "about **{wait} s**", "de": "etwa **{wait} s**", "zh": "大约 **{wait} 秒**"},
+    "progress.no_estimate": {"en": "no estimate yet (no job has finished since the server started)",
+                             "de": "noch keine Schätzung (seit dem Start des Servers ist noch kein Job fertig "
+                                   "geworden)",
+                             "zh": "暂无估计（服务器启动以来还没有作业完成）"},
+    "progress.busy_one": {"en": "{running} of {workers} worker busy", "de": "{running} von {workers} Worker belegt",
+                          "zh": "{workers} 个工作进程中 {running} 个忙碌"},
+    "progress.busy_many": {"en": "{running} of {workers} workers busy",
+                           "de": "{running} von {workers} Workern belegt",
+                           "zh": "{workers} 个工作进程中 {running} 个忙碌"},
+    "progress.shared_result": {
+        "en": "An identical job was already running when you pressed Run: these are its results, measured at {at}.",
+        "de": "Ein identischer Job lief schon, als du auf Ausführen gedrückt hast: Das sind seine Ergebnisse, "
+              "gemessen um {at}.",
+        "zh": "你点运行时，一个相同的作业已经在运行：这些是它的结果，测量于 {at}。"},
+    "progress.cached": {
+        "en": "Served from the cache: an identical job ran at {at} ({age}); these are its results and timings, "
+              "measured then.",
+        "de": "Aus dem Cache: Ein identischer Job lief um {at} ({age}); das sind seine Ergebnisse und Zeiten, "
+              "damals gemessen.",
+        "zh": "来自缓存：一个相同的作业在 {at} 运行过（{age}）；这些是它当时测得的结果和耗时。"},
+    "progress.age_s": {"en": "{n} s ago", "de": "vor {n} s", "zh": "{n} 秒前"},
+    "progress.age_min": {"en": "{n} min ago", "de": "vor {n} min", "zh": "{n} 分钟前"},
+    "progress.age_h": {"en": "{n} h ago", "de": "vor {n} h", "zh": "{n} 小时前"},
+    # The vmap tab.
+    "vmap.running": {"en": "Checking a Python loop, vmap and jit(vmap) against each other, then timing them…",
+                     "de": "Prüfe eine Python-Schleife, vmap und jit(vmap) gegeneinander und messe dann ihre Zeiten…",
+                     "zh": "正在相互核对 Python 循环、vmap 和 jit(vmap)，然后计时…"},
+    "vmap.disagree": {"en": "The three ways disagree{at} ({by}), so no time is shown: a function batched with vmap "
+                            "must compute each example independently.",
+                      "de": "Die drei Wege stimmen nicht überein{at} ({by}), deshalb wird keine Zeit gezeigt: Eine "
+                            "mit vmap gebatchte Funktion muss jedes Beispiel unabhängig berechnen.",
+                      "zh": "三种方式的结果不一致{at}（{by}），所以不显示时间："
+                            "用 vmap 批处理的函数必须独立地计算每个样本。"},
+    "vmap.disagree_at": {"en": " at batch size {size}", "de": " bei Batchgröße {size}", "zh": "（批大小 {size}）"},
+    "vmap.by_difference": {"en": "largest difference {difference}", "de": "größte Abweichung {difference}",
+                           "zh": "最大差值 {difference}"},
+    "vmap.by_not_finite": {"en": "by values that are not finite", "de": "um Werte, die nicht endlich sind",
+                           "zh": "差值不是有限数"},
+    "vmap.measured_on": {"en": "Measured on **{device}**.", "de": "Gemessen auf **{device}**.",
+                         "zh": "在 **{device}** 上测量。"},
+    "vmap.agree_one": {"en": "Python loop, vmap and jit(vmap) agree for {name} on every example at batch size {sizes}.",
+                       "de": "Python-Schleife, vmap und jit(vmap) stimmen für {name} bei jedem Beispiel überein, bei "
+                             "Batchgröße {sizes}.",
+                       "zh": "在批大小 {sizes} 下，Python 循环、vmap 和 jit(vmap) 对 {name} 的每个样本结果都一致。"},
+    "vmap.agree_many": {"en": "Python loop, vmap and jit(vmap) agree for {name} on every example at batch sizes "
+                              "{sizes}.",
+                        "de": "Python-Schleife, vmap und jit(vmap) stimmen für {name} bei jedem Beispiel überein, bei "
+                              "den Batchgrößen {sizes}.",
+                        "zh": "在批大小 {sizes} 下，Python 循环、vmap 和 jit(vmap) 对 {name} 的每个样本结果都一致。"},
+    "vmap.agree_finished": {"en": "Python loop, vmap and jit(vmap) agree for {name} on every example the loop "
+                                  "finished.",
+                            "de": "Python-Schleife, vmap und jit(vmap) stimmen für {name} bei jedem Beispiel überein, "
+                                  "das die Schleife geschafft hat.",
+                            "zh": "对于循环完成的每个样本，Python 循环、vmap 和 jit(vmap) 对 {name} 的结果都一致。"},
+    "vmap.cut_one": {"en": "At batch size {size} the Python loop stopped at its time limit after {done} example: "
+                           "those were compared and agree, the other {rest} were not compared.",
+                     "de": "Bei Batchgröße {size} hat die Python-Schleife nach {done} Beispiel an ihrem Zeitlimit "
+                           "aufgehört: Es wurde verglichen und stimmt überein, die anderen {rest} wurden nicht "
+                           "verglichen.",
+                     "zh": "在批大小 {size} 下，Python 循环在完成 {done} 个样本后到达时间上限而停止："
+                           "这些样本已比较且一致，"
+                           "其余 {rest} 个没有比较。"},
+    "vmap.cut_many": {"en": "At batch size {size} the Python loop stopped at its time limit after {done} examples: "
+                            "those were compared and agree, the other {rest} were not compared.",
+                      "de": "Bei Batchgröße {size} hat die Python-Schleife nach {done} Beispielen an ihrem Zeitlimit "
+                            "aufgehört: Diese wurden verglichen und stimmen überein, die anderen {rest} wurden nicht "
+                            "verglichen.",
+                      "zh": "在批大小 {size} 下，Python 循环在完成 {done} 个样本后到达时间上限而停止："
+                           "这些样本已比较且一致，"
+                            "其余 {rest} 个没有比较。"},
+    # The Derivatives tab.
+    "deriv.forward_reverse": {
+        "en": "**Forward or reverse?** `jacfwd` pushes one tangent per *input* through the function, `jacrev` pulls "
+              "one cotangent per *output* back: for a wide Jacobian (few outputs, many inputs) reverse mode wins, "
+              "for a tall one (many outputs, few inputs) forward mode does.",
+        "de": "**Vorwärts oder rückwärts?** `jacfwd` schiebt eine Tangente pro *Eingabe* durch die Funktion, "
+              "`jacrev` zieht eine Kotangente pro *Ausgabe* zurück: Bei einer breiten Jacobi-Matrix (wenige "
+              "Ausgaben, viele Eingaben) gewinnt der Rückwärtsmodus, bei einer hohen (viele Ausgaben, wenige "
+              "Eingaben) der Vorwärtsmodus.",
+        "zh": "**前向还是反向？** `jacfwd` 为每个*输入*把一个切向量推过函数，`jacrev` 为每个*输出*把一个余切向量拉回："
+              "对于宽的 Jacobian（输出少、输入多），反向模式更快；对于高的（输出多、输入少），前向模式更快。"},
+    "deriv.running_orders": {
+        "en": "Differentiating… A function whose Python `if` or `while` reads x cannot be traced by `jit` and `vmap`; "
+              "it is then differentiated point by point without jit, which takes longer.",
+        "de": "Ableiten… Eine Funktion, deren Python-`if` oder -`while` x liest, können `jit` und `vmap` nicht "
+              "tracen; sie wird dann Punkt für Punkt ohne jit abgeleitet, was länger dauert.",
+        "zh": "正在求导… 如果函数中的 Python `if` 或 `while` 读取了 x，`jit` 和 `vmap` 就无法追踪它；"
+              "这时会不用 jit 逐点求导，耗时更长。"},
+    "deriv.running_gradient": {"en": "Computing the gradient and the Hessian, and timing jacfwd against jacrev…",
+                               "de": "Berechne den Gradienten und die Hesse-Matrix und messe jacfwd gegen jacrev…",
+                               "zh": "正在计算梯度和 Hessian，并比较 jacfwd 与 jacrev 的耗时…"},
+    "deriv.no_jaxpr": {
+        "en": "# No jaxpr: the function was evaluated point by point without jit, and its Python control flow may "
+              "take another path at each point, so there is no one program to show.",
+        "de": "# Kein jaxpr: Die Funktion wurde Punkt für Punkt ohne jit ausgewertet, und ihr Python-Kontrollfluss "
+              "kann an jedem Punkt einen anderen Weg nehmen, also gibt es nicht das eine Programm zum Zeigen.",
+        "zh": "# 没有 jaxpr：函数是不用 jit 逐点求值的，它的 Python 控制流在每个点上可能走不同的路径，"
+              "所以没有单一的程序可以展示。"},
+    "deriv.table_head": {
+        "en": "| order | checked against | max error | jaxpr equations | HLO instructions |",
+        "de": "| Ordnung | geprüft gegen | max. Fehler | jaxpr-Gleichungen | HLO-Instruktionen |",
+        "zh": "| 阶数 | 对照 | 最大误差 | jaxpr 方程数 | HLO 指令数 |"},
+    "deriv.done": {"en": "{function}: {count} derivatives on {points} points, in {dtype}.",
+                   "de": "{function}: {count} Ableitungen an {points} Punkten, in {dtype}.",
+                   "zh": "{function}：在 {points} 个点上求了 {count} 阶导数，使用 {dtype}。"},
+    "deriv.no_sizes": {"en": "No program sizes: without jit there is no one program, only the path taken at each "
+                             "point.",
+                       "de": "Keine Programmgrößen: Ohne jit gibt es nicht das eine Programm, nur den Weg, der an "
+                             "jedem Punkt genommen wurde.",
+                       "zh": "没有程序规模：不用 jit 就没有单一的程序，只有每个点上走过的路径。"},
+    "deriv.pbp_head": {"en": "{function}: {order} derivatives on {done} of {grid} grid points, point by point "
+                             "without jit, in {dtype}.",
+                       "de": "{function}: {order} Ableitungen an {done} von {grid} Gitterpunkten, Punkt für Punkt "
+                             "ohne jit, in {dtype}.",
+                       "zh": "{function}：在 {grid} 个网格点中的 {done} 个上求了 {order} 阶导数，不用 jit 逐点计算，"
+                             "使用 {dtype}。"},
+    "deriv.pbp_timing": {
+        "en": "⏱ Point by point without jit: {all}{done} points in {seconds} s, {each} a point (three eager calls "
+              "each: one for f and its {order} derivatives, two at x ± h for their finite-difference checks; the "
+              "first point also compiles each operation it meets).",
+        "de": "⏱ Punkt für Punkt ohne jit: {all}{done} Punkte in {seconds} s, {each} pro Punkt (je drei eager "
+              "Aufrufe: einer für f und seine {order} Ableitungen, zwei bei x ± h für ihre Prüfung mit finiten "
+              "Differenzen; der erste Punkt kompiliert außerdem jede Operation, auf die er trifft).",
+        "zh": "⏱ 不用 jit 逐点计算：{all}{done} 个点用时 {seconds} 秒，每个点 {each}（每个点三次 eager 调用："
+              "一次计算 f 及其 {order} 阶导数，两次在 x ± h 处做有限差分检查；第一个点还会编译它遇到的每个运算）。"},
+    "deriv.pbp_all": {"en": "all ", "de": "alle ", "zh": "全部 "},
+    "deriv.pbp_stopped": {
+        "en": " It stopped before its {budget} s for this ran out, so that the job finishes within its time limit; "
+              "the {done} points are spread over the whole range. For all {grid}, ask for fewer points or a lower "
+              "order.",
+        "de": " Es hat aufgehört, bevor seine {budget} s dafür abgelaufen waren, damit der Job innerhalb seines "
+              "Zeitlimits fertig wird; die {done} Punkte sind über den ganzen Bereich verteilt. Für alle {grid} "
+              "verlange weniger Punkte oder eine niedrigere Ordnung.",
+        "zh": "为了让作业在时间上限内完成，它在用完分配的 {budget} 秒之前停止了；这 {done} 个点分布在整个区间上。"
+              "要得到全部 {grid} 个点，请减少点数或降低阶数。"},
+    "deriv.orders_computed": {"en": "(orders up to {n} were computed)", "de": "(Ordnungen bis {n} wurden berechnet)",
+                              "zh": "（只计算到 {n} 阶）"},
+    "deriv.grad_applied": {"en": "# {label}: grad applied {n} times", "de": "# {label}: grad {n}-mal angewendet",
+                           "zh": "# {label}：grad 应用了 {n} 次"},
+    "deriv.jacobian_head": {"en": "| Jacobian | shape (outputs × inputs) | jacfwd | jacrev |",
+                            "de": "| Jacobi-Matrix | Shape (Ausgaben × Eingaben) | jacfwd | jacrev |",
+                            "zh": "| Jacobian | shape（输出 × 输入） | jacfwd | jacrev |"},
+    "deriv.not_finite": {"en": "inf or nan", "de": "inf oder nan", "zh": "inf 或 nan"},
+}
