@@ -177,3 +177,99 @@ TEXTS: dict[str, dict[str, str]] = {
                             "zh": "| Jacobian | shape（输出 × 输入） | jacfwd | jacrev |"},
     "deriv.not_finite": {"en": "inf or nan", "de": "inf oder nan", "zh": "inf 或 nan"},
 }
+
+TEXTS.update({
+    # The Parallel tab.
+    "par.devices_one": {"en": "On {n} device the result", "de": "Auf {n} Gerät ist das Ergebnis",
+                        "zh": "在 {n} 个设备上，结果"},
+    "par.devices_many": {"en": "On {n} devices the result", "de": "Auf {n} Geräten ist das Ergebnis",
+                         "zh": "在 {n} 个设备上，结果"},
+    "par.equals": {"en": "{devices} equals the single-device one within rounding: {numbers}.",
+                   "de": "{devices} bis auf Rundung gleich dem auf einem einzelnen Gerät: {numbers}.",
+                   "zh": "{devices}在舍入误差范围内与单设备结果相同：{numbers}。"},
+    "par.differs": {"en": "{devices} DIFFERS from the single-device one ({numbers}){mismatch}.",
+                    "de": "{devices} ANDERS als das auf einem einzelnen Gerät ({numbers}){mismatch}.",
+                    "zh": "{devices}与单设备结果**不同**（{numbers}）{mismatch}。"},
+    "par.largest_difference": {"en": "largest difference {d}", "de": "größte Abweichung {d}", "zh": "最大差值 {d}"},
+    "par.not_finite": {"en": "a difference that is not finite", "de": "eine Abweichung, die nicht endlich ist",
+                       "zh": "差值不是有限数"},
+    "par.tolerance": {"en": "tolerance {t}", "de": "Toleranz {t}", "zh": "容差 {t}"},
+    "par.no_tolerance": {"en": "no tolerance (the results cannot be compared)",
+                         "de": "keine Toleranz (die Ergebnisse lassen sich nicht vergleichen)",
+                         "zh": "没有容差（结果无法比较）"},
+    "par.tolerance_none": {"en": "**Tolerance:** none, the results could not be compared.",
+                           "de": "**Toleranz:** keine, die Ergebnisse ließen sich nicht vergleichen.",
+                           "zh": "**容差：**无，结果无法比较。"},
+    "par.moved": {"en": "plus how far the result moves when every input moves by its own size in a random direction "
+                        "(a `jax.jvp`)",
+                  "de": "plus wie weit sich das Ergebnis bewegt, wenn sich jede Eingabe um ihre eigene Größe in eine "
+                        "zufällige Richtung bewegt (ein `jax.jvp`)",
+                  "zh": "再加上每个输入沿随机方向移动自身大小时结果移动的幅度（一次 `jax.jvp`）"},
+    "par.not_moved": {"en": "(how far it moves with its inputs was not measured: no float inputs, or JAX has no jvp "
+                            "for this function)",
+                      "de": "(wie weit es sich mit seinen Eingaben bewegt, wurde nicht gemessen: keine Float-Eingaben, "
+                            "oder JAX hat kein jvp für diese Funktion)",
+                      "zh": "（没有测量它随输入移动的幅度：没有浮点输入，或者 JAX 没有这个函数的 jvp）"},
+    "par.tolerance_how": {
+        "en": "**Tolerance** {tolerance} = 4 × ρ × scale, the rounding that doing the same arithmetic in another "
+              "order explains. ρ = {relative} for {terms} rounding step(s), the terms of the function's sums (read "
+              "from its jaxpr) and one per other operation: √(steps) × eps, as rounding errors add like random "
+              "signs. Scale = {scale}, the largest magnitude in the single-device result {moved}. Integer results "
+              "must be equal.",
+        "de": "**Toleranz** {tolerance} = 4 × ρ × Skala, die Rundung, die sich daraus erklärt, dass dieselbe "
+              "Arithmetik in anderer Reihenfolge gerechnet wird. ρ = {relative} für {terms} Rundungsschritt(e), die "
+              "Summanden der Summen der Funktion (aus ihrem jaxpr gelesen) und einer pro anderer Operation: "
+              "√(Schritte) × eps, da sich Rundungsfehler wie zufällige Vorzeichen addieren. Skala = {scale}, der "
+              "größte Betrag im Ergebnis auf einem Gerät {moved}. Ganzzahlige Ergebnisse müssen gleich sein.",
+        "zh": "**容差** {tolerance} = 4 × ρ × scale，即以不同顺序做同样的算术所能解释的舍入误差。ρ = {relative}，"
+              "对应 {terms} 个舍入步骤（函数中求和的项数，从 jaxpr 读出，加上其他每个运算一步）：√(步数) × eps，"
+              "因为舍入误差像随机符号一样累加。scale = {scale}，即单设备结果中的最大绝对值{moved}。"
+              "整数结果必须完全相等。"},
+    "par.dp_same": {"en": "equal to", "de": "gleich", "zh": "等于"},
+    "par.dp_different": {"en": "different from", "de": "anders als", "zh": "不同于"},
+    "par.dp_replicated": {"en": "replicated (every device holds all of them)",
+                          "de": "repliziert (jedes Gerät hält alle)", "zh": "复制（每个设备都持有全部参数）"},
+    "par.dp_split": {"en": "split", "de": "aufgeteilt", "zh": "切分"},
+    "par.dp_why": {"en": ": each device computes gradients on its slice of the batch, and the all-reduce sums them",
+                   "de": ": Jedes Gerät berechnet Gradienten auf seinem Teil des Batches, und das all-reduce summiert "
+                         "sie",
+                   "zh": "：每个设备在自己那一份批数据上计算梯度，all-reduce 把它们加起来"},
+    "par.none": {"en": "none", "de": "keine", "zh": "无"},
+    "par.data_parallel": {
+        "en": "#### One SGD step of the MLP {layers}, batch of {batch} sharded over {n} devices\nParams {params}; the "
+              "batch in {blocks} block(s) on axis `data`. New params {same} the single-device step ({difference}); "
+              "loss {before} → {after}.\n\nCollectives in the compiled step: {found}{why}.",
+        "de": "#### Ein SGD-Schritt des MLP {layers}, Batch von {batch}, verteilt über {n} Geräte\nParameter "
+              "{params}; der Batch in {blocks} Block/Blöcken auf der Achse `data`. Neue Parameter {same} dem Schritt "
+              "auf einem Gerät ({difference}); Loss {before} → {after}.\n\nCollectives im kompilierten Schritt: "
+              "{found}{why}.",
+        "zh": "#### MLP {layers} 的一步 SGD，批大小 {batch}，分片到 {n} 个设备上\n参数：{params}；批数据在轴 `data` "
+              "上分成 {blocks} 块。新参数{same}单设备的那一步（{difference}）；loss {before} → {after}。\n\n"
+              "编译后这一步中的 collective：{found}{why}。"},
+    "par.device": {"en": "device {d}", "de": "Gerät {d}", "zh": "设备 {d}"},
+    "par.devices": {"en": "devices {d}", "de": "Geräte {d}", "zh": "设备 {d}"},
+    "par.caption": {"en": "{title}: shape {shape}, {blocks} block(s) on {devices} device(s)",
+                    "de": "{title}: Shape {shape}, {blocks} Block/Blöcke auf {devices} Gerät(en)",
+                    "zh": "{title}：shape {shape}，{blocks} 块，分布在 {devices} 个设备上"},
+    "par.mesh": {"en": "**Mesh**", "de": "**Mesh**", "zh": "**Mesh**"},
+    "par.input": {"en": "input {i}", "de": "Eingabe {i}", "zh": "输入 {i}"},
+    "par.output": {"en": "output", "de": "Ausgabe", "zh": "输出"},
+    "par.no_collectives": {"en": "none: no device needs data from another",
+                           "de": "keine: Kein Gerät braucht Daten von einem anderen",
+                           "zh": "无：没有设备需要其他设备的数据"},
+    "par.result": {"en": "**Result**", "de": "**Ergebnis**", "zh": "**结果**"},
+    "par.collectives": {"en": "**Collectives in the compiled program** (the same SPMD program runs on every device): "
+                              "{found}",
+                        "de": "**Collectives im kompilierten Programm** (auf jedem Gerät läuft dasselbe "
+                              "SPMD-Programm): {found}",
+                        "zh": "**编译后程序中的 collective**（每个设备上运行同一个 SPMD 程序）：{found}"},
+    "par.platform_devices": {"en": "**{count} {platform} devices:** ", "de": "**{count} {platform}-Geräte:** ",
+                             "zh": "**{count} 个 {platform} 设备：** "},
+    "par.demo_found": {"en": "Collectives: {found}. Result:", "de": "Collectives: {found}. Ergebnis:",
+                       "zh": "collective：{found}。结果："},
+    "par.batch_of_images": {"en": "the batch of images", "de": "der Batch von Bildern", "zh": "这批图像"},
+    "par.same_result": {"en": "same result", "de": "gleiches Ergebnis", "zh": "结果相同"},
+    "par.different_results": {"en": "different results", "de": "unterschiedliche Ergebnisse", "zh": "结果不同"},
+    "par.pmap_head": {"en": "#### pmap (legacy) next to shard_map", "de": "#### pmap (veraltet) neben shard_map",
+                      "zh": "#### pmap（旧版）与 shard_map 对照"},
+})
