@@ -273,3 +273,97 @@ TEXTS.update({
     "par.pmap_head": {"en": "#### pmap (legacy) next to shard_map", "de": "#### pmap (veraltet) neben shard_map",
                       "zh": "#### pmap（旧版）与 shard_map 对照"},
 })
+
+TEXTS.update({
+    # The Compiler tab.
+    "comp.passes": {
+        "en": "{passes} passes in {pipelines} pipelines compiled {function} for {device}: **{changed} changed the "
+              "module**, {unchanged} left its text as it was{dumped}.",
+        "de": "{passes} Passes in {pipelines} Pipelines haben {function} für {device} kompiliert: **{changed} haben "
+              "das Modul verändert**, {unchanged} haben seinen Text gelassen, wie er war{dumped}.",
+        "zh": "{pipelines} 个 pipeline 中的 {passes} 个 pass 为 {device} 编译了 {function}："
+              "**{changed} 个改变了模块**，"
+              "{unchanged} 个没有改变它的文本{dumped}。"},
+    "comp.dumped": {"en": " (XLA dumped the module after every pass)",
+                    "de": " (XLA hat das Modul nach jedem Pass ausgegeben)",
+                    "zh": "（XLA 在每个 pass 之后都导出了模块）"},
+    "comp.changed": {"en": "changed", "de": "verändert", "zh": "已改变"},
+    "comp.unchanged": {"en": "unchanged", "de": "unverändert", "zh": "未改变"},
+    "comp.not_known": {"en": "not known", "de": "unbekannt", "zh": "未知"},
+    "comp.whole_pipeline": {"en": "the whole pipeline ", "de": "die ganze Pipeline ", "zh": "整个 pipeline "},
+    "comp.whole_pipeline_note": {"en": " (the whole pipeline)", "de": " (die ganze Pipeline)",
+                                 "zh": "（整个 pipeline）"},
+    "comp.table_head": {
+        "en": "<th>#</th><th>pipeline</th><th>pass</th><th>module</th><th>instructions after</th><th>what it does</th>",
+        "de": "<th>#</th><th>Pipeline</th><th>Pass</th><th>Modul</th><th>Instruktionen danach</th>"
+              "<th>was er tut</th>",
+        "zh": "<th>#</th><th>pipeline</th><th>pass</th><th>模块</th><th>之后的指令数</th><th>作用</th>"},
+    "comp.not_kept": {"en": "This pass's module was not kept (the reply's size cap): no diff to show.",
+                      "de": "Das Modul dieses Passes wurde nicht behalten (Größengrenze der Antwort): kein Diff "
+                            "zu zeigen.",
+                      "zh": "这个 pass 的模块没有保留（回复的大小上限）：没有可显示的 diff。"},
+    "comp.pass_in": {"en": "{name} in {pipeline}", "de": "{name} in {pipeline}", "zh": "{pipeline} 中的 {name}"},
+    "comp.same_text": {"en": "The module's text is the same after this pass as before it.",
+                       "de": "Der Text des Moduls ist nach diesem Pass derselbe wie davor.",
+                       "zh": "这个 pass 之后模块的文本与之前相同。"},
+    "comp.no_difference": {"en": "(no difference)", "de": "(kein Unterschied)", "zh": "（没有差异）"},
+    "comp.more_rows": {"en": "… {n} more rows", "de": "… {n} weitere Zeilen", "zh": "… 另有 {n} 行"},
+    "comp.graph": {
+        "en": "Drew {function} as XLA compiled it for {device}: the jaxpr's {jaxpr} nodes and the optimised HLO's "
+              "{hlo}, with **{fusions}**.",
+        "de": "{function} gezeichnet, wie XLA es für {device} kompiliert hat: die {jaxpr} Knoten des jaxpr und die "
+              "{hlo} des optimierten HLO, mit **{fusions}**.",
+        "zh": "按 XLA 为 {device} 编译的样子画出了 {function}：jaxpr 的 {jaxpr} 个节点和优化后 HLO 的 {hlo} 个节点，"
+              "共 **{fusions}**。"},
+    "comp.fusion_one": {"en": "{n} fusion", "de": "{n} Fusion", "zh": "{n} 个 fusion"},
+    "comp.fusion_many": {"en": "{n} fusions", "de": "{n} Fusionen", "zh": "{n} 个 fusion"},
+    "comp.fuses": {"en": "{label} fuses {operations}", "de": "{label} fusioniert {operations}",
+                   "zh": "{label} 融合了 {operations}"},
+    "comp.large_graph": {"en": "The {name} graph is large: {left} operations past the first {drawn} are not drawn.",
+                         "de": "Der {name}-Graph ist groß: {left} Operationen nach den ersten {drawn} werden nicht "
+                               "gezeichnet.",
+                         "zh": "{name} 图很大：前 {drawn} 个之后的 {left} 个运算没有画出。"},
+    "comp.jaxpr_title": {"en": "jaxpr: the program JAX traced", "de": "jaxpr: das Programm, das JAX getract hat",
+                         "zh": "jaxpr：JAX 追踪得到的程序"},
+    "comp.hlo_title": {"en": "Optimised HLO: each fusion is a box around what it fused (one kernel)",
+                       "de": "Optimiertes HLO: Jede Fusion ist ein Kasten um das, was sie fusioniert hat (ein Kernel)",
+                       "zh": "优化后的 HLO：每个 fusion 是一个框，框住它融合的运算（一个 kernel）"},
+    "comp.no_picture": {"en": "No picture (see above). The graph in Graphviz's DOT language:",
+                        "de": "Kein Bild (siehe oben). Der Graph in der DOT-Sprache von Graphviz:",
+                        "zh": "没有图片（见上文）。用 Graphviz 的 DOT 语言表示的图："},
+    "comp.your_code": {"en": "Your code (node colours)", "de": "Dein Code (Knotenfarben)",
+                       "zh": "你的代码（节点颜色）"},
+    "comp.same_result": {"en": "the same (to float32's rounding)", "de": "gleich (bis auf die Rundung von float32)",
+                         "zh": "相同（在 float32 的舍入误差内）"},
+    "comp.different": {"en": "**different**", "de": "**verschieden**", "zh": "**不同**"},
+    "comp.not_compared": {"en": "not compared", "de": "nicht verglichen", "zh": "未比较"},
+    "comp.compared_on": {"en": "Compared on **{device}**. B: {what}", "de": "Verglichen auf **{device}**. B: {what}",
+                         "zh": "在 **{device}** 上比较。B：{what}"},
+    "comp.results": {"en": "Results: {verdict}{apart}.", "de": "Ergebnisse: {verdict}{apart}.",
+                     "zh": "结果：{verdict}{apart}。"},
+    "comp.apart": {"en": ", at most {d} apart", "de": ", höchstens {d} auseinander", "zh": "，最多相差 {d}"},
+    "comp.ratio": {"en": "B's median run took **{ratio}×** A's, timed in turn in the same job.",
+                   "de": "Der Median-Lauf von B brauchte das **{ratio}×** von A, abwechselnd im selben Job gemessen.",
+                   "zh": "B 的运行时间中位数是 A 的 **{ratio}×**，在同一个作业中轮流计时。"},
+    "comp.row.kernels": {"en": "kernels (ENTRY's operations that do work)",
+                         "de": "Kernel (die Operationen von ENTRY, die arbeiten)",
+                         "zh": "kernel（ENTRY 中真正做计算的运算）"},
+    "comp.row.hlo": {"en": "HLO instructions", "de": "HLO-Instruktionen", "zh": "HLO 指令数"},
+    "comp.row.jaxpr": {"en": "jaxpr equations", "de": "jaxpr-Gleichungen", "zh": "jaxpr 方程数"},
+    "comp.row.flops": {"en": "flops (XLA's estimate)", "de": "Flops (Schätzung von XLA)", "zh": "flops（XLA 的估计）"},
+    "comp.row.bytes": {"en": "bytes accessed (XLA's estimate)", "de": "gelesene/geschriebene Bytes (Schätzung von XLA)",
+                       "zh": "访问的字节数（XLA 的估计）"},
+    "comp.row.temp": {"en": "temporary buffers", "de": "temporäre Puffer", "zh": "临时缓冲区"},
+    "comp.row.io": {"en": "arguments + outputs", "de": "Argumente + Ausgaben", "zh": "参数 + 输出"},
+    "comp.row.alias": {"en": "output written into a donated argument",
+                       "de": "Ausgabe, die in ein gespendetes Argument geschrieben wird",
+                       "zh": "写入被捐赠（donate）参数的输出"},
+    "comp.row.compile": {"en": "compile time", "de": "Kompilierzeit", "zh": "编译时间"},
+    "comp.row.run": {"en": "run time (median, interquartile range, runs)",
+                     "de": "Laufzeit (Median, Interquartilsabstand, Läufe)",
+                     "zh": "运行时间（中位数、四分位距、次数）"},
+    "comp.not_run": {"en": "not run", "de": "nicht gelaufen", "zh": "未运行"},
+    "comp.runs": {"en": "{median} ± {iqr} ({runs} runs)", "de": "{median} ± {iqr} ({runs} Läufe)",
+                  "zh": "{median} ± {iqr}（{runs} 次）"},
+    "comp.not_reported": {"en": "not reported", "de": "nicht angegeben", "zh": "未报告"},
+})
