@@ -10,7 +10,7 @@ import ast
 import math
 import re
 
-from playground.lesson_kit import Clue, Lesson, shape_text
+from playground.lesson_kit import Clue, shape_text, taught
 
 _AUTOSUMMARY = "https://docs.jax.dev/en/latest/_autosummary/"
 _PRODUCTS = ("matmul", "dot", "inner", "vdot", "tensordot")
@@ -142,36 +142,23 @@ def _fix_shape_argument(clue: Clue) -> str:
 
 
 LESSONS = (
-    Lesson(("TypeError",), re.compile(r"dot_general requires contracting dimensions to have the same shape, got "
+    taught(("TypeError",), re.compile(r"dot_general requires contracting dimensions to have the same shape, got "
                                       r"\((?P<a>[\d, ]*?),?\) and \((?P<b>[\d, ]*?),?\)"),
-           "the shapes do not line up for a matrix product",
-           "A matrix product `a @ b` sums over the last axis of `a` and the first axis of `b` (its second to last, "
-           "if `b` has more than two), so those two lengths must be equal; here they are {a} and {b}.",
-           _fix_matmul, _AUTOSUMMARY + "jax.numpy.matmul.html"),
-    Lesson(("TypeError", "ValueError"), re.compile(r"(?P<op>\w+) got incompatible shapes for broadcasting: "
+           "matmul", _fix_matmul, _AUTOSUMMARY + "jax.numpy.matmul.html"),
+    taught(("TypeError", "ValueError"), re.compile(r"(?P<op>\w+) got incompatible shapes for broadcasting: "
                                                    r"(?P<shapes>.*)\.|Incompatible shapes for broadcasting: "
                                                    r"shapes=(?P<shapes2>.*)"),
-           "these shapes cannot be broadcast together",
-           "Element-wise operations (`+`, `*`, `jnp.where`, ...) match shapes from the last axis backwards: two "
-           "lengths fit when they are equal or one of them is 1, and a missing axis counts as 1. JAX follows "
-           "NumPy's broadcasting rules exactly, and these shapes break them.", _fix_broadcast,
+           "broadcast", _fix_broadcast,
            _AUTOSUMMARY + "jax.numpy.broadcast_shapes.html"),
-    Lesson(("TypeError",), re.compile(r"cannot reshape array of shape \((?P<old>[\d, ]*)\) \(size (?P<n>\d+)\) "
+    taught(("TypeError",), re.compile(r"cannot reshape array of shape \((?P<old>[\d, ]*)\) \(size (?P<n>\d+)\) "
                                       r"into shape \((?P<new>[-\d, ]*?),?\)(?: \(size (?P<m>\d+)\))?"),
-           "a reshape must keep the number of elements",
-           "A reshape only regroups the elements, so the new shape must hold exactly as many as the old one.",
-           _fix_reshape, _AUTOSUMMARY + "jax.numpy.reshape.html"),
-    Lesson(("TypeError", "ValueError"), re.compile(r"Cannot concatenate arrays with .*?(?:got|for shapes) "
+           "reshape", _fix_reshape, _AUTOSUMMARY + "jax.numpy.reshape.html"),
+    taught(("TypeError", "ValueError"), re.compile(r"Cannot concatenate arrays with .*?(?:got|for shapes) "
                                                    r"(?P<shapes>\(.*\))\.|All input arrays must have the same "
                                                    r"shape\. Got (?P<shapes2>\(.*\))\."),
-           "these arrays cannot be joined",
-           "Joining arrays keeps every axis but one as it is, so their shapes must agree everywhere else.",
-           _fix_join, _AUTOSUMMARY + "jax.numpy.concatenate.html"),
-    Lesson(("TypeError",), re.compile(r"Shapes must be 1D sequences of concrete values of integer type, got \(?"
+           "join", _fix_join, _AUTOSUMMARY + "jax.numpy.concatenate.html"),
+    taught(("TypeError",), re.compile(r"Shapes must be 1D sequences of concrete values of integer type, got \(?"
                                       r"\w*Tracer\(~?(?P<dtype>[a-z]+\d*)\[(?P<dims>[\d,]*)\]\)"),
-           "a shape must be a tuple of ints known when compiling",
-           "Functions that make arrays (`jnp.zeros`, `jax.random.normal`, `reshape`, ...) take a shape: a tuple of "
-           "Python ints, known while tracing, because XLA compiles a program for one shape. They were given a "
-           "traced {dtype} value instead.", _fix_shape_argument,
+           "shape_argument", _fix_shape_argument,
            "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#dynamic-shapes"),
 )

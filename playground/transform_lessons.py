@@ -8,7 +8,7 @@ import ast
 import re
 
 from playground import tracer_sites as sites
-from playground.lesson_kit import Clue, Lesson
+from playground.lesson_kit import Clue, taught
 
 _DOCS = "https://docs.jax.dev/en/latest/"
 _STATIC = _DOCS + "jit-compilation.html#marking-arguments-as-static"
@@ -167,66 +167,37 @@ def _fix_reverse_while(clue: Clue) -> str:
 
 
 LESSONS = (
-    Lesson(("ValueError",), re.compile(r"Reverse-mode differentiation does not work for lax\.while_loop or "
+    taught(("ValueError",), re.compile(r"Reverse-mode differentiation does not work for lax\.while_loop or "
                                        r"lax\.fori_loop with dynamic start/stop values"),
-           "reverse mode cannot differentiate a while_loop",
-           "`grad` works backwards from the result, so it must keep every step's values; a `while_loop` runs a "
-           "number of steps known only as it runs, so there is no fixed set to keep. Forward mode (`jax.jvp`, "
-           "`jax.jacfwd`) goes along with the loop and works, as does `grad` of a loop with a fixed length.",
-           _fix_reverse_while, _DOCS + "control-flow.html#summary"),
-    Lesson(("ValueError",), re.compile(r"Non-hashable static arguments are not supported\. An error occurred while "
+           "reverse_while", _fix_reverse_while, _DOCS + "control-flow.html#summary"),
+    taught(("ValueError",), re.compile(r"Non-hashable static arguments are not supported\. An error occurred while "
                                        r"trying to hash an object of type <class '(?:[\w.]+\.)?(?P<type>\w+)'>"),
-           "a static argument must be hashable",
-           "`jax.jit` compiles once per value of each static argument and keeps the programs in a dictionary keyed "
-           "by those values, so a static argument must be hashable (a number, a string, a tuple). A {type} is not: "
-           "lists, dicts and sets can change after they were hashed, and a tracer stands for a value not known yet.",
-           _fix_unhashable, _STATIC),
-    Lesson(("TypeError",), re.compile(r"Error interpreting argument to <function (?P<fn>[\w.<>]+) at 0x[0-9a-f]+> as "
+           "unhashable", _fix_unhashable, _STATIC),
+    taught(("TypeError",), re.compile(r"Error interpreting argument to <function (?P<fn>[\w.<>]+) at 0x[0-9a-f]+> as "
                                       r"an abstract array\. The problematic value is of type <class '(?:[\w.]+\.)?"
                                       r"(?P<type>\w+)'> and was passed to the function at path (?P<path>\w+)"),
-           "jit's arguments are arrays unless marked static",
-           "`jax.jit` traces each argument as an array: it needs its shape and dtype, and a {type} has neither. "
-           "A setting such as a string, a function or a flag must be marked static: it is then fixed in the "
-           "compiled program, and each new value compiles a new one.", _fix_non_array_argument, _STATIC),
-    Lesson(("TypeError",), re.compile(r"Gradient only defined for scalar-output functions\. Output had shape: "
+           "non_array_argument", _fix_non_array_argument, _STATIC),
+    taught(("TypeError",), re.compile(r"Gradient only defined for scalar-output functions\. Output had shape: "
                                       r"\((?P<shape>[\d, ]*)\)"),
-           "jax.grad needs a function with one number as output",
-           "`jax.grad` gives the gradient of a function whose output is one number, like a loss. This function "
-           "returns an array, and its derivative is a whole matrix of them (a Jacobian): one row per output.",
-           _fix_grad_output, _DOCS + "_autosummary/jax.grad.html"),
-    Lesson(("TypeError",), re.compile(r"grad requires real- or complex-valued inputs .*?but got (?P<dtype>\w+)"),
-           "derivatives are taken at floats, not integers",
-           "A derivative asks how the output changes when the input changes a little, and an integer ({dtype}) "
-           "cannot change a little: `jax.grad` takes float (or complex) inputs.", _fix_grad_input,
+           "grad_output", _fix_grad_output, _DOCS + "_autosummary/jax.grad.html"),
+    taught(("TypeError",), re.compile(r"grad requires real- or complex-valued inputs .*?but got (?P<dtype>\w+)"),
+           "grad_input", _fix_grad_input,
            _DOCS + "_autosummary/jax.grad.html"),
-    Lesson(("TypeError",), re.compile(r"\w+ body function carry input and carry output must have equal types.*?"
+    taught(("TypeError",), re.compile(r"\w+ body function carry input and carry output must have equal types.*?"
                                       r"has type (?P<before>\S+) but the corresponding output carry component has "
                                       r"type (?P<after>\S+), so the (?P<what>shapes|dtypes)", re.DOTALL),
-           "a loop must carry values of one shape and dtype",
-           "`lax.fori_loop`, `lax.while_loop` and `lax.scan` compile the body once and run it many times, so what "
-           "it carries from one step to the next must keep its shape and dtype: here it went in as {before} and "
-           "came out as {after}.", _fix_carry, _DOCS + "control-flow.html#structured-control-flow-primitives"),
-    Lesson(("TypeError",), re.compile(r"(?P<prim>cond|switch) branches must have equal output types.*?The output of "
+           "carry", _fix_carry, _DOCS + "control-flow.html#structured-control-flow-primitives"),
+    taught(("TypeError",), re.compile(r"(?P<prim>cond|switch) branches must have equal output types.*?The output of "
                                       r".+? has type (?P<a>\S+) but the corresponding output of .+? has type "
                                       r"(?P<b>\S+), so the", re.DOTALL),
-           "both branches must return the same shapes and dtypes",
-           "`lax.{prim}` compiles every branch into one program and picks one when it runs, so all of them must "
-           "return the same shapes and dtypes: one returns {a} and another {b}.", _fix_branches,
+           "branches", _fix_branches,
            _DOCS + "_autosummary/jax.lax.cond.html"),
-    Lesson(("ValueError",), re.compile(r"vmap got inconsistent sizes for array axes to be mapped"),
-           "the batched arguments have different numbers of examples",
-           "`jax.vmap` runs the function once per example, taking example i from every batched argument, so "
-           "their batch axes must be equally long.", _fix_vmap_sizes, _DOCS + "_autosummary/jax.vmap.html"),
-    Lesson(("ValueError", "TypeError"), re.compile(r"Comparator raised exception while sorting pytree dictionary keys"),
-           "a dict's keys must be sortable",
-           "JAX flattens a dict into its leaves in the order of its sorted keys, so that dicts with the same keys "
-           "always have the same structure (and `jit` can reuse its program). Keys of types that cannot be "
-           "compared, like `1` and `'b'`, cannot be sorted.", _fix_keys,
+    taught(("ValueError",), re.compile(r"vmap got inconsistent sizes for array axes to be mapped"),
+           "vmap_sizes", _fix_vmap_sizes, _DOCS + "_autosummary/jax.vmap.html"),
+    taught(("ValueError", "TypeError"), re.compile(r"Comparator raised exception while sorting pytree dictionary keys"),
+           "keys", _fix_keys,
            _DOCS + "pytrees.html#dictionary-keys-must-be-sortable"),
-    Lesson(("FloatingPointError", "InternalFloatingPointError"),
+    taught(("FloatingPointError", "InternalFloatingPointError"),
            re.compile(r"invalid value \((?P<ty>nan|inf)\) encountered in|\('(?P<fn>[^']*)', '(?P<ty2>nan|inf)'\)"),
-           "jax_debug_nans caught a NaN (or inf)",
-           "Your code switched on `jax_debug_nans` (or `jax_debug_infs`), and a computation produced one: JAX stops "
-           "there, instead of letting it spread silently into the result as it does by default.",
-           _fix_nan, _DOCS + "debugging/flags.html#jax-debug-nans-configuration-option-and-context-manager"),
+           "nan", _fix_nan, _DOCS + "debugging/flags.html#jax-debug-nans-configuration-option-and-context-manager"),
 )
