@@ -26,13 +26,13 @@ def verdict_markdown(response: dict, language: str = "en") -> str:
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
-    numbers = (f"{difference_text(response.get('max_abs_diff'), language)}, "
-               f"{tolerance_text(response.get('tolerance'), language)}")
+    numbers = say("par.numbers", difference=difference_text(response.get("max_abs_diff"), language),
+                  tolerance=tolerance_text(response.get("tolerance"), language))
     n = response["n_devices"]
     devices = say("par.devices_one" if n == 1 else "par.devices_many", n=n)
     if response["matches_unsharded"]:
         return f"{md.verdict('ok', language)} {say('par.equals', devices=devices, numbers=numbers)}"
-    mismatch = f": {md.text(response['mismatch'])}" if response.get("mismatch") else ""
+    mismatch = say("par.mismatch", text=md.text(response["mismatch"])) if response.get("mismatch") else ""
     differs = say("par.differs", devices=devices, numbers=numbers, mismatch=mismatch)
     return f"{md.verdict('differs', language)} {differs}"
 
