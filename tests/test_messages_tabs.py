@@ -179,3 +179,20 @@ def test_every_new_message_is_written_in_german_and_chinese(key):
     texts = {language: messages.say(key, language, **dict.fromkeys(names, "X")) for language in messages.LANGUAGES}
     assert texts["de"] != texts["en"] or key in SAME_IN_GERMAN, key
     assert texts["zh"] != texts["en"] or key in {"list.comma", "par.mesh"} or key.startswith("lfix.lax.conv"), key
+
+
+def test_the_sandboxs_words_before_an_exception_in_german_and_chinese():
+    import errno
+
+    from playground.user_errors import error_result
+
+    memory = reply.validated(error_result(MemoryError("boom")), "inspect")["error"]
+    assert memory["message"] == "Out of memory: the sandbox gives each job a fixed amount of memory. MemoryError: boom"
+    assert error_markdown(memory, "de") == (f"{verdict('error', 'de')} **Kein Speicher mehr**\n\nKein Speicher mehr: "
+                                            "Die Sandbox gibt jedem Job eine feste Menge Speicher.\n\n```\n"
+                                            "MemoryError: boom\n```")
+    assert error_markdown(memory).endswith(f"```\n{memory['message']}\n```")  # English: as the API says it
+    blocked = reply.validated(error_result(PermissionError(errno.EPERM, "Operation not permitted")), "x")["error"]
+    assert "被沙箱阻止（不允许创建进程" in error_markdown(blocked, "zh")
+    forged = {**memory, "words": {"prefix": [["prefix.memory", {"x": ["no.such.key", {}]}]]}}
+    assert error_markdown(forged, "de").endswith(f"```\n{memory['message']}\n```")  # unusable pieces: English kept
