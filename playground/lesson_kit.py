@@ -69,6 +69,10 @@ class Clue(Context):
     def static_hint(self) -> str:
         return messages.render(super().static_hint())
 
+    def static_hint_pieces(self) -> list:
+        """The static_argnums hint as catalogue pieces."""
+        return super().static_hint()
+
     def where_piece(self) -> list:
         """"Line 2 (`...`)" or "Your code" as a catalogue piece, for the fixes written in pieces."""
         return super().where()

@@ -169,7 +169,7 @@ def test_a_shape_lesson_has_its_title_and_explanation_translated():
 
 
 NEW_FAMILIES = ("lesson.", "lfix.", "progress.", "vmap.", "deriv.", "par.", "comp.", "list.")
-SAME_IN_GERMAN = {"list.comma", "par.mesh", "par.numbers", "par.mismatch", "comp.pass_in"}
+SAME_IN_GERMAN = {"list.comma", "par.mesh", "par.numbers", "par.mismatch", "comp.pass_in", "lfix.shape.stop"}
 
 
 @pytest.mark.parametrize("key", sorted(k for k in messages.CATALOGUE if k.startswith(NEW_FAMILIES)))
@@ -196,3 +196,14 @@ def test_the_sandboxs_words_before_an_exception_in_german_and_chinese():
     assert "被沙箱阻止（不允许创建进程" in error_markdown(blocked, "zh")
     forged = {**memory, "words": {"prefix": [["prefix.memory", {"x": ["no.such.key", {}]}]]}}
     assert error_markdown(forged, "de").endswith(f"```\n{memory['message']}\n```")  # unusable pieces: English kept
+
+
+def test_every_taught_lessons_pieces_survive_the_servers_check():
+    """A worker's pieces hold only strings (sandbox/reply.py drops any other): every lesson case keeps its words."""
+    from tests.test_error_lessons import CASES
+
+    for name, case in CASES.items():
+        raw = staging.inspect(case.code, case.args, 100_000)["error"]
+        checked = reply.validated({"ok": False, "error": raw}, "inspect")["error"]
+        assert set(checked.get("words", {})) == set(raw.get("words", {})) >= {"title", "explanation"}, name
+        assert error_markdown(checked, "de") != error_markdown(checked), name

@@ -494,4 +494,129 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": '{where}把一个 {kind} 交给了 JAX。请传入数组、数字，或由它们组成的 pytree（元组、列表、字典）'
               '（`jnp.asarray(...)`）；如果这个对象是设置而不是数据，就把它作为常量闭包进去（在函数内部直接使用，'
               '而不作为参数传入）。'},
+    "lfix.shape.has": {
+        "en": '`{name}` has shape {shape}',
+        "de": '`{name}` hat die Shape {shape}',
+        "zh": '`{name}` 的 shape 是 {shape}'},
+    "lfix.shape.and": {
+        "en": ' and ',
+        "de": ' und ',
+        "zh": '，'},
+    "lfix.shape.stop": {
+        "en": '. ',
+        "de": '. ',
+        "zh": '。'},
+    "lfix.shapes2": {
+        "en": '{a} and {b}',
+        "de": '{a} und {b}',
+        "zh": '{a} 和 {b}'},
+    "lfix.matmul.lead": {
+        "en": '{where} multiplies arrays whose inner lengths differ ({a} against {b}). ',
+        "de": '{where} multipliziert Arrays, deren innere Längen sich unterscheiden ({a} gegen {b}). ',
+        "zh": '{where}相乘的两个数组内侧长度不同（{a} 对 {b}）。'},
+    "lfix.matmul.second": {
+        "en": 'Transpose the second:\n```python\n{code}   # shape {shape}\n```',
+        "de": 'Transponiere das zweite:\n```python\n{code}   # Shape {shape}\n```',
+        "zh": '转置第二个：\n```python\n{code}   # shape {shape}\n```'},
+    "lfix.matmul.first": {
+        "en": 'Transpose the first:\n```python\n{code}   # shape {shape}\n```',
+        "de": 'Transponiere das erste:\n```python\n{code}   # Shape {shape}\n```',
+        "zh": '转置第一个：\n```python\n{code}   # shape {shape}\n```'},
+    "lfix.matmul.general": {
+        "en": 'The last axis of the left operand must be as long as the first axis of the right one (its second to '
+              'last, if it has more). Print the shapes (`print(x.shape)` works while tracing), then transpose (`.T`) '
+              'or reshape the one that is the wrong way round.',
+        "de": 'Die letzte Achse des linken Operanden muss so lang sein wie die erste Achse des rechten (seine '
+              'vorletzte, wenn er mehr hat). Gib die Shapes aus (`print(x.shape)` funktioniert beim Tracen) und '
+              'transponiere (`.T`) oder reshape dann den, der falsch herum ist.',
+        "zh": '左操作数的最后一个轴必须和右操作数的第一个轴（如果右操作数超过两维，则是倒数第二个轴）一样长。打印出 '
+              'shape（`print(x.shape)` 在追踪时也能用），然后把方向错了的那个转置（`.T`）或 reshape。'},
+    "lfix.broadcast.lead": {
+        "en": '{where} combines shapes {shapes} element by element. ',
+        "de": '{where} verknüpft die Shapes {shapes} Element für Element. ',
+        "zh": '{where}逐元素地组合 shape {shapes}。'},
+    "lfix.broadcast.outer": {
+        "en": 'If you want every pair (an outer {sign}), give the first an axis of length 1:\n```python\n{a}[:, '
+              'None] {sign} {b}   # shape {shape}\n```\nIf the two should have one length, the bug is where one of '
+              'them was made.',
+        "de": 'Wenn du jedes Paar willst (ein äußeres {sign}), gib dem ersten eine Achse der Länge 1:\n```python\n'
+              '{a}[:, None] {sign} {b}   # Shape {shape}\n```\nWenn die beiden eine Länge haben sollten, steckt der '
+              'Fehler dort, wo eines von ihnen erzeugt wurde.',
+        "zh": '如果你想要每一对的组合（外积式的 {sign}），给第一个加一个长度为 1 的轴：\n```python\n{a}[:, None] '
+              '{sign} {b}   # shape {shape}\n```\n如果这两者本该一样长，问题出在创建其中一个的地方。'},
+    "lfix.broadcast.general": {
+        "en": 'Line the shapes up from the right so that each pair of lengths is equal or 1: add axes of length 1 '
+              'with `x[:, None]` or `jnp.expand_dims(x, axis)`, or `reshape` one of them.\n```python\n'
+              'jnp.broadcast_shapes((3, 1), (4,))   # (3, 4): check a combination before you run it\n```',
+        "de": 'Richte die Shapes von rechts aus, sodass jedes Paar von Längen gleich oder 1 ist: Füge Achsen der '
+              'Länge 1 mit `x[:, None]` oder `jnp.expand_dims(x, axis)` hinzu, oder `reshape` eines davon.\n'
+              '```python\njnp.broadcast_shapes((3, 1), (4,))   # (3, 4): prüfe eine Kombination, bevor du sie '
+              'ausführst\n```',
+        "zh": '从右边对齐各个 shape，使每一对长度相等或为 1：用 `x[:, None]` 或 `jnp.expand_dims(x, axis)` '
+              '添加长度为 1 的轴，或者对其中一个做 `reshape`。\n```python\njnp.broadcast_shapes((3, 1), (4,))   # '
+              '(3, 4)：运行之前先检查组合\n```'},
+    "lfix.reshape.lead": {
+        "en": '{where} reshapes the {size} elements of shape {old} into shape {new}. ',
+        "de": '{where} formt die {size} Elemente der Shape {old} in die Shape {new} um. ',
+        "zh": '{where}把 shape 为 {old} 的 {size} 个元素 reshape 成 shape {new}。'},
+    "lfix.reshape.lead_holds": {
+        "en": '{where} reshapes the {size} elements of shape {old} into shape {new}, which holds {m}. ',
+        "de": '{where} formt die {size} Elemente der Shape {old} in die Shape {new} um, die {m} fasst. ',
+        "zh": '{where}把 shape 为 {old} 的 {size} 个元素 reshape 成 shape {new}，而它容纳 {m} 个。'},
+    "lfix.reshape.minus_one": {
+        "en": 'With a -1, the other lengths must multiply to a number that divides {size}.',
+        "de": 'Mit einer -1 müssen die anderen Längen multipliziert eine Zahl ergeben, die {size} teilt.',
+        "zh": '有 -1 时，其他长度的乘积必须能整除 {size}。'},
+    "lfix.reshape.minus_one_divisors": {
+        "en": 'With a -1, the other lengths must multiply to a number that divides {size} ({divisors}).',
+        "de": 'Mit einer -1 müssen die anderen Längen multipliziert eine Zahl ergeben, die {size} teilt ({divisors}).',
+        "zh": '有 -1 时，其他长度的乘积必须能整除 {size}（{divisors}）。'},
+    "lfix.reshape.fixed": {
+        "en": 'Let JAX work out one length with -1:\n```python\n{fixed}   # shape {result}\n```',
+        "de": 'Lass JAX eine Länge mit -1 ausrechnen:\n```python\n{fixed}   # Shape {result}\n```',
+        "zh": '用 -1 让 JAX 算出其中一个长度：\n```python\n{fixed}   # shape {result}\n```'},
+    "lfix.reshape.general": {
+        "en": 'The lengths of the new shape must multiply to {size}; one of them may be -1, which JAX works out from '
+              'the others.',
+        "de": 'Die Längen der neuen Shape müssen multipliziert {size} ergeben; eine davon darf -1 sein, die JAX aus '
+              'den anderen ausrechnet.',
+        "zh": '新 shape 各长度的乘积必须等于 {size}；其中一个可以是 -1，由 JAX 根据其他长度算出。'},
+    "lfix.join.stack": {
+        "en": '{where} stacks arrays of shapes {shapes}. `jnp.stack` puts arrays of one shape side by side along a '
+              'new axis; to join arrays of different lengths end to end, use `jnp.concatenate`.',
+        "de": '{where} stapelt Arrays der Shapes {shapes}. `jnp.stack` legt Arrays einer Shape entlang einer neuen '
+              'Achse nebeneinander; um Arrays verschiedener Länge hintereinander zu hängen, nutze `jnp.concatenate`.',
+        "zh": '{where}堆叠 shape 为 {shapes} 的数组。`jnp.stack` 把同一 shape 的数组沿一个新轴并排放在一起；'
+              '要把长度不同的数组首尾相接，请用 `jnp.concatenate`。'},
+    "lfix.join.concat": {
+        "en": '{where} concatenates arrays of shapes {shapes}. They must have the same number of axes, and equal '
+              'lengths on every axis except the one joined (`axis=`, 0 unless given). Add an axis with `x[None]` or '
+              '`x[:, None]`, or choose another `axis`:\n```python\njnp.concatenate([a, b], axis=0)   # a: (3, 2), b: '
+              '(4, 2) -> (7, 2)\n```',
+        "de": '{where} verkettet Arrays der Shapes {shapes}. Sie müssen gleich viele Achsen haben und auf jeder '
+              'Achse außer der verbundenen (`axis=`, 0, wenn nicht angegeben) gleich lang sein. Füge eine Achse mit '
+              '`x[None]` oder `x[:, None]` hinzu, oder wähle eine andere `axis`:\n```python\njnp.concatenate([a, b], '
+              'axis=0)   # a: (3, 2), b: (4, 2) -> (7, 2)\n```',
+        "zh": '{where}拼接 shape 为 {shapes} 的数组。它们的轴数必须相同，并且除了拼接的那个轴（`axis=`，默认为 0）'
+              '之外，每个轴上长度都要相等。用 `x[None]` 或 `x[:, None]` 添加一个轴，或者选择另一个 `axis`：\n'
+              '```python\njnp.concatenate([a, b], axis=0)   # a: (3, 2), b: (4, 2) -> (7, 2)\n```'},
+    "lfix.shape_arg.traced": {
+        "en": '{where} sizes an array with a traced number. Shapes must be known when compiling: compute sizes from '
+              '`x.shape`, which is always known, or make the size a static argument.\n',
+        "de": '{where} gibt einem Array seine Größe mit einer getracten Zahl. Shapes müssen beim Kompilieren bekannt '
+              'sein: Berechne Größen aus `x.shape`, das immer bekannt ist, oder mach die Größe zu einem statischen '
+              'Argument.\n',
+        "zh": '{where}用一个被追踪的数值来确定数组的大小。shape 必须在编译时已知：从总是已知的 `x.shape` 计算大小，'
+              '或者把大小设为静态参数。\n'},
+    "lfix.shape_arg.array": {
+        "en": '{where} passes the array `{name}` where a shape is expected. For an array of its shape, pass its '
+              'shape:\n```python\n{code}\n```',
+        "de": '{where} übergibt das Array `{name}`, wo eine Shape erwartet wird. Für ein Array seiner Shape übergib '
+              'seine Shape:\n```python\n{code}\n```',
+        "zh": '{where}在需要 shape 的地方传入了数组 `{name}`。要得到与它 shape 相同的数组，请传入它的 shape：\n'
+              '```python\n{code}\n```'},
+    "lfix.shape_arg.general": {
+        "en": 'Pass a shape as a tuple of Python ints, like `(3,)` or `x.shape`, not an array.',
+        "de": 'Übergib eine Shape als Tupel von Python-ints, wie `(3,)` oder `x.shape`, nicht als Array.',
+        "zh": '把 shape 作为 Python int 元组传入，比如 `(3,)` 或 `x.shape`，而不是数组。'},
 }
