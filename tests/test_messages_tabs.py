@@ -207,3 +207,11 @@ def test_every_taught_lessons_pieces_survive_the_servers_check():
         checked = reply.validated({"ok": False, "error": raw}, "inspect")["error"]
         assert set(checked.get("words", {})) == set(raw.get("words", {})) >= {"title", "explanation"}, name
         assert error_markdown(checked, "de") != error_markdown(checked), name
+
+
+def test_a_transform_lessons_fix_in_german_and_chinese():
+    error = _lesson_error("def f(x):\n    return jax.grad(lambda y: (y * y).sum())(x)\n", "jnp.arange(3)")
+    german = error_markdown(error, "de")
+    assert "Ableitungen werden an Floats genommen, nicht an ganzen Zahlen" in german
+    assert "leitet an einem ganzzahligen Array ab. Wandle es um: `x.astype(jnp.float32)`" in german
+    assert "在整数数组处求导" in error_markdown(error, "zh")

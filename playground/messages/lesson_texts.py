@@ -619,4 +619,221 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'Pass a shape as a tuple of Python ints, like `(3,)` or `x.shape`, not an array.',
         "de": 'Übergib eine Shape als Tupel von Python-ints, wie `(3,)` oder `x.shape`, nicht als Array.',
         "zh": '把 shape 作为 Python int 元组传入，比如 `(3,)` 或 `x.shape`，而不是数组。'},
+    "lfix.unhashable.tracer": {
+        "en": '{where} passes a traced value where a jitted function declares a static argument: the value comes '
+              'from an argument of an outer `jax.jit`, which traces it. Make it static there too (for `{inspected}` '
+              'in the Inspect tab: its position in the static_argnums field, or `@partial(jax.jit, '
+              'static_argnames=...)` on it), and pass a Python value (an int, a tuple), not an array: a static value '
+              'must be known when tracing.',
+        "de": '{where} übergibt einen getracten Wert, wo eine gejittete Funktion ein statisches Argument erklärt: '
+              'Der Wert kommt aus einem Argument eines äußeren `jax.jit`, das ihn tract. Mach ihn dort auch statisch '
+              '(für `{inspected}` im Inspect-Tab: seine Position im Feld static_argnums, oder `@partial(jax.jit, '
+              'static_argnames=...)` darauf), und übergib einen Python-Wert (einen int, ein Tupel), kein Array: Ein '
+              'statischer Wert muss beim Tracen bekannt sein.',
+        "zh": '{where}在被 jit 的函数声明了静态参数的地方传入了一个被追踪的值：这个值来自外层 `jax.jit` 的参数，'
+              '外层会追踪它。在外层也把它设为静态（对 Inspect 标签页中的 `{inspected}`：把它的位置填进 '
+              'static_argnums 框，或者给它加上 `@partial(jax.jit, static_argnames=...)`），并传入 Python 值（int、'
+              '元组），而不是数组：静态值必须在追踪时已知。'},
+    "lfix.unhashable.literal": {
+        "en": '{where} passes the {kind} `{old}` as a static argument. Pass a tuple, which is hashable:\n```python\n'
+              '{code}   # instead of {old}\n```\nOr, if it holds numbers to compute with, pass it as an ordinary '
+              '(traced) argument, as an array.',
+        "de": '{where} übergibt das {kind} `{old}` als statisches Argument. Übergib ein Tupel, das hashbar ist:\n'
+              '```python\n{code}   # statt {old}\n```\nOder, wenn es Zahlen enthält, mit denen gerechnet wird, '
+              'übergib es als gewöhnliches (getractes) Argument, als Array.',
+        "zh": '{where}把 {kind} `{old}` 作为静态参数传入。改为传入可哈希的元组：\n```python\n{code}   # 代替 {old}\n'
+              '```\n或者，如果它装的是要参与计算的数字，就把它作为普通（被追踪的）参数、以数组形式传入。'},
+    "lfix.unhashable.dict": {
+        "en": '{where} passes a dict as a static argument. Pass its items as a tuple, '
+              '`tuple(sorted(config.items()))`, or, if its values are numbers to compute with, pass the dict as an '
+              'ordinary (traced) argument: a dict of arrays is a pytree, which `jit` traces leaf by leaf.',
+        "de": '{where} übergibt ein Dict als statisches Argument. Übergib seine Einträge als Tupel, '
+              '`tuple(sorted(config.items()))`, oder, wenn seine Werte Zahlen sind, mit denen gerechnet wird, '
+              'übergib das Dict als gewöhnliches (getractes) Argument: Ein Dict von Arrays ist ein Pytree, den `jit` '
+              'Blatt für Blatt tract.',
+        "zh": '{where}把字典作为静态参数传入。把它的条目作为元组传入，`tuple(sorted(config.items()))`；或者，'
+              '如果它的值是要参与计算的数字，就把字典作为普通（被追踪的）参数传入：由数组组成的字典是一个 pytree，'
+              '`jit` 会逐个叶子地追踪它。'},
+    "lfix.unhashable.other": {
+        "en": '{where} passes a {kind} as a static argument. Make it a tuple (`tuple(values)`), or pass it as an '
+              'ordinary (traced) argument, leaving it out of `static_argnums`/`static_argnames`: arrays are traced '
+              'arguments, not static ones.',
+        "de": '{where} übergibt ein {kind} als statisches Argument. Mach ein Tupel daraus (`tuple(values)`), oder '
+              'übergib es als gewöhnliches (getractes) Argument und lass es aus `static_argnums`/`static_argnames` '
+              'heraus: Arrays sind getracte Argumente, keine statischen.',
+        "zh": '{where}把一个 {kind} 作为静态参数传入。把它变成元组（`tuple(values)`），或者把它作为普通（被追踪的）'
+              '参数传入，不放进 `static_argnums`/`static_argnames`：数组是被追踪的参数，不是静态参数。'},
+    "lfix.non_array.static": {
+        "en": '{where} passes a {type} as `{path}` to the jitted `{function}`. Mark that argument static, and JAX '
+              'compiles one program per value of it:\n```python\n{marked}\n```\nor, as a decorator, '
+              '`@partial(jax.jit, {static})` (with `from functools import partial`).',
+        "de": '{where} übergibt ein {type} als `{path}` an das gejittete `{function}`. Markiere dieses Argument als '
+              'statisch, dann kompiliert JAX ein Programm pro Wert davon:\n```python\n{marked}\n```\noder, als '
+              'Dekorator, `@partial(jax.jit, {static})` (mit `from functools import partial`).',
+        "zh": '{where}把一个 {type} 作为 `{path}` 传给了被 jit 的 `{function}`。把这个参数标记为静态，JAX '
+              '就会为它的每个值编译一个程序：\n```python\n{marked}\n```\n或者用装饰器 `@partial(jax.jit, '
+              '{static})`（需要 `from functools import partial`）。'},
+    "lfix.non_array.tab": {
+        "en": '\n(In the Inspect tab: {n} in the static_argnums field.)',
+        "de": '\n(Im Inspect-Tab: {n} ins Feld static_argnums.)',
+        "zh": '\n（在 Inspect 标签页中：在 static_argnums 框中填 {n}。）'},
+    "lfix.non_array.other": {
+        "en": '{where} passes a {type} to `{function}`, which takes arrays and numbers only. Pass it an array '
+              '(`jnp.asarray(...)`), or, if the value is a setting, mark it static in the `jax.jit` that receives it '
+              '(`static_argnames=`).',
+        "de": '{where} übergibt ein {type} an `{function}`, das nur Arrays und Zahlen nimmt. Übergib ihm ein Array '
+              '(`jnp.asarray(...)`), oder, wenn der Wert eine Einstellung ist, markiere ihn im `jax.jit`, das ihn '
+              'bekommt, als statisch (`static_argnames=`).',
+        "zh": '{where}把一个 {type} 传给了只接受数组和数字的 `{function}`。给它传数组（`jnp.asarray(...)`）；或者，'
+              '如果这个值是设置，就在接收它的 `jax.jit` 中把它标记为静态（`static_argnames=`）。'},
+    "lfix.grad_output": {
+        "en": '{where} differentiates `{g}`, which returns shape ({shape}). Say which derivative you mean:\n'
+              '```python\njax.vmap(jax.grad({g}))(x)   # each output by its own input, if {g} works element by '
+              'element\njax.grad(lambda x: jnp.sum({g}(x)))(x)   # the gradient of the sum\njax.jacobian({g})(x)   # '
+              'every output by every input\n```',
+        "de": '{where} leitet `{g}` ab, das die Shape ({shape}) zurückgibt. Sag, welche Ableitung du meinst:\n'
+              '```python\njax.vmap(jax.grad({g}))(x)   # jede Ausgabe nach ihrer eigenen Eingabe, wenn {g} '
+              'elementweise arbeitet\njax.grad(lambda x: jnp.sum({g}(x)))(x)   # der Gradient der Summe\n'
+              'jax.jacobian({g})(x)   # jede Ausgabe nach jeder Eingabe\n```',
+        "zh": '{where}对 `{g}` 求导，而它返回 shape ({shape})。说清楚你要的是哪种导数：\n```python\n'
+              'jax.vmap(jax.grad({g}))(x)   # 每个输出对它自己的输入求导，如果 {g} 是逐元素计算的\njax.grad(lambda '
+              'x: jnp.sum({g}(x)))(x)   # 总和的梯度\njax.jacobian({g})(x)   # 每个输出对每个输入求导\n```'},
+    "lfix.grad_input.literal": {
+        "en": '{where} differentiates at the integer `{value}`. Write it as a float:\n```python\n{code}   # not '
+              '{value}\n```',
+        "de": '{where} leitet an der ganzen Zahl `{value}` ab. Schreib sie als Float:\n```python\n{code}   # nicht '
+              '{value}\n```',
+        "zh": '{where}在整数 `{value}` 处求导。把它写成浮点数：\n```python\n{code}   # 而不是 {value}\n```'},
+    "lfix.grad_input.array": {
+        "en": '{where} differentiates at an integer array. Convert it: `x.astype(jnp.float32)`; or, if it is data '
+              'that needs no derivative, pass `allow_int=True` to `jax.grad` (its gradient is then zero, of dtype '
+              'float0).',
+        "de": '{where} leitet an einem ganzzahligen Array ab. Wandle es um: `x.astype(jnp.float32)`; oder, wenn es '
+              'Daten sind, die keine Ableitung brauchen, übergib `allow_int=True` an `jax.grad` (sein Gradient ist '
+              'dann null, vom dtype float0).',
+        "zh": '{where}在整数数组处求导。把它转换一下：`x.astype(jnp.float32)`；或者，如果它是不需要导数的数据，给 '
+              '`jax.grad` 传 `allow_int=True`（这时它的梯度为零，dtype 为 float0）。'},
+    "lfix.carry.dtype": {
+        "en": '{where} starts the loop with `{old}` ({before}), but each step returns a {after}. Start with the '
+              'dtype the body returns:\n```python\n{code}\n```',
+        "de": '{where} beginnt die Schleife mit `{old}` ({before}), aber jeder Schritt gibt ein {after} zurück. '
+              'Beginne mit dem dtype, den der Rumpf zurückgibt:\n```python\n{code}\n```',
+        "zh": '{where}用 `{old}`（{before}）开始循环，但每一步返回的是 {after}。用循环体返回的 dtype 作为初始值：\n'
+              '```python\n{code}\n```'},
+    "lfix.carry.dtype_general": {
+        "en": 'Start the loop with a value of the dtype its body returns ({after}), e.g. `0.0` instead of `0`.',
+        "de": 'Beginne die Schleife mit einem Wert des dtypes, den ihr Rumpf zurückgibt ({after}), z. B. `0.0` statt '
+              '`0`.',
+        "zh": '用循环体返回的 dtype（{after}）的值开始循环，例如用 `0.0` 而不是 `0`。'},
+    "lfix.carry.grows": {
+        "en": '{where} grows the value the loop carries ({before} -> {after}). Make it full size from the start and '
+              'fill it in, or let `lax.scan` collect one result per step:\n```python\nout = lax.fori_loop(0, n, '
+              'lambda i, out: out.at[i].set(step(i)), jnp.zeros(n))\n_, out = lax.scan(lambda carry, i: (carry, '
+              'step(i)), None, jnp.arange(n))\n```',
+        "de": '{where} lässt den Wert wachsen, den die Schleife mitführt ({before} -> {after}). Mach ihn von Anfang '
+              'an voll groß und fülle ihn, oder lass `lax.scan` ein Ergebnis pro Schritt sammeln:\n```python\nout = '
+              'lax.fori_loop(0, n, lambda i, out: out.at[i].set(step(i)), jnp.zeros(n))\n_, out = lax.scan(lambda '
+              'carry, i: (carry, step(i)), None, jnp.arange(n))\n```',
+        "zh": '{where}让循环携带的值变大了（{before} -> {after}）。一开始就把它设成完整大小再逐步填充，或者让 '
+              '`lax.scan` 每一步收集一个结果：\n```python\nout = lax.fori_loop(0, n, lambda i, out: '
+              'out.at[i].set(step(i)), jnp.zeros(n))\n_, out = lax.scan(lambda carry, i: (carry, step(i)), None, '
+              'jnp.arange(n))\n```'},
+    "lfix.branches": {
+        "en": '{where} has branches that return {a} and {b}. Make each return the same shape and dtype, e.g. '
+              '`jnp.zeros_like(x)` rather than `0` or a smaller array{which}; for a choice element by element, '
+              '`jnp.where(cond, a, b)` broadcasts both sides for you.',
+        "de": '{where} hat Zweige, die {a} und {b} zurückgeben. Lass jeden dieselbe Shape und denselben dtype '
+              'zurückgeben, z. B. `jnp.zeros_like(x)` statt `0` oder eines kleineren Arrays{which}; für eine Wahl '
+              'Element für Element broadcastet `jnp.where(cond, a, b)` beide Seiten für dich.',
+        "zh": '{where}的分支分别返回 {a} 和 {b}。让每个分支返回相同的 shape 和 dtype，例如用 `jnp.zeros_like(x)` '
+              '而不是 `0` 或更小的数组{which}；如果要逐元素选择，`jnp.where(cond, a, b)` 会替你把两边广播好。'},
+    "lfix.branches.which": {
+        "en": ' (the branches: `{branches}`)',
+        "de": ' (die Zweige: `{branches}`)',
+        "zh": '（分支：`{branches}`）'},
+    "lfix.vmap_sizes.head": {
+        "en": '{where} batches ',
+        "de": '{where} batcht ',
+        "zh": '{where}用 `jax.vmap` 批处理 '},
+    "lfix.vmap_sizes.arg": {
+        "en": '`{name}` ({kind}, batched along axis {axis})',
+        "de": '`{name}` ({kind}, gebatcht entlang Achse {axis})',
+        "zh": '`{name}`（{kind}，沿轴 {axis} 批处理）'},
+    "lfix.vmap_sizes.arguments": {
+        "en": 'arguments',
+        "de": 'Argumente',
+        "zh": '参数'},
+    "lfix.vmap_sizes.tail": {
+        "en": ' with `jax.vmap`, but their batch axes differ in length. Every batched argument must have the same '
+              'number of examples; an argument shared by all examples gets `None` in `in_axes`:\n```python\n'
+              'jax.vmap(g, in_axes=(0, None))(xs, w)   # w is the same for every x\n```',
+        "de": ' mit `jax.vmap`, aber ihre Batch-Achsen sind verschieden lang. Jedes gebatchte Argument muss gleich '
+              'viele Beispiele haben; ein Argument, das alle Beispiele teilen, bekommt `None` in `in_axes`:\n'
+              '```python\njax.vmap(g, in_axes=(0, None))(xs, w)   # w ist für jedes x dasselbe\n```',
+        "zh": '，但它们的批轴长度不同。每个被批处理的参数必须有相同数量的样本；所有样本共用的参数在 `in_axes` 中写 '
+              '`None`：\n```python\njax.vmap(g, in_axes=(0, None))(xs, w)   # 每个 x 用的都是同一个 w\n```'},
+    "lfix.keys.mixed": {
+        "en": 'Line {line} makes a dict whose keys have different types. Give it keys of one type:\n```python\n{new} '
+              '  # instead of {old}\n```\nor use `collections.OrderedDict`, which JAX flattens in insertion order '
+              'without sorting.',
+        "de": 'Zeile {line} erzeugt ein Dict, dessen Keys verschiedene Typen haben. Gib ihm Keys eines Typs:\n'
+              '```python\n{new}   # statt {old}\n```\noder nutze `collections.OrderedDict`, das JAX in '
+              'Einfügereihenfolge zerlegt, ohne zu sortieren.',
+        "zh": '第 {line} 行创建的字典的键类型不同。让所有键类型相同：\n```python\n{new}   # 代替 {old}\n```\n'
+              '或者使用 `collections.OrderedDict`，JAX 会按插入顺序展开它，不做排序。'},
+    "lfix.keys.that_dict": {
+        "en": 'that dict',
+        "de": 'dieses Dict',
+        "zh": '那个字典'},
+    "lfix.keys.general": {
+        "en": 'Give the dict keys of one type (all `str`, say), or use `collections.OrderedDict`, which JAX flattens '
+              'in insertion order without sorting.',
+        "de": 'Gib dem Dict Keys eines Typs (etwa alle `str`), oder nutze `collections.OrderedDict`, das JAX in '
+              'Einfügereihenfolge zerlegt, ohne zu sortieren.',
+        "zh": '让字典的键类型相同（比如都是 `str`），或者使用 `collections.OrderedDict`，JAX 会按插入顺序展开它，'
+              '不做排序。'},
+    "lfix.nan.line": {
+        "en": '{where} produced it.',
+        "de": '{where} hat es erzeugt.',
+        "zh": '{where}产生了它。'},
+    "lfix.nan.compiled": {
+        "en": '`{function}` produced it: JAX checked the output of the compiled program as a whole, so it cannot '
+              'name the line. To find it, call `{name}` once at the top level of your code, below its `def`, with '
+              'the same arguments: run operation by operation, the check stops at the one that made it, and names '
+              'its line.',
+        "de": '`{function}` hat es erzeugt: JAX hat die Ausgabe des kompilierten Programms als Ganzes geprüft, also '
+              'kann es die Zeile nicht nennen. Um sie zu finden, ruf `{name}` einmal auf der obersten Ebene deines '
+              'Codes auf, unter seinem `def`, mit denselben Argumenten: Operation für Operation ausgeführt, hält die '
+              'Prüfung bei der an, die es erzeugt hat, und nennt ihre Zeile.',
+        "zh": '是 `{function}` 产生了它：JAX 检查的是整个编译后程序的输出，所以无法指出是哪一行。要找到它，'
+              '在代码的最外层、它的 `def` 下面，用同样的参数调用一次 `{name}`：逐个运算执行时，'
+              '检查会停在产生它的那个运算上，并指出它所在的行。'},
+    "lfix.nan.calls": {
+        "en": ' Calls that give NaN outside their domain:\n',
+        "de": ' Aufrufe, die außerhalb ihres Definitionsbereichs NaN liefern:\n',
+        "zh": '在定义域之外会给出 NaN 的调用：\n'},
+    "lfix.nan.call": {
+        "en": '- line {line}: `{code}`\n',
+        "de": '- Zeile {line}: `{code}`\n',
+        "zh": '- 第 {line} 行：`{code}`\n'},
+    "lfix.nan.guard": {
+        "en": 'Keep inputs in the domain, e.g. `jnp.log(jnp.where(x > 0, x, 1.0))`; the inner `jnp.where` also keeps '
+              'the gradient free of NaN, which an outer `jnp.where` would not.',
+        "de": 'Halte die Eingaben im Definitionsbereich, z. B. `jnp.log(jnp.where(x > 0, x, 1.0))`; das innere '
+              '`jnp.where` hält auch den Gradienten frei von NaN, was ein äußeres `jnp.where` nicht täte.',
+        "zh": '让输入保持在定义域内，例如 `jnp.log(jnp.where(x > 0, x, 1.0))`；内层的 `jnp.where` 还能让梯度不出现 '
+              'NaN，而外层的 `jnp.where` 做不到。'},
+    "lfix.reverse_while": {
+        "en": '{where} differentiates a loop whose number of steps is known only while it runs. If it is known '
+              'beforehand, write the loop as `lax.fori_loop(0, n, body, init)` with Python ints (JAX turns it into a '
+              '`lax.scan`, which `grad` handles) or as a `lax.scan`; otherwise differentiate forwards: '
+              '`jax.jacfwd(f)(x)`, or `jax.jvp(f, (x,), (1.0,))[1]` for the derivative of f: R -> R.',
+        "de": '{where} leitet eine Schleife ab, deren Schrittzahl erst beim Laufen bekannt ist. Wenn sie vorher '
+              'bekannt ist, schreib die Schleife als `lax.fori_loop(0, n, body, init)` mit Python-ints (JAX macht '
+              'daraus einen `lax.scan`, den `grad` kann) oder als `lax.scan`; sonst leite vorwärts ab: '
+              '`jax.jacfwd(f)(x)`, oder `jax.jvp(f, (x,), (1.0,))[1]` für die Ableitung von f: R -> R.',
+        "zh": '{where}对一个步数只有在运行时才知道的循环求导。如果步数事先已知，把循环写成使用 Python int 的 '
+              '`lax.fori_loop(0, n, body, init)`（JAX 会把它变成 `grad` 能处理的 `lax.scan`），或者直接写成 '
+              '`lax.scan`；否则就用前向模式求导：`jax.jacfwd(f)(x)`，或者对 f: R -> R 用 `jax.jvp(f, (x,), '
+              '(1.0,))[1]` 求导数。'},
 }
