@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from mcp import ClientSession
@@ -38,8 +39,13 @@ async def _session(server, work):
 
 
 def with_session(server, work):
-    """``work(session)`` in a fresh MCP session on ``server``, bounded in time."""
-    return asyncio.run(_session(server, work))
+    """``work(session)`` in a fresh MCP session on ``server``, bounded in time.
+
+    In a thread of its own: in a whole test session, Playwright's sync API (the browser tests) keeps an event
+    loop running in this thread, where asyncio.run refuses to start another.
+    """
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, _session(server, work)).result()
 
 
 def call(server, tool: str, arguments: dict) -> tuple[dict, list]:
