@@ -59,7 +59,7 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
         # The jit and vmap comparisons run where the accelerator is (worker_pools.py): its own workers, if any.
         at_once = settings.requests_at_once
         device_queue = ACCELERATOR_QUEUE if api.accelerator else SANDBOX_QUEUE
-        notice = gr.Markdown(visible=False, elem_id="share-notice")  # why a link could not be opened
+        notice = gr.HTML(visible=False, elem_id="share-notice")  # why a link could not be opened
         with gr.Tabs() as tabs:
             with gr.Tab(t("pg.tab.inspect"), id="inspect"):
                 shared = [inspect_tab.build(api, at_once, SANDBOX_QUEUE)]

@@ -135,7 +135,7 @@ def wire(tab: Sharing) -> None:
                                                      *fields], [token], api_visibility="private", queue=False))
 
 
-def open_on_load(demo: gr.Blocks, tabs: gr.Tabs, notice: gr.Markdown, shared: list[Sharing]) -> None:
+def open_on_load(demo: gr.Blocks, tabs: gr.Tabs, notice: gr.HTML, shared: list[Sharing]) -> None:
     """On each page load: open the link in ``?s=``, if any (see the module's docstring)."""
     schemas = {tab.tab: tab.schema for tab in shared}
     outputs: list = [tabs, notice]
@@ -154,7 +154,9 @@ def open_on_load(demo: gr.Blocks, tabs: gr.Tabs, notice: gr.Markdown, shared: li
         try:
             link = sharing.decode_link(token, schemas)
         except ValueError as exc:
-            message = f"**This link could not be opened:** {html.escape(str(exc))} The page shows its defaults."
+            # HTML, not Markdown: the reason quotes the link's own text, which Markdown could make a link of.
+            message = (f"<p><strong>This link could not be opened:</strong> {html.escape(str(exc))} The page shows "
+                       "its defaults.</p>")
             updates[id(notice)] = {"value": message, "visible": True}
             return (*_updates(outputs, updates), "[]")
         tab = next(each for each in shared if each.tab == link.tab)

@@ -267,3 +267,13 @@ def test_class_link_hides_controls_shows_the_exercise_and_locks_the_code(page: P
         save_screenshot(other, "class_link.png")
     finally:
         other.context.close()
+
+
+def test_a_link_quoting_markdown_shows_it_as_text(page: Page, server):
+    """The reason quotes the link's own text (here its tab's name): it shows as typed, never as a link."""
+    document = {"v": 1, "tab": "[d](https://e.org) <b>b</b>", "state": {}}
+    token = base64.urlsafe_b64encode(zlib.compress(json.dumps(document).encode())).rstrip(b"=").decode()
+    page.goto(server.url + "?s=" + token)
+    notice = page.locator("#share-notice")
+    expect(notice).to_contain_text("[d](https://e.org) <b>b</b>", timeout=30_000)
+    assert notice.locator("a").count() == 0 and notice.locator("b").count() == 0
