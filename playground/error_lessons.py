@@ -30,7 +30,7 @@ import ast
 import re
 import traceback
 
-from playground import array_lessons, shape_lessons, transform_lessons, user_ast, user_errors
+from playground import array_lessons, messages, shape_lessons, transform_lessons, user_ast, user_errors
 from playground.errors import USER_FILENAME
 from playground.lesson_kit import Clue, Lesson
 
@@ -40,6 +40,9 @@ LESSONS: tuple[Lesson, ...] = (*array_lessons.LESSONS, *shape_lessons.LESSONS, *
 def explain(exc: BaseException, source: str, line: int | None) -> dict | None:
     """{"title", "explanation", "fix", "doc_url"} for an error a lesson teaches; None for any other exception.
 
+    A lesson with a catalogue key adds ``words`` (as tracer_errors.explain does): the title and explanation as
+    catalogue pieces, and the fix too where the lesson writes it in pieces.
+
     ``line`` is the user's line closest to the failure (``user_errors.user_line``), or None.
     """
     tree = user_ast.try_parse(source)
@@ -48,13 +51,19 @@ def explain(exc: BaseException, source: str, line: int | None) -> dict | None:
     for lesson in LESSONS:
         match = lesson.matches(exc)
         if match is not None:
-            words = lesson.words.format_map({k: v or "" for k, v in match.groupdict().items()})
-            return {
+            groups = {k: v or "" for k, v in match.groupdict().items()}
+            fix = lesson.fix(Clue(exc, source, tree, line, match))
+            result = {
                 "title": f"{type(exc).__name__}: {lesson.title}",
-                "explanation": words,
-                "fix": lesson.fix(Clue(exc, source, tree, line, match)),
+                "explanation": lesson.words.format_map(groups),
+                "fix": messages.render(fix) if isinstance(fix, list) else fix,
                 "doc_url": lesson.doc_url,
             }
+            if lesson.key:  # the same words as catalogue pieces, for the server to write in the reader's language
+                result["words"] = {"title": [f"{type(exc).__name__}: ", messages.piece(f"lesson.{lesson.key}.title")],
+                                   "explanation": [messages.piece(f"lesson.{lesson.key}.what", **groups)],
+                                   **({"fix": fix} if isinstance(fix, list) else {})}
+            return result
     return None
 
 

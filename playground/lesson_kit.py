@@ -36,13 +36,22 @@ class Lesson:
     pattern: re.Pattern[str]  # how JAX's (or NumPy's) message for it starts; its groups fill ``words``
     title: str
     words: str  # why it happens, in plain words; ``{group}`` fields come from the pattern's match
-    fix: Callable[[Clue], str]  # the fix fitted to the user's code
+    fix: Callable[[Clue], str | list]  # the fix fitted to the user's code: text, or catalogue pieces
     doc_url: str  # the page of JAX's documentation (docs.jax.dev) that explains it
+    key: str = ""  # its words in every language: the catalogue's "lesson.<key>.title" and "lesson.<key>.what"
 
     def matches(self, exc: BaseException) -> re.Match[str] | None:
         if not {cls.__name__ for cls in type(exc).__mro__} & set(self.types):
             return None
         return self.pattern.match(str(exc))
+
+
+def taught(types: tuple[str, ...], pattern: re.Pattern[str], key: str, fix: Callable[[Clue], str | list],
+           doc_url: str) -> Lesson:
+    """A lesson whose title and words are the catalogue's ``lesson.<key>.title`` and ``lesson.<key>.what``
+    (playground/messages/lesson_texts.py): English here, and the reader's language where the server writes them."""
+    english = {part: messages.CATALOGUE[f"lesson.{key}.{part}"]["en"] for part in ("title", "what")}
+    return Lesson(types, pattern, english["title"], english["what"], fix, doc_url, key)
 
 
 class Clue(Context):
@@ -59,6 +68,14 @@ class Clue(Context):
 
     def static_hint(self) -> str:
         return messages.render(super().static_hint())
+
+    def static_hint_pieces(self) -> list:
+        """The static_argnums hint as catalogue pieces."""
+        return super().static_hint()
+
+    def where_piece(self) -> list:
+        """"Line 2 (`...`)" or "Your code" as a catalogue piece, for the fixes written in pieces."""
+        return super().where()
 
     def nodes(self, *types: type) -> list[ast.AST]:
         """The nodes of these types whose lines include the line, outermost first."""

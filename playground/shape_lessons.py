@@ -10,7 +10,8 @@ import ast
 import math
 import re
 
-from playground.lesson_kit import Clue, Lesson, shape_text
+from playground.lesson_kit import Clue, shape_text, taught
+from playground.messages import piece
 
 _AUTOSUMMARY = "https://docs.jax.dev/en/latest/_autosummary/"
 _PRODUCTS = ("matmul", "dot", "inner", "vdot", "tensordot")
@@ -35,11 +36,20 @@ def _shapes_in(text: str) -> list[tuple[int, ...]]:
     return list(dict.fromkeys(found))
 
 
-def _named_shapes(clue: Clue, pair: tuple[ast.AST, ast.AST] | None) -> str:
-    """"`w` has shape (2, 3) and `x` has shape (3, 4). ", for the operands whose shapes the traceback knows."""
-    said = [f"`{clue.text(node, '?')}` has shape {shape_text(shape)}" for node in pair or ()
+def _named_shapes(clue: Clue, pair: tuple[ast.AST, ast.AST] | None) -> list:
+    """"`w` has shape (2, 3) and `x` has shape (3, 4). ", for the operands whose shapes the traceback knows (pieces)."""
+    said = [(clue.text(node, "?"), shape_text(shape)) for node in pair or ()
             if (shape := clue.shape_of(node)) is not None]
-    return " and ".join(dict.fromkeys(said)) + ". " if said else ""
+    pieces: list = []
+    for name, shape in dict.fromkeys(said):
+        pieces += [*([piece("lfix.shape.and")] if pieces else []), piece("lfix.shape.has", name=name, shape=shape)]
+    return [*pieces, piece("lfix.shape.stop")] if pieces else []
+
+
+def _shapes_said(shapes: list[tuple[int, ...]]) -> str | list:
+    """"(3,) and (4,)": two shapes as a piece, in any language; more (rarely) as English joins them."""
+    texts = [shape_text(shape) for shape in shapes]
+    return piece("lfix.shapes2", a=texts[0], b=texts[1]) if len(texts) == 2 else " and ".join(texts)
 
 
 def _product(clue: Clue, pair: tuple[ast.AST, ast.AST], transposed: int) -> str:
@@ -51,50 +61,45 @@ def _product(clue: Clue, pair: tuple[ast.AST, ast.AST], transposed: int) -> str:
     return clue.replaced(whole, part, new, new) if whole is not None else new
 
 
-def _fix_matmul(clue: Clue) -> str:
+def _fix_matmul(clue: Clue) -> list:
     pair = _operands(clue, ast.MatMult, _PRODUCTS)
-    lead = (f"{clue.where()} multiplies arrays whose inner lengths differ ({clue.group('a')} against "
-            f"{clue.group('b')}). {_named_shapes(clue, pair)}")
+    lead = [piece("lfix.matmul.lead", where=clue.where_piece(), a=clue.group("a"), b=clue.group("b")),
+            *_named_shapes(clue, pair)]
     shapes = [clue.shape_of(node) for node in pair] if pair else []
     if len(shapes) == 2 and all(s is not None and len(s) == 2 for s in shapes):
         left, right = shapes
         if left[1] == right[1]:
-            return lead + (f"Transpose the second:\n```python\n{_product(clue, pair, 1)}   # shape "
-                           f"{shape_text((left[0], right[0]))}\n```")
+            return [*lead, piece("lfix.matmul.second", code=_product(clue, pair, 1),
+                                 shape=shape_text((left[0], right[0])))]
         if left[0] == right[0]:
-            return lead + (f"Transpose the first:\n```python\n{_product(clue, pair, 0)}   # shape "
-                           f"{shape_text((left[1], right[1]))}\n```")
-    return lead + ("The last axis of the left operand must be as long as the first axis of the right one "
-                   "(its second to last, if it has more). Print the shapes (`print(x.shape)` works while tracing), "
-                   "then transpose (`.T`) or reshape the one that is the wrong way round.")
+            return [*lead, piece("lfix.matmul.first", code=_product(clue, pair, 0),
+                                 shape=shape_text((left[1], right[1])))]
+    return [*lead, piece("lfix.matmul.general")]
 
 
-def _fix_broadcast(clue: Clue) -> str:
+def _fix_broadcast(clue: Clue) -> list:
     shapes = _shapes_in(clue.group("shapes") or clue.group("shapes2"))
-    lead = f"{clue.where()} combines shapes {' and '.join(map(shape_text, shapes))} element by element. "
     pair = _operands(clue, _LAX_OPERATORS.get(clue.group("op")) or (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow), ())
-    lead += _named_shapes(clue, pair)
+    lead = [piece("lfix.broadcast.lead", where=clue.where_piece(), shapes=_shapes_said(shapes)),
+            *_named_shapes(clue, pair)]
     vectors = len(shapes) == 2 and all(len(s) == 1 for s in shapes)
     if pair is not None and vectors and [clue.shape_of(n) for n in pair] in ([*shapes], [None, None]):
         node = next(n for n in clue.nodes(ast.BinOp) if (n.left, n.right) == pair)
         a, b, sign = clue.text(pair[0], "a"), clue.text(pair[1], "b"), _OPERATORS[type(node.op)]
-        return lead + (f"If you want every pair (an outer {sign}), give the first an axis of length 1:\n```python\n"
-                       f"{a}[:, None] {sign} {b}   # shape {shape_text(shapes[0] + shapes[1])}\n```\nIf the two "
-                       "should have one length, the bug is where one of them was made.")
-    return lead + ("Line the shapes up from the right so that each pair of lengths is equal or 1: add axes of "
-                   "length 1 with `x[:, None]` or `jnp.expand_dims(x, axis)`, or `reshape` one of them.\n```python\n"
-                   "jnp.broadcast_shapes((3, 1), (4,))   # (3, 4): check a combination before you run it\n```")
+        return [*lead, piece("lfix.broadcast.outer", sign=sign, a=a, b=b, shape=shape_text(shapes[0] + shapes[1]))]
+    return [*lead, piece("lfix.broadcast.general")]
 
 
-def _fix_reshape(clue: Clue) -> str:
+def _fix_reshape(clue: Clue) -> list:
     old, size = shape_text(clue.group("old")), int(clue.group("n"))
     wanted = [int(n) for n in clue.group("new").replace(",", " ").split()]
-    lead = f"{clue.where()} reshapes the {size} elements of shape {old} into shape {shape_text(tuple(wanted))}"
-    lead += f", which holds {int(clue.group('m')):,}. " if clue.group("m") else ". "
+    said = {"where": clue.where_piece(), "size": str(size), "old": old, "new": shape_text(tuple(wanted))}
+    lead = (piece("lfix.reshape.lead_holds", **said, m=f"{int(clue.group('m')):,}") if clue.group("m")
+            else piece("lfix.reshape.lead", **said))
     if -1 in wanted:
         divisors = ", ".join(str(d) for d in range(1, size + 1) if size % d == 0) if size <= 10_000 else ""
-        return lead + (f"With a -1, the other lengths must multiply to a number that divides {size}"
-                       + (f" ({divisors})." if divisors else "."))
+        return [lead, piece("lfix.reshape.minus_one_divisors", size=str(size), divisors=divisors) if divisors
+                else piece("lfix.reshape.minus_one", size=str(size))]
     for call in clue.calls("reshape"):
         given = call.args if isinstance(call.func, ast.Attribute) and not _is_module(call.func.value) else call.args[1:]
         lengths = [e for a in given for e in (a.elts if isinstance(a, ast.Tuple) else [a])]
@@ -105,9 +110,8 @@ def _fix_reshape(clue: Clue) -> str:
             fixed = clue.replaced(call, node, "-1", "") if rest > 0 and size % rest == 0 else ""
             if fixed:
                 result = shape_text(tuple(size // rest if j == i else n for j, n in enumerate(wanted)))
-                return lead + f"Let JAX work out one length with -1:\n```python\n{fixed}   # shape {result}\n```"
-    return lead + (f"The lengths of the new shape must multiply to {size}; one of them may be -1, which JAX works "
-                   "out from the others.")
+                return [lead, piece("lfix.reshape.fixed", fixed=fixed, result=result)]
+    return [lead, piece("lfix.reshape.general", size=str(size))]
 
 
 def _is_module(node: ast.AST) -> bool:
@@ -115,63 +119,42 @@ def _is_module(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id in ("jnp", "np", "numpy", "lax")
 
 
-def _fix_join(clue: Clue) -> str:
-    shapes = " and ".join(map(shape_text, _shapes_in(clue.group("shapes") or clue.group("shapes2"))))
+def _fix_join(clue: Clue) -> list:
+    shapes = _shapes_said(_shapes_in(clue.group("shapes") or clue.group("shapes2")))
     stack = bool(clue.calls("stack", "vstack", "hstack")) or "same shape" in clue.message
-    if stack:
-        return (f"{clue.where()} stacks arrays of shapes {shapes}. `jnp.stack` puts arrays of one shape side by side "
-                "along a new axis; to join arrays of different lengths end to end, use `jnp.concatenate`.")
-    return (f"{clue.where()} concatenates arrays of shapes {shapes}. They must have the same number of axes, and "
-            "equal lengths on every axis except the one joined (`axis=`, 0 unless given). Add an axis with "
-            "`x[None]` or `x[:, None]`, or choose another `axis`:\n```python\n"
-            "jnp.concatenate([a, b], axis=0)   # a: (3, 2), b: (4, 2) -> (7, 2)\n```")
+    return [piece("lfix.join.stack" if stack else "lfix.join.concat", where=clue.where_piece(), shapes=shapes)]
 
 
-def _fix_shape_argument(clue: Clue) -> str:
+def _fix_shape_argument(clue: Clue) -> list:
     if not clue.group("dims"):  # a traced integer: the size depends on data
-        return (f"{clue.where()} sizes an array with a traced number. Shapes must be known when compiling: compute "
-                "sizes from `x.shape`, which is always known, or make the size a static argument.\n"
-                + clue.static_hint())
+        return [piece("lfix.shape_arg.traced", where=clue.where_piece()), *clue.static_hint_pieces()]
     arrays = [a for c in clue.nodes(ast.Call) for a in c.args
               if clue.shape_of(a) == tuple(int(n) for n in clue.group("dims").split(","))]
     if arrays:
         name = clue.text(arrays[0], "x")
-        return (f"{clue.where()} passes the array `{name}` where a shape is expected. For an array of its shape, "
-                f"pass its shape:\n```python\n{clue.in_call(arrays[0], f'{name}.shape')}\n```")
-    return ("Pass a shape as a tuple of Python ints, like `(3,)` or `x.shape`, not an array.")
+        return [piece("lfix.shape_arg.array", where=clue.where_piece(), name=name,
+                      code=clue.in_call(arrays[0], f"{name}.shape"))]
+    return [piece("lfix.shape_arg.general")]
 
 
 LESSONS = (
-    Lesson(("TypeError",), re.compile(r"dot_general requires contracting dimensions to have the same shape, got "
+    taught(("TypeError",), re.compile(r"dot_general requires contracting dimensions to have the same shape, got "
                                       r"\((?P<a>[\d, ]*?),?\) and \((?P<b>[\d, ]*?),?\)"),
-           "the shapes do not line up for a matrix product",
-           "A matrix product `a @ b` sums over the last axis of `a` and the first axis of `b` (its second to last, "
-           "if `b` has more than two), so those two lengths must be equal; here they are {a} and {b}.",
-           _fix_matmul, _AUTOSUMMARY + "jax.numpy.matmul.html"),
-    Lesson(("TypeError", "ValueError"), re.compile(r"(?P<op>\w+) got incompatible shapes for broadcasting: "
+           "matmul", _fix_matmul, _AUTOSUMMARY + "jax.numpy.matmul.html"),
+    taught(("TypeError", "ValueError"), re.compile(r"(?P<op>\w+) got incompatible shapes for broadcasting: "
                                                    r"(?P<shapes>.*)\.|Incompatible shapes for broadcasting: "
                                                    r"shapes=(?P<shapes2>.*)"),
-           "these shapes cannot be broadcast together",
-           "Element-wise operations (`+`, `*`, `jnp.where`, ...) match shapes from the last axis backwards: two "
-           "lengths fit when they are equal or one of them is 1, and a missing axis counts as 1. JAX follows "
-           "NumPy's broadcasting rules exactly, and these shapes break them.", _fix_broadcast,
+           "broadcast", _fix_broadcast,
            _AUTOSUMMARY + "jax.numpy.broadcast_shapes.html"),
-    Lesson(("TypeError",), re.compile(r"cannot reshape array of shape \((?P<old>[\d, ]*)\) \(size (?P<n>\d+)\) "
+    taught(("TypeError",), re.compile(r"cannot reshape array of shape \((?P<old>[\d, ]*)\) \(size (?P<n>\d+)\) "
                                       r"into shape \((?P<new>[-\d, ]*?),?\)(?: \(size (?P<m>\d+)\))?"),
-           "a reshape must keep the number of elements",
-           "A reshape only regroups the elements, so the new shape must hold exactly as many as the old one.",
-           _fix_reshape, _AUTOSUMMARY + "jax.numpy.reshape.html"),
-    Lesson(("TypeError", "ValueError"), re.compile(r"Cannot concatenate arrays with .*?(?:got|for shapes) "
+           "reshape", _fix_reshape, _AUTOSUMMARY + "jax.numpy.reshape.html"),
+    taught(("TypeError", "ValueError"), re.compile(r"Cannot concatenate arrays with .*?(?:got|for shapes) "
                                                    r"(?P<shapes>\(.*\))\.|All input arrays must have the same "
                                                    r"shape\. Got (?P<shapes2>\(.*\))\."),
-           "these arrays cannot be joined",
-           "Joining arrays keeps every axis but one as it is, so their shapes must agree everywhere else.",
-           _fix_join, _AUTOSUMMARY + "jax.numpy.concatenate.html"),
-    Lesson(("TypeError",), re.compile(r"Shapes must be 1D sequences of concrete values of integer type, got \(?"
+           "join", _fix_join, _AUTOSUMMARY + "jax.numpy.concatenate.html"),
+    taught(("TypeError",), re.compile(r"Shapes must be 1D sequences of concrete values of integer type, got \(?"
                                       r"\w*Tracer\(~?(?P<dtype>[a-z]+\d*)\[(?P<dims>[\d,]*)\]\)"),
-           "a shape must be a tuple of ints known when compiling",
-           "Functions that make arrays (`jnp.zeros`, `jax.random.normal`, `reshape`, ...) take a shape: a tuple of "
-           "Python ints, known while tracing, because XLA compiles a program for one shape. They were given a "
-           "traced {dtype} value instead.", _fix_shape_argument,
+           "shape_argument", _fix_shape_argument,
            "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#dynamic-shapes"),
 )

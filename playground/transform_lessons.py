@@ -7,60 +7,49 @@ from __future__ import annotations
 import ast
 import re
 
+from playground import messages
 from playground import tracer_sites as sites
-from playground.lesson_kit import Clue, Lesson
+from playground.lesson_kit import Clue, taught
+from playground.messages import piece
 
 _DOCS = "https://docs.jax.dev/en/latest/"
 _STATIC = _DOCS + "jit-compilation.html#marking-arguments-as-static"
 _NAN_MAKERS = {"log", "log2", "log10", "log1p", "sqrt", "arcsin", "arccos", "arctanh", "power", "divide"}
 
 
-def _fix_unhashable(clue: Clue) -> str:
-    kind = clue.group("type")
+def _fix_unhashable(clue: Clue) -> list:
+    kind, where = clue.group("type"), clue.where_piece()
     if kind.endswith("Tracer"):  # a value traced by an outer jit reached a jitted helper's static argument
-        inspected = sites.inspected_function(clue.tree)
-        return (f"{clue.where()} passes a traced value where a jitted function declares a static argument: the "
-                f"value comes from an argument of an outer `jax.jit`, which traces it. Make it static there too "
-                f"(for `{inspected}` in the Inspect tab: its position in the static_argnums field, or "
-                f"`@partial(jax.jit, static_argnames=...)` on it), and pass a Python value (an int, a tuple), not an "
-                "array: a static value must be known when tracing.")
+        return [piece("lfix.unhashable.tracer", where=where, inspected=str(sites.inspected_function(clue.tree)))]
     literals = [a for c in clue.nodes(ast.Call) for a in [*c.args, *(k.value for k in c.keywords)]
                 if isinstance(a, (ast.List, ast.Set, ast.Dict))]
     if kind in ("list", "set") and literals and not isinstance(literals[0], ast.Dict):
         old = clue.text(literals[0], "[...]")
         new = "(" + ", ".join(clue.text(e, "...") for e in literals[0].elts) + ("," if len(literals[0].elts) == 1
                                                                                    else "") + ")"
-        return (f"{clue.where()} passes the {kind} `{old}` as a static argument. Pass a tuple, which is hashable:"
-                f"\n```python\n{clue.in_call(literals[0], new)}   # instead of {old}\n```\n"
-                "Or, if it holds numbers to compute with, pass it as an ordinary (traced) argument, as an array.")
+        return [piece("lfix.unhashable.literal", where=where, kind=kind, old=old,
+                      code=clue.in_call(literals[0], new))]
     if kind == "dict":
-        return (f"{clue.where()} passes a dict as a static argument. Pass its items as a tuple, "
-                "`tuple(sorted(config.items()))`, or, if its values are numbers to compute with, pass the dict as an "
-                "ordinary (traced) argument: a dict of arrays is a pytree, which `jit` traces leaf by leaf.")
-    return (f"{clue.where()} passes a {kind} as a static argument. Make it a tuple (`tuple(values)`), or pass it as "
-            "an ordinary (traced) argument, leaving it out of `static_argnums`/`static_argnames`: arrays are "
-            "traced arguments, not static ones.")
+        return [piece("lfix.unhashable.dict", where=where)]
+    return [piece("lfix.unhashable.other", where=where, kind=kind)]
 
 
-def _fix_non_array_argument(clue: Clue) -> str:
+def _fix_non_array_argument(clue: Clue) -> list:
     function, path = clue.group("fn").rpartition(".")[2], clue.group("path")
     params = sites.parameters(clue.tree, function)
     if path in params:
-        tab = (f"\n(In the Inspect tab: {params.index(path)} in the static_argnums field.)"
-               if function == sites.inspected_function(clue.tree) else "")
+        tab = ([piece("lfix.non_array.tab", n=str(params.index(path)))]
+               if function == sites.inspected_function(clue.tree) else [])
         static = f'static_argnames="{path}"'
         jits = [c for c in clue.calls("jit") if c.args and isinstance(c.args[0], ast.Name) and c.args[0].id == function]
         called = [next((c for c in clue.nodes(ast.Call) if c.func is jit), jit) for jit in jits]  # jax.jit(g)(x, s)
         marked = clue.replaced(called[0], jits[0].args[0], f"{function}, {static}", "") if jits else ""
-        return (f"{clue.where()} passes a {clue.group('type')} as `{path}` to the jitted `{function}`. Mark that "
-                f"argument static, and JAX compiles one program per value of it:\n```python\n"
-                f"{marked or f'{function} = jax.jit({function}, {static})'}\n```\nor, as a decorator, "
-                f"`@partial(jax.jit, {static})` (with `from functools import partial`)." + tab)
+        return [piece("lfix.non_array.static", where=clue.where_piece(), type=clue.group("type"), path=path,
+                      function=function, marked=marked or f"{function} = jax.jit({function}, {static})",
+                      static=static), *tab]
     calls = clue.calls(function)
     function = clue.text(calls[0].func, function) if calls else function
-    return (f"{clue.where()} passes a {clue.group('type')} to `{function}`, which takes arrays and numbers only. "
-            "Pass it an array (`jnp.asarray(...)`), or, if the value is a setting, mark it static in the `jax.jit` "
-            "that receives it (`static_argnames=`).")
+    return [piece("lfix.non_array.other", where=clue.where_piece(), type=clue.group("type"), function=function)]
 
 
 def _grad_call(clue: Clue) -> ast.Call | None:
@@ -68,27 +57,21 @@ def _grad_call(clue: Clue) -> ast.Call | None:
     return calls[0] if calls and calls[0].args else None
 
 
-def _fix_grad_output(clue: Clue) -> str:
+def _fix_grad_output(clue: Clue) -> list:
     call = _grad_call(clue)
     g = clue.text(call.args[0], "g") if call is not None else "g"
-    return (f"{clue.where()} differentiates `{g}`, which returns shape ({clue.group('shape')}). Say which derivative "
-            f"you mean:\n```python\njax.vmap(jax.grad({g}))(x)   # each output by its own input, if {g} works "
-            "element by element\n"
-            f"jax.grad(lambda x: jnp.sum({g}(x)))(x)   # the gradient of the sum\n"
-            f"jax.jacobian({g})(x)   # every output by every input\n```")
+    return [piece("lfix.grad_output", where=clue.where_piece(), g=g, shape=clue.group("shape"))]
 
 
-def _fix_grad_input(clue: Clue) -> str:
+def _fix_grad_input(clue: Clue) -> list:
     ints = [a for c in clue.nodes(ast.Call) for a in c.args if isinstance(a, ast.Constant) and type(a.value) is int]
     if ints:
-        return (f"{clue.where()} differentiates at the integer `{ints[0].value}`. Write it as a float:\n```python\n"
-                f"{clue.in_call(ints[0], f'{ints[0].value}.0')}   # not {ints[0].value}\n```")
-    return (f"{clue.where()} differentiates at an integer array. Convert it: `x.astype(jnp.float32)`; or, if it is "
-            "data that needs no derivative, pass `allow_int=True` to `jax.grad` (its gradient is then zero, of "
-            "dtype float0).")
+        return [piece("lfix.grad_input.literal", where=clue.where_piece(), value=str(ints[0].value),
+                      code=clue.in_call(ints[0], f"{ints[0].value}.0"))]
+    return [piece("lfix.grad_input.array", where=clue.where_piece())]
 
 
-def _fix_carry(clue: Clue) -> str:
+def _fix_carry(clue: Clue) -> list:
     loops = clue.calls("fori_loop", "while_loop", "scan")
     before, after = clue.group("before"), clue.group("after")
     if clue.group("what") == "dtypes" and loops and loops[0].args:
@@ -100,36 +83,33 @@ def _fix_carry(clue: Clue) -> str:
             new = clue.replaced(init, init.func, f"jnp.{dtype}", f"jnp.asarray({old}, jnp.{dtype})")
         else:
             new = f"jnp.asarray({old}, jnp.{dtype})"
-        return (f"{clue.where()} starts the loop with `{old}` ({before}), but each step returns a {after}. Start "
-                f"with the dtype the body returns:\n```python\n{clue.in_call(init, new)}\n```")
+        return [piece("lfix.carry.dtype", where=clue.where_piece(), old=old, before=before, after=after,
+                      code=clue.in_call(init, new))]
     if clue.group("what") == "dtypes":
-        return f"Start the loop with a value of the dtype its body returns ({after}), e.g. `0.0` instead of `0`."
-    return (f"{clue.where()} grows the value the loop carries ({before} -> {after}). Make it full size from the start "
-            "and fill it in, or let `lax.scan` collect one result per step:\n```python\n"
-            "out = lax.fori_loop(0, n, lambda i, out: out.at[i].set(step(i)), jnp.zeros(n))\n"
-            "_, out = lax.scan(lambda carry, i: (carry, step(i)), None, jnp.arange(n))\n```")
+        return [piece("lfix.carry.dtype_general", after=after)]
+    return [piece("lfix.carry.grows", where=clue.where_piece(), before=before, after=after)]
 
 
-def _fix_branches(clue: Clue) -> str:
+def _fix_branches(clue: Clue) -> list:
     kind = clue.group("prim")
     calls = clue.calls(kind)
     branches = ", ".join(clue.text(b, "?") for b in calls[0].args[1:3]) if calls and kind == "cond" else ""
-    return (f"{clue.where()} has branches that return {clue.group('a')} and {clue.group('b')}. Make each return "
-            "the same shape and dtype, e.g. `jnp.zeros_like(x)` rather than `0` or a smaller array"
-            + (f" (the branches: `{branches}`)" if branches else "") + "; for a choice element by element, "
-            "`jnp.where(cond, a, b)` broadcasts both sides for you.")
+    return [piece("lfix.branches", where=clue.where_piece(), a=clue.group("a"), b=clue.group("b"),
+                  which=piece("lfix.branches.which", branches=branches) if branches else "")]
 
 
-def _fix_vmap_sizes(clue: Clue) -> str:
+def _fix_vmap_sizes(clue: Clue) -> list:
     sizes = re.findall(r"axis (\d+) of argument (\w+) of type (\S+?)[;\n]?$", clue.message, re.M)
-    said = ", ".join(f"`{name}` ({kind}, batched along axis {axis})" for axis, name, kind in sizes)
-    return (f"{clue.where()} batches {said or 'arguments'} with `jax.vmap`, but their batch axes differ in length. "
-            "Every batched argument must have the same number of examples; an argument shared by all examples "
-            "gets `None` in `in_axes`:\n```python\njax.vmap(g, in_axes=(0, None))(xs, w)   # w is the same for every x"
-            "\n```")
+    said: list = []
+    for axis, name, kind in sizes:
+        said += [*([", "] if said else []), piece("lfix.vmap_sizes.arg", name=name, kind=kind, axis=axis)]
+    if len(said) > 5:  # more than a reply's pieces may hold: these in English
+        said = [messages.render(said)]
+    return [piece("lfix.vmap_sizes.head", where=clue.where_piece()), *(said or [piece("lfix.vmap_sizes.arguments")]),
+            piece("lfix.vmap_sizes.tail")]
 
 
-def _fix_keys(clue: Clue) -> str:
+def _fix_keys(clue: Clue) -> list:
     mixed = [d for d in ast.walk(clue.tree) if isinstance(d, ast.Dict) and d.keys and all(
         isinstance(k, ast.Constant) for k in d.keys) and len({type(k.value) for k in d.keys}) > 1] if clue.tree else []
     mixed.sort(key=lambda d: d.lineno != clue.line)  # the one on the failing line first
@@ -137,96 +117,57 @@ def _fix_keys(clue: Clue) -> str:
         node = mixed[0]
         new = "{" + ", ".join(f"{str(k.value)!r}: {clue.text(v, '...')}" for k, v in
                               zip(node.keys, node.values, strict=True)) + "}"
-        return (f"Line {node.lineno} makes a dict whose keys have different types. Give it keys of one type:\n"
-                f"```python\n{new}   # instead of {clue.text(node, 'that dict')}\n```\nor use "
-                "`collections.OrderedDict`, which JAX flattens in insertion order without sorting.")
-    return ("Give the dict keys of one type (all `str`, say), or use `collections.OrderedDict`, which JAX flattens in "
-            "insertion order without sorting.")
+        return [piece("lfix.keys.mixed", line=str(node.lineno), new=new,
+                      old=clue.text(node, "") or piece("lfix.keys.that_dict"))]
+    return [piece("lfix.keys.general")]
 
 
-def _fix_nan(clue: Clue) -> str:
+def _fix_nan(clue: Clue) -> list:
     makers = sites.calls_named(clue.tree, _NAN_MAKERS)
     function = clue.group("fn", "jit(f)")
     name = re.sub(r"^\w+\((.*)\)$", r"\1", function)
-    listed = "\n".join(f"- line {c.lineno}: `{clue.text(c, sites.called_name(c))}`" for c in makers[:5])
-    place = (f"{clue.where()} produced it." if clue.line else
-             f"`{function}` produced it: JAX checked the output of the compiled program as a whole, so it "
-             f"cannot name the line. To find it, call `{name}` once at the top level of your code, below its `def`, "
-             "with the same arguments: run operation by operation, the check stops at the one that made it, and "
-             "names its line.")
-    guard = ("Keep inputs in the domain, e.g. `jnp.log(jnp.where(x > 0, x, 1.0))`; the inner `jnp.where` also keeps "
-             "the gradient free of NaN, which an outer `jnp.where` would not.")
-    return place + (f" Calls that give NaN outside their domain:\n{listed}\n" if listed else " ") + guard
+    listed = [piece("lfix.nan.call", line=str(c.lineno), code=clue.text(c, sites.called_name(c))) for c in makers[:5]]
+    place = (piece("lfix.nan.line", where=clue.where_piece()) if clue.line else
+             piece("lfix.nan.compiled", function=function, name=name))
+    return [place, *([piece("lfix.nan.calls"), *listed] if listed else [" "]), piece("lfix.nan.guard")]
 
 
-def _fix_reverse_while(clue: Clue) -> str:
-    return (f"{clue.where()} differentiates a loop whose number of steps is known only while it runs. If it is "
-            "known beforehand, write the loop as `lax.fori_loop(0, n, body, init)` with Python ints (JAX turns it "
-            "into a `lax.scan`, which `grad` handles) or as a `lax.scan`; otherwise differentiate forwards: "
-            "`jax.jacfwd(f)(x)`, or `jax.jvp(f, (x,), (1.0,))[1]` for the derivative of f: R -> R.")
+def _fix_reverse_while(clue: Clue) -> list:
+    return [piece("lfix.reverse_while", where=clue.where_piece())]
 
 
 LESSONS = (
-    Lesson(("ValueError",), re.compile(r"Reverse-mode differentiation does not work for lax\.while_loop or "
+    taught(("ValueError",), re.compile(r"Reverse-mode differentiation does not work for lax\.while_loop or "
                                        r"lax\.fori_loop with dynamic start/stop values"),
-           "reverse mode cannot differentiate a while_loop",
-           "`grad` works backwards from the result, so it must keep every step's values; a `while_loop` runs a "
-           "number of steps known only as it runs, so there is no fixed set to keep. Forward mode (`jax.jvp`, "
-           "`jax.jacfwd`) goes along with the loop and works, as does `grad` of a loop with a fixed length.",
-           _fix_reverse_while, _DOCS + "control-flow.html#summary"),
-    Lesson(("ValueError",), re.compile(r"Non-hashable static arguments are not supported\. An error occurred while "
+           "reverse_while", _fix_reverse_while, _DOCS + "control-flow.html#summary"),
+    taught(("ValueError",), re.compile(r"Non-hashable static arguments are not supported\. An error occurred while "
                                        r"trying to hash an object of type <class '(?:[\w.]+\.)?(?P<type>\w+)'>"),
-           "a static argument must be hashable",
-           "`jax.jit` compiles once per value of each static argument and keeps the programs in a dictionary keyed "
-           "by those values, so a static argument must be hashable (a number, a string, a tuple). A {type} is not: "
-           "lists, dicts and sets can change after they were hashed, and a tracer stands for a value not known yet.",
-           _fix_unhashable, _STATIC),
-    Lesson(("TypeError",), re.compile(r"Error interpreting argument to <function (?P<fn>[\w.<>]+) at 0x[0-9a-f]+> as "
+           "unhashable", _fix_unhashable, _STATIC),
+    taught(("TypeError",), re.compile(r"Error interpreting argument to <function (?P<fn>[\w.<>]+) at 0x[0-9a-f]+> as "
                                       r"an abstract array\. The problematic value is of type <class '(?:[\w.]+\.)?"
                                       r"(?P<type>\w+)'> and was passed to the function at path (?P<path>\w+)"),
-           "jit's arguments are arrays unless marked static",
-           "`jax.jit` traces each argument as an array: it needs its shape and dtype, and a {type} has neither. "
-           "A setting such as a string, a function or a flag must be marked static: it is then fixed in the "
-           "compiled program, and each new value compiles a new one.", _fix_non_array_argument, _STATIC),
-    Lesson(("TypeError",), re.compile(r"Gradient only defined for scalar-output functions\. Output had shape: "
+           "non_array_argument", _fix_non_array_argument, _STATIC),
+    taught(("TypeError",), re.compile(r"Gradient only defined for scalar-output functions\. Output had shape: "
                                       r"\((?P<shape>[\d, ]*)\)"),
-           "jax.grad needs a function with one number as output",
-           "`jax.grad` gives the gradient of a function whose output is one number, like a loss. This function "
-           "returns an array, and its derivative is a whole matrix of them (a Jacobian): one row per output.",
-           _fix_grad_output, _DOCS + "_autosummary/jax.grad.html"),
-    Lesson(("TypeError",), re.compile(r"grad requires real- or complex-valued inputs .*?but got (?P<dtype>\w+)"),
-           "derivatives are taken at floats, not integers",
-           "A derivative asks how the output changes when the input changes a little, and an integer ({dtype}) "
-           "cannot change a little: `jax.grad` takes float (or complex) inputs.", _fix_grad_input,
+           "grad_output", _fix_grad_output, _DOCS + "_autosummary/jax.grad.html"),
+    taught(("TypeError",), re.compile(r"grad requires real- or complex-valued inputs .*?but got (?P<dtype>\w+)"),
+           "grad_input", _fix_grad_input,
            _DOCS + "_autosummary/jax.grad.html"),
-    Lesson(("TypeError",), re.compile(r"\w+ body function carry input and carry output must have equal types.*?"
+    taught(("TypeError",), re.compile(r"\w+ body function carry input and carry output must have equal types.*?"
                                       r"has type (?P<before>\S+) but the corresponding output carry component has "
                                       r"type (?P<after>\S+), so the (?P<what>shapes|dtypes)", re.DOTALL),
-           "a loop must carry values of one shape and dtype",
-           "`lax.fori_loop`, `lax.while_loop` and `lax.scan` compile the body once and run it many times, so what "
-           "it carries from one step to the next must keep its shape and dtype: here it went in as {before} and "
-           "came out as {after}.", _fix_carry, _DOCS + "control-flow.html#structured-control-flow-primitives"),
-    Lesson(("TypeError",), re.compile(r"(?P<prim>cond|switch) branches must have equal output types.*?The output of "
+           "carry", _fix_carry, _DOCS + "control-flow.html#structured-control-flow-primitives"),
+    taught(("TypeError",), re.compile(r"(?P<prim>cond|switch) branches must have equal output types.*?The output of "
                                       r".+? has type (?P<a>\S+) but the corresponding output of .+? has type "
                                       r"(?P<b>\S+), so the", re.DOTALL),
-           "both branches must return the same shapes and dtypes",
-           "`lax.{prim}` compiles every branch into one program and picks one when it runs, so all of them must "
-           "return the same shapes and dtypes: one returns {a} and another {b}.", _fix_branches,
+           "branches", _fix_branches,
            _DOCS + "_autosummary/jax.lax.cond.html"),
-    Lesson(("ValueError",), re.compile(r"vmap got inconsistent sizes for array axes to be mapped"),
-           "the batched arguments have different numbers of examples",
-           "`jax.vmap` runs the function once per example, taking example i from every batched argument, so "
-           "their batch axes must be equally long.", _fix_vmap_sizes, _DOCS + "_autosummary/jax.vmap.html"),
-    Lesson(("ValueError", "TypeError"), re.compile(r"Comparator raised exception while sorting pytree dictionary keys"),
-           "a dict's keys must be sortable",
-           "JAX flattens a dict into its leaves in the order of its sorted keys, so that dicts with the same keys "
-           "always have the same structure (and `jit` can reuse its program). Keys of types that cannot be "
-           "compared, like `1` and `'b'`, cannot be sorted.", _fix_keys,
+    taught(("ValueError",), re.compile(r"vmap got inconsistent sizes for array axes to be mapped"),
+           "vmap_sizes", _fix_vmap_sizes, _DOCS + "_autosummary/jax.vmap.html"),
+    taught(("ValueError", "TypeError"), re.compile(r"Comparator raised exception while sorting pytree dictionary keys"),
+           "keys", _fix_keys,
            _DOCS + "pytrees.html#dictionary-keys-must-be-sortable"),
-    Lesson(("FloatingPointError", "InternalFloatingPointError"),
+    taught(("FloatingPointError", "InternalFloatingPointError"),
            re.compile(r"invalid value \((?P<ty>nan|inf)\) encountered in|\('(?P<fn>[^']*)', '(?P<ty2>nan|inf)'\)"),
-           "jax_debug_nans caught a NaN (or inf)",
-           "Your code switched on `jax_debug_nans` (or `jax_debug_infs`), and a computation produced one: JAX stops "
-           "there, instead of letting it spread silently into the result as it does by default.",
-           _fix_nan, _DOCS + "debugging/flags.html#jax-debug-nans-configuration-option-and-context-manager"),
+           "nan", _fix_nan, _DOCS + "debugging/flags.html#jax-debug-nans-configuration-option-and-context-manager"),
 )

@@ -21,6 +21,7 @@ import re
 import resource
 import traceback
 
+from playground import messages
 from playground.errors import ARGS_FILENAME, USER_FILENAME, UserCodeError, error_dict
 
 _TRACEBACK = "Traceback (most recent call last):"
@@ -35,21 +36,25 @@ def error_result(exc: BaseException) -> dict:
         result["error"]["traceback"] = "".join(traceback.format_exception(exc))[-20_000:]
         return result
     prefix = {
-        "memory": _memory_prefix(exc),
-        "forbidden": "Blocked by the sandbox (no processes, network, or files outside the job's scratch folder). ",
-        "disk": _disk_full(exc) if kind == "disk" else "",
-        "tasks": "Could not start another thread: the sandbox limits the threads of each job. ",
-    }.get(kind, "")
-    return error_dict(kind, prefix + describe(exc), user_line(exc))
+        "memory": _memory_prefix,
+        "forbidden": lambda _: messages.piece("prefix.forbidden"),
+        "disk": _disk_full,
+        "tasks": lambda _: messages.piece("prefix.tasks"),
+    }.get(kind)
+    if prefix is None:
+        return error_dict(kind, describe(exc), user_line(exc))
+    said = prefix(exc)  # the sandbox's words before the exception's, as a catalogue piece the server translates
+    result = error_dict(kind, messages.render([said]) + describe(exc), user_line(exc))
+    result["error"]["words"] = {"prefix": [said]}
+    return result
 
 
-def _memory_prefix(exc: BaseException) -> str:
+def _memory_prefix(exc: BaseException) -> list:
     """Host memory, or the accelerator's: XLA's RESOURCE_EXHAUSTED in a worker holding a GPU or TPU is the device's."""
     share = os.environ.get("XLA_PYTHON_CLIENT_MEM_FRACTION")
     if share and _is_jax_runtime_error(exc) and _accelerator_backend():
-        return (f"Out of device memory: each job here may use {float(share):.0%} of the accelerator's memory "
-                "(beside the other jobs and training). ")
-    return "Out of memory: the sandbox gives each job a fixed amount of memory. "
+        return messages.piece("prefix.device_memory", share=f"{float(share):.0%}")
+    return messages.piece("prefix.memory")
 
 
 def _accelerator_backend() -> bool:
@@ -116,19 +121,18 @@ def _raised_within(exc: BaseException, filename: str, function: str) -> bool:
     return False
 
 
-def _disk_full(exc: BaseException) -> str:
+def _disk_full(exc: BaseException) -> list:
     """The limit that was hit, with its real value from the kernel (the scratch folder is a tmpfs of that size)."""
     if getattr(exc, "errno", None) == errno.EFBIG:
         size = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
-        return f"File too large: each file the job writes may hold at most {size / 2**20:,.0f} MB. "
+        return messages.piece("prefix.file_too_large", mb=f"{size / 2**20:,.0f}")
     try:
         fs = os.statvfs(".")
     except OSError:
-        return "Out of disk space. "
+        return messages.piece("prefix.disk")
     if fs.f_ffree == 0:  # the kernel's count of files left, not the error's words
-        return f"Out of disk space: the job's scratch folder holds at most {max(fs.f_files - 1, 0):,} files and " \
-               "folders, and all of them are in use. "
-    return f"Out of disk space: the job's scratch folder holds at most {fs.f_blocks * fs.f_frsize / 2**20:,.0f} MB. "
+        return messages.piece("prefix.disk_files", files=f"{max(fs.f_files - 1, 0):,}")
+    return messages.piece("prefix.disk_size", mb=f"{fs.f_blocks * fs.f_frsize / 2**20:,.0f}")
 
 
 class CallbackFailures(logging.Handler):

@@ -94,3 +94,38 @@ TEXTS: dict[str, dict[str, str]] = {
                         "zh": "正在 <b>{device}</b> 上训练"},
     "train.no_device": {"en": "Device: not started yet", "de": "Gerät: noch nicht gestartet", "zh": "设备：尚未启动"},
 }
+
+# What the sandbox says before the exception's own text, by error kind (user_errors.error_result).
+TEXTS.update({
+    "prefix.forbidden": {
+        "en": "Blocked by the sandbox (no processes, network, or files outside the job's scratch folder). ",
+        "de": "Von der Sandbox blockiert (keine Prozesse, kein Netzwerk und keine Dateien außerhalb des "
+              "Arbeitsordners des Jobs). ",
+        "zh": "被沙箱阻止（不允许创建进程、访问网络，也不允许访问作业临时文件夹之外的文件）。"},
+    "prefix.tasks": {"en": "Could not start another thread: the sandbox limits the threads of each job. ",
+                     "de": "Konnte keinen weiteren Thread starten: Die Sandbox begrenzt die Threads jedes Jobs. ",
+                     "zh": "无法再启动一个线程：沙箱限制了每个作业的线程数。"},
+    "prefix.memory": {"en": "Out of memory: the sandbox gives each job a fixed amount of memory. ",
+                      "de": "Kein Speicher mehr: Die Sandbox gibt jedem Job eine feste Menge Speicher. ",
+                      "zh": "内存不足：沙箱给每个作业分配固定数量的内存。"},
+    "prefix.device_memory": {
+        "en": "Out of device memory: each job here may use {share} of the accelerator's memory (beside the other "
+              "jobs and training). ",
+        "de": "Kein Gerätespeicher mehr: Jeder Job darf hier {share} des Speichers des Beschleunigers nutzen (neben "
+              "den anderen Jobs und dem Training). ",
+        "zh": "设备内存不足：这里每个作业最多可以使用加速器内存的 {share}（与其他作业和训练共享）。"},
+    "prefix.file_too_large": {"en": "File too large: each file the job writes may hold at most {mb} MB. ",
+                              "de": "Datei zu groß: Jede Datei, die der Job schreibt, darf höchstens {mb} MB "
+                                    "enthalten. ",
+                              "zh": "文件太大：作业写入的每个文件最多 {mb} MB。"},
+    "prefix.disk": {"en": "Out of disk space. ", "de": "Kein Plattenplatz mehr. ", "zh": "磁盘空间不足。"},
+    "prefix.disk_files": {
+        "en": "Out of disk space: the job's scratch folder holds at most {files} files and folders, and all of them "
+              "are in use. ",
+        "de": "Kein Plattenplatz mehr: Der Arbeitsordner des Jobs fasst höchstens {files} Dateien und Ordner, und "
+              "alle sind belegt. ",
+        "zh": "磁盘空间不足：作业的临时文件夹最多容纳 {files} 个文件和文件夹，现在已全部用完。"},
+    "prefix.disk_size": {"en": "Out of disk space: the job's scratch folder holds at most {mb} MB. ",
+                         "de": "Kein Plattenplatz mehr: Der Arbeitsordner des Jobs fasst höchstens {mb} MB. ",
+                         "zh": "磁盘空间不足：作业的临时文件夹最多容纳 {mb} MB。"},
+})

@@ -17,6 +17,7 @@ from playground.ui import (
     train_tab,
     vmap_tab,
 )
+from playground.ui.language import PAGE_LANGUAGE_JS
 from playground.ui.shortcuts import RUN_SHORTCUT_JS
 from playground.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
 from playground.ui.translations import example_labels_js, t
@@ -44,8 +45,8 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     " .pg-platform-gpu { background: #15803d; } .pg-platform-tpu { background: #1d4ed8; }")
 
 # Run once when the page loads: the gallery's example buttons in the page's language (Gradio leaves them as
-# given), and Ctrl+Enter to run the current tab.
-JS = f"() => {{\n  ({example_labels_js()})();\n  ({RUN_SHORTCUT_JS})();\n}}"
+# given), Ctrl+Enter to run the current tab, and the page's language in a cookie for the server (language.py).
+JS = f"() => {{\n  ({example_labels_js()})();\n  ({RUN_SHORTCUT_JS})();\n  ({PAGE_LANGUAGE_JS})();\n}}"
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from playground import text_diff
+from playground import messages, text_diff
 from playground.api import PlaygroundAPI
 from playground.compiler_settings import SETTINGS
 from playground.errors import error_dict
@@ -12,7 +12,7 @@ from playground.gallery import COMPILER_EXAMPLES
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import Choice, Flag, TabSchema, Text
 from playground.ui import compiler_views as views
-from playground.ui import progress, share_links
+from playground.ui import language, progress, share_links
 from playground.ui.inspect_tab import parse_argnums
 from playground.ui.inspect_views import error_markdown
 from playground.ui.translations import choice, composed, t, text
@@ -93,42 +93,46 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     table = gr.HTML(elem_id="compiler-pass-table")
     shown = gr.State(None)
 
-    def listed(response: dict | None, hide_unchanged: bool, keep: int | None = None):
+    def listed(response: dict | None, hide_unchanged: bool, keep: int | None = None, lang: str = "en"):
         if not response or not response.get("ok"):
             return "", gr.update(choices=[], value=None)
         records = views.shown_passes(response, hide_unchanged)
-        choices = [(views.pass_choice(p), p["index"]) for p in records]
+        choices = [(views.pass_choice(p, lang), p["index"]) for p in records]
         indices = [p["index"] for p in records]
         fusion = next((p["index"] for p in records if p["name"] == "fusion" and p["changed"]), None)
         first_changed = next((p["index"] for p in records if p["changed"]), None)
         value = keep if keep in indices else fusion if fusion is not None else first_changed
-        return views.passes_table(records), gr.update(choices=choices, value=value)
+        return views.passes_table(records, lang), gr.update(choices=choices, value=value)
 
-    def render(response: dict, hide_unchanged: bool, unified: str) -> tuple:
+    def render(response: dict, hide_unchanged: bool, unified: str, lang: str = "en") -> tuple:
         if not response.get("ok"):
-            return error_markdown(response["error"]), "", gr.update(choices=[], value=None), "", None
-        table_html, choice = listed(response, hide_unchanged)
+            return error_markdown(response["error"], lang), "", gr.update(choices=[], value=None), "", None
+        table_html, choice = listed(response, hide_unchanged, lang=lang)
         chosen = choice["value"]
-        shown_diff = views.pass_diff(response, chosen, unified == UNIFIED) if chosen is not None else ""
-        return views.passes_status(response), table_html, choice, shown_diff, response
+        shown_diff = views.pass_diff(response, chosen, unified == UNIFIED, lang) if chosen is not None else ""
+        return views.passes_status(response, lang), table_html, choice, shown_diff, response
 
     def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool, hide_unchanged: bool,
-               unified: str):
+               unified: str, request: gr.Request | None = None):
+        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
         argnums, problem = _argnums(static_text)
         if problem:
-            yield render(problem, hide_unchanged, unified)
+            yield render(problem, hide_unchanged, unified, lang)
             return
         yield from progress.follow(api.passes(code_text, args_text, argnums, bool(accelerator)),
-                                   lambda r: render(r, hide_unchanged, unified), 5)
+                                   lambda r: render(r, hide_unchanged, unified, lang), 5, language=lang)
 
-    def on_choose(response: dict | None, index, unified: str) -> str:
+    def on_choose(response: dict | None, index, unified: str, request: gr.Request | None = None) -> str:
         if not response or not response.get("ok") or index is None:
             return ""
-        return views.pass_diff(response, int(index), unified == UNIFIED)
+        return views.pass_diff(response, int(index), unified == UNIFIED, language.of(request))
+
+    def on_hide(response: dict | None, hide_unchanged: bool, keep, request: gr.Request | None = None):
+        return listed(response, hide_unchanged, keep, language.of(request))
 
     run.click(on_run, [*function, hide, style], [status, table, chooser, diff, shown],
               api_visibility="private", **jobs)
-    hide.change(lambda r, h, i: listed(r, h, i), [shown, hide, chooser], [table, chooser], api_visibility="private")
+    hide.change(on_hide, [shown, hide, chooser], [table, chooser], api_visibility="private")
     chooser.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
     style.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
     return {"hide_unchanged": hide, "diff_style": style}
@@ -142,21 +146,24 @@ def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
         jaxpr = gr.HTML(elem_id="compiler-jaxpr-graph")
     hlo = gr.HTML(elem_id="compiler-hlo-graph")
 
-    def render(code_text: str, response: dict) -> tuple:
+    def render(code_text: str, response: dict, lang: str = "en") -> tuple:
         if not response.get("ok"):
-            return error_markdown(response["error"]), "", "", ""
-        return (views.graph_status(response), views.coloured_source(code_text, response),
-                views.graph_html(response["jaxpr_svg"], response["jaxpr_dot"], "jaxpr: the program JAX traced"),
-                views.graph_html(response["hlo_svg"], response["hlo_dot"],
-                                 "Optimised HLO: each fusion is a box around what it fused (one kernel)"))
+            return error_markdown(response["error"], lang), "", "", ""
+        return (views.graph_status(response, lang), views.coloured_source(code_text, response, lang),
+                views.graph_html(response["jaxpr_svg"], response["jaxpr_dot"],
+                                 messages.say("comp.jaxpr_title", lang), lang),
+                views.graph_html(response["hlo_svg"], response["hlo_dot"], messages.say("comp.hlo_title", lang),
+                                 lang))
 
-    def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool):
+    def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool,
+               request: gr.Request | None = None):
+        lang = language.of(request)
         argnums, problem = _argnums(static_text)
         if problem:
-            yield render(code_text, problem)
+            yield render(code_text, problem, lang)
             return
         yield from progress.follow(api.graph(code_text, args_text, argnums, bool(accelerator)),
-                                   lambda r: render(code_text, r), 4)
+                                   lambda r: render(code_text, r, lang), 4, language=lang)
 
     run.click(on_run, function, [status, source, jaxpr, hlo], api_visibility="private", **jobs)
 
@@ -186,33 +193,38 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
             jaxpr_diff = gr.HTML(elem_id="compiler-compare-jaxpr")
     shown = gr.State(None)
 
-    def diffs(response: dict | None, unified: str) -> tuple:
+    def diffs(response: dict | None, unified: str, lang: str = "en") -> tuple:
         if not response or not response.get("ok"):
             return "", ""
         a, b = response["variants"]
         labels = (f"A: {a['label']}", f"B: {b['label']}")
-        hlo = views.diff_html(*(text_diff.without_frame_ids(v["hlo"]) for v in (a, b)), *labels, unified == UNIFIED)
-        return hlo, views.diff_html(a["jaxpr"], b["jaxpr"], *labels, unified == UNIFIED)
+        hlo = views.diff_html(*(text_diff.without_frame_ids(v["hlo"]) for v in (a, b)), *labels, unified == UNIFIED,
+                              lang)
+        return hlo, views.diff_html(a["jaxpr"], b["jaxpr"], *labels, unified == UNIFIED, lang)
 
-    def render(response: dict, unified: str) -> tuple:
+    def on_style(response: dict | None, unified: str, request: gr.Request | None = None) -> tuple:
+        return diffs(response, unified, language.of(request))
+
+    def render(response: dict, unified: str, lang: str = "en") -> tuple:
         if not response.get("ok"):
-            return error_markdown(response["error"]), "", "", None
-        return (views.compare_table(response), *diffs(response, unified), response)
+            return error_markdown(response["error"], lang), "", "", None
+        return (views.compare_table(response, lang), *diffs(response, unified, lang), response)
 
     def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool, kind: str, name: str,
-               second_text: str, unified: str):
+               second_text: str, unified: str, request: gr.Request | None = None):
+        lang = language.of(request)
         argnums, problem = _argnums(static_text)
         if problem:
-            yield render(problem, unified)
+            yield render(problem, unified, lang)
             return
         version_b = {"setting": name or ""} if kind == A_SETTING else {"second_code": second_text}
         yield from progress.follow(api.compare(code_text, args_text, static_argnums=argnums,
                                                on_accelerator=bool(accelerator), **version_b),
-                                   lambda r: render(r, unified), 4)
+                                   lambda r: render(r, unified, lang), 4, language=lang)
 
     which.change(lambda kind: (gr.update(visible=kind == A_SETTING), gr.update(visible=kind == A_FUNCTION)),
                  [which], [setting, second], api_visibility="private")
     run.click(on_run, [*function, which, setting, second, style], [table, hlo_diff, jaxpr_diff, shown],
               api_visibility="private", **jobs)
-    style.change(diffs, [shown, style], [hlo_diff, jaxpr_diff], api_visibility="private")
+    style.change(on_style, [shown, style], [hlo_diff, jaxpr_diff], api_visibility="private")
     return {"b_kind": which, "setting": setting, "second_code": second, "compare_style": style}

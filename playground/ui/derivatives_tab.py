@@ -11,13 +11,13 @@ from playground.api import PlaygroundAPI
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS, MAX_ORDER, MAX_POINTS
 from playground.sharing import Number, TabSchema, Text
-from playground.ui import progress, share_links
+from playground.ui import language, progress, share_links
 from playground.ui.derivatives_views import (
-    RUNNING_GRADIENT,
-    RUNNING_ORDERS,
     pick_jaxpr,
     render_gradient,
     render_orders,
+    running_gradient,
+    running_orders,
 )
 from playground.ui.translations import t
 
@@ -67,12 +67,17 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
 
     preset.change(lambda name: DERIVATIVE_PRESETS[name], preset, code, api_visibility="private")
 
-    def on_run(code_text: str, n, low, high, count, show: float) -> Iterator[tuple]:
-        yield from differentiate(api, code_text, n, low, high, count, show)
+    def on_run(code_text: str, n, low, high, count, show: float,
+               request: gr.Request | None = None) -> Iterator[tuple]:
+        # the server's messages in the reader's language (Accept-Language)
+        yield from differentiate(api, code_text, n, low, high, count, show, language.of(request))
+
+    def on_show(response: dict, show: float, request: gr.Request | None = None) -> str:
+        return pick_jaxpr(response, show, language.of(request))
 
     run.click(on_run, [code, order, x_min, x_max, points, shown], [status, curves, checks, growth, last, jaxpr],
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    shown.change(pick_jaxpr, [last, shown], jaxpr, api_visibility="private")
+    shown.change(on_show, [last, shown], jaxpr, api_visibility="private")
     gr.api(api.derivatives, api_name="derivatives", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
     with gr.Column() as gradient_part:
@@ -88,8 +93,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             hessian = gr.Plot(label=t("pg.derivatives.hessian"), elem_id="grad-hessian")
             jacobians = gr.Markdown(elem_id="grad-jacobians")
 
-    def on_gradient(code_text: str, point_text: str) -> Iterator[tuple]:
-        yield from gradient_and_hessian(api, code_text, point_text)
+    def on_gradient(code_text: str, point_text: str, request: gr.Request | None = None) -> Iterator[tuple]:
+        yield from gradient_and_hessian(api, code_text, point_text, language.of(request))
 
     g_run.click(on_gradient, [g_code, point], [g_status, hessian, jacobians], api_visibility="private",
                 concurrency_limit=concurrency, concurrency_id=concurrency_id)
@@ -102,17 +107,20 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         runs=("deriv-run", "grad-run"))
 
 
-def differentiate(api: PlaygroundAPI, code_text: str, n, low, high, count, show: float) -> Iterator[tuple]:
-    """The Differentiate button: first the last run's results and errors go, then this run's come."""
-    yield RUNNING_ORDERS, None, "", None, {}, ""
+def differentiate(api: PlaygroundAPI, code_text: str, n, low, high, count, show: float,
+                  lang: str = "en") -> Iterator[tuple]:
+    """The Differentiate button: first the last run's results and errors go, then this run's come (in ``lang``)."""
+    yield running_orders(lang), None, "", None, {}, ""
     yield from progress.follow(run_derivatives(api, code_text, n, low, high, count),
-                               lambda response: (*render_orders(response), response, pick_jaxpr(response, show)), 6)
+                               lambda response: (*render_orders(response, lang), response,
+                                                 pick_jaxpr(response, show, lang)), 6, language=lang)
 
 
-def gradient_and_hessian(api: PlaygroundAPI, code_text: str, point_text: str) -> Iterator[tuple]:
+def gradient_and_hessian(api: PlaygroundAPI, code_text: str, point_text: str, lang: str = "en") -> Iterator[tuple]:
     """The Gradient and Hessian button, the same way."""
-    yield RUNNING_GRADIENT, None, ""
-    yield from progress.follow(api.gradient(code_text, point_text), render_gradient, 3)
+    yield running_gradient(lang), None, ""
+    yield from progress.follow(api.gradient(code_text, point_text), lambda response: render_gradient(response, lang),
+                               3, language=lang)
 
 
 def run_derivatives(api: PlaygroundAPI, code_text: str, n, low, high, count) -> Iterator[dict]:

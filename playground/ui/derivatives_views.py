@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playground import plots
+from playground import messages, plots
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 
@@ -19,10 +19,20 @@ NO_JAXPR = ("# No jaxpr: the function was evaluated point by point without jit, 
             "take another path at each point, so there is no one program to show.")
 
 
-def render_orders(response: dict) -> tuple:
-    """(status, curves, checks table, growth figure) for a /derivatives response."""
+def running_orders(language: str = "en") -> str:
+    """The Differentiate status while its job runs (``RUNNING_ORDERS`` in English)."""
+    return f"{md.verdict('busy', language)} {messages.say('deriv.running_orders', language)}"
+
+
+def running_gradient(language: str = "en") -> str:
+    """The gradient's status while its job runs (``RUNNING_GRADIENT`` in English)."""
+    return f"{md.verdict('busy', language)} {messages.say('deriv.running_gradient', language)}"
+
+
+def render_orders(response: dict, language: str = "en") -> tuple:
+    """(status, curves, checks table, growth figure) for a /derivatives response; our words in ``language``."""
     if not response.get("ok"):
-        return error_markdown(response["error"]), None, "", None
+        return error_markdown(response["error"], language), None, "", None
     orders, xs = response["orders"], response["xs"]
     point_by_point = response.get("point_by_point")
     eqns, ops = response.get("eqn_counts") or [], response.get("hlo_op_counts") or []
@@ -31,62 +41,68 @@ def render_orders(response: dict) -> tuple:
         f"{_count(eqns, i)} | {_count(ops, i)} |"
         for i, o in enumerate(orders)
     )
-    table = ("| order | checked against | max error | jaxpr equations | HLO instructions |\n|---|---|---|---|---|\n"
-             + rows)
+    table = messages.say("deriv.table_head", language) + "\n|---|---|---|---|---|\n" + rows
     figure = plots.derivatives_figure(xs, orders)
     if point_by_point is None:
-        status = (f"{OK} {md.code(response['function'])}: {len(orders) - 1} derivatives on {len(xs)} points, in "
-                  f"{md.text(response.get('dtype', 'float64'))}.")
+        done = messages.say("deriv.done", language, function=md.code(response["function"]), count=len(orders) - 1,
+                            points=len(xs), dtype=md.text(response.get("dtype", "float64")))
+        status = f"{md.verdict('ok', language)} {done}"
         return status, figure, table, plots.growth_figure(eqns, ops)
     figure.update_layout(title="f and its derivatives (nested grad, point by point without jit)")
-    table += "\n\nNo program sizes: without jit there is no one program, only the path taken at each point."
-    return point_by_point_status(response), figure, table, None
+    table += "\n\n" + messages.say("deriv.no_sizes", language)
+    return point_by_point_status(response, language), figure, table, None
 
 
-def point_by_point_status(response: dict) -> str:
-    """Why jit was left out, how many points were done in how long, and what to do if not all of them."""
+def point_by_point_status(response: dict, language: str = "en") -> str:
+    """Why jit was left out, how many points were done in how long, and what to do if not all of them.
+
+    The reason is the API's (English); the rest is in ``language``.
+    """
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
     run, order = response["point_by_point"], len(response["orders"]) - 1
     done, grid = run["points"], run["grid_points"]
-    head = (f"{OK} {md.code(response['function'])}: {order} derivatives on {done} of {grid} grid points, point by "
-            f"point without jit, in {md.text(response.get('dtype', 'float64'))}.")
-    timing = (f"⏱ Point by point without jit: {'all ' if done == grid else ''}{done} points in {run['seconds']:.1f} s, "
-              f"{_duration(run['seconds'] / done)} a point (three eager calls each: one for f and its {order} "
-              "derivatives, two at x ± h for their finite-difference checks; the first point also compiles each "
-              "operation it meets).")
+    head = say("deriv.pbp_head", function=md.code(response["function"]), order=order, done=done, grid=grid,
+               dtype=md.text(response.get("dtype", "float64")))
+    timing = say("deriv.pbp_timing", all=say("deriv.pbp_all") if done == grid else "", done=done,
+                 seconds=f"{run['seconds']:.1f}", each=_duration(run["seconds"] / done), order=order)
     if done < grid:
-        timing += (f" It stopped before its {run['budget_s']:.0f} s for this ran out, so that the job finishes "
-                   f"within its time limit; the {done} points are spread over the whole range. For all {grid}, ask "
-                   "for fewer points or a lower order.")
-    return "\n\n".join([head, f"{WARNING} {md.text(run['reason'])}", timing])
+        timing += say("deriv.pbp_stopped", budget=f"{run['budget_s']:.0f}", done=done, grid=grid)
+    return "\n\n".join([f"{md.verdict('ok', language)} {head}",
+                         f"{md.verdict('warning', language)} {md.text(run['reason'])}", timing])
 
 
-def pick_jaxpr(response: dict, order: float) -> str:
+def pick_jaxpr(response: dict, order: float, language: str = "en") -> str:
+    """The jaxpr of one derivative order, headed by a comment in ``language``."""
     response = response or {}
     if response.get("point_by_point"):
-        return NO_JAXPR
+        return messages.say("deriv.no_jaxpr", language)
     jaxprs = response.get("jaxprs") or []
     n = int(order)
     if not jaxprs:
         return ""
     if n >= len(jaxprs):
-        return f"(orders up to {len(jaxprs) - 1} were computed)"
-    return f"# {plots.order_label(n)}: grad applied {n} times\n{jaxprs[n]}"
+        return messages.say("deriv.orders_computed", language, n=len(jaxprs) - 1)
+    return f"{messages.say('deriv.grad_applied', language, label=plots.order_label(n), n=n)}\n{jaxprs[n]}"
 
 
-def render_gradient(response: dict) -> tuple:
-    """(status, Hessian heatmap, jacfwd vs jacrev table) for a /gradient response."""
+def render_gradient(response: dict, language: str = "en") -> tuple:
+    """(status, Hessian heatmap, jacfwd vs jacrev table) for a /gradient response; our words in ``language``
+    (the API's notes, ``without_jit`` and ``explanation``, stay English)."""
     if not response.get("ok"):
-        return error_markdown(response["error"]), None, ""
-    gradient = ", ".join(_value_text(g) for g in response["gradient"])
-    status = f"{OK} f = {_value_text(response['value'])}; ∇f = [{gradient}]"
+        return error_markdown(response["error"], language), None, ""
+    gradient = ", ".join(_value_text(g, language) for g in response["gradient"])
+    status = f"{md.verdict('ok', language)} f = {_value_text(response['value'], language)}; ∇f = [{gradient}]"
     if response.get("without_jit"):
-        status += f"\n\n{WARNING} {md.text(response['without_jit'])}"
+        status += f"\n\n{md.verdict('warning', language)} {md.text(response['without_jit'])}"
     rows = "\n".join(
         f"| {name} | {j['shape'][0]} × {j['shape'][1]} | {j['jacfwd_s'] * 1e3:.3f} ms | {j['jacrev_s'] * 1e3:.3f} ms |"
         for name, j in response["jacobians"].items()
     )
-    table = ("| Jacobian | shape (outputs × inputs) | jacfwd | jacrev |\n|---|---|---|---|\n" + rows + "\n\n"
-             + (md.text(response["explanation"]) if response.get("explanation") else FORWARD_REVERSE))
+    table = (messages.say("deriv.jacobian_head", language) + "\n|---|---|---|---|\n" + rows + "\n\n"
+             + (md.text(response["explanation"]) if response.get("explanation")
+                else messages.say("deriv.forward_reverse", language)))
     return status, plots.hessian_figure(response["hessian"]), table
 
 
@@ -98,9 +114,9 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1e3:.0f} ms"
 
 
-def _value_text(value: float | None) -> str:
+def _value_text(value: float | None, language: str = "en") -> str:
     """A number, or what JSON could not carry: the API sends inf and nan as null."""
-    return "inf or nan" if value is None else f"{value:.6g}"
+    return messages.say("deriv.not_finite", language) if value is None else f"{value:.6g}"
 
 
 def _error_text(error: float | None) -> str:

@@ -93,7 +93,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             yield render(code_text, error_dict("invalid_input", str(exc)), downloads, lang)
             return
         yield from progress.follow(api.inspect(code_text, args_text, argnums, second_text, bool(accelerator)),
-                                   lambda response: render(code_text, response, downloads, lang), len(outputs))
+                                   lambda response: render(code_text, response, downloads, lang), len(outputs),
+                                   language=lang)
 
     run.click(on_run, [code, args, static, second, on_device], outputs,
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)

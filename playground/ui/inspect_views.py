@@ -34,10 +34,27 @@ def error_markdown(error: dict, language: str = "en") -> str:
         parts.append(f"**{say('error.how_to_fix')}** {md.text(fix)}")
     if error.get("doc_url"):  # the pool keeps only links into JAX's documentation
         parts.append(f"[{say('error.read_more')}]({error['doc_url']})")
-    if language != "en" and error.get("words"):
+    message = error["message"]
+    prefix, said = _prefix(error, language)
+    if said and message.startswith(prefix):  # the sandbox's words before the exception's, in the reader's language
+        parts.append(md.text(said.strip()))
+        message = message[len(prefix):]
+    if language != "en" and set(error.get("words") or {}) - {"prefix"}:
         parts.append(say("error.jax_says"))
-    parts.append(code_block(error["message"]))
+    parts.append(code_block(message))
     return "\n\n".join(parts)
+
+
+def _prefix(error: dict, language: str) -> tuple[str, str]:
+    """The sandbox's words that start the message (out of memory, blocked, ...): in English, and in ``language``;
+    ``("", "")`` in English, or where the error has none (or its pieces fail)."""
+    pieces = (error.get("words") or {}).get("prefix")
+    if language == "en" or not pieces:
+        return "", ""
+    try:
+        return messages.render(pieces), messages.render(pieces, language)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # a reply's pieces are untrusted
+        return "", ""
 
 
 def _in_language(error: dict, part: str, language: str) -> str | None:
@@ -84,7 +101,7 @@ def status_markdown(response: dict, language: str = "en") -> str:
     pending = [PENDING[name] for name in response.get("pending") or [] if name in PENDING]
     if pending:
         lines.append(f"- Still running: {' and '.join(pending)}. They follow here in a moment.")
-    note = progress.cache_note(response)
+    note = progress.cache_note(response, language)
     if note:
         lines.append(f"- {note}")
     return "\n".join(lines)

@@ -52,7 +52,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             yield render(error_dict("invalid_input", str(exc)), lang)
             return
         yield from progress.follow(api.jit_speed(code_text, size_list, int(runs)),
-                                   lambda response: render(response, lang), 4)
+                                   lambda response: render(response, lang), 4, language=lang)
 
     run.click(on_run, [code, sizes, repeats], [status, chart, table, why], api_visibility="private",
               concurrency_limit=concurrency, concurrency_id=concurrency_id)
@@ -73,7 +73,7 @@ def render(response: dict, lang: str = "en") -> tuple:
     series = {"NumPy": response["numpy_s"], "eager JAX": response["eager_s"], "jit": response["jit_s"]}
     agreement = jit_views.agreement_line(response, lang)
     notes = [f"{md.verdict('ok', lang)} {say('jit.measured', device=md.text(response['device']), agreement=agreement)}"]
-    notes += [f"- {note}" for note in [progress.cache_note(response)] if note]
+    notes += [f"- {note}" for note in [progress.cache_note(response, lang)] if note]
     notes += [f"- {say('jit.skipped', size=s['size'], reason=md.text(s['reason']))}"
               for s in response.get("skipped", [])]
     chart = plots.timings_figure("NumPy vs eager JAX vs jit", "elements (n × n)", [n * n for n in sizes], series)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import gradio as gr
 
+from playground import messages
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import SHARD_EXAMPLE
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import TabSchema, Text
+from playground.ui import language, progress, share_links
 from playground.ui import markdown as md
-from playground.ui import progress, share_links
 from playground.ui.inspect_views import error_markdown
 from playground.ui.markdown import code_block
 from playground.ui.parallel_fields import shard_arguments
@@ -56,13 +57,15 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
         placement = gr.HTML(elem_id="shard-placement")
         details = gr.Markdown(elem_id="shard-details")
 
-    def on_run(code_text, args_text, mesh_text, names_text, in_text, out_text):
+    def on_run(code_text, args_text, mesh_text, names_text, in_text, out_text, request: gr.Request | None = None):
+        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
         try:
             arguments = shard_arguments(code_text, args_text, mesh_text, names_text, in_text, out_text)
         except ValueError as exc:
-            yield error_markdown(error_dict("invalid_input", str(exc))["error"]), "", ""
+            yield error_markdown(error_dict("invalid_input", str(exc))["error"], lang), "", ""
             return
-        yield from progress.follow(api.shard(**arguments), render_shard, 3)
+        yield from progress.follow(api.shard(**arguments), lambda response: render_shard(response, lang), 3,
+                                   language=lang)
 
     shard_outputs = [status, placement, details]
     run.click(lambda: ("", "", ""), None, shard_outputs, api_visibility="private", queue=False).then(
@@ -81,8 +84,10 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
                 batch_grid = gr.HTML(elem_id="parallel-batch-placement")
         pmap = gr.Markdown(elem_id="parallel-pmap")
 
-    def on_demos():
-        yield from progress.follow(api.parallel_demos(), render_demos, 5)
+    def on_demos(request: gr.Request | None = None):
+        lang = language.of(request)
+        yield from progress.follow(api.parallel_demos(), lambda response: render_demos(response, lang), 5,
+                                   language=lang)
 
     demo_outputs = [devices, collectives, data_parallel, batch_grid, pmap]
     demos.click(lambda: ("",) * len(demo_outputs), None, demo_outputs, api_visibility="private", queue=False).then(
@@ -97,43 +102,56 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
                   "demos": [demos_part]}, runs=("shard-run",))
 
 
-def render_shard(response: dict) -> tuple:
+def render_shard(response: dict, lang: str = "en") -> tuple:
+    """(verdict, placement grids, details) of a /shard response; our words in ``lang``."""
     if not response.get("ok"):
-        return error_markdown(response["error"]), "", ""
-    grids = "".join(placement_html(p, shape, f"input {i}")
+        return error_markdown(response["error"], lang), "", ""
+
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, lang, **params)
+
+    grids = "".join(placement_html(p, shape, say("par.input", i=i), lang)
                     for i, (p, shape) in enumerate(zip(response["placement"], response["shapes"], strict=True)))
     if response.get("out_placement"):
-        grids += placement_html(response["out_placement"], shape_of(response["out_placement"]), "output")
-    found = ", ".join(md.code(c) for c in response["collectives"]) or "none: no device needs data from another"
+        grids += placement_html(response["out_placement"], shape_of(response["out_placement"]), say("par.output"),
+                                lang)
+    found = ", ".join(md.code(c) for c in response["collectives"]) or say("par.no_collectives")
     details = "\n\n".join([
-        tolerance_markdown(response),
-        mesh_markdown(response["mesh"]),
-        f"**Result**\n{code_block(response['result'])}",
-        f"**Collectives in the compiled program** (the same SPMD program runs on every device): {found}",
+        tolerance_markdown(response, lang),
+        mesh_markdown(response["mesh"], lang),
+        f"{say('par.result')}\n{code_block(response['result'])}",
+        say("par.collectives", found=found),
         code_block("\n".join(response.get("hlo_collective_lines", []))) if response["collectives"] else "",
     ])
-    return verdict_markdown(response), grids, details
+    return verdict_markdown(response, lang), grids, details
 
 
-def render_demos(response: dict) -> tuple:
+def render_demos(response: dict, lang: str = "en") -> tuple:
+    """The demos' five parts; our words in ``lang`` (the demos' code and JAX's explanation ``why`` stay English)."""
     if not response.get("ok"):
-        return error_markdown(response["error"]), "", "", "", ""
+        return error_markdown(response["error"], lang), "", "", "", ""
+
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, lang, **params)
+
     info = response["devices"]
-    devices = f"**{info['count']} {md.text(info['platform'])} devices:** " + ", ".join(
+    devices = say("par.platform_devices", count=info["count"], platform=md.text(info["platform"])) + ", ".join(
         f"{d['id']} ({md.text(d['kind'])})" for d in info["devices"])
     sections = []
     for name in ("psum", "all_gather"):
         demo = response["collectives"][name]
-        mark = md.verdict("ok") if demo["matches"] else md.verdict("differs")
-        found = ", ".join(md.code(c) for c in demo["collectives"]) or "none"
+        mark = md.verdict("ok", lang) if demo["matches"] else md.verdict("differs", lang)
+        found = ", ".join(md.code(c) for c in demo["collectives"]) or say("par.none")
         sections.append(f"#### `{name}` with `jax.shard_map` {mark}\n{code_block(demo['code'])}\n"
-                        f"Collectives: {found}. Result:\n{code_block(str(demo['result']))}")
+                        f"{say('par.demo_found', found=found)}\n{code_block(str(demo['result']))}")
     step = response["data_parallel"]
     hlo = code_block("\n".join(step.get("hlo_collective_lines", [])[:6]))
-    data_parallel = f"{data_parallel_markdown(step)}\n{hlo}"
-    grid = placement_html(step["batch_placement"], [step["batch_size"], step["layer_sizes"][0]], "the batch of images")
+    data_parallel = f"{data_parallel_markdown(step, lang)}\n{hlo}"
+    grid = placement_html(step["batch_placement"], [step["batch_size"], step["layer_sizes"][0]],
+                          say("par.batch_of_images"), lang)
     both = response["pmap_vs_shard_map"]
-    same = md.verdict("ok") + " same result" if both["equal"] else md.verdict("differs") + " different results"
-    pmap = (f"#### pmap (legacy) next to shard_map {same}\n"
+    same = (md.verdict("ok", lang) + " " + say("par.same_result") if both["equal"]
+            else md.verdict("differs", lang) + " " + say("par.different_results"))
+    pmap = (f"{say('par.pmap_head')} {same}\n"
             f"{code_block(both['pmap_code'])}\n{code_block(both['shard_map_code'])}\n{md.text(both['why'])}")
     return devices, "\n\n".join(sections), data_parallel, grid, pmap

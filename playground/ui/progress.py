@@ -3,6 +3,8 @@
 >>> progress_markdown({"ok": True, "done": False, "phase": "queued", "shared": False,
 ...                    "queue": {"position": 2, "running": 2, "workers": 2, "wait_s": 1.3}})
 'Waiting for a sandbox worker: **number 2 in line**, about **1.3 s** (2 of 2 workers busy).'
+>>> progress_markdown({"ok": True, "done": False, "phase": "running", "shared": False, "queue": {}}, "de")
+'Dein Job läuft in einem frischen Sandbox-Worker.'
 """
 
 from __future__ import annotations
@@ -12,40 +14,42 @@ from datetime import datetime
 
 import gradio as gr
 
+from playground import messages
+
 
 def is_progress(update: dict) -> bool:
     """An update that says where a job stands, not what it gave."""
     return update.get("done") is False and update.get("phase") in ("queued", "running")
 
 
-def progress_markdown(update: dict) -> str:
-    place = update["queue"]
-    whose = ("An identical job (someone else pressed Run on the same input) is" if update.get("shared")
-             else "Your job is")
+def progress_markdown(update: dict, language: str = "en") -> str:
+    """Where the job stands (its place in line, the wait, the busy workers), in ``language``."""
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
+    place, shared = update["queue"], "_shared" if update.get("shared") else ""
     if update["phase"] == "running":
-        return (f"{whose} running in a fresh sandboxed worker." + (" Its result will be yours too."
-                                                                  if update.get("shared") else ""))
+        return say("progress.running" + shared)
     wait = place["wait_s"]
-    estimate = (f"about **{wait:.1f} s**" if wait is not None
-                else "no estimate yet (no job has finished since the server started)")
-    head = "Waiting for a sandbox worker" if not update.get("shared") else f"{whose} waiting for a worker"
-    tail = " Its result will be yours too." if update.get("shared") else ""
-    return (f"{head}: **number {place['position']} in line**, {estimate} ({place['running']} of {place['workers']} "
-            f"worker{'s' * (place['workers'] != 1)} busy).{tail}")
+    estimate = say("progress.estimate", wait=f"{wait:.1f}") if wait is not None else say("progress.no_estimate")
+    busy = say("progress.busy_one" if place["workers"] == 1 else "progress.busy_many", running=place["running"],
+               workers=place["workers"])
+    return say("progress.waiting" + shared, position=place["position"], estimate=estimate, busy=busy)
 
 
 def follow(updates: Iterator[dict], render: Callable[[dict], tuple], outputs: int,
-           status_at: int = 0) -> Iterator[tuple]:
-    """A tab's outputs for each update: progress goes to the status output alone, results through ``render``."""
+           status_at: int = 0, language: str = "en") -> Iterator[tuple]:
+    """A tab's outputs for each update: progress goes to the status output alone (in ``language``), results
+    through ``render``."""
     for update in updates:
         if is_progress(update):
-            yield tuple(gr.update(value=progress_markdown(update)) if i == status_at else gr.update()
+            yield tuple(gr.update(value=progress_markdown(update, language)) if i == status_at else gr.update()
                         for i in range(outputs))
         else:
             yield render(update)
 
 
-def cache_note(response: dict) -> str:
+def cache_note(response: dict, language: str = "en") -> str:
     """'' for a result measured for this request; else when it was measured, and whose job it was.
 
     >>> note = cache_note({"cache": {"hit": True, "shared": False, "measured_at": "2026-12-01T17:52:03.120Z",
@@ -58,15 +62,13 @@ def cache_note(response: dict) -> str:
         return ""
     at = datetime.fromisoformat(cache["measured_at"].replace("Z", "+00:00")).strftime("%H:%M:%S UTC")
     if cache.get("shared"):
-        return (f"An identical job was already running when you pressed Run: these are its results, measured at "
-                f"{at}.")
-    return (f"Served from the cache: an identical job ran at {at} ({_age(cache['age_s'])}); these are its results "
-            "and timings, measured then.")
+        return messages.say("progress.shared_result", language, at=at)
+    return messages.say("progress.cached", language, at=at, age=_age(cache["age_s"], language))
 
 
-def _age(seconds: float) -> str:
+def _age(seconds: float, language: str = "en") -> str:
     if seconds < 60:
-        return f"{seconds:.0f} s ago"
+        return messages.say("progress.age_s", language, n=f"{seconds:.0f}")
     if seconds < 3600:
-        return f"{seconds / 60:.0f} min ago"
-    return f"{seconds / 3600:.1f} h ago"
+        return messages.say("progress.age_min", language, n=f"{seconds / 60:.0f}")
+    return messages.say("progress.age_h", language, n=f"{seconds / 3600:.1f}")

@@ -11,10 +11,10 @@ from playground.errors import error_dict
 from playground.gallery import VMAP_PRESETS
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import TabSchema, Text
-from playground.ui import progress, share_links
+from playground.ui import language, progress, share_links
 from playground.ui.timing_views import parse_sizes
 from playground.ui.translations import t
-from playground.ui.vmap_views import RUNNING, render
+from playground.ui.vmap_views import render, running
 
 _FIRST = next(iter(VMAP_PRESETS))
 # The presets' names as the dropdown shows them.
@@ -60,8 +60,10 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes),
                   preset, [code, args, in_axes], api_visibility="private")
 
-    def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str) -> Iterator[tuple]:
-        yield from compare(api, code_text, args_text, in_text, out_text, sizes_text)
+    def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
+               request: gr.Request | None = None) -> Iterator[tuple]:
+        # the server's messages in the reader's language (Accept-Language)
+        yield from compare(api, code_text, args_text, in_text, out_text, sizes_text, language.of(request))
 
     run.click(on_run, [code, args, in_axes, out_axes, sizes], [status, jaxpr, batched, chart, table],
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
@@ -73,10 +75,11 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
 
 
 def compare(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
-            sizes_text: str | None) -> Iterator[tuple]:
+            sizes_text: str | None, lang: str = "en") -> Iterator[tuple]:
     """The Compare button: first the last run's results and errors go, then its place in line, then this run's."""
-    yield RUNNING, "", "", None, ""
-    yield from progress.follow(run_vmap(api, code_text, args_text, in_text, out_text, sizes_text), render, 5)
+    yield running(lang), "", "", None, ""
+    yield from progress.follow(run_vmap(api, code_text, args_text, in_text, out_text, sizes_text),
+                               lambda response: render(response, lang), 5, language=lang)
 
 
 def run_vmap(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,

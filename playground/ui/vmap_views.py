@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playground import plots
+from playground import messages, plots
 from playground.ui import markdown as md
 from playground.ui import progress
 from playground.ui.inspect_views import error_markdown
@@ -14,29 +14,38 @@ OK, ERROR, BUSY = (md.verdict(kind) for kind in ("ok", "error", "busy"))
 RUNNING = BUSY + " Checking a Python loop, vmap and jit(vmap) against each other, then timing them…"
 
 
-def render(response: dict) -> tuple:
-    """(status, jaxpr, batched jaxpr, time chart, times table) for a /vmap response."""
+def running(language: str = "en") -> str:
+    """The status while the job runs (``RUNNING`` in English)."""
+    return f"{md.verdict('busy', language)} {messages.say('vmap.running', language)}"
+
+
+def render(response: dict, language: str = "en") -> tuple:
+    """(status, jaxpr, batched jaxpr, time chart, times table) for a /vmap response; our words in ``language``."""
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
     if not response.get("ok"):
-        return error_markdown(response["error"]), "", "", None, ""
+        return error_markdown(response["error"], language), "", "", None, ""
     jaxprs = response.get("jaxpr", ""), response.get("batched_jaxpr", "")
     sizes, checked = response["batch_sizes"], response.get("checked_examples") or []
     if not response.get("equal"):
         difference = response.get("max_abs_diff")
-        by = f"largest difference {difference:.3g}" if difference is not None else "by values that are not finite"
-        at = f" at batch size {sizes[len(checked) - 1]:,}" if 0 < len(checked) <= len(sizes) else ""
-        status = (f"{ERROR} The three ways disagree{at} ({by}), so no time is shown: a function batched with vmap must "
-                  "compute each example independently.")
+        by = (say("vmap.by_difference", difference=f"{difference:.3g}") if difference is not None
+              else say("vmap.by_not_finite"))
+        at = say("vmap.disagree_at", size=f"{sizes[len(checked) - 1]:,}") if 0 < len(checked) <= len(sizes) else ""
+        status = f"{md.verdict('error', language)} {say('vmap.disagree', at=at, by=by)}"
         return status, *jaxprs, None, ""
     series = {"Python loop": response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
     chart = plots.timings_figure("Python loop vs vmap vs jit(vmap)", "batch size", sizes, series)
-    measured_on = f"\n\nMeasured on **{md.text(response['device'])}**." if response.get("device") else ""
-    if note := progress.cache_note(response):
+    measured_on = f"\n\n{say('vmap.measured_on', device=md.text(response['device']))}" if response.get("device") \
+        else ""
+    if note := progress.cache_note(response, language):
         measured_on += f" {note}"
-    return (agreement(response["function"], sizes, checked) + measured_on, *jaxprs, chart,
+    return (agreement(response["function"], sizes, checked, language) + measured_on, *jaxprs, chart,
             times_table("batch size", sizes, series, baseline="Python loop"))
 
 
-def agreement(function: str, sizes: list[int], checked: list[int]) -> str:
+def agreement(function: str, sizes: list[int], checked: list[int], language: str = "en") -> str:
     """What was compared: every example at the sizes the loop finished, the first ones at the others.
 
     >>> print(agreement("f", [1, 10, 1000], [1, 10, 312]))
@@ -46,23 +55,27 @@ def agreement(function: str, sizes: list[int], checked: list[int]) -> str:
     At batch size 1,000 the Python loop stopped at its time limit after 312 examples:
     those were compared and agree, the other 688 were not compared.
     """
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
     whole = [size for size, done in zip(sizes, checked, strict=False) if done == size]
     cut = [(size, done) for size, done in zip(sizes, checked, strict=False) if done < size]
     name = md.code(function)
-    parts = []
+    ok = md.verdict("ok", language)
     if whole:
-        plural = "s" if len(whole) > 1 else ""
-        parts.append(f"{OK} Python loop, vmap and jit(vmap) agree for {name} on every example at batch size{plural} "
-                     f"{_listed(whole)}.")
+        key = "vmap.agree_many" if len(whole) > 1 else "vmap.agree_one"
+        parts = [f"{ok} {say(key, name=name, sizes=listed([f'{size:,}' for size in whole], language))}"]
     else:
-        parts.append(f"{OK} Python loop, vmap and jit(vmap) agree for {name} on every example the loop finished.")
+        parts = [f"{ok} {say('vmap.agree_finished', name=name)}"]
     for size, done in cut:
-        parts.append(f"At batch size {size:,} the Python loop stopped at its time limit after {done:,} "
-                     f"example{'s' * (done != 1)}: those were compared and agree, the other {size - done:,} were not "
-                     "compared.")
+        parts.append(say("vmap.cut_one" if done == 1 else "vmap.cut_many", size=f"{size:,}", done=f"{done:,}",
+                         rest=f"{size - done:,}"))
     return " ".join(parts)
 
 
-def _listed(sizes: list[int]) -> str:
-    words = [f"{size:,}" for size in sizes]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+def listed(words: list[str], language: str = "en") -> str:
+    """"1, 10 and 100" (or its German, its Chinese)."""
+    if len(words) == 1:
+        return words[0]
+    return messages.say("list.and", language, rest=messages.say("list.comma", language).join(words[:-1]),
+                        last=words[-1])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from playground.messages import say
 from playground.ui.translations import text
 from tests.browser.conftest import open_app, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
@@ -55,3 +56,34 @@ def test_a_tracer_error_and_the_train_status_in_german(german: Page):
     expect(train_status).to_contain_text("Testgenauigkeit")
     expect(train_status.locator(".pg-verdict-ok")).to_have_text("OK")
     expect(german.locator("#train-device")).to_contain_text("Training auf")
+
+
+def test_a_tracer_error_in_chinese(chromium_browser: Browser, server):
+    page = open_app(chromium_browser, server.url, locale="zh-CN")
+    try:
+        run_inspect(page, IF, "1.0")
+        status = page.locator("#inspect-status")
+        expect(status).to_contain_text(say("tracer.TracerBoolConversionError.title", "zh"), timeout=RESULT_TIMEOUT_MS)
+        expect(status).to_contain_text(say("error.how_to_fix", "zh"))
+        expect(status.locator(".pg-verdict-error")).to_have_text(say("verdict.error", "zh"))
+        expect(status).to_contain_text("Attempted boolean conversion of traced array")  # JAX's words, as it wrote them
+        save_screenshot(page, "inspect_error_zh.png")
+    finally:
+        page.context.close()
+
+
+def test_a_language_picked_in_settings_is_the_servers_too(chromium_browser: Browser, server):
+    """An English browser switched to Deutsch in the footer's Settings: the server writes German from then on."""
+    page = open_app(chromium_browser, server.url, locale="en-US")
+    try:
+        page.get_by_role("button", name="Settings").click()
+        page.get_by_label("Language").click()
+        page.get_by_role("option", name="Deutsch", exact=True).click()
+        expect(page.locator("#inspect-run")).to_have_text(text("pg.inspect.run", "de"))
+        dialog = page.get_by_role("dialog")
+        dialog.get_by_role("button").first.click()  # the panel's close button (an icon, no name)
+        expect(dialog).to_be_hidden()
+        run_inspect(page, IF, "1.0")
+        expect(page.locator("#inspect-status")).to_contain_text("So behebst du es:", timeout=RESULT_TIMEOUT_MS)
+    finally:
+        page.context.close()
