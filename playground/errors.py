@@ -1,7 +1,7 @@
 """The error vocabulary every layer shares: kinds and their titles, the error dict, capped text.
 
-Standard library only, so that the server, the UI, the sandbox and the workers
-can all import it. An error result is always::
+Standard library only (and the message catalogue, which is too), so that the server, the UI, the
+sandbox and the workers can all import it. An error result is always::
 
     >>> error_dict("timeout", "Time limit: 10 s.", 3)
     {'ok': False, 'error': {'kind': 'timeout', 'message': 'Time limit: 10 s.', 'line': 3}}
@@ -10,6 +10,8 @@ can all import it. An error result is always::
 from __future__ import annotations
 
 import secrets
+
+from playground import messages
 
 USER_FILENAME = "<playground>"  # what the user's code is compiled as: its frames say this in tracebacks
 ARGS_FILENAME = "<args>"  # the same for the arguments expression
@@ -53,10 +55,17 @@ def error_dict(kind: str, message: str, line: int | None = None) -> dict:
     return {"ok": False, "error": {"kind": kind, "message": cap_text(message, MAX_MESSAGE_CHARS), "line": line}}
 
 
+def said_error(kind: str, said: list, line: int | None = None) -> dict:
+    """An error whose whole message the server wrote: its English text, and the catalogue piece ``said`` (under
+    ``words["message"]``) that the UI writes again in the reader's language."""
+    result = error_dict(kind, messages.render([said]), line)
+    result["error"]["words"] = {"message": [said]}
+    return result
+
+
 def internal_error(incident: str) -> dict:
     """What the user reads of our own bug: no traceback, and the id that finds it in the server's log."""
-    return error_dict("internal", f"This is a bug in the playground, not in your code. Its id is {incident}: the "
-                      "server's log has the details under that id. Please report it, with the code you ran.")
+    return said_error("internal", messages.piece("internal.bug", incident=incident))
 
 
 def new_incident_id() -> str:

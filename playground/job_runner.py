@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from playground import jobs, replies
-from playground.errors import error_dict, internal_error, new_incident_id
+from playground import jobs, messages, replies
+from playground.errors import internal_error, new_incident_id, said_error
 from playground.job_line import JobLine, LineFull, Ticket
 from playground.result_cache import ResultCache
 from playground.sandbox import WorkerPool
@@ -166,8 +166,8 @@ class JobRunner:
 def busy(full: LineFull, workers: int) -> dict:
     """The answer when the line is full: how much work waits, and when to try again."""
     retry = max(1, math.ceil(full.wait_s)) if full.wait_s is not None else 5
-    result = error_dict("busy", f"The server is busy: {full.waiting} jobs are waiting for {workers} worker"
-                        f"{'s' * (workers != 1)}, about {retry} s of work. Please try again in {retry} s.")
+    key = "busy.line_full.one" if workers == 1 else "busy.line_full"
+    result = said_error("busy", messages.piece(key, waiting=full.waiting, workers=workers, retry=retry))
     result["error"]["retry_after_s"] = retry
     return result
 

@@ -1,9 +1,11 @@
 """Which package may import which, read from the source with ``ast`` (nothing here is imported).
 
 * playground/sandbox/ runs jobs without knowing any: it imports no job module, i.e. no
-  ``playground.*`` module outside ``playground.sandbox`` except ``playground.errors``.
+  ``playground.*`` module outside ``playground.sandbox`` except ``playground.errors`` and
+  ``playground.messages`` (the catalogue of what the server says, in which its verdicts are written).
 * Gradio is the UI's business: only modules under playground/ui/ import it.
-* playground/errors.py, the error vocabulary every layer shares, imports the standard library only.
+* playground/errors.py and playground/messages/, the vocabulary every layer shares, import the standard library
+  only (and each other).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-SANDBOX_MAY_IMPORT = ("playground.sandbox", "playground.errors")  # and what lies below each
+SANDBOX_MAY_IMPORT = ("playground.sandbox", "playground.errors", "playground.messages")  # and what lies below each
 
 
 @dataclass(frozen=True)
@@ -125,13 +127,19 @@ def test_only_the_ui_imports_gradio():
     assert found, "no module under playground/ui/ imports gradio: the scan cannot be finding imports"
 
 
-def test_errors_imports_only_the_standard_library():
-    path = ROOT / "playground" / "errors.py"
-    assert imports(ROOT, path), "playground/errors.py imports nothing: the scan cannot be finding imports"
-    others = non_stdlib_imports(ROOT, path)
+SHARED_VOCABULARY = ("playground.errors", "playground.messages")
+
+
+@pytest.mark.parametrize("path", [ROOT / "playground" / "errors.py",
+                                  *sorted((ROOT / "playground" / "messages").glob("*.py"))],
+                         ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_the_shared_vocabulary_imports_only_the_standard_library(path):
+    assert imports(ROOT, path), f"{path.name} imports nothing: the scan cannot be finding imports"
+    others = [imp for imp in non_stdlib_imports(ROOT, path)
+              if not any(imp.module == name or imp.module.startswith(name + ".") for name in SHARED_VOCABULARY)]
     if others:
-        pytest.fail(f"playground/errors.py must import the standard library only; it also imports:{_listing(others)}",
-                    pytrace=False)
+        pytest.fail(f"{path.relative_to(ROOT)} must import the standard library (and errors, messages) only; it also "
+                    f"imports:{_listing(others)}", pytrace=False)
 
 
 # -- the scanner itself, on a made-up tree: it sees every way of importing ---------

@@ -23,7 +23,8 @@ import threading
 import time
 from collections.abc import Callable
 
-from playground.errors import error_dict
+from playground.errors import said_error
+from playground.messages import piece
 from playground.sandbox import mechanisms, protocol, scratch
 from playground.sandbox.accelerator import NO_DEVICE, DevicePaths
 from playground.sandbox.bootstrap import protect_server_process, worker_environment
@@ -147,7 +148,7 @@ class WorkerPool:
         """
         worker = self._acquire()
         if worker is None:
-            return error_dict("busy", "All sandbox workers are busy. Please try again in a moment.")
+            return said_error("busy", piece("busy.workers"))
         self._count("jobs")
         try:
             worker.channel.sendall(protocol.encode(job))

@@ -34,12 +34,12 @@ def error_markdown(error: dict, language: str = "en") -> str:
         parts.append(f"**{say('error.how_to_fix')}** {md.text(fix)}")
     if error.get("doc_url"):  # the pool keeps only links into JAX's documentation
         parts.append(f"[{say('error.read_more')}]({error['doc_url']})")
-    message = error["message"]
+    message = _in_language(error, "message", language)
     prefix, said = _prefix(error, language)
     if said and message.startswith(prefix):  # the sandbox's words before the exception's, in the reader's language
         parts.append(md.text(said.strip()))
         message = message[len(prefix):]
-    if language != "en" and set(error.get("words") or {}) - {"prefix"}:
+    if language != "en" and set(error.get("words") or {}) - {"prefix", "message"}:
         parts.append(say("error.jax_says"))
     parts.append(code_block(message))
     return "\n\n".join(parts)
