@@ -19,12 +19,15 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from playground import jobs, messages, replies
 from playground.errors import internal_error, new_incident_id, said_error
 from playground.job_line import JobLine, LineFull, Ticket
 from playground.result_cache import ResultCache
-from playground.sandbox import WorkerPool
+
+if TYPE_CHECKING:  # or a ProcessPool: the same interface
+    from playground.sandbox import WorkerPool
 
 log = logging.getLogger(__name__)
 

@@ -172,6 +172,13 @@ TEXTS: dict[str, dict[str, str]] = {
                               "zh": "（只计算到 {n} 阶）"},
     "deriv.grad_applied": {"en": "# {label}: grad applied {n} times", "de": "# {label}: grad {n}-mal angewendet",
                            "zh": "# {label}：grad 应用了 {n} 次"},
+    "deriv.jacobian_function": {
+        "en": "**jacfwd against jacrev**, measured on `x ↦ tanh(W @ x)`, not on your f: with a wide W (4 × 1000) "
+              "and a tall one (1000 × 4), so that each mode has a case it wins.",
+        "de": "**jacfwd gegen jacrev**, gemessen an `x ↦ tanh(W @ x)`, nicht an deinem f: mit einem breiten W "
+              "(4 × 1000) und einem hohen (1000 × 4), damit jeder Modus einen Fall hat, den er gewinnt.",
+        "zh": "**jacfwd 对比 jacrev**，测量的是 `x ↦ tanh(W @ x)`，而不是你的 f：分别用一个宽的 W（4 × 1000）"
+              "和一个高的 W（1000 × 4），让每种模式都有它胜出的情况。"},
     "deriv.jacobian_head": {"en": "| Jacobian | shape (outputs × inputs) | jacfwd | jacrev |",
                             "de": "| Jacobi-Matrix | Shape (Ausgaben × Eingaben) | jacfwd | jacrev |",
                             "zh": "| Jacobian | shape（输出 × 输入） | jacfwd | jacrev |"},

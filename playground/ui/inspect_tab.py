@@ -14,8 +14,8 @@ from playground.errors import error_dict
 from playground.gallery import EXAMPLES
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import Flag, TabSchema, Text
+from playground.ui import example_runs, language, progress, share_links
 from playground.ui import inspect_views as views
-from playground.ui import language, progress, share_links
 from playground.ui.translations import t
 
 DEFAULT = EXAMPLES[0]
@@ -51,9 +51,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     examples = gr.Examples([[e.code, e.args, e.static_argnums, e.second_args] for e in EXAMPLES],
                            [code, args, static, second], example_labels=[e.name for e in EXAMPLES],
                            label=t("pg.field.examples"))
-    status = gr.Markdown(elem_id="inspect-status")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="inspect-status")
     result = gr.Textbox(label=t("pg.inspect.result"), lines=2, interactive=False, elem_id="inspect-result")
-    with gr.Tabs():
+    with gr.Tabs(overflow_behavior="wrap"):
         with gr.Tab(t("pg.inspect.source_ir")):
             mapped = gr.HTML(elem_id="inspect-source-map")
         with gr.Tab("jaxpr"):
@@ -96,6 +96,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                                    lambda response: render(code_text, response, downloads, lang), len(outputs),
                                    language=lang)
 
+    example_runs.run_on_click(examples, ["inspect-run"])
     run.click(on_run, [code, args, static, second, on_device], outputs,
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.inspect, api_name="inspect", concurrency_limit=concurrency, concurrency_id=concurrency_id)

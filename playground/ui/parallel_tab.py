@@ -52,7 +52,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
                 run = gr.Button(t("pg.parallel.run"), variant="primary", elem_id="shard-run")
                 copy = share_links.copy_button("parallel")
             links = share_links.link_panel("parallel", copy, HIDEABLE)
-    status = gr.Markdown(elem_id="shard-status")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="shard-status")
     with gr.Row():
         placement = gr.HTML(elem_id="shard-placement")
         details = gr.Markdown(elem_id="shard-details")

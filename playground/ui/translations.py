@@ -30,6 +30,18 @@ LOCALES = ("en", "de", "zh-CN")  # Gradio's own codes: a "zh-CN" browser gets "z
 # groups of texts ("plot", "file", "radio", ...): such a key would show as "[object Object]".
 CATALOGUE: dict[str, tuple[str, str, str]] = {
     # The page and its tabs
+    "pg.app.local_mode": (
+        "**Local mode: your code runs on your machine with process isolation only — do not expose it publicly.**",
+        "**Lokaler Modus: Dein Code läuft auf deinem Rechner, nur durch Prozesse getrennt — mach ihn nicht "
+        "öffentlich erreichbar.**",
+        "**本地模式：你的代码在你自己的电脑上运行，仅靠进程隔离——不要把它公开暴露。**"),
+    "pg.app.intro_local": (
+        "# JAX Playground\nWrite a small pure function and see what JAX makes of it. "
+        "Your code runs in a fresh Python process of its own, never in this server.",
+        "# JAX Playground\nSchreib eine kleine reine Funktion und sieh dir an, was JAX daraus macht. "
+        "Dein Code läuft in einem eigenen, frischen Python-Prozess, nie in diesem Server.",
+        "# JAX Playground\n写一个小小的纯函数，看看 JAX 会把它变成什么。"
+        "你的代码运行在一个全新的独立 Python 进程中，绝不会在本服务器进程里运行。"),
     "pg.app.intro": (
         "# JAX Playground\nWrite a small pure function and see what JAX makes of it. "
         "Your code runs in a locked-down sandbox process, never in this server.",
@@ -69,6 +81,15 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                           "再次调用时的参数（可选）：jit 会重新 trace 吗？"),
     "pg.inspect.second_example": ("e.g. jnp.arange(5.0)", "z. B. jnp.arange(5.0)", "例如 jnp.arange(5.0)"),
     "pg.inspect.run": ("Run", "Ausführen", "运行"),
+    "pg.hint.run": ("Nothing has run yet: press the button above (or Ctrl+Enter) and the result appears here.",
+                    "Noch nichts ausgeführt: Drück den Knopf oben (oder Strg+Enter), dann erscheint das Ergebnis hier.",
+                    "尚未运行：点击上方的按钮（或按 Ctrl+Enter），结果会显示在这里。"),
+    "pg.hint.example": ("Example loaded: running it…", "Beispiel geladen: wird ausgeführt…", "示例已载入：正在运行…"),
+    "pg.hint.preset": ("Preset loaded: press the button above (or Ctrl+Enter) to run it.",
+                       "Vorlage geladen: Drück den Knopf oben (oder Strg+Enter), um sie auszuführen.",
+                       "预设已载入：点击上方的按钮（或按 Ctrl+Enter）来运行它。"),
+    "pg.hint.train": ("Nothing trained yet: press Start.", "Noch nichts trainiert: Drück auf Starten.",
+                      "尚未训练：点击“开始”。"),
     "pg.inspect.result": ("Result", "Ergebnis", "结果"),
     "pg.inspect.source_ir": ("Source ↔ IR", "Quelltext ↔ IR", "源码 ↔ IR"),
     "pg.inspect.jaxpr": ("jaxpr: the program JAX traced", "jaxpr: das Programm, das JAX beim Tracing aufgezeichnet hat",
@@ -252,6 +273,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "pg.train.dataset": ("Dataset", "Datensatz", "数据集"),
     "pg.train.layers": ("Layer sizes (784 in, 10 out)", "Schichtgrößen (784 rein, 10 raus)",
                         "各层大小（输入 784，输出 10）"),
+    "pg.train.layers_info": ("2 to {count} sizes, each 1 to {width}", "2 bis {count} Größen, jede 1 bis {width}",
+                             "2 到 {count} 个大小，每个 1 到 {width}"),
+    "pg.train.range": ("{low} to {high}", "{low} bis {high}", "{low} 到 {high}"),
     "pg.train.optimizer": ("Optimizer (optax)", "Optimierer (optax)", "优化器（optax）"),
     "pg.train.learning_rate": ("Learning rate", "Lernrate", "学习率"),
     "pg.train.batch_size": ("Batch size", "Batch-Größe", "批大小"),

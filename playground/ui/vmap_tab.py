@@ -48,7 +48,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                 run = gr.Button(t("pg.field.compare"), variant="primary", elem_id="vmap-run")
                 copy = share_links.copy_button("vmap")
             links = share_links.link_panel("vmap", copy, HIDEABLE)
-    status = gr.Markdown(elem_id="vmap-status")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="vmap-status")
     with gr.Row():
         jaxpr = gr.Code(label=t("pg.vmap.jaxpr"), language=None, interactive=False, elem_id="vmap-jaxpr")
         batched = gr.Code(label=t("pg.vmap.batched"), language=None, interactive=False,
@@ -59,6 +59,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
 
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes),
                   preset, [code, args, in_axes], api_visibility="private")
+    # A preset picked by hand: the results of the code before it go.
+    preset.input(lambda: (t("pg.hint.preset"), "", "", None, ""), None, [status, jaxpr, batched, chart, table],
+                 api_visibility="private", queue=False)
 
     def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
                request: gr.Request | None = None) -> Iterator[tuple]:
