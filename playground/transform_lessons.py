@@ -35,7 +35,7 @@ def _fix_unhashable(clue: Clue) -> list:
 
 
 def _fix_non_array_argument(clue: Clue) -> list:
-    function, path = clue.group("fn").rpartition(".")[2], clue.group("path")
+    function, path = clue.group("fn").rpartition(".")[2], clue.group("argument")
     params = sites.parameters(clue.tree, function)
     if path in params:
         tab = ([piece("lfix.non_array.tab", n=str(params.index(path)))]
@@ -44,7 +44,7 @@ def _fix_non_array_argument(clue: Clue) -> list:
         jits = [c for c in clue.calls("jit") if c.args and isinstance(c.args[0], ast.Name) and c.args[0].id == function]
         called = [next((c for c in clue.nodes(ast.Call) if c.func is jit), jit) for jit in jits]  # jax.jit(g)(x, s)
         marked = clue.replaced(called[0], jits[0].args[0], f"{function}, {static}", "") if jits else ""
-        return [piece("lfix.non_array.static", where=clue.where_piece(), type=clue.group("type"), path=path,
+        return [piece("lfix.non_array.static", where=clue.where_piece(), type=clue.group("type"), argument=path,
                       function=function, marked=marked or f"{function} = jax.jit({function}, {static})",
                       static=static), *tab]
     calls = clue.calls(function)
@@ -145,7 +145,7 @@ LESSONS = (
            "unhashable", _fix_unhashable, _STATIC),
     taught(("TypeError",), re.compile(r"Error interpreting argument to <function (?P<fn>[\w.<>]+) at 0x[0-9a-f]+> as "
                                       r"an abstract array\. The problematic value is of type <class '(?:[\w.]+\.)?"
-                                      r"(?P<type>\w+)'> and was passed to the function at path (?P<path>\w+)"),
+                                      r"(?P<type>\w+)'> and was passed to the function at path (?P<argument>\w+)"),
            "non_array_argument", _fix_non_array_argument, _STATIC),
     taught(("TypeError",), re.compile(r"Gradient only defined for scalar-output functions\. Output had shape: "
                                       r"\((?P<shape>[\d, ]*)\)"),

@@ -32,6 +32,16 @@ def test_every_message_has_english_and_each_translation_the_same_placeholders(ke
         assert _fields(text) == _fields(texts["en"]), f"{key} [{language}] fills other placeholders"
 
 
+def test_no_message_has_a_parameter_that_gradio_client_takes_for_a_file():
+    """A reply holding {"path": "self"} made gradio_client fetch /gradio_api/file=self (403): the pieces of a
+    lesson's fix carried such a dict. No catalogue text may name a parameter so, and piece() refuses one."""
+    named = {key for key, texts in messages.CATALOGUE.items() for text in texts.values() if text
+             for field in _fields(text) if field.split(".")[0].split("[")[0] in messages.RESERVED_PARAMETERS}
+    assert not named, named
+    with pytest.raises(ValueError, match="path"):
+        messages.piece("verdict.ok", path="self")
+
+
 @pytest.mark.parametrize(("header", "expected"), [
     (None, "en"), ("", "en"), ("de-DE,de;q=0.9,en-US;q=0.8,en;q=0.7", "de"), ("zh-CN,zh;q=0.9", "zh"),
     ("fr-FR,fr;q=0.9,zh;q=0.8,de;q=0.5", "zh"), ("en;q=0.2, de;q=0.8", "de"), ("de;q=0, en", "en"),

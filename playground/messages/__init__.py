@@ -72,10 +72,17 @@ def render(pieces: list, language: str = DEFAULT) -> str:
     return "".join(_written(piece, language) for piece in pieces)
 
 
+# A reply dict holding {"path": "<text>"} is a file to gradio_client (its Gradio <= 4.20 form), which then tries to
+# download it: a piece's parameters never use that name.
+RESERVED_PARAMETERS = frozenset({"path"})
+
+
 def piece(key: str, **params: object) -> list:
     """A message to write later, in whatever language the reader reads: ``[key, params]`` (JSON-able)."""
     if key not in CATALOGUE:
         raise KeyError(key)
+    if RESERVED_PARAMETERS & params.keys():
+        raise ValueError(f"a piece's parameter may not be named {sorted(RESERVED_PARAMETERS & params.keys())}")
     return [key, params]
 
 

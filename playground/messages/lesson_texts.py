@@ -664,13 +664,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": '{where}把一个 {kind} 作为静态参数传入。把它变成元组（`tuple(values)`），或者把它作为普通（被追踪的）'
               '参数传入，不放进 `static_argnums`/`static_argnames`：数组是被追踪的参数，不是静态参数。'},
     "lfix.non_array.static": {
-        "en": '{where} passes a {type} as `{path}` to the jitted `{function}`. Mark that argument static, and JAX '
+        "en": '{where} passes a {type} as `{argument}` to the jitted `{function}`. Mark that argument static, and JAX '
               'compiles one program per value of it:\n```python\n{marked}\n```\nor, as a decorator, '
               '`@partial(jax.jit, {static})` (with `from functools import partial`).',
-        "de": '{where} übergibt ein {type} als `{path}` an das gejittete `{function}`. Markiere dieses Argument als '
-              'statisch, dann kompiliert JAX ein Programm pro Wert davon:\n```python\n{marked}\n```\noder, als '
+        "de": '{where} übergibt ein {type} als `{argument}` an das gejittete `{function}`. Markiere dieses Argument '
+              'als statisch, dann kompiliert JAX ein Programm pro Wert davon:\n```python\n{marked}\n```\noder, als '
               'Dekorator, `@partial(jax.jit, {static})` (mit `from functools import partial`).',
-        "zh": '{where}把一个 {type} 作为 `{path}` 传给了被 jit 的 `{function}`。把这个参数标记为静态，JAX '
+        "zh": '{where}把一个 {type} 作为 `{argument}` 传给了被 jit 的 `{function}`。把这个参数标记为静态，JAX '
               '就会为它的每个值编译一个程序：\n```python\n{marked}\n```\n或者用装饰器 `@partial(jax.jit, '
               '{static})`（需要 `from functools import partial`）。'},
     "lfix.non_array.tab": {
