@@ -48,7 +48,8 @@ NUMBERED_CELLS = 12  # up to 12 × 12 a Hessian's cells show their numbers; beyo
 
 def hessian_figure(hessian: list[list[float]]) -> go.Figure:
     """A heatmap centred on 0, each cell with its value written in it (up to 12 × 12)."""
-    numbered = {"texttemplate": "%{z:.3g}"} if len(hessian) <= NUMBERED_CELLS else {}
+    # 6, 12.5, 0.0312: no trailing zeros.
+    numbered = {"texttemplate": "%{z:.4~g}"} if len(hessian) <= NUMBERED_CELLS else {}
     fig = go.Figure(go.Heatmap(z=hessian, colorscale="RdBu", zmid=0, **numbered,
                                hovertemplate="∂²f/∂x%{y}∂x%{x} = %{z:.4g}<extra></extra>"))
     fig.update_layout(title="Hessian: jacfwd(jacrev(f))", xaxis_title="j", yaxis_title="i",

@@ -28,7 +28,7 @@ def test_growth_figure_groups_two_counts_per_order():
 def test_hessian_figure_is_a_centred_heatmap():
     fig = plots.hessian_figure([[2.0, 1.0], [1.0, 6.0]])
     assert fig.data[0].type == "heatmap" and fig.data[0].zmid == 0
-    assert fig.data[0].texttemplate == "%{z:.3g}"  # each cell says its number
+    assert fig.data[0].texttemplate == "%{z:.4~g}"  # each cell says its number
     assert plots.hessian_figure([[0.0] * 20] * 20).data[0].texttemplate is None  # too small to read at 20 × 20
 
 

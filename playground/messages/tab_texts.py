@@ -60,6 +60,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "vmap.running": {"en": "Checking a Python loop, vmap and jit(vmap) against each other, then timing them…",
                      "de": "Prüfe eine Python-Schleife, vmap und jit(vmap) gegeneinander und messe dann ihre Zeiten…",
                      "zh": "正在相互核对 Python 循环、vmap 和 jit(vmap)，然后计时…"},
+    "vmap.measuring": {"en": "Measured batch sizes {done} of {all}; now measuring {next}…",
+                       "de": "Batch-Größen {done} von {all} gemessen; jetzt wird {next} gemessen…",
+                       "zh": "已测量批大小 {done}（共 {all}）；正在测量 {next}…"},
     "vmap.disagree": {"en": "The three ways disagree{at} ({by}), so no time is shown: a function batched with vmap "
                             "must compute each example independently.",
                       "de": "Die drei Wege stimmen nicht überein{at} ({by}), deshalb wird keine Zeit gezeigt: Eine "

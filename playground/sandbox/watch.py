@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 _WATCH_TICK_S = 0.05
 _WALK_EVERY_S = 0.25
 _WALK_BUDGET_S = 0.02
-MAX_EARLY = 4  # replies ahead of the final one that a job may send (the Inspect job sends one)
+MAX_EARLY = 8  # replies ahead of the final one that a job may send (Inspect sends one; vmap one per batch size)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from playground.ui import (
 )
 from playground.ui.language import PAGE_LANGUAGE_JS
 from playground.ui.shortcuts import RUN_SHORTCUT_JS
+from playground.ui.sketch_tool import BRUSH_FIRST_JS
 from playground.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
 from playground.ui.translations import example_labels_js, t
 
@@ -54,7 +55,8 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
 
 # Run once when the page loads: the gallery's example buttons in the page's language (Gradio leaves them as
 # given), Ctrl+Enter to run the current tab, and the page's language in a cookie for the server (language.py).
-JS = f"() => {{\n  ({example_labels_js()})();\n  ({RUN_SHORTCUT_JS})();\n  ({PAGE_LANGUAGE_JS})();\n}}"
+JS = "() => {\n" + "".join(f"  ({part})();\n" for part in (example_labels_js(), RUN_SHORTCUT_JS, PAGE_LANGUAGE_JS,
+                                                             BRUSH_FIRST_JS)) + "}"
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:

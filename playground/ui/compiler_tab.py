@@ -132,7 +132,7 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
         return listed(response, hide_unchanged, keep, language.of(request))
 
     run.click(on_run, [*function, hide, style], [status, table, chooser, diff, shown],
-              api_visibility="private", **jobs)
+              api_visibility="private", trigger_mode="always_last", **jobs)
     hide.change(on_hide, [shown, hide, chooser], [table, chooser], api_visibility="private")
     chooser.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
     style.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
@@ -166,7 +166,8 @@ def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
         yield from progress.follow(api.graph(code_text, args_text, argnums, bool(accelerator)),
                                    lambda r: render(code_text, r, lang), 4, language=lang)
 
-    run.click(on_run, function, [status, source, jaxpr, hlo], api_visibility="private", **jobs)
+    run.click(on_run, function, [status, source, jaxpr, hlo], api_visibility="private", trigger_mode="always_last",
+              **jobs)
 
 
 def _settings_info(locale: str) -> str:
@@ -226,6 +227,6 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     which.change(lambda kind: (gr.update(visible=kind == A_SETTING), gr.update(visible=kind == A_FUNCTION)),
                  [which], [setting, second], api_visibility="private")
     run.click(on_run, [*function, which, setting, second, style], [table, hlo_diff, jaxpr_diff, shown],
-              api_visibility="private", **jobs)
+              api_visibility="private", trigger_mode="always_last", **jobs)
     style.change(on_style, [shown, style], [hlo_diff, jaxpr_diff], api_visibility="private")
     return {"b_kind": which, "setting": setting, "second_code": second, "compare_style": style}

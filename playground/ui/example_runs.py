@@ -1,9 +1,10 @@
 """An example clicked loads *and runs*: the tab's own run button is clicked once the example's values are in.
 
 Clicking the button (in the browser) takes the same way as a person's click: the
-same queue, the same concurrency limit, the same progress lines; nothing is run
-twice. Where a tab has several views, the run button of the one in sight is
-clicked.
+same queue, the same concurrency limit, the same progress lines. The run buttons
+are ``trigger_mode="always_last"``, so an example clicked while a run is still
+going (Inspect's purity checks) runs as soon as that one ends. Where a tab has
+several views, the run button of the one in sight is clicked.
 """
 
 from __future__ import annotations

@@ -98,7 +98,8 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     with gr.Row():
         sketch = gr.Sketchpad(type="numpy", image_mode="RGBA", canvas_size=(280, 280), layers=False,
                               brush=gr.Brush(default_size=18, colors=["#000000"], color_mode="fixed"),
-                              label=t("pg.train.sketch"), elem_id="train-sketch")
+                              label=t("pg.train.sketch"), elem_id="train-sketch",
+                              elem_classes="pg-brush-first")  # the brush is chosen on load (sketch_tool.py)
         seen = gr.Image(label=t("pg.train.seen"), interactive=False, height=280,
                         elem_id="train-seen")
         probabilities = gr.Plot(figures.probability_figure(None, []), label=t("pg.train.probabilities"),

@@ -9,7 +9,7 @@ import gradio as gr
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import VMAP_PRESETS
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.jobs import DEFAULT_BATCH_SIZES, MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
 from playground.ui.timing_views import parse_sizes
@@ -43,7 +43,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             with gr.Row():
                 in_axes = gr.Textbox(first.in_axes, label="in_axes", elem_id="vmap-in-axes")
                 out_axes = gr.Textbox("0", label="out_axes", elem_id="vmap-out-axes")
-            sizes = gr.Textbox("1, 10, 100, 1000", label=t("pg.vmap.sizes"), elem_id="vmap-sizes")
+            sizes = gr.Textbox(", ".join(map(str, DEFAULT_BATCH_SIZES)), label=t("pg.vmap.sizes"), elem_id="vmap-sizes")
             with gr.Row():
                 run = gr.Button(t("pg.field.compare"), variant="primary", elem_id="vmap-run")
                 copy = share_links.copy_button("vmap")
