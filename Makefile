@@ -28,8 +28,10 @@ JAX_PLUGINS := $(JAX_PLUGINS_cuda12) $(JAX_PLUGINS_cuda13) $(JAX_PLUGINS_tpu)
 run: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python app.py
 
+# The whole suite, then the end-to-end suite again in the local process mode (how macOS and Windows run it).
 test: $(DEV) $(JAX_STAMP)
 	$(BIN)/python -m pytest
+	PLAYGROUND_SANDBOX=process $(BIN)/python -m pytest tests/e2e -q
 
 lint: $(DEV)
 	$(BIN)/ruff check .

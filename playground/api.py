@@ -13,6 +13,7 @@ import importlib.metadata
 import platform
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,7 +26,9 @@ from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.server_service import NoTrainedModel, TrainingFailed, TrainingService
 from playground.result_cache import ResultCache, app_version
-from playground.sandbox import WorkerPool
+
+if TYPE_CHECKING:  # or a ProcessPool: the same interface
+    from playground.sandbox import WorkerPool
 
 MAX_IMAGE_SIDE = 1024
 MAX_PIXEL = 255
@@ -312,7 +315,8 @@ class PlaygroundAPI(CompilerEndpoints):
         Takes no arguments.
 
         Returns:
-            {"ok", "versions", "backend", "devices", "sandbox", "accelerator", "limits", "graphs", "queue", "training"}
+            {"ok", "versions", "backend", "devices", "sandbox", "accelerator", "limits", "graphs", "queue", "training"};
+            ``sandbox["mode"]`` is "full" or "process" (the local mode: process isolation only).
         """
         runtime = self._runtime_info()
         limits = self._settings.limits
@@ -322,9 +326,11 @@ class PlaygroundAPI(CompilerEndpoints):
             "backend": runtime.get("backend"),
             "devices": runtime.get("devices", []),
             "sandbox": {
+                "mode": self._settings.sandbox,  # "full", or "process": the local mode (process isolation only)
                 "layers": {
                     "process": {"active": True, "detail": "one fresh worker process per job, then discarded; "
-                                "whitelisted environment; server and template not dumpable"},
+                                "whitelisted environment" + ("; server and template not dumpable"
+                                                             if self._settings.sandbox == "full" else "")},
                     **self._pools["sandbox"].layers,
                     "watchdogs": {"active": True, "detail": f"wall clock {limits.timeout_s:g} s, resident memory "
                                   f"{limits.memory_mb} MB, {limits.max_tasks:,} threads, output "

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import sys
 from dataclasses import dataclass, field
 
 from playground.sandbox.limits import Limits
@@ -16,6 +18,22 @@ _LIMIT_VARIABLES = {  # Limits field -> (variable, type)
     "scratch_files": ("PLAYGROUND_SCRATCH_FILES", int),
     "max_tasks": ("PLAYGROUND_MAX_TASKS", int),
 }
+
+SANDBOXES = ("full", "process")  # WorkerPool (Linux: Landlock, seccomp, namespaces) or ProcessPool (any OS)
+
+
+def default_sandbox(platform: str | None = None) -> str:
+    """The full sandbox where it exists (Linux); elsewhere the local process mode."""
+    return "full" if (platform or sys.platform).startswith("linux") else "process"
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -35,6 +53,8 @@ class Settings:
     result_cache_entries: int = 512
     result_cache_mb: int = 128
     mcp_server: bool = True  # the public API as MCP tools at /gradio_api/mcp/ (off: the web UI and API only)
+    sandbox: str = field(default_factory=default_sandbox)  # "full", or "process": the local mode (process_pool.py)
+    allow_public: bool = False  # the process mode on an address others can reach: only when asked in so many words
     limits: Limits = field(default_factory=Limits)
 
     @classmethod
@@ -59,6 +79,8 @@ class Settings:
             result_cache_entries=_number(env, "PLAYGROUND_RESULT_CACHE_ENTRIES", int, cls.result_cache_entries),
             result_cache_mb=_number(env, "PLAYGROUND_RESULT_CACHE_MB", int, cls.result_cache_mb),
             mcp_server=_switch(env, "PLAYGROUND_MCP", cls.mcp_server),
+            sandbox=(env.get("PLAYGROUND_SANDBOX") or default_sandbox()).strip().lower(),
+            allow_public=_switch(env, "PLAYGROUND_ALLOW_PUBLIC", cls.allow_public),
             limits=_limits(env),
         )
 
@@ -87,6 +109,16 @@ class Settings:
                              f"{self.result_cache_entries}")
         if not 1 <= self.result_cache_mb <= 65_536:
             raise ValueError(f"PLAYGROUND_RESULT_CACHE_MB must be from 1 to 65536, got {self.result_cache_mb}")
+        if self.sandbox not in SANDBOXES:
+            raise ValueError(f"PLAYGROUND_SANDBOX must be full or process, got {self.sandbox!r}")
+        if self.sandbox == "full" and not sys.platform.startswith("linux"):
+            raise ValueError(f"the full sandbox needs Linux (Landlock, seccomp, namespaces), not {sys.platform}: "
+                             "leave PLAYGROUND_SANDBOX unset for the local process mode, or run it in Docker or WSL 2")
+        if self.sandbox == "process" and not is_loopback(self.host) and not self.allow_public:
+            raise ValueError(
+                f"the local process mode serves this machine only, not {self.host}: your code runs with process "
+                "isolation only, so anyone who reaches the page could run code as you. Use 127.0.0.1, or set "
+                "PLAYGROUND_ALLOW_PUBLIC=1 if you really mean to expose it (never on a network you do not control)")
 
     @property
     def requests_at_once(self) -> int:

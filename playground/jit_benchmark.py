@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import math
-import resource
+import sys
 import time
 import warnings
 
@@ -248,7 +248,10 @@ def _memory_needed(function, spec: jax.ShapeDtypeStruct, compiled) -> tuple[floa
 def _resident_bytes() -> int:
     now = procfs.sample()
     if now is None:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # the peak so far: an overestimate
+        import resource  # procfs reads every OS's figures; this is the fallback where it could not
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # the peak so far: an overestimate
+        return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB on Linux
     return int(now.rss_mb * 2**20)
 
 

@@ -19,12 +19,15 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from playground import jobs, messages, replies
 from playground.errors import internal_error, new_incident_id, said_error
 from playground.job_line import JobLine, LineFull, Ticket
 from playground.result_cache import ResultCache
-from playground.sandbox import WorkerPool
+
+if TYPE_CHECKING:  # or a ProcessPool: the same interface
+    from playground.sandbox import WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +46,8 @@ class Flight:
     pool: WorkerPool
     ticket: Ticket
     key: str | None
-    early: dict | None = None
+    early: dict | None = None  # the newest early reply
+    earlies: int = 0  # how many have come (vmap sends one per batch size): each is said once
     final: dict | None = None
     ended_at: float | None = None
     _changed: threading.Condition = field(default_factory=threading.Condition)
@@ -51,16 +55,15 @@ class Flight:
     def publish(self, early: dict | None = None, final: dict | None = None, ended_at: float | None = None) -> None:
         with self._changed:
             if early is not None and early.get("ok") and self.final is None:
-                self.early = early
+                self.early, self.earlies = early, self.earlies + 1
             if final is not None:
                 self.final, self.ended_at = final, ended_at
             self._changed.notify_all()
 
-    def wait(self, timeout_s: float, early_seen: bool) -> None:
+    def wait(self, timeout_s: float, earlies_seen: int) -> None:
         """Until the final reply, an early one not yet seen, or ``timeout_s``."""
         with self._changed:
-            self._changed.wait_for(lambda: self.final is not None or (self.early is not None and not early_seen),
-                                   timeout_s)
+            self._changed.wait_for(lambda: self.final is not None or self.earlies > earlies_seen, timeout_s)
 
 
 class JobRunner:
@@ -140,19 +143,19 @@ class JobRunner:
 
     def _follow(self, flight: Flight, shared: bool) -> Iterator[dict]:
         line = self._lines[flight.pool]
-        early_seen = False
+        earlies_seen = 0
         told = None
         while True:
-            flight.wait(0 if told is None else UPDATE_EVERY_S, early_seen)
+            flight.wait(0 if told is None else UPDATE_EVERY_S, earlies_seen)
             if flight.final is not None:
                 cache = None if self._cache is None else {"hit": False, "shared": shared, **_when(flight.ended_at)}
                 yield _final(flight.final, cache)
                 return
-            if flight.early is not None and not early_seen:
-                early_seen = True
+            if flight.earlies > earlies_seen:
+                earlies_seen = flight.earlies
                 yield {**flight.early, "done": False}
                 continue
-            if early_seen:
+            if earlies_seen:
                 continue
             place = line.place(flight.ticket).to_dict()
             update = {"ok": True, "done": False, "phase": "queued" if place["position"] else "running",

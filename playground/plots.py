@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
@@ -14,14 +15,20 @@ def order_label(n: int) -> str:
 
 
 def derivatives_figure(xs: list[float], orders: list[dict]) -> go.Figure:
-    """One line per derivative order over the grid."""
-    fig = go.Figure([
-        go.Scatter(x=xs, y=order["ys"], mode="lines", name=order_label(order["n"]),
-                   hovertemplate=f"{order_label(order['n'])}(%{{x:.3g}}) = %{{y:.4g}}<extra></extra>")
-        for order in orders
-    ])
-    fig.update_layout(title="f and its derivatives (vmap of nested grad)", xaxis_title="x", yaxis_title="value",
-                      **_LAYOUT)
+    """Small multiples: one panel per derivative order over the same x, each on its own y scale.
+
+    On one shared axis f⁽⁵⁾ at ±16 flattens f and f′ into lines; one panel each keeps every order readable.
+    """
+    rows = max(1, len(orders))
+    fig = make_subplots(rows=rows, cols=1, shared_xaxes=True, vertical_spacing=min(0.04, 0.3 / rows))
+    for row, order in enumerate(orders, start=1):
+        label = order_label(order["n"])
+        fig.add_trace(go.Scatter(x=xs, y=order["ys"], mode="lines", name=label,
+                                 hovertemplate=f"{label}(%{{x:.3g}}) = %{{y:.4g}}<extra></extra>"), row=row, col=1)
+        fig.update_yaxes(title_text=label, row=row, col=1)
+    fig.update_xaxes(title_text="x", row=rows, col=1)
+    fig.update_layout(title="f and its derivatives, one panel each (vmap of nested grad)", showlegend=False,
+                      **{**_LAYOUT, "height": max(_LAYOUT["height"], 60 + 130 * rows)})
     return fig
 
 
@@ -36,8 +43,14 @@ def growth_figure(eqn_counts: list[int], hlo_op_counts: list[int]) -> go.Figure:
     return fig
 
 
+NUMBERED_CELLS = 12  # up to 12 × 12 a Hessian's cells show their numbers; beyond, they would not fit
+
+
 def hessian_figure(hessian: list[list[float]]) -> go.Figure:
-    fig = go.Figure(go.Heatmap(z=hessian, colorscale="RdBu", zmid=0,
+    """A heatmap centred on 0, each cell with its value written in it (up to 12 × 12)."""
+    # 6, 12.5, 0.0312: no trailing zeros.
+    numbered = {"texttemplate": "%{z:.4~g}"} if len(hessian) <= NUMBERED_CELLS else {}
+    fig = go.Figure(go.Heatmap(z=hessian, colorscale="RdBu", zmid=0, **numbered,
                                hovertemplate="∂²f/∂x%{y}∂x%{x} = %{z:.4g}<extra></extra>"))
     fig.update_layout(title="Hessian: jacfwd(jacrev(f))", xaxis_title="j", yaxis_title="i",
                       yaxis_autorange="reversed", xaxis_dtick=1, yaxis_dtick=1, **{**_LAYOUT, "height": 380})

@@ -107,6 +107,7 @@ VMAP = _ok(
     function=Name(), device=Text(400), in_axes=Axes(), out_axes=Axes(), jaxpr=TEXT, batched_jaxpr=TEXT,
     batch_sizes=ListOf(COUNT, 64), loop_s=TIMES, vmap_s=TIMES, jit_vmap_s=TIMES, equal=Flag(),
     max_abs_diff=MAYBE_AMOUNT, checked_examples=ListOf(COUNT, 64), stdout=TEXT,
+    pending_sizes=ListOf(COUNT, 64),  # an early reply's sizes still to measure; [] in the final one
 )
 
 JIT_SPEED = _ok(

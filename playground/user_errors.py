@@ -18,7 +18,6 @@ import errno
 import logging
 import os
 import re
-import resource
 import traceback
 
 from playground import messages
@@ -124,11 +123,13 @@ def _raised_within(exc: BaseException, filename: str, function: str) -> bool:
 def _disk_full(exc: BaseException) -> list:
     """The limit that was hit, with its real value from the kernel (the scratch folder is a tmpfs of that size)."""
     if getattr(exc, "errno", None) == errno.EFBIG:
+        import resource  # EFBIG comes from RLIMIT_FSIZE, so only where there are rlimits
+
         size = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
         return messages.piece("prefix.file_too_large", mb=f"{size / 2**20:,.0f}")
     try:
         fs = os.statvfs(".")
-    except OSError:
+    except (OSError, AttributeError):  # AttributeError: Windows has no statvfs
         return messages.piece("prefix.disk")
     if fs.f_ffree == 0:  # the kernel's count of files left, not the error's words
         return messages.piece("prefix.disk_files", files=f"{max(fs.f_files - 1, 0):,}")

@@ -64,16 +64,18 @@ SHOWN_BATCH = 8  # the batch the batched jaxpr is printed for
 FILL_S = 0.05  # vmap and jit_vmap repeat until their calls add up to this
 ARGS_LABEL = "One example's arguments"  # the vmap tab's name for ``args``
 
-def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list[int]) -> dict:
+def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list[int],
+            early: Callable[[dict], None] | None = None) -> dict:
     """The user writes f for ONE example; we batch it with jax.vmap and compare with a Python loop.
 
     Success: ``{"ok", "function", "in_axes", "out_axes", "jaxpr", "batched_jaxpr",
     "batch_sizes", "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff",
-    "checked_examples", "stdout"}``. ``checked_examples`` has, for each size
+    "checked_examples", "stdout", "pending_sizes"}``. ``checked_examples`` has, for each size
     compared (in order, up to the first that disagrees), how many examples the
     Python loop finished and so were compared: fewer than the size where the
     loop hit its time limit. Failure: ``{"ok": False, "error": {...}}`` (kind
-    ``invalid_input`` for bad axes or sizes, or empty ``args``).
+    ``invalid_input`` for bad axes or sizes, or empty ``args``). With ``early``, after each batch size but
+    the last, the reply so far (the sizes measured, ``pending_sizes`` the rest) goes ahead of the final one.
     """
     stdout = usercode.CappedText(MAX_TEXT_CHARS)
     try:
@@ -90,16 +92,21 @@ def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list
             if values.any_shape_dtype_struct(example):
                 raise UserCodeError("invalid_input", "vmap runs f on a batch of examples: give arrays, not "
                                     "jax.ShapeDtypeStructs (a shape and a dtype, no values).")
-            report = _run(program.function, example, in_spec, out_spec, list(batch_sizes))
+
+            def reply(report: dict) -> dict:
+                return {"ok": True, "function": program.name, "device": runtime.device_label(),
+                        "in_axes": vmap_axes.axes_json(in_spec), "out_axes": vmap_axes.axes_json(out_spec),
+                        **report, "stdout": stdout.getvalue()}
+
+            so_far = (lambda report: early(reply(report))) if early is not None else None
+            report = _run(program.function, example, in_spec, out_spec, list(batch_sizes), so_far)
     except Exception as exc:
         return staging.explained_error(exc, code)  # tracer errors and the lessons, as on every tab
-    return {"ok": True, "function": program.name, "device": runtime.device_label(),
-            "in_axes": vmap_axes.axes_json(in_spec),
-            "out_axes": vmap_axes.axes_json(out_spec),
-            **report, "stdout": stdout.getvalue()}
+    return reply(report)
 
 
-def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[int]) -> dict:
+def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[int],
+         so_far: Callable[[dict], None] | None = None) -> dict:
     in_axes = vmap_axes.conform_in_axes(in_spec, example)
     one_output = jax.eval_shape(f, *example)
     out_axes = vmap_axes.conform(out_spec, one_output)
@@ -113,7 +120,10 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
     # vmap and the loop do the same arithmetic in other orders (a batched dot sums its terms differently):
     # they agree when they differ by no more than the rounding of the reductions in one example's jaxpr.
     budget = rounding.rounding_budget(jax.make_jaxpr(f)(*example)).relative
-    for size in sizes:
+    jaxprs = {"jaxpr": _jaxpr_text(jax.make_jaxpr(f)(*example)),
+              # Shown for a batch of 8 whatever the sizes timed: a batch of 1 would hide which axis is new.
+              "batched_jaxpr": _jaxpr_text(jax.make_jaxpr(vmapped)(*make_batch(example, in_axes, SHOWN_BATCH)))}
+    for index, size in enumerate(sizes):
         batch = make_batch(example, in_axes, size)
 
         def loop(deadline: float = math.inf, b: tuple = batch, n: int = size) -> tuple[Any, int]:
@@ -139,15 +149,18 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
             # Calls of a few microseconds are noisy (thread wake-ups): keep going until FILL_S has passed.
             times[key].append(timing.measure(lambda g=batched, b=batch: g(*b), min_runs=REPEATS, min_total_s=FILL_S,
                                              max_runs=_MAX_REPEATS).median_s)
+        if so_far is not None and index + 1 < len(sizes):  # the table grows by a row while the rest is measured
+            so_far({**jaxprs, "batch_sizes": sizes[:index + 1], **{key: list(row) for key, row in times.items()},
+                    "equal": True, "max_abs_diff": worst, "checked_examples": list(checked),
+                    "pending_sizes": sizes[index + 1:]})
     return {
-        "jaxpr": _jaxpr_text(jax.make_jaxpr(f)(*example)),
-        # Shown for a batch of 8 whatever the sizes timed: a batch of 1 would hide which axis is new.
-        "batched_jaxpr": _jaxpr_text(jax.make_jaxpr(vmapped)(*make_batch(example, in_axes, SHOWN_BATCH))),
+        **jaxprs,
         "batch_sizes": sizes,
         **(times if equal else {key: [] for key in times}),  # no time is ever shown for a wrong result
         "equal": equal,
         "max_abs_diff": worst,
         "checked_examples": checked,
+        "pending_sizes": [],
     }
 
 
@@ -227,6 +240,7 @@ def _jaxpr_text(closed_jaxpr) -> str:
     return cap_text(source_map.jaxpr_with_lines(closed_jaxpr)[0], MAX_TEXT_CHARS)
 
 
-def vmap_job(limits: Limits, code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list[int]) -> dict:
-    """The registry's "vmap" job."""
-    return compare(code, args, in_axes, out_axes, batch_sizes)
+def vmap_job(limits: Limits, code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list[int],
+             early: Callable[[dict], None] | None = None) -> dict:
+    """The registry's "vmap" job: the sizes measured so far go ahead, one reply per size."""
+    return compare(code, args, in_axes, out_axes, batch_sizes, early)

@@ -19,10 +19,13 @@ Past its share a job gets XLA's RESOURCE_EXHAUSTED, reported as a ``memory`` err
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from playground.config import Settings
-from playground.sandbox import WorkerPool
 from playground.sandbox.accelerator import Accelerator, detect
+
+if TYPE_CHECKING:  # ProcessPool has WorkerPool's interface
+    from playground.sandbox import WorkerPool
 
 HANDLERS = "playground.handlers"  # the module the sandbox's workers run jobs with (the job registry's handlers)
 CONTEXT_HEADROOM = 0.1  # of device memory, outside XLA's allocator: each process's CUDA context and libraries
@@ -42,8 +45,12 @@ class Pools:
 
 
 def build(settings: Settings, env: dict[str, str]) -> Pools:
-    """The pools for this host (not started yet)."""
+    """The pools for this host (not started yet): the full sandbox's, or the local process mode's."""
     device, why = detect(env)
+    if settings.sandbox == "process":
+        return _process_pools(settings, device, why)
+    from playground.sandbox.pool import WorkerPool  # Linux only: imported where it is used
+
     common = {"namespaces": settings.namespaces}
     # Workers that hold no device are told so: JAX then never tries (and fails, behind Landlock) to open a GPU
     # that is present but not theirs, e.g. with PLAYGROUND_ACCELERATOR=off.
@@ -68,6 +75,22 @@ def build(settings: Settings, env: dict[str, str]) -> Pools:
     else:
         parallel = WorkerPool(settings.parallel_workers, settings.limits, HANDLERS, **common,
                               extra_env={**cpu_only, "JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
+    return Pools(sandbox, accelerator, parallel, device, why)
+
+
+def _process_pools(settings: Settings, device: Accelerator | None, why: str) -> Pools:
+    """Spawned workers (process_pool.py) for every pool; on an accelerator the jit and vmap ones use it."""
+    from playground.sandbox.process_pool import ProcessPool
+
+    cpu_only = {"JAX_PLATFORMS": "cpu"}
+    simulated = {**cpu_only, "JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)}
+    sandbox = ProcessPool(settings.workers, settings.limits, HANDLERS, extra_env=cpu_only)
+    parallel = ProcessPool(settings.parallel_workers, settings.limits, HANDLERS, extra_env=simulated)
+    if device is None:
+        return Pools(sandbox, sandbox, parallel, None, why)
+    share = settings.device_memory_fraction / settings.accelerator_workers
+    accelerator = ProcessPool(settings.accelerator_workers, replace(settings.limits, address_space_mb=0), HANDLERS,
+                              extra_env={"XLA_PYTHON_CLIENT_MEM_FRACTION": f"{share:.3f}"})
     return Pools(sandbox, accelerator, parallel, device, why)
 
 

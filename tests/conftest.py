@@ -18,6 +18,11 @@ ROOT = Path(__file__).resolve().parent.parent
 collect_ignore = ["faulty_handlers.py"]
 FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
 HANDLERS = "playground.handlers"  # what the workers of a test pool run jobs with
+# The sandbox the servers of this run use: `make test` runs the end-to-end suite in both (Makefile).
+SANDBOX = os.environ.get("PLAYGROUND_SANDBOX") or ("full" if sys.platform.startswith("linux") else "process")
+full_sandbox_only = pytest.mark.skipif(
+    SANDBOX != "full", reason="the local process mode has no Landlock or seccomp: a job may read the user's files, "
+                              "by design (README: Run it); its own guards are tested in tests/test_process_pool.py")
 
 
 class OnePool:

@@ -256,3 +256,42 @@ def test_training_settings_from_env():
 def test_training_settings_out_of_range_name_the_variable(name, value):
     with pytest.raises(ValueError, match=name):
         Settings.from_env({name: value})
+
+
+# -- the sandbox: full (Linux) or the local process mode ------------------------
+
+
+def test_the_full_sandbox_is_the_default_on_linux_and_the_process_mode_elsewhere():
+    from playground.config import default_sandbox
+
+    assert [default_sandbox(p) for p in ("linux", "darwin", "win32")] == ["full", "process", "process"]
+    assert Settings.from_env({}).sandbox == "full"  # this test runs on Linux
+    assert Settings.from_env({"PLAYGROUND_SANDBOX": " Process "}).sandbox == "process"
+
+
+def test_an_unknown_sandbox_is_refused_by_name():
+    with pytest.raises(ValueError, match="PLAYGROUND_SANDBOX must be full or process"):
+        Settings.from_env({"PLAYGROUND_SANDBOX": "docker"})
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "127.0.0.2", "[::1]"])
+def test_the_process_mode_serves_this_machine(host):
+    assert Settings.from_env({"PLAYGROUND_SANDBOX": "process", "PLAYGROUND_HOST": host}).host == host
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::", "example.org"])
+def test_the_process_mode_refuses_a_public_address_unless_told_in_so_many_words(host):
+    env = {"PLAYGROUND_SANDBOX": "process", "PLAYGROUND_HOST": host}
+    with pytest.raises(ValueError, match="serves this machine only.*PLAYGROUND_ALLOW_PUBLIC=1"):
+        Settings.from_env(env)
+    assert Settings.from_env({**env, "PLAYGROUND_ALLOW_PUBLIC": "1"}).host == host
+    assert Settings.from_env({"PLAYGROUND_HOST": host}).sandbox == "full"  # the full sandbox may serve anyone
+
+
+def test_the_full_sandbox_is_refused_off_linux(monkeypatch):
+    import playground.config as config
+
+    monkeypatch.setattr(config.sys, "platform", "darwin")
+    with pytest.raises(ValueError, match="full sandbox needs Linux.*Docker or WSL 2"):
+        Settings(sandbox="full")
+    assert Settings().sandbox == "process"

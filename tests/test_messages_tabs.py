@@ -80,7 +80,8 @@ def test_the_derivatives_status_in_german_and_chinese():
     assert derivatives_views.pick_jaxpr({"jaxprs": ["a", "b"]}, 1, "de") == "# f′: grad 1-mal angewendet\nb"
     status, _, table = derivatives_views.render_gradient(GRADIENT, "de")
     assert status == f"{verdict('ok', 'de')} f = inf oder nan; ∇f = [1]"
-    assert table.startswith("| Jacobi-Matrix | Shape (Ausgaben × Eingaben) | jacfwd | jacrev |")
+    assert table.startswith("**jacfwd gegen jacrev**, gemessen an `x ↦ tanh(W @ x)`, nicht an deinem f")
+    assert "\n| Jacobi-Matrix | Shape (Ausgaben × Eingaben) | jacfwd | jacrev |\n" in table
     assert "**Vorwärts oder rückwärts?**" in table
     assert "**前向还是反向？**" in derivatives_views.render_gradient(GRADIENT, "zh")[2]
     assert derivatives_views.render_gradient(GRADIENT)[2].endswith(derivatives_views.FORWARD_REVERSE)

@@ -10,11 +10,13 @@ def test_order_labels():
     assert plots.order_label(12) == "f⁽¹²⁾"
 
 
-def test_derivatives_figure_has_one_line_per_order():
+def test_derivatives_figure_has_one_panel_per_order_each_on_its_own_scale():
     orders = [{"n": n, "ys": [n, n + 1]} for n in range(4)]
     fig = plots.derivatives_figure([0.0, 1.0], orders)
     assert [trace.name for trace in fig.data] == ["f", "f′", "f″", "f‴"]
     assert list(fig.data[2].y) == [2, 3]
+    assert [trace.yaxis for trace in fig.data] == ["y", "y2", "y3", "y4"]  # a y axis (and scale) of its own
+    assert [fig.layout[f"yaxis{i or ''}"].title.text for i in (0, 2, 3, 4)] == ["f", "f′", "f″", "f‴"]
 
 
 def test_growth_figure_groups_two_counts_per_order():
@@ -26,6 +28,8 @@ def test_growth_figure_groups_two_counts_per_order():
 def test_hessian_figure_is_a_centred_heatmap():
     fig = plots.hessian_figure([[2.0, 1.0], [1.0, 6.0]])
     assert fig.data[0].type == "heatmap" and fig.data[0].zmid == 0
+    assert fig.data[0].texttemplate == "%{z:.4~g}"  # each cell says its number
+    assert plots.hessian_figure([[0.0] * 20] * 20).data[0].texttemplate is None  # too small to read at 20 × 20
 
 
 def test_timings_figure_is_log_log_and_skips_missing_values():

@@ -32,3 +32,9 @@ def test_times_table_has_speedups_over_the_baseline():
 def test_small_speedups_keep_two_significant_figures():
     table = times_table("n", [100], {"NumPy": [5.29e-6], "eager JAX": [1.16e-4]}, baseline="NumPy")
     assert table.splitlines()[2].endswith("| 0.046× |")
+
+
+def test_big_speed_ups_are_written_as_people_write_them():
+    table = times_table("n", [10, 1000], {"eager": [1.63e-2, 2.0], "jit": [1e-4, 1e-3]}, "eager")
+    assert "| 163× |" in table and "| 2,000× |" in table
+    assert "e+0" not in table

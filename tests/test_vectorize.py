@@ -27,7 +27,8 @@ ERROR, OK = (verdict("error"), verdict("ok"))  # the labels that replaced emoji
 PRESETS = {name: (p.code, p.args, p.in_axes) for name, p in VMAP_PRESETS.items()}
 
 SUCCESS_KEYS = {"ok", "function", "device", "in_axes", "out_axes", "jaxpr", "batched_jaxpr", "batch_sizes",
-                "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "checked_examples", "stdout"}
+                "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "checked_examples", "stdout",
+                "pending_sizes"}
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 
 
@@ -337,3 +338,13 @@ def test_a_batched_matrix_product_agrees_with_the_loop_within_its_rounding():
     out = compare(code, "batched_x[0]", "0", "0", [10, 100])
     assert out["ok"] and out["equal"] is True, out
     assert 0 < out["max_abs_diff"] < 1e-4  # not bit-identical: the docs compare with atol=1e-4 too
+
+
+def test_each_size_but_the_last_goes_ahead_with_the_rest_pending():
+    sent = []
+    out = compare(CUBIC, "jnp.ones(3)", "0", "0", [1, 4, 9], early=sent.append)
+    assert [reply["batch_sizes"] for reply in sent] == [[1], [1, 4]]
+    assert [reply["pending_sizes"] for reply in sent] == [[4, 9], [9]]
+    assert all(set(reply) == SUCCESS_KEYS for reply in sent)
+    assert out["pending_sizes"] == [] and sent[1]["vmap_s"] == out["vmap_s"][:2]
+    assert sent[0]["loop_s"] is not out["loop_s"]  # a copy of the times so far, not the list that grows

@@ -70,6 +70,15 @@ TEXTS: dict[str, dict[str, str]] = {
         "de": "**Backend:** {backend}  \n**Geräte:** {devices}  \n**Versionen:** {versions}",
         "zh": "**后端：** {backend}  \n**设备：** {devices}  \n**版本：** {versions}",
     },
+    "about.local_mode": {
+        "en": "**Local mode: your code runs on your machine with process isolation only — do not expose it "
+              "publicly.** Each job is a fresh Python process, watched and stopped at its limits, but it runs as "
+              "you and can read your files.",
+        "de": "**Lokaler Modus: Dein Code läuft auf deinem Rechner, nur durch Prozesse getrennt — mach ihn nicht "
+              "öffentlich erreichbar.** Jeder Job ist ein frischer Python-Prozess, überwacht und an seinen Grenzen "
+              "gestoppt, aber er läuft als du und kann deine Dateien lesen.",
+        "zh": "**本地模式：你的代码在你自己的电脑上运行，仅靠进程隔离——不要把它公开暴露。**每个作业都是一个全新的 "
+              "Python 进程，受监控并在超出限制时被停止，但它以你的身份运行，可以读取你的文件。"},
     "about.unknown": {"en": "unknown", "de": "unbekannt", "zh": "未知"},
     "about.no_devices": {"en": "unknown (no worker answered)", "de": "unbekannt (kein Worker hat geantwortet)",
                          "zh": "未知（没有工作进程回应）"},

@@ -60,6 +60,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "vmap.running": {"en": "Checking a Python loop, vmap and jit(vmap) against each other, then timing them…",
                      "de": "Prüfe eine Python-Schleife, vmap und jit(vmap) gegeneinander und messe dann ihre Zeiten…",
                      "zh": "正在相互核对 Python 循环、vmap 和 jit(vmap)，然后计时…"},
+    "vmap.measuring": {"en": "Measured batch sizes {done} of {all}; now measuring {next}…",
+                       "de": "Batch-Größen {done} von {all} gemessen; jetzt wird {next} gemessen…",
+                       "zh": "已测量批大小 {done}（共 {all}）；正在测量 {next}…"},
     "vmap.disagree": {"en": "The three ways disagree{at} ({by}), so no time is shown: a function batched with vmap "
                             "must compute each example independently.",
                       "de": "Die drei Wege stimmen nicht überein{at} ({by}), deshalb wird keine Zeit gezeigt: Eine "
@@ -172,6 +175,13 @@ TEXTS: dict[str, dict[str, str]] = {
                               "zh": "（只计算到 {n} 阶）"},
     "deriv.grad_applied": {"en": "# {label}: grad applied {n} times", "de": "# {label}: grad {n}-mal angewendet",
                            "zh": "# {label}：grad 应用了 {n} 次"},
+    "deriv.jacobian_function": {
+        "en": "**jacfwd against jacrev**, measured on `x ↦ tanh(W @ x)`, not on your f: with a wide W (4 × 1000) "
+              "and a tall one (1000 × 4), so that each mode has a case it wins.",
+        "de": "**jacfwd gegen jacrev**, gemessen an `x ↦ tanh(W @ x)`, nicht an deinem f: mit einem breiten W "
+              "(4 × 1000) und einem hohen (1000 × 4), damit jeder Modus einen Fall hat, den er gewinnt.",
+        "zh": "**jacfwd 对比 jacrev**，测量的是 `x ↦ tanh(W @ x)`，而不是你的 f：分别用一个宽的 W（4 × 1000）"
+              "和一个高的 W（1000 × 4），让每种模式都有它胜出的情况。"},
     "deriv.jacobian_head": {"en": "| Jacobian | shape (outputs × inputs) | jacfwd | jacrev |",
                             "de": "| Jacobi-Matrix | Shape (Ausgaben × Eingaben) | jacfwd | jacrev |",
                             "zh": "| Jacobian | shape（输出 × 输入） | jacfwd | jacrev |"},

@@ -8,8 +8,8 @@ import subprocess
 import time
 
 from playground.mnist.catalogue import DATA_VARIABLES
-from playground.sandbox import protocol
-from playground.sandbox.bootstrap import entry_command, worker_environment
+from playground.sandbox import child_channel, protocol
+from playground.sandbox.bootstrap import worker_environment
 
 MAX_MESSAGE_BYTES = 16 << 20
 
@@ -42,16 +42,7 @@ class TrainingWorkerHandle:
         if self.alive():
             return False
         self.kill()
-        server_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            self._process = subprocess.Popen(
-                entry_command("playground.mnist.worker_main", worker_end.fileno(), self._slot), env=self._env,
-                pass_fds=[worker_end.fileno()], stdin=subprocess.DEVNULL, start_new_session=True)
-        except BaseException:
-            server_end.close()
-            raise
-        finally:
-            worker_end.close()
+        self._process, server_end = child_channel.start("playground.mnist.worker_main", self._slot, env=self._env)
         self._channel = server_end
         self._buffer = protocol.MessageBuffer(MAX_MESSAGE_BYTES)
         return True

@@ -19,7 +19,6 @@ import contextlib
 import os
 import queue
 import socket
-import sys
 import threading
 import traceback
 from pathlib import Path
@@ -30,7 +29,7 @@ from playground.mnist import params_file, results
 from playground.mnist.catalogue import Dataset
 from playground.mnist.config import TrainConfig
 from playground.mnist.load import load
-from playground.sandbox import protocol
+from playground.sandbox import child_channel, protocol
 
 MAX_MESSAGE_BYTES = 1 << 20
 
@@ -114,10 +113,6 @@ class TrainingWorker:
             protocol.send(self._channel, message)
 
 
-def main(fd: int, slot: int = 0) -> None:
-    channel = socket.socket(fileno=fd)
-    TrainingWorker(channel, dict(os.environ), slot).serve()
-
-
-if __name__ == "__main__":
-    main(*map(int, sys.argv[1:3]))
+def main(channel: str, slot: int = 0) -> None:
+    """Train for the server at the other end of ``channel`` (child_channel.py: ``fd:N`` or ``tcp:PORT``)."""
+    TrainingWorker(child_channel.connect(channel), dict(os.environ), slot).serve()

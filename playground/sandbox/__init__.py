@@ -1,6 +1,26 @@
-"""Runs user code out of the server process, in single-use locked-down workers."""
+"""Runs user code out of the server process, in single-use workers.
+
+Two kinds of pool, one interface (start, run, close, status, mechanisms):
+``WorkerPool`` (pool.py), locked-down workers forked from a template, Linux
+only; and ``ProcessPool`` (process_pool.py), freshly spawned interpreters with
+the limits any OS offers, for one's own laptop (macOS, Windows). Imported on
+first use, so that a host without Linux's modules can import the other.
+"""
+
+from __future__ import annotations
 
 from playground.sandbox.limits import Limits
-from playground.sandbox.pool import WorkerPool
 
-__all__ = ["Limits", "WorkerPool"]
+__all__ = ["Limits", "ProcessPool", "WorkerPool"]
+
+
+def __getattr__(name: str):
+    if name == "WorkerPool":
+        from playground.sandbox.pool import WorkerPool
+
+        return WorkerPool
+    if name == "ProcessPool":
+        from playground.sandbox.process_pool import ProcessPool
+
+        return ProcessPool
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

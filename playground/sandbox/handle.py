@@ -87,6 +87,14 @@ class WorkerHandle:
         except ProcessLookupError:
             pass
 
+    def ask_where(self) -> bool:
+        """Ask the worker's faulthandler for its stack (SIGUSR1, into the log pipe); True: asked."""
+        self.signal(signal.SIGUSR1)
+        return True
+
+    def kill(self) -> None:
+        self.signal(signal.SIGKILL)
+
     def sample(self) -> Sample | None:
         """Resident memory, address space and threads; None once the process is gone."""
         reading = procfs.sample(self.pid)

@@ -60,3 +60,23 @@ def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict
                    f"from the server, whatever else it is measuring; CPU time {limits.cpu_s} s (rlimit)")
     return {name: {"active": active, "detail": detail} for name, (active, detail) in
             (("processes", processes), ("disk", disk), ("memory", memory), ("tasks", tasks), ("time", time_))}
+
+
+def describe_process_mode(layers: dict, limits: Limits) -> dict[str, dict]:
+    """The same five rows for the local process mode (process_pool.py): what bounds a job, and what does not."""
+    rlimits = layers.get("rlimits", {})
+    has_rlimits = bool(rlimits.get("active"))
+    processes = (False, "process isolation only: each job is a fresh interpreter of its own, but runs as you, "
+                        "sees your other processes and can read your files; new processes are refused by an audit "
+                        "hook, which is a guard against accidents, not a boundary")
+    disk = (False, f"the server walks the scratch folder every 0.25 s ({limits.scratch_mb:,} MB, "
+                   f"{limits.scratch_files:,} entries, {limits.scratch_depth} levels)"
+                   + (f" and each file is at most {limits.file_size_mb} MB (rlimit)" if has_rlimits else "")
+                   + "; the job can write anywhere you can")
+    memory = (False, f"resident memory {limits.memory_mb:,} MB, watched every 50 ms; no kernel memory limit")
+    tasks = (False, f"threads are counted every 50 ms and a job above {limits.max_tasks:,} is stopped")
+    cpu = f"; {rlimits.get('detail')}" if has_rlimits else f"; {rlimits.get('detail') or 'no rlimits'}"
+    time_ = (True, f"wall clock {limits.timeout_s:g} s ({limits.measure_timeout_s:g} s for timing jobs), then the "
+                   f"server kills the worker{cpu}")
+    return {name: {"active": active, "detail": detail} for name, (active, detail) in
+            (("processes", processes), ("disk", disk), ("memory", memory), ("tasks", tasks), ("time", time_))}

@@ -1,7 +1,9 @@
-"""One reading of a process's /proc/<pid>/stat: resident memory, address space, threads.
+"""One reading of a process's resident memory, address space and threads.
 
 The server reads its workers' with it (the watchdogs), and a worker its own
 (the jit benchmark's memory plan): one reader, one meaning of "resident".
+On Linux from /proc/<pid>/stat; where there is no /proc (macOS, Windows: the
+local process mode) from psutil, which asks the OS for the same figures.
 """
 
 from __future__ import annotations
@@ -9,8 +11,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-_PAGE = os.sysconf("SC_PAGE_SIZE")
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _MB = 1024 * 1024
+_HAS_PROC = os.path.isdir("/proc/self")
 
 
 @dataclass(frozen=True)
@@ -21,11 +24,25 @@ class Sample:
 
 
 def sample(pid: int | str = "self") -> Sample | None:
-    """The process's figures now; None once it is gone (or its stat cannot be read)."""
+    """The process's figures now; None once it is gone (or its figures cannot be read)."""
+    if not _HAS_PROC:
+        return _from_psutil(os.getpid() if pid == "self" else int(pid))
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()  # the name before ")" may hold spaces and ")"
         return Sample(rss_mb=int(fields[21]) * _PAGE / _MB, address_space_mb=int(fields[20]) / _MB,
                       threads=int(fields[17]))
     except (OSError, IndexError, ValueError):
+        return None
+
+
+def _from_psutil(pid: int) -> Sample | None:
+    import psutil
+
+    try:
+        process = psutil.Process(pid)
+        with process.oneshot():
+            memory = process.memory_info()
+            return Sample(rss_mb=memory.rss / _MB, address_space_mb=memory.vms / _MB, threads=process.num_threads())
+    except (psutil.Error, OSError):
         return None

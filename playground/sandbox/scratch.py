@@ -6,7 +6,9 @@ path: every step goes through a directory descriptor (``dir_fd``) with
 ``O_NOFOLLOW | O_NONBLOCK``, never follows a symlink, keeps a bounded number of
 descriptors open, and stops at a time budget. Both run only where the scratch
 folder is a plain folder on the host; a job's private tmpfs (namespaces.py)
-needs neither.
+needs neither. Windows (the local process mode, where the job runs as the user
+anyway) has no descriptor-relative calls: there both go by path, never
+following links.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from __future__ import annotations
 import errno
 import itertools
 import os
+import shutil
 import stat
 import time
 from dataclasses import dataclass
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) \
+    | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+BY_DESCRIPTOR = os.name != "nt" and {os.open, os.unlink, os.rmdir, os.rename, os.stat} <= os.supports_dir_fd \
+    and os.scandir in os.supports_fd
 _renamed = itertools.count()
 
 
@@ -36,6 +42,8 @@ def usage(root: str, max_entries: int, max_depth: int, budget_s: float) -> Usage
     Depth-first with one descriptor per level, so at most ``max_depth + 1`` are open.
     """
     deadline = time.monotonic() + budget_s
+    if not BY_DESCRIPTOR:
+        return _usage_by_path(root, max_entries, max_depth, deadline)
     total = entries = 0
     try:
         top = os.open(root, _DIR_FLAGS)
@@ -74,6 +82,32 @@ def usage(root: str, max_entries: int, max_depth: int, budget_s: float) -> Usage
             os.close(fd)
 
 
+def _usage_by_path(root: str, max_entries: int, max_depth: int, deadline: float) -> Usage:
+    """``usage`` where there are no descriptor-relative calls: the same walk by path, links not followed."""
+    total = entries = 0
+    stack = [(root, 0)]
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            listing = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in listing:
+            entries += 1
+            if entries > max_entries or time.monotonic() > deadline:
+                return Usage(total, entries, False, entries > max_entries)
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            total += getattr(info, "st_blocks", 0) * 512 or info.st_size
+            if stat.S_ISDIR(info.st_mode) and not getattr(entry, "is_junction", lambda: False)():
+                if depth + 1 > max_depth:
+                    return Usage(total, entries, True, True)
+                stack.append((entry.path, depth + 1))
+    return Usage(total, entries, False, True)
+
+
 def remove(root: str, budget_s: float) -> bool:
     """Delete ``root`` and all below it without following links; False if the budget ran out first.
 
@@ -83,6 +117,9 @@ def remove(root: str, budget_s: float) -> bool:
     only when no process can write there any more (the worker is dead).
     """
     deadline = time.monotonic() + budget_s
+    if not BY_DESCRIPTOR:
+        shutil.rmtree(root, ignore_errors=True)  # does not follow links (nor junctions, on Windows)
+        return not os.path.lexists(root)
     try:
         top = os.open(root, _DIR_FLAGS)
     except FileNotFoundError:

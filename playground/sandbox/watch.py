@@ -11,24 +11,26 @@ from __future__ import annotations
 import logging
 import re
 import select
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from playground.errors import USER_FILENAME
 from playground.sandbox import protocol, scratch, verdicts
-from playground.sandbox.cgroups import JobCgroups
-from playground.sandbox.handle import WorkerHandle
 from playground.sandbox.limits import Limits
 from playground.sandbox.reply import validated
+
+if TYPE_CHECKING:  # a WorkerHandle (pool.py) or a SpawnedWorker (process_pool.py): the same methods
+    from playground.sandbox.cgroups import JobCgroups
+    from playground.sandbox.handle import WorkerHandle
 
 log = logging.getLogger(__name__)
 
 _WATCH_TICK_S = 0.05
 _WALK_EVERY_S = 0.25
 _WALK_BUDGET_S = 0.02
-MAX_EARLY = 4  # replies ahead of the final one that a job may send (the Inspect job sends one)
+MAX_EARLY = 8  # replies ahead of the final one that a job may send (Inspect sends one; vmap one per batch size)
 
 
 @dataclass
@@ -100,7 +102,8 @@ class JobWatch:
 
     def _last_user_line(self, worker: WorkerHandle) -> int | None:
         """Ask the worker's faulthandler where it is, before it is killed (a hint only: the worker may lie)."""
-        worker.signal(signal.SIGUSR1)
+        if not worker.ask_where():
+            return None
         time.sleep(0.15)
         lines = re.findall(rf'File "{re.escape(USER_FILENAME)}", line (\d{{1,7}})', worker.log.text())
         return int(lines[0]) if lines else None
@@ -110,7 +113,7 @@ class JobWatch:
         self.count("crashes")
         if not worker.exited(wait_s=1.0):  # closed its socket but lives on: it gets no second chance
             line = self._last_user_line(worker)
-            worker.signal(signal.SIGKILL)
+            worker.kill()
             return verdicts.hung_up(line)
         report = self.exit_report(worker)
         events = self.cgroups.events(worker.cgroups) if self.cgroups is not None else {}

@@ -19,6 +19,7 @@ from playground.ui import (
 )
 from playground.ui.language import PAGE_LANGUAGE_JS
 from playground.ui.shortcuts import RUN_SHORTCUT_JS
+from playground.ui.sketch_tool import BRUSH_FIRST_JS
 from playground.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
 from playground.ui.translations import example_labels_js, t
 
@@ -40,27 +41,41 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     " .pg-verdict { display: inline-block; padding: 0 0.45em; border-radius: 4px; font-weight: 600;"
     " font-size: 0.9em; color: #fff; background: #4b5563; }"
     " .pg-verdict-ok { background: #15803d; } .pg-verdict-error, .pg-verdict-differs { background: #b91c1c; }"
+    # Tables scroll sideways in their own box instead of squeezing their columns (a phone, a long header),
+    # and words wrap only between words, never mid-word.
+    " .prose table { display: block; max-width: 100%; overflow-x: auto; }"
+    " .prose th, .prose td { word-break: normal; overflow-wrap: normal; hyphens: manual; }"
+    " .prose th { white-space: nowrap; }"
+    " .source-ir { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }"
+    " @media (max-width: 700px) { .source-ir { grid-template-columns: minmax(0, 1fr); } }"
+    " .pg-local-mode { border-left: 6px solid #a16207; background: #fef3c7; color: #451a03; padding: 4px 12px; }"
     " .pg-verdict-warning { background: #a16207; } .pg-verdict-busy { background: #1d4ed8; }"
     " .pg-verdict-stopped, .pg-platform-cpu { background: #4b5563; }"
     " .pg-platform-gpu { background: #15803d; } .pg-platform-tpu { background: #1d4ed8; }")
 
 # Run once when the page loads: the gallery's example buttons in the page's language (Gradio leaves them as
 # given), Ctrl+Enter to run the current tab, and the page's language in a cookie for the server (language.py).
-JS = f"() => {{\n  ({example_labels_js()})();\n  ({RUN_SHORTCUT_JS})();\n  ({PAGE_LANGUAGE_JS})();\n}}"
+JS = "() => {\n" + "".join(f"  ({part})();\n" for part in (example_labels_js(), RUN_SHORTCUT_JS, PAGE_LANGUAGE_JS,
+                                                             BRUSH_FIRST_JS)) + "}"
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
     # Files handed out for download (IR texts, trained parameters, metrics) are Gradio's copies: gone after an
     # hour, and all of them when the server stops.
     with gr.Blocks(title="JAX Playground", delete_cache=(3600, 3600)) as demo:
-        gr.Markdown(t("pg.app.intro"))
+        if settings.sandbox == "process":  # process isolation only: said on every page, above everything
+            gr.Markdown(t("pg.app.local_mode"), elem_id="local-mode", elem_classes="pg-local-mode")
+            gr.Markdown(t("pg.app.intro_local"))
+        else:
+            gr.Markdown(t("pg.app.intro"))
         # Jobs wait in their pool's line (playground/job_line.py), which tells each its place and its wait, and
         # answers identical ones from the cache: Gradio lets them all in, up to the line's size and as many more.
         # The jit and vmap comparisons run where the accelerator is (worker_pools.py): its own workers, if any.
         at_once = settings.requests_at_once
         device_queue = ACCELERATOR_QUEUE if api.accelerator else SANDBOX_QUEUE
         notice = gr.HTML(visible=False, elem_id="share-notice")  # why a link could not be opened
-        with gr.Tabs() as tabs:
+        # Every tab in sight at any width (a phone wraps them into rows): none hides behind a "⋯" menu.
+        with gr.Tabs(overflow_behavior="wrap", elem_id="main-tabs") as tabs:
             with gr.Tab(t("pg.tab.inspect"), id="inspect"):
                 shared = [inspect_tab.build(api, at_once, SANDBOX_QUEUE)]
             with gr.Tab(t("pg.tab.compiler"), id="compiler"):

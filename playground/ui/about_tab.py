@@ -46,8 +46,9 @@ def to_markdown(info: dict, language: str = "en") -> str:
     )
     devices = ", ".join(info["devices"]) or say("about.no_devices")
     queue = info["queue"]
+    local = f"{warning} {say('about.local_mode')}\n\n" if info["sandbox"].get("mode") == "process" else ""
     return (
-        say("about.head", backend=info["backend"] or say("about.unknown"), devices=devices, versions=versions)
+        local + say("about.head", backend=info["backend"] or say("about.unknown"), devices=devices, versions=versions)
         + f"\n\n{say('about.bounds')}\n|---|---|---|\n{bounded}\n\n"
         f"{say('about.layers')}\n|---|---|---|\n{rows}\n\n"
         + say("about.queue", concurrency=queue["concurrency"], waiting=queue["max_waiting"])

@@ -12,7 +12,7 @@ from playground.gallery import COMPILER_EXAMPLES
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import Choice, Flag, TabSchema, Text
 from playground.ui import compiler_views as views
-from playground.ui import language, progress, share_links
+from playground.ui import example_runs, language, progress, share_links
 from playground.ui.inspect_tab import parse_argnums
 from playground.ui.inspect_views import error_markdown
 from playground.ui.translations import choice, composed, t, text
@@ -54,13 +54,14 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                            label=t("pg.field.examples"))
     jobs = {"concurrency_limit": concurrency, "concurrency_id": concurrency_id}
     function = [code, args, static, on_device]
-    with gr.Tabs() as views_tabs:
+    with gr.Tabs(overflow_behavior="wrap") as views_tabs:
         with gr.Tab(t("pg.compiler.passes"), id="compiler-passes") as passes_tab:
             options = _passes(api, function, jobs)
         with gr.Tab(t("pg.compiler.graph"), id="compiler-graph") as graph_tab:
             _graph(api, function, jobs)
         with gr.Tab(t("pg.field.compare"), id="compiler-compare") as compare_tab:
             options |= _compare(api, function, jobs)
+    example_runs.run_on_click(examples, [f"compiler-{name}-run" for name in VIEWS])
     for name, tab in zip(VIEWS, (passes_tab, graph_tab, compare_tab), strict=True):
         tab.select(lambda name=name: name, None, view, api_visibility="private", queue=False)
     gr.api(api.passes, api_name="passes", **jobs)
@@ -84,7 +85,7 @@ def _argnums(static_text: str):
 
 def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     run = gr.Button(t("pg.compiler.show_passes"), variant="primary", elem_id="compiler-passes-run")
-    status = gr.Markdown(elem_id="compiler-passes-status")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="compiler-passes-status")
     with gr.Row():
         hide = gr.Checkbox(True, label=t("pg.compiler.hide_unchanged"), elem_id="compiler-hide-unchanged")
         style = gr.Radio(DIFF_STYLES, value=SIDE_BY_SIDE, label=t("pg.compiler.diff"), elem_id="compiler-diff-style")
@@ -131,7 +132,7 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
         return listed(response, hide_unchanged, keep, language.of(request))
 
     run.click(on_run, [*function, hide, style], [status, table, chooser, diff, shown],
-              api_visibility="private", **jobs)
+              api_visibility="private", trigger_mode="always_last", **jobs)
     hide.change(on_hide, [shown, hide, chooser], [table, chooser], api_visibility="private")
     chooser.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
     style.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
@@ -140,7 +141,7 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
 
 def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
     run = gr.Button(t("pg.compiler.draw"), variant="primary", elem_id="compiler-graph-run")
-    status = gr.Markdown(elem_id="compiler-graph-status")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="compiler-graph-status")
     with gr.Row():
         source = gr.HTML(elem_id="compiler-graph-source")
         jaxpr = gr.HTML(elem_id="compiler-jaxpr-graph")
@@ -165,7 +166,8 @@ def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
         yield from progress.follow(api.graph(code_text, args_text, argnums, bool(accelerator)),
                                    lambda r: render(code_text, r, lang), 4, language=lang)
 
-    run.click(on_run, function, [status, source, jaxpr, hlo], api_visibility="private", **jobs)
+    run.click(on_run, function, [status, source, jaxpr, hlo], api_visibility="private", trigger_mode="always_last",
+              **jobs)
 
 
 def _settings_info(locale: str) -> str:
@@ -186,7 +188,7 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     run = gr.Button(t("pg.field.compare"), variant="primary", elem_id="compiler-compare-run")
     table = gr.Markdown(elem_id="compiler-compare-table")
     style = gr.Radio(DIFF_STYLES, value=SIDE_BY_SIDE, label=t("pg.compiler.diff"), elem_id="compiler-compare-style")
-    with gr.Tabs():
+    with gr.Tabs(overflow_behavior="wrap"):
         with gr.Tab(t("pg.field.optimised_hlo")):
             hlo_diff = gr.HTML(elem_id="compiler-compare-hlo")
         with gr.Tab("jaxpr"):
@@ -225,6 +227,6 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     which.change(lambda kind: (gr.update(visible=kind == A_SETTING), gr.update(visible=kind == A_FUNCTION)),
                  [which], [setting, second], api_visibility="private")
     run.click(on_run, [*function, which, setting, second, style], [table, hlo_diff, jaxpr_diff, shown],
-              api_visibility="private", **jobs)
+              api_visibility="private", trigger_mode="always_last", **jobs)
     style.change(on_style, [shown, style], [hlo_diff, jaxpr_diff], api_visibility="private")
     return {"b_kind": which, "setting": setting, "second_code": second, "compare_style": style}

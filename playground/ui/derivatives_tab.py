@@ -55,7 +55,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                 run = gr.Button(t("pg.derivatives.run"), variant="primary", elem_id="deriv-run")
                 copy = share_links.copy_button("derivatives")
             links = share_links.link_panel("derivatives", copy, HIDEABLE)
-    status = gr.Markdown(elem_id="deriv-status")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="deriv-status")
     curves = gr.Plot(label=t("pg.derivatives.curves"), elem_id="deriv-plot")
     with gr.Row():
         checks = gr.Markdown(elem_id="deriv-checks")
@@ -66,6 +66,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     last = gr.State({})
 
     preset.change(lambda name: DERIVATIVE_PRESETS[name], preset, code, api_visibility="private")
+    # A preset picked by hand: the results of the code before it go (a link's preset keeps what the link ran).
+    preset.input(lambda: (t("pg.hint.preset"), None, "", None), None, [status, curves, checks, growth],
+                 api_visibility="private", queue=False)
 
     def on_run(code_text: str, n, low, high, count, show: float,
                request: gr.Request | None = None) -> Iterator[tuple]:
@@ -88,7 +91,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             with gr.Column():
                 point = gr.Textbox(GRADIENT_EXAMPLE[1], label=t("pg.derivatives.point"), elem_id="grad-point")
                 g_run = gr.Button(t("pg.derivatives.gradient_run"), variant="primary", elem_id="grad-run")
-        g_status = gr.Markdown(elem_id="grad-status")
+        g_status = gr.Markdown(t("pg.hint.run"), elem_id="grad-status")
         with gr.Row():
             hessian = gr.Plot(label=t("pg.derivatives.hessian"), elem_id="grad-hessian")
             jacobians = gr.Markdown(elem_id="grad-jacobians")

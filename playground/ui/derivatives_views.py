@@ -100,7 +100,8 @@ def render_gradient(response: dict, language: str = "en") -> tuple:
         f"| {name} | {j['shape'][0]} × {j['shape'][1]} | {j['jacfwd_s'] * 1e3:.3f} ms | {j['jacrev_s'] * 1e3:.3f} ms |"
         for name, j in response["jacobians"].items()
     )
-    table = (messages.say("deriv.jacobian_head", language) + "\n|---|---|---|---|\n" + rows + "\n\n"
+    table = (messages.say("deriv.jacobian_function", language) + "\n\n"
+             + messages.say("deriv.jacobian_head", language) + "\n|---|---|---|---|\n" + rows + "\n\n"
              + (md.text(response["explanation"]) if response.get("explanation")
                 else messages.say("deriv.forward_reverse", language)))
     return status, plots.hessian_figure(response["hessian"]), table

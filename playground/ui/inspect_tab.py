@@ -14,8 +14,8 @@ from playground.errors import error_dict
 from playground.gallery import EXAMPLES
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import Flag, TabSchema, Text
+from playground.ui import example_runs, language, progress, share_links
 from playground.ui import inspect_views as views
-from playground.ui import language, progress, share_links
 from playground.ui.translations import t
 
 DEFAULT = EXAMPLES[0]
@@ -37,9 +37,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             args = gr.Textbox(DEFAULT.args, label=t("pg.field.arguments"),
                               info=t("pg.field.in_scope"), elem_id="inspect-args")
             static = gr.Textbox(label="static_argnums", placeholder=t("pg.field.static_example"),
-                                elem_id="inspect-static")
+                                info=t("pg.field.static_info"), elem_id="inspect-static")
             second = gr.Textbox(label=t("pg.inspect.second"), placeholder=t("pg.inspect.second_example"),
-                                elem_id="inspect-second")
+                                info=t("pg.inspect.second_info"), elem_id="inspect-second")
             # Inspect compiles for the CPU (its workers start fast); the host's GPU or TPU on request.
             on_device = gr.Checkbox(False, label=t("pg.field.on_accelerator") + f" ({api.accelerator or '-'})",
                                     info=t("pg.inspect.accelerator_info"),
@@ -51,9 +51,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     examples = gr.Examples([[e.code, e.args, e.static_argnums, e.second_args] for e in EXAMPLES],
                            [code, args, static, second], example_labels=[e.name for e in EXAMPLES],
                            label=t("pg.field.examples"))
-    status = gr.Markdown(elem_id="inspect-status")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="inspect-status")
     result = gr.Textbox(label=t("pg.inspect.result"), lines=2, interactive=False, elem_id="inspect-result")
-    with gr.Tabs():
+    with gr.Tabs(overflow_behavior="wrap"):
         with gr.Tab(t("pg.inspect.source_ir")):
             mapped = gr.HTML(elem_id="inspect-source-map")
         with gr.Tab("jaxpr"):
@@ -73,6 +73,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             costs = gr.Markdown(elem_id="inspect-costs")
         with gr.Tab(t("pg.inspect.pytrees")):
             trees = gr.Markdown(elem_id="inspect-pytrees")
+    with gr.Accordion(t("pg.glossary.title"), open=False, elem_id="inspect-glossary"):
+        gr.Markdown(t("pg.glossary.body"))
     stdout = gr.Textbox(label=t("pg.inspect.stdout"), visible=False, interactive=False, lines=3)
     files = gr.File(label=t("pg.inspect.files"), file_count="multiple", interactive=False, visible=False,
                     elem_id="inspect-files")
@@ -96,7 +98,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                                    lambda response: render(code_text, response, downloads, lang), len(outputs),
                                    language=lang)
 
-    run.click(on_run, [code, args, static, second, on_device], outputs,
+    example_runs.run_on_click(examples, ["inspect-run"])
+    # always_last: a click (or an example) while a run is going runs once that one ends, with the newest values.
+    run.click(on_run, [code, args, static, second, on_device], outputs, trigger_mode="always_last",
               api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.inspect, api_name="inspect", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 

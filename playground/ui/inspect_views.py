@@ -176,7 +176,7 @@ def source_ir_html(code: str, response: dict) -> str:
         source_pane("StableHLO", response.get("stablehlo", "").splitlines(), line_map.get("stablehlo", []), colour),
     ]
     return (
-        '<div class="source-ir" style="display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:8px">'
+        '<div class="source-ir">'  # three columns side by side; stacked on a phone (ui/__init__.py's CSS)
         + "".join(panes) + "</div>"
     )
 

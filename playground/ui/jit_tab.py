@@ -38,7 +38,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                 run = gr.Button(t("pg.jit.run"), variant="primary", elem_id="jit-run")
                 copy = share_links.copy_button("jit")
             links = share_links.link_panel("jit", copy, HIDEABLE)
-    status = gr.Markdown(elem_id="jit-status")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="jit-status")
     with gr.Row():
         chart = gr.Plot(label=t("pg.jit.chart"), elem_id="jit-plot")
         table = gr.Markdown(elem_id="jit-table")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from playground import messages
 from playground.ui import markdown as md
+from playground.ui.timing_views import ratio as speedup
 from playground.ui.timing_views import seconds
 
 DISPATCH_BOUND = 3  # a call taking up to this many times jit's smallest-size time is mostly fixed cost
@@ -52,12 +53,13 @@ def why_markdown(reply: dict, language: str = "en") -> str:
     wins = [(n, r) for n, r in zip(sizes, versus_eager, strict=True) if r is not None and r > 1]
     if wins:
         n, ratio = wins[-1]
-        parts.append(say("jit.why", ratio=f"{ratio:.2g}", n=n, ops=reply["jaxpr_ops"], kernels=reply["fused_kernels"]))
+        parts.append(say("jit.why", ratio=speedup(ratio), n=n, ops=reply["jaxpr_ops"],
+                                        kernels=reply["fused_kernels"]))
     losses = [("NumPy", n, r) for n, r in zip(sizes, _ratios(reply["numpy_s"], jit), strict=True)
               if r is not None and r < 1]
     losses += [(say("jit.eager"), n, r) for n, r in zip(sizes, versus_eager, strict=True) if r is not None and r < 1]
     if losses:
-        listed = "; ".join(say("jit.slower_than", who=who, n=n, ratio=f"{r:.2g}") for who, n, r in losses)
+        listed = "; ".join(say("jit.slower_than", who=who, n=n, ratio=speedup(r)) for who, n, r in losses)
         smallest = min(range(len(sizes)), key=lambda i: sizes[i])
         fixed = jit[smallest]  # jit's time where there is almost nothing to compute: its cost per call
         overhead = [n for _, n, _ in losses if jit[sizes.index(n)] <= DISPATCH_BOUND * fixed]

@@ -52,10 +52,12 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
                 run = gr.Button(t("pg.parallel.run"), variant="primary", elem_id="shard-run")
                 copy = share_links.copy_button("parallel")
             links = share_links.link_panel("parallel", copy, HIDEABLE)
-    status = gr.Markdown(elem_id="shard-status")
-    with gr.Row():
-        placement = gr.HTML(elem_id="shard-placement")
-        details = gr.Markdown(elem_id="shard-details")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="shard-status")
+    with gr.Row():  # side by side where there is room; on a phone (each at least 320 px) one above the other
+        with gr.Column(min_width=320):
+            placement = gr.HTML(elem_id="shard-placement")
+        with gr.Column(min_width=320):
+            details = gr.Markdown(elem_id="shard-details")
 
     def on_run(code_text, args_text, mesh_text, names_text, in_text, out_text, request: gr.Request | None = None):
         lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)

@@ -24,6 +24,15 @@ def seconds(value: float | None) -> str:
     return f"{value / 1e-9:.3g} ns"
 
 
+def ratio(value: float) -> str:
+    """A speed-up as people write it, without the ×: 160, 1,600, 16, 1.6, 0.17 (never 1.6e+02).
+
+    >>> [ratio(v) for v in (1612.3, 163.4, 16.34, 4.0, 1.634, 0.1734)]
+    ['1,612', '163', '16', '4', '1.6', '0.17']
+    """
+    return f"{value:,.0f}" if value >= 10 else f"{value:.2g}"
+
+
 def times_table(size_label: str, sizes: list, series: dict[str, list], baseline: str) -> str:
     """Median times per size, then each way's speed-up over the baseline (above 1× means faster)."""
     names = list(series)
@@ -35,6 +44,6 @@ def times_table(size_label: str, sizes: list, series: dict[str, list], baseline:
         base = series[baseline][i]
         times = " | ".join(seconds(series[n][i]) for n in names)
         ups = " | ".join(
-            f"{base / series[n][i]:.2g}×" if base and series[n][i] else "—" for n in others)
+            f"{ratio(base / series[n][i])}×" if base and series[n][i] else "—" for n in others)
         rows.append(f"| {size} | {times} | {ups} |")
     return "\n".join([header, rule, *rows])

@@ -41,6 +41,14 @@ LINK = TabSchema({
     "data_parallel": Flag()}, tuple(HIDEABLE))
 
 
+def _range(low: float, high: float) -> str:
+    """A field's limits, shown under it (the server checks the same ones: mnist/config.py)."""
+    def written(value: float) -> str:
+        return f"{value:,}" if isinstance(value, int) else f"{value:g}"
+
+    return t("pg.train.range", low=written(low), high=written(high))
+
+
 def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id: str) -> share_links.Sharing:
     gr.Markdown(t("pg.train.intro"))
     device = gr.HTML(device_banner(None), elem_id="train-device")
@@ -50,22 +58,28 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
             dataset = gr.Dropdown(dataset_choices(_datasets(api)), value=_DEFAULTS.dataset, label=t("pg.train.dataset"),
                                   elem_id="train-dataset")
             layers = gr.Textbox(", ".join(map(str, _DEFAULTS.layers)), label=t("pg.train.layers"),
+                                info=t("pg.train.layers_info", count=config.MAX_LAYERS, width=f"{config.MAX_WIDTH:,}"),
                                 elem_id="train-layers")
             optimizer = gr.Radio(list(OPTIMIZERS), value=_DEFAULTS.optimizer, label=t("pg.train.optimizer"),
                                  elem_id="train-optimizer")
-            learning_rate = gr.Number(_DEFAULTS.learning_rate, label=t("pg.train.learning_rate"), elem_id="train-lr")
+            learning_rate = gr.Number(_DEFAULTS.learning_rate, label=t("pg.train.learning_rate"), elem_id="train-lr",
+                                      info=_range(0, config.MAX_LEARNING_RATE), minimum=0,
+                                      maximum=config.MAX_LEARNING_RATE)
             with gr.Row():
                 batch_size = gr.Number(_DEFAULTS.batch_size, label=t("pg.train.batch_size"), precision=0,
+                                       info=_range(1, config.MAX_BATCH), minimum=1, maximum=config.MAX_BATCH,
                                        elem_id="train-batch")
-                epochs = gr.Number(_DEFAULTS.epochs, label=t("pg.train.epochs"), precision=0, elem_id="train-epochs")
-                seed = gr.Number(_DEFAULTS.seed, label=t("pg.train.seed"), precision=0, elem_id="train-seed")
+                epochs = gr.Number(_DEFAULTS.epochs, label=t("pg.train.epochs"), precision=0, elem_id="train-epochs",
+                                   info=_range(1, config.MAX_EPOCHS), minimum=1, maximum=config.MAX_EPOCHS)
+                seed = gr.Number(_DEFAULTS.seed, label=t("pg.train.seed"), precision=0, elem_id="train-seed",
+                                 info=_range(0, config.MAX_SEED), minimum=0, maximum=config.MAX_SEED)
             data_parallel = gr.Checkbox(
                 _DEFAULTS.data_parallel, label=t("pg.train.data_parallel"), elem_id="train-data-parallel",
                 info=t("pg.train.data_parallel_info"))
             with gr.Row():
                 start = gr.Button(t("pg.train.start"), variant="primary", elem_id="train-start")
-                stop = gr.Button(t("pg.train.stop"), variant="stop", elem_id="train-stop")
-            status = gr.Markdown(elem_id="train-status")
+                stop = gr.Button(t("pg.train.stop"), variant="stop", elem_id="train-stop", interactive=False)
+            status = gr.Markdown(t("pg.hint.train"), elem_id="train-status")
             links = share_links.link_panel("train", share_links.copy_button("train"), HIDEABLE)
         with gr.Column(scale=2):
             loss_plot = gr.Plot(figures.loss_figure([], []), label=t("pg.train.loss"), elem_id="train-loss")
@@ -84,7 +98,8 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     with gr.Row():
         sketch = gr.Sketchpad(type="numpy", image_mode="RGBA", canvas_size=(280, 280), layers=False,
                               brush=gr.Brush(default_size=18, colors=["#000000"], color_mode="fixed"),
-                              label=t("pg.train.sketch"), elem_id="train-sketch")
+                              label=t("pg.train.sketch"), elem_id="train-sketch",
+                              elem_classes="pg-brush-first")  # the brush is chosen on load (sketch_tool.py)
         seen = gr.Image(label=t("pg.train.seen"), interactive=False, height=280,
                         elem_id="train-seen")
         probabilities = gr.Plot(figures.probability_figure(None, []), label=t("pg.train.probabilities"),
@@ -139,8 +154,8 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     busy.then(on_start, [dataset, layers, optimizer, learning_rate, batch_size, epochs, seed, data_parallel],
               [device, status, loss_plot, accuracy_plot, throughput_plot, grid_plot, confusion_plot, params_file,
                metrics_file], api_visibility="private", concurrency_limit=concurrency,
-              concurrency_id=concurrency_id).then(lambda: gr.update(interactive=True), None, start,
-                                                  api_visibility="private", queue=False)
+              concurrency_id=concurrency_id).then(lambda: (gr.update(interactive=True), gr.update(interactive=False)),
+                                                  None, [start, stop], api_visibility="private", queue=False)
     stop.click(on_stop, None, None, api_visibility="private", queue=False)
     sketch.change(on_draw, sketch, [seen, probabilities], api_visibility="private", trigger_mode="always_last",
                   concurrency_limit=None)

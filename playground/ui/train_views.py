@@ -63,12 +63,23 @@ def device_banner(device: str | None, waiting: str = "", language: str = "en") -
     """The device, big: "Training on GPU · NVIDIA H200", its platform as a coloured label (no emoji font needed)."""
     if not device:
         # ``waiting`` is a status line: its labels and progress bar become plain text here, all else escaped.
-        text = html.escape(_OWN_TAGS.sub("", waiting) or messages.say("train.no_device", language))
+        text = _inline_html(_OWN_TAGS.sub("", waiting) or messages.say("train.no_device", language))
         return f"<div class='train-device'>{text}</div>"
     platform = device.split(" · ")[0]
     label = f"<span class='pg-verdict pg-platform-{html.escape(platform.lower())}'>{html.escape(platform)}</span>"
     return (f"<div class='train-device'>{label} "
             f"{messages.say('train.on_device', language, device=html.escape(device))}</div>")
+
+
+def _inline_html(markdown: str) -> str:
+    """A status line's Markdown as HTML: escaped, then its **bold** and `code` as tags (the banner is HTML).
+
+    >>> _inline_html("you are **#1** in line for `mnist` <b>")
+    'you are <strong>#1</strong> in line for <code>mnist</code> &lt;b&gt;'
+    """
+    text = html.escape(markdown, quote=False)
+    text = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", text)
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", text)
 
 
 def status_markdown(update: dict, language: str = "en") -> str:

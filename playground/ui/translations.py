@@ -30,6 +30,18 @@ LOCALES = ("en", "de", "zh-CN")  # Gradio's own codes: a "zh-CN" browser gets "z
 # groups of texts ("plot", "file", "radio", ...): such a key would show as "[object Object]".
 CATALOGUE: dict[str, tuple[str, str, str]] = {
     # The page and its tabs
+    "pg.app.local_mode": (
+        "**Local mode: your code runs on your machine with process isolation only — do not expose it publicly.**",
+        "**Lokaler Modus: Dein Code läuft auf deinem Rechner, nur durch Prozesse getrennt — mach ihn nicht "
+        "öffentlich erreichbar.**",
+        "**本地模式：你的代码在你自己的电脑上运行，仅靠进程隔离——不要把它公开暴露。**"),
+    "pg.app.intro_local": (
+        "# JAX Playground\nWrite a small pure function and see what JAX makes of it. "
+        "Your code runs in a fresh Python process of its own, never in this server.",
+        "# JAX Playground\nSchreib eine kleine reine Funktion und sieh dir an, was JAX daraus macht. "
+        "Dein Code läuft in einem eigenen, frischen Python-Prozess, nie in diesem Server.",
+        "# JAX Playground\n写一个小小的纯函数，看看 JAX 会把它变成什么。"
+        "你的代码运行在一个全新的独立 Python 进程中，绝不会在本服务器进程里运行。"),
     "pg.app.intro": (
         "# JAX Playground\nWrite a small pure function and see what JAX makes of it. "
         "Your code runs in a locked-down sandbox process, never in this server.",
@@ -67,8 +79,59 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "pg.inspect.second": ("Call again with (optional): does jit retrace?",
                           "Noch einmal aufrufen mit (optional): Kommt es bei jit zu einem Retracing?",
                           "再次调用时的参数（可选）：jit 会重新 trace 吗？"),
+    "pg.field.static_info": (
+        "Arguments jit treats as constants (by position): each new value compiles anew. For Python numbers, "
+        "strings, shapes.",
+        "Argumente, die jit als Konstanten behandelt (nach Position): Jeder neue Wert wird neu kompiliert. Für "
+        "Python-Zahlen, Strings, Shapes.",
+        "jit 当作常量的参数（按位置）：每个新值都会重新编译。适用于 Python 数字、字符串、shape。"),
+    "pg.inspect.second_info": (
+        "Other arguments for a second call of the jitted function: the status then says whether jit traced and "
+        "compiled again (it does when a shape or dtype changes).",
+        "Andere Argumente für einen zweiten Aufruf der gejitteten Funktion: Der Status sagt dann, ob jit neu getract "
+        "und kompiliert hat (das tut es, wenn sich eine Shape oder ein dtype ändert).",
+        "第二次调用被 jit 的函数时使用的其他参数：状态栏会说明 jit 是否重新 trace 并编译（shape 或 dtype 变化时会）。"),
+    "pg.glossary.title": ("Glossary: jaxpr, StableHLO, optimised HLO, static_argnums",
+                          "Glossar: jaxpr, StableHLO, optimiertes HLO, static_argnums",
+                          "术语表：jaxpr、StableHLO、优化后的 HLO、static_argnums"),
+    "pg.glossary.body": (
+        "**jaxpr**: JAX's own form of your function, traced from the Python: one primitive operation per line, on "
+        "typed arrays (`f32[3]` is three float32 numbers).  \n"
+        "**StableHLO**: the jaxpr lowered to the MLIR dialect that compilers read: the same program, not yet "
+        "optimised.  \n"
+        "**Optimised HLO**: what XLA made of it for this device: operations fused into kernels, constants folded. "
+        "This is the program that runs.  \n"
+        "**static_argnums**: arguments that jit bakes into the program as constants instead of tracing them; a new "
+        "value means a new compilation.  \n"
+        "**Call again with**: a second call with other arguments shows whether jit reuses the compiled program or "
+        "traces again.",
+        "**jaxpr**: JAX' eigene Form deiner Funktion, aus dem Python getract: eine primitive Operation pro Zeile, auf "
+        "typisierten Arrays (`f32[3]` sind drei float32-Zahlen).  \n"
+        "**StableHLO**: der jaxpr, gelowert in den MLIR-Dialekt, den Compiler lesen: dasselbe Programm, noch nicht "
+        "optimiert.  \n"
+        "**Optimiertes HLO**: was XLA daraus für dieses Gerät gemacht hat: Operationen zu Kernels fusioniert, "
+        "Konstanten ausgerechnet. Das ist das Programm, das läuft.  \n"
+        "**static_argnums**: Argumente, die jit als Konstanten ins Programm einbaut, statt sie zu tracen; ein neuer "
+        "Wert bedeutet eine neue Kompilierung.  \n"
+        "**Noch einmal aufrufen mit**: Ein zweiter Aufruf mit anderen Argumenten zeigt, ob jit das kompilierte "
+        "Programm wiederverwendet oder neu tract.",
+        "**jaxpr**：JAX 自己的函数表示，由 Python 代码 trace 而来：每行一个基本运算，作用于带类型的数组（`f32[3]` "
+        "是三个 float32 数）。  \n"
+        "**StableHLO**：jaxpr 降级为编译器读取的 MLIR 方言：同一个程序，尚未优化。  \n"
+        "**优化后的 HLO**：XLA 为这个设备生成的结果：运算被融合成 kernel，常量被折叠。这才是实际运行的程序。  \n"
+        "**static_argnums**：jit 作为常量写进程序、而不是 trace 的参数；值一变就要重新编译。  \n"
+        "**再次调用**：用其他参数再调用一次，可以看出 jit 是复用已编译的程序还是重新 trace。"),
     "pg.inspect.second_example": ("e.g. jnp.arange(5.0)", "z. B. jnp.arange(5.0)", "例如 jnp.arange(5.0)"),
     "pg.inspect.run": ("Run", "Ausführen", "运行"),
+    "pg.hint.run": ("Nothing has run yet: press the button above (or Ctrl+Enter) and the result appears here.",
+                    "Noch nichts ausgeführt: Drück den Knopf oben (oder Strg+Enter), dann erscheint das Ergebnis hier.",
+                    "尚未运行：点击上方的按钮（或按 Ctrl+Enter），结果会显示在这里。"),
+    "pg.hint.example": ("Example loaded: running it…", "Beispiel geladen: wird ausgeführt…", "示例已载入：正在运行…"),
+    "pg.hint.preset": ("Preset loaded: press the button above (or Ctrl+Enter) to run it.",
+                       "Vorlage geladen: Drück den Knopf oben (oder Strg+Enter), um sie auszuführen.",
+                       "预设已载入：点击上方的按钮（或按 Ctrl+Enter）来运行它。"),
+    "pg.hint.train": ("Nothing trained yet: press Start.", "Noch nichts trainiert: Drück auf Starten.",
+                      "尚未训练：点击“开始”。"),
     "pg.inspect.result": ("Result", "Ergebnis", "结果"),
     "pg.inspect.source_ir": ("Source ↔ IR", "Quelltext ↔ IR", "源码 ↔ IR"),
     "pg.inspect.jaxpr": ("jaxpr: the program JAX traced", "jaxpr: das Programm, das JAX beim Tracing aufgezeichnet hat",
@@ -252,6 +315,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "pg.train.dataset": ("Dataset", "Datensatz", "数据集"),
     "pg.train.layers": ("Layer sizes (784 in, 10 out)", "Schichtgrößen (784 rein, 10 raus)",
                         "各层大小（输入 784，输出 10）"),
+    "pg.train.layers_info": ("2 to {count} sizes, each 1 to {width}", "2 bis {count} Größen, jede 1 bis {width}",
+                             "2 到 {count} 个大小，每个 1 到 {width}"),
+    "pg.train.range": ("{low} to {high}", "{low} bis {high}", "{low} 到 {high}"),
     "pg.train.optimizer": ("Optimizer (optax)", "Optimierer (optax)", "优化器（optax）"),
     "pg.train.learning_rate": ("Learning rate", "Lernrate", "学习率"),
     "pg.train.batch_size": ("Batch size", "Batch-Größe", "批大小"),

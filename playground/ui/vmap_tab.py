@@ -9,7 +9,7 @@ import gradio as gr
 from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import VMAP_PRESETS
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.jobs import DEFAULT_BATCH_SIZES, MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
 from playground.ui.timing_views import parse_sizes
@@ -43,12 +43,12 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             with gr.Row():
                 in_axes = gr.Textbox(first.in_axes, label="in_axes", elem_id="vmap-in-axes")
                 out_axes = gr.Textbox("0", label="out_axes", elem_id="vmap-out-axes")
-            sizes = gr.Textbox("1, 10, 100, 1000", label=t("pg.vmap.sizes"), elem_id="vmap-sizes")
+            sizes = gr.Textbox(", ".join(map(str, DEFAULT_BATCH_SIZES)), label=t("pg.vmap.sizes"), elem_id="vmap-sizes")
             with gr.Row():
                 run = gr.Button(t("pg.field.compare"), variant="primary", elem_id="vmap-run")
                 copy = share_links.copy_button("vmap")
             links = share_links.link_panel("vmap", copy, HIDEABLE)
-    status = gr.Markdown(elem_id="vmap-status")
+    status = gr.Markdown(t("pg.hint.run"), elem_id="vmap-status")
     with gr.Row():
         jaxpr = gr.Code(label=t("pg.vmap.jaxpr"), language=None, interactive=False, elem_id="vmap-jaxpr")
         batched = gr.Code(label=t("pg.vmap.batched"), language=None, interactive=False,
@@ -59,6 +59,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
 
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes),
                   preset, [code, args, in_axes], api_visibility="private")
+    # A preset picked by hand: the results of the code before it go.
+    preset.input(lambda: (t("pg.hint.preset"), "", "", None, ""), None, [status, jaxpr, batched, chart, table],
+                 api_visibility="private", queue=False)
 
     def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
                request: gr.Request | None = None) -> Iterator[tuple]:

@@ -41,7 +41,12 @@ def render(response: dict, language: str = "en") -> tuple:
         else ""
     if note := progress.cache_note(response, language):
         measured_on += f" {note}"
-    return (agreement(response["function"], sizes, checked, language) + measured_on, *jaxprs, chart,
+    status = agreement(response["function"], sizes, checked, language) + measured_on
+    if pending := response.get("pending_sizes"):  # an early reply: the table so far, the next size on its way
+        every = [f"{size:,}" for size in [*sizes, *pending]]
+        status = (f"{md.verdict('busy', language)} " + say("vmap.measuring", done=listed(every[:len(sizes)], language),
+                  all=listed(every, language), next=f"{pending[0]:,}") + "\n\n" + status)
+    return (status, *jaxprs, chart,
             times_table("batch size", sizes, series, baseline="Python loop"))
 
 

@@ -44,7 +44,7 @@ ALLOWED = {
     "cond", "scan", "fori_loop", "predict", "log-softmax", "mlp", "mnist", "numpy", "float32", "float64", "optax",
     "sgd", "momentum", "adam", "api", "mcp", "json", "csv", "npz", "w0", "b0", "w1", "b1", "gpu", "tpu", "cpu",
     "all-reduce", "collective", "pmap", "shard_map", "eager", "block_until_ready", "jax_num_cpu_devices", "python",
-    "gradio", "playground", "hessian", "markdown", "epoch", "diff", "params",
+    "gradio", "playground", "hessian", "markdown", "epoch", "diff", "params", "shape", "dtype", "f32", "mlir",
 }
 WORD = re.compile(r"/?[A-Za-z][A-Za-z0-9_'’.-]*[A-Za-z0-9_]|[A-Za-z]")
 CODE = re.compile(r"^/|[._]")  # an endpoint (/inspect), a dotted or snake_case name (jnp.arange, in_axes)

@@ -14,7 +14,7 @@ import pytest
 from gradio_client import Client
 
 from playground.gallery import SHARD_EXAMPLE
-from tests.conftest import start_server, stop_server
+from tests.conftest import full_sandbox_only, start_server, stop_server
 from tests.e2e.responses import assert_error, ok
 
 MESH, AXES = [2, 4], ["data", "model"]
@@ -145,7 +145,8 @@ HOSTILE = {
 }
 
 
-@pytest.mark.parametrize("name", list(HOSTILE))
+@pytest.mark.parametrize("name", [pytest.param(name, marks=full_sandbox_only) if "passwd" in name else name
+                                  for name in HOSTILE])
 def test_hostile_function_meets_the_sandbox_limits(strict_server, name):
     client = strict_server.client()
     code, kind = HOSTILE[name]

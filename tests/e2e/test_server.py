@@ -11,7 +11,7 @@ from gradio_client import Client
 from gradio_client.utils import QueueError
 
 from playground.sandbox.lockdown import probe
-from tests.conftest import start_server, stop_server
+from tests.conftest import SANDBOX, start_server, stop_server
 from tests.e2e.responses import assert_error
 
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
@@ -82,6 +82,13 @@ def test_about(client):
     assert isinstance(info["devices"], list) and info["devices"], info["devices"]
 
     layers = info["sandbox"]["layers"]
+    assert info["sandbox"]["mode"] == SANDBOX
+    if SANDBOX == "process":  # the local mode says what it is, and claims no layer it does not have
+        assert sorted(layers) == ["process", "rlimits", "watchdogs"], layers
+        assert all(layers[name]["active"] is True for name in layers), layers
+        assert info["sandbox"]["mechanisms"]["processes"]["active"] is False
+        assert "process isolation only" in info["sandbox"]["mechanisms"]["processes"]["detail"]
+        return
     for name in ("process", "rlimits", "landlock", "seccomp", "watchdogs"):
         assert name in layers, f"layer {name} missing: {sorted(layers)}"
         assert isinstance(layers[name]["active"], bool)

@@ -39,6 +39,17 @@ def test_inspect_sends_the_stages_first_then_the_checks(client):
     assert any(f["check"] == "behavioural" for f in last["purity"])  # the counter changed between two traces
 
 
+def test_vmap_sends_each_batch_size_as_it_is_measured(client):
+    """One early reply per size but the last: the table grows a row at a time, the rest said pending."""
+    code = "def f(x):\n    return jnp.sin(x) * 2  # per size\n"
+    job = client.submit(code, "jnp.ones(3)", "0", [1, 10, 100], "0", api_name="/vmap")
+    seen = [update for update in job if "batch_sizes" in update]
+    assert [update["batch_sizes"] for update in seen] == [[1], [1, 10], [1, 10, 100]], seen
+    assert [update["pending_sizes"] for update in seen] == [[10, 100], [100], []]
+    assert [update["done"] for update in seen] == [False, False, True]
+    assert seen[1]["vmap_s"] == seen[2]["vmap_s"][:2]  # an early row is the final one, not a guess
+
+
 def test_an_identical_job_comes_from_the_cache_and_says_when_it_was_measured(client):
     code = "def f(x):\n    return jnp.cos(x) * 3  # cached\n"
     first = ok(client.predict(code, "jnp.arange(3.0)", None, "", False, api_name="/inspect"))

@@ -16,7 +16,7 @@ from numpy.polynomial import Polynomial
 from numpy.polynomial.hermite import Hermite
 
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE, JIT_BENCHMARK_CODE, VMAP_PRESETS
-from tests.conftest import start_server, stop_server
+from tests.conftest import full_sandbox_only, start_server, stop_server
 from tests.e2e.responses import assert_error, ok
 
 X_MIN, X_MAX, POINTS = -2.0, 2.0, 9
@@ -260,7 +260,8 @@ HOSTILE = {
 }
 
 
-@pytest.mark.parametrize("name", list(HOSTILE))
+@pytest.mark.parametrize("name", [pytest.param(name, marks=full_sandbox_only) if "passwd" in name else name
+                                  for name in HOSTILE])
 def test_hostile_code_meets_the_sandbox_limits(strict_server, name):
     client = strict_server.client()
     endpoint, arguments, kind = HOSTILE[name]

@@ -1,0 +1,94 @@
+"""JAX Playground's start: builds the app, starts the sandbox pool, launches. Nothing else.
+
+Run by ``python app.py`` (Hugging Face Spaces, ``make run``) and by
+``python -m playground`` (any OS, no make needed).
+
+SIGTERM (how Hugging Face Spaces and ``docker stop`` end an app) and Ctrl+C both
+end it cleanly: every worker, the templates and the training workers are
+stopped, and the run's temporary folder (scratch roots, training runs,
+downloads) is removed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import signal
+import sys
+import tempfile
+from contextlib import ExitStack
+
+from playground import worker_pools
+from playground.api import PlaygroundAPI
+from playground.config import Settings
+from playground.mnist.server_service import TrainingService
+from playground.sandbox import scratch
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        settings = Settings.from_env(dict(os.environ))
+    except ValueError as exc:
+        raise SystemExit(f"JAX Playground cannot start: {exc}") from None
+    if settings.sandbox == "process":
+        logging.warning("local mode: your code runs on your machine with process isolation only; do not expose it "
+                        "publicly (serving %s)", settings.host)
+    # Everything this run writes, Gradio's cache too, goes below one folder, removed at the end whatever happened.
+    tempfile.tempdir = run_folder = tempfile.mkdtemp(prefix="jax-playground-run-")
+    os.environ.setdefault("GRADIO_TEMP_DIR", os.path.join(run_folder, "gradio"))
+    # Gradio's queue summarises its last events (a pandas DataFrame of up to 10,000) after every event, for a
+    # monitoring page this app does not use: measured, that was a third of the server's time on cached answers.
+    # Summarised every 1,000 events over the last 1,000 instead.
+    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
+    os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
+    if importlib.util.find_spec("matplotlib") is None:
+        # Gradio tries `import matplotlib` around every event; not installed, each try searched sys.path again
+        # (a tenth of the server's time on cached answers). Marked missing, the import fails at once, as before.
+        sys.modules["matplotlib"] = None
+    from playground.ui import CSS, I18N, JS, build_app  # Gradio reads GRADIO_TEMP_DIR once, when it is imported
+
+    with ExitStack() as cleanup:
+        cleanup.callback(scratch.remove, run_folder, 30.0)
+        services = cleanup.enter_context(ExitStack())  # the sandbox and training: stopped first on a signal
+
+        def stop(_signum, _frame) -> None:
+            # Stop the jobs and training streams first, so that the web server has no open request to wait for;
+            # then Gradio's launch() ends on the KeyboardInterrupt, and the ExitStack removes the run's folder.
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            services.close()
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, stop)  # how Hugging Face Spaces and `docker stop` end an app
+        signal.signal(signal.SIGINT, stop)  # Ctrl+C
+        pools = worker_pools.build(settings, dict(os.environ))
+        logging.info("accelerator: %s", pools.device_why)
+        for each in pools.all():
+            services.callback(each.close)
+            try:
+                each.start()
+            except RuntimeError as exc:
+                raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
+        for name, mechanism in pools.sandbox.mechanisms().items():
+            if not mechanism["active"]:
+                logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
+        training = TrainingService(worker_pools.training_env(settings, pools, os.environ),
+                                   worker_pools.training_slots(settings, pools, dict(os.environ)),
+                                   settings.training_max_s)
+        services.callback(training.close)
+        demo = build_app(PlaygroundAPI.from_pools(pools, settings, training), settings)
+        demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
+        # Waiting jobs and training runs each hold a thread while they wait in their line (three pools' lines and
+        # the training one); Gradio's own 40 stay for everything else.
+        demo.launch(server_name=settings.host, server_port=settings.port, css=CSS, mcp_server=settings.mcp_server,
+                    i18n=I18N, js=JS,  # the UI in the browser's language (en, de, zh-CN), switchable in Settings
+                    max_threads=40 + 3 * settings.requests_at_once + settings.queue_size)  # returns on SIGTERM/Ctrl+C
+
+
+def run() -> None:
+    try:
+        main()
+    except KeyboardInterrupt:  # before the server was up: everything started is already cleaned up
+        pass

@@ -1,0 +1,106 @@
+"""What a new user meets in the first hour, each point seen in a walk-through, checked in the real page."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
+from tests.browser.test_transformation_tabs import choose, open_tab
+
+HINT = "Nothing has run yet: press the button above (or Ctrl+Enter) and the result appears here."
+
+
+@pytest.mark.parametrize(("tab", "status"), [
+    ("Inspect", "inspect-status"), ("Compiler", "compiler-passes-status"), ("Derivatives", "deriv-status"),
+    ("Derivatives", "grad-status"), ("vmap", "vmap-status"), ("jit", "jit-status"), ("Parallel", "shard-status")])
+def test_before_the_first_run_the_result_area_says_what_to_do(page: Page, tab: str, status: str):
+    open_tab(page, tab)
+    expect(page.locator(f"#{status}")).to_have_text(HINT)
+
+
+def test_train_says_what_to_do_and_stop_waits_for_a_run(page: Page):
+    open_tab(page, "Train")
+    expect(page.locator("#train-status")).to_have_text("Nothing trained yet: press Start.")
+    expect(page.locator("#train-stop")).to_be_disabled()
+    for field, limits in (("train-lr", "0 to 10"), ("train-batch", "1 to 4,096"), ("train-epochs", "1 to 100"),
+                          ("train-seed", "0 to 2,147,483,647"), ("train-layers", "2 to 8 sizes, each 1 to 4,096")):
+        expect(page.locator(f"#{field}")).to_contain_text(limits)
+
+
+def test_the_drawing_pad_draws_on_the_first_stroke(page: Page):
+    open_tab(page, "Train")
+    pad = page.locator("#train-sketch")
+    pad.scroll_into_view_if_needed()
+    expect(pad.locator("button[aria-label='Brush']")).to_be_visible()
+    expect(pad).not_to_contain_text("select the draw tool to start")  # the brush is already chosen
+    box = pad.locator("canvas").first.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(x, y - 60)
+    page.mouse.down()
+    page.mouse.move(x, y + 60, steps=12)
+    page.mouse.up()
+    # The stroke reached the server: with no model yet, it says to train one first.
+    expect(page.get_by_text("No trained model in this session yet")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+
+
+def test_an_example_clicked_loads_and_runs(page: Page):
+    page.locator("#inspect-run").click()
+    expect(page.locator("#inspect-result textarea")).to_have_value(re.compile(r"f32\[4\]"), timeout=RESULT_TIMEOUT_MS)
+    page.get_by_role("button", name="tanh", exact=True).click()
+    expect(page.locator("#inspect-code .cm-content")).to_contain_text("jnp.tanh(x)")
+    # Run by the click itself: the result is the example's (5 values), not the previous code's (4).
+    expect(page.locator("#inspect-result textarea")).to_have_value(re.compile(r"f32\[5\]"), timeout=RESULT_TIMEOUT_MS)
+    expect(page.locator("#inspect-status")).to_contain_text("Traced", timeout=RESULT_TIMEOUT_MS)
+
+
+def test_a_compiler_example_clicked_runs_the_view_in_sight(page: Page):
+    open_tab(page, "Compiler")
+    page.get_by_role("button", name="softmax", exact=True).click()
+    expect(page.locator("#compiler-code .cm-content")).to_contain_text("e / e.sum()")
+    expect(page.locator("#compiler-passes-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+
+
+def test_a_preset_picked_by_hand_clears_the_result_of_the_code_before(page: Page):
+    open_tab(page, "vmap")
+    page.locator("#vmap-sizes textarea").fill("1, 10")
+    page.locator("#vmap-run").click()
+    expect(page.locator("#vmap-table table")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+    choose(page, "vmap-preset", "batched MLP predict")
+    expect(page.locator("#vmap-status")).to_contain_text("Preset loaded")
+    expect(page.locator("#vmap-table table")).to_have_count(0)
+
+
+def test_the_glossary_and_the_field_hints(page: Page):
+    expect(page.locator("#inspect-static")).to_contain_text("Arguments jit treats as constants")
+    expect(page.locator("#inspect-second")).to_contain_text("whether jit traced and compiled again")
+    page.locator("#inspect-glossary").get_by_text("Glossary").click()
+    glossary = page.locator("#inspect-glossary")
+    for term in ("jaxpr:", "StableHLO:", "Optimised HLO:", "static_argnums:", "Call again with:"):
+        expect(glossary).to_contain_text(term)
+
+
+def test_vmap_shows_each_batch_size_as_it_is_measured(page: Page):
+    open_tab(page, "vmap")
+    choose(page, "vmap-preset", "batched MLP predict")
+    page.locator("#vmap-sizes textarea").fill("1, 10, 100, 300")
+    page.locator("#vmap-run").click()
+    status = page.locator("#vmap-status")
+    expect(status).to_contain_text("now measuring", timeout=RESULT_TIMEOUT_MS)
+    expect(page.locator("#vmap-table tbody tr").first).to_be_visible()  # rows while the rest is measured
+    expect(status).to_contain_text("agree", timeout=RESULT_TIMEOUT_MS)
+    expect(status).not_to_contain_text("now measuring", timeout=RESULT_TIMEOUT_MS)
+    expect(page.locator("#vmap-table tbody tr")).to_have_count(4)
+
+
+def test_the_gradient_part_numbers_the_hessian_and_names_what_it_timed(page: Page):
+    open_tab(page, "Derivatives")
+    page.locator("#grad-run").click()
+    expect(page.locator("#grad-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+    expect(page.locator("#grad-jacobians")).to_contain_text("measured on x ↦ tanh(W @ x), not on your f")
+    labels = page.locator("#grad-hessian .heatmap-label")  # the numbers written in the cells, not the axes' ticks
+    expect(labels).to_have_count(9, timeout=RESULT_TIMEOUT_MS)
+    # f = sum(x³) + x0·x1 at (1, 2, 3): the Hessian is diag(6x) plus 1 at (0, 1) and (1, 0).
+    assert labels.all_text_contents() == ["6", "1", "0", "1", "12", "0", "0", "0", "18"]

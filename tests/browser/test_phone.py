@@ -1,0 +1,124 @@
+"""Every tab on a phone (390 × 844, touch): all tabs in sight, nothing overlapping, nothing wider than the screen.
+
+Each tab is opened, run where it runs in seconds, and checked for what made it
+unusable on a phone before: tabs hidden behind "⋯", Source ↔ IR squeezed into
+three 90 px columns, tables wrapping one character per line, the Parallel
+grid over its table, editors narrower than the screen. Screenshots:
+phone_<tab>.png (look at them).
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import open_app, save_screenshot
+from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+TABS = ["Inspect", "Compiler", "Derivatives", "vmap", "jit", "Parallel", "Train", "About"]
+
+# Blocks that overlap a sibling they do not contain, anywhere in the selected tab (2 px of slack for borders).
+OVERLAPS_JS = """(panel) => {
+  const shown = [...panel.querySelectorAll('.block, table, .js-plotly-plot, button')].filter(e => {
+    const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && e.offsetParent !== null; });
+  const found = [];
+  for (let i = 0; i < shown.length; i++) for (let j = i + 1; j < shown.length; j++) {
+    const a = shown[i], b = shown[j];
+    if (a.contains(b) || b.contains(a)) continue;
+    const p = a.getBoundingClientRect(), q = b.getBoundingClientRect();
+    const x = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+    const y = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+    if (x > 2 && y > 2) found.push(`${a.id || a.className} x ${b.id || b.className}`);
+  }
+  return found.slice(0, 5);
+}"""
+# Header and body cells narrower than their longest word: the one-character-per-line wrap.
+# Cells whose text breaks inside a word: the one-character-per-line wrap. A word's rectangles (a Range per word)
+# lie on one line unless the word itself was broken.
+SQUEEZED_CELLS_JS = """(panel) => [...panel.querySelectorAll('table th, table td')].filter(cell => {
+  if (cell.offsetParent === null) return false;
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const match of node.textContent.matchAll(/[^\\s-]+/g)) {  // after a hyphen: a break between words
+      const range = document.createRange();
+      range.setStart(node, match.index); range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (tops.size > 1) return true;
+    }
+  }
+  return false; }).map(c => c.innerText).slice(0, 5)"""
+
+
+@pytest.fixture
+def phone(chromium_browser, server):
+    page = open_app(chromium_browser, server.url, **PHONE)
+    yield page
+    page.context.close()
+
+
+def _panel(page: Page):
+    return page.locator("#main-tabs > div[role=tabpanel]:visible").first
+
+
+def _run(page: Page, tab: str) -> None:
+    """Run the tab's default where that takes seconds, so that its results are checked too."""
+    if tab == "Inspect":
+        page.locator("#inspect-run").click()
+        expect(page.locator("#inspect-status")).to_contain_text("Traced", timeout=RESULT_TIMEOUT_MS)
+    elif tab == "Compiler":
+        page.locator("#compiler-passes-run").click()
+        expect(page.locator("#compiler-passes-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+    elif tab == "Derivatives":
+        page.locator("#deriv-run").click()
+        expect(page.locator("#deriv-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+    elif tab == "vmap":
+        page.locator("#vmap-sizes textarea").fill("1, 10")
+        page.locator("#vmap-run").click()
+        expect(page.locator("#vmap-table table")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+    elif tab == "jit":
+        page.locator("#jit-sizes textarea").fill("16, 32")
+        page.locator("#jit-run").click()
+        expect(page.locator("#jit-table table")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+    elif tab == "Parallel":
+        page.locator("#shard-run").click()
+        expect(page.locator("#shard-details")).to_contain_text("Result", timeout=RESULT_TIMEOUT_MS)
+    elif tab == "About":
+        expect(page.locator("#about-summary table").first).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+
+
+@pytest.mark.parametrize("tab", TABS)
+def test_each_tab_fits_a_phone(phone: Page, tab: str):
+    tabs = phone.locator("#main-tabs [role=tablist]").first
+    for name in TABS:  # every tab in sight, none in a "⋯" menu
+        expect(tabs.get_by_role("tab", name=name, exact=True)).to_be_visible()
+    expect(phone.locator("#main-tabs .overflow-menu")).to_have_count(0)
+    tabs.get_by_role("tab", name=tab, exact=True).click()
+    _run(phone, tab)
+    panel = _panel(phone)
+
+    save_screenshot(phone, f"phone_{tab.lower()}.png")
+    width = phone.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide on a 390 px screen"
+    for editor in panel.locator(".cm-editor:visible").all():
+        assert editor.bounding_box()["width"] >= 300, "an editor narrower than the screen"
+    assert panel.evaluate(OVERLAPS_JS) == []
+    assert panel.evaluate(SQUEEZED_CELLS_JS) == []
+
+
+def test_the_parallel_grid_and_its_details_are_stacked_on_a_phone(phone: Page):
+    phone.get_by_role("tab", name="Parallel", exact=True).click()
+    _run(phone, "Parallel")
+    grid, details = (phone.locator(f"#{name}").bounding_box() for name in ("shard-placement", "shard-details"))
+    assert grid["width"] >= 300 and details["width"] >= 300, (grid, details)
+    assert grid["y"] + grid["height"] <= details["y"] + 2, (grid, details)  # the details below the grid
+
+
+def test_source_and_ir_are_stacked_on_a_phone(phone: Page):
+    phone.locator("#inspect-run").click()
+    expect(phone.locator("#inspect-status")).to_contain_text("Traced", timeout=RESULT_TIMEOUT_MS)
+    panes = phone.locator("#inspect-source-map .source-ir > div")
+    expect(panes).to_have_count(3)
+    boxes = [pane.bounding_box() for pane in panes.all()]
+    assert all(box["width"] >= 300 for box in boxes), boxes  # each the screen's width, not 90 px
+    assert boxes[0]["y"] < boxes[1]["y"] < boxes[2]["y"], boxes  # one above the other
