@@ -82,7 +82,10 @@ class SpawnedWorker:
     def ask_where(self) -> bool:
         if not hasattr(signal, "SIGUSR1") or self.process.poll() is not None:
             return False  # Windows has no such signal: the verdict then names no line
-        os.kill(self.pid, signal.SIGUSR1)
+        try:
+            os.kill(self.pid, signal.SIGUSR1)
+        except ProcessLookupError:  # it ended just now
+            return False
         return True
 
     def kill(self) -> None:
