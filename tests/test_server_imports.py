@@ -1,7 +1,7 @@
 """The server never imports JAX: user code and JAX live in the sandbox workers only.
 
 A fresh interpreter imports what the server process imports (every module that
-app.py imports, its module-level imports and the ones main() makes later) and
+app.py and playground/launch.py import, at module level and the ones main() makes later) and
 reports, for each JAX package, whether it got loaded and through which chain of
 imports.
 """
@@ -23,15 +23,23 @@ JAX_PACKAGES = ("jax", "jaxlib", "optax")
 
 
 def app_imports() -> list[str]:
-    """Every module app.py imports, at module level or inside a function (main() imports the UI late)."""
-    tree = ast.parse((ROOT / "app.py").read_text(), "app.py")
+    """Every module app.py and the start it runs (playground/launch.py) import, at module level or inside a
+    function (main() imports the UI late)."""
+    names = set()
+    for path in ("app.py", "playground/launch.py"):
+        names |= _imports_of(path)
+    return sorted(names)
+
+
+def _imports_of(path: str) -> set[str]:
+    tree = ast.parse((ROOT / path).read_text(), path)
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level and node.module != "__future__":
             names.add(node.module)
-    return sorted(names)
+    return names
 
 
 PROBE = """

@@ -66,9 +66,6 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     last = gr.State({})
 
     preset.change(lambda name: DERIVATIVE_PRESETS[name], preset, code, api_visibility="private")
-    # A preset picked by hand: the results of the code before it go (a link's preset keeps what the link ran).
-    preset.input(lambda: (t("pg.hint.preset"), None, "", None), None, [status, curves, checks, growth],
-                 api_visibility="private", queue=False)
 
     def on_run(code_text: str, n, low, high, count, show: float,
                request: gr.Request | None = None) -> Iterator[tuple]:
@@ -78,8 +75,13 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     def on_show(response: dict, show: float, request: gr.Request | None = None) -> str:
         return pick_jaxpr(response, show, language.of(request))
 
-    run.click(on_run, [code, order, x_min, x_max, points, shown], [status, curves, checks, growth, last, jaxpr],
-              api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    running = run.click(on_run, [code, order, x_min, x_max, points, shown],
+                        [status, curves, checks, growth, last, jaxpr], api_visibility="private",
+                        concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    # A preset picked by hand: the run of the code before it stops, and its results go (a link's preset, set
+    # by the page, keeps what the link ran).
+    preset.input(lambda: (t("pg.hint.preset"), None, "", None), None, [status, curves, checks, growth],
+                 api_visibility="private", queue=False, cancels=[running])
     shown.change(on_show, [last, shown], jaxpr, api_visibility="private")
     gr.api(api.derivatives, api_name="derivatives", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 

@@ -59,17 +59,16 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
 
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes),
                   preset, [code, args, in_axes], api_visibility="private")
-    # A preset picked by hand: the results of the code before it go.
-    preset.input(lambda: (t("pg.hint.preset"), "", "", None, ""), None, [status, jaxpr, batched, chart, table],
-                 api_visibility="private", queue=False)
-
     def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
                request: gr.Request | None = None) -> Iterator[tuple]:
         # the server's messages in the reader's language (Accept-Language)
         yield from compare(api, code_text, args_text, in_text, out_text, sizes_text, language.of(request))
 
-    run.click(on_run, [code, args, in_axes, out_axes, sizes], [status, jaxpr, batched, chart, table],
-              api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    running = run.click(on_run, [code, args, in_axes, out_axes, sizes], [status, jaxpr, batched, chart, table],
+                        api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    # A preset picked by hand: the run of the code before it stops, and its results go.
+    preset.input(lambda: (t("pg.hint.preset"), "", "", None, ""), None, [status, jaxpr, batched, chart, table],
+                 api_visibility="private", queue=False, cancels=[running])
     gr.api(api.vmap, api_name="vmap", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing(
         "vmap", LINK, {"code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes, "batch_sizes": sizes},

@@ -68,7 +68,10 @@ def test_a_preset_picked_by_hand_clears_the_result_of_the_code_before(page: Page
     page.locator("#vmap-sizes textarea").fill("1, 10")
     page.locator("#vmap-run").click()
     expect(page.locator("#vmap-table table")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
-    choose(page, "vmap-preset", "batched MLP predict")
+    choose(page, "vmap-preset", "batched MLP predict")  # while the old code may still be measuring its sizes
+    expect(page.locator("#vmap-status")).to_contain_text("Preset loaded")
+    expect(page.locator("#vmap-table table")).to_have_count(0)
+    page.wait_for_timeout(3000)  # the old run was stopped: none of its results comes back later
     expect(page.locator("#vmap-status")).to_contain_text("Preset loaded")
     expect(page.locator("#vmap-table table")).to_have_count(0)
 

@@ -24,6 +24,7 @@ import zlib
 
 import pytest
 
+from playground.sandbox.watch import MAX_EARLY
 from tests.hostile import support
 from tests.hostile.support import ERROR_KINDS, short
 
@@ -438,7 +439,7 @@ def updates_of(hostile, code: str) -> list:
 
 
 def test_more_early_replies_than_allowed_refuse_the_job(hostile, honest):
-    seen = updates_of(hostile, early_then_final([honest["/inspect"]] * 5, honest["/inspect"]))
+    seen = updates_of(hostile, early_then_final([honest["/inspect"]] * (MAX_EARLY + 1), honest["/inspect"]))
     assert_refused(seen[-1])
     assert "early replies" in seen[-1]["error"]["message"]
     hostile.check()
