@@ -20,7 +20,7 @@ import numpy as np
 from playground import graph_render, jobs, matrix_memory, replies, worker_pools
 from playground.compiler_api import CompilerEndpoints
 from playground.config import Settings
-from playground.errors import error_dict
+from playground.errors import error_dict, said_error
 from playground.job_runner import JobRunner
 from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
@@ -239,13 +239,17 @@ class PlaygroundAPI(CompilerEndpoints):
         replicated, gradients all-reduced by XLA; the batch size must divide by the device count).
         Every update has ``ok``, ``phase`` ("data", "queued", "starting", "compiling",
         "training", then "finished" or "stopped"), ``step``, ``epoch``, ``loss`` (smoothed),
-        ``test_accuracy`` (None until first measured), ``epoch_accuracy``, ``samples_per_s``,
+        ``test_accuracy`` (None until first measured), ``epoch_accuracy`` (the full test set, at an
+        epoch's end, else None), ``train_accuracy`` and ``epoch_train_accuracy`` (the same on training
+        images: as many as the estimate has, and up to 10,000 at an epoch's end), ``samples_per_s``,
         ``elapsed_s``, ``device``, ``devices`` (how many it trains on), ``dataset``, ``n_train``,
         ``n_test`` and ``done``. The
         last one (``done: True``) adds ``stopped``, ``message`` (and ``message_words``, its catalogue
         piece), ``params_file`` (.npz), ``metrics_file``
-        (CSV), ``confusion`` and ``samples`` (test digits with predictions). Errors come as
-        one error dict. ``session`` scopes Stop and ``predict`` to the caller.
+        (CSV), ``confusion`` and ``samples`` (test digits with predictions, mistakes first). Errors come as
+        one error dict; a dataset that is neither here nor downloadable (offline) has a short
+        ``message``, a ``fix`` and ``details`` (where it looked, each mirror's failure).
+        ``session`` scopes Stop and ``predict`` to the caller.
         """
         if self._training is None:
             yield error_dict("unavailable", "Training is not enabled on this server.")
@@ -255,7 +259,7 @@ class PlaygroundAPI(CompilerEndpoints):
             for update in run:
                 yield {"ok": True, **update}
         except DataUnavailable as exc:
-            yield error_dict("unavailable", str(exc))
+            yield _unavailable(exc)
         except (ValueError, TypeError) as exc:
             yield error_dict("invalid_input", str(exc))
         except TrainingFailed as exc:
@@ -384,6 +388,13 @@ def _version(package: str) -> str | None:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+def _unavailable(exc: DataUnavailable) -> dict:
+    """A dataset that cannot be had: in short, with its details apart, where the exception has a short version."""
+    if exc.said is None:
+        return error_dict("unavailable", str(exc))
+    return said_error("unavailable", exc.said, fix=exc.fix, details=exc.details)
 
 
 def final(updates: Iterator[dict]) -> dict:

@@ -55,11 +55,21 @@ def error_dict(kind: str, message: str, line: int | None = None) -> dict:
     return {"ok": False, "error": {"kind": kind, "message": cap_text(message, MAX_MESSAGE_CHARS), "line": line}}
 
 
-def said_error(kind: str, said: list, line: int | None = None) -> dict:
+def said_error(kind: str, said: list, line: int | None = None, *, fix: list | None = None,
+               details: str = "") -> dict:
     """An error whose whole message the server wrote: its English text, and the catalogue piece ``said`` (under
-    ``words["message"]``) that the UI writes again in the reader's language."""
+    ``words["message"]``) that the UI writes again in the reader's language.
+
+    ``fix`` (a piece) says what to do, under ``fix`` and ``words["fix"]``; ``details`` (English, capped) is
+    what a reader rarely needs and the page folds away: paths, each mirror's failure.
+    """
     result = error_dict(kind, messages.render([said]), line)
     result["error"]["words"] = {"message": [said]}
+    if fix is not None:
+        result["error"]["fix"] = messages.render([fix])
+        result["error"]["words"]["fix"] = [fix]
+    if details:
+        result["error"]["details"] = cap_text(details, MAX_MESSAGE_CHARS)
     return result
 
 

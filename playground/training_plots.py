@@ -82,23 +82,31 @@ def loss_figure(steps: Sequence[int], losses: Sequence[float]) -> go.Figure:
     return fig
 
 
-def accuracy_figure(epoch_points: Sequence[tuple[float, float]],
-                    estimates: Sequence[tuple[float, float]]) -> go.Figure:
-    """Test accuracy in percent against (fractional) epoch: full test set at epoch ends, quick estimates between."""
-    title = "Test accuracy"
-    if len(epoch_points) == 0 and len(estimates) == 0:
+def accuracy_figure(epoch_points: Sequence[tuple[float, float]], estimates: Sequence[tuple[float, float]],
+                    train_epoch_points: Sequence[tuple[float, float]] = (),
+                    train_estimates: Sequence[tuple[float, float]] = ()) -> go.Figure:
+    """Accuracy in percent against (fractional) epoch, on test images and on training images.
+
+    Each set has its epoch-end points (solid, with markers) and its quick estimates between (dotted, fainter);
+    test in green, training in blue. The gap between the two is how much the model fits its training images
+    better than images it has never seen.
+    """
+    title = "Accuracy: test and training images"
+    series = [(estimates, "test, quick estimate", GOOD, False), (epoch_points, "test (epoch end)", GOOD, True),
+              (train_estimates, "training, quick estimate", NEUTRAL, False),
+              (train_epoch_points, "training (epoch end)", NEUTRAL, True)]
+    if not any(len(points) for points, *_ in series):
         return _empty(title, _START, "accuracy")
     fig = go.Figure()
-    if len(estimates):
-        x, y = _pairs(estimates)
-        fig.add_trace(go.Scatter(x=x, y=100 * y, mode="lines", name="quick estimate (test subset)", opacity=0.6,
-                                 line={"dash": "dot", "width": 1.5, "color": NEUTRAL},
-                                 hovertemplate="epoch %{x:.2f}: %{y:.2f} %<extra>estimate</extra>"))
-    if len(epoch_points):
-        x, y = _pairs(epoch_points)
-        fig.add_trace(go.Scatter(x=x, y=100 * y, mode="lines+markers", name="full test set (epoch end)",
-                                 line={"width": 2, "color": GOOD}, marker={"size": 8},
-                                 hovertemplate="epoch %{x:.2f}: %{y:.2f} %<extra>full test set</extra>"))
+    for points, name, colour, epoch_end in series:
+        if not len(points):
+            continue
+        x, y = _pairs(points)
+        style = ({"mode": "lines+markers", "line": {"width": 2, "color": colour}, "marker": {"size": 8}}
+                 if epoch_end else {"mode": "lines", "opacity": 0.6,
+                                    "line": {"dash": "dot", "width": 1.5, "color": colour}})
+        fig.add_trace(go.Scatter(x=x, y=100 * y, name=name, hovertemplate=f"epoch %{{x:.2f}}: %{{y:.2f}} %<extra>"
+                                 f"{name}</extra>", **style))
     fig.update_layout(title=title, xaxis_title="epoch", yaxis_title="accuracy (%)", yaxis_range=[0, 100],
                       uirevision="accuracy", legend={"x": 1, "xanchor": "right", "y": 0, "yanchor": "bottom"},
                       **_LAYOUT)
@@ -151,19 +159,41 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str]) -> go.Figur
     return fig
 
 
+def _grid_title(shown_wrong: int, shown: int, test_mistakes: tuple[int, int] | None) -> str:
+    """The grid's title, and below it in small type how its digits were picked.
+
+    >>> print(_grid_title(16, 32, (213, 10_000)))
+    Test digits, mistakes first<br><sup>16 of the 213 the model got wrong (2.13 % of 10,000), then 16 right</sup>
+    >>> print(_grid_title(0, 32, (0, 10_000)))
+    Test digits and the model's predictions<br><sup>no mistakes in all 10,000</sup>
+    """
+    if test_mistakes is None:
+        return "Test digits and the model's predictions"
+    wrong, total = test_mistakes
+    if wrong == 0:
+        return f"Test digits and the model's predictions<br><sup>no mistakes in all {total:,}</sup>"
+    return (f"Test digits, mistakes first<br><sup>{shown_wrong} of the {wrong:,} the model got wrong "
+            f"({100 * wrong / total:.2f} % of {total:,}), then {shown - shown_wrong} right</sup>")
+
+
 def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Sequence[int],
-                      class_names: Sequence[str], columns: int = 8) -> go.Figure:
+                      class_names: Sequence[str], columns: int = 8,
+                      test_mistakes: tuple[int, int] | None = None) -> go.Figure:
     """Test digits stitched into one grayscale image, each captioned with its prediction; mistakes framed in red.
 
-    One heatmap trace (plus annotations and shapes) draws far faster than one subplot per digit.
+    ``test_mistakes`` is ``(wrong, total)`` over the whole test set: the title then says how the grid
+    (``results.pick_digits``) picked its digits, mistakes first, and how many more than the test set's share
+    that is. One heatmap trace (plus annotations and shapes) draws far faster than
+    one subplot per digit.
     """
     images = np.asarray(images)
-    title = "Test digits and the model's predictions"
     if images.size == 0:
-        return _empty(title, _START, "digits")
+        return _empty("Test digits and the model's predictions", _START, "digits")
     if images.ndim != 3 or not len(images) == len(labels) == len(predictions):
         raise ValueError(f"images must be (k, height, width) with k labels and k predictions, got {images.shape}, "
                          f"{len(labels)} labels and {len(predictions)} predictions")
+    title = _grid_title(sum(int(a) != int(b) for a, b in zip(labels, predictions, strict=True)), len(labels),
+                        test_mistakes)
     k, height, width = images.shape
     columns = max(1, min(columns, k))
     rows = -(-k // columns)

@@ -56,6 +56,25 @@ def test_error_markdown_titles_are_distinct():
     assert all(f"**{TITLES[k]}**" in error_markdown({"kind": k, "message": "m", "line": None}) for k in ERROR_KINDS)
 
 
+def test_error_markdown_folds_the_details_of_a_short_server_message():
+    from playground import messages
+    from playground.errors import said_error
+
+    error = said_error("unavailable", messages.piece("data.offline", dataset="MNIST"),
+                       fix=messages.piece("data.offline_fix", folder="MNIST_DIR"),
+                       details="Not in MNIST_DIR (not set), nor in the cache /c. <b>HTTP 404</b>")["error"]
+    text = error_markdown(error)
+    head, folded = text.split("<details>")
+    assert head.startswith(f"{ERROR} **Not available here**\n\nMNIST is not on this machine")
+    assert "**How to fix it:** Pick “digits”" in head and "`make data`" in head and "/c" not in head
+    assert folded.startswith("<summary>Details</summary>") and "HTTP 404" in folded and folded.endswith("</details>")
+    assert "```\nNot in MNIST_DIR" in folded  # in a code block: quoted, not markup
+    german = error_markdown(error, "de")
+    assert "ist nicht auf diesem Rechner" in german and "<summary>Details</summary>" in german
+    assert "本机上没有 MNIST" in error_markdown(error, "zh") and "<summary>详细信息</summary>" in \
+        error_markdown(error, "zh")
+
+
 def test_error_markdown_with_line():
     text = error_markdown({"kind": "syntax", "message": "SyntaxError: invalid syntax", "line": 7})
     assert text.splitlines()[0] == f"{ERROR} **Syntax error on line 7**"

@@ -16,6 +16,7 @@ import numpy as np
 import pooch
 import pytest
 
+from playground import messages
 from playground.mnist import catalogue, download, fetch, load
 from playground.mnist.download import DownloadError, fetch_file
 from playground.mnist.idx import write_idx
@@ -203,8 +204,11 @@ def test_fetch_reports_progress_per_file(tiny_mnist):
 
 def test_a_download_failure_midway_keeps_the_files_already_fetched(server, tiny_mnist):
     del server.routes["/mnist/t10k-images-idx3-ubyte.gz"]
-    with pytest.raises(catalogue.DataUnavailable, match="t10k-images-idx3-ubyte.gz: HTTP 404"):
+    with pytest.raises(catalogue.DataUnavailable, match="t10k-images-idx3-ubyte.gz: HTTP 404") as info:
         fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.env)
+    assert messages.render([info.value.said]) == "MNIST is not on this machine, and downloading it failed (offline?)."
+    assert "make data" in messages.render([info.value.fix], "de") and "HTTP 404" in info.value.details
+    assert str(info.value).startswith("MNIST is not on this machine") and info.value.details in str(info.value)
     assert leftovers(tiny_mnist.cache) == ["train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"]
 
 

@@ -16,7 +16,8 @@ def test_offline_with_nothing_cached_says_what_to_do(tmp_path):
     with pytest.raises(DataUnavailable) as info:
         load("mnist", env)
     message = str(info.value)
-    assert message.startswith("MNIST is not available offline: it is not in MNIST_DIR (not set) or the cache (")
+    assert message.startswith("MNIST is not on this machine, and downloading it failed (offline?). Pick “digits”")
+    assert "Not in MNIST_DIR (not set), nor in the cache " in message
     assert "connection refused" in message and "make data" in message and "“digits”" in message
     assert "MNIST_DIR" in message
     with pytest.raises(DataUnavailable, match="FASHION_MNIST_DIR"):

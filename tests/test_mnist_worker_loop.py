@@ -9,14 +9,17 @@ import time
 import numpy as np
 import pytest
 
+from playground.mnist import worker_loop
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
 from playground.mnist.worker_loop import _next_chunk_steps, make_optimizer, train
+from playground.mnist.worker_model import batched_predict
+from playground.mnist.worker_steps import as_float
 from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, real_digits
 
 TINY = (784, 32, 10)
-KEYS = {"phase", "step", "epoch", "epochs", "loss", "test_accuracy", "epoch_accuracy", "samples_per_s",
-        "elapsed_s", "device", "devices", "n_train", "n_test", "done"}
+KEYS = {"phase", "step", "epoch", "epochs", "loss", "test_accuracy", "epoch_accuracy", "train_accuracy",
+        "epoch_train_accuracy", "samples_per_s", "elapsed_s", "device", "devices", "n_train", "n_test", "done"}
 
 
 def synthetic(n_train: int = 300, n_test: int = 120, seed: int = 0) -> ArrayData:
@@ -87,6 +90,24 @@ def test_steps_and_epochs(updates):
     assert [u["step"] for u in epoch_ends] == [9, 18, 27]
     assert all(u["epoch_accuracy"] == u["test_accuracy"] for u in epoch_ends)
     assert updates[-1]["epoch_accuracy"] == updates[-1]["test_accuracy"]
+
+
+def test_training_accuracy_is_the_models_accuracy_on_training_images(updates):
+    final, data = updates[-1], synthetic()
+    params = [(np.asarray(w), np.asarray(b)) for w, b in final["params"]]
+    predictions = np.argmax(np.asarray(batched_predict(params, as_float(data.train_images))), axis=1)
+    assert final["train_accuracy"] == pytest.approx(np.mean(predictions == data.train_labels))  # all 300 images
+    assert final["epoch_train_accuracy"] == final["train_accuracy"]
+    epoch_ends = [u for u in updates if u["epoch_train_accuracy"] is not None]
+    assert [u["step"] for u in epoch_ends] == [9, 18, 27]
+    estimates = [u["train_accuracy"] for u in updates if u["phase"] == "training" and u["train_accuracy"] is not None]
+    assert len(estimates) >= 3 and all(type(a) is float and 0 <= a <= 1 for a in estimates)
+
+
+def test_the_training_sample_is_spread_over_the_whole_training_set():
+    assert worker_loop._spread(60_000, worker_loop.TRAIN_EVAL_SIZE)[[0, -1]].tolist() == [0, 59_999]
+    assert len(worker_loop._spread(60_000, 10_000)) == 10_000 and len(worker_loop._spread(7, 10_000)) == 7
+    assert worker_loop._spread(5, 1).tolist() == [0]
 
 
 @pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam"])

@@ -41,6 +41,21 @@ def test_curves_keep_losses_epoch_points_estimates_and_throughput():
     assert list(accuracy.data[-1].y) == [90.0, 95.0]
 
 
+def test_training_accuracy_has_its_own_curve_beside_the_test_accuracy():
+    curves = Curves()
+    curves.add(update(8, 1.5, accuracy=0.6, train_accuracy=0.62))
+    curves.add(update(12, 1.2, accuracy=0.6, train_accuracy=0.62))  # repeated until the next estimate
+    curves.add(update(31, 0.9, accuracy=0.8, train_accuracy=0.85))
+    curves.add(update(62, 0.5, accuracy=0.9, epoch_accuracy=0.9, train_accuracy=0.93, epoch_train_accuracy=0.93))
+    assert curves.train_estimates == [(8 / 62, 0.62), (31 / 62, 0.85)]
+    assert curves.train_epoch_points == [(1.0, 0.93)]
+    accuracy = curves.figures()[1]
+    by_name = {trace.name: list(trace.y) for trace in accuracy.data}
+    assert by_name["training (epoch end)"] == [93.0] and by_name["test (epoch end)"] == [90.0]
+    assert by_name["training, quick estimate"] == [62.0, 85.0] and by_name["test, quick estimate"] == [60.0, 80.0]
+    assert "training 85.00 %" in status_markdown(update(31, 0.9, accuracy=0.8, train_accuracy=0.85))
+
+
 def test_long_runs_keep_a_bounded_history_with_both_ends():
     curves = Curves()
     for step in range(1, 3 * training_plots.MAX_POINTS):
@@ -87,6 +102,7 @@ def test_results_need_a_finished_run():
     samples = {"images": [[[0] * 28] * 28] * 2, "labels": [1, 2], "predictions": [1, 3]}
     grid, confusion = result_figures({"samples": samples, "confusion": [[1] * 10] * 10})
     assert grid is not None and confusion is not None
+    assert grid.layout.title.text.startswith("Test digits, mistakes first<br><sup>1 of the 90 the model got wrong")
 
 
 def test_dataset_choices_say_where_each_would_come_from():

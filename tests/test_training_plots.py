@@ -55,6 +55,17 @@ def test_accuracy_figure_in_percent_with_full_and_quick_points():
     _serialises(fig)
 
 
+def test_accuracy_figure_draws_training_accuracy_in_its_own_colour():
+    fig = tp.accuracy_figure([(1.0, 0.9)], [], [(1.0, 0.97)], [(0.5, 0.8)])
+    by_name = {trace.name: trace for trace in fig.data}
+    assert set(by_name) == {"test (epoch end)", "training (epoch end)", "training, quick estimate"}
+    assert by_name["training (epoch end)"].line.color == by_name["training, quick estimate"].line.color != \
+        by_name["test (epoch end)"].line.color
+    np.testing.assert_allclose(by_name["training (epoch end)"].y, [97.0])
+    assert by_name["training, quick estimate"].line.dash == "dot"
+    _serialises(fig)
+
+
 def test_accuracy_figure_with_only_estimates_so_far():
     fig = tp.accuracy_figure([], [(0.1, 0.3)])
     assert len(fig.data) == 1 and fig.data[0].y[0] == pytest.approx(30.0)
@@ -139,6 +150,17 @@ def test_digit_grid_marks_each_mistake_and_keeps_digits_upright():
     frame = fig.layout.shapes[0]
     assert frame.x0 < 64 and frame.x1 > 64 + 27 and frame.y0 < 10 and frame.y1 > 10 + 27
     _serialises(fig)
+
+
+def test_digit_grid_title_says_the_mistakes_come_first_and_how_many_there_are():
+    images, labels = _digits(4), [0, 1, 2, 3]
+    mistakes_first = tp.digit_grid_figure(images, labels, [5, 6, 2, 3], NAMES, test_mistakes=(213, 10_000))
+    assert mistakes_first.layout.title.text == ("Test digits, mistakes first<br><sup>2 of the 213 the model got "
+                                                "wrong (2.13 % of 10,000), then 2 right</sup>")
+    perfect = tp.digit_grid_figure(images, labels, labels, NAMES, test_mistakes=(0, 10_000))
+    assert perfect.layout.title.text.endswith("<sup>no mistakes in all 10,000</sup>")
+    assert tp.digit_grid_figure(images, labels, labels, NAMES).layout.title.text == \
+        "Test digits and the model's predictions"
 
 
 def test_digit_grid_rejects_mismatched_lengths():

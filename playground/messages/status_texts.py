@@ -31,6 +31,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "error.read_more": {"en": "Read more in the JAX documentation", "de": "Mehr dazu in der JAX-Dokumentation",
                         "zh": "在 JAX 文档中阅读更多"},
     "error.jax_says": {"en": "", "de": "JAXs eigene Meldung (auf Englisch):", "zh": "JAX 的原始报错（英文）："},
+    "error.details": {"en": "Details", "de": "Details", "zh": "详细信息"},
     # The Inspect tab's status line.
     "inspect.done": {"en": "Traced, lowered and compiled {function}{device}.",
                      "de": "{function} getract, gelowert und kompiliert{device}.",
@@ -85,6 +86,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "train.loss": {"en": "loss {loss}", "de": "Loss {loss}", "zh": "loss {loss}"},
     "train.accuracy": {"en": "test accuracy **{accuracy} %**", "de": "Testgenauigkeit **{accuracy} %**",
                        "zh": "测试准确率 **{accuracy} %**"},
+    "train.train_accuracy": {"en": "training {accuracy} %", "de": "Training {accuracy} %", "zh": "训练集 {accuracy} %"},
     "train.rate": {"en": "{rate} samples/s", "de": "{rate} Beispiele/s", "zh": "{rate} 样本/秒"},
     "train.elapsed": {"en": "{elapsed} s", "de": "{elapsed} s", "zh": "{elapsed} 秒"},
     "train.images": {"en": "{n_train} training / {n_test} test images",
@@ -92,6 +94,16 @@ TEXTS: dict[str, dict[str, str]] = {
                      "zh": "{n_train} 张训练图像 / {n_test} 张测试图像"},
     "train.on_device": {"en": "Training on <b>{device}</b>", "de": "Training auf <b>{device}</b>",
                         "zh": "正在 <b>{device}</b> 上训练"},
+    "data.offline": {"en": "{dataset} is not on this machine, and downloading it failed (offline?).",
+                     "de": "{dataset} ist nicht auf diesem Rechner, und der Download ist fehlgeschlagen (offline?).",
+                     "zh": "本机上没有 {dataset}，下载也失败了（是否离线？）。"},
+    "data.offline_fix": {
+        "en": "Pick “digits” as the dataset: it ships with the app and trains offline. Or run `make data` once while "
+              "online, or set {folder} to a folder holding the four files.",
+        "de": "Wähle den Datensatz „digits“: Er gehört zur App und trainiert offline. Oder führe einmal online "
+              "`make data` aus, oder setze {folder} auf einen Ordner mit den vier Dateien.",
+        "zh": "选择数据集 “digits”：它随应用提供，可以离线训练。或者在联网时运行一次 `make data`，或者把 {folder} "
+              "设为包含这四个文件的文件夹。"},
     "train.no_device": {"en": "Device: not started yet", "de": "Gerät: noch nicht gestartet", "zh": "设备：尚未启动"},
 }
 

@@ -23,7 +23,18 @@ DIGITS_TRAIN = 1437  # of 1,797: the same 80/20 split every time (permutation fr
 
 
 class DataUnavailable(RuntimeError):
-    """The dataset cannot be had right now; the message says where it looked and what to do."""
+    """The dataset cannot be had right now; the message says where it looked and what to do.
+
+    Where a page shows it (offline in a classroom), ``said`` and ``fix`` are
+    the short version as catalogue pieces, written in the reader's language,
+    and ``details`` the rest (the folders looked in, each mirror's failure),
+    which the page folds away; ``str()`` is all of it, for a terminal.
+    """
+
+    def __init__(self, message: str, *, said: list | None = None, fix: list | None = None,
+                 details: str = "") -> None:
+        super().__init__(message)
+        self.said, self.fix, self.details = said, fix, details
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pooch
 
+from playground import messages
 from playground.mnist import download
 from playground.mnist.catalogue import DATASETS, DatasetSpec, DataUnavailable, role_shape
 from playground.mnist.idx import IdxError, read_idx
@@ -112,15 +113,20 @@ def fetch(spec: DatasetSpec, env: Mapping[str, str],
                 _, url = download.fetch_file(filename, spec.sha256[filename], mirrors_for(spec, env), cached, progress)
                 urls.append(url.removesuffix(filename))
     except download.DownloadError as exc:
-        folder = spec.folder_variable
-        raise DataUnavailable(
-            f"{spec.title} is not available offline: it is not in {folder} (not set) or the cache ({cached}), "
-            f"and downloading failed: {exc}. While online, run `make data`; or set {folder} to a folder with "
-            f"the four files; or train on the offline dataset “digits” (scikit-learn's 8×8 digits).") from None
+        raise _offline(spec, cached, exc) from None
     except OSError as exc:
         raise DataUnavailable(f"cannot write the cache folder {cached} ({exc}); set PLAYGROUND_CACHE to a "
                               f"writable folder, or {spec.folder_variable} to a folder with the files.") from None
     return paths, (f"downloaded from {', '.join(dict.fromkeys(urls))} into {cached}" if urls else f"cache {cached}")
+
+
+def _offline(spec: DatasetSpec, cached: Path, failure: download.DownloadError) -> DataUnavailable:
+    """Not here and no download: a short message and what to do, then where it looked and how each mirror failed."""
+    said = messages.piece("data.offline", dataset=spec.title)
+    fix = messages.piece("data.offline_fix", folder=spec.folder_variable)
+    details = f"Not in {spec.folder_variable} (not set), nor in the cache {cached}. Downloading failed: {failure}"
+    return DataUnavailable(f"{messages.render([said])} {messages.render([fix])} {details}", said=said, fix=fix,
+                           details=details)
 
 
 def availability(env: Mapping[str, str]) -> dict[str, str | None]:

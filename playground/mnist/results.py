@@ -36,7 +36,11 @@ def confusion_matrix(labels: np.ndarray, predictions: np.ndarray, n_classes: int
 
 
 def pick_digits(labels: np.ndarray, predictions: np.ndarray, k: int = GRID_DIGITS, seed: int = 0) -> np.ndarray:
-    """Indices of ``k`` test images to show, in index order: up to half of them mistakes (when there are any).
+    """Indices of ``k`` test images to show: up to half of them mistakes, first, then right ones (each in index order).
+
+    A good model gets one digit in fifty wrong, so a fair sample would show
+    none or one: the grid oversamples the mistakes, which teach more, and its
+    title says so (``training_plots.digit_grid_figure``).
 
     Deterministic for a given ``seed`` (the generator's, not the run's), so the
     grid does not reshuffle between redraws of the same epoch.
@@ -48,8 +52,8 @@ def pick_digits(labels: np.ndarray, predictions: np.ndarray, k: int = GRID_DIGIT
     n_wrong = min(len(wrong), k // 2)
     n_wrong = max(n_wrong, k - len(right))  # too few right ones: fill the grid with more mistakes
     rng = np.random.default_rng(seed)
-    chosen = np.concatenate([rng.choice(wrong, n_wrong, replace=False), rng.choice(right, k - n_wrong, replace=False)])
-    return np.sort(chosen).astype(np.int64)
+    mistakes = np.sort(rng.choice(wrong, n_wrong, replace=False))
+    return np.concatenate([mistakes, np.sort(rng.choice(right, k - n_wrong, replace=False))]).astype(np.int64)
 
 
 def summarise_test_set(test_images: np.ndarray, test_labels: np.ndarray, predictions: np.ndarray) -> dict:

@@ -21,7 +21,8 @@ from playground.mnist.params_file import Params, load_params
 from playground.mnist.preprocess import model_input
 from playground.mnist.server_inference import probabilities
 
-METRIC_COLUMNS = ("step", "epoch", "elapsed_s", "loss", "test_accuracy", "epoch_accuracy", "samples_per_s")
+METRIC_COLUMNS = ("step", "epoch", "elapsed_s", "loss", "test_accuracy", "epoch_accuracy", "train_accuracy",
+                  "epoch_train_accuracy", "samples_per_s")
 
 
 class NoTrainedModel(LookupError):

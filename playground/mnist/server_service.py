@@ -67,7 +67,8 @@ class TrainingService:
                 raise ValueError("This session is already training; press Stop first.")
             self._runs[session] = run
         base = {"phase": "data", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
-                "test_accuracy": None, "epoch_accuracy": None, "samples_per_s": None, "elapsed_s": 0.0,
+                "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None,
+                "epoch_train_accuracy": None, "samples_per_s": None, "elapsed_s": 0.0,
                 "device": None, "devices": None, "dataset": config.dataset, "n_train": None, "n_test": None,
                 "done": False}
         started = time.monotonic()

@@ -12,6 +12,13 @@
 
 (the real MNIST test digits, split 8,000 / 2,000, on 2 CPU cores: 2.1 s in all.)
 
+Each test figure has its training twin, measured on images the model
+trains on: ``train_accuracy`` beside the quick estimate (as many training
+images as the estimate has test images) and ``epoch_train_accuracy`` beside
+``epoch_accuracy`` (up to ``TRAIN_EVAL_SIZE`` training images, spread over
+the whole training set). The gap between the two curves is overfitting made
+visible.
+
 The last update has ``done: True``, the final parameters and the test-set
 predictions. The caller stops a run by making ``should_stop()`` return True;
 the loop asks before every chunk, and a chunk lasts about ``update_every_s``.
@@ -44,6 +51,7 @@ from playground.mnist.config import TrainConfig
 from playground.mnist.worker_model import init_params
 
 EVAL_BATCH = 1000  # test images per evaluation batch: bounds activation memory for any test-set size
+TRAIN_EVAL_SIZE = 10_000  # training images classified at each epoch's end: full MNIST's 60,000 would cost 6 test sets
 RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
 CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
 FIRST_CHUNK_STEPS = 4
@@ -142,7 +150,8 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     # every batch then has the same shape, and one compiled step serves them all.
     steps_per_epoch = n_train // config.batch_size
     metrics = {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
-               "test_accuracy": None, "epoch_accuracy": None, "samples_per_s": 0.0, "elapsed_s": 0.0,
+               "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None, "epoch_train_accuracy": None,
+               "samples_per_s": 0.0, "elapsed_s": 0.0,
                "device": placement.describe(), "devices": len(placement.devices), "n_train": n_train,
                "n_test": n_test, "done": False}
     yield dict(metrics)
@@ -153,6 +162,14 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     test_batches = placement.replicate(worker_steps.as_batches(data.test_images, EVAL_BATCH))
     estimate_batches = (test_batches if estimate_size >= n_test else
                         placement.replicate(worker_steps.as_batches(data.test_images[:estimate_size], EVAL_BATCH)))
+    # The training twins of both: evenly spaced over the training set, so no stretch of the file stands for all.
+    train_sample = _spread(n_train, TRAIN_EVAL_SIZE)
+    train_estimate_sample = train_sample[_spread(len(train_sample), min(estimate_size, n_test))]
+    train_sample_labels = data.train_labels[train_sample]
+    train_estimate_labels = data.train_labels[train_estimate_sample]
+    train_sample_batches = placement.replicate(worker_steps.as_batches(data.train_images[train_sample], EVAL_BATCH))
+    train_estimate_batches = placement.replicate(
+        worker_steps.as_batches(data.train_images[train_estimate_sample], EVAL_BATCH))
     init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
     optimizer = make_optimizer(config)
     params = init_params(init_key, config.layers)
@@ -176,7 +193,8 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
                                              batch_size=config.batch_size, batch_sharding=placement.batch).compile()
         images, labels = take(train_images, train_labels, order, np.int32(0))
         update = worker_steps.make_update(optimizer).lower(params, opt_state, images, labels).compile()
-    for batches in {id(b): b for b in (test_batches, estimate_batches)}.values():
+    for batches in {b.shape: b for b in (test_batches, estimate_batches, train_sample_batches,
+                                         train_estimate_batches)}.values():
         worker_steps.classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
     metrics["phase"] = "training"
 
@@ -220,14 +238,17 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
                 recent.popleft()
             metrics.update(step=step, epoch=step / steps_per_epoch, loss=worker_steps.smoothed_value(smoothed),
                            samples_per_s=sum(n for n, _ in recent) / max(sum(s for _, s in recent), 1e-9),
-                           epoch_accuracy=None)
+                           epoch_accuracy=None, epoch_train_accuracy=None)
             if stopped or step == steps_per_epoch * config.epochs:
                 break  # the final update below measures the full test set
             if in_epoch == steps_per_epoch:
                 metrics["epoch_accuracy"] = metrics["test_accuracy"] = accuracy_of(test_batches, data.test_labels)[0]
+                metrics["epoch_train_accuracy"] = metrics["train_accuracy"] = accuracy_of(
+                    train_sample_batches, train_sample_labels)[0]
                 last_estimate = time.perf_counter()
             elif time.perf_counter() - last_estimate >= estimate_every_s:
                 metrics["test_accuracy"] = accuracy_of(estimate_batches, data.test_labels[:estimate_size])[0]
+                metrics["train_accuracy"] = accuracy_of(train_estimate_batches, train_estimate_labels)[0]
                 last_estimate = time.perf_counter()
             metrics["elapsed_s"] = time.perf_counter() - started
             yield dict(metrics)
@@ -235,12 +256,24 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
             break
 
     final_accuracy, predictions = accuracy_of(test_batches, data.test_labels)
+    final_train_accuracy = accuracy_of(train_sample_batches, train_sample_labels)[0]
     finished_epoch = not stopped and step == steps_per_epoch * config.epochs
     metrics.update(test_accuracy=final_accuracy, epoch_accuracy=final_accuracy if finished_epoch else None,
+                   train_accuracy=final_train_accuracy,
+                   epoch_train_accuracy=final_train_accuracy if finished_epoch else None,
                    elapsed_s=time.perf_counter() - started, done=True, stopped=stopped,
                    params=[(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in jax.device_get(params)],
                    test_predictions=predictions.astype(np.int64))
     yield metrics
+
+
+def _spread(n: int, k: int) -> np.ndarray:
+    """``min(n, k)`` distinct indices evenly spaced over ``range(n)``, first and last included.
+
+    >>> _spread(10, 4).tolist(), _spread(3, 5).tolist()
+    ([0, 3, 6, 9], [0, 1, 2])
+    """
+    return np.unique(np.linspace(0, n - 1, min(n, k)).round().astype(np.int64))
 
 
 def _next_chunk_steps(steps_done: int, seconds: float, target_s: float) -> int:

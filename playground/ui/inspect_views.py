@@ -28,6 +28,11 @@ def error_markdown(error: dict, language: str = "en") -> str:
     heading = say("error.on_line", title=title, line=error["line"]) if type(error.get("line")) is int else title
     parts = [f"{md.verdict('error', language)} **{md.text(heading)}**"]
     explanation, fix = _in_language(error, "explanation", language), _in_language(error, "fix", language)
+    if error.get("details"):  # the server's own short message, its fix, and the rest folded away
+        return "\n\n".join([*parts, md.text(_in_language(error, "message", language)),
+                            *([f"**{say('error.how_to_fix')}** {md.text(fix)}"] if fix else []),
+                            f"<details><summary>{say('error.details')}</summary>\n\n{code_block(error['details'])}"
+                            "\n\n</details>"])
     if explanation:
         parts.append(md.text(explanation))
     if fix:

@@ -21,6 +21,8 @@ class Curves:
     losses: list[float] = field(default_factory=list)
     epoch_points: list[tuple[float, float]] = field(default_factory=list)
     estimates: list[tuple[float, float]] = field(default_factory=list)
+    train_epoch_points: list[tuple[float, float]] = field(default_factory=list)
+    train_estimates: list[tuple[float, float]] = field(default_factory=list)
     elapsed: list[float] = field(default_factory=list)
     throughput: list[float] = field(default_factory=list)
 
@@ -30,11 +32,9 @@ class Curves:
         if update.get("loss") is not None and (not self.steps or update["step"] > self.steps[-1]):
             self.steps.append(update["step"])
             self.losses.append(update["loss"])
-        if update.get("epoch_accuracy") is not None:
-            self.epoch_points.append((update["epoch"], update["epoch_accuracy"]))
-        elif update.get("test_accuracy") is not None and not update.get("done"):
-            if not self.estimates or self.estimates[-1][1] != update["test_accuracy"]:
-                self.estimates.append((update["epoch"], update["test_accuracy"]))
+        _add_accuracy(update, "epoch_accuracy", "test_accuracy", self.epoch_points, self.estimates)
+        _add_accuracy(update, "epoch_train_accuracy", "train_accuracy", self.train_epoch_points,
+                      self.train_estimates)
         if update.get("samples_per_s"):
             self.elapsed.append(update["elapsed_s"])
             self.throughput.append(update["samples_per_s"])
@@ -45,8 +45,18 @@ class Curves:
 
     def figures(self) -> tuple:
         return (figures.loss_figure(self.steps, self.losses),
-                figures.accuracy_figure(self.epoch_points, self.estimates),
+                figures.accuracy_figure(self.epoch_points, self.estimates, self.train_epoch_points,
+                                        self.train_estimates),
                 figures.throughput_figure(self.elapsed, self.throughput))
+
+
+def _add_accuracy(update: dict, epoch_key: str, latest_key: str, epoch_points: list, estimates: list) -> None:
+    """An epoch end's full measurement, or else a new quick estimate (an update repeats the latest until the next)."""
+    if update.get(epoch_key) is not None:
+        epoch_points.append((update["epoch"], update[epoch_key]))
+    elif update.get(latest_key) is not None and not update.get("done"):
+        if not estimates or estimates[-1][1] != update[latest_key]:
+            estimates.append((update["epoch"], update[latest_key]))
 
 
 def train_config(dataset: str, layers: str, optimizer: str, learning_rate: float | None, batch_size: float | None,
@@ -134,6 +144,8 @@ def _summary(update: dict, language: str = "en") -> str:
         parts.append(say("train.loss", loss=f"{update['loss']:.4f}"))
     if update.get("test_accuracy") is not None:
         parts.append(say("train.accuracy", accuracy=f"{100 * update['test_accuracy']:.2f}"))
+    if update.get("train_accuracy") is not None:
+        parts.append(say("train.train_accuracy", accuracy=f"{100 * update['train_accuracy']:.2f}"))
     if update.get("samples_per_s"):
         parts.append(say("train.rate", rate=f"{update['samples_per_s']:,.0f}"))
     parts.append(say("train.elapsed", elapsed=f"{update.get('elapsed_s', 0):.1f}"))
@@ -148,9 +160,11 @@ def result_figures(update: dict) -> tuple:
     samples = update.get("samples")
     if not samples or update.get("confusion") is None:
         return None, None
+    confusion = np.asarray(update["confusion"])
+    mistakes = int(confusion.sum() - np.trace(confusion)), int(confusion.sum())
     grid = figures.digit_grid_figure(np.asarray(samples["images"], dtype=np.uint8), samples["labels"],
-                                     samples["predictions"], names)
-    return grid, figures.confusion_figure(np.asarray(update["confusion"]), names)
+                                     samples["predictions"], names, test_mistakes=mistakes)
+    return grid, figures.confusion_figure(confusion, names)
 
 
 def dataset_choices(datasets: list[dict]) -> list[tuple[str, str]]:

@@ -334,7 +334,7 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "pg.train.start": ("Start", "Starten", "开始"),
     "pg.train.stop": ("Stop", "Stoppen", "停止"),
     "pg.train.loss": ("Training loss", "Trainingsverlust", "训练损失"),
-    "pg.train.accuracy": ("Test accuracy", "Testgenauigkeit", "测试准确率"),
+    "pg.train.accuracy": ("Accuracy", "Genauigkeit", "准确率"),
     "pg.train.throughput": ("Throughput", "Durchsatz", "吞吐量"),
     "pg.train.grid": ("Test digits (wrong ones in red)", "Testziffern (falsch erkannte in Rot)",
                       "测试数字（识别错误的标为红色）"),

@@ -154,8 +154,12 @@ def test_bad_config_is_refused_before_anything_starts(server):
 
 def test_offline_without_the_files_says_what_to_do(server):
     (response,) = stream(new_client(server), {"dataset": "fashion_mnist"})
-    message = assert_error(response, "unavailable")["message"]
-    assert "make data" in message and "digits" in message
+    error = assert_error(response, "unavailable")
+    assert error["message"] == "Fashion-MNIST is not on this machine, and downloading it failed (offline?)."
+    assert "make data" in error["fix"] and "“digits”" in error["fix"] and "FASHION_MNIST_DIR" in error["fix"]
+    # Where it looked and how each mirror failed: kept apart, for the page to fold away.
+    assert "the cache" in error["details"] and "train-images-idx3-ubyte.gz" in error["details"]
+    assert error["words"]["message"][0][0] == "data.offline"
 
 
 def test_the_offline_digits_dataset_trains(server):
