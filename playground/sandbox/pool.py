@@ -20,32 +20,26 @@ import socket
 import sys
 import tempfile
 import threading
-import time
-from collections.abc import Callable
 
-from playground.errors import said_error
-from playground.messages import piece
 from playground.sandbox import mechanisms, protocol, scratch
 from playground.sandbox.accelerator import NO_DEVICE, DevicePaths
-from playground.sandbox.bootstrap import protect_server_process, worker_environment
+from playground.sandbox.bootstrap import protect_server_process
 from playground.sandbox.cgroups import JobCgroups
 from playground.sandbox.handle import LogPipe, WorkerHandle
 from playground.sandbox.limits import Limits
 from playground.sandbox.template_link import TemplateLink
+from playground.sandbox.warm_pool import REMOVE_BUDGET_S, WarmPool, WorkerRefused
 from playground.sandbox.watch import JobWatch
 
 log = logging.getLogger(__name__)
 
-_REMOVE_BUDGET_S = 30.0
 _CGROUP_HEADROOM_MB = 512  # beyond resident memory and scratch: page tables, pipes, kernel memory
 
 
-class WorkerRefused(RuntimeError):
-    """A new worker does not run under the limits it was asked to."""
-
-
-class WorkerPool:
+class WorkerPool(WarmPool[WorkerHandle]):
     """Run jobs in single-use sandboxed workers; ``run`` is safe to call from many threads."""
+
+    worker_kind = "sandbox worker"
 
     def __init__(
         self,
@@ -59,32 +53,16 @@ class WorkerPool:
         namespaces: bool = True,
         devices: DevicePaths = NO_DEVICE,
     ) -> None:
-        if size < 1:
-            raise ValueError(f"pool size must be at least 1, got {size}")
-        self.size = size
-        self.limits = limits
-        self.acquire_timeout_s = acquire_timeout_s
-        self.spawn_timeout_s = spawn_timeout_s
+        # One spawner: the template forks one worker at a time anyway.
+        super().__init__(size, limits, handlers, extra_env=extra_env, acquire_timeout_s=acquire_timeout_s,
+                         spawn_timeout_s=spawn_timeout_s, spawners=1)
         self.namespaces = namespaces
         self.devices = devices  # the accelerator's files, which these workers' Landlock rules open (else none)
-        self.handlers = handlers  # the module the template imports and the workers run jobs with
-        self.layers: dict[str, dict] = {}
-        self._env = worker_environment(dict(os.environ), extra_env)
-        self._idle: queue.Queue[WorkerHandle] = queue.Queue()
         self._link_lock = threading.Lock()
-        self._wake = threading.Event()
-        self._closed = threading.Event()
-        self._counts_lock = threading.Lock()
-        self._counts = {
-            "jobs": 0, "timeouts": 0, "memory_kills": 0, "task_kills": 0, "disk_kills": 0, "crashes": 0,
-            "spawn_failures": 0, "refused_workers": 0,
-        }
         self._link: TemplateLink | None = None
         self._cgroups: JobCgroups | None = None
-        self._scratch_root = tempfile.mkdtemp(prefix="jax-playground-")
         self._removals: queue.Queue[str | None] = queue.Queue()
         self._remover = threading.Thread(target=self._remove_folders, name="sandbox-remover", daemon=True)
-        self._spawner = threading.Thread(target=self._keep_warm, name="sandbox-spawner", daemon=True)
 
     # -- life cycle -------------------------------------------------------
 
@@ -93,85 +71,38 @@ class WorkerPool:
         if not sys.platform.startswith("linux"):
             raise RuntimeError(
                 "the sandbox needs Linux (process control with pidfds; Landlock and seccomp where the kernel "
-                f"has them), not {sys.platform}; on macOS or Windows, run it in Docker or WSL 2"
+                f"has them), not {sys.platform}; on macOS or Windows, use the local process mode (process_pool.py, "
+                "the default there) or run it in Docker or WSL 2"
             )
         protect_server_process()
         self._cgroups = JobCgroups()
         self._watch = JobWatch(self.limits, self._cgroups, self._cgroup_memory_mb(), self._exit_report, self._count)
         self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s, self.handlers)
         self._remover.start()
-        self._spawner.start()
-        try:
-            first = self._idle.get(timeout=ready_timeout_s)
-        except queue.Empty:
-            self.close()
-            raise RuntimeError(f"no sandbox worker became ready within {ready_timeout_s:g} s") from None
-        self._idle.put(first)
+        self._start_spawning(ready_timeout_s)
 
     def close(self) -> None:
         """Stop every worker and the template; remove every folder and cgroup this pool made."""
-        self._closed.set()
-        self._wake.set()
-        if self._spawner.is_alive():
-            self._spawner.join(timeout=self.spawn_timeout_s)
-        while True:
-            try:
-                self._retire(self._idle.get_nowait())
-            except queue.Empty:
-                break
+        self._stop_spawning()
         with self._link_lock:
             if self._link is not None:
                 self._link.close()
         if self._remover.is_alive():
             self._removals.put(None)
-            self._remover.join(timeout=_REMOVE_BUDGET_S)
-        scratch.remove(self._scratch_root, _REMOVE_BUDGET_S)
+            self._remover.join(timeout=REMOVE_BUDGET_S)
+        scratch.remove(self._scratch_root, REMOVE_BUDGET_S)
         if self._cgroups is not None:
             self._cgroups.close()
-
-    def status(self) -> dict:
-        with self._counts_lock:
-            counts = dict(self._counts)
-        return {"size": self.size, "warm": self._idle.qsize(), "template_alive": self._template_alive(), **counts}
 
     def mechanisms(self) -> dict[str, dict]:
         """What bounds processes, disk, memory, tasks and time for each job here, and why anything is missing."""
         return mechanisms.describe(self.layers, self.limits, self._cgroup_memory_mb())
 
-    # -- running a job ------------------------------------------------------
+    # -- the sandbox's own checks ---------------------------------------------
 
-    def run(self, job: dict, timeout_s: float | None = None, on_early: Callable[[dict], None] | None = None) -> dict:
-        """Run one job in a fresh worker; always returns a result dict, never raises for user faults.
-
-        ``timeout_s`` replaces the limits' wall clock for this job (measuring jobs need longer). ``on_early`` is
-        called with each reply the worker sends ahead of its final one (see JobWatch.watch).
-        """
-        worker = self._acquire()
-        if worker is None:
-            return said_error("busy", piece("busy.workers"))
-        self._count("jobs")
-        try:
-            worker.channel.sendall(protocol.encode(job))
-            return self._watch.watch(worker, job, timeout_s or self.limits.timeout_s, on_early)
-        except OSError:
-            return self._watch.ended(worker)
-        finally:
-            self._retire(worker)
-            self._wake.set()
-
-    def _acquire(self) -> WorkerHandle | None:
-        deadline = time.monotonic() + self.acquire_timeout_s
-        while (remaining := deadline - time.monotonic()) > 0:
-            self._wake.set()
-            try:
-                worker = self._idle.get(timeout=remaining)
-            except queue.Empty:
-                return None
-            # A dead template takes its workers with it (PR_SET_PDEATHSIG), a moment after it: none of them is used.
-            if not worker.exited() and self._template_alive():
-                return worker
-            self._retire(worker)  # died while idle (the OOM killer, its template's end): take the next one
-        return None
+    def _usable(self, worker: WorkerHandle) -> bool:
+        # A dead template takes its workers with it (PR_SET_PDEATHSIG), a moment after it: none of them is used.
+        return not worker.exited() and self._template_alive()
 
     def _exit_report(self, worker: WorkerHandle) -> dict | None:
         if not worker.exit_known:
@@ -195,42 +126,18 @@ class WorkerPool:
 
     def _remove_folders(self) -> None:
         while (folder := self._removals.get()) is not None:
-            if not scratch.remove(folder, _REMOVE_BUDGET_S):
-                log.warning("sandbox: could not remove %s within %g s", folder, _REMOVE_BUDGET_S)
+            if not scratch.remove(folder, REMOVE_BUDGET_S):
+                log.warning("sandbox: could not remove %s within %g s", folder, REMOVE_BUDGET_S)
 
     def _cgroup_memory_mb(self) -> int | None:
         if self._cgroups is None or not self._cgroups.active:
             return None
         return self.limits.memory_mb + self.limits.scratch_mb + _CGROUP_HEADROOM_MB
 
-    def _count(self, key: str) -> None:
-        with self._counts_lock:
-            self._counts[key] += 1
-
     # -- keeping workers warm -----------------------------------------------
 
-    def _keep_warm(self) -> None:
-        backoff = 0.5
-        while not self._closed.is_set():
-            if self._idle.qsize() >= self.size:
-                self._wake.wait(timeout=1.0)
-                self._wake.clear()
-                continue
-            try:
-                worker = self._spawn()
-            except Exception as exc:  # keep serving: report, restart the template, retry
-                self._count("refused_workers" if isinstance(exc, WorkerRefused) else "spawn_failures")
-                log.warning("sandbox worker failed to start: %s", exc)
-                self._closed.wait(backoff)
-                backoff = min(backoff * 2, 10.0)
-                self._restart_template()
-                continue
-            backoff = 0.5
-            if self._closed.is_set():
-                self._retire(worker)
-                break
-            self.layers = {**worker.hello.get("layers", {}), "pid_namespace": self._link.pid_namespaces}
-            self._idle.put(worker)
+    def _layers_of(self, worker: WorkerHandle) -> dict[str, dict]:
+        return {**worker.hello.get("layers", {}), "pid_namespace": self._link.pid_namespaces}
 
     def _spawn(self) -> WorkerHandle:
         folder = tempfile.mkdtemp(prefix="job-", dir=self._scratch_root)
@@ -272,7 +179,8 @@ class WorkerPool:
             raise
         return worker
 
-    def _restart_template(self) -> None:
+    def _after_failed_spawn(self) -> None:
+        """A refused or failed worker may be the template's fault: start a new template."""
         if self._closed.is_set():
             return
         with self._link_lock:

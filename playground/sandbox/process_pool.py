@@ -7,8 +7,8 @@ User code still never runs in the server's process: each job gets a new
 the job arrives, runs that one job and is killed. The server watches it with
 the same watchdogs as the full sandbox's (watch.py: wall clock, resident memory,
 threads, the scratch folder, the reply's size) and the worker sets the rlimits
-its OS has. The interface is WorkerPool's (pool.py): start, run, close,
-status, mechanisms, layers.
+its OS has. What a job sees is WarmPool's (warm_pool.py), as in the full
+sandbox: start, run, close, status, mechanisms, layers.
 
 This is process isolation only: a job runs as the user, and can read what the
 user can. Hence this mode serves 127.0.0.1 alone unless told otherwise
@@ -18,160 +18,61 @@ user can. Hence this mode serves 127.0.0.1 alone unless told otherwise
 from __future__ import annotations
 
 import logging
-import os
-import queue
 import socket
 import subprocess
 import tempfile
-import threading
-import time
-from collections.abc import Callable
 
-from playground.errors import said_error
-from playground.messages import piece
 from playground.sandbox import child_channel, mechanisms, protocol, scratch
-from playground.sandbox.bootstrap import worker_environment
 from playground.sandbox.limits import Limits
 from playground.sandbox.process_handle import SpawnedWorker, StderrLog
+from playground.sandbox.warm_pool import REMOVE_BUDGET_S, WarmPool
 from playground.sandbox.watch import JobWatch
 
 log = logging.getLogger(__name__)
 
-_REMOVE_BUDGET_S = 30.0
 _WORKER_MODULE = "playground.sandbox.process_worker"
 
 
-class ProcessPool:
+class ProcessPool(WarmPool[SpawnedWorker]):
     """Run jobs in single-use spawned workers; ``run`` is safe to call from many threads."""
+
+    worker_kind = "worker process"
 
     def __init__(self, size: int, limits: Limits, handlers: str, *, extra_env: dict[str, str] | None = None,
                  acquire_timeout_s: float = 60.0, spawn_timeout_s: float = 120.0,
                  channel: str = child_channel.DEFAULT) -> None:
-        if size < 1:
-            raise ValueError(f"pool size must be at least 1, got {size}")
         if channel not in child_channel.KINDS:
             raise ValueError(f"channel must be one of {child_channel.KINDS}, got {channel!r}")
-        self.size, self.limits, self.handlers, self.channel = size, limits, handlers, channel
-        self.acquire_timeout_s, self.spawn_timeout_s = acquire_timeout_s, spawn_timeout_s
-        self.layers: dict[str, dict] = {}
-        self._env = worker_environment(dict(os.environ), extra_env)
-        self._idle: queue.Queue[SpawnedWorker] = queue.Queue()
-        self._wake = threading.Event()
-        self._closed = threading.Event()
-        self._counts_lock = threading.Lock()
-        self._counts = {"jobs": 0, "timeouts": 0, "memory_kills": 0, "task_kills": 0, "disk_kills": 0,
-                        "crashes": 0, "spawn_failures": 0, "refused_workers": 0}
-        self._scratch_root = tempfile.mkdtemp(prefix="jax-playground-")
+        super().__init__(size, limits, handlers, extra_env=extra_env, acquire_timeout_s=acquire_timeout_s,
+                         spawn_timeout_s=spawn_timeout_s,
+                         spawners=min(size, 2))  # two at a time: a spawn is mostly JAX's import
+        self.channel = channel
         self._watch = JobWatch(limits, None, None, SpawnedWorker.exit_report, self._count)
-        self._spawners = [threading.Thread(target=self._keep_warm, name=f"process-spawner-{n}", daemon=True)
-                          for n in range(min(size, 2))]  # two at a time: a spawn is mostly JAX's import
-
-    # -- life cycle -------------------------------------------------------
 
     def start(self, ready_timeout_s: float = 180.0) -> None:
         """Start spawning, and wait until the first worker is warm (its layers are then known)."""
-        for spawner in self._spawners:
-            spawner.start()
-        try:
-            first = self._idle.get(timeout=ready_timeout_s)
-        except queue.Empty:
-            self.close()
-            raise RuntimeError(f"no worker process became ready within {ready_timeout_s:g} s") from None
-        self._idle.put(first)
+        self._start_spawning(ready_timeout_s)
 
     def close(self) -> None:
         """Stop every worker; remove every folder this pool made."""
-        self._closed.set()
-        self._wake.set()
-        for spawner in self._spawners:
-            if spawner.is_alive():
-                spawner.join(timeout=self.spawn_timeout_s)
-        while True:
-            try:
-                self._retire(self._idle.get_nowait())
-            except queue.Empty:
-                break
-        scratch.remove(self._scratch_root, _REMOVE_BUDGET_S)
-
-    def status(self) -> dict:
-        with self._counts_lock:
-            counts = dict(self._counts)
-        alive = any(spawner.is_alive() for spawner in self._spawners)
-        return {"size": self.size, "warm": self._idle.qsize(), "template_alive": alive, **counts}
+        self._stop_spawning()
+        scratch.remove(self._scratch_root, REMOVE_BUDGET_S)
 
     def mechanisms(self) -> dict[str, dict]:
         """What bounds each job here: process isolation and watchdogs, and what this mode lacks."""
         return mechanisms.describe_process_mode(self.layers, self.limits)
 
-    # -- running a job ------------------------------------------------------
-
-    def run(self, job: dict, timeout_s: float | None = None, on_early: Callable[[dict], None] | None = None) -> dict:
-        """Run one job in a fresh worker; always returns a result dict, never raises for user faults."""
-        worker = self._acquire()
-        if worker is None:
-            return said_error("busy", piece("busy.workers"))
-        self._count("jobs")
-        try:
-            worker.channel.sendall(protocol.encode(job))
-            return self._watch.watch(worker, job, timeout_s or self.limits.timeout_s, on_early)
-        except OSError:
-            return self._watch.ended(worker)
-        finally:
-            self._retire(worker)
-            self._wake.set()
-
-    def _acquire(self) -> SpawnedWorker | None:
-        deadline = time.monotonic() + self.acquire_timeout_s
-        while (remaining := deadline - time.monotonic()) > 0:
-            self._wake.set()
-            try:
-                worker = self._idle.get(timeout=remaining)
-            except queue.Empty:
-                return None
-            if not worker.exited():
-                return worker
-            self._retire(worker)  # died while idle: take the next one
-        return None
-
     def _retire(self, worker: SpawnedWorker) -> None:
         worker.destroy()
-        if not scratch.remove(worker.scratch, _REMOVE_BUDGET_S):
-            log.warning("sandbox: could not remove %s within %g s", worker.scratch, _REMOVE_BUDGET_S)
-
-    def _count(self, key: str) -> None:
-        with self._counts_lock:
-            self._counts[key] += 1
-
-    # -- keeping workers warm -----------------------------------------------
-
-    def _keep_warm(self) -> None:
-        backoff = 0.5
-        while not self._closed.is_set():
-            if self._idle.qsize() >= self.size:
-                self._wake.wait(timeout=1.0)
-                self._wake.clear()
-                continue
-            try:
-                worker = self._spawn()
-            except Exception as exc:  # keep serving: report and retry
-                self._count("spawn_failures")
-                log.warning("worker process failed to start: %s", exc)
-                self._closed.wait(backoff)
-                backoff = min(backoff * 2, 10.0)
-                continue
-            backoff = 0.5
-            if self._closed.is_set():
-                self._retire(worker)
-                break
-            self.layers = worker.hello.get("layers", {})
-            self._idle.put(worker)
+        if not scratch.remove(worker.scratch, REMOVE_BUDGET_S):
+            log.warning("sandbox: could not remove %s within %g s", worker.scratch, REMOVE_BUDGET_S)
 
     def _spawn(self) -> SpawnedWorker:
         folder = tempfile.mkdtemp(prefix="job-", dir=self._scratch_root)
         try:
             process, channel = self._start_process()
         except BaseException:
-            scratch.remove(folder, _REMOVE_BUDGET_S)
+            scratch.remove(folder, REMOVE_BUDGET_S)
             raise
         worker = SpawnedWorker(process=process, channel=channel, log=StderrLog(process.stderr), scratch=folder)
         try:
