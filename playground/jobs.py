@@ -38,7 +38,9 @@ MAX_MATRIX = 10_000
 MAX_REPEATS = 50
 MAX_DEVICES = 64
 MAX_MESH_AXES = 4
-DEFAULT_BATCH_SIZES = (1, 10, 100)  # on 2 loaded cores 0.7 s, the MLP preset 3.4 s (with 1000: 7 s and 24 s)
+# Through the server on 2 cores, a fresh worker each: the default preset 4.0-4.7 s, the MLP preset 6.4-7.1 s
+# (2.4 s of that is its arguments: jax.random compiling in a fresh process).
+DEFAULT_BATCH_SIZES = (1, 10, 100)
 
 _REQUIRED = object()
 

@@ -36,6 +36,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from playground import (
@@ -165,15 +166,18 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
 
 
 def make_batch(example: tuple, in_axes: Any, size: int) -> tuple:
-    """``size`` variants of the example, stacked along each mapped leaf's axis (see the module docstring)."""
+    """``size`` variants of the example, stacked along each mapped leaf's axis (see the module docstring).
+
+    Floating leaves are varied on the host with NumPy and sent to the device once: done with jnp, each of the
+    five small operations compiled anew for every batch size in a fresh worker (1.3 s of the default preset's 5).
+    """
     def variants(leaf, axis):
         leaf = jnp.asarray(leaf)
         if jnp.issubdtype(leaf.dtype, jnp.inexact):
-            scale = 1 + 0.01 * (jnp.arange(size) % 100).astype(jnp.float32)
-            stacked = (leaf[None] * scale.reshape((size,) + (1,) * leaf.ndim)).astype(leaf.dtype)
-        else:
-            stacked = jnp.broadcast_to(leaf[None], (size,) + leaf.shape)
-        return jnp.moveaxis(stacked, 0, axis)
+            scale = 1 + 0.01 * (np.arange(size) % 100).astype(np.float32)
+            stacked = (np.asarray(leaf)[None] * scale.reshape((size,) + (1,) * leaf.ndim)).astype(leaf.dtype)
+            return jnp.asarray(np.moveaxis(stacked, 0, axis))
+        return jnp.moveaxis(jnp.broadcast_to(leaf[None], (size,) + leaf.shape), 0, axis)  # ints, bools, keys
     return vmap_axes.map_mapped(variants, example, in_axes)
 
 

@@ -25,8 +25,8 @@ def test_times_table_has_speedups_over_the_baseline():
     table = times_table("n", [10, 100], {"NumPy": [1e-3, 1e-2], "jit": [1e-4, None]}, baseline="NumPy")
     lines = table.splitlines()
     assert lines[0] == "| n | NumPy | jit | jit vs NumPy |"
-    assert lines[2] == "| 10 | 1 ms | 100 µs | 10× |"
-    assert lines[3] == "| 100 | 10 ms | — | — |"
+    assert lines[2] == "| 10 | 1\N{NO-BREAK SPACE}ms | 100\N{NO-BREAK SPACE}µs | 10× |"  # never split in a cell
+    assert lines[3] == "| 100 | 10\N{NO-BREAK SPACE}ms | — | — |"
 
 
 def test_small_speedups_keep_two_significant_figures():

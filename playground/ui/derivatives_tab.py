@@ -19,6 +19,7 @@ from playground.ui.derivatives_views import (
     running_gradient,
     running_orders,
 )
+from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
 from playground.ui.translations import t
 
 _FIRST = next(iter(DERIVATIVE_PRESETS))
@@ -58,8 +59,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     status = gr.Markdown(t("pg.hint.run"), elem_id="deriv-status")
     curves = gr.Plot(label=t("pg.derivatives.curves"), elem_id="deriv-plot")
     with gr.Row():
-        checks = gr.Markdown(elem_id="deriv-checks")
-        growth = gr.Plot(label=t("pg.derivatives.growth"), elem_id="deriv-growth")
+        checks = gr.Markdown(elem_id="deriv-checks", min_width=SIDE_BY_SIDE_MIN_PX)
+        growth = gr.Plot(label=t("pg.derivatives.growth"), elem_id="deriv-growth", min_width=SIDE_BY_SIDE_MIN_PX)
     with gr.Accordion(t("pg.derivatives.jaxpr"), open=False) as jaxpr_panel:
         shown = gr.Slider(0, MAX_ORDER, value=1, step=1, label=t("pg.derivatives.shown"))
         jaxpr = gr.Code(language=None, interactive=False, elem_id="deriv-jaxpr")
@@ -95,8 +96,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                 g_run = gr.Button(t("pg.derivatives.gradient_run"), variant="primary", elem_id="grad-run")
         g_status = gr.Markdown(t("pg.hint.run"), elem_id="grad-status")
         with gr.Row():
-            hessian = gr.Plot(label=t("pg.derivatives.hessian"), elem_id="grad-hessian")
-            jacobians = gr.Markdown(elem_id="grad-jacobians")
+            hessian = gr.Plot(label=t("pg.derivatives.hessian"), elem_id="grad-hessian", min_width=SIDE_BY_SIDE_MIN_PX)
+            jacobians = gr.Markdown(elem_id="grad-jacobians", min_width=SIDE_BY_SIDE_MIN_PX)
 
     def on_gradient(code_text: str, point_text: str, request: gr.Request | None = None) -> Iterator[tuple]:
         yield from gradient_and_hessian(api, code_text, point_text, language.of(request))

@@ -13,6 +13,7 @@ from playground.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
+from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
 from playground.ui.markdown import code_block
 from playground.ui.parallel_fields import shard_arguments
 from playground.ui.parallel_views import (
@@ -53,10 +54,10 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
                 copy = share_links.copy_button("parallel")
             links = share_links.link_panel("parallel", copy, HIDEABLE)
     status = gr.Markdown(t("pg.hint.run"), elem_id="shard-status")
-    with gr.Row():  # side by side where there is room; on a phone (each at least 320 px) one above the other
-        with gr.Column(min_width=320):
+    with gr.Row():  # side by side where there is room; on a phone one above the other
+        with gr.Column(min_width=SIDE_BY_SIDE_MIN_PX):
             placement = gr.HTML(elem_id="shard-placement")
-        with gr.Column(min_width=320):
+        with gr.Column(min_width=SIDE_BY_SIDE_MIN_PX):
             details = gr.Markdown(elem_id="shard-details")
 
     def on_run(code_text, args_text, mesh_text, names_text, in_text, out_text, request: gr.Request | None = None):

@@ -34,7 +34,11 @@ def ratio(value: float) -> str:
 
 
 def times_table(size_label: str, sizes: list, series: dict[str, list], baseline: str) -> str:
-    """Median times per size, then each way's speed-up over the baseline (above 1× means faster)."""
+    """Median times per size, then each way's speed-up over the baseline (above 1× means faster).
+
+    A time keeps its number and unit on one line (a no-break space): a narrow column wraps between cells'
+    words, never between "9.75" and "µs".
+    """
     names = list(series)
     others = [n for n in names if n != baseline]
     header = f"| {size_label} | " + " | ".join(names) + " | " + " | ".join(f"{n} vs {baseline}" for n in others) + " |"
@@ -42,7 +46,7 @@ def times_table(size_label: str, sizes: list, series: dict[str, list], baseline:
     rows = []
     for i, size in enumerate(sizes):
         base = series[baseline][i]
-        times = " | ".join(seconds(series[n][i]) for n in names)
+        times = " | ".join(seconds(series[n][i]).replace(" ", "\N{NO-BREAK SPACE}") for n in names)
         ups = " | ".join(
             f"{ratio(base / series[n][i])}×" if base and series[n][i] else "—" for n in others)
         rows.append(f"| {size} | {times} | {ups} |")

@@ -12,6 +12,7 @@ from playground.gallery import VMAP_PRESETS
 from playground.jobs import DEFAULT_BATCH_SIZES, MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
+from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
 from playground.ui.timing_views import parse_sizes
 from playground.ui.translations import t
 from playground.ui.vmap_views import render, running
@@ -54,8 +55,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         batched = gr.Code(label=t("pg.vmap.batched"), language=None, interactive=False,
                           elem_id="vmap-batched")
     with gr.Row():
-        chart = gr.Plot(label=t("pg.vmap.chart"), elem_id="vmap-plot")
-        table = gr.Markdown(elem_id="vmap-table")
+        chart = gr.Plot(label=t("pg.vmap.chart"), elem_id="vmap-plot", min_width=SIDE_BY_SIDE_MIN_PX)
+        table = gr.Markdown(elem_id="vmap-table", min_width=SIDE_BY_SIDE_MIN_PX)
 
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes),
                   preset, [code, args, in_axes], api_visibility="private")

@@ -13,6 +13,20 @@ CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(os.environ.get("PLAYGROUND_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "test-artifacts")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 VIEWPORT = {"width": 1280, "height": 900}
+# Table cells (in an element) whose text breaks inside a word: the one-character-per-line wrap. A word's
+# rectangles (a Range per word) lie on one line unless the word itself was broken.
+SQUEEZED_CELLS_JS = """(panel) => [...panel.querySelectorAll('table th, table td')].filter(cell => {
+  if (cell.offsetParent === null) return false;
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const match of node.textContent.matchAll(/[^\\s-]+/g)) {  // after a hyphen: a break between words
+      const range = document.createRange();
+      range.setStart(node, match.index); range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+      if (tops.size > 1) return true;
+    }
+  }
+  return false; }).map(c => c.innerText).slice(0, 5)"""
 
 
 @pytest.fixture(scope="session")

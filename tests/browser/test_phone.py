@@ -3,8 +3,8 @@
 Each tab is opened, run where it runs in seconds, and checked for what made it
 unusable on a phone before: tabs hidden behind "⋯", Source ↔ IR squeezed into
 three 90 px columns, tables wrapping one character per line, the Parallel
-grid over its table, editors narrower than the screen. Screenshots:
-phone_<tab>.png (look at them).
+grid over its table, editors narrower than the screen, a plot beside its table
+at 150 px each. Screenshots: phone_<tab>.png (look at them).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import open_app, save_screenshot
+from tests.browser.conftest import SQUEEZED_CELLS_JS, open_app, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -33,21 +33,12 @@ OVERLAPS_JS = """(panel) => {
   }
   return found.slice(0, 5);
 }"""
-# Header and body cells narrower than their longest word: the one-character-per-line wrap.
-# Cells whose text breaks inside a word: the one-character-per-line wrap. A word's rectangles (a Range per word)
-# lie on one line unless the word itself was broken.
-SQUEEZED_CELLS_JS = """(panel) => [...panel.querySelectorAll('table th, table td')].filter(cell => {
-  if (cell.offsetParent === null) return false;
-  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    for (const match of node.textContent.matchAll(/[^\\s-]+/g)) {  // after a hyphen: a break between words
-      const range = document.createRange();
-      range.setStart(node, match.index); range.setEnd(node, match.index + match[0].length);
-      const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
-      if (tops.size > 1) return true;
-    }
-  }
-  return false; }).map(c => c.innerText).slice(0, 5)"""
+
+
+# Plots and tables in a block narrower than 300 px: two results squeezed side by side instead of stacked.
+NARROW_RESULTS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot, table')]
+  .filter(e => e.offsetParent !== null).map(e => e.closest('.block') || e)
+  .filter(block => block.getBoundingClientRect().width < 300).map(block => block.id || block.className).slice(0, 5)"""
 
 
 @pytest.fixture
@@ -76,10 +67,12 @@ def _run(page: Page, tab: str) -> None:
         page.locator("#vmap-sizes textarea").fill("1, 10")
         page.locator("#vmap-run").click()
         expect(page.locator("#vmap-table table")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+        expect(page.locator("#vmap-plot .js-plotly-plot")).to_be_visible()  # drawn a moment after the table
     elif tab == "jit":
         page.locator("#jit-sizes textarea").fill("16, 32")
         page.locator("#jit-run").click()
         expect(page.locator("#jit-table table")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+        expect(page.locator("#jit-plot .js-plotly-plot")).to_be_visible()
     elif tab == "Parallel":
         page.locator("#shard-run").click()
         expect(page.locator("#shard-details")).to_contain_text("Result", timeout=RESULT_TIMEOUT_MS)
@@ -104,6 +97,7 @@ def test_each_tab_fits_a_phone(phone: Page, tab: str):
         assert editor.bounding_box()["width"] >= 300, "an editor narrower than the screen"
     assert panel.evaluate(OVERLAPS_JS) == []
     assert panel.evaluate(SQUEEZED_CELLS_JS) == []
+    assert panel.evaluate(NARROW_RESULTS_JS) == []
 
 
 def test_the_parallel_grid_and_its_details_are_stacked_on_a_phone(phone: Page):

@@ -12,6 +12,7 @@ import statistics
 import time
 
 import pytest
+from gradio_client import Client
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import save_screenshot
@@ -142,6 +143,29 @@ def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
     expect(plot_title(page, "train-probabilities")).to_contain_text("What the model thinks: 1", timeout=30_000)
     expect(page.locator("#train-seen img")).to_be_visible()
     save_screenshot(page, "train_draw.png", full_page=False)
+
+
+def test_a_run_waiting_for_the_slot_says_its_place_in_words_not_markup(page: Page, server):
+    # Another user's long run holds the one training slot; this page's run then waits in line, and the status
+    # line shows its place in bold (the walk-through saw the Markdown itself: "**#1**").
+    other = Client(server.url, verbose=False)
+    job = other.submit({"dataset": "mnist", "layers": [784, 1024, 1024, 10], "epochs": 100}, api_name="/train")
+    try:
+        for update in job:
+            if update["phase"] == "training":
+                break
+        open_tab(page, "Train")
+        page.locator("#train-start").click()
+        status = page.locator("#train-status")
+        expect(status.locator("strong")).to_have_text("#1", timeout=TRAIN_TIMEOUT_MS)
+        expect(status).to_contain_text("in line")
+        assert "**" not in status.inner_text() and "<strong>" not in status.inner_text()
+        expect(page.locator("#train-stop")).to_be_enabled()
+        page.locator("#train-stop").click()  # leaves the line
+        expect(status).not_to_contain_text("in line", timeout=10_000)
+    finally:
+        other.predict(api_name="/stop_training")
+        job.result(timeout=60)
 
 
 def test_offline_without_the_files_the_tab_says_what_to_do(page: Page):

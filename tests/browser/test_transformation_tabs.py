@@ -7,7 +7,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from playground.gallery import VMAP_PRESETS
-from tests.browser.conftest import save_screenshot
+from tests.browser.conftest import SQUEEZED_CELLS_JS, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 
 JAXPR_MARKER = "{ lambda"  # the first words of every jaxpr
@@ -162,6 +162,7 @@ def test_vmap_tab(page: Page):
     headers = header_cells(page, "vmap-table")
     assert headers[:4] == ["batch size", "Python loop", "vmap", "jit(vmap)"], headers
     assert "vmap vs Python loop" in headers and "jit(vmap) vs Python loop" in headers, headers
+    assert page.locator("#vmap-table").evaluate(SQUEEZED_CELLS_JS) == []  # no header wraps inside a word
     sizes = [row.split("\t")[0].strip() for row in table_rows(page, "vmap-table").all_inner_texts()]
     assert sizes == ["1", "10", "100"], sizes
     expect(table_rows(page, "vmap-table").last).to_contain_text("×")
@@ -190,6 +191,7 @@ def test_jit_tab(page: Page):
     expect(rows).to_have_count(3)
     headers = header_cells(page, "jit-table")
     assert headers == ["n", "NumPy", "eager JAX", "jit", "eager JAX vs NumPy", "jit vs NumPy"], headers
+    assert page.locator("#jit-table").evaluate(SQUEEZED_CELLS_JS) == []  # no header wraps inside a word
     for i, n in enumerate(("10", "100", "1000")):
         cells = rows.nth(i).locator("td").all_inner_texts()
         assert cells[0] == n, cells
