@@ -101,8 +101,13 @@ def matched(out: dict) -> dict:
 
 def test_the_issues_matmul_matches_within_float32_rounding(results):
     out, plain = matched(results["issue"]), results["plain"]["issue"]
-    assert out["max_abs_diff"] == plain["max_abs_diff"] > 0  # the devices really do round differently
-    assert not plain["fixed_tolerance_allclose"]  # what the issue saw: rtol 1e-5, atol 1e-6 calls this different
+    assert out["max_abs_diff"] == plain["max_abs_diff"]
+    # Whether a block of this contraction rounds differently from the whole depends on the CPU: Eigen picks its
+    # kernels by the vector units (the issue's machine and CI's differed by a few ulps; a later 2-core box gave
+    # exactly 0). Where they differ, a fixed rtol 1e-5, atol 1e-6 calls it different, as the issue saw; the
+    # split contraction below always reorders its sums.
+    if plain["max_abs_diff"] > 0:
+        assert not plain["fixed_tolerance_allclose"]
     assert out["rounding"]["terms"] == 100 and out["rounding"]["relative"] == pytest.approx(10 * EPS32)
     assert out["tolerance"] < 1e-3 * plain["largest"]  # an error of 1e-3 relative would not pass
 
