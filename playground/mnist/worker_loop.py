@@ -168,8 +168,9 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     train_sample_labels = data.train_labels[train_sample]
     train_estimate_labels = data.train_labels[train_estimate_sample]
     train_sample_batches = placement.replicate(worker_steps.as_batches(data.train_images[train_sample], EVAL_BATCH))
-    train_estimate_batches = placement.replicate(
-        worker_steps.as_batches(data.train_images[train_estimate_sample], EVAL_BATCH))
+    train_estimate_batches = (train_sample_batches if len(train_estimate_sample) == len(train_sample) else
+                              placement.replicate(worker_steps.as_batches(data.train_images[train_estimate_sample],
+                                                                          EVAL_BATCH)))
     init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
     optimizer = make_optimizer(config)
     params = init_params(init_key, config.layers)
