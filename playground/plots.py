@@ -14,8 +14,9 @@ def order_label(n: int) -> str:
     return {0: "f", 1: "f′", 2: "f″", 3: "f‴"}.get(n, f"f⁽{str(n).translate(_SUPERSCRIPTS)}⁾")
 
 
-def derivatives_figure(xs: list[float], orders: list[dict]) -> go.Figure:
-    """Small multiples: one panel per derivative order over the same x, each on its own y scale.
+def derivatives_figure(xs: list[float], orders: list[dict], how: str = "vmap of nested grad") -> go.Figure:
+    """Small multiples: one panel per derivative order over the same x, each on its own y scale; ``how`` they
+    were computed goes under the title (a line of its own: one line is cut off on a phone).
 
     On one shared axis f⁽⁵⁾ at ±16 flattens f and f′ into lines; one panel each keeps every order readable.
     """
@@ -27,7 +28,7 @@ def derivatives_figure(xs: list[float], orders: list[dict]) -> go.Figure:
                                  hovertemplate=f"{label}(%{{x:.3g}}) = %{{y:.4g}}<extra></extra>"), row=row, col=1)
         fig.update_yaxes(title_text=label, row=row, col=1)
     fig.update_xaxes(title_text="x", row=rows, col=1)
-    fig.update_layout(title="f and its derivatives, one panel each (vmap of nested grad)", showlegend=False,
+    fig.update_layout(title=f"f and its derivatives, one panel each<br><sup>{how}</sup>", showlegend=False,
                       **{**_LAYOUT, "height": max(_LAYOUT["height"], 60 + 130 * rows)})
     return fig
 

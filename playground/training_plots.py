@@ -152,7 +152,7 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str]) -> go.Figur
                                  zmin=0, zmax=high, showscale=False, name=label, hovertemplate=hover,
                                  xgap=1, ygap=1))
     fig = go.Figure(traces)
-    fig.update_layout(title=f"{title}: accuracy {100 * correct / total:.2f} % ({correct:,} / {total:,})",
+    fig.update_layout(title=f"{title}<br><sup>accuracy {100 * correct / total:.2f} % ({correct:,} / {total:,})</sup>",
                       xaxis={"title": "predicted class", "type": "category", "side": "bottom"},
                       yaxis={"title": "true class", "type": "category", "autorange": "reversed"},
                       uirevision="confusion", **{**_LAYOUT, "height": 480})
@@ -160,10 +160,13 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str]) -> go.Figur
 
 
 def _grid_title(shown_wrong: int, shown: int, test_mistakes: tuple[int, int] | None) -> str:
-    """The grid's title, and below it in small type how its digits were picked.
+    """The grid's title, and below it in small type how its digits were picked (two short lines: one long
+    line is cut off on a phone).
 
-    >>> print(_grid_title(16, 32, (213, 10_000)))
-    Test digits, mistakes first<br><sup>16 of the 213 the model got wrong (2.13 % of 10,000), then 16 right</sup>
+    >>> print(_grid_title(16, 32, (213, 10_000)).replace("<br>", "\\n"))
+    Test digits, mistakes first
+    <sup>16 of the 213 the model got wrong</sup>
+    <sup>(2.13 % of 10,000), then 16 right</sup>
     >>> print(_grid_title(0, 32, (0, 10_000)))
     Test digits and the model's predictions<br><sup>no mistakes in all 10,000</sup>
     """
@@ -172,8 +175,8 @@ def _grid_title(shown_wrong: int, shown: int, test_mistakes: tuple[int, int] | N
     wrong, total = test_mistakes
     if wrong == 0:
         return f"Test digits and the model's predictions<br><sup>no mistakes in all {total:,}</sup>"
-    return (f"Test digits, mistakes first<br><sup>{shown_wrong} of the {wrong:,} the model got wrong "
-            f"({100 * wrong / total:.2f} % of {total:,}), then {shown - shown_wrong} right</sup>")
+    return (f"Test digits, mistakes first<br><sup>{shown_wrong} of the {wrong:,} the model got wrong</sup><br>"
+            f"<sup>({100 * wrong / total:.2f} % of {total:,}), then {shown - shown_wrong} right</sup>")
 
 
 def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Sequence[int],
@@ -197,7 +200,9 @@ def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Se
     k, height, width = images.shape
     columns = max(1, min(columns, k))
     rows = -(-k // columns)
-    pad, caption = 4, 10  # pixels between cells, and above each cell for its caption
+    # Pixels between cells, and above each cell for its caption: a mistake's caption is two short lines (one
+    # line, "✗ 4 (true 7)", ran into its neighbours at a phone's 40 px per digit).
+    pad, caption = 4, 24
     cell_w, cell_h = width + pad, height + caption
     canvas = np.zeros((rows * cell_h, columns * cell_w), dtype=np.uint8)
     annotations, shapes = [], []
@@ -205,10 +210,10 @@ def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Se
         top, left = (i // columns) * cell_h + caption, (i % columns) * cell_w
         canvas[top:top + height, left:left + width] = image
         ok = int(label) == int(prediction)
-        text = f"✓ {class_names[prediction]}" if ok else f"✗ {class_names[prediction]} (true {class_names[label]})"
+        text = f"✓ {class_names[prediction]}" if ok else f"✗ {class_names[prediction]}<br>true {class_names[label]}"
         annotations.append({"text": text, "x": left + width / 2 - 0.5, "y": top - 2, "xref": "x", "yref": "y",
                             "showarrow": False, "yanchor": "bottom",
-                            "font": {"size": 11, "color": GOOD if ok else BAD}})
+                            "font": {"size": 10, "color": GOOD if ok else BAD}})
         if not ok:
             shapes.append({"type": "rect", "xref": "x", "yref": "y", "x0": left - 1.5, "x1": left + width + 0.5,
                            "y0": top - 1.5, "y1": top + height + 0.5, "line": {"color": BAD, "width": 2}})
@@ -218,8 +223,9 @@ def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Se
     hidden = {"visible": False, "showgrid": False, "zeroline": False}
     fig.update_layout(title=title, annotations=annotations, shapes=shapes, uirevision="digits",
                       xaxis={**hidden, "range": [-2, columns * cell_w - pad + 1], "constrain": "domain"},
-                      yaxis={**hidden, "autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
-                      **{**_LAYOUT, "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "height": 60 + 95 * rows})
+                      yaxis={**hidden, "autorange": "reversed", "scaleanchor": "x", "constrain": "domain",
+                             "constraintoward": "top"},  # on a phone: the grid under its title, the room below
+                      **{**_LAYOUT, "margin": {"l": 10, "r": 10, "t": 70, "b": 10}, "height": 80 + 100 * rows})
     return fig
 
 

@@ -134,21 +134,21 @@ def test_digit_grid_marks_each_mistake_and_keeps_digits_upright():
     assert len(fig.data) == 1 and fig.data[0].type == "heatmap"
     captions = [a.text for a in fig.layout.annotations]
     wrong_captions = [c for c in captions if c.startswith("✗")]
-    assert wrong_captions == ["✗ 5 (true 2)", "✗ 1 (true 7)"]
+    assert wrong_captions == ["✗ 5<br>true 2", "✗ 1<br>true 7"]
     assert captions[0] == "✓ 0" and len(captions) == 10
     assert len(fig.layout.shapes) == 2 and all(s.line.color == tp.BAD for s in fig.layout.shapes)
     assert {a.font.color for a in fig.layout.annotations if a.text.startswith("✓")} == {tp.GOOD}
     # Every image appears unchanged in the stitched canvas, rows top to bottom with the y axis reversed.
     canvas = np.asarray(fig.data[0].z)
-    assert canvas.shape == (3 * (28 + 10), 4 * (28 + 4))
+    assert canvas.shape == (3 * (28 + 24), 4 * (28 + 4))
     assert fig.layout.yaxis.autorange == "reversed" and fig.layout.yaxis.visible is False
     for i, image in enumerate(images):
-        top, left = (i // 4) * 38 + 10, (i % 4) * 32
+        top, left = (i // 4) * 52 + 24, (i % 4) * 32
         np.testing.assert_array_equal(canvas[top:top + 28, left:left + 28], image)
         assert fig.layout.annotations[i].y < top  # caption above its digit
     # The red frame surrounds the wrong digit (index 2: row 0, column 2).
     frame = fig.layout.shapes[0]
-    assert frame.x0 < 64 and frame.x1 > 64 + 27 and frame.y0 < 10 and frame.y1 > 10 + 27
+    assert frame.x0 < 64 and frame.x1 > 64 + 27 and frame.y0 < 24 and frame.y1 > 24 + 27
     _serialises(fig)
 
 
@@ -156,7 +156,7 @@ def test_digit_grid_title_says_the_mistakes_come_first_and_how_many_there_are():
     images, labels = _digits(4), [0, 1, 2, 3]
     mistakes_first = tp.digit_grid_figure(images, labels, [5, 6, 2, 3], NAMES, test_mistakes=(213, 10_000))
     assert mistakes_first.layout.title.text == ("Test digits, mistakes first<br><sup>2 of the 213 the model got "
-                                                "wrong (2.13 % of 10,000), then 2 right</sup>")
+                                                "wrong</sup><br><sup>(2.13 % of 10,000), then 2 right</sup>")
     perfect = tp.digit_grid_figure(images, labels, labels, NAMES, test_mistakes=(0, 10_000))
     assert perfect.layout.title.text.endswith("<sup>no mistakes in all 10,000</sup>")
     assert tp.digit_grid_figure(images, labels, labels, NAMES).layout.title.text == \

@@ -42,13 +42,13 @@ def render_orders(response: dict, language: str = "en") -> tuple:
         for i, o in enumerate(orders)
     )
     table = messages.say("deriv.table_head", language) + "\n|---|---|---|---|---|\n" + rows
-    figure = plots.derivatives_figure(xs, orders)
     if point_by_point is None:
+        figure = plots.derivatives_figure(xs, orders)
         done = messages.say("deriv.done", language, function=md.code(response["function"]), count=len(orders) - 1,
                             points=len(xs), dtype=md.text(response.get("dtype", "float64")))
         status = f"{md.verdict('ok', language)} {done}"
         return status, figure, table, plots.growth_figure(eqns, ops)
-    figure.update_layout(title="f and its derivatives (nested grad, point by point without jit)")
+    figure = plots.derivatives_figure(xs, orders, how="nested grad, point by point without jit")
     table += "\n\n" + messages.say("deriv.no_sizes", language)
     return point_by_point_status(response, language), figure, table, None
 

@@ -52,12 +52,17 @@ def chromium_browser(chromium_path):
 
 def open_app(browser, url: str, **context_options):
     """``url`` in a new browser context of its own (1280x900 unless told), once the app is drawn; close its
-    ``.context`` when done."""
+    ``.context`` when done.
+
+    Drawn means Inspect's editor is in the page, not that it is in sight: a share link selects its own tab
+    while the page loads, and if that comes first the Inspect editor is never seen (a CI run waited 60 s for
+    it). So: the editor in the page and a selected tab in sight; tests wait for what they look at themselves."""
     context = browser.new_context(**{"viewport": VIEWPORT, **context_options})
     page = context.new_page()
     page.set_default_timeout(60_000)
     page.goto(url)
-    page.locator("#inspect-code .cm-content").wait_for()
+    page.locator("#inspect-code .cm-content").wait_for(state="attached")
+    page.get_by_role("tab", selected=True).first.wait_for()
     return page
 
 

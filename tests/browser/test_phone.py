@@ -4,16 +4,23 @@ Each tab is opened, run where it runs in seconds, and checked for what made it
 unusable on a phone before: tabs hidden behind "⋯", Source ↔ IR squeezed into
 three 90 px columns, tables wrapping one character per line, the Parallel
 grid over its table, editors narrower than the screen, a plot beside its table
-at 150 px each. Screenshots: phone_<tab>.png (look at them).
+at 150 px each, plot titles cut off at the screen's edge. Train is also checked
+after a short run, with its results drawn. Screenshots: phone_<tab>.png and
+phone_train_results.png (look at them).
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import SQUEEZED_CELLS_JS, open_app, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
+from tests.browser.test_train_tab import TRAIN_TIMEOUT_MS, plot_title, set_number
+from tests.conftest import stop_server
+from tests.mnist_folders import start_training_server
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 TABS = ["Inspect", "Compiler", "Derivatives", "vmap", "jit", "Parallel", "Train", "About"]
@@ -33,6 +40,27 @@ OVERLAPS_JS = """(panel) => {
   }
   return found.slice(0, 5);
 }"""
+
+
+# Plot titles running past their plot's edge, where the SVG cuts them off (a title is one line unless it has <br>).
+CUT_TITLES_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
+  .flatMap(plot => { const box = plot.getBoundingClientRect();
+    return [...plot.querySelectorAll('.gtitle')].filter(title => { const r = title.getBoundingClientRect();
+      return r.width > 0 && (r.right > box.right + 1 || r.left < box.left - 1); }).map(t => t.textContent); })
+  .slice(0, 5)"""
+
+
+# Texts written on a plot (annotations: the digit grid's captions) that run into each other.
+CROWDED_CAPTIONS_JS = """(plot) => { const boxes = [...plot.querySelectorAll('g.annotation')]
+    .map(a => [a.textContent, a.getBoundingClientRect()]).filter(([, r]) => r.width > 0);
+  const found = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [s, p] = boxes[i], [t, q] = boxes[j];
+    const x = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+    const y = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+    if (x > 1 && y > 1) found.push(`${s} x ${t}`);
+  }
+  return found.slice(0, 5); }"""
 
 
 # Plots and tables in a block narrower than 300 px: two results squeezed side by side instead of stacked.
@@ -98,6 +126,36 @@ def test_each_tab_fits_a_phone(phone: Page, tab: str):
     assert panel.evaluate(OVERLAPS_JS) == []
     assert panel.evaluate(SQUEEZED_CELLS_JS) == []
     assert panel.evaluate(NARROW_RESULTS_JS) == []
+    assert panel.evaluate(CUT_TITLES_JS) == []
+
+
+@pytest.fixture(scope="module")
+def training_server(tmp_path_factory):
+    srv = start_training_server(tmp_path_factory, 2000, 500)
+    yield srv
+    stop_server(srv)
+
+
+def test_a_finished_training_run_fits_a_phone(chromium_browser, training_server):
+    """Train's results (curves, digit grid, confusion matrix) at phone width once a short run has finished."""
+    phone = open_app(chromium_browser, training_server.url, **PHONE)
+    try:
+        phone.get_by_role("tab", name="Train", exact=True).click()
+        set_number(phone, "train-epochs", 2)
+        phone.locator("#train-start").click()
+        expect(phone.locator("#train-status")).to_contain_text("Finished", timeout=TRAIN_TIMEOUT_MS)
+        expect(plot_title(phone, "train-grid")).to_contain_text(re.compile(r"mistakes first|no mistakes in all"))
+        expect(plot_title(phone, "train-confusion")).to_contain_text("accuracy")
+        panel = _panel(phone)
+        phone.locator("#train-grid").scroll_into_view_if_needed()
+        save_screenshot(phone, "phone_train_results.png")
+        assert phone.evaluate("() => document.documentElement.scrollWidth") <= 390
+        assert panel.evaluate(OVERLAPS_JS) == []
+        assert panel.evaluate(NARROW_RESULTS_JS) == []
+        assert panel.evaluate(CUT_TITLES_JS) == []
+        assert phone.locator("#train-grid .js-plotly-plot").evaluate(CROWDED_CAPTIONS_JS) == []
+    finally:
+        phone.context.close()
 
 
 def test_the_parallel_grid_and_its_details_are_stacked_on_a_phone(phone: Page):
