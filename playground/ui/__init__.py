@@ -48,6 +48,11 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     " .prose th { white-space: nowrap; }"
     " .source-ir { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }"
     " @media (max-width: 700px) { .source-ir { grid-template-columns: minmax(0, 1fr); } }"
+    # On a phone the page's 32 px margins took a sixth of a 360 px screen from every editor and table: 8 px up
+    # to 480 px wide, 32 beyond. A step in clamp(), not @media: Gradio confines the rules inside an @media to
+    # its .contain box, inside the padding of .main (plain rules it keeps as written too).
+    " .gradio-container .main.app { padding-left: clamp(8px, (100vw - 480px) * 1000, 32px);"
+    " padding-right: clamp(8px, (100vw - 480px) * 1000, 32px); }"
     " .pg-local-mode { border-left: 6px solid #a16207; background: #fef3c7; color: #451a03; padding: 4px 12px; }"
     " .pg-verdict-warning { background: #a16207; } .pg-verdict-busy { background: #1d4ed8; }"
     " .pg-verdict-stopped, .pg-platform-cpu { background: #4b5563; }"

@@ -15,6 +15,7 @@ from playground.ui import compiler_views as views
 from playground.ui import example_runs, language, progress, share_links
 from playground.ui.inspect_tab import parse_argnums
 from playground.ui.inspect_views import error_markdown
+from playground.ui.layout import beside
 from playground.ui.translations import choice, composed, t, text
 
 DEFAULT = COMPILER_EXAMPLES[0]
@@ -143,8 +144,10 @@ def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
     run = gr.Button(t("pg.compiler.draw"), variant="primary", elem_id="compiler-graph-run")
     status = gr.Markdown(t("pg.hint.run"), elem_id="compiler-graph-status")
     with gr.Row():
-        source = gr.HTML(elem_id="compiler-graph-source")
-        jaxpr = gr.HTML(elem_id="compiler-jaxpr-graph")
+        with beside():
+            source = gr.HTML(elem_id="compiler-graph-source")
+        with beside():
+            jaxpr = gr.HTML(elem_id="compiler-jaxpr-graph")
     hlo = gr.HTML(elem_id="compiler-hlo-graph")
 
     def render(code_text: str, response: dict, lang: str = "en") -> tuple:

@@ -19,7 +19,7 @@ from playground.ui.derivatives_views import (
     running_gradient,
     running_orders,
 )
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
+from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.translations import t
 
 _FIRST = next(iter(DERIVATIVE_PRESETS))
@@ -59,7 +59,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     status = gr.Markdown(t("pg.hint.run"), elem_id="deriv-status")
     curves = gr.Plot(label=t("pg.derivatives.curves"), elem_id="deriv-plot")
     with gr.Row():
-        checks = gr.Markdown(elem_id="deriv-checks", min_width=SIDE_BY_SIDE_MIN_PX)
+        with beside():
+            checks = gr.Markdown(elem_id="deriv-checks")
         growth = gr.Plot(label=t("pg.derivatives.growth"), elem_id="deriv-growth", min_width=SIDE_BY_SIDE_MIN_PX)
     with gr.Accordion(t("pg.derivatives.jaxpr"), open=False) as jaxpr_panel:
         shown = gr.Slider(0, MAX_ORDER, value=1, step=1, label=t("pg.derivatives.shown"))
@@ -90,14 +91,15 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         gr.Markdown(t("pg.derivatives.gradient_intro"))
         with gr.Row():
             g_code = gr.Code(GRADIENT_EXAMPLE[0], language="python", lines=4, label=t("pg.derivatives.vector_f"),
-                             elem_id="grad-code")
+                             elem_id="grad-code", min_width=SIDE_BY_SIDE_MIN_PX)
             with gr.Column():
                 point = gr.Textbox(GRADIENT_EXAMPLE[1], label=t("pg.derivatives.point"), elem_id="grad-point")
                 g_run = gr.Button(t("pg.derivatives.gradient_run"), variant="primary", elem_id="grad-run")
         g_status = gr.Markdown(t("pg.hint.run"), elem_id="grad-status")
         with gr.Row():
             hessian = gr.Plot(label=t("pg.derivatives.hessian"), elem_id="grad-hessian", min_width=SIDE_BY_SIDE_MIN_PX)
-            jacobians = gr.Markdown(elem_id="grad-jacobians", min_width=SIDE_BY_SIDE_MIN_PX)
+            with beside():
+                jacobians = gr.Markdown(elem_id="grad-jacobians")
 
     def on_gradient(code_text: str, point_text: str, request: gr.Request | None = None) -> Iterator[tuple]:
         yield from gradient_and_hessian(api, code_text, point_text, language.of(request))

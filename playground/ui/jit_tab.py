@@ -14,7 +14,7 @@ from playground.sharing import Number, TabSchema, Text
 from playground.ui import jit_views, language, progress, share_links
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
+from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.timing_views import parse_sizes, seconds, times_table
 from playground.ui.translations import t
 
@@ -42,7 +42,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     status = gr.Markdown(t("pg.hint.run"), elem_id="jit-status")
     with gr.Row():
         chart = gr.Plot(label=t("pg.jit.chart"), elem_id="jit-plot", min_width=SIDE_BY_SIDE_MIN_PX)
-        table = gr.Markdown(elem_id="jit-table", min_width=SIDE_BY_SIDE_MIN_PX)
+        with beside():
+            table = gr.Markdown(elem_id="jit-table")
     why = gr.Markdown(elem_id="jit-why")
 
     def on_run(code_text: str, sizes_text: str, runs: float, request: gr.Request | None = None):

@@ -2,8 +2,22 @@
 
 A Gradio row wraps a child onto its own line once the row is narrower than
 the children's minimum widths together: two results of at least
-``SIDE_BY_SIDE_MIN_PX`` each sit side by side from 640 px up (a laptop) and one
-above the other on a phone (390 px), each the screen's width instead of 150 px.
+``SIDE_BY_SIDE_MIN_PX`` each sit side by side from 656 px up (a laptop) and one
+above the other below that (a phone, a tablet upright, a narrow window), each the
+row's full width instead of 150 px. Every result in such a row needs the minimum:
+one without it is squeezed to what the others leave over.
 """
 
+import gradio as gr
+
 SIDE_BY_SIDE_MIN_PX = 320
+
+
+def beside() -> gr.Column:
+    """A column for a Markdown or HTML result in a side-by-side row (``with beside(): gr.Markdown(...)``).
+
+    Gradio 6 takes ``min_width`` from a Markdown and leaves its block at a minimum of 0 (an HTML has none),
+    so at 400 px a table beside a 320 px plot got the 40 px left over; a column keeps its minimum. Other
+    components take ``min_width=SIDE_BY_SIDE_MIN_PX`` themselves.
+    """
+    return gr.Column(min_width=SIDE_BY_SIDE_MIN_PX)

@@ -13,7 +13,7 @@ from playground.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
+from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.markdown import code_block
 from playground.ui.parallel_fields import shard_arguments
 from playground.ui.parallel_views import (
@@ -81,8 +81,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
         demos = gr.Button(t("pg.parallel.demos"), elem_id="parallel-demos-run")
         devices = gr.Markdown(elem_id="parallel-devices")
         with gr.Row():
-            collectives = gr.Markdown(elem_id="parallel-collectives")
-            with gr.Column():
+            with beside():
+                collectives = gr.Markdown(elem_id="parallel-collectives")
+            with gr.Column(min_width=SIDE_BY_SIDE_MIN_PX):
                 data_parallel = gr.Markdown(elem_id="parallel-data-parallel")
                 batch_grid = gr.HTML(elem_id="parallel-batch-placement")
         pmap = gr.Markdown(elem_id="parallel-pmap")

@@ -17,6 +17,7 @@ from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainCon
 from playground.sharing import Choice, Flag, Number, TabSchema, Text
 from playground.ui import language, share_links
 from playground.ui.inspect_views import error_markdown
+from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
 from playground.ui.train_sketch import sketch_to_ink
 from playground.ui.train_views import (
     Curves,
@@ -54,7 +55,7 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     device = gr.HTML(device_banner(None), elem_id="train-device")
     exercise = share_links.exercise_box("train")
     with gr.Row():
-        with gr.Column(scale=1, min_width=280):
+        with gr.Column(scale=1, min_width=SIDE_BY_SIDE_MIN_PX):
             dataset = gr.Dropdown(dataset_choices(_datasets(api)), value=_DEFAULTS.dataset, label=t("pg.train.dataset"),
                                   elem_id="train-dataset")
             layers = gr.Textbox(", ".join(map(str, _DEFAULTS.layers)), label=t("pg.train.layers"),
@@ -85,25 +86,26 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
             loss_plot = gr.Plot(figures.loss_figure([], []), label=t("pg.train.loss"), elem_id="train-loss")
             with gr.Row():
                 accuracy_plot = gr.Plot(figures.accuracy_figure([], []), label=t("pg.train.accuracy"),
-                                        elem_id="train-accuracy")
+                                        elem_id="train-accuracy", min_width=SIDE_BY_SIDE_MIN_PX)
                 throughput_plot = gr.Plot(figures.throughput_figure([], []), label=t("pg.train.throughput"),
-                                          elem_id="train-throughput")
+                                          elem_id="train-throughput", min_width=SIDE_BY_SIDE_MIN_PX)
     with gr.Row():
-        grid_plot = gr.Plot(label=t("pg.train.grid"), elem_id="train-grid")
-        confusion_plot = gr.Plot(label=t("pg.train.confusion"), elem_id="train-confusion")
+        grid_plot = gr.Plot(label=t("pg.train.grid"), elem_id="train-grid", min_width=SIDE_BY_SIDE_MIN_PX)
+        confusion_plot = gr.Plot(label=t("pg.train.confusion"), elem_id="train-confusion",
+                                 min_width=SIDE_BY_SIDE_MIN_PX)
     with gr.Row():
-        params_file = gr.File(label=t("pg.train.params"), elem_id="train-params")
-        metrics_file = gr.File(label=t("pg.train.metrics"), elem_id="train-metrics")
+        params_file = gr.File(label=t("pg.train.params"), elem_id="train-params", min_width=SIDE_BY_SIDE_MIN_PX)
+        metrics_file = gr.File(label=t("pg.train.metrics"), elem_id="train-metrics", min_width=SIDE_BY_SIDE_MIN_PX)
     gr.Markdown(t("pg.train.draw_intro"))
     with gr.Row():
         sketch = gr.Sketchpad(type="numpy", image_mode="RGBA", canvas_size=(280, 280), layers=False,
                               brush=gr.Brush(default_size=18, colors=["#000000"], color_mode="fixed"),
-                              label=t("pg.train.sketch"), elem_id="train-sketch",
+                              label=t("pg.train.sketch"), elem_id="train-sketch", min_width=SIDE_BY_SIDE_MIN_PX,
                               elem_classes="pg-brush-first")  # the brush is chosen on load (sketch_tool.py)
-        seen = gr.Image(label=t("pg.train.seen"), interactive=False, height=280,
-                        elem_id="train-seen")
+        seen = gr.Image(label=t("pg.train.seen"), interactive=False, height=280, elem_id="train-seen",
+                        min_width=SIDE_BY_SIDE_MIN_PX)
         probabilities = gr.Plot(figures.probability_figure(None, []), label=t("pg.train.probabilities"),
-                                elem_id="train-probabilities")
+                                elem_id="train-probabilities", min_width=SIDE_BY_SIDE_MIN_PX)
 
     def on_optimizer(name: str) -> float:
         return DEFAULT_LEARNING_RATES[name]

@@ -12,7 +12,7 @@ from playground.gallery import VMAP_PRESETS
 from playground.jobs import DEFAULT_BATCH_SIZES, MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
+from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.timing_views import parse_sizes
 from playground.ui.translations import t
 from playground.ui.vmap_views import render, running
@@ -51,12 +51,14 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             links = share_links.link_panel("vmap", copy, HIDEABLE)
     status = gr.Markdown(t("pg.hint.run"), elem_id="vmap-status")
     with gr.Row():
-        jaxpr = gr.Code(label=t("pg.vmap.jaxpr"), language=None, interactive=False, elem_id="vmap-jaxpr")
+        jaxpr = gr.Code(label=t("pg.vmap.jaxpr"), language=None, interactive=False, elem_id="vmap-jaxpr",
+                        min_width=SIDE_BY_SIDE_MIN_PX)
         batched = gr.Code(label=t("pg.vmap.batched"), language=None, interactive=False,
-                          elem_id="vmap-batched")
+                          elem_id="vmap-batched", min_width=SIDE_BY_SIDE_MIN_PX)
     with gr.Row():
         chart = gr.Plot(label=t("pg.vmap.chart"), elem_id="vmap-plot", min_width=SIDE_BY_SIDE_MIN_PX)
-        table = gr.Markdown(elem_id="vmap-table", min_width=SIDE_BY_SIDE_MIN_PX)
+        with beside():
+            table = gr.Markdown(elem_id="vmap-table")
 
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes),
                   preset, [code, args, in_axes], api_visibility="private")
