@@ -2,8 +2,9 @@
 
 A Gradio row wraps a child onto its own line once the row is narrower than
 the children's minimum widths together: two results of at least
-``SIDE_BY_SIDE_MIN_PX`` each sit side by side from 656 px up (a laptop) and one
-above the other below that (a phone, a tablet upright, a narrow window), each the
+``SIDE_BY_SIDE_MIN_PX`` each sit side by side in a row of 656 px and more (a
+window of 720 px with the page's margins: a laptop) and one above the other in a
+narrower one (a phone, a tablet upright, a narrow window), each the
 row's full width instead of 150 px. Every result in such a row needs the minimum:
 one without it is squeezed to what the others leave over.
 """
