@@ -56,7 +56,8 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     exercise = share_links.exercise_box("train")
     with gr.Row():
         with gr.Column(scale=1, min_width=SIDE_BY_SIDE_MIN_PX):
-            dataset = gr.Dropdown(dataset_choices(_datasets(api)), value=_DEFAULTS.dataset, label=t("pg.train.dataset"),
+            choices = dataset_choices(_datasets(api))  # none where this server trains nothing
+            dataset = gr.Dropdown(choices, value=_DEFAULTS.dataset if choices else None, label=t("pg.train.dataset"),
                                   elem_id="train-dataset")
             layers = gr.Textbox(", ".join(map(str, _DEFAULTS.layers)), label=t("pg.train.layers"),
                                 info=t("pg.train.layers_info", count=config.MAX_LAYERS, width=f"{config.MAX_WIDTH:,}"),
