@@ -93,6 +93,8 @@ def _run(page: Page, tab: str) -> None:
     elif tab == "Derivatives":
         page.locator("#deriv-run").click()
         expect(page.locator("#deriv-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+        for plot in ("#deriv-plot", "#deriv-growth"):  # drawn a moment after the verdict
+            expect(page.locator(f"{plot} .js-plotly-plot")).to_be_visible()
     elif tab == "vmap":
         page.locator("#vmap-sizes textarea").fill("1, 10")
         page.locator("#vmap-run").click()
