@@ -168,8 +168,10 @@ ENDINGS = {
 @pytest.fixture(scope="module")
 def running(tmp_path_factory):
     tmpdir = tmp_path_factory.mktemp("endings-tmpdir")
+    # 512 MB: the memory-killed job reaches its limit after ~300 MB, not 2 GB, which a loaded CI host did not
+    # page in within the 6 s (it was stopped by the clock instead).
     server = start_server(tmp_path_factory.mktemp("endings-server"), PLAYGROUND_WORKERS=str(WORKERS),
-                          PLAYGROUND_TIMEOUT_S="6", TMPDIR=str(tmpdir))
+                          PLAYGROUND_TIMEOUT_S="6", PLAYGROUND_MEMORY_MB="512", TMPDIR=str(tmpdir))
     try:
         yield server, tmpdir
     finally:
