@@ -4,7 +4,8 @@ Each tab is opened, run where it runs in seconds, and checked for what made it
 unusable on a phone before: tabs hidden behind "⋯", Source ↔ IR squeezed into
 three 90 px columns, tables wrapping one character per line, the Parallel
 grid over its table, editors narrower than the screen, a plot beside its table
-at 150 px each, plot titles cut off at the screen's edge. Train is also checked
+at 150 px each, plot titles cut off at the screen's edge, a legend on the right
+that left a plot's bars 80 px. Train is also checked
 after a short run, with its results drawn. Screenshots: phone_<tab>.png and
 phone_train_results.png (look at them).
 """
@@ -71,6 +72,12 @@ NARROW_RESULTS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot, t
   .filter(block => block.getBoundingClientRect().width < 300).map(block => block.id || block.className).slice(0, 5)"""
 
 
+# Plots whose drawing area (each subplot's) is under 200 px wide: a legend or colour bar took the width it needed.
+SQUEEZED_PLOT_AREAS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
+  .flatMap(plot => [...plot.querySelectorAll('.draglayer .nsewdrag')].map(area => area.getBoundingClientRect().width)
+    .filter(width => width < 200).map(width => `${plot.closest('.block')?.id}: ${Math.round(width)} px`)).slice(0, 5)"""
+
+
 @pytest.fixture
 def phone(chromium_browser, server):
     page = open_app(chromium_browser, server.url, **PHONE)
@@ -131,6 +138,7 @@ def test_each_tab_fits_a_phone(phone: Page, tab: str):
     assert panel.evaluate(SQUEEZED_CELLS_JS) == []
     assert panel.evaluate(NARROW_RESULTS_JS) == []
     assert panel.evaluate(CUT_TITLES_JS) == []
+    assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
 
 
 @pytest.fixture(scope="module")
@@ -157,6 +165,7 @@ def test_a_finished_training_run_fits_a_phone(chromium_browser, training_server)
         assert panel.evaluate(OVERLAPS_JS) == []
         assert panel.evaluate(NARROW_RESULTS_JS) == []
         assert panel.evaluate(CUT_TITLES_JS) == []
+        assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
         assert phone.locator("#train-grid .js-plotly-plot").evaluate(CROWDED_CAPTIONS_JS) == []
     finally:
         phone.context.close()
