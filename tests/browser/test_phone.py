@@ -73,9 +73,12 @@ NARROW_RESULTS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot, t
 
 
 # Plots whose drawing area (each subplot's) is under 200 px wide: a legend or colour bar took the width it needed.
-SQUEEZED_PLOT_AREAS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
-  .flatMap(plot => [...plot.querySelectorAll('.draglayer .nsewdrag')].map(area => area.getBoundingClientRect().width)
-    .filter(width => width < 200).map(width => `${plot.closest('.block')?.id}: ${Math.round(width)} px`)).slice(0, 5)"""
+SQUEEZED_PLOT_AREAS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot')]
+  .filter(p => p.offsetParent !== null)
+  .flatMap(plot => [...plot.querySelectorAll('.draglayer .nsewdrag')]
+    .map(area => area.getBoundingClientRect().width).filter(width => width < 200)
+    .map(width => `${plot.closest('.block')?.id}: ${Math.round(width)} px`))
+  .slice(0, 5)"""
 
 
 @pytest.fixture
