@@ -8,9 +8,9 @@ from plotly.subplots import make_subplots
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
 # Several series: their names in rows under the x axis's title, not in a column on the right, which on a phone took
-# a third of the width (the growth figure's bars had 80 px of 390). Plotly wraps the row where it is too narrow.
-_LEGEND_BELOW = {"legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"},
-                 "margin": {**_LAYOUT["margin"], "b": 60}}
+# most of the width (the growth figure's bars had 64 px of 390). Plotly wraps the row where it is too narrow.
+_LAYOUT_LEGEND_BELOW = {**_LAYOUT, "margin": {**_LAYOUT["margin"], "b": 60},
+                        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"}}
 
 
 def order_label(n: int) -> str:
@@ -45,7 +45,7 @@ def growth_figure(eqn_counts: list[int], hlo_op_counts: list[int]) -> go.Figure:
         go.Bar(x=orders, y=hlo_op_counts, name="optimised HLO instructions (after jit)"),
     ])
     fig.update_layout(title="Program size by derivative order", barmode="group", yaxis_title="count",
-                      **{**_LAYOUT, **_LEGEND_BELOW})
+                      **_LAYOUT_LEGEND_BELOW)
     return fig
 
 
@@ -72,5 +72,5 @@ def timings_figure(title: str, x_title: str, xs: list[int], series: dict[str, li
             fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers",
                                      name=name, hovertemplate=f"{name}: %{{y:.3g}} s at %{{x}}<extra></extra>"))
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title="seconds (median)", xaxis_type="log",
-                      yaxis_type="log", **{**_LAYOUT, **_LEGEND_BELOW})
+                      yaxis_type="log", **_LAYOUT_LEGEND_BELOW)
     return fig

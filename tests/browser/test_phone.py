@@ -5,7 +5,7 @@ unusable on a phone before: tabs hidden behind "⋯", Source ↔ IR squeezed int
 three 90 px columns, tables wrapping one character per line, the Parallel
 grid over its table, editors narrower than the screen, a plot beside its table
 at 150 px each, plot titles cut off at the screen's edge, a legend on the right
-that left a plot's bars 80 px. Train is also checked
+that left a plot's bars 64 px. Train is also checked
 after a short run, with its results drawn. Screenshots: phone_<tab>.png and
 phone_train_results.png (look at them).
 """
