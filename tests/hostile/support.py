@@ -333,9 +333,11 @@ class Hostile:
             assert text not in log, f"server log holds {text!r}:\n{log[-4000:]}"
 
 
-def hostile_fixtures(name: str, *, workers: int, parallel_workers: int, timeout_s: float):
+def hostile_fixtures(name: str, *, workers: int, parallel_workers: int, timeout_s: float,
+                     memory_mb: int | None = None):
     """A module's fixtures: ``hostile`` (a Hostile harness on a server of the module's own, see hostile_server,
-    with ``workers`` workers and ``timeout_s`` per job) and ``_begin`` (autouse: each test begins on it).
+    with ``workers`` workers, ``timeout_s`` per job and, if given, ``memory_mb`` per job instead of the default)
+    and ``_begin`` (autouse: each test begins on it).
 
     In the module: ``hostile, _begin = support.hostile_fixtures("name", workers=..., ...)``.
     """
@@ -343,8 +345,9 @@ def hostile_fixtures(name: str, *, workers: int, parallel_workers: int, timeout_
     @pytest.fixture(scope="module", name="hostile")
     def hostile(tmp_path_factory):
         """The harness on the module's own server (hostile_server: its TMPDIR must be empty once it stopped)."""
+        memory = {} if memory_mb is None else {"PLAYGROUND_MEMORY_MB": str(memory_mb)}
         with hostile_server(tmp_path_factory, name, PLAYGROUND_WORKERS=str(workers),
-                            PLAYGROUND_TIMEOUT_S=f"{timeout_s:g}") as (server, tmpdir):
+                            PLAYGROUND_TIMEOUT_S=f"{timeout_s:g}", **memory) as (server, tmpdir):
             yield Hostile(server, tmpdir, workers=workers, parallel_workers=parallel_workers)
 
     @pytest.fixture(autouse=True, name="_begin")
