@@ -20,6 +20,7 @@ from playground.ui.derivatives_views import (
     running_orders,
 )
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.ui.preset_pick import run_stopped_by_preset
 from playground.ui.translations import t
 
 _FIRST = next(iter(DERIVATIVE_PRESETS))
@@ -77,13 +78,12 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     def on_show(response: dict, show: float, request: gr.Request | None = None) -> str:
         return pick_jaxpr(response, show, language.of(request))
 
-    running = run.click(on_run, [code, order, x_min, x_max, points, shown],
-                        [status, curves, checks, growth, last, jaxpr], api_visibility="private",
-                        concurrency_limit=concurrency, concurrency_id=concurrency_id)
     # A preset picked by hand: the run of the code before it stops, and its results go (a link's preset, set
     # by the page, keeps what the link ran).
-    preset.input(lambda: (t("pg.hint.preset"), None, "", None), None, [status, curves, checks, growth],
-                 api_visibility="private", queue=False, cancels=[running])
+    run_stopped_by_preset(run, preset, on_run, [code, order, x_min, x_max, points, shown],
+                          [status, curves, checks, growth, last, jaxpr],
+                          lambda: (t("pg.hint.preset"), None, "", None), [status, curves, checks, growth],
+                          concurrency_limit=concurrency, concurrency_id=concurrency_id)
     shown.change(on_show, [last, shown], jaxpr, api_visibility="private")
     gr.api(api.derivatives, api_name="derivatives", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 

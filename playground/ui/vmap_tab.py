@@ -13,6 +13,7 @@ from playground.jobs import DEFAULT_BATCH_SIZES, MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.ui.preset_pick import run_stopped_by_preset
 from playground.ui.timing_views import parse_sizes
 from playground.ui.translations import t
 from playground.ui.vmap_views import render, running
@@ -67,11 +68,11 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         # the server's messages in the reader's language (Accept-Language)
         yield from compare(api, code_text, args_text, in_text, out_text, sizes_text, language.of(request))
 
-    running = run.click(on_run, [code, args, in_axes, out_axes, sizes], [status, jaxpr, batched, chart, table],
-                        api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     # A preset picked by hand: the run of the code before it stops, and its results go.
-    preset.input(lambda: (t("pg.hint.preset"), "", "", None, ""), None, [status, jaxpr, batched, chart, table],
-                 api_visibility="private", queue=False, cancels=[running])
+    results = [status, jaxpr, batched, chart, table]
+    run_stopped_by_preset(run, preset, on_run, [code, args, in_axes, out_axes, sizes], results,
+                          lambda: (t("pg.hint.preset"), "", "", None, ""), results,
+                          concurrency_limit=concurrency, concurrency_id=concurrency_id)
     gr.api(api.vmap, api_name="vmap", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing(
         "vmap", LINK, {"code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes, "batch_sizes": sizes},
