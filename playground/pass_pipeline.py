@@ -54,12 +54,14 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
                                "simplification, constant folding, layout assignment, copy insertion, dead code "
                                "elimination); the others ran, unrecorded, and are not listed.")
             folder = xla_dump.new_folder(scratch or os.getcwd())
+            made = xla_dump.identity(folder)
             started = time.perf_counter()
             lowered.compile(compiler_options=xla_dump.options(folder, pattern))
             compile_s = time.perf_counter() - started
         except Exception as exc:
             return staging.explained_error(exc, code)
         try:
+            replaced = xla_dump.identity(folder) != made  # something the user's code started moved or swapped it
             dump = xla_dump.whole_modules(xla_dump.read(folder, MAX_PASSES, dump_budget_bytes))
         except OSError as exc:  # the folder is no longer ours: something the user's code started replaced it
             return error_dict("user_exception", f"XLA's dump of the passes could not be read ({exc.strerror}): its "
@@ -68,6 +70,9 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
             # The scratch folder is a tmpfs (memory) where it can be. Removed by descriptor, never following a link
             # or opening a FIFO: user code may have put either in the folder's place.
             scratch_folder.remove(folder, 2.0)
+    if not dump.snapshots and replaced:
+        return error_dict("user_exception", "XLA's dump of the passes could not be read: its folder in the scratch "
+                          "folder was replaced while XLA wrote it.")
     if not dump.snapshots and dump.stopped in (None, "incomplete"):
         return error_dict("disk", "XLA wrote no whole file of its passes: the job's scratch folder is full (your "
                           "code writes there too?).")

@@ -70,6 +70,24 @@ def new_folder(below: str) -> str:
     return tempfile.mkdtemp(prefix="xla-dump-", dir=below)
 
 
+def identity(folder: str) -> tuple[int, int] | None:
+    """Which folder is at ``folder`` (device and inode, not following a link); None once nothing is there.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as below:
+    ...     folder = new_folder(below)
+    ...     made = identity(folder)
+    ...     os.rename(folder, folder + "-moved"); os.mkdir(folder)
+    ...     made is not None, identity(folder) == made
+    (True, False)
+    """
+    try:
+        found = os.lstat(folder)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
 def read(folder: str, max_files: int, max_bytes: int) -> Dump:
     """The pass files XLA wrote into ``folder``, in the order the passes ran, from the first, within the caps.
 

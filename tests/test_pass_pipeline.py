@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from playground import pass_pipeline
+from playground import pass_pipeline, xla_dump
 from playground.pass_pipeline import pass_records
 from playground.sandbox.limits import Limits
 from playground.xla_dump import Snapshot
@@ -251,6 +251,39 @@ def test_max_module_chars_leaves_later_modules_without_text_and_says_so(scratch,
     assert reply["modules"] == []
     assert all(p["before"] is None and p["after"] is None for p in reply["passes"])
     assert any("too large to keep them all" in n for n in reply["notices"])
+
+
+def _dumping_elsewhere(monkeypatch, elsewhere, swap: bool) -> None:
+    """XLA dumps into ``elsewhere``, not into the folder the job made; ``swap``: that folder is moved there and an
+    empty one put in its place (as a thread of the user's code can do while XLA writes)."""
+    real = xla_dump.options
+
+    def options(folder, pattern=xla_dump.EVERY_PASS):
+        if swap:
+            os.rename(folder, elsewhere)
+            os.mkdir(folder)
+        return real(str(elsewhere), pattern)
+
+    monkeypatch.setattr(xla_dump, "options", options)
+
+
+def test_a_dump_folder_left_empty_is_a_full_scratch_folder(scratch, tmp_path, monkeypatch):
+    _dumping_elsewhere(monkeypatch, tmp_path / "elsewhere", swap=False)
+    reply = pass_pipeline.passes(CUBIC, BIG, 200_000, BUDGET)
+    assert reply["ok"] is False and reply["error"]["kind"] == "disk", reply
+    assert "scratch folder is full" in reply["error"]["message"]
+
+
+def test_a_dump_folder_swapped_for_an_empty_one_is_the_users_doing_not_a_full_disk(scratch, tmp_path, monkeypatch):
+    """On a loaded CI host a hostile test's watcher moved the folder away after XLA's pass files: XLA makes a
+    missing dump folder again for the files it writes last (after_optimizations, .ll, .o), so one stood there
+    without a pass file, and the reply blamed a full scratch folder (kind disk)."""
+    _dumping_elsewhere(monkeypatch, tmp_path / "moved", swap=True)
+    reply = pass_pipeline.passes(CUBIC, BIG, 200_000, BUDGET)
+    assert reply["ok"] is False and reply["error"]["kind"] == "user_exception", reply
+    assert "was replaced while XLA wrote it" in reply["error"]["message"]
+    assert os.listdir(tmp_path / "moved")  # XLA did write its passes, into the folder moved away
+    assert not [name for name in os.listdir(scratch) if name.startswith("xla-dump-")]
 
 
 @pytest.mark.parametrize(("code", "args", "kind"), [
