@@ -175,7 +175,8 @@ def open_on_load(demo: gr.Blocks, tabs: gr.Tabs, notice: gr.HTML, shared: list[S
             updates[id(tab.exercise)] = {"value": sharing.exercise_html(link.exercise), "visible": True}
         return (*_updates(outputs, updates), json.dumps(tab.run_buttons(link.state)))
 
-    demo.load(on_load, None, [*outputs, runs], api_visibility="private", queue=False).then(
+    # No progress shown: it would put a spinner and a timer over every field of every tab each time a page opens.
+    demo.load(on_load, None, [*outputs, runs], api_visibility="private", queue=False, show_progress="hidden").then(
         None, [runs], [runs], js=RUN_JS, api_visibility="private", queue=False)
 
 
