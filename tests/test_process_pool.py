@@ -68,10 +68,11 @@ def test_the_layers_say_which_rlimits_are_set(process_pool):
 
 def test_an_endless_loop_is_stopped_at_the_wall_clock_with_its_line(process_pool):
     started = time.monotonic()
-    result = process_pool.run(inspect_job("def f(x):\n    while True:\n        x = x + 1\n", "1"), timeout_s=2.0)
+    # 4 s: on a loaded host 2 s once ran out before the job reached the loop (no line to name)
+    result = process_pool.run(inspect_job("def f(x):\n    while True:\n        x = x + 1\n", "1"), timeout_s=4.0)
     assert result["error"]["kind"] == "timeout", result
-    assert "2 s" in result["error"]["message"] and result["error"]["line"] == 3
-    assert time.monotonic() - started < 6
+    assert "4 s" in result["error"]["message"] and result["error"]["line"] == 3, result
+    assert time.monotonic() - started < 8
     assert process_pool.run(SIMPLE)["ok"]  # and the next job is served
 
 
