@@ -64,15 +64,13 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
             replaced = xla_dump.identity(folder) != made  # something the user's code started moved or swapped it
             dump = xla_dump.whole_modules(xla_dump.read(folder, MAX_PASSES, dump_budget_bytes))
         except OSError as exc:  # the folder is no longer ours: something the user's code started replaced it
-            return error_dict("user_exception", f"XLA's dump of the passes could not be read ({exc.strerror}): its "
-                              "folder in the scratch folder was replaced while XLA wrote it.")
+            return _folder_replaced(f" ({exc.strerror})")
         finally:
             # The scratch folder is a tmpfs (memory) where it can be. Removed by descriptor, never following a link
             # or opening a FIFO: user code may have put either in the folder's place.
             scratch_folder.remove(folder, 2.0)
     if not dump.snapshots and replaced:
-        return error_dict("user_exception", "XLA's dump of the passes could not be read: its folder in the scratch "
-                          "folder was replaced while XLA wrote it.")
+        return _folder_replaced()
     if not dump.snapshots and dump.stopped in (None, "incomplete"):
         return error_dict("disk", "XLA wrote no whole file of its passes: the job's scratch folder is full (your "
                           "code writes there too?).")
@@ -109,6 +107,11 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
         "dump_bytes": dump.bytes_read,
         "notices": notices,
     }
+
+
+def _folder_replaced(why: str = "") -> dict:
+    return error_dict("user_exception", f"XLA's dump of the passes could not be read{why}: its folder in the scratch "
+                      "folder was replaced while XLA wrote it.")
 
 
 def pass_records(snapshots: list[xla_dump.Snapshot], max_chars: int,
