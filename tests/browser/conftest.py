@@ -66,6 +66,16 @@ def open_app(browser, url: str, **context_options):
     return page
 
 
+def wait_until_finished(component) -> None:
+    """Wait until no event that writes to ``component`` (a locator) is under way. Meanwhile Gradio's status
+    tracker inside the component is shown, with its timer ("0.1s"), so text read before then carries it: a
+    streaming run shows its results while it still goes on (a CI run read "0.1s" above a finished derivatives
+    table). Once the event is over, Gradio gives the tracker its ``hide`` class."""
+    from playwright.sync_api import expect
+
+    expect(component.locator('[data-testid="status-tracker"]:not(.hide)')).to_have_count(0)
+
+
 @pytest.fixture
 def page(chromium_browser, server):
     """A fresh 1280x900 page on the session's server, the Inspect tab ready."""

@@ -16,7 +16,7 @@ import zlib
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.conftest import open_app, save_screenshot
+from tests.browser.conftest import open_app, save_screenshot, wait_until_finished
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 from tests.browser.test_transformation_tabs import editor, open_tab, set_code
 
@@ -97,12 +97,14 @@ def test_derivatives_link_restores_both_parts_and_runs_them(page: Page, chromium
     checks = page.locator("#deriv-checks")
     expect(checks).to_contain_text("f″", timeout=RESULT_TIMEOUT_MS)
     link = copy_link(page, "derivatives")
+    wait_until_finished(checks)
     first_checks = checks.inner_text()
 
     other = open_app(chromium_browser, link)
     try:
         expect(other.locator("#deriv-checks")).to_contain_text("f″", timeout=RESULT_TIMEOUT_MS)
         assert selected_tab(other) == "Derivatives"
+        wait_until_finished(other.locator("#deriv-checks"))
         assert other.locator("#deriv-checks").inner_text() == first_checks
         expect(field(other, "deriv-xmin")).to_have_value("-1")
         expect(field(other, "deriv-xmax")).to_have_value("2")
