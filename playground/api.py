@@ -238,7 +238,8 @@ class PlaygroundAPI(CompilerEndpoints):
         ``data_parallel`` (false; true: the batch split over every local device, parameters
         replicated, gradients all-reduced by XLA; the batch size must divide by the device count).
         Every update has ``ok``, ``phase`` ("data", "queued", "starting", "compiling",
-        "training", then "finished" or "stopped"), ``step``, ``epoch``, ``loss`` (smoothed),
+        "training", "finishing" (the steps are over, the whole test set is measured and the
+        weights saved; with ``stopped``), then "finished" or "stopped"), ``step``, ``epoch``, ``loss`` (smoothed),
         ``test_accuracy`` (None until first measured), ``epoch_accuracy`` (the full test set, at an
         epoch's end, else None), ``train_accuracy`` and ``epoch_train_accuracy`` (the same on training
         images: as many as the estimate has, and up to 10,000 at an epoch's end), ``samples_per_s``,

@@ -101,6 +101,7 @@ def test_stop_ends_the_run_within_two_seconds_and_keeps_the_params(service):
     took = time.monotonic() - stopped_at
     final = updates[-1]
     assert final["stopped"] and final["phase"] == "stopped" and took < 2.0
+    assert (updates[-2]["phase"], updates[-2]["stopped"]) == ("finishing", True)  # "Stopping: …" on the page
     assert final["epoch"] < 100 and load_params(final["params_file"])
     assert not service.stop("carol")  # nothing left to stop
 

@@ -55,7 +55,7 @@ def test_first_update_comes_before_the_compile():
 
 
 def test_metric_stream_keys_and_types(updates):
-    *running, final = updates
+    *running, finishing, final = updates
     assert len(running) >= 3
     for update in running:
         assert set(update) == KEYS
@@ -69,6 +69,10 @@ def test_metric_stream_keys_and_types(updates):
         assert update["phase"] == "training" and update["samples_per_s"] > 0
         assert type(update["loss"]) is float and np.isfinite(update["loss"])
         assert type(update["test_accuracy"]) is float and 0 <= update["test_accuracy"] <= 1
+    # The update before the last says the steps are over and the final measurement comes next.
+    assert set(finishing) == KEYS | {"stopped"} and (finishing["phase"], finishing["stopped"]) == ("finishing", False)
+    assert finishing["done"] is False and finishing["step"] == final["step"] > running[-1]["step"]
+    json.dumps(finishing)
     assert set(final) == KEYS | {"stopped", "params", "test_predictions"}
     assert final["done"] is True and final["stopped"] is False
     json.dumps({k: v for k, v in final.items() if k not in ("params", "test_predictions")})
@@ -138,7 +142,8 @@ def test_stop_after_the_second_update(multi_step):
     rest = list(stream)
     assert time.perf_counter() - tic < 1.0
     final = rest[-1]
-    assert len(rest) == 1 and final["done"] and final["stopped"] is True
+    assert [(u["phase"], u["stopped"], u["done"]) for u in rest[:-1]] == [("finishing", True, False)]
+    assert final["done"] and final["stopped"] is True
     assert final["step"] == seen[1]["step"] < 100 * 30
     assert len(final["params"]) == 2 and final["epoch_accuracy"] is None
 
@@ -158,12 +163,15 @@ def test_stop_mid_chunk_with_the_default_model(multi_step):
     assert next(stream)["phase"] == "training"  # compiled, trained one chunk
     timer = threading.Timer(1.0, lambda: set_at.append(time.perf_counter()))  # inside a chunk, most likely
     timer.start()
+    phases = []
     for update in stream:
+        phases.append(update["phase"])
         if update["done"]:
             break
     arrived = time.perf_counter()
     timer.join()
     assert update["stopped"] is True and update["step"] < 100 * 234
+    assert phases[-2] == "finishing"  # what a waiting server sees before the final measurement
     assert arrived - set_at[0] < 1.0, f"the final update came {arrived - set_at[0]:.2f} s after the stop"
 
 

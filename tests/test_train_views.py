@@ -14,7 +14,8 @@ from playground.ui.train_views import (
     train_config,
 )
 
-OK, STOPPED = (verdict("ok"), verdict("stopped"))  # the labels that replaced emoji
+OK, STOPPED, BUSY = (verdict("ok"), verdict("stopped"), verdict("busy"))  # the labels that replaced emoji
+BUSY_DE = verdict("busy", "de")
 
 BASE = {"phase": "training", "epochs": 2, "n_train": 8000, "n_test": 2000, "done": False, "epoch_accuracy": None}
 
@@ -72,6 +73,12 @@ def test_status_says_where_the_run_is():
     assert "Compiling" in status_markdown({"phase": "compiling"})
     training = status_markdown(update(31, 0.8, accuracy=0.91))
     assert "epoch 0.50 of 2" in training and "91.00 %" in training and "<progress" in training
+    # Between Stop (or the last step) and the final numbers, the line says what is still being done.
+    stopping = status_markdown(update(124, 0.3, phase="finishing", stopped=True))
+    assert stopping.startswith(f"{BUSY} Stopping: measuring the whole test set and saving the weights") and (
+        "epoch 2.00 of 2" in stopping and "<progress" not in stopping)
+    assert status_markdown(update(124, 0.3, phase="finishing", stopped=False)).startswith(f"{BUSY} Finishing:")
+    assert status_markdown(update(124, 0.3, phase="finishing", stopped=True), "de").startswith(f"{BUSY_DE} Halte an:")
     assert status_markdown(update(124, 0.3, phase="stopped", done=True, stopped=True, message="Stopped")).startswith(
         f"{STOPPED} **Stopped.**")
     assert status_markdown(update(124, 0.3, phase="finished", done=True, message="Finished")).startswith(f"{OK}")

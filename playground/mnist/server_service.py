@@ -44,12 +44,16 @@ class _Run:
 
 class TrainingService:
     def __init__(self, env: Mapping[str, str], slots: int = 1, max_run_s: float = 900.0,
-                 stop_grace_s: float = 2.0, max_sessions: int = 64) -> None:
+                 stop_grace_s: float = 2.0, finish_grace_s: float = 120.0, max_sessions: int = 64) -> None:
+        """``stop_grace_s``: how long a worker has after a Stop to end its chunk and say it is finishing;
+        ``finish_grace_s``: how long it then has for the final measurement and the weights (seconds on a wide
+        model, and more on a loaded machine). A worker that misses either is killed, and its weights are lost."""
         self._env = dict(env)
         self._queue = SlotQueue(slots)
         self._workers = [TrainingWorkerHandle(self._env, slot) for slot in range(slots)]
         self.max_run_s = max_run_s
         self.stop_grace_s = stop_grace_s
+        self.finish_grace_s = finish_grace_s
         self._root = Path(tempfile.mkdtemp(prefix="jax-playground-runs-"))
         self._lock = threading.Lock()
         self._runs: dict[str, _Run] = {}
@@ -163,14 +167,15 @@ class TrainingService:
         try:
             worker.send({"kind": "train", "config": config.to_dict(), "run_dir": str(folder)})
             deadline = time.monotonic() + self.max_run_s
-            stop_sent = None
+            kill_at = None  # set by a stop: when a worker that has not sent "done" is killed
+            finishing = False  # the worker's steps are over; only the final measurement is left
             while True:
-                if stop_sent is None and (run.stop.is_set() or time.monotonic() > deadline):
+                if kill_at is None and (run.stop.is_set() or time.monotonic() > deadline):
                     if not run.stop.is_set():
                         run.reason = piece("train.stopped_time_limit", limit=f"{self.max_run_s:g}")
                     worker.send({"kind": "stop"})
-                    stop_sent = time.monotonic()
-                if stop_sent is not None and time.monotonic() - stop_sent > self.stop_grace_s:
+                    kill_at = time.monotonic() + (self.finish_grace_s if finishing else self.stop_grace_s)
+                if kill_at is not None and time.monotonic() > kill_at:
                     worker.kill()  # it did not stop in time: a fresh one serves the next run
                     finished = True
                     self._results.keep(session, folder, None, rows, latest.get("class_names"))
@@ -186,6 +191,12 @@ class TrainingService:
                         raise ValueError(message.get("message"))
                     raise TrainingFailed(message.get("message", "the training worker failed"))
                 latest = {**base, **message}
+                if latest["phase"] == "finishing":
+                    finishing = True
+                    if kill_at is not None:  # it stopped in time; the measurement and the weights get their own
+                        kill_at = time.monotonic() + self.finish_grace_s
+                    yield latest
+                    continue
                 rows.append({column: latest.get(column) for column in METRIC_COLUMNS})
                 if kind == "done":
                     finished = True

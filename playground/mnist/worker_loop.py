@@ -8,6 +8,7 @@
     training 4 1.90 0.387 None       (chunks of 4, 8, 16, ... steps, growing until one takes ~update_every_s;
     training 12 1.23 0.387 None       the quick estimate on 1,000 test images is refreshed every ~2 s)
     training 62 0.64 0.8935 0.8935   (an epoch ends: the full test set, 62 = 8000 // 128 steps)
+    finishing 124 0.36 0.8935 None   (the last chunk is done; the whole test set is measured next)
     training 124 0.36 0.9405 0.9405  (the final update: done=True, params, test_predictions)
 
 (the real MNIST test digits, split 8,000 / 2,000, on 2 CPU cores: 2.1 s in all.)
@@ -22,6 +23,10 @@ visible.
 The last update has ``done: True``, the final parameters and the test-set
 predictions. The caller stops a run by making ``should_stop()`` return True;
 the loop asks before every chunk, and a chunk lasts about ``update_every_s``.
+The update before the last has the phase ``finishing`` (and ``stopped``): no
+step is left, only the final measurement, which on a wide model and a
+loaded machine takes seconds, so a caller that waits a chunk's time for a
+stop can tell a loop that is wrapping up from one that ignores it.
 
 All state (params, optimiser state, PRNG keys) is local to one call: run two
 trainings side by side and they share nothing.
@@ -256,6 +261,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
         if stopped:
             break
 
+    yield dict(metrics, phase="finishing", stopped=stopped, elapsed_s=time.perf_counter() - started)
     final_accuracy, predictions = accuracy_of(test_batches, data.test_labels)
     final_train_accuracy = accuracy_of(train_sample_batches, train_sample_labels)[0]
     finished_epoch = not stopped and step == steps_per_epoch * config.epochs

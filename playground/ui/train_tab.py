@@ -116,16 +116,17 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         config = train_config(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value,
                               split_batches)
         curves = Curves()
-        drawn = 0.0
+        drawn, drawn_phase = 0.0, None
         lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
         for update in api.train(config, request.session_hash):
             if not update["ok"]:
                 yield (gr.skip(), error_markdown(update["error"], lang), *[gr.skip()] * 7)
                 return
             curves.add(update)
-            if not update["done"] and time.monotonic() - drawn < REDRAW_EVERY_S:
+            # A new phase is always shown: "finishing" is the only word between Stop and the final numbers.
+            if not update["done"] and update["phase"] == drawn_phase and time.monotonic() - drawn < REDRAW_EVERY_S:
                 continue
-            drawn = time.monotonic()
+            drawn, drawn_phase = time.monotonic(), update["phase"]
             status = status_markdown(update, lang)
             banner = device_banner(update.get("device"), status if not update.get("device") else "", lang)
             if update["done"]:
@@ -169,8 +170,8 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         ``config`` keys, each optional: "dataset" ("mnist", "fashion_mnist", "digits"), "layers" (e.g. [784, 512,
         256, 10]), "optimizer" ("sgd", "momentum", "adam"), "learning_rate", "batch_size", "epochs", "seed",
         "data_parallel" (true: the batch split over every local device). Every update has "ok", "phase" ("data",
-        "queued", "starting", "compiling", "training", then "finished" or "stopped"), "step", "epoch", "loss",
-        "test_accuracy", "samples_per_s", "elapsed_s", "device" and "done"; the last adds "params_file",
+        "queued", "starting", "compiling", "training", "finishing", then "finished" or "stopped"), "step", "epoch",
+        "loss", "test_accuracy", "samples_per_s", "elapsed_s", "device" and "done"; the last adds "params_file",
         "metrics_file", "confusion" and "samples". One run per session; ``predict`` uses its model.
 
         Args:

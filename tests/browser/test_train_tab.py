@@ -91,10 +91,13 @@ def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
 
     page.locator("#train-stop").click()
     asked = time.monotonic()
-    expect(status).to_contain_text("Stopped", timeout=5_000)
+    expect(status).to_contain_text(re.compile("Stopping|Stopped"), timeout=5_000)
     # The run stops at its next chunk (aimed at under a second), plus the browser's round trip: about 1 s on a
-    # quiet machine, 2.7 s with two CPU burners beside the training on two cores.
+    # quiet machine, 2.7 s with two CPU burners beside the training on two cores. Then the whole test set is
+    # measured and the weights saved ("Stopping: …"), which a loaded host may take seconds for: the weights are
+    # kept however long that takes (the worker used to be killed, its weights lost, when not done 2 s after Stop).
     assert time.monotonic() - asked < 5.0
+    expect(status).to_contain_text("Stopped", timeout=TRAIN_TIMEOUT_MS)
     expect(page.locator("#train-loss .scatterlayer .trace")).to_have_count(1)  # the curves are kept
     expect(download_link(page, "train-params")).to_have_attribute("href", re.compile(r"params\.npz$"))
     expect(page.locator("#train-start")).to_be_enabled()
