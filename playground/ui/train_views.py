@@ -118,9 +118,9 @@ def status_markdown(update: dict, language: str = "en") -> str:
         epochs, epoch = update.get("epochs") or 1, update.get("epoch") or 0.0
         bar = f"<progress value='{epoch:.3f}' max='{epochs}'></progress>"
         return f"{busy} {say('train.training', summary=summary)} {bar}"
-    if phase == "finishing":
-        return f"{busy} {say('train.stopping' if update.get('stopped') else 'train.finishing', summary=summary)}"
     stopped = update.get("stopped")
+    if phase == "finishing":
+        return f"{busy} {say('train.stopping' if stopped else 'train.finishing', summary=summary)}"
     label = md.verdict("stopped" if stopped else "ok", language)
     return f"{label} **{_message(update, language)}.** {summary}"
 
