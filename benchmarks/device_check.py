@@ -30,6 +30,8 @@ import os
 import sys
 import tempfile
 import time
+import traceback
+from contextlib import ExitStack
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,27 +75,40 @@ def main() -> None:
                                       measure_timeout_s=400.0),
                         result_cache=False)  # every figure measured now, none a kept result
     rows: list[tuple[str, str]] = []
-    with tempfile.TemporaryDirectory(prefix="device-check-") as folder:
-        mnist_dir, data_note, data = mnist_data(Path(args.mnist_dir), Path(folder))
-        env = {**os.environ, "MNIST_DIR": str(mnist_dir)}
-        pools = worker_pools.build(settings, env)
-        for pool in pools.all():
-            pool.start()
-        training = TrainingService(worker_pools.training_env(settings, pools, env),
-                                   worker_pools.training_slots(settings, pools, env))
-        api = PlaygroundAPI.from_pools(pools, settings, training)
-        try:
-            rows += about_rows(api)
-            rows += fresh_worker_rows(pools)
-            rows += inspect_rows(api)
-            rows += jit_comparison(api, args.size, args.repeats)
-            rows += training_rows(api, args.epochs, data_note, data)
-        finally:
-            training.close()
-            for pool in pools.all():
-                pool.close()
-    rows.append(("whole check", f"{time.perf_counter() - started:.0f} s"))
-    print_table(rows)
+    try:
+        with tempfile.TemporaryDirectory(prefix="device-check-") as folder, ExitStack() as services:
+            mnist_dir, data_note, data = step(rows, "MNIST data", lambda: mnist_data(Path(args.mnist_dir),
+                                                                                      Path(folder)), (None,) * 3)
+            env = {**os.environ, "MNIST_DIR": str(mnist_dir or args.mnist_dir)}
+            pools = worker_pools.start(settings, env, started=lambda pool: services.callback(pool.close))
+            training = TrainingService(worker_pools.training_env(settings, pools, env),
+                                       worker_pools.training_slots(settings, pools, env))
+            services.callback(training.close)
+            api = PlaygroundAPI.from_pools(pools, settings, training)
+            for name, rows_of in (
+                ("About", lambda: about_rows(api)),
+                ("fresh workers", lambda: fresh_worker_rows(pools)),
+                ("Inspect", lambda: inspect_rows(api)),
+                ("jit comparison", lambda: jit_comparison(api, args.size, args.repeats)),
+                ("training", lambda: training_rows(api, args.epochs, data_note, data) if data else []),
+            ):
+                rows += step(rows, name, rows_of, [])
+    except BaseException as exc:  # whatever stopped the check, the rows it has are printed, and the step is named
+        rows.append(("check stopped", f"FAILED ({type(exc).__name__}): {exc}"[:400]))
+        raise
+    finally:
+        rows.append(("whole check", f"{time.perf_counter() - started:.0f} s"))
+        print_table(rows)
+
+
+def step(rows: list[tuple[str, str]], name: str, run, otherwise):
+    """``run()``, or, when it raises, a row naming the step and the exception, and ``otherwise``."""
+    try:
+        return run()
+    except Exception as exc:  # the check goes on: one failed step must not lose the others' rows
+        traceback.print_exc()
+        rows.append((f"{name}", f"FAILED ({type(exc).__name__}): {str(exc)[:300]}"))
+        return otherwise
 
 
 def mnist_data(source: Path, scratch: Path) -> tuple[Path, str, Dataset]:
@@ -121,13 +136,22 @@ def about_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
     accelerator = info["accelerator"]
     where = (f"{accelerator['device']}: {', '.join(accelerator['jobs'])}" if accelerator["device"]
              else f"none ({accelerator['why']})")
-    device_landlock = (info["sandbox"].get("accelerator_pool") or {}).get("landlock") or {}
+    device_pool = info["sandbox"].get("accelerator_pool") or {}
+    opened = {name: info["sandbox"].get(key) or {} for name, key in (
+        ("CPU", "pool"), ("Parallel", "parallel_pool"), ("accelerator", "accelerator_pool"))}
     return [
         ("devices (About)", ", ".join(info["devices"]) or "none answered"),
         ("JAX", f"{info['versions']['jax']} (jaxlib {info['versions']['jaxlib']}), backend {info['backend']}"),
         ("accelerator runs", where),
+        *[(f"{name} pool's workers opened", f"{status.get('backend')} ({', '.join(status.get('devices') or [])})")
+          for name, status in opened.items() if status],
         ("sandbox layers", ", ".join(f"{name} {'on' if layer['active'] else 'OFF'}" for name, layer in layers.items())),
-        ("accelerator workers' Landlock", device_landlock.get("detail", "no accelerator pool")),
+        ("accelerator workers' Landlock", (device_pool.get("landlock") or {}).get("detail", "no accelerator pool")),
+        ("accelerator workers' seccomp", (device_pool.get("seccomp") or {}).get("detail", "no accelerator pool")),
+        ("driver's grants", device_pool.get("grants", "no accelerator pool")),
+        *[(f"grants tried: {', '.join(trial['grants']) or 'none'}",
+           "opened" if trial["opened"] else f"failed: {trial['reason'][:200]}")
+          for trial in device_pool.get("grants_tried", [])],
     ]
 
 
@@ -139,8 +163,8 @@ def fresh_worker_rows(pools: worker_pools.Pools) -> list[tuple[str, str]]:
         kinds.append(("accelerator worker", pools.accelerator))
     for name, like in kinds:
         pool = WorkerPool(1, like.limits, worker_pools.HANDLERS, namespaces=like.namespaces, devices=like.devices,
-                          extra_env={k: v for k, v in like._env.items() if k in (
-                              "JAX_PLATFORMS", "XLA_PYTHON_CLIENT_MEM_FRACTION")})
+                          platform=like.platform, extra_env={k: v for k, v in like._env.items() if k in (
+                              "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_FLAGS", "CUDA_CACHE_DISABLE")})
         pool.start()
         try:
             pool.run({"kind": "about"})
@@ -179,15 +203,43 @@ def jit_comparison(api: PlaygroundAPI, n: int, repeats: int) -> list[tuple[str, 
     moved = 2 * n * n * 4  # x read once, the result written once: what a fused kernel must move
     achieved = moved / jit_s / 1e9
     bandwidth, source = device_bandwidth(reply["device"], n)
+    bare_s, bare_device = bare_jit_median(n)
     return [
-        ("jit measured on", reply["device"]),
+        ("jit measured on", reply["device"] + (f" ({reply['device_fallback']})" if reply.get("device_fallback")
+                                               else "")),
         (f"NumPy, n={n:,}", f"{numpy_s * 1000:,.1f} ms" if numpy_s else "unavailable"),
         (f"jit, n={n:,}", f"{jit_s * 1000:,.2f} ms (compile {reply['compile_s'][0] * 1000:,.0f} ms, "
                           f"{reply['fused_kernels']} fused kernel(s))"),
+        (f"bare jax.jit, n={n:,}", f"{bare_s * 1000:,.2f} ms on {bare_device} (this process, median of "
+                                   f"{BARE_RUNS} calls after a warm-up: what a user's own script would measure)"),
+        ("app's jit / bare jax.jit", f"{jit_s / bare_s:.2f}"),
         ("NumPy / jit", f"{numpy_s / jit_s:,.1f}x" if numpy_s else "-"),
         ("jit's achieved bandwidth", f"{achieved:,.1f} GB/s = {achieved / bandwidth:.0%} of {bandwidth:,.0f} GB/s "
                                      f"({source})"),
     ]
+
+
+BARE_RUNS = 100
+
+
+def bare_jit_median(n: int) -> tuple[float, str]:
+    """Median seconds of a plain ``jax.jit`` of the benchmark's function on this process's default device, timed
+    as a user's script would: the same input as the app's (n x n float32 in [-1, 1)), a warm-up call, then
+    ``block_until_ready`` on each of ``BARE_RUNS`` calls."""
+    jax = own_jax()
+    namespace: dict = {}
+    exec(JIT_BENCHMARK_CODE, {"jnp": jax.numpy}, namespace)  # our own gallery text, not user code
+    fn = jax.jit(namespace["fn"])
+    x = np.random.default_rng(0).random((n, n), dtype=np.float32) * 2 - 1
+    x = jax.device_put(x)
+    fn(x).block_until_ready()
+    seconds = []
+    for _ in range(BARE_RUNS):
+        tic = time.perf_counter()
+        fn(x).block_until_ready()
+        seconds.append(time.perf_counter() - tic)
+    device = x.devices().pop()
+    return float(np.median(seconds)), f"{device.platform}: {device.device_kind}"
 
 
 def device_bandwidth(device: str, n: int) -> tuple[float, str]:

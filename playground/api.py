@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import importlib.metadata
+import logging
 import platform
 import threading
 from collections.abc import Iterator
@@ -17,19 +18,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from playground import graph_render, jobs, matrix_memory, replies, worker_pools
+from playground import graph_render, jobs, matrix_memory, messages, replies, worker_pools
 from playground.compiler_api import CompilerEndpoints
 from playground.config import Settings
-from playground.errors import error_dict, said_error
+from playground.errors import error_dict, internal_error, new_incident_id, said_error
 from playground.job_runner import JobRunner
 from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.server_service import NoTrainedModel, TrainingFailed, TrainingService
 from playground.result_cache import ResultCache, app_version
+from playground.sandbox import device_grants
 
 if TYPE_CHECKING:  # or a ProcessPool: the same interface
     from playground.sandbox import WorkerPool
 
+log = logging.getLogger(__name__)
 MAX_IMAGE_SIDE = 1024
 MAX_PIXEL = 255
 _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy", "scikit-learn")
@@ -38,13 +41,19 @@ _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy", "scikit-learn")
 class PlaygroundAPI(CompilerEndpoints):
     def __init__(self, pool: WorkerPool, settings: Settings, parallel_pool: WorkerPool | None = None,
                  training: TrainingService | None = None, accelerator_pool: WorkerPool | None = None,
-                 accelerator: str | None = None, accelerator_why: str = "") -> None:
-        """``accelerator_pool`` holds the host's GPU or TPU (``accelerator`` names it); None: ``pool`` runs all."""
+                 accelerator: str | None = None, accelerator_why: str = "",
+                 accelerator_unavailable: list | None = None) -> None:
+        """``accelerator_pool`` holds the host's GPU or TPU (``accelerator`` names it); None: ``pool`` runs all.
+
+        ``accelerator_unavailable``: the catalogue piece saying why the host's accelerator could not be opened
+        inside the sandbox; the jobs that would have run there then run on ``pool`` and say so.
+        """
         self._pools = {"sandbox": pool, "parallel": parallel_pool or pool, "accelerator": accelerator_pool or pool}
         self._training = training
         self._settings = settings
         self.accelerator = accelerator if accelerator_pool is not None else None
         self._accelerator_why = accelerator_why
+        self._unavailable = accelerator_unavailable
         self._runtime: dict | None = None
         self._runtime_lock = threading.Lock()
         limits = settings.limits
@@ -59,7 +68,7 @@ class PlaygroundAPI(CompilerEndpoints):
         """The API over the pools ``worker_pools.build`` made for this host."""
         on_device = pools.accelerator if pools.device is not None else None
         return cls(pools.sandbox, settings, pools.parallel, training, on_device,
-                   pools.device.describe() if pools.device else None, pools.device_why)
+                   pools.device.describe() if pools.device else None, pools.device_why, pools.unavailable)
 
     def inspect(self, code: str, args: str, static_argnums: list[int] | None = None, second_args: str = "",
                 on_accelerator: bool = False) -> Iterator[dict]:
@@ -267,6 +276,10 @@ class PlaygroundAPI(CompilerEndpoints):
             failure = error_dict("crashed", str(exc))
             failure["error"]["title"] = "Training failed"
             yield failure
+        except Exception:  # our bug: the stream still ends with an answer, and the log has the traceback
+            incident = new_incident_id()
+            log.exception("internal error %s in a training run", incident)
+            yield internal_error(incident)
 
     def stop_training(self, session: str) -> dict:
         """Stop this session's run: it ends within about a second, keeping its curves and parameters."""
@@ -345,12 +358,11 @@ class PlaygroundAPI(CompilerEndpoints):
                 "mechanisms": self._pools["sandbox"].mechanisms(),
                 "pool": self._pools["sandbox"].status(),
                 "parallel_pool": self._pools["parallel"].status(),
-                "accelerator_pool": None if self.accelerator is None else {
-                    **self._pools["accelerator"].status(),
-                    "landlock": self._pools["accelerator"].layers.get("landlock")},
+                "accelerator_pool": None if self.accelerator is None else self._device_pool_status(),
             },
             "accelerator": {"device": self.accelerator, "why": self._accelerator_why,
-                            "jobs": jobs.kinds_on("accelerator") if self.accelerator else []},
+                            "jobs": jobs.kinds_on("accelerator") if self.accelerator else [],
+                            "unavailable": messages.render([self._unavailable]) if self._unavailable else None},
             "limits": limits.to_dict(),
             "graphs": {"renderer": graph_render.renderer(), "missing": None if graph_render.renderer() else
                        graph_render.INSTALL_HINT},
@@ -373,7 +385,21 @@ class PlaygroundAPI(CompilerEndpoints):
         if job.get("ok") is False:
             yield {**job, "done": True}  # an argument failed its check
             return
-        yield from self._runner.updates(kind, job)
+        if self._unavailable is None or jobs.pool_of(kind, job) != "accelerator":
+            yield from self._runner.updates(kind, job)
+            return
+        # The host's accelerator could not be opened inside the sandbox: this job runs on the CPU, and says why.
+        fallback = messages.piece("accelerator.measured_on_cpu", why=self._unavailable)
+        said = {"device_fallback": messages.render([fallback]), "device_fallback_words": fallback}
+        for update in self._runner.updates(kind, job):
+            yield {**update, **said} if update.get("ok") and "device" in update else update
+
+    def _device_pool_status(self) -> dict:
+        """The accelerator pool's counts, the backend its warm workers reported, its layers and the driver's grants."""
+        pool = self._pools["accelerator"]
+        return {**pool.status(), "landlock": pool.layers.get("landlock"), "seccomp": pool.layers.get("seccomp"),
+                "grants": device_grants.describe(getattr(pool, "grants", ())),
+                "grants_tried": getattr(pool, "grant_trials", [])}
     def _runtime_info(self) -> dict:
         """Backend and devices, asked once of a worker that holds the accelerator, if any (the server never starts
         JAX itself)."""

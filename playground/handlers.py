@@ -46,8 +46,8 @@ def preload() -> None:
         return
 
 
-def warm_up() -> None:
-    """Start JAX's backend and compile once, so that the user's job does not pay for either.
+def warm_up() -> dict:
+    """Start JAX's backend and compile once, so that the user's job does not pay for either; say what it opened.
 
     The first compile in a process sets XLA and LLVM up (about 60 ms more than
     any later one), and the first eager op sets up eager dispatch: every job
@@ -56,11 +56,18 @@ def warm_up() -> None:
     example (measured: a whole Inspect job as warm-up made each worker about
     150 ms dearer to start, and the next distinct job under 10 ms faster to
     its first result).
+
+    Returns the backend and devices (runtime.backend): the server checks that a worker
+    pinned to a platform (JAX_PLATFORMS) really opened it. A platform that cannot be
+    opened raises here, with JAX's reason.
     """
     import jax
     import jax.numpy as jnp
 
+    from playground import runtime
+
     jax.jit(lambda x: x * 2 + 1)(jnp.arange(4.0)).block_until_ready()
+    return runtime.backend()
 
 
 def run(job: dict, limits: Limits, early: Callable[[dict], None] | None = None) -> dict:

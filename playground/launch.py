@@ -63,14 +63,11 @@ def main() -> None:
 
         signal.signal(signal.SIGTERM, stop)  # how Hugging Face Spaces and `docker stop` end an app
         signal.signal(signal.SIGINT, stop)  # Ctrl+C
-        pools = worker_pools.build(settings, dict(os.environ))
+        try:
+            pools = worker_pools.start(settings, dict(os.environ), started=lambda pool: services.callback(pool.close))
+        except RuntimeError as exc:
+            raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
         logging.info("accelerator: %s", pools.device_why)
-        for each in pools.all():
-            services.callback(each.close)
-            try:
-                each.start()
-            except RuntimeError as exc:
-                raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
         for name, mechanism in pools.sandbox.mechanisms().items():
             if not mechanism["active"]:
                 logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# --doctest-modules imports every module under testpaths; this one swaps in a broken handler when imported,
-# which only a test pool's template may do (pytest's own process would run the broken handler after it).
-collect_ignore = ["faulty_handlers.py"]
+# --doctest-modules imports every module under testpaths; these break things when imported (a handler, an import),
+# which only a test's own worker process may do.
+collect_ignore = ["faulty_handlers.py", "broken_training_worker.py"]
 FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
 HANDLERS = "playground.handlers"  # what the workers of a test pool run jobs with
 # The sandbox the servers of this run use: `make test` runs the end-to-end suite in both (Makefile).

@@ -166,7 +166,9 @@ def test_a_gpu_host_keeps_the_cpu_jobs_off_the_device_and_bounds_its_memory(monk
     assert len(pools.all()) == 3
     assert pools.sandbox.devices == NO_DEVICE and pools.sandbox._env["JAX_PLATFORMS"] == "cpu"
     assert pools.accelerator.devices == _fake_gpu(1).paths
-    assert "JAX_PLATFORMS" not in pools.accelerator._env
+    assert pools.accelerator.platform == pools.accelerator._env["JAX_PLATFORMS"] == "cuda"  # pinned: never a quiet CPU
+    # No ptxas can be started inside the sandbox: the driver compiles PTX itself.
+    assert "--xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found=true" in pools.accelerator._env["XLA_FLAGS"]
     assert pools.accelerator._env["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.300"  # 0.6 shared by 2 workers
     assert pools.accelerator._env["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
     assert pools.accelerator.limits.address_space_mb == 0  # CUDA reserves huge address ranges
@@ -182,7 +184,7 @@ def test_several_gpus_give_the_parallel_tab_real_devices_within_the_same_share(m
     monkeypatch.setattr(worker_pools, "detect", lambda env: (_fake_gpu(4), "CUDA (4 devices)"))
     pools = worker_pools.build(Settings(accelerator_workers=1, parallel_workers=1), {})
     close_pools(pools)
-    assert pools.parallel.devices == _fake_gpu(4).paths and "JAX_PLATFORMS" not in pools.parallel._env
+    assert pools.parallel.devices == _fake_gpu(4).paths and pools.parallel._env["JAX_PLATFORMS"] == "cuda"
     for pool in (pools.accelerator, pools.parallel):
         assert pool._env["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.250"  # the default 0.5, over two workers
     # One training slot per device, unless the variable says otherwise.
@@ -272,16 +274,80 @@ def test_no_device_path_is_readable_by_default():
 @pytest.mark.skipif(HOST_DEVICE is None, reason=f"no accelerator to open here: {HOST_WHY}")
 def test_a_worker_given_the_device_opens_it_inside_the_sandbox():
     pool = WorkerPool(1, Limits(address_space_mb=0, timeout_s=60.0), HANDLERS, devices=HOST_DEVICE.paths,
-                      extra_env={"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.2"})
+                      platform=HOST_DEVICE.platform, extra_env={"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.2",
+                                                                **accelerator.worker_env(HOST_DEVICE.platform, {})})
     pool.start()
     try:
+        print("grants found:", pool.grants, pool.grant_trials)
         about = pool.run({"kind": "about"})
         assert about["ok"] and about["backend"] != "cpu", about
+        assert pool.status()["backend"] == about["backend"]
         job = {"kind": "inspect", "code": "def f(x):\n    return jnp.sin(x) * x + 3\n", "args": "jnp.ones(8)",
                "static_argnums": [], "second_args": "", "on_accelerator": True}
         inspected = pool.run(job)
         assert inspected["ok"] and not inspected["device"].startswith("cpu"), inspected
         assert pool.layers["landlock"]["active"] == LANDLOCK["active"]
+    finally:
+        pool.close()
+
+
+# -- a device that cannot be opened inside the sandbox: said, never taken for the accelerator ----------------------
+
+
+def _unopenable_tpu(tmp_path: Path) -> Accelerator:
+    """A TPU as the server would see one (a device file, the plugin): JAX here has no libtpu, so none opens."""
+    (tmp_path / "accel0").touch()
+    return Accelerator("tpu", 1, DevicePaths((str(tmp_path / "accel0"),), ()))
+
+
+@pytest.mark.parametrize("sandbox", ["full", "process"])
+def test_a_device_that_cannot_be_opened_leaves_its_jobs_on_the_cpu_and_says_why(tmp_path, monkeypatch, sandbox):
+    from playground.api import PlaygroundAPI, final
+    from playground.ui import about_tab, jit_tab
+
+    if sandbox == "full" and not sys.platform.startswith("linux"):
+        pytest.skip("the full sandbox is Linux's")
+    tpu = _unopenable_tpu(tmp_path)
+    monkeypatch.setattr(worker_pools, "detect", lambda env: (tpu, "TPU (1 device) through libtpu"))
+    settings = Settings(sandbox=sandbox, workers=1, parallel_workers=1)
+    started = []
+    pools = worker_pools.start(settings, {}, started=started.append)
+    try:
+        assert pools.device is None and pools.accelerator is pools.sandbox
+        assert [pool.platform for pool in started] == ["cpu", "cpu"]  # the failed pool was closed, not kept
+        api = PlaygroundAPI.from_pools(pools, settings)
+        about = api.about()
+        unavailable = about["accelerator"]["unavailable"]
+        assert unavailable.startswith("the TPU could not be opened inside the sandbox: RuntimeError: Unable to "
+                                      "initialize backend 'tpu'"), unavailable  # JAX's own reason
+        assert about["accelerator"]["device"] is None and about["accelerator"]["jobs"] == []
+        assert about["accelerator"]["why"] == f"{unavailable}; every job runs on the CPU"
+        assert about["sandbox"]["accelerator_pool"] is None
+        assert about["sandbox"]["pool"]["backend"] == "cpu" and about["backend"] == "cpu"
+        assert "the TPU could not be opened inside the sandbox" in about_tab.to_markdown(about)
+        # The jit tab's job ran on the CPU pool, and its page says so; a CPU job of Inspect's does not.
+        reply = final(api.jit_speed("def f(x):\n    return x * 2\n", [8], 1))
+        assert reply["ok"] and reply["device"] == "cpu", reply
+        assert reply["device_fallback"] == f"**Measured on the CPU**, not the accelerator: {unavailable}."
+        assert "Auf der CPU gemessen" in jit_tab.render(reply, "de")[0]
+        inspected = final(api.inspect("def f(x):\n    return x + 1\n", "1.0"))
+        assert inspected["ok"] and "device_fallback" not in inspected
+    finally:
+        for pool in pools.all():
+            pool.close()
+
+
+def test_a_worker_whose_jax_opened_another_backend_is_refused():
+    from playground.sandbox.warm_pool import WarmUpFailed, WorkerRefused
+
+    pool = WorkerPool(1, Limits(), HANDLERS, platform="cuda")
+    try:
+        hello = {"ready": True, "backend": {"backend": "cpu", "devices": ["cpu:0 cpu"]}}
+        with pytest.raises(WorkerRefused, match="its JAX opened 'cpu', not 'gpu'"):
+            pool._checked_hello(hello)
+        with pytest.raises(WarmUpFailed, match="CUDA_ERROR_OPERATING_SYSTEM"):
+            pool._checked_hello({"ready": False, "warm_up_failed": "RuntimeError: CUDA_ERROR_OPERATING_SYSTEM"})
+        assert pool._checked_hello({**hello, "backend": {"backend": "gpu", "devices": []}})["ready"]
     finally:
         pool.close()
 

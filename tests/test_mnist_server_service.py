@@ -160,10 +160,30 @@ def test_a_killed_worker_is_reported_and_replaced(service):
     while next(run)["phase"] != "training":
         pass
     os.kill(service._workers[0]._process.pid, signal.SIGKILL)
-    with pytest.raises(TrainingFailed, match="exited"):
+    with pytest.raises(TrainingFailed, match="^The training worker was killed by SIGKILL .the kernel's out-of-memory"):
         for _ in run:
             pass
     assert list(service.train(config(epochs=1), "ivan"))[-1]["phase"] == "finished"
+
+
+def test_a_worker_that_dies_at_import_ends_the_run_with_an_error_update_that_names_it(mnist_dir, tmp_path,
+                                                                                       monkeypatch):
+    from playground.api import PlaygroundAPI
+    from playground.config import Settings
+    from playground.mnist import server_worker_handle
+    from tests.conftest import OnePool
+
+    monkeypatch.setattr(server_worker_handle, "WORKER_MODULE", "tests.broken_training_worker")
+    training = TrainingService({**os.environ, "MNIST_DIR": str(mnist_dir)}, slots=1)
+    try:
+        updates = list(PlaygroundAPI(OnePool({}), Settings(), training=training).train(SMALL, "judy"))
+    finally:
+        training.close()
+    error = updates[-1]["error"]
+    assert not updates[-1]["ok"] and error["kind"] == "crashed" and error["title"] == "Training failed"
+    assert error["message"] == ("The training worker exited with code 1; its last words: ModuleNotFoundError: No "
+                                "module named 'a_package_this_interpreter_lacks'")
+    assert training.status()["running"] == 0
 
 
 def test_a_missing_dataset_folder_file_is_named(tmp_path):

@@ -217,3 +217,35 @@ def test_real_mnist_digits_reach_95_percent():
     final = run(config, data)[-1]
     assert final["test_accuracy"] >= 0.95, final["test_accuracy"]
     assert final["step"] == 8 * (8000 // 128) and final["n_test"] == 2000
+
+
+@pytest.mark.parametrize("n_steps", [5, 16, 21])
+def test_blocks_of_steps_train_exactly_as_one_step_a_turn(n_steps):
+    """An accelerator's chunk (blocks of 16 steps, the last one partly thrown away) gives the CPU's numbers."""
+    import jax
+
+    from playground.mnist import worker_steps
+    from playground.mnist.worker_model import init_params
+
+    data = synthetic(n_train=200)
+    optimizer = make_optimizer(TrainConfig(optimizer="adam"))
+    images, labels = jax.device_put((data.train_images, data.train_labels.astype(np.int32)))
+    order = jax.random.permutation(jax.random.key(3), 200)
+    results = []
+    for block in (1, 16):
+        params = init_params(jax.random.key(0), TINY)
+        chunk = worker_steps.make_train_chunk(optimizer, 8, None, block)
+        params, _, smoothed = chunk(params, optimizer.init(params), worker_steps.initial_smoothed(), images, labels,
+                                    order, np.int32(2), np.int32(n_steps))
+        results.append((jax.device_get(params), worker_steps.smoothed_value(smoothed), int(smoothed[1])))
+    (one, loss_one, count_one), (blocks, loss_blocks, count_blocks) = results
+    assert count_one == count_blocks == n_steps  # the thrown-away steps are not counted in the loss either
+    np.testing.assert_allclose(loss_blocks, loss_one, rtol=1e-6)
+    for (w1, b1), (w2, b2) in zip(one, blocks, strict=True):
+        np.testing.assert_allclose(w2, w1, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(b2, b1, rtol=1e-5, atol=1e-7)
+
+
+def test_chunks_on_an_accelerator_come_in_whole_blocks():
+    assert [_next_chunk_steps(n, s, 0.2, 16) for n, s in ((16, 0.01), (32, 0.01), (64, 0.4), (16, 5.0))] == \
+        [32, 64, 32, 16]

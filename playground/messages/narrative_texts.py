@@ -125,6 +125,24 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "### 加速器\n**{device}**（{why}）运行 {kinds}；其他作业都在启动更快的 CPU 工作进程上运行。"
               "它的工作进程通过 Landlock 保持设备文件打开，并只使用其内存的有限份额。",
     },
+    "accelerator.unavailable": {
+        "en": "the {device} could not be opened inside the sandbox: {reason}",
+        "de": "{device} ließ sich in der Sandbox nicht öffnen: {reason}",
+        "zh": "无法在沙箱内打开 {device}：{reason}"},
+    "accelerator.measured_on_cpu": {
+        "en": "**Measured on the CPU**, not the accelerator: {why}.",
+        "de": "**Auf der CPU gemessen**, nicht auf dem Beschleuniger: {why}.",
+        "zh": "**在 CPU 上测量**，而不是在加速器上：{why}。"},
+    "about.grants": {
+        "en": "  \n**What its driver needed beyond its device files** (found at start-up, for these workers only): "
+              "{grants}",
+        "de": "  \n**Was sein Treiber über die Gerätedateien hinaus brauchte** (beim Start ermittelt, nur für diese "
+              "Worker): {grants}",
+        "zh": "  \n**其驱动在设备文件之外还需要的权限**（启动时确定，仅授予这些工作进程）：{grants}"},
+    "about.pool_backend": {
+        "en": "**What each pool's warm workers opened:** {pools}",
+        "de": "**Was die bereiten Worker jedes Pools geöffnet haben:** {pools}",
+        "zh": "**每个池中预热的工作进程实际打开的设备：** {pools}"},
     "about.training": {
         "en": "### Training\n**Runs at once:** {slots} (one per accelerator), **running:** {running}, **waiting:** "
               "{waiting}, **stopped after:** {max_run_s} s  \n{process}",

@@ -60,6 +60,7 @@ TRAIN_EVAL_SIZE = 10_000  # training images classified at each epoch's end: full
 RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
 CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
 FIRST_CHUNK_STEPS = 4
+ACCELERATOR_BLOCK_STEPS = 16  # steps between two looks of the host at a chunk's loop on a GPU or TPU
 
 
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
@@ -191,8 +192,9 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
 
     # Compile ahead of time (jit(...).lower(...).compile()), so no chunk's timing includes a compile.
     order = epoch_order(0)
+    block = block_steps(placement)
     if multi_step:
-        run_chunk = worker_steps.make_train_chunk(optimizer, config.batch_size, placement.batch).lower(
+        run_chunk = worker_steps.make_train_chunk(optimizer, config.batch_size, placement.batch, block).lower(
             params, opt_state, smoothed, train_images, train_labels, order, np.int32(0), np.int32(1)).compile()
     else:
         take = worker_steps.take_batch.lower(train_images, train_labels, order, np.int32(0),
@@ -204,7 +206,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
         worker_steps.classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
     metrics["phase"] = "training"
 
-    step, stopped, chunk_steps = 0, False, FIRST_CHUNK_STEPS
+    step, stopped, chunk_steps = 0, False, max(FIRST_CHUNK_STEPS, block)
     recent: deque[tuple[int, float]] = deque()  # (samples, seconds) of the latest chunks
     last_estimate = -np.inf
     for epoch in range(config.epochs):
@@ -238,7 +240,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
             if n == 0:  # stopped before the chunk's first step: nothing to report but the final update
                 break
             step, in_epoch = step + n, in_epoch + n
-            chunk_steps = _next_chunk_steps(n, seconds, CHUNK_TARGET * update_every_s)
+            chunk_steps = _next_chunk_steps(n, seconds, CHUNK_TARGET * update_every_s, block)
             recent.append((n * config.batch_size, seconds))
             while len(recent) > 1 and sum(s for _, s in recent) - recent[0][1] >= RATE_WINDOW_S:
                 recent.popleft()
@@ -283,17 +285,27 @@ def _spread(n: int, k: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, min(n, k)).round().astype(np.int64))
 
 
-def _next_chunk_steps(steps_done: int, seconds: float, target_s: float) -> int:
-    """Steps for the next chunk so that it lasts about ``target_s``, growing at most 2x at a time.
+def _next_chunk_steps(steps_done: int, seconds: float, target_s: float, block: int = 1) -> int:
+    """Steps for the next chunk so that it lasts about ``target_s``, growing at most 2x at a time, in whole blocks.
 
     The cap matters at the start: a first chunk that ran unusually fast (or a
     clock tick of 0) must not make the next one many times too long. The first
     steps after compiling measure 2-3x faster than the steady state on a CPU
     (measured: 13 steps at 4 ms, the next 45 at 11 ms, one 0.5 s chunk where
-    0.2 s was meant), so growth is gentle: 2x, not more.
+    0.2 s was meant), so growth is gentle: 2x, not more. A chunk of whole
+    ``block``s computes no step it throws away (worker_steps.make_train_chunk).
+
+    >>> _next_chunk_steps(16, 0.001, 0.2, 16), _next_chunk_steps(160, 0.5, 0.2, 16)
+    (32, 64)
     """
     ideal = steps_done * target_s / seconds if seconds > 0 else steps_done * 2
-    return max(1, min(int(ideal), 2 * steps_done))
+    steps = max(1, min(int(ideal), 2 * steps_done))
+    return max(block, steps - steps % block)
+
+
+def block_steps(placement: Placement) -> int:
+    """Steps per turn of a chunk's loop (worker_steps.make_train_chunk): 1 on a CPU, 16 on an accelerator."""
+    return 1 if placement.devices[0].platform == "cpu" else ACCELERATOR_BLOCK_STEPS
 
 
 def _checked_arrays(data: object) -> ArrayData:

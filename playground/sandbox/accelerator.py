@@ -22,14 +22,19 @@ from __future__ import annotations
 import glob
 import importlib.metadata
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 # What CUDA opens read-write: the control device, one file per GPU, unified memory, and MIG's capability files.
 _NVIDIA_DEVICES = ("dev/nvidiactl", "dev/nvidia[0-9]*", "dev/nvidia-uvm", "dev/nvidia-uvm-tools",
                    "dev/nvidia-caps/nvidia-cap*")
 # What the driver library reads to find the GPUs: its /proc files, its modules' parameters, the list of PCI
-# devices, and (found by vendor, below) the sysfs folders of the GPUs themselves, not of any other device.
-_NVIDIA_READ = ("proc/driver/nvidia", "sys/module/nvidia", "sys/module/nvidia_uvm", "sys/bus/pci/devices")
+# devices, and (found by vendor, below) the sysfs folders of the GPUs themselves, not of any other device; and
+# what it reads of the machine at cuInit (an strace of it, NVIDIA/cuda-checkpoint#10; canonical/snapd's CUDA
+# rules): the kernel's module and device lists, the lowest mappable address, the NUMA nodes and memory blocks.
+_NVIDIA_READ = ("proc/driver/nvidia", "proc/driver/nvidia-uvm", "sys/module/nvidia", "sys/module/nvidia_uvm",
+                "sys/bus/pci/devices", "proc/modules", "proc/devices", "proc/sys/vm/mmap_min_addr",
+                "sys/devices/system/node", "sys/devices/system/memory/block_size_bytes")
 _TPU_DEVICES = ("dev/accel[0-9]*", "dev/vfio")
 _TPU_READ = ("sys/class/accel", "sys/bus/pci/devices")
 _PCI_VENDORS = {"cuda": "0x10de", "tpu": "0x1ae0"}  # NVIDIA, Google
@@ -81,6 +86,26 @@ def _pci_folders(root: str, vendor: str) -> set[str]:
         except OSError:
             continue
     return folders
+
+
+def worker_env(platform: str, env: Mapping[str, str]) -> dict[str, str]:
+    """What a worker holding ``platform`` needs in its environment, beyond JAX_PLATFORMS.
+
+    CUDA: XLA compiles PTX with NVIDIA's ``ptxas`` program where the CUDA plugin
+    has no compiler built in (the pip wheels' case), and a worker may start no
+    program (seccomp): the driver's own PTX compiler is used instead
+    (``--xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found``), with its cache
+    off (each worker is new, so it would only fill the scratch folder). TPU
+    (not yet tried on one): no query of the cloud's metadata server (the sandbox
+    has no network), no lock file in /tmp (libtpu's guard against a second
+    process on the chips; Landlock keeps /tmp read-only), and no log folder there.
+    """
+    if platform == "cuda":
+        flags = f"{env.get('XLA_FLAGS', '')} --xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found=true".strip()
+        return {"XLA_FLAGS": flags, "CUDA_CACHE_DISABLE": "1"}
+    if platform == "tpu":
+        return {"TPU_SKIP_MDS_QUERY": "1", "ALLOW_MULTIPLE_LIBTPU_LOAD": "1", "TPU_LOG_DIR": "disabled"}
+    return {}
 
 
 def installed_plugin(platform: str) -> str | None:

@@ -14,8 +14,9 @@ import os
 import resource
 import site
 import sys
+from collections.abc import Iterable
 
-from playground.sandbox import landlock, seccomp_filter
+from playground.sandbox import device_grants, landlock, seccomp_filter
 from playground.sandbox.limits import Limits
 
 _MB = 1024 * 1024
@@ -23,6 +24,7 @@ _PR_CAPBSET_DROP = 24
 _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAPABILITY_VERSION_3 = 0x20080522
+_PINNED: list[int] = []  # descriptors a worker keeps open for its Landlock rules (one process, one job)
 
 
 def probe() -> dict[str, dict]:
@@ -35,18 +37,23 @@ def probe() -> dict[str, dict]:
     }
 
 
-def apply(limits: Limits, scratch: str, devices: dict | None = None) -> dict[str, dict]:
+def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Iterable[str] = ()) -> dict[str, dict]:
     """Apply every layer to the current (single-threaded) process; return the report.
 
     ``devices`` (``{"read_write": [...], "read_only": [...]}``, from the server's
-    accelerator.DevicePaths) are the accelerator's files, for workers that hold it; others get none.
+    accelerator.DevicePaths) are the accelerator's files, and ``grants`` what its
+    driver needs beyond them (device_grants.py), for workers that hold it; others get neither.
     """
+    grants = frozenset(grants)
+    unknown = grants - device_grants.GRANTS.keys()
+    if unknown:
+        raise ValueError(f"unknown device grants: {sorted(unknown)}")
     layers = {}
     for name, step in (
         ("rlimits", lambda: _set_rlimits(limits)),
         ("capabilities", _drop_capabilities),
-        ("landlock", lambda: _landlock(scratch, devices or {})),
-        ("seccomp", _seccomp),
+        ("landlock", lambda: _landlock(scratch, devices or {}, grants)),
+        ("seccomp", lambda: _seccomp(grants)),
     ):
         try:
             layers[name] = {"active": True, "detail": step()}
@@ -104,19 +111,29 @@ def _drop_capabilities() -> str:
     return f"all {last_cap + 1} capabilities dropped (running as root)"
 
 
-def _landlock(scratch: str, devices: dict) -> str:
+def _landlock(scratch: str, devices: dict, grants: frozenset[str]) -> str:
     device_files, driver_files = devices.get("read_write", []), devices.get("read_only", [])
-    enforced = landlock.restrict_self([*readable_paths(), *driver_files], [scratch, *device_files])
+    existing = []
+    if "thread_names" in grants:
+        # Resolved here, after the fork, so it is this worker's own task folder. Held open for the worker's life: the
+        # folder then stays the one (the same inode, which the rule is bound to) its later threads' files are beneath.
+        _PINNED.append(os.open("/proc/self/task", os.O_PATH | os.O_CLOEXEC))
+        existing.append("/proc/self/task")
+    enforced = landlock.restrict_self([*readable_paths(), *driver_files], [scratch, *device_files],
+                                      write_existing=existing)
     extras = [name for name, on in (("TCP", enforced["tcp_denied"]), ("signals", enforced["signals_scoped"])) if on]
     also = f"; also denies {' and '.join(extras)}" if extras else ""
     device = (f"; the accelerator's {len(device_files)} device files read-write and its "
               f"{len(driver_files)} driver paths read-only" if device_files else "")
+    granted = "".join(f"; {path} writable" for path in existing)
     return (f"ABI {enforced['abi']}: filesystem read-only to Python and system libraries, "
-            f"write only to the scratch dir{device}{also}")
+            f"write only to the scratch dir{device}{granted}{also}")
 
 
-def _seccomp() -> str:
-    return f"{seccomp_filter.install()['denied_syscalls']} system calls denied or narrowed"
+def _seccomp(grants: frozenset[str]) -> str:
+    report = seccomp_filter.install(grants)
+    relaxed = f"; for the device: {', '.join(report['relaxed'])}" if report["relaxed"] else ""
+    return f"{report['denied_syscalls']} system calls denied or narrowed{relaxed}"
 
 
 def readable_paths() -> list[str]:

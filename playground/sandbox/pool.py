@@ -21,14 +21,14 @@ import sys
 import tempfile
 import threading
 
-from playground.sandbox import mechanisms, protocol, scratch
+from playground.sandbox import device_grants, mechanisms, protocol, scratch
 from playground.sandbox.accelerator import NO_DEVICE, DevicePaths
 from playground.sandbox.bootstrap import protect_server_process
 from playground.sandbox.cgroups import JobCgroups
 from playground.sandbox.handle import LogPipe, WorkerHandle
 from playground.sandbox.limits import Limits
 from playground.sandbox.template_link import TemplateLink
-from playground.sandbox.warm_pool import REMOVE_BUDGET_S, WarmPool, WorkerRefused
+from playground.sandbox.warm_pool import REMOVE_BUDGET_S, DeviceUnavailable, WarmPool, WarmUpFailed, WorkerRefused
 from playground.sandbox.watch import JobWatch
 
 log = logging.getLogger(__name__)
@@ -52,12 +52,16 @@ class WorkerPool(WarmPool[WorkerHandle]):
         spawn_timeout_s: float = 60.0,
         namespaces: bool = True,
         devices: DevicePaths = NO_DEVICE,
+        platform: str = "cpu",
     ) -> None:
+        """``platform``: the JAX platform every worker is pinned to; ``devices``: its files, for one not "cpu"."""
         # One spawner: the template forks one worker at a time anyway.
         super().__init__(size, limits, handlers, extra_env=extra_env, acquire_timeout_s=acquire_timeout_s,
-                         spawn_timeout_s=spawn_timeout_s, spawners=1)
+                         spawn_timeout_s=spawn_timeout_s, spawners=1, platform=platform)
         self.namespaces = namespaces
         self.devices = devices  # the accelerator's files, which these workers' Landlock rules open (else none)
+        self.grants: tuple[str, ...] = ()  # what the driver needs beyond them (device_grants.py), found at start
+        self.grant_trials: list[dict] = []  # the sets tried to find those, each with its outcome, for About
         self._link_lock = threading.Lock()
         self._link: TemplateLink | None = None
         self._cgroups: JobCgroups | None = None
@@ -79,6 +83,8 @@ class WorkerPool(WarmPool[WorkerHandle]):
         self._watch = JobWatch(self.limits, self._cgroups, self._cgroup_memory_mb(), self._exit_report, self._count)
         self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s, self.handlers)
         self._remover.start()
+        if self.platform != "cpu":
+            self._open_device()
         self._start_spawning(ready_timeout_s)
 
     def close(self) -> None:
@@ -139,7 +145,8 @@ class WorkerPool(WarmPool[WorkerHandle]):
     def _layers_of(self, worker: WorkerHandle) -> dict[str, dict]:
         return {**worker.hello.get("layers", {}), "pid_namespace": self._link.pid_namespaces}
 
-    def _spawn(self) -> WorkerHandle:
+    def _spawn(self, grants: tuple[str, ...] | None = None) -> WorkerHandle:
+        """A new warm worker, with the pool's device grants or (while they are being found) ``grants``."""
         folder = tempfile.mkdtemp(prefix="job-", dir=self._scratch_root)
         log_pipe = LogPipe()
         server_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -148,7 +155,8 @@ class WorkerPool(WarmPool[WorkerHandle]):
             if self._cgroups is not None and self._cgroups.active:
                 cgroups = self._cgroups.create(self.limits.max_tasks, self._cgroup_memory_mb() * 2**20)
             request = {"scratch": folder, "limits": self.limits.to_dict(), "cgroups": cgroups,
-                       "namespaces": self.namespaces, "devices": self.devices.to_dict()}
+                       "namespaces": self.namespaces, "devices": self.devices.to_dict(),
+                       "grants": list(self.grants if grants is None else grants)}
             with self._link_lock:
                 link = self._link
             pid = link.spawn(request, [worker_end.fileno(), log_pipe.write_fd])
@@ -168,9 +176,7 @@ class WorkerPool(WarmPool[WorkerHandle]):
             server_end.settimeout(self.spawn_timeout_s)
             hello = protocol.receive(server_end, 1 << 20)
             server_end.settimeout(None)
-            if not isinstance(hello, dict) or not hello.get("ready"):
-                raise RuntimeError("the worker did not say it was ready")
-            worker.hello = hello
+            worker.hello = self._checked_hello(hello)
             problem = worker.limits_problem(self.limits)
             if problem:
                 raise WorkerRefused(f"worker {pid} refused: {problem}")
@@ -178,6 +184,35 @@ class WorkerPool(WarmPool[WorkerHandle]):
             self._retire(worker)
             raise
         return worker
+
+    def _open_device(self) -> None:
+        """The smallest set of the reviewed grants (device_grants.py) with which a worker opens the device.
+
+        Each set tried is one worker forked, locked down and warmed up, then
+        discarded; the first that opens the device is kept as the pool's first
+        warm worker. None opening it: DeviceUnavailable, with JAX's reason for
+        the widest set tried (and this pool closed).
+        """
+        kept: list[WorkerHandle] = []  # the worker of the smallest set that opened it so far
+
+        def opens(grants: tuple[str, ...]) -> str | None:
+            try:
+                worker = self._spawn(grants)
+            except WarmUpFailed as exc:
+                self.grant_trials.append({"grants": list(grants), "opened": False, "reason": str(exc)})
+                return str(exc)
+            self.grant_trials.append({"grants": list(grants), "opened": True, "reason": None})
+            while kept:
+                self._retire(kept.pop())
+            kept.append(worker)
+            return None
+
+        try:
+            self.grants = device_grants.smallest(device_grants.candidates(self.platform), opens)
+        except device_grants.NoneOpens as exc:
+            self.close()
+            raise DeviceUnavailable(str(exc)) from None
+        self._keep(kept[0])
 
     def _after_failed_spawn(self) -> None:
         """A refused or failed worker may be the template's fault: start a new template."""

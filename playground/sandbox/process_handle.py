@@ -27,8 +27,10 @@ class StderrLog:
 
     KEEP = 64 * 1024
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream, echo=None) -> None:
+        """``echo``: a binary stream that gets a copy of everything read (the server's own stderr, for its log)."""
         self._stream = stream
+        self._echo = echo
         self._kept = bytearray()
         self._lock = threading.Lock()
         self._reader = threading.Thread(target=self._read, name="worker-stderr", daemon=True)
@@ -40,6 +42,9 @@ class StderrLog:
                 with self._lock:
                     self._kept += chunk
                     del self._kept[:-self.KEEP]
+                if self._echo is not None:
+                    self._echo.write(chunk)
+                    self._echo.flush()
         except (OSError, ValueError):  # closed under us: the worker is gone
             return
 

@@ -25,7 +25,7 @@ import tempfile
 from playground.sandbox import child_channel, mechanisms, protocol, scratch
 from playground.sandbox.limits import Limits
 from playground.sandbox.process_handle import SpawnedWorker, StderrLog
-from playground.sandbox.warm_pool import REMOVE_BUDGET_S, WarmPool
+from playground.sandbox.warm_pool import REMOVE_BUDGET_S, WarmPool, WarmUpFailed, WorkerRefused
 from playground.sandbox.watch import JobWatch
 
 log = logging.getLogger(__name__)
@@ -40,17 +40,22 @@ class ProcessPool(WarmPool[SpawnedWorker]):
 
     def __init__(self, size: int, limits: Limits, handlers: str, *, extra_env: dict[str, str] | None = None,
                  acquire_timeout_s: float = 60.0, spawn_timeout_s: float = 120.0,
-                 channel: str = child_channel.DEFAULT) -> None:
+                 channel: str = child_channel.DEFAULT, platform: str = "cpu") -> None:
         if channel not in child_channel.KINDS:
             raise ValueError(f"channel must be one of {child_channel.KINDS}, got {channel!r}")
         super().__init__(size, limits, handlers, extra_env=extra_env, acquire_timeout_s=acquire_timeout_s,
-                         spawn_timeout_s=spawn_timeout_s,
+                         spawn_timeout_s=spawn_timeout_s, platform=platform,
                          spawners=min(size, 2))  # two at a time: a spawn is mostly JAX's import
         self.channel = channel
         self._watch = JobWatch(limits, None, None, SpawnedWorker.exit_report, self._count)
 
     def start(self, ready_timeout_s: float = 180.0) -> None:
-        """Start spawning, and wait until the first worker is warm (its layers are then known)."""
+        """Start spawning, and wait until the first worker is warm (its layers are then known).
+
+        A pool pinned to an accelerator makes its first worker at once: DeviceUnavailable when it cannot open it.
+        """
+        if self.platform != "cpu":
+            self._open_device()
         self._start_spawning(ready_timeout_s)
 
     def close(self) -> None:
@@ -80,12 +85,12 @@ class ProcessPool(WarmPool[SpawnedWorker]):
             protocol.send(channel, {"scratch": folder, "limits": self.limits.to_dict()})
             hello = protocol.receive(channel, 1 << 20)
             channel.settimeout(None)
-            if not isinstance(hello, dict) or not hello.get("ready"):
-                raise RuntimeError("the worker did not say it was ready")
-            worker.hello = hello
+            worker.hello = self._checked_hello(hello)
         except BaseException as exc:
             output = worker.log.text()[-2000:]
             self._retire(worker)
+            if isinstance(exc, (WarmUpFailed, WorkerRefused)):
+                raise
             if isinstance(exc, Exception):
                 raise RuntimeError(f"{exc}; its output ends: {output!r}") from exc
             raise

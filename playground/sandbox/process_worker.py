@@ -25,6 +25,7 @@ from typing import NoReturn
 
 from playground.sandbox import child_channel, protocol
 from playground.sandbox.limits import Limits
+from playground.sandbox.warm_up import warmed_up
 
 _MB = 1024 * 1024
 
@@ -40,8 +41,11 @@ def main(channel: str, handlers_module: str) -> NoReturn:
         layers = {"rlimits": _set_rlimits(limits)}
         handlers = importlib.import_module(handlers_module)
         handlers.preload()
-        handlers.warm_up()
-        protocol.send(sock, {"ready": True, "layers": layers, "pid": os.getpid()})
+        hello = {**warmed_up(handlers), "layers": layers, "pid": os.getpid()}
+        protocol.send(sock, hello)
+        if not hello["ready"]:  # the warm-up's traceback is on stderr already
+            status = 1
+            return
         job = protocol.receive(sock, limits.message_bytes)
         protocol.send(sock, handlers.run(job, limits, lambda reply: protocol.send(sock, {"early": reply})))
     except BaseException:  # reaches the server's log through stderr, never the user

@@ -82,6 +82,8 @@ _ONLY = (
     ("ioprio_get", 0, _IOPRIO_WHO_PROCESS), ("ioprio_get", 1, 0),
 )
 _SIGNALS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
+# The denied calls a device grant allows (own_sockets) or answers with another error (absent_daemons).
+_RELAXED_BY = {"bind": "own_sockets", "listen": "own_sockets", "connect": "absent_daemons"}
 
 
 def available() -> tuple[bool, str]:
@@ -89,8 +91,13 @@ def available() -> tuple[bool, str]:
     return (seccomp is not None), (_LOAD_ERROR or "libseccomp")
 
 
-def install() -> dict:
-    """Load the filter into this process (all its threads). Needs no_new_privs or CAP_SYS_ADMIN."""
+def install(grants: frozenset[str] = frozenset()) -> dict:
+    """Load the filter into this process (all its threads). Needs no_new_privs or CAP_SYS_ADMIN.
+
+    ``grants`` (device_grants.py) narrow it for a worker that holds an accelerator:
+    ``own_sockets`` allows bind and listen; ``absent_daemons`` makes ``connect``
+    fail with ENOENT, not EPERM.
+    """
     if seccomp is None:
         raise RuntimeError(_LOAD_ERROR)
     deny = seccomp.ERRNO(errno.EPERM)
@@ -98,8 +105,16 @@ def install() -> dict:
     filt = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     filt.set_attr(seccomp.Attr.CTL_TSYNC, 1)
     rules = 0
+    relaxed = []
     for name in _DENIED:
+        if name in _RELAXED_BY and _RELAXED_BY[name] in grants:
+            continue
         rules += _add(filt, deny, name)
+    if "own_sockets" in grants:
+        relaxed.append("bind and listen allowed")
+    if "absent_daemons" in grants:
+        rules += _add(filt, seccomp.ERRNO(errno.ENOENT), "connect")
+        relaxed.append("connect answers ENOENT")
     # glibc falls back to clone() when clone3 says ENOSYS; clone's flags can be inspected.
     rules += _add(filt, seccomp.ERRNO(errno.ENOSYS), "clone3")
     rules += _add(filt, deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, 0))
@@ -112,7 +127,7 @@ def install() -> dict:
     for name in _SIGNALS:
         rules += _add(filt, deny, name, seccomp.Arg(0, seccomp.NE, me))
     filt.load()
-    return {"denied_syscalls": rules}
+    return {"denied_syscalls": rules, "relaxed": relaxed}
 
 
 def _add(filt, action, name: str, *conditions) -> int:

@@ -23,6 +23,7 @@ from typing import NoReturn
 
 from playground.sandbox import lockdown, namespaces, protocol
 from playground.sandbox.limits import Limits
+from playground.sandbox.warm_up import warmed_up
 
 JOB_FD = 3
 _PR_SET_PDEATHSIG = 1
@@ -42,13 +43,16 @@ def serve_one_job(job_fd: int, log_fd: int, request: dict, handlers: ModuleType)
         layers = {"cgroups": _join_cgroups(request.get("cgroups") or [])}
         layers["namespaces"] = _namespaces(request, budget)
         _settle_in(scratch)
-        layers.update(lockdown.apply(budget, scratch, request.get("devices")))
-        handlers.warm_up()
+        layers.update(lockdown.apply(budget, scratch, request.get("devices"), request.get("grants") or ()))
         channel = socket.socket(fileno=JOB_FD)
-        protocol.send(channel, {
-            "ready": True, "layers": layers, "rlimits": lockdown.rlimits_in_force(),
+        hello = {
+            **warmed_up(handlers), "layers": layers, "rlimits": lockdown.rlimits_in_force(),
             "private_scratch": layers["namespaces"]["active"], "pid_namespace": os.getpid() == 1,
-        })
+        }
+        protocol.send(channel, hello)
+        if not hello["ready"]:  # the warm-up's traceback is in the log already
+            status = 1
+            return
         job = protocol.receive(channel, budget.message_bytes)
         protocol.send(channel, handlers.run(job, budget, lambda reply: protocol.send(channel, {"early": reply})))
     except BaseException:  # reaches the server's log through the pipe, never the user

@@ -54,7 +54,8 @@ def to_markdown(info: dict, language: str = "en") -> str:
         + say("about.queue", concurrency=queue["concurrency"], waiting=queue["max_waiting"])
         + _cache_markdown(queue.get("cache"), say)
         + _graphs_markdown(info.get("graphs"), say, warning)
-        + _accelerator_markdown(info.get("accelerator"), say)
+        + _pools_markdown(info["sandbox"], say)
+        + _accelerator_markdown(info.get("accelerator"), info["sandbox"].get("accelerator_pool"), say)
         + _training_markdown(info.get("training"), say)
     )
 
@@ -76,14 +77,26 @@ def _graphs_markdown(graphs: dict | None, say, warning: str) -> str:
     return "  \n" + say("about.no_graphs", warning=warning, missing=graphs["missing"])
 
 
-def _accelerator_markdown(accelerator: dict | None, say) -> str:
-    """Which device runs which jobs: the host's GPU or TPU for the speed comparisons, or why every job is on the CPU."""
+def _pools_markdown(sandbox: dict, say) -> str:
+    """The backend each pool's warm workers reported opening (not what the device files suggest)."""
+    seen = []
+    for name, key in (("CPU", "pool"), ("Parallel", "parallel_pool"), ("accelerator", "accelerator_pool")):
+        status = sandbox.get(key) or {}
+        if status.get("backend"):
+            seen.append(f"{name}: {status['backend']} ({', '.join(status.get('devices') or [])})")
+    return "  \n" + say("about.pool_backend", pools=md.text("; ".join(seen))) if seen else ""
+
+
+def _accelerator_markdown(accelerator: dict | None, device_pool: dict | None, say) -> str:
+    """Which device runs which jobs: the host's GPU or TPU for the speed comparisons, or why every job is on the CPU;
+    and what its driver needed beyond its device files."""
     if not accelerator:
         return ""
     if not accelerator.get("device"):
-        return "\n\n" + say("about.no_accelerator", why=accelerator["why"] or say("about.cpu_only"))
+        return "\n\n" + say("about.no_accelerator", why=md.text(accelerator["why"] or say("about.cpu_only")))
+    grants = say("about.grants", grants=md.text(device_pool["grants"])) if device_pool else ""
     return "\n\n" + say("about.accelerator", device=accelerator["device"], why=accelerator["why"],
-                          kinds=", ".join(accelerator["jobs"]))
+                          kinds=", ".join(accelerator["jobs"])) + grants
 
 
 def _training_markdown(training: dict | None, say) -> str:

@@ -29,7 +29,7 @@ def passes_status(response: dict, language: str = "en") -> str:
                         changed=counts["changed"], unchanged=counts["unchanged"], dumped=dumped)
     lines = [f"{md.verdict('ok', language)} {said}"]
     lines += [f"- {md.text(n)}" for n in response["notices"]]
-    lines += [f"- {note}" for note in [progress.cache_note(response, language)] if note]
+    lines += [f"- {note}" for note in progress.source_notes(response, language)]
     return "\n".join(lines)
 
 
@@ -138,7 +138,7 @@ def graph_status(response: dict, language: str = "en") -> str:
                                     drawn=f"{len(response[key]['nodes']):,}"))
     if response["renderer"]["problem"]:
         lines.append(f"- {md.verdict('warning', language)} {md.text(response['renderer']['problem'])}")
-    lines += [f"- {note}" for note in [progress.cache_note(response, language)] if note]
+    lines += [f"- {note}" for note in progress.source_notes(response, language)]
     return "\n".join(lines)
 
 
@@ -195,7 +195,7 @@ def compare_table(response: dict, language: str = "en") -> str:
     if ratio is not None:
         summary.append(f"- {say('comp.ratio', ratio=f'{ratio:.2f}')}")
     summary += [f"- {md.text(n)}" for n in response["notes"]]
-    summary += [f"- {note}" for note in [progress.cache_note(response, language)] if note]
+    summary += [f"- {note}" for note in progress.source_notes(response, language)]
     return "\n".join(summary) + "\n\n" + "\n".join(lines)
 
 

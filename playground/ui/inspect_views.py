@@ -106,9 +106,7 @@ def status_markdown(response: dict, language: str = "en") -> str:
     pending = [PENDING[name] for name in response.get("pending") or [] if name in PENDING]
     if pending:
         lines.append(f"- Still running: {' and '.join(pending)}. They follow here in a moment.")
-    note = progress.cache_note(response, language)
-    if note:
-        lines.append(f"- {note}")
+    lines += [f"- {note}" for note in progress.source_notes(response, language)]
     return "\n".join(lines)
 
 

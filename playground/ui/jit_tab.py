@@ -75,7 +75,7 @@ def render(response: dict, lang: str = "en") -> tuple:
     series = {"NumPy": response["numpy_s"], "eager JAX": response["eager_s"], "jit": response["jit_s"]}
     agreement = jit_views.agreement_line(response, lang)
     notes = [f"{md.verdict('ok', lang)} {say('jit.measured', device=md.text(response['device']), agreement=agreement)}"]
-    notes += [f"- {note}" for note in [progress.cache_note(response, lang)] if note]
+    notes += [f"- {note}" for note in progress.source_notes(response, lang)]
     notes += [f"- {say('jit.skipped', size=s['size'], reason=md.text(s['reason']))}"
               for s in response.get("skipped", [])]
     chart = plots.timings_figure("NumPy vs eager JAX vs jit", "elements (n × n)", [n * n for n in sizes], series)

@@ -15,6 +15,7 @@ from datetime import datetime
 import gradio as gr
 
 from playground import messages
+from playground.ui import markdown as md
 
 
 def is_progress(update: dict) -> bool:
@@ -47,6 +48,19 @@ def follow(updates: Iterator[dict], render: Callable[[dict], tuple], outputs: in
                         for i in range(outputs))
         else:
             yield render(update)
+
+
+def source_notes(response: dict, language: str = "en") -> list[str]:
+    """What the reader must know of where a result came from: a job that ran on the CPU because the accelerator
+    could not be opened (and why), and a result that was not measured for this request (``cache_note``)."""
+    notes = []
+    if fallback := response.get("device_fallback_words"):
+        key, params = fallback  # the reason is JAX's text: escaped, like everything a job's reply brings
+        why = md.text(messages.render([params["why"]], language))
+        notes.append(f"{md.verdict('warning', language)} {messages.say(key, language, why=why)}")
+    if cached := cache_note(response, language):
+        notes.append(cached)
+    return notes
 
 
 def cache_note(response: dict, language: str = "en") -> str:

@@ -39,7 +39,7 @@ def render(response: dict, language: str = "en") -> tuple:
     chart = plots.timings_figure("Python loop vs vmap vs jit(vmap)", "batch size", sizes, series)
     measured_on = f"\n\n{say('vmap.measured_on', device=md.text(response['device']))}" if response.get("device") \
         else ""
-    if note := progress.cache_note(response, language):
+    for note in progress.source_notes(response, language):
         measured_on += f" {note}"
     status = agreement(response["function"], sizes, checked, language) + measured_on
     if pending := response.get("pending_sizes"):  # an early reply: the table so far, the next size on its way

@@ -1,0 +1,26 @@
+"""A worker's warm-up, and the first words of its hello: ready with the backend it opened, or not, and why.
+
+Shared by both kinds of worker (worker.py, forked in the full sandbox; process_worker.py, spawned in the local
+mode). A worker pinned to a platform (``JAX_PLATFORMS``) that cannot open it fails its warm-up with JAX's own
+reason; the server reports that reason (log, About, the tabs that would have used the device) and never takes
+such a worker's CPU for the accelerator.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from types import ModuleType
+
+MAX_REASON_CHARS = 2000
+
+
+def warmed_up(handlers: ModuleType) -> dict:
+    """``{"ready": True, "backend": {...}}`` after ``handlers.warm_up()``, or ``{"ready": False, "warm_up_failed"}``."""
+    try:
+        return {"ready": True, "backend": handlers.warm_up()}
+    except Exception as exc:  # the worker is discarded; its log keeps the traceback
+        traceback.print_exc()
+        # JAX names a platform it could not open; one it has no plugin for at all fails without a word.
+        said = str(exc) or f"JAX opened no backend for JAX_PLATFORMS={os.environ.get('JAX_PLATFORMS', '')!r}"
+        return {"ready": False, "warm_up_failed": f"{type(exc).__name__}: {said}"[-MAX_REASON_CHARS:]}

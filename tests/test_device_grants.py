@@ -1,0 +1,232 @@
+"""What an accelerator's driver is granted beyond its device files (sandbox/device_grants.py), and only there.
+
+The search for the smallest working set is checked with stand-in drivers; the
+grants themselves in a locked-down child process: its seccomp answer for the
+socket calls CUDA makes, checked against a real listening UNIX socket, and the
+Landlock rule that lets it name its threads, with and without the grants.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from playground.sandbox import device_grants, lockdown
+from playground.sandbox.limits import Limits
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = lockdown.probe()
+needs_layers = pytest.mark.skipif(not (PROBE["landlock"]["active"] and PROBE["seccomp"]["active"]),
+                                  reason=f"needs Landlock and seccomp: {PROBE}")
+CUDA = device_grants.candidates("cuda")
+
+
+# -- the search ---------------------------------------------------------------------------------------------------
+
+
+def _driver(needs: set[str]):
+    """A stand-in driver that opens with ``needs`` granted, recording every set it was tried with."""
+    tried = []
+
+    def opens(grants: tuple[str, ...]) -> str | None:
+        tried.append(grants)
+        missing = needs - set(grants)
+        return None if not missing else f"CUDA_ERROR_OPERATING_SYSTEM (missing {sorted(missing)})"
+
+    return opens, tried
+
+
+def test_the_cuda_candidates_are_the_reviewed_list():
+    assert CUDA == ("thread_names", "own_sockets", "absent_daemons")
+    assert device_grants.candidates("tpu") == () and device_grants.candidates("cpu") == ()
+
+
+def test_a_driver_that_needs_nothing_is_tried_once():
+    opens, tried = _driver(set())
+    assert device_grants.smallest(CUDA, opens) == ()
+    assert tried == [()]
+
+
+@pytest.mark.parametrize("needs", [{"thread_names"}, {"thread_names", "own_sockets"}, set(CUDA)])
+def test_the_smallest_set_is_found_within_len_plus_two_tries(needs):
+    opens, tried = _driver(needs)
+    assert set(device_grants.smallest(CUDA, opens)) == needs
+    assert tried[:2] == [(), CUDA] and len(tried) <= len(CUDA) + 2
+
+
+def test_a_driver_that_no_set_opens_is_reported_with_its_reason():
+    opens, tried = _driver({"something the sandbox never grants"})
+    with pytest.raises(device_grants.NoneOpens, match="CUDA_ERROR_OPERATING_SYSTEM .*also with every grant"):
+        device_grants.smallest(CUDA, opens)
+    assert tried == [(), CUDA]
+    opens, tried = _driver({"x"})
+    with pytest.raises(device_grants.NoneOpens, match="^CUDA_ERROR"):  # no candidates (a TPU): one try
+        device_grants.smallest((), opens)
+    assert tried == [()]
+
+
+def test_unknown_grants_are_refused_before_anything_is_applied():
+    with pytest.raises(ValueError, match="unknown device grants"):
+        lockdown.apply(Limits(), "/nonexistent", None, ["write_everywhere"])
+
+
+def test_the_grants_are_described_for_about():
+    assert device_grants.describe(()) == "none: the device opens with every layer as it is"
+    said = device_grants.describe(("thread_names", "absent_daemons"))
+    assert said.startswith("landlock: write to the files beneath its own /proc/self/task")
+    assert "seccomp: connect answers ENOENT" in said
+
+
+# -- in a locked-down child: exactly these calls, only with the grants --------------------------------------------
+
+
+CHILD = textwrap.dedent("""
+    import errno, json, os, socket, sys, threading
+    from playground.sandbox import lockdown
+    from playground.sandbox.limits import Limits
+
+    scratch, listening, grants = sys.argv[1], sys.argv[2], sys.argv[3].split(",") if sys.argv[3] else []
+    layers = lockdown.apply(Limits(), scratch, {"read_write": [], "read_only": []}, grants)
+    results = {}
+
+    def attempt(name, action):
+        try:
+            action()
+            results[name] = "ok"
+        except OSError as exc:
+            results[name] = errno.errorcode.get(exc.errno, str(exc.errno))
+
+    def connect():  # what the driver does to find a daemon: a real socket listens there
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(listening)
+        finally:
+            s.close()
+
+    own = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+
+    def bind_abstract():  # CUDA's own @cuda-uvmfd-<ns>-<pid>
+        own.bind(b"\\0cuda-uvmfd-test-" + str(os.getpid()).encode())
+
+    def listen():
+        own.listen(1)
+
+    def accept():
+        own.setblocking(False)
+        own.accept()
+
+    def name_a_thread():  # glibc's pthread_setname_np for another thread: a write to its comm file
+        started, done = threading.Event(), threading.Event()
+        box = {}
+        worker = threading.Thread(target=lambda: (box.update(tid=threading.get_native_id()), started.set(),
+                                                  done.wait()))
+        worker.start()
+        started.wait()
+        try:
+            with open(f"/proc/self/task/{box['tid']}/comm", "w") as f:
+                f.write("cuda-EvtHandlr")
+            with open(f"/proc/self/task/{box['tid']}/comm") as f:
+                assert f.read().strip() == "cuda-EvtHandlr"
+        finally:
+            done.set()
+            worker.join()
+
+    def raise_oom_score():  # /proc/self itself stays read-only
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("100")
+
+    attempt("connect", connect)
+    attempt("bind_abstract", bind_abstract)
+    attempt("listen", listen)
+    attempt("accept", accept)
+    attempt("name_a_thread", name_a_thread)
+    attempt("oom_score_adj", raise_oom_score)
+    print(json.dumps({"layers": layers, "results": results}))
+""")
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory):
+    """A real UNIX socket that listens, as a daemon's would: no connection may reach it from a worker."""
+    path = str(tmp_path_factory.mktemp("daemon") / "control")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(8)
+    listener.setblocking(False)
+    yield path, listener
+    listener.close()
+
+
+def _locked_child(tmp_path: Path, daemon_path: str, grants: tuple[str, ...]) -> dict:
+    scratch = tmp_path / "-".join(grants or ("none",))
+    scratch.mkdir()
+    done = subprocess.run([sys.executable, "-c", CHILD, str(scratch), daemon_path, ",".join(grants)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _nobody_connected(listener: socket.socket) -> bool:
+    try:
+        listener.accept()[0].close()
+    except BlockingIOError:
+        return True
+    return False
+
+
+@needs_layers
+def test_a_worker_without_grants_is_refused_every_call_cuda_makes(tmp_path, daemon):
+    path, listener = daemon
+    child = _locked_child(tmp_path, path, ())
+    assert child["results"] == {"connect": "EPERM", "bind_abstract": "EPERM", "listen": "EPERM", "accept": "EPERM",
+                                "name_a_thread": "EACCES", "oom_score_adj": "EACCES"}
+    assert "/proc/self/task" not in child["layers"]["landlock"]["detail"]
+    assert "for the device" not in child["layers"]["seccomp"]["detail"]
+    assert _nobody_connected(listener)
+
+
+@needs_layers
+def test_the_cuda_grants_allow_exactly_what_the_driver_does(tmp_path, daemon):
+    path, listener = daemon
+    child = _locked_child(tmp_path, path, CUDA)
+    assert child["results"] == {
+        "connect": "ENOENT",  # as where no daemon runs; the real daemon socket is never reached
+        "bind_abstract": "ok", "listen": "ok",  # the driver's own socket
+        "accept": "EPERM",  # so nothing that connects to it is ever served
+        "name_a_thread": "ok",  # its threads' names
+        "oom_score_adj": "EACCES",  # nothing else of /proc
+    }
+    assert "/proc/self/task writable" in child["layers"]["landlock"]["detail"]
+    assert child["layers"]["seccomp"]["detail"].endswith(
+        "for the device: bind and listen allowed, connect answers ENOENT")
+    assert _nobody_connected(listener)
+
+
+@needs_layers
+@pytest.mark.parametrize("grant", CUDA)
+def test_each_grant_changes_only_its_own_calls(tmp_path, daemon, grant):
+    path, _ = daemon
+    results = _locked_child(tmp_path, path, (grant,))["results"]
+    changed = {name for name, outcome in results.items()
+               if outcome != {"connect": "EPERM", "bind_abstract": "EPERM", "listen": "EPERM", "accept": "EPERM",
+                              "name_a_thread": "EACCES", "oom_score_adj": "EACCES"}[name]}
+    assert changed == {"thread_names": {"name_a_thread"}, "own_sockets": {"bind_abstract", "listen"},
+                       "absent_daemons": {"connect"}}[grant], results
+
+
+def test_the_grants_are_given_to_no_cpu_pool():
+    from playground.sandbox.pool import WorkerPool
+
+    cpu = WorkerPool(1, Limits(), "playground.handlers")
+    try:
+        assert cpu.platform == "cpu" and cpu.grants == () and cpu._env["JAX_PLATFORMS"] == "cpu"
+    finally:
+        cpu.close()
+    assert os.environ.get("JAX_PLATFORMS") != "cuda"
