@@ -18,6 +18,7 @@ import errno
 import logging
 import os
 import re
+import sys
 import traceback
 
 from playground import messages
@@ -36,7 +37,7 @@ def error_result(exc: BaseException) -> dict:
         return result
     prefix = {
         "memory": _memory_prefix,
-        "forbidden": lambda _: messages.piece("prefix.forbidden"),
+        "forbidden": _forbidden_prefix,
         "disk": _disk_full,
         "tasks": lambda _: messages.piece("prefix.tasks"),
     }.get(kind)
@@ -46,6 +47,17 @@ def error_result(exc: BaseException) -> dict:
     result = error_dict(kind, messages.render([said]) + describe(exc), user_line(exc))
     result["error"]["words"] = {"prefix": [said]}
     return result
+
+
+def _forbidden_prefix(exc: BaseException) -> list:
+    """What the sandbox blocks; a file of the job's own folder refused where that folder keeps every file (a
+    server without root: see lockdown.apply), said as such."""
+    lockdown = sys.modules.get("playground.sandbox.lockdown")  # loaded where the full sandbox locked us down
+    name = getattr(exc, "filename", None)
+    if isinstance(name, str) and lockdown is not None and lockdown.scratch_keeps_files() and \
+            os.path.realpath(name).startswith(os.getcwd() + os.sep):
+        return messages.piece("prefix.forbidden_kept")
+    return messages.piece("prefix.forbidden")
 
 
 def _memory_prefix(exc: BaseException) -> list:

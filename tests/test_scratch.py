@@ -21,28 +21,37 @@ def _deep(root, depth: int) -> None:
     os.close(fd)
 
 
+def usage(root: str, max_entries: int, max_depth: int, budget_s: float) -> scratch.Usage:
+    """One step of a fresh walk: a whole pass where the budget allows."""
+    walk = scratch.Walk(root, max_entries, max_depth)
+    try:
+        return walk.step(budget_s)
+    finally:
+        walk.close()
+
+
 def test_usage_counts_bytes_and_entries(tmp_path):
     for i in range(30):
         (tmp_path / f"f{i}").write_bytes(b"x" * 8192)
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "g").write_bytes(b"y" * 4096)
-    usage = scratch.usage(str(tmp_path), max_entries=100, max_depth=8, budget_s=5)
-    assert usage.complete and not usage.too_deep
-    assert usage.entries == 32
-    assert 30 * 8192 <= usage.bytes < 1 << 20
+    found = usage(str(tmp_path), max_entries=100, max_depth=8, budget_s=5)
+    assert found.complete and not found.too_deep
+    assert found.entries == 32
+    assert 30 * 8192 <= found.bytes < 1 << 20
 
 
 def test_usage_stops_past_the_entry_limit(tmp_path):
     for i in range(50):
         (tmp_path / f"f{i}").touch()
-    usage = scratch.usage(str(tmp_path), max_entries=10, max_depth=8, budget_s=5)
-    assert usage.entries == 11 and usage.complete
+    found = usage(str(tmp_path), max_entries=10, max_depth=8, budget_s=5)
+    assert found.entries == 11 and found.complete
 
 
 def test_usage_reports_a_tree_deeper_than_it_walks(tmp_path):
     _deep(tmp_path, 200)
-    usage = scratch.usage(str(tmp_path), max_entries=10_000, max_depth=64, budget_s=5)
-    assert usage.too_deep
+    found = usage(str(tmp_path), max_entries=10_000, max_depth=64, budget_s=5)
+    assert found.too_deep
 
 
 def test_usage_follows_no_symlink_and_opens_no_fifo(tmp_path):
@@ -55,23 +64,47 @@ def test_usage_follows_no_symlink_and_opens_no_fifo(tmp_path):
     (job / "file-link").symlink_to(outside / "big")
     os.mkfifo(job / "fifo")
     started = time.monotonic()
-    usage = scratch.usage(str(job), max_entries=100, max_depth=8, budget_s=5)
+    found = usage(str(job), max_entries=100, max_depth=8, budget_s=5)
     assert time.monotonic() - started < 2  # a FIFO opened for reading would block forever
-    assert usage.entries == 3 and usage.bytes < 1 << 20
+    assert found.entries == 3 and found.bytes < 1 << 20
 
 
 def test_usage_of_a_root_replaced_by_a_symlink_is_nothing(tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "real" / "f").write_bytes(b"x" * 100_000)
     (tmp_path / "root").symlink_to(tmp_path / "real")
-    assert scratch.usage(str(tmp_path / "root"), 100, 8, 5).entries == 0
+    assert usage(str(tmp_path / "root"), 100, 8, 5).entries == 0
 
 
 def test_usage_stops_at_its_budget(tmp_path):
     for i in range(3000):
         (tmp_path / f"f{i}").touch()
-    usage = scratch.usage(str(tmp_path), max_entries=100_000, max_depth=8, budget_s=0)
-    assert not usage.complete and usage.entries <= 1
+    found = usage(str(tmp_path), max_entries=100_000, max_depth=8, budget_s=0)
+    assert not found.complete and found.entries <= 1
+
+
+def test_a_walk_goes_on_where_it_stopped_until_it_has_counted_everything(tmp_path):
+    """A folder too big for one step is counted whole over several: no step starts the count over."""
+    for i in range(3000):
+        (tmp_path / f"f{i}").touch()
+    (tmp_path / "sub").mkdir()
+    for i in range(500):
+        (tmp_path / "sub" / f"g{i}").touch()
+    walk = scratch.Walk(str(tmp_path), max_entries=100_000, max_depth=8)
+    try:
+        steps, seen = [], 0
+        while not steps or not steps[-1].complete:
+            steps.append(walk.step(budget_s=0))  # one entry a step at most, then on from there
+            assert steps[-1].entries >= seen
+            seen = steps[-1].entries
+        assert len(steps) > 100 and steps[-1].entries == 3501
+        assert walk.step(budget_s=5) == steps[-1]  # the next pass, whole, counts the same
+        too_many = scratch.Walk(str(tmp_path), max_entries=3000, max_depth=8)
+        while not (found := too_many.step(budget_s=0)).complete:
+            pass
+        assert found.entries == 3001  # past the limit: the pass ends there
+    finally:
+        walk.close()
 
 
 def test_remove_leaves_what_a_symlink_points_to(tmp_path):

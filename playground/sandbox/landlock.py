@@ -98,13 +98,15 @@ def handled_fs_access(abi: int) -> int:
 
 
 def restrict_self(
-    read_only: Iterable[str], read_write: Iterable[str], abi: int | None = None, write_existing: Iterable[str] = ()
+    read_only: Iterable[str], read_write: Iterable[str], abi: int | None = None, write_existing: Iterable[str] = (),
+    keep_files: Iterable[str] = (),
 ) -> dict:
     """Deny the whole filesystem but these paths; deny TCP and foreign signals where the ABI can.
 
     ``write_existing``: paths beneath which files that exist may be read and
-    written, but nothing made, removed or renamed. Paths that do not exist are
-    skipped. Returns what was enforced, for the report.
+    written, but nothing made, removed or renamed. ``keep_files``: read-write,
+    but no file may be removed or renamed (folders may). Paths that do not exist
+    are skipped. Returns what was enforced, for the report.
     """
     abi = abi_version() if abi is None else abi
     if abi < 1:
@@ -118,7 +120,8 @@ def restrict_self(
     size = 8 if abi < 4 else 16 if abi < 6 else 24
     ruleset_fd = _syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
     try:
-        for paths, access in ((read_only, READ_ONLY), (read_write, READ_WRITE), (write_existing, WRITE_EXISTING)):
+        for paths, access in ((read_only, READ_ONLY), (read_write, READ_WRITE), (write_existing, WRITE_EXISTING),
+                              (keep_files, READ_WRITE & ~REMOVE_FILE)):
             for path in paths:
                 _allow(ruleset_fd, path, access & handled_fs)
         _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)

@@ -25,6 +25,12 @@ _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAPABILITY_VERSION_3 = 0x20080522
 _PINNED: list[int] = []  # descriptors a worker keeps open for its Landlock rules (one process, one job)
+_KEEPS_FILES = False  # set by apply(): this process may not delete or rename files in its scratch folder
+
+
+def scratch_keeps_files() -> bool:
+    """Whether this (locked-down) process may not delete or rename files in its scratch folder: for its errors."""
+    return _KEEPS_FILES
 
 
 def probe() -> dict[str, dict]:
@@ -37,13 +43,22 @@ def probe() -> dict[str, dict]:
     }
 
 
-def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Iterable[str] = ()) -> dict[str, dict]:
+def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Iterable[str] = (),
+          private_scratch: bool = False) -> dict[str, dict]:
     """Apply every layer to the current (single-threaded) process; return the report.
 
     ``devices`` (``{"read_write": [...], "read_only": [...]}``, from the server's
     accelerator.DevicePaths) are the accelerator's files, and ``grants`` what its
     driver needs beyond them (device_grants.py), for workers that hold it; others get neither.
+
+    ``private_scratch``: the scratch folder is a tmpfs of the job's own, whose size
+    the kernel counts whole. Where it is not (no namespaces: a server without
+    root, a Space), the job may not delete or rename a file there (Landlock) nor
+    make a file without a name (O_TMPFILE, seccomp): a file deleted while still
+    open would hold disk that no walk of the folder sees.
     """
+    global _KEEPS_FILES
+    _KEEPS_FILES = not private_scratch
     grants = frozenset(grants)
     unknown = grants - device_grants.GRANTS.keys()
     if unknown:
@@ -52,8 +67,8 @@ def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Ite
     for name, step in (
         ("rlimits", lambda: _set_rlimits(limits)),
         ("capabilities", _drop_capabilities),
-        ("landlock", lambda: _landlock(scratch, devices or {}, grants)),
-        ("seccomp", lambda: _seccomp(grants)),
+        ("landlock", lambda: _landlock(scratch, devices or {}, grants, private_scratch)),
+        ("seccomp", lambda: _seccomp(grants, private_scratch)),
     ):
         try:
             layers[name] = {"active": True, "detail": step()}
@@ -111,7 +126,7 @@ def _drop_capabilities() -> str:
     return f"all {last_cap + 1} capabilities dropped (running as root)"
 
 
-def _landlock(scratch: str, devices: dict, grants: frozenset[str]) -> str:
+def _landlock(scratch: str, devices: dict, grants: frozenset[str], private_scratch: bool) -> str:
     device_files, driver_files = devices.get("read_write", []), devices.get("read_only", [])
     existing = []
     if "thread_names" in grants:
@@ -119,19 +134,21 @@ def _landlock(scratch: str, devices: dict, grants: frozenset[str]) -> str:
         # folder then stays the one (the same inode, which the rule is bound to) its later threads' files are beneath.
         _PINNED.append(os.open("/proc/self/task", os.O_PATH | os.O_CLOEXEC))
         existing.append("/proc/self/task")
-    enforced = landlock.restrict_self([*readable_paths(), *driver_files], [scratch, *device_files],
-                                      write_existing=existing)
+    enforced = landlock.restrict_self([*readable_paths(), *driver_files],
+                                      [*([scratch] if private_scratch else []), *device_files],
+                                      write_existing=existing, keep_files=[] if private_scratch else [scratch])
     extras = [name for name, on in (("TCP", enforced["tcp_denied"]), ("signals", enforced["signals_scoped"])) if on]
     also = f"; also denies {' and '.join(extras)}" if extras else ""
     device = (f"; the accelerator's {len(device_files)} device files read-write and its "
               f"{len(driver_files)} driver paths read-only" if device_files else "")
     granted = "".join(f"; {path} writable" for path in existing)
+    kept = "" if private_scratch else " (where no file may be deleted or renamed)"
     return (f"ABI {enforced['abi']}: filesystem read-only to Python and system libraries, "
-            f"write only to the scratch dir{device}{granted}{also}")
+            f"write only to the scratch dir{kept}{device}{granted}{also}")
 
 
-def _seccomp(grants: frozenset[str]) -> str:
-    report = seccomp_filter.install(grants)
+def _seccomp(grants: frozenset[str], private_scratch: bool) -> str:
+    report = seccomp_filter.install(grants, named_files_only=not private_scratch)
     relaxed = f"; for the device: {', '.join(report['relaxed'])}" if report["relaxed"] else ""
     return f"{report['denied_syscalls']} system calls denied or narrowed{relaxed}"
 

@@ -31,15 +31,23 @@ def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict
     else:
         processes = (False, f"neither a PID namespace ({_why(layers, 'pid_namespace')}) nor seccomp "
                             f"({_why(layers, 'seccomp')}): a job could reach other processes of this user")
+    walked = (f"the server walks the scratch folder every 0.25 s, going on where a look stopped, so the whole "
+              f"folder is counted ({limits.scratch_mb:,} MB, {limits.scratch_files:,} entries, "
+              f"{limits.scratch_depth} levels; watchdog), and each file is at most {limits.file_size_mb} MB "
+              f"(rlimit)")
     if private:
         disk = (True, f"a private tmpfs of {limits.scratch_mb:,} MB and {limits.scratch_files:,} files per job: the "
                       "kernel counts every byte, files deleted while still open too, and frees it all when the job "
                       "ends")
+    elif _on(layers, "landlock") and seccomp:
+        disk = (True, f"{walked}; the job may not delete or rename a file there (Landlock) nor make one without a "
+                      "name (O_TMPFILE, seccomp), so every byte it holds is in a file the walk sees; not covered: "
+                      "what it writes between two looks, at the disk's speed; no private tmpfs: "
+                      f"{_why(layers, 'namespaces')}")
     else:
-        disk = (False, f"the server walks the scratch folder every 0.25 s ({limits.scratch_mb:,} MB, "
-                       f"{limits.scratch_files:,} entries, {limits.scratch_depth} levels) and each file is at most "
-                       f"{limits.file_size_mb} MB; files deleted while still open are not counted, because the "
-                       f"job has no private tmpfs: {_why(layers, 'namespaces')}")
+        disk = (False, f"{walked}; files deleted while still open are not counted: there is no private tmpfs "
+                       f"({_why(layers, 'namespaces')}), and without Landlock and seccomp a job may delete files "
+                       f"it keeps open")
     denied = ("memfd_create, SysV shared memory and POSIX message queues are denied (seccomp)" if seccomp
               else "memfd_create and SysV shared memory are not denied (no seccomp)")
     denied += (", /dev/shm is out of reach (Landlock)" if _on(layers, "landlock")
@@ -53,9 +61,17 @@ def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict
                        "new processes are denied")
     else:
         reason = _why(layers, "cgroups")
-        memory = (False, f"{watched}; {denied}; no cgroup memory limit: {reason}")
-        tasks = (False, f"threads are counted every 50 ms and a job above {limits.max_tasks:,} is stopped; new "
-                        f"processes are denied; no cgroup pids limit: {reason}")
+        memory = (False, f"{watched}; {denied}; not covered: memory the kernel holds for the job (page tables, "
+                         f"socket and pipe buffers), which only a cgroup counts; no cgroup memory limit: {reason}")
+        if _on(layers, "thread_gate"):
+            tasks = (True, f"each new thread waits for the sandbox template's yes, given only below "
+                           f"{limits.max_tasks:,} threads (seccomp user notification: the kernel holds the thread "
+                           f"until then); threads are also counted every 50 ms; new processes are denied; no cgroup "
+                           f"pids limit: {reason}")
+        else:
+            tasks = (False, f"threads are counted every 50 ms and a job above {limits.max_tasks:,} is stopped, so a "
+                            f"burst can pass the limit between two counts ({_why(layers, 'thread_gate')}); new "
+                            f"processes are denied; no cgroup pids limit: {reason}")
     time_ = (True, f"wall clock {limits.timeout_s:g} s ({limits.measure_timeout_s:g} s for timing jobs), then SIGKILL "
                    f"from the server, whatever else it is measuring; CPU time {limits.cpu_s} s (rlimit)")
     return {name: {"active": active, "detail": detail} for name, (active, detail) in

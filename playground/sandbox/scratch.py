@@ -4,7 +4,8 @@ The folder is the job's: anything in it may be a symlink to a secret, a FIFO, a
 tree thousands of levels deep, or a million entries. So nothing here opens a
 path: every step goes through a directory descriptor (``dir_fd``) with
 ``O_NOFOLLOW | O_NONBLOCK``, never follows a symlink, keeps a bounded number of
-descriptors open, and stops at a time budget. Both run only where the scratch
+descriptors open, and stops at a time budget (the walk goes on from there at
+its next step). Both run only where the scratch
 folder is a plain folder on the host; a job's private tmpfs (namespaces.py)
 needs neither. Windows (the local process mode, where the job runs as the user
 anyway) has no descriptor-relative calls: there both go by path, never
@@ -33,79 +34,86 @@ class Usage:
     bytes: int
     entries: int  # files, folders, links, ... below the root
     too_deep: bool  # a folder deeper than the walk goes
-    complete: bool  # False: the budget ran out first (the counts are a lower bound)
+    complete: bool  # False: the pass goes on at the next step (the counts so far are a lower bound)
 
 
-def usage(root: str, max_entries: int, max_depth: int, budget_s: float) -> Usage:
-    """Bytes on disk and entries below ``root``, stopping early past ``max_entries`` or the budget.
+class Walk:
+    """The scratch folder measured a little at a time: bytes on disk and entries below ``root``.
 
-    Depth-first with one descriptor per level, so at most ``max_depth + 1`` are open.
+    Each ``step`` goes on where the last one stopped, for at most its budget, so
+    a folder too big for one look (12,000 files take longer to list than one
+    tick may) is still counted whole over several; when a pass ends the next
+    step starts a new one. Depth-first with one descriptor per level, so at
+    most ``max_depth + 1`` are open; ``close`` releases them.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     for i in range(3):
+    ...         open(f"{folder}/f{i}", "w").close()
+    ...     walk = Walk(folder, max_entries=100, max_depth=8)
+    ...     print(walk.step(budget_s=5))
+    ...     walk.close()
+    Usage(bytes=0, entries=3, too_deep=False, complete=True)
     """
-    deadline = time.monotonic() + budget_s
-    if not BY_DESCRIPTOR:
-        return _usage_by_path(root, max_entries, max_depth, deadline)
-    total = entries = 0
-    try:
-        top = os.open(root, _DIR_FLAGS)
-    except OSError:
-        return Usage(0, 0, False, True)
-    stack = [(top, os.scandir(top))]
-    try:
-        while stack:
-            fd, listing = stack[-1]
+
+    def __init__(self, root: str, max_entries: int, max_depth: int) -> None:
+        self.root, self.max_entries, self.max_depth = root, max_entries, max_depth
+        self._stack: list[tuple[int | str, object]] = []  # (folder: its descriptor, or its path; its listing)
+        self._bytes = self._entries = 0
+
+    def step(self, budget_s: float) -> Usage:
+        """Walk on for at most ``budget_s``; this pass's counts so far (lower bounds until ``complete``).
+
+        A pass stops early, complete, past ``max_entries`` or a folder deeper than ``max_depth``.
+        """
+        deadline = time.monotonic() + budget_s
+        if not self._stack:
+            self._bytes = self._entries = 0
+            try:
+                top = os.open(self.root, _DIR_FLAGS) if BY_DESCRIPTOR else self.root
+                self._stack.append((top, os.scandir(top)))
+            except OSError:
+                return Usage(0, 0, False, True)
+        while self._stack:
+            folder, listing = self._stack[-1]
             entry = next(listing, None)
             if entry is None:
-                listing.close()
-                os.close(fd)
-                stack.pop()
+                self._leave()
                 continue
-            entries += 1
-            if entries > max_entries or time.monotonic() > deadline:
-                return Usage(total, entries, False, entries > max_entries)
+            self._entries += 1
+            if self._entries > self.max_entries:
+                return self._finished(too_deep=False)
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            total += info.st_blocks * 512
-            if stat.S_ISDIR(info.st_mode):
-                if len(stack) > max_depth:
-                    return Usage(total, entries, True, True)
+            self._bytes += info.st_blocks * 512 if hasattr(info, "st_blocks") else info.st_size
+            if stat.S_ISDIR(info.st_mode) and not getattr(entry, "is_junction", lambda: False)():
+                if len(self._stack) > self.max_depth:
+                    return self._finished(too_deep=True)
                 try:
-                    child = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
+                    child = os.open(entry.name, _DIR_FLAGS, dir_fd=folder) if BY_DESCRIPTOR else entry.path
+                    self._stack.append((child, os.scandir(child)))
                 except OSError:
                     continue
-                stack.append((child, os.scandir(child)))
-        return Usage(total, entries, False, True)
-    finally:
-        for fd, listing in stack:
-            listing.close()
-            os.close(fd)
+            if time.monotonic() > deadline:
+                return Usage(self._bytes, self._entries, False, False)
+        return self._finished(too_deep=False)
 
+    def close(self) -> None:
+        while self._stack:
+            self._leave()
 
-def _usage_by_path(root: str, max_entries: int, max_depth: int, deadline: float) -> Usage:
-    """``usage`` where there are no descriptor-relative calls: the same walk by path, links not followed."""
-    total = entries = 0
-    stack = [(root, 0)]
-    while stack:
-        folder, depth = stack.pop()
-        try:
-            listing = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in listing:
-            entries += 1
-            if entries > max_entries or time.monotonic() > deadline:
-                return Usage(total, entries, False, entries > max_entries)
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            total += getattr(info, "st_blocks", 0) * 512 or info.st_size
-            if stat.S_ISDIR(info.st_mode) and not getattr(entry, "is_junction", lambda: False)():
-                if depth + 1 > max_depth:
-                    return Usage(total, entries, True, True)
-                stack.append((entry.path, depth + 1))
-    return Usage(total, entries, False, True)
+    def _leave(self) -> None:
+        folder, listing = self._stack.pop()
+        listing.close()
+        if BY_DESCRIPTOR:
+            os.close(folder)
+
+    def _finished(self, too_deep: bool) -> Usage:
+        usage = Usage(self._bytes, self._entries, too_deep, True)
+        self.close()
+        return usage
 
 
 def remove(root: str, budget_s: float) -> bool:

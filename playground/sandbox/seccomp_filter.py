@@ -84,6 +84,7 @@ _ONLY = (
 _SIGNALS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
 # The denied calls a device grant allows (own_sockets) or answers with another error (absent_daemons).
 _RELAXED_BY = {"bind": "own_sockets", "listen": "own_sockets", "connect": "absent_daemons"}
+_O_TMPFILE = getattr(os, "O_TMPFILE", 0o20200000) & ~os.O_DIRECTORY  # the bit itself (O_TMPFILE adds O_DIRECTORY)
 
 
 def available() -> tuple[bool, str]:
@@ -91,12 +92,15 @@ def available() -> tuple[bool, str]:
     return (seccomp is not None), (_LOAD_ERROR or "libseccomp")
 
 
-def install(grants: frozenset[str] = frozenset()) -> dict:
+def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False) -> dict:
     """Load the filter into this process (all its threads). Needs no_new_privs or CAP_SYS_ADMIN.
 
     ``grants`` (device_grants.py) narrow it for a worker that holds an accelerator:
     ``own_sockets`` allows bind and listen; ``absent_daemons`` makes ``connect``
-    fail with ENOENT, not EPERM.
+    fail with ENOENT, not EPERM. ``named_files_only`` refuses files made without
+    a name (``O_TMPFILE``) with EOPNOTSUPP, as a filesystem without them would
+    (Python's tempfile then makes a named one), and ``openat2``, whose flags a
+    filter cannot read, with ENOSYS (callers fall back to ``openat``).
     """
     if seccomp is None:
         raise RuntimeError(_LOAD_ERROR)
@@ -115,6 +119,11 @@ def install(grants: frozenset[str] = frozenset()) -> dict:
     if "absent_daemons" in grants:
         rules += _add(filt, seccomp.ERRNO(errno.ENOENT), "connect")
         relaxed.append("connect answers ENOENT")
+    if named_files_only:
+        unsupported = seccomp.ERRNO(errno.EOPNOTSUPP)
+        for name, flags_at in (("open", 1), ("openat", 2)):
+            rules += _add(filt, unsupported, name, seccomp.Arg(flags_at, seccomp.MASKED_EQ, _O_TMPFILE, _O_TMPFILE))
+        rules += _add(filt, seccomp.ERRNO(errno.ENOSYS), "openat2")
     # glibc falls back to clone() when clone3 says ENOSYS; clone's flags can be inspected.
     rules += _add(filt, seccomp.ERRNO(errno.ENOSYS), "clone3")
     rules += _add(filt, deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, 0))
@@ -128,6 +137,26 @@ def install(grants: frozenset[str] = frozenset()) -> dict:
         rules += _add(filt, deny, name, seccomp.Arg(0, seccomp.NE, me))
     filt.load()
     return {"denied_syscalls": rules, "relaxed": relaxed}
+
+
+def install_thread_gate() -> int:
+    """A second filter that hands every ``clone`` of a thread to a supervisor (thread_gate.py); its listener.
+
+    Filters stack, and the strictest answer wins, so this one adds a question and
+    takes nothing away. Installed while the process is single-threaded: nothing
+    waits for an answer before the listener has reached the template. The caller
+    sends the listener away and closes its own copy.
+    """
+    if seccomp is None:
+        raise RuntimeError(_LOAD_ERROR)
+    gate = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    gate.add_rule(seccomp.NOTIFY, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, _CLONE_THREAD))
+    gate.load()
+    # pyseccomp 0.1.2 has no public call for the listener; libseccomp's own (seccomp_notify_fd) gives it.
+    listener = seccomp._libseccomp.seccomp_notify_fd(gate._filter)
+    if listener < 0:
+        raise OSError(-listener, "seccomp_notify_fd: no listener")
+    return listener
 
 
 def _add(filt, action, name: str, *conditions) -> int:

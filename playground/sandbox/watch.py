@@ -2,7 +2,8 @@
 
 The wall clock is checked every tick whatever else is measured: resident memory
 and threads from /proc/<pid>/stat, and the scratch folder (only where it is not
-a tmpfs of the job's own) with a walk that has a time budget. The reply is read
+a tmpfs of the job's own) with a walk that has a time budget per tick and goes
+on where it stopped, so a folder too big for one tick is counted whole over several. The reply is read
 as it arrives, bounded in size. What the user is told comes from verdicts.py.
 """
 
@@ -51,6 +52,16 @@ class JobWatch:
         ``on_early`` when they are well-formed successes, checked like the final one; the deadline and the
         watchdogs go on until the final reply.
         """
+        walk = None if worker.private_scratch else scratch.Walk(worker.scratch, self.limits.scratch_files,
+                                                                 self.limits.scratch_depth)
+        try:
+            return self._watch(worker, job, timeout_s, on_early, walk)
+        finally:
+            if walk is not None:
+                walk.close()
+
+    def _watch(self, worker: WorkerHandle, job: dict, timeout_s: float, on_early: Callable[[dict], None] | None,
+               walk: scratch.Walk | None) -> dict:
         limits = self.limits
         early_count = 0
         buffer = protocol.MessageBuffer(limits.message_bytes)
@@ -83,10 +94,10 @@ class JobWatch:
             if sample is not None and sample.threads > limits.max_tasks:
                 self.count("task_kills")
                 return verdicts.tasks_exceeded(sample, limits, self._last_user_line(worker))
-            if not worker.private_scratch and time.monotonic() >= next_walk:
-                next_walk = time.monotonic() + _WALK_EVERY_S
-                usage = scratch.usage(worker.scratch, limits.scratch_files, limits.scratch_depth,
-                                      min(_WALK_BUDGET_S, max(remaining, 0.001)))
+            if walk is not None and time.monotonic() >= next_walk:
+                usage = walk.step(min(_WALK_BUDGET_S, max(remaining, 0.001)))
+                # A pass that did not end goes on at the next tick; a new pass waits for the walk's interval.
+                next_walk = time.monotonic() + (_WALK_EVERY_S if usage.complete else 0.0)
                 if usage.too_deep or usage.entries > limits.scratch_files or usage.bytes > limits.scratch_mb * 2**20:
                     self.count("disk_kills")
                     return verdicts.scratch_full(usage, limits, self._last_user_line(worker))
@@ -94,10 +105,18 @@ class JobWatch:
         return verdicts.timed_out(timeout_s, self._last_user_line(worker))
 
     def _with_kernel_facts(self, worker: WorkerHandle, result: dict) -> dict:
-        """A job that failed after the kernel refused it a thread failed for that reason, whatever it raised."""
-        if result["ok"] or result["error"]["kind"] != "user_exception" or self.cgroups is None:
+        """A job that failed after the kernel refused it a thread failed for that reason, whatever it raised.
+
+        Refused by the job's cgroup (pids.max), or, without one, by its thread gate, which the template
+        reports when the worker has ended (so it is ended here: its reply is in).
+        """
+        if result["ok"] or result["error"]["kind"] != "user_exception":
             return result
-        refused = self.cgroups.events(worker.cgroups)["task_limit_hits"]
+        if self.cgroups is not None and worker.cgroups:
+            refused = self.cgroups.events(worker.cgroups)["task_limit_hits"]
+        else:
+            worker.kill()
+            refused = (self.exit_report(worker) or {}).get("threads_refused", 0)
         return verdicts.after_task_limit(result, refused, self.limits) if refused else result
 
     def _last_user_line(self, worker: WorkerHandle) -> int | None:
