@@ -28,10 +28,12 @@ JAX_PLUGINS := $(JAX_PLUGINS_cuda12) $(JAX_PLUGINS_cuda13) $(JAX_PLUGINS_tpu)
 run: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python app.py
 
-# The whole suite, then the end-to-end suite again in the local process mode (how macOS and Windows run it).
+# The whole suite, then the end-to-end suite again in the local process mode (how macOS and Windows run it), then
+# the hostile suites again with the server dropped to an unprivileged uid without capabilities (how a Space runs it).
 test: $(DEV) $(JAX_STAMP)
 	$(BIN)/python -m pytest
 	PLAYGROUND_SANDBOX=process $(BIN)/python -m pytest tests/e2e -q
+	PLAYGROUND_TEST_PRIVILEGE=unprivileged $(BIN)/python -m pytest tests/hostile tests/test_hostile.py -q
 
 lint: $(DEV)
 	$(BIN)/ruff check .

@@ -21,6 +21,7 @@ way first, by the same clients; an app whose /inspect does not stream gives
 its one reply as both first and full result.
 
 Usage: python benchmarks/inspect_latency.py [--requests 40] [--clients 8] [--seconds 15] [--base /tmp/base]
+       [--unprivileged]
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -40,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.clients import KeepAliveClient, Timings, call_gradio_client  # noqa: E402
 from playground.gallery import EXAMPLES  # noqa: E402
+from tests import conftest  # noqa: E402
 from tests.conftest import free_port  # noqa: E402
 
 PURE = [e for e in EXAMPLES if e.pure]
@@ -58,13 +61,21 @@ def distinct_job(i: int) -> tuple:
     return f"{example.code}# job {next(_unique)}\n", example.args, argnums, example.second_args, False
 
 
-def start_app(app_dir: Path, port: int, env: dict | None = None) -> tuple[subprocess.Popen, float]:
+def start_app(app_dir: Path, port: int, env: dict | None = None,
+              unprivileged: bool = False) -> tuple[subprocess.Popen, float]:
+    """``app.py`` of ``app_dir`` on ``port``, and the seconds to its first /inspect; ``unprivileged``: as a Space
+    runs it, dropped to an unprivileged uid with no capabilities (this script must then run as root)."""
     from gradio_client import Client
 
     env = {**os.environ, "PLAYGROUND_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False", **(env or {})}
+    command = [sys.executable, "app.py"]
+    if unprivileged:
+        if os.geteuid() != 0:
+            raise SystemExit("--unprivileged drops the app's privileges: run this as root")
+        home = Path(tempfile.mkdtemp(prefix="unprivileged-home-"))
+        command = conftest.unprivileged(command, env, home)
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=app_dir, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command, cwd=app_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while True:
         if proc.poll() is not None:
             raise SystemExit("app.py exited during start-up")
@@ -174,7 +185,7 @@ def measure_server(app_dir: Path, opts) -> dict:
 
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    proc, cold_s = start_app(app_dir, port)
+    proc, cold_s = start_app(app_dir, port, unprivileged=opts.unprivileged)
     try:
         python_client = Client(url, verbose=False)
 
@@ -226,6 +237,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--base", type=Path, help="another checkout (e.g. git worktree add /tmp/base <commit>): "
                         "its app is measured too, by the same clients, before this one")
+    parser.add_argument("--unprivileged", action="store_true", help="run the apps as a Space does: an unprivileged "
+                        "uid, no capabilities, so no namespaces or cgroups (run this script as root)")
     opts = parser.parse_args()
 
     servers = {}

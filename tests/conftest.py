@@ -20,6 +20,11 @@ FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
 HANDLERS = "playground.handlers"  # what the workers of a test pool run jobs with
 # The sandbox the servers of this run use: `make test` runs the end-to-end suite in both (Makefile).
 SANDBOX = os.environ.get("PLAYGROUND_SANDBOX") or ("full" if sys.platform.startswith("linux") else "process")
+# The privilege of the servers of this run: `make test` runs the hostile suites again with the server dropped to an
+# unprivileged uid with no capabilities (PLAYGROUND_TEST_PRIVILEGE=unprivileged), as a Hugging Face Space runs it:
+# no namespaces, no cgroups, no tmpfs scratch folders. A test process that is not root runs its servers as itself.
+UNPRIVILEGED = os.environ.get("PLAYGROUND_TEST_PRIVILEGE") == "unprivileged"
+DROP_UID = 1000
 full_sandbox_only = pytest.mark.skipif(
     SANDBOX != "full", reason="the local process mode has no Landlock or seccomp: a job may read the user's files, "
                               "by design (README: Run it); its own guards are tested in tests/test_process_pool.py")
@@ -87,10 +92,11 @@ def start_server(tmp_dir: Path, **env_overrides: str) -> Server:
         **env_overrides,
     }
     log_path = tmp_dir / f"server-{port}.log"
-    process = subprocess.Popen(
-        [sys.executable, "app.py"], cwd=ROOT, env=env,
-        stdout=log_path.open("w"), stderr=subprocess.STDOUT,
-    )
+    command = [sys.executable, "app.py"]
+    if UNPRIVILEGED and os.geteuid() == 0:
+        command = unprivileged(command, env, tmp_dir,
+                               *(Path(value) for value in env_overrides.values() if os.path.isdir(value)))
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log_path.open("w"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -103,6 +109,21 @@ def start_server(tmp_dir: Path, **env_overrides: str) -> Server:
             time.sleep(0.2)
     process.kill()
     raise RuntimeError(f"server did not start:\n{log_path.read_text()}")
+
+
+def unprivileged(command: list[str], env: dict[str, str], *folders: Path) -> list[str]:
+    """``command`` run as DROP_UID with every capability dropped (as a Space runs the app), and what it needs:
+    ``folders`` made its own, and the way to them, to the interpreter and to this checkout traversable."""
+    for folder in folders:
+        os.chown(folder, DROP_UID, DROP_UID)
+    for path in (*folders, Path(sys.executable).resolve(), Path(sys.base_prefix).resolve(), ROOT):
+        for above in path.parents:
+            mode = above.stat().st_mode
+            if not mode & 0o001:  # e.g. /root (a pyenv interpreter) or pytest's own 0700 base folder
+                above.chmod(mode | 0o001)  # traversal only: nothing becomes listable or readable
+    env["HOME"] = str(folders[0])  # Gradio and pip caches; the real HOME is root's
+    return ["setpriv", f"--reuid={DROP_UID}", f"--regid={DROP_UID}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--", *command]
 
 
 def stop_server(server: Server) -> None:

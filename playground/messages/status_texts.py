@@ -116,14 +116,15 @@ TEXTS: dict[str, dict[str, str]] = {
 # What the sandbox says before the exception's own text, by error kind (user_errors.error_result).
 TEXTS.update({
     "prefix.forbidden_kept": {
-        "en": "Blocked by the sandbox: on this server a file in the job's scratch folder may not be deleted or "
-              "renamed until the job ends (there is no private disk space per job here, and a deleted file that is "
-              "still open would use disk that nothing counts). ",
-        "de": "Von der Sandbox blockiert: Auf diesem Server darf eine Datei im Arbeitsordner des Jobs bis zu seinem "
-              "Ende weder gelöscht noch umbenannt werden (hier hat kein Job eigenen Plattenplatz, und eine gelöschte, "
-              "noch offene Datei belegte Platz, den niemand zählt). ",
-        "zh": "被沙箱阻止：在此服务器上，作业临时文件夹中的文件在作业结束前不能删除或重命名（这里没有每个作业专用的磁盘"
-              "空间，已删除但仍打开的文件会占用无人统计的磁盘空间）。"},
+        "en": "Blocked by the sandbox: on this server nothing in the job's scratch folder may be deleted or renamed "
+              "until the job ends (there is no private disk space per job here; the server counts what the folder "
+              "holds by walking it, and a deleted file that is still open would use disk that no walk sees). ",
+        "de": "Von der Sandbox blockiert: Auf diesem Server darf im Arbeitsordner des Jobs bis zu seinem Ende nichts "
+              "gelöscht oder umbenannt werden (hier hat kein Job eigenen Plattenplatz; der Server zählt den Inhalt "
+              "des Ordners, indem er ihn durchläuft, und eine gelöschte, noch offene Datei belegte Platz, den dabei "
+              "niemand sieht). ",
+        "zh": "被沙箱阻止：在此服务器上，作业结束前不能删除或重命名作业临时文件夹中的任何内容（这里没有每个作业专用的"
+              "磁盘空间；服务器通过遍历文件夹统计其用量，已删除但仍打开的文件会占用遍历看不到的磁盘空间）。"},
     "prefix.forbidden": {
         "en": "Blocked by the sandbox (no processes, network, or files outside the job's scratch folder). ",
         "de": "Von der Sandbox blockiert (keine Prozesse, kein Netzwerk und keine Dateien außerhalb des "

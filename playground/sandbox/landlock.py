@@ -105,8 +105,9 @@ def restrict_self(
 
     ``write_existing``: paths beneath which files that exist may be read and
     written, but nothing made, removed or renamed. ``keep_files``: read-write,
-    but no file may be removed or renamed (folders may). Paths that do not exist
-    are skipped. Returns what was enforced, for the report.
+    but nothing (file or folder) may be removed or renamed: what is made there
+    stays where it was made. Paths that do not exist are skipped. Returns what
+    was enforced, for the report.
     """
     abi = abi_version() if abi is None else abi
     if abi < 1:
@@ -121,7 +122,7 @@ def restrict_self(
     ruleset_fd = _syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
     try:
         for paths, access in ((read_only, READ_ONLY), (read_write, READ_WRITE), (write_existing, WRITE_EXISTING),
-                              (keep_files, READ_WRITE & ~REMOVE_FILE)):
+                              (keep_files, READ_WRITE & ~(REMOVE_FILE | REMOVE_DIR))):
             for path in paths:
                 _allow(ruleset_fd, path, access & handled_fs)
         _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)

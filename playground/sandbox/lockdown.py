@@ -53,9 +53,11 @@ def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Ite
 
     ``private_scratch``: the scratch folder is a tmpfs of the job's own, whose size
     the kernel counts whole. Where it is not (no namespaces: a server without
-    root, a Space), the job may not delete or rename a file there (Landlock) nor
-    make a file without a name (O_TMPFILE, seccomp): a file deleted while still
-    open would hold disk that no walk of the folder sees.
+    root, a Space), the server walks it, and so it only grows: the job may not
+    delete or rename anything there (Landlock) nor make a file without a name
+    (O_TMPFILE, seccomp). A file deleted while still open would hold disk that
+    no walk sees, and a folder renamed while the walk goes down would hide what
+    is below it from that walk.
     """
     global _KEEPS_FILES
     _KEEPS_FILES = not private_scratch
@@ -142,7 +144,7 @@ def _landlock(scratch: str, devices: dict, grants: frozenset[str], private_scrat
     device = (f"; the accelerator's {len(device_files)} device files read-write and its "
               f"{len(driver_files)} driver paths read-only" if device_files else "")
     granted = "".join(f"; {path} writable" for path in existing)
-    kept = "" if private_scratch else " (where no file may be deleted or renamed)"
+    kept = "" if private_scratch else " (where nothing may be deleted or renamed)"
     return (f"ABI {enforced['abi']}: filesystem read-only to Python and system libraries, "
             f"write only to the scratch dir{kept}{device}{granted}{also}")
 

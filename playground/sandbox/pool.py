@@ -143,7 +143,10 @@ class WorkerPool(WarmPool[WorkerHandle]):
     # -- keeping workers warm -----------------------------------------------
 
     def _layers_of(self, worker: WorkerHandle) -> dict[str, dict]:
-        return {**worker.hello.get("layers", {}), "pid_namespace": self._link.pid_namespaces}
+        layers = {**worker.hello.get("layers", {}), "pid_namespace": self._link.pid_namespaces}
+        if self._cgroups is not None and not self._cgroups.active:  # the worker knows only that it got none
+            layers["cgroups"] = {"active": False, "detail": self._cgroups.detail}
+        return layers
 
     def _spawn(self, grants: tuple[str, ...] | None = None) -> WorkerHandle:
         """A new warm worker, with the pool's device grants or (while they are being found) ``grants``."""

@@ -27,6 +27,7 @@ _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLL
 BY_DESCRIPTOR = os.name != "nt" and {os.open, os.unlink, os.rmdir, os.rename, os.stat} <= os.supports_dir_fd \
     and os.scandir in os.supports_fd
 _renamed = itertools.count()
+_KEPT_OUT = (errno.EACCES, errno.EPERM)  # a folder whose permissions the job took away from its owner
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Usage:
     entries: int  # files, folders, links, ... below the root
     too_deep: bool  # a folder deeper than the walk goes
     complete: bool  # False: the pass goes on at the next step (the counts so far are a lower bound)
+    hidden: bool = False  # a folder the walk may not look into (the job took the permission away): uncountable
 
 
 class Walk:
@@ -53,7 +55,7 @@ class Walk:
     ...     walk = Walk(folder, max_entries=100, max_depth=8)
     ...     print(walk.step(budget_s=5))
     ...     walk.close()
-    Usage(bytes=0, entries=3, too_deep=False, complete=True)
+    Usage(bytes=0, entries=3, too_deep=False, complete=True, hidden=False)
     """
 
     def __init__(self, root: str, max_entries: int, max_depth: int) -> None:
@@ -72,8 +74,8 @@ class Walk:
             try:
                 top = os.open(self.root, _DIR_FLAGS) if BY_DESCRIPTOR else self.root
                 self._stack.append((top, os.scandir(top)))
-            except OSError:
-                return Usage(0, 0, False, True)
+            except OSError as exc:
+                return Usage(0, 0, False, True, hidden=exc.errno in _KEPT_OUT)
         while self._stack:
             folder, listing = self._stack[-1]
             entry = next(listing, None)
@@ -94,7 +96,9 @@ class Walk:
                 try:
                     child = os.open(entry.name, _DIR_FLAGS, dir_fd=folder) if BY_DESCRIPTOR else entry.path
                     self._stack.append((child, os.scandir(child)))
-                except OSError:
+                except OSError as exc:
+                    if exc.errno in _KEPT_OUT:
+                        return self._finished(too_deep=False, hidden=True)
                     continue
             if time.monotonic() > deadline:
                 return Usage(self._bytes, self._entries, False, False)
@@ -110,8 +114,8 @@ class Walk:
         if BY_DESCRIPTOR:
             os.close(folder)
 
-    def _finished(self, too_deep: bool) -> Usage:
-        usage = Usage(self._bytes, self._entries, too_deep, True)
+    def _finished(self, too_deep: bool, hidden: bool = False) -> Usage:
+        usage = Usage(self._bytes, self._entries, too_deep, True, hidden)
         self.close()
         return usage
 
@@ -183,7 +187,11 @@ def _remove_entry(top: int, name: str) -> None:
                 try:
                     os.unlink(entry.name, dir_fd=folder)
                 except IsADirectoryError:
-                    os.rename(entry.name, f".removing-{next(_renamed)}", src_dir_fd=folder, dst_dir_fd=top)
+                    try:  # a folder moved to another parent needs its own write permission (root needs none)
+                        os.chmod(entry.name, 0o700, dir_fd=folder)
+                        os.rename(entry.name, f".removing-{next(_renamed)}", src_dir_fd=folder, dst_dir_fd=top)
+                    except OSError:
+                        continue
                 except OSError:
                     continue
     finally:

@@ -40,7 +40,9 @@ def tasks_exceeded(sample: Sample, limits: Limits, line: int | None) -> dict:
 
 
 def scratch_full(usage: Usage, limits: Limits, line: int | None) -> dict:
-    if usage.too_deep:
+    if usage.hidden:
+        what = piece("stopped.disk.hidden")
+    elif usage.too_deep:
         what = piece("stopped.disk.depth", depth=limits.scratch_depth)
     elif usage.entries > limits.scratch_files:
         what = piece("stopped.disk.files", files=f"{limits.scratch_files:,}")

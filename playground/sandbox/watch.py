@@ -98,7 +98,8 @@ class JobWatch:
                 usage = walk.step(min(_WALK_BUDGET_S, max(remaining, 0.001)))
                 # A pass that did not end goes on at the next tick; a new pass waits for the walk's interval.
                 next_walk = time.monotonic() + (_WALK_EVERY_S if usage.complete else 0.0)
-                if usage.too_deep or usage.entries > limits.scratch_files or usage.bytes > limits.scratch_mb * 2**20:
+                if usage.hidden or usage.too_deep or usage.entries > limits.scratch_files or \
+                        usage.bytes > limits.scratch_mb * 2**20:
                     self.count("disk_kills")
                     return verdicts.scratch_full(usage, limits, self._last_user_line(worker))
         self.count("timeouts")

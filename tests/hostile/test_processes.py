@@ -64,8 +64,6 @@ TIDY_S = 5.0  # how long a finished job's folder may take to go
 _SYS_IOPRIO_SET, _SYS_IOPRIO_GET = 251, 252
 _IOPRIO_WHO_PROCESS = 1
 _IOPRIO_CLASS_RT = 1
-_RLIMITS = tuple(getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_"))
-
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 
@@ -184,7 +182,7 @@ def snapshot(pids: dict[str, int]) -> dict[str, dict]:
                 "scheduling": scheduling_of(pid),
                 "ioprio": _ioprio(pid),
                 "state": _run_state(pid),
-                "rlimits": {r: resource.prlimit(pid, r) for r in _RLIMITS},
+                "rlimits": rlimits_of(pid),
                 "pid": pid,
             }
         except (OSError, StopIteration):
@@ -661,6 +659,35 @@ def assert_contained(reply: dict, changed: list[str], victim: HeldVictim | None,
 # -- the cases ------------------------------------------------------------------------------------
 
 
+# /proc/<pid>/limits' row of each rlimit (what is read here: this root may lack CAP_SYS_RESOURCE, and then prlimit
+# on another uid's process, an unprivileged server's, is refused).
+_LIMIT_ROWS = {"RLIMIT_CPU": "Max cpu time", "RLIMIT_FSIZE": "Max file size", "RLIMIT_DATA": "Max data size",
+               "RLIMIT_STACK": "Max stack size", "RLIMIT_CORE": "Max core file size",
+               "RLIMIT_RSS": "Max resident set", "RLIMIT_NPROC": "Max processes", "RLIMIT_NOFILE": "Max open files",
+               "RLIMIT_MEMLOCK": "Max locked memory", "RLIMIT_AS": "Max address space",
+               "RLIMIT_LOCKS": "Max file locks", "RLIMIT_SIGPENDING": "Max pending signals",
+               "RLIMIT_MSGQUEUE": "Max msgqueue size", "RLIMIT_NICE": "Max nice priority",
+               "RLIMIT_RTPRIO": "Max realtime priority", "RLIMIT_RTTIME": "Max realtime timeout"}
+
+
+def rlimits_of(pid: int) -> dict[int, tuple[int, int]]:
+    """Every rlimit of ``pid`` as (soft, hard), read from /proc/<pid>/limits, which anyone may read."""
+    rows = support.limits_of(pid).splitlines()
+    found = {}
+    for name, label in _LIMIT_ROWS.items():
+        row = next((line for line in rows if line.startswith(label)), None)
+        if row is not None and hasattr(resource, name):
+            soft, hard = (resource.RLIM_INFINITY if v == "unlimited" else int(v)
+                          for v in row[len(label):].split()[:2])
+            found[getattr(resource, name)] = (soft, hard)
+    return found
+
+
+def nofile_of(pid: int) -> tuple[int, int]:
+    """The process's open-file rlimit (soft, hard)."""
+    return rlimits_of(pid)[resource.RLIMIT_NOFILE]
+
+
 def test_worker_cannot_observe_other_processes(server, target):
     """getsid, getpgid, sched_get*, getpriority, prlimit, ioprio_get, capget, /proc, ... tell nothing."""
     support.skip_unless_in_force(server.client(), "a worker sees no other process only in a PID namespace with a "
@@ -685,8 +712,7 @@ def test_worker_cannot_change_another_process(which, server, target):
         pids = project_pids(server, victim)
         pid = pids[which]
         deliver = signal.SIGWINCH if which == "server" else signal.SIGSTOP  # SIGSTOP only where it is undone
-        code = fill(CHANGE_CODE, TARGET=pid, ABSENT=absent_pid(), NOFILE=resource.prlimit(pid, resource.RLIMIT_NOFILE),
-                    DELIVER=int(deliver))
+        code = fill(CHANGE_CODE, TARGET=pid, ABSENT=absent_pid(), NOFILE=nofile_of(pid), DELIVER=int(deliver))
         reply, changed = attack(target, server, victim, code)
         assert_contained(reply, changed, victim, server, target)
 

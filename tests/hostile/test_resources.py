@@ -139,9 +139,8 @@ VICTIM_CODE = f"""
 import fcntl, os, threading, time
 import numpy as np
 def _use_a_little():
-    with open("victim-file", "wb") as out:  # disk
+    with open("victim-file", "wb") as out:  # disk: 1 MB, written over each round (a Space's scratch keeps files)
         out.write(b"v" * (1 << 20))
-    os.unlink("victim-file")
     threads = [threading.Thread(target=time.sleep, args=(0.01,)) for _ in range(4)]  # tasks
     for t in threads:
         t.start()
@@ -267,10 +266,17 @@ def remove_new_sysv(before: dict[str, set]) -> dict[str, set]:
 # -- the cases: disk ------------------------------------------------------------------------------------
 
 
-def test_files_deleted_while_open_count_against_the_scratch_limit(server, target):
-    """8 x 60 MB written, unlinked and kept open: invisible to a walk of the folder, but on disk all the same."""
-    support.skip_unless_in_force(server.client(), "files deleted while still open are counted only on a private "
-                                 "tmpfs scratch folder", mechanisms=("disk",))
+def private_scratch(server) -> bool:
+    """Whether this server's jobs have a tmpfs scratch folder of their own (root), or one the server walks (no
+    root: a Space), whose files may then not be deleted or renamed (About's own report)."""
+    return support.reported_sandbox(server.client())["layers"]["namespaces"]["active"]
+
+
+def test_files_deleted_while_open_never_hold_disk_beyond_the_scratch_limit(server, target):
+    """8 x 60 MB written, unlinked and kept open: invisible to a walk of the folder, but on disk all the same.
+
+    A private tmpfs counts them (disk, the limit named); a scratch folder the server walks refuses the unlink
+    (forbidden, said as such), so nothing is ever hidden."""
     code = (
         "import os, time\n"
         "def f(x):\n"
@@ -287,8 +293,140 @@ def test_files_deleted_while_open_count_against_the_scratch_limit(server, target
         "    return x\n")
     with BusyVictim(server) as victim:
         reply, elapsed = timed_predict(server, code)
-    assert_limit_named(reply, elapsed, ("disk",), target.limits["scratch_mb"])
+    if private_scratch(server):
+        assert_limit_named(reply, elapsed, ("disk",), target.limits["scratch_mb"])
+    else:
+        error = assert_error(reply, ("forbidden",))
+        assert "may be deleted or renamed" in error["message"] and "'hidden0'" in error["message"], error
+        assert error["line"] == 9, error  # the unlink: the first file was refused, no second one was written
     finish(target, server, victim)
+
+
+def test_nameless_files_are_refused_or_counted(server, target):
+    """O_TMPFILE: a file with no name at all, 6 x 60 MB. A tmpfs counts it; a walked folder refuses it."""
+    code = (
+        "import os, time\n"
+        "def f(x):\n"
+        "    block = b'\\0' * (1 << 20)\n"
+        "    fds = []\n"
+        "    for i in range(6):\n"
+        "        fd = os.open('.', os.O_TMPFILE | os.O_WRONLY, 0o600)\n"
+        "        for _ in range(60):\n"
+        "            os.write(fd, block)\n"
+        "        fds.append(fd)\n"
+        "    time.sleep(60)\n"
+        "    return x\n")
+    reply, elapsed = timed_predict(server, code)
+    if private_scratch(server):
+        assert_limit_named(reply, elapsed, ("disk",), target.limits["scratch_mb"])
+    else:
+        error = assert_error(reply, ("user_exception",))
+        assert "[Errno 95]" in error["message"] and error["line"] == 6, error  # EOPNOTSUPP, as without O_TMPFILE
+    finish(target, server)
+
+
+@pytest.mark.parametrize("how", ["folders", "hard links"])
+def test_many_folders_or_names_hit_the_entry_limit(server, target, how):
+    """12,000 empty folders, or 12,000 names of one file: entries like any other (a tmpfs charges each name to
+    its inode count, a walk counts each name)."""
+    make = {"folders": "        os.mkdir(f'd{i}')\n",
+            "hard links": "        os.link('one', f'l{i}')\n"}[how]
+    code = ("import os, time\n"
+            "def f(x):\n"
+            "    open('one', 'w').close()\n"
+            "    for i in range(12000):\n" + make +
+            "    time.sleep(60)\n"
+            "    return x\n")
+    reply, elapsed = timed_predict(server, code)
+    limit = target.limits.get("scratch_files", SCRATCH_FILES_DEFAULT)
+    error = assert_error(reply, ("disk",))
+    assert states(error["message"], limit) and "file" in error["message"].lower(), error
+    assert_on_time(elapsed)
+    finish(target, server)
+
+
+def test_space_is_what_files_hold_on_disk(server, target):
+    """Sparse files hold nothing (8 x 63 MB of holes: ok); fallocate'd ones hold it all (6 x 60 MB: disk)."""
+    sparse = ("def f(x):\n"
+              "    for i in range(8):\n"
+              "        with open(f's{i}', 'wb') as out:\n"
+              "            out.truncate(63 << 20)\n"
+              "            out.seek((63 << 20) - 1)\n"
+              "            out.write(b'1')\n"
+              "    return x + 1\n")
+    reply, _ = timed_predict(server, sparse)
+    assert reply.get("ok") and reply["result"].startswith("f32[] 2"), _brief(reply)
+    allocated = ("import os, time\n"
+                 "def f(x):\n"
+                 "    for i in range(6):\n"
+                 "        fd = os.open(f'a{i}', os.O_CREAT | os.O_WRONLY, 0o600)\n"
+                 "        os.posix_fallocate(fd, 0, 60 << 20)\n"
+                 "    time.sleep(60)\n"
+                 "    return x\n")
+    reply, elapsed = timed_predict(server, allocated)
+    assert_limit_named(reply, elapsed, ("disk",), target.limits["scratch_mb"], target.limits["file_size_mb"])
+    finish(target, server)
+
+
+def test_files_moved_while_open_stay_counted(server, target):
+    """A full file renamed out of the folder, and folders of full files renamed round and round while the server
+    walks: a walked folder refuses every rename; a tmpfs refuses the way out (another filesystem) and counts the
+    rest. Either way 300 MB do not stay unseen."""
+    code = (
+        "import os, time\n"
+        "def f(x):\n"
+        "    block = b'\\0' * (1 << 20)\n"
+        "    with open('out', 'wb') as f:\n"
+        "        f.write(block)\n"
+        "    try:\n"
+        "        os.rename('out', '../out')\n"
+        "    except OSError as exc:\n"
+        "        print('OUT', exc.errno)\n"
+        "    os.mkdir('a')\n"
+        "    fds = []\n"
+        "    for i in range(5):\n"
+        "        fd = os.open(f'a/{i}', os.O_CREAT | os.O_WRONLY, 0o600)\n"
+        "        for _ in range(60):\n"
+        "            os.write(fd, block)\n"
+        "        fds.append(fd)\n"
+        "    while True:\n"
+        "        os.rename('a', 'b')\n"
+        "        os.rename('b', 'a')\n"
+        "    return x\n")
+    reply, elapsed = timed_predict(server, code)
+    if private_scratch(server):
+        assert_limit_named(reply, elapsed, ("disk",), target.limits["scratch_mb"])
+    else:  # the walk may see the 300 MB before the first rename is refused
+        error = assert_error(reply, ("forbidden", "disk"))
+        if error["kind"] == "forbidden":
+            assert "may be deleted or renamed" in error["message"], error
+    assert not (Path(target.tmpdir) / "out").exists() and not any(Path(target.tmpdir).glob("*/out"))
+    finish(target, server)
+
+
+def test_a_folder_made_unreadable_hides_nothing(server, target):
+    """240 MB in a folder whose permissions then shut the server out, and 60 MB more beside it: the server cannot
+    count what it cannot read, so such a folder stops the job (a tmpfs counts everything anyway)."""
+    code = (
+        "import os, time\n"
+        "def f(x):\n"
+        "    block = b'\\0' * (1 << 20)\n"
+        "    os.mkdir('shut')\n"
+        "    for i in range(4):\n"
+        "        with open(f'shut/{i}', 'wb') as f:\n"
+        "            for _ in range(60):\n"
+        "                f.write(block)\n"
+        "    os.chmod('shut', 0)\n"
+        "    with open('more', 'wb') as f:\n"
+        "        for _ in range(60):\n"
+        "            f.write(block)\n"
+        "    time.sleep(60)\n"
+        "    return x\n")
+    reply, elapsed = timed_predict(server, code)
+    error = assert_error(reply, ("disk",))
+    assert_on_time(elapsed)
+    assert states(error["message"], target.limits["scratch_mb"]) or "permissions" in error["message"], error
+    finish(target, server)
 
 
 def test_many_empty_files_hit_the_file_count_limit(server, target):
