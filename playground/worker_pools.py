@@ -73,7 +73,7 @@ def build(settings: Settings, env: dict[str, str]) -> Pools:
     parallel_on_device = device.count >= 2 and settings.sandbox != "process"
     holders = settings.accelerator_workers + (settings.parallel_workers if parallel_on_device else 0)
     device_env = {"XLA_PYTHON_CLIENT_MEM_FRACTION": f"{settings.device_memory_fraction / holders:.3f}",
-                  **worker_env(device.platform, env)}
+                  **worker_env(device.platform)}
     accelerator = make(settings, settings.accelerator_workers, device_limits, device, device_env)
     parallel = (make(settings, settings.parallel_workers, device_limits, device, device_env) if parallel_on_device
                 else _simulated_parallel(settings))

@@ -167,8 +167,7 @@ def test_a_gpu_host_keeps_the_cpu_jobs_off_the_device_and_bounds_its_memory(monk
     assert pools.sandbox.devices == NO_DEVICE and pools.sandbox._env["JAX_PLATFORMS"] == "cpu"
     assert pools.accelerator.devices == _fake_gpu(1).paths
     assert pools.accelerator.platform == pools.accelerator._env["JAX_PLATFORMS"] == "cuda"  # pinned: never a quiet CPU
-    # No ptxas can be started inside the sandbox: the driver compiles PTX itself.
-    assert "--xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found=true" in pools.accelerator._env["XLA_FLAGS"]
+    assert pools.accelerator._env["CUDA_CACHE_DISABLE"] == "1"  # a cache would only fill each new worker's scratch
     assert pools.accelerator._env["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.300"  # 0.6 shared by 2 workers
     assert pools.accelerator._env["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
     assert pools.accelerator.limits.address_space_mb == 0  # CUDA reserves huge address ranges
@@ -272,10 +271,11 @@ def test_no_device_path_is_readable_by_default():
 
 
 @pytest.mark.skipif(HOST_DEVICE is None, reason=f"no accelerator to open here: {HOST_WHY}")
+@pytest.mark.slow  # a real worker pool
 def test_a_worker_given_the_device_opens_it_inside_the_sandbox():
     pool = WorkerPool(1, Limits(address_space_mb=0, timeout_s=60.0), HANDLERS, devices=HOST_DEVICE.paths,
                       platform=HOST_DEVICE.platform, extra_env={"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.2",
-                                                                **accelerator.worker_env(HOST_DEVICE.platform, {})})
+                                                                **accelerator.worker_env(HOST_DEVICE.platform)})
     pool.start()
     try:
         print("grants found:", pool.grants, pool.grant_trials)
@@ -300,6 +300,7 @@ def _unopenable_tpu(tmp_path: Path) -> Accelerator:
     return Accelerator("tpu", 1, DevicePaths((str(tmp_path / "accel0"),), ()))
 
 
+@pytest.mark.slow  # a real worker pool
 @pytest.mark.parametrize("sandbox", ["full", "process"])
 def test_a_device_that_cannot_be_opened_leaves_its_jobs_on_the_cpu_and_says_why(tmp_path, monkeypatch, sandbox):
     from playground.api import PlaygroundAPI, final
@@ -335,6 +336,26 @@ def test_a_device_that_cannot_be_opened_leaves_its_jobs_on_the_cpu_and_says_why(
     finally:
         for pool in pools.all():
             pool.close()
+
+
+@pytest.mark.slow  # a real worker pool
+@pytest.mark.parametrize("namespaces", [True, False])
+def test_without_namespaces_a_gpu_that_cannot_compile_says_why(tmp_path, namespaces):
+    """No private scratch folder: the grant to start ptxas is withheld, and the reason says so (JAX's follows)."""
+    from playground.sandbox.device_grants import NEED_PRIVATE_SCRATCH, candidates
+    from playground.sandbox.warm_pool import DeviceUnavailable
+
+    if namespaces and os.geteuid() != 0:
+        pytest.skip("namespaces (a private scratch folder) need root")
+    (tmp_path / "nvidia0").touch()
+    pool = WorkerPool(1, Limits(address_space_mb=0), HANDLERS, devices=DevicePaths((str(tmp_path / "nvidia0"),), ()),
+                      platform="cuda", namespaces=namespaces)
+    with pytest.raises(DeviceUnavailable) as failed:
+        pool.start()
+    said = str(failed.value)
+    assert "JAX opened no backend for JAX_PLATFORMS='cuda'" in said  # the warm-up's reason (no CUDA plugin here)
+    assert (NEED_PRIVATE_SCRATCH["compiler_programs"] in said) is not namespaces, said
+    assert [trial["grants"] for trial in pool.grant_trials] == [[], list(candidates("cuda"))]
 
 
 def test_a_worker_whose_jax_opened_another_backend_is_refused():

@@ -2,14 +2,17 @@
 
 The search for the smallest working set is checked with stand-in drivers; the
 grants themselves in a locked-down child process: its seccomp answer for the
-socket calls CUDA makes, checked against a real listening UNIX socket, and the
-Landlock rule that lets it name its threads, with and without the grants.
+socket calls CUDA makes, checked against a real listening UNIX socket, the
+Landlock rule that lets it name its threads, and the programs it may start
+(a stand-in ``ptxas`` on its PATH, any other program, a fork), with and
+without the grants.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -44,7 +47,7 @@ def _driver(needs: set[str]):
 
 
 def test_the_cuda_candidates_are_the_reviewed_list():
-    assert CUDA == ("thread_names", "own_sockets", "absent_daemons")
+    assert CUDA == ("thread_names", "own_sockets", "absent_daemons", "compiler_programs")
     assert device_grants.candidates("tpu") == () and device_grants.candidates("cpu") == ()
 
 
@@ -93,7 +96,8 @@ CHILD = textwrap.dedent("""
     from playground.sandbox.limits import Limits
 
     scratch, listening, grants = sys.argv[1], sys.argv[2], sys.argv[3].split(",") if sys.argv[3] else []
-    layers = lockdown.apply(Limits(), scratch, {"read_write": [], "read_only": []}, grants)
+    layers = lockdown.apply(Limits(), scratch, {"read_write": [], "read_only": []}, grants,
+                            private_scratch=sys.argv[4] == "private")
     results = {}
 
     def attempt(name, action):
@@ -142,7 +146,20 @@ CHILD = textwrap.dedent("""
         with open("/proc/self/oom_score_adj", "w") as f:
             f.write("100")
 
+    def start(program):  # as XLA starts ptxas and nvlink: posix_spawn, then wait for it
+        pid = os.posix_spawn(program, [program, "--version"], {})
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+
+    def fork():
+        if os.fork() == 0:
+            os._exit(0)
+        os.wait()
+
     attempt("connect", connect)
+    attempt("run_compiler", lambda: start(os.path.join(os.environ["PATH"].split(":")[0], "ptxas")))
+    attempt("run_other_program", lambda: start("/bin/true"))
+    attempt("fork", fork)
     attempt("bind_abstract", bind_abstract)
     attempt("listen", listen)
     attempt("accept", accept)
@@ -150,6 +167,11 @@ CHILD = textwrap.dedent("""
     attempt("oom_score_adj", raise_oom_score)
     print(json.dumps({"layers": layers, "results": results}))
 """)
+
+
+NOTHING_GRANTED = {"connect": "EPERM", "bind_abstract": "EPERM", "listen": "EPERM", "accept": "EPERM",
+                   "name_a_thread": "EACCES", "oom_score_adj": "EACCES",
+                   "run_compiler": "EPERM", "run_other_program": "EPERM", "fork": "EPERM"}  # no new process at all
 
 
 @pytest.fixture(scope="module")
@@ -164,10 +186,16 @@ def daemon(tmp_path_factory):
     listener.close()
 
 
-def _locked_child(tmp_path: Path, daemon_path: str, grants: tuple[str, ...]) -> dict:
+def _locked_child(tmp_path: Path, daemon_path: str, grants: tuple[str, ...], private_scratch: bool = True) -> dict:
+    """The child's layers and results; ``private_scratch``: as in the full sandbox with namespaces (a tmpfs)."""
     scratch = tmp_path / "-".join(grants or ("none",))
     scratch.mkdir()
-    done = subprocess.run([sys.executable, "-c", CHILD, str(scratch), daemon_path, ",".join(grants)], cwd=ROOT,
+    compilers = tmp_path / "cuda-bin"  # a stand-in ptxas where XLA would look for one: first on the PATH
+    compilers.mkdir(exist_ok=True)
+    shutil.copy("/bin/true", compilers / "ptxas")
+    done = subprocess.run([sys.executable, "-c", CHILD, str(scratch), daemon_path, ",".join(grants),
+                           "private" if private_scratch else "kept"], cwd=ROOT,
+                          env={**os.environ, "PATH": f"{compilers}:{os.environ['PATH']}"},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -185,8 +213,7 @@ def _nobody_connected(listener: socket.socket) -> bool:
 def test_a_worker_without_grants_is_refused_every_call_cuda_makes(tmp_path, daemon):
     path, listener = daemon
     child = _locked_child(tmp_path, path, ())
-    assert child["results"] == {"connect": "EPERM", "bind_abstract": "EPERM", "listen": "EPERM", "accept": "EPERM",
-                                "name_a_thread": "EACCES", "oom_score_adj": "EACCES"}
+    assert child["results"] == NOTHING_GRANTED
     assert "/proc/self/task" not in child["layers"]["landlock"]["detail"]
     assert "for the device" not in child["layers"]["seccomp"]["detail"]
     assert _nobody_connected(listener)
@@ -202,10 +229,15 @@ def test_the_cuda_grants_allow_exactly_what_the_driver_does(tmp_path, daemon):
         "accept": "EPERM",  # so nothing that connects to it is ever served
         "name_a_thread": "ok",  # its threads' names
         "oom_score_adj": "EACCES",  # nothing else of /proc
+        "run_compiler": "ok",  # ptxas, found where XLA looks
+        "run_other_program": "EACCES",  # started the way ptxas is, but Landlock lets no other file be executed
+        "fork": "EPERM",  # a process only the way posix_spawn makes one
     }
+    assert "cuda-bin/ptxas executable" in child["layers"]["landlock"]["detail"]
+    assert "/dev/null writable" in child["layers"]["landlock"]["detail"]
     assert "/proc/self/task writable" in child["layers"]["landlock"]["detail"]
     assert child["layers"]["seccomp"]["detail"].endswith(
-        "for the device: bind and listen allowed, connect answers ENOENT")
+        "for the device: bind and listen allowed, connect answers ENOENT, execve and posix_spawn's clone allowed")
     assert _nobody_connected(listener)
 
 
@@ -215,10 +247,10 @@ def test_each_grant_changes_only_its_own_calls(tmp_path, daemon, grant):
     path, _ = daemon
     results = _locked_child(tmp_path, path, (grant,))["results"]
     changed = {name for name, outcome in results.items()
-               if outcome != {"connect": "EPERM", "bind_abstract": "EPERM", "listen": "EPERM", "accept": "EPERM",
-                              "name_a_thread": "EACCES", "oom_score_adj": "EACCES"}[name]}
+               if outcome != NOTHING_GRANTED[name]}
     assert changed == {"thread_names": {"name_a_thread"}, "own_sockets": {"bind_abstract", "listen"},
-                       "absent_daemons": {"connect"}}[grant], results
+                       "absent_daemons": {"connect"},
+                       "compiler_programs": {"run_compiler", "run_other_program"}}[grant], results
 
 
 def test_the_grants_are_given_to_no_cpu_pool():
@@ -230,3 +262,15 @@ def test_the_grants_are_given_to_no_cpu_pool():
     finally:
         cpu.close()
     assert os.environ.get("JAX_PLATFORMS") != "cuda"
+
+
+@needs_layers
+def test_without_a_private_scratch_folder_no_program_may_start(tmp_path, daemon):
+    """XLA deletes ptxas's files, which a scratch folder that keeps its files refuses: the grant is withheld."""
+    path, _ = daemon
+    child = _locked_child(tmp_path, path, CUDA, private_scratch=False)
+    assert {name: child["results"][name] for name in ("run_compiler", "run_other_program", "fork")} == {
+        "run_compiler": "EPERM", "run_other_program": "EPERM", "fork": "EPERM"}
+    assert "executable" not in child["layers"]["landlock"]["detail"]
+    assert "execve" not in child["layers"]["seccomp"]["detail"]
+    assert child["results"]["name_a_thread"] == "ok"  # the other grants stand

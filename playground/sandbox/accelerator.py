@@ -22,7 +22,6 @@ from __future__ import annotations
 import glob
 import importlib.metadata
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 # What CUDA opens read-write: the control device, one file per GPU, unified memory, and MIG's capability files.
@@ -88,21 +87,22 @@ def _pci_folders(root: str, vendor: str) -> set[str]:
     return folders
 
 
-def worker_env(platform: str, env: Mapping[str, str]) -> dict[str, str]:
+def worker_env(platform: str) -> dict[str, str]:
     """What a worker holding ``platform`` needs in its environment, beyond JAX_PLATFORMS.
 
-    CUDA: XLA compiles PTX with NVIDIA's ``ptxas`` program where the CUDA plugin
-    has no compiler built in (the pip wheels' case), and a worker may start no
-    program (seccomp): the driver's own PTX compiler is used instead
-    (``--xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found``), with its cache
-    off (each worker is new, so it would only fill the scratch folder). TPU
-    (not yet tried on one): no query of the cloud's metadata server (the sandbox
-    has no network), no lock file in /tmp (libtpu's guard against a second
-    process on the chips; Landlock keeps /tmp read-only), and no log folder there.
+    CUDA: the driver's cache of compiled kernels off (each worker is new, so it
+    would only fill the scratch folder). XLA compiles with NVIDIA's ptxas and
+    nvlink programs (the ``compiler_programs`` grant, cuda_programs.py): the
+    pip plugins have no compiler built in, and XLA's flag to fall back to the
+    driver's (``--xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found``) is
+    not honoured on the JIT path that JAX takes (measured on an H200: "Stream
+    executor provided: 0"), so it is not set. TPU (not yet tried on one): no
+    query of the cloud's metadata server (the sandbox has no network), no lock
+    file in /tmp (libtpu's guard against a second process on the chips;
+    Landlock keeps /tmp read-only), and no log folder there.
     """
     if platform == "cuda":
-        flags = f"{env.get('XLA_FLAGS', '')} --xla_gpu_unsafe_fallback_to_driver_on_ptxas_not_found=true".strip()
-        return {"XLA_FLAGS": flags, "CUDA_CACHE_DISABLE": "1"}
+        return {"CUDA_CACHE_DISABLE": "1"}
     if platform == "tpu":
         return {"TPU_SKIP_MDS_QUERY": "1", "ALLOW_MULTIPLE_LIBTPU_LOAD": "1", "TPU_LOG_DIR": "disabled"}
     return {}

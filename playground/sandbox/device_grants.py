@@ -20,6 +20,18 @@ such rule, for those workers only, and says why. The reviewed list:
   instead of EPERM, as where no daemon runs: the driver looks for the MPS control
   daemon's socket (``/tmp/nvidia-mps/control``) and carries on after ENOENT
   (NVIDIA/cuda-checkpoint#10). The call is still refused: nothing is reached.
+- ``compiler_programs`` (seccomp and Landlock): start NVIDIA's ``ptxas`` and
+  ``nvlink``, and nothing else. Opening the GPU is not enough: XLA compiles
+  each GPU kernel by running these two programs (cuda_programs.py says why
+  the pip plugins leave no other way; on an H200 every compile failed with
+  "No PTX compilation provider is available" until they could run). seccomp
+  then allows ``execve`` and a ``clone`` made the way ``posix_spawn`` makes
+  one (the parent waits until the exec); Landlock lets exactly those files,
+  and the ELF loader the kernel starts them with, be executed. The programs
+  run under the worker's own seccomp filter, Landlock rules and rlimits, and
+  where there is no cgroup the thread gate counts them and their threads
+  with the worker's (thread_gate.py). The loader could start any other
+  program the worker can read, under those same bounds.
 
 A TPU's libtpu needs none of them as far as is known without one (its lock
 file and its metadata-server query are turned off through its environment
@@ -49,7 +61,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Grant:
     name: str
-    layer: str  # the layer it loosens: "landlock" or "seccomp"
+    layer: str  # the layers it loosens: "landlock", "seccomp" or both
     allows: str  # what the worker may then do, as About and README say it
     platforms: tuple[str, ...]  # the JAX platforms whose drivers may need it
 
@@ -61,7 +73,18 @@ GRANTS: dict[str, Grant] = {grant.name: grant for grant in (
                                     "denied)", ("cuda",)),
     Grant("absent_daemons", "seccomp", "connect answers ENOENT instead of EPERM (as where no daemon runs; still "
                                        "refused)", ("cuda",)),
+    Grant("compiler_programs", "seccomp and landlock", "start NVIDIA's ptxas and nvlink, and only those (XLA compiles "
+                                                      "every GPU kernel with them)", ("cuda",)),
 )}
+
+
+# Grants withheld where the scratch folder keeps every file (no private tmpfs: a server without namespaces), and why.
+NEED_PRIVATE_SCRATCH = {
+    "compiler_programs": "GPU kernels cannot be compiled in this sandbox: XLA deletes the temporary files it hands "
+                         "to ptxas and stops when it cannot, and without namespaces (a server without root) the "
+                         "sandbox's scratch folder lets nothing be deleted (deleted files could hide their bytes "
+                         "from the walk that bounds its size)",
+}
 
 
 class NoneOpens(RuntimeError):

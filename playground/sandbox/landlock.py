@@ -49,6 +49,7 @@ SCOPE_SIGNAL = 1 << 1
 FILE_ACCESS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 READ_ONLY = READ_FILE | READ_DIR
 WRITE_EXISTING = READ_ONLY | WRITE_FILE | TRUNCATE
+RUN = READ_FILE | EXECUTE
 READ_WRITE = (1 << 16) - 1
 
 
@@ -99,15 +100,16 @@ def handled_fs_access(abi: int) -> int:
 
 def restrict_self(
     read_only: Iterable[str], read_write: Iterable[str], abi: int | None = None, write_existing: Iterable[str] = (),
-    keep_files: Iterable[str] = (),
+    keep_files: Iterable[str] = (), executable: Iterable[str] = (),
 ) -> dict:
     """Deny the whole filesystem but these paths; deny TCP and foreign signals where the ABI can.
 
     ``write_existing``: paths beneath which files that exist may be read and
     written, but nothing made, removed or renamed. ``keep_files``: read-write,
     but nothing (file or folder) may be removed or renamed: what is made there
-    stays where it was made. Paths that do not exist are skipped. Returns what
-    was enforced, for the report.
+    stays where it was made. ``executable``: files that may be read and run
+    (nothing else may be executed). Paths that do not exist are skipped.
+    Returns what was enforced, for the report.
     """
     abi = abi_version() if abi is None else abi
     if abi < 1:
@@ -122,7 +124,7 @@ def restrict_self(
     ruleset_fd = _syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0)
     try:
         for paths, access in ((read_only, READ_ONLY), (read_write, READ_WRITE), (write_existing, WRITE_EXISTING),
-                              (keep_files, READ_WRITE & ~(REMOVE_FILE | REMOVE_DIR))):
+                              (keep_files, READ_WRITE & ~(REMOVE_FILE | REMOVE_DIR)), (executable, RUN)):
             for path in paths:
                 _allow(ruleset_fd, path, access & handled_fs)
         _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)

@@ -16,7 +16,7 @@ import site
 import sys
 from collections.abc import Iterable
 
-from playground.sandbox import device_grants, landlock, seccomp_filter
+from playground.sandbox import cuda_programs, device_grants, landlock, seccomp_filter
 from playground.sandbox.limits import Limits
 
 _MB = 1024 * 1024
@@ -50,6 +50,7 @@ def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Ite
     ``devices`` (``{"read_write": [...], "read_only": [...]}``, from the server's
     accelerator.DevicePaths) are the accelerator's files, and ``grants`` what its
     driver needs beyond them (device_grants.py), for workers that hold it; others get neither.
+    Those that need a private scratch folder are withheld where it is not one.
 
     ``private_scratch``: the scratch folder is a tmpfs of the job's own, whose size
     the kernel counts whole. Where it is not (no namespaces: a server without
@@ -65,6 +66,8 @@ def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Ite
     unknown = grants - device_grants.GRANTS.keys()
     if unknown:
         raise ValueError(f"unknown device grants: {sorted(unknown)}")
+    if not private_scratch:
+        grants -= device_grants.NEED_PRIVATE_SCRATCH.keys()
     layers = {}
     for name, step in (
         ("rlimits", lambda: _set_rlimits(limits)),
@@ -136,14 +139,18 @@ def _landlock(scratch: str, devices: dict, grants: frozenset[str], private_scrat
         # folder then stays the one (the same inode, which the rule is bound to) its later threads' files are beneath.
         _PINNED.append(os.open("/proc/self/task", os.O_PATH | os.O_CLOEXEC))
         existing.append("/proc/self/task")
+    programs = cuda_programs.find(cuda_programs.folders(os.environ)) if "compiler_programs" in grants else []
+    if programs:
+        existing.append("/dev/null")  # posix_spawn gives the program /dev/null, opened read-write, as its stdin
     enforced = landlock.restrict_self([*readable_paths(), *driver_files],
                                       [*([scratch] if private_scratch else []), *device_files],
-                                      write_existing=existing, keep_files=[] if private_scratch else [scratch])
+                                      write_existing=existing, keep_files=[] if private_scratch else [scratch],
+                                      executable=programs)
     extras = [name for name, on in (("TCP", enforced["tcp_denied"]), ("signals", enforced["signals_scoped"])) if on]
     also = f"; also denies {' and '.join(extras)}" if extras else ""
     device = (f"; the accelerator's {len(device_files)} device files read-write and its "
               f"{len(driver_files)} driver paths read-only" if device_files else "")
-    granted = "".join(f"; {path} writable" for path in existing)
+    granted = "".join(f"; {path} writable" for path in existing) + "".join(f"; {path} executable" for path in programs)
     kept = "" if private_scratch else " (where nothing may be deleted or renamed)"
     return (f"ABI {enforced['abi']}: filesystem read-only to Python and system libraries, "
             f"write only to the scratch dir{kept}{device}{granted}{also}")

@@ -82,8 +82,11 @@ _ONLY = (
     ("ioprio_get", 0, _IOPRIO_WHO_PROCESS), ("ioprio_get", 1, 0),
 )
 _SIGNALS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
-# The denied calls a device grant allows (own_sockets) or answers with another error (absent_daemons).
-_RELAXED_BY = {"bind": "own_sockets", "listen": "own_sockets", "connect": "absent_daemons"}
+# The denied calls a device grant allows (own_sockets, compiler_programs) or answers with another error
+# (absent_daemons).
+_RELAXED_BY = {"bind": "own_sockets", "listen": "own_sockets", "connect": "absent_daemons",
+               "execve": "compiler_programs"}
+_CLONE_VM, _CLONE_VFORK = 0x00000100, 0x00004000
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0o20200000) & ~os.O_DIRECTORY  # the bit itself (O_TMPFILE adds O_DIRECTORY)
 
 
@@ -97,7 +100,10 @@ def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False
 
     ``grants`` (device_grants.py) narrow it for a worker that holds an accelerator:
     ``own_sockets`` allows bind and listen; ``absent_daemons`` makes ``connect``
-    fail with ENOENT, not EPERM. ``named_files_only`` refuses files made without
+    fail with ENOENT, not EPERM; ``compiler_programs`` allows ``execve`` (which
+    programs, Landlock decides) and a new process made the way ``posix_spawn``
+    makes one (``clone`` with CLONE_VM and CLONE_VFORK; fork and every other
+    new process stay denied). ``named_files_only`` refuses files made without
     a name (``O_TMPFILE``) with EOPNOTSUPP, as a filesystem without them would
     (Python's tempfile then makes a named one), and ``openat2``, whose flags a
     filter cannot read, with ENOSYS (callers fall back to ``openat``).
@@ -119,6 +125,8 @@ def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False
     if "absent_daemons" in grants:
         rules += _add(filt, seccomp.ERRNO(errno.ENOENT), "connect")
         relaxed.append("connect answers ENOENT")
+    if "compiler_programs" in grants:
+        relaxed.append("execve and posix_spawn's clone allowed")
     if named_files_only:
         unsupported = seccomp.ERRNO(errno.EOPNOTSUPP)
         for name, flags_at in (("open", 1), ("openat", 2)):
@@ -126,7 +134,11 @@ def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False
         rules += _add(filt, seccomp.ERRNO(errno.ENOSYS), "openat2")
     # glibc falls back to clone() when clone3 says ENOSYS; clone's flags can be inspected.
     rules += _add(filt, seccomp.ERRNO(errno.ENOSYS), "clone3")
-    rules += _add(filt, deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, 0))
+    if "compiler_programs" in grants:  # a process only with both CLONE_VM and CLONE_VFORK: deny either one missing
+        for lacking in (_CLONE_VM, _CLONE_VFORK):
+            rules += _add(filt, deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD | lacking, 0))
+    else:
+        rules += _add(filt, deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, 0))
     rules += _add(filt, deny, "socket", seccomp.Arg(0, seccomp.NE, socket.AF_UNIX))
     # Pipe buffers are counted per user, not per process: larger ones would starve the other workers' pipes.
     rules += _add(filt, deny, "fcntl", seccomp.Arg(1, seccomp.EQ, _F_SETPIPE_SZ))
@@ -139,9 +151,11 @@ def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False
     return {"denied_syscalls": rules, "relaxed": relaxed}
 
 
-def install_thread_gate() -> int:
+def install_thread_gate(processes: bool = False) -> int:
     """A second filter that hands every ``clone`` of a thread to a supervisor (thread_gate.py); its listener.
 
+    ``processes``: every ``clone`` of a process too (a worker granted
+    ``compiler_programs``, whose first filter lets posix_spawn's through).
     Filters stack, and the strictest answer wins, so this one adds a question and
     takes nothing away. Installed while the process is single-threaded: nothing
     waits for an answer before the listener has reached the template. The caller
@@ -150,7 +164,10 @@ def install_thread_gate() -> int:
     if seccomp is None:
         raise RuntimeError(_LOAD_ERROR)
     gate = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    gate.add_rule(seccomp.NOTIFY, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, _CLONE_THREAD))
+    if processes:
+        gate.add_rule(seccomp.NOTIFY, "clone")
+    else:
+        gate.add_rule(seccomp.NOTIFY, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, _CLONE_THREAD))
     gate.load()
     # pyseccomp 0.1.2 has no public call for the listener; libseccomp's own (seccomp_notify_fd) gives it.
     listener = seccomp._libseccomp.seccomp_notify_fd(gate._filter)

@@ -23,4 +23,18 @@ def warmed_up(handlers: ModuleType) -> dict:
         traceback.print_exc()
         # JAX names a platform it could not open; one it has no plugin for at all fails without a word.
         said = str(exc) or f"JAX opened no backend for JAX_PLATFORMS={os.environ.get('JAX_PLATFORMS', '')!r}"
-        return {"ready": False, "warm_up_failed": f"{type(exc).__name__}: {said}"[-MAX_REASON_CHARS:]}
+        return {"ready": False, "warm_up_failed": shortened(f"{type(exc).__name__}: {said}")}
+
+
+def shortened(reason: str, limit: int = MAX_REASON_CHARS) -> str:
+    """``reason`` within ``limit`` characters: its head (what failed) and its tail (the last details), cut between.
+
+    XLA's reasons can run to pages (every path it searched); the first lines say what went wrong.
+
+    >>> shortened("x" * 10 + "y" * 10, 12)
+    'xxxx … yyyyy'
+    """
+    if len(reason) <= limit:
+        return reason
+    head = limit // 3
+    return f"{reason[:head]} … {reason[-(limit - head - 3):]}"
