@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/device_check.py [--mnist-dir DIR] [--size 10000] [--epochs 3]``
 (``MNIST_DIR`` works too). No browser and no Gradio: the same sandbox pools,
-``PlaygroundAPI`` and training service the app builds (``worker_pools.build``),
+``PlaygroundAPI`` and training service the app builds (``worker_pools.start``),
 driven from this process. It runs on a GPU, a TPU and a CPU alike, and accepts
 the JAX it finds (0.10 or newer). In order:
 
@@ -14,10 +14,13 @@ the JAX it finds (0.10 or newer). In order:
    ratio, and the jitted ``x + x*x + x*x*x``'s achieved memory bandwidth (it reads x once and writes the result
    once: 8 n^2 bytes) against the device's (the vendor's figure for known GPUs; elsewhere, CPUs included, the
    simplest streaming kernel, a jitted ``x * 2``, measured here on the same device);
-5. a ``--epochs`` training run of the 784-512-256-10 MLP on MNIST from ``MNIST_DIR`` through ``/train``,
+5. the vmap tab's batched-MLP preset at 1,024 examples: where it ran, the Python loop, vmap and jit(vmap);
+6. a ``--epochs`` training run of the 784-512-256-10 MLP on MNIST from ``MNIST_DIR`` through ``/train``,
    against the bare jitted loops of benchmarks/train_throughput.py on the same device in the same run, and the
    time to 97 % test accuracy (from the request, so the worker's start and compiling count);
-6. the data-parallel variant where there are several devices.
+7. the data-parallel variant where there are several devices.
+
+A step that fails is a row that names it and says why; the rows of every other step are still printed.
 
 Where ``MNIST_DIR`` holds only the 10,000 test digits (t10k files, as ../shared does), they are split
 8,000 / 2,000 into a temporary folder, and the table says so.
@@ -43,7 +46,7 @@ import numpy as np  # noqa: E402
 from playground import worker_pools  # noqa: E402
 from playground.api import PlaygroundAPI, final  # noqa: E402
 from playground.config import Settings  # noqa: E402
-from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE  # noqa: E402
+from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE, VMAP_PRESETS  # noqa: E402
 from playground.mnist import fetch  # noqa: E402
 from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable, role_shape  # noqa: E402
 from playground.mnist.idx import read_idx, write_idx  # noqa: E402
@@ -90,7 +93,9 @@ def main() -> None:
                 ("fresh workers", lambda: fresh_worker_rows(pools)),
                 ("Inspect", lambda: inspect_rows(api)),
                 ("jit comparison", lambda: jit_comparison(api, args.size, args.repeats)),
-                ("training", lambda: training_rows(api, args.epochs, data_note, data) if data else []),
+                ("vmap comparison", lambda: vmap_rows(api)),
+                ("training", lambda: training_rows(api, args.epochs, data_note, data) if data else
+                 [("training", "skipped: no MNIST data (the row above says why)")]),
             ):
                 rows += step(rows, name, rows_of, [])
     except BaseException as exc:  # whatever stopped the check, the rows it has are printed, and the step is named
@@ -121,7 +126,7 @@ def mnist_data(source: Path, scratch: Path) -> tuple[Path, str, Dataset]:
     files = DATASETS["mnist"].files
     found = {role: fetch.in_folder(source, files[role]) for role in ("test_images", "test_labels")}
     if None in found.values():
-        raise SystemExit(f"no MNIST files in {source}: set MNIST_DIR or --mnist-dir")
+        raise FileNotFoundError(f"no MNIST files in {source}: set MNIST_DIR or --mnist-dir")
     images, labels = (read_idx(found[role], *role_shape(role)) for role in ("test_images", "test_labels"))
     for role, data in (("train_images", images[:8000]), ("train_labels", labels[:8000]),
                        ("test_images", images[8000:]), ("test_labels", labels[8000:])):
@@ -216,6 +221,28 @@ def jit_comparison(api: PlaygroundAPI, n: int, repeats: int) -> list[tuple[str, 
         ("NumPy / jit", f"{numpy_s / jit_s:,.1f}x" if numpy_s else "-"),
         ("jit's achieved bandwidth", f"{achieved:,.1f} GB/s = {achieved / bandwidth:.0%} of {bandwidth:,.0f} GB/s "
                                      f"({source})"),
+    ]
+
+
+def vmap_rows(api: PlaygroundAPI, batch: int = 1024) -> list[tuple[str, str]]:
+    """The vmap tab's batched-MLP preset at ``batch`` examples: where it ran, and its three medians."""
+    preset = VMAP_PRESETS["batched MLP predict"]
+    reply = final(api.vmap(preset.code, preset.args, preset.in_axes, [batch]))
+    if not reply["ok"] or batch not in reply["batch_sizes"]:
+        return [(f"vmap, batched MLP, {batch:,} examples", failed(reply))]
+    at = reply["batch_sizes"].index(batch)
+    loop_s, vmap_s, jit_vmap_s = ((reply.get(key) or [])[at:at + 1] or [None] for key in ("loop_s", "vmap_s",
+                                                                                             "jit_vmap_s"))
+    loop_s, vmap_s, jit_vmap_s = loop_s[0], vmap_s[0], jit_vmap_s[0]
+    loop = f"Python loop {loop_s * 1000:,.1f} ms, " if loop_s else ""
+    print(f"vmap reply: batch_sizes {reply['batch_sizes']} loop_s {reply.get('loop_s')} vmap_s "
+          f"{reply.get('vmap_s')} jit_vmap_s {reply.get('jit_vmap_s')}")
+    return [
+        ("vmap measured on", reply["device"] + (f" ({reply['device_fallback']})" if reply.get("device_fallback")
+                                                else "")),
+        (f"vmap, batched MLP, {batch:,} examples", f"{loop}vmap {(vmap_s or 0) * 1000:,.2f} ms, jit(vmap) "
+                                                   f"{(jit_vmap_s or 0) * 1000:,.2f} ms (medians; results equal: "
+                                                   f"{reply['equal']})"),
     ]
 
 
