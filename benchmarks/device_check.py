@@ -228,22 +228,20 @@ def vmap_rows(api: PlaygroundAPI, batch: int = 1024) -> list[tuple[str, str]]:
     """The vmap tab's batched-MLP preset at ``batch`` examples: where it ran, and its three medians."""
     preset = VMAP_PRESETS["batched MLP predict"]
     reply = final(api.vmap(preset.code, preset.args, preset.in_axes, [batch]))
-    if not reply["ok"] or batch not in reply["batch_sizes"]:
-        return [(f"vmap, batched MLP, {batch:,} examples", failed(reply))]
-    at = reply["batch_sizes"].index(batch)
-    loop_s, vmap_s, jit_vmap_s = ((reply.get(key) or [])[at:at + 1] or [None] for key in ("loop_s", "vmap_s",
-                                                                                             "jit_vmap_s"))
-    loop_s, vmap_s, jit_vmap_s = loop_s[0], vmap_s[0], jit_vmap_s[0]
-    loop = f"Python loop {loop_s * 1000:,.1f} ms, " if loop_s else ""
-    print(f"vmap reply: batch_sizes {reply['batch_sizes']} loop_s {reply.get('loop_s')} vmap_s "
-          f"{reply.get('vmap_s')} jit_vmap_s {reply.get('jit_vmap_s')}")
-    return [
-        ("vmap measured on", reply["device"] + (f" ({reply['device_fallback']})" if reply.get("device_fallback")
-                                                else "")),
-        (f"vmap, batched MLP, {batch:,} examples", f"{loop}vmap {(vmap_s or 0) * 1000:,.2f} ms, jit(vmap) "
-                                                   f"{(jit_vmap_s or 0) * 1000:,.2f} ms (medians; results equal: "
-                                                   f"{reply['equal']})"),
-    ]
+    where = ("vmap measured on", reply.get("device", "?") + (f" ({reply['device_fallback']})"
+                                                           if reply.get("device_fallback") else ""))
+    name = f"vmap, batched MLP, {batch:,} examples"
+    if not reply["ok"]:
+        return [(name, failed(reply))]
+    if not reply["equal"]:  # the tab shows no time for results that disagree
+        return [where, (name, f"no times: the three results disagreed (largest difference "
+                              f"{reply.get('max_abs_diff')})")]
+    medians = {key: reply[key][reply["batch_sizes"].index(batch)] for key in ("vmap_s", "jit_vmap_s")}
+    loop = reply["loop_s"][reply["batch_sizes"].index(batch)] if len(reply["loop_s"]) == len(reply["batch_sizes"]) \
+        else None
+    return [where, (name, (f"Python loop {loop * 1000:,.1f} ms, " if loop else "") +
+                    f"vmap {medians['vmap_s'] * 1000:,.2f} ms, jit(vmap) {medians['jit_vmap_s'] * 1000:,.2f} ms "
+                    "(medians)")]
 
 
 BARE_RUNS = 100
