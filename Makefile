@@ -23,24 +23,35 @@ JAX_PLUGINS := $(JAX_PLUGINS_cuda12) $(JAX_PLUGINS_cuda13) $(JAX_PLUGINS_tpu)
 
 # One pip at a time in the venv.
 .NOTPARALLEL:
-.PHONY: run test lint screenshots bench data clean
+.PHONY: run test test-quick test-under-load lint screenshots bench data clean
 
 run: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python app.py
 
-# The whole suite, then the end-to-end suite again in the local process mode (how macOS and Windows run it), then
-# the hostile suites again with the server dropped to an unprivileged uid without capabilities (how a Space runs it).
+# Every test in one run, in TEST_PROCESSES parallel processes (pytest-xdist; a module's tests and its servers stay
+# in one process, per variant; the browser tests all in one): unit tests and doctests, the end-to-end suite in both sandbox modes (full, and the
+# local process mode of macOS and Windows), the hostile suites as root and with the server dropped to an
+# unprivileged uid without capabilities (as a Space runs it), and the browser tests. Most tests wait on servers,
+# so more processes than cores overlap those waits.
+TEST_PROCESSES ?= 4
+PYTEST_PARALLEL := -n $(TEST_PROCESSES) --dist loadgroup
 test: $(DEV) $(JAX_STAMP)
-	$(BIN)/python -m pytest
-	PLAYGROUND_SANDBOX=process $(BIN)/python -m pytest tests/e2e -q
-	PLAYGROUND_TEST_PRIVILEGE=unprivileged $(BIN)/python -m pytest tests/hostile tests/test_hostile.py -q
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
+
+# Unit tests and doctests alone (no server, worker pool, training worker or browser): the edit-test loop.
+test-quick: $(DEV) $(JAX_STAMP)
+	PLAYGROUND_TEST_QUICK=1 $(BIN)/python -m pytest -n 2 --dist loadgroup -m "not slow" -q
+
+# make test three times in a row while a busy loop takes one core (tools/test_under_load.py).
+test-under-load: $(DEV) $(JAX_STAMP)
+	$(BIN)/python tools/test_under_load.py --runs 3 -- $(PYTEST_PARALLEL) -q
 
 lint: $(DEV)
 	$(BIN)/ruff check .
 
 # The README's pictures in assets/, taken by the browser tests from the real app (run it when the UI changes).
 screenshots: $(DEV) $(JAX_STAMP)
-	PLAYGROUND_SCREENSHOTS=$(CURDIR)/assets $(BIN)/python -m pytest tests/browser -q
+	PLAYGROUND_SCREENSHOTS=$(CURDIR)/assets $(BIN)/python -m pytest tests/browser $(PYTEST_PARALLEL) -q
 
 bench: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python benchmarks/inspect_latency.py

@@ -14,7 +14,8 @@ the JAX it finds (0.10 or newer). In order:
    ratio, and the jitted ``x + x*x + x*x*x``'s achieved memory bandwidth (it reads x once and writes the result
    once: 8 n^2 bytes) against the device's (the vendor's figure for known GPUs; elsewhere, CPUs included, the
    simplest streaming kernel, a jitted ``x * 2``, measured here on the same device);
-5. the vmap tab's batched-MLP preset at 1,024 examples: where it ran, the Python loop, vmap and jit(vmap);
+5. the vmap tab's batched-MLP preset at ``--vmap-batch`` examples (default 1,024): where it ran, the Python
+   loop, vmap and jit(vmap);
 6. a ``--epochs`` training run of the 784-512-256-10 MLP on MNIST from ``MNIST_DIR`` through ``/train``,
    against the bare jitted loops of benchmarks/train_throughput.py on the same device in the same run, and the
    time to 97 % test accuracy (from the request, so the worker's start and compiling count);
@@ -71,6 +72,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10_000, help="n of the n x n jit benchmark")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--vmap-batch", type=int, default=1024, help="examples in the vmap comparison's batch")
     args = parser.parse_args()
     started = time.perf_counter()
     memory_mb = max(2048, int(12 * args.size ** 2 * 4 / 2**20) + 1024)  # the benchmark's arrays, with room
@@ -93,7 +95,7 @@ def main() -> None:
                 ("fresh workers", lambda: fresh_worker_rows(pools)),
                 ("Inspect", lambda: inspect_rows(api)),
                 ("jit comparison", lambda: jit_comparison(api, args.size, args.repeats)),
-                ("vmap comparison", lambda: vmap_rows(api)),
+                ("vmap comparison", lambda: vmap_rows(api, args.vmap_batch)),
                 ("training", lambda: training_rows(api, args.epochs, data_note, data) if data else
                  [("training", "skipped: no MNIST data (the row above says why)")]),
             ):

@@ -73,7 +73,7 @@ def start_app(app_dir: Path, port: int, env: dict | None = None,
         if os.geteuid() != 0:
             raise SystemExit("--unprivileged drops the app's privileges: run this as root")
         home = Path(tempfile.mkdtemp(prefix="unprivileged-home-"))
-        command = conftest.unprivileged(command, env, home)
+        command = conftest.drop_privileges(command, env, home)
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=app_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     while True:

@@ -18,16 +18,60 @@ ROOT = Path(__file__).resolve().parent.parent
 collect_ignore = ["faulty_handlers.py", "broken_training_worker.py"]
 FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
 HANDLERS = "playground.handlers"  # what the workers of a test pool run jobs with
-# The sandbox the servers of this run use: `make test` runs the end-to-end suite in both (Makefile).
-SANDBOX = os.environ.get("PLAYGROUND_SANDBOX") or ("full" if sys.platform.startswith("linux") else "process")
-# The privilege of the servers of this run: `make test` runs the hostile suites again with the server dropped to an
-# unprivileged uid with no capabilities (PLAYGROUND_TEST_PRIVILEGE=unprivileged), as a Hugging Face Space runs it:
-# no namespaces, no cgroups, no tmpfs scratch folders. A test process that is not root runs its servers as itself.
-UNPRIVILEGED = os.environ.get("PLAYGROUND_TEST_PRIVILEGE") == "unprivileged"
+LINUX = sys.platform.startswith("linux")
+# The sandbox a server gets unless a test says otherwise: the full one where there is one.
+SANDBOX = "full" if LINUX else "process"
+# The variants the server-driven suites run in, all in one pytest session: the end-to-end suite in both sandbox
+# modes (the ``sandbox_mode`` fixture, tests/e2e), the hostile suites as root and as an unprivileged uid without
+# capabilities, as a Hugging Face Space runs the app (``privilege``; a test process that is not root runs its
+# servers as itself, which is the unprivileged case).
+SANDBOX_MODES = ("full", "process") if LINUX else ("process",)
+PRIVILEGES = ("root", "unprivileged") if LINUX and os.geteuid() == 0 else ("unprivileged",)
 DROP_UID = 1000
-full_sandbox_only = pytest.mark.skipif(
-    SANDBOX != "full", reason="the local process mode has no Landlock or seccomp: a job may read the user's files, "
-                              "by design (README: Run it); its own guards are tested in tests/test_process_pool.py")
+# `make test-quick` (PLAYGROUND_TEST_QUICK=1, `-m "not slow"`): unit tests and doctests only. Tests that start a
+# server, a worker pool, a training worker or a browser are `slow`: the suites of real servers by their folder
+# (SLOW_PATHS), the others by their module's own mark; in the quick run, starting one anyway fails the test and
+# says to mark it, so that the quick run can never quietly grow slow.
+QUICK = os.environ.get("PLAYGROUND_TEST_QUICK") == "1"
+SLOW_PATHS = ("tests/e2e/", "tests/browser/", "tests/hostile/", "tests/test_hostile.py")
+# For tests that hold only in the full sandbox: pytest_collection_modifyitems skips them in the process mode.
+full_sandbox_only = pytest.mark.full_sandbox_only
+_PROCESS_MODE_READS_FILES = ("the local process mode has no Landlock or seccomp: a job may read the user's files, "
+                             "by design (README: Run it); its own guards are tested in tests/test_process_pool.py")
+
+
+@pytest.fixture(scope="session", params=SANDBOX_MODES)
+def sandbox_mode(request) -> str:
+    """The sandbox of the servers a test starts ("full" or "process")."""
+    return request.param
+
+
+@pytest.fixture(scope="session", params=PRIVILEGES)
+def privilege(request) -> str:
+    """"root" or "unprivileged": who the servers a hostile test starts run as."""
+    return request.param
+
+
+def variant(item) -> str:
+    """The variant a collected test runs in ("full", "process", "root", "unprivileged"), or "" for none."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return "-".join(str(params[name]) for name in ("sandbox_mode", "privilege") if name in params)
+
+
+@pytest.hookimpl(tryfirst=True)  # the groups are read by pytest-xdist's own hook, after this one
+def pytest_collection_modifyitems(config, items) -> None:
+    """Each module's tests run together, per variant, in one pytest-xdist worker, so its servers start once there;
+    the browser tests all in one (one session server and one Chromium: four of each on two cores left pages
+    unresponsive). The suites of real servers are `slow`; tests that hold only in the full sandbox are skipped in
+    the process mode."""
+    for item in items:
+        where = "tests/browser" if item.nodeid.startswith("tests/browser/") else item.nodeid.split("::")[0]
+        # No "]" at the end of a group's name: pytest-xdist would take it for a parameter's, not a group.
+        item.add_marker(pytest.mark.xdist_group(f"{where}:{variant(item)}" if variant(item) else where))
+        if item.nodeid.startswith(SLOW_PATHS):
+            item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("full_sandbox_only") and variant(item) == "process":
+            item.add_marker(pytest.mark.skip(reason=_PROCESS_MODE_READS_FILES))
 
 
 class OnePool:
@@ -80,8 +124,10 @@ class Server:
         return Client(self.url, verbose=False)
 
 
-def start_server(tmp_dir: Path, **env_overrides: str) -> Server:
-    """Launch ``python app.py`` on a free port and wait until it answers."""
+def start_server(tmp_dir: Path, *, unprivileged: bool = False, **env_overrides: str) -> Server:
+    """Launch ``python app.py`` on a free port and wait until it answers; ``unprivileged``: run it as a Space does
+    (as DROP_UID with no capabilities, where this process is root; else as this process's own user)."""
+    refuse_in_quick_run("a real server")
     port = free_port()
     env = {
         **os.environ,
@@ -93,8 +139,8 @@ def start_server(tmp_dir: Path, **env_overrides: str) -> Server:
     }
     log_path = tmp_dir / f"server-{port}.log"
     command = [sys.executable, "app.py"]
-    if UNPRIVILEGED and os.geteuid() == 0:
-        command = unprivileged(command, env, tmp_dir,
+    if unprivileged and os.geteuid() == 0:
+        command = drop_privileges(command, env, tmp_dir,
                                *(Path(value) for value in env_overrides.values() if os.path.isdir(value)))
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log_path.open("w"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
@@ -111,7 +157,39 @@ def start_server(tmp_dir: Path, **env_overrides: str) -> Server:
     raise RuntimeError(f"server did not start:\n{log_path.read_text()}")
 
 
-def unprivileged(command: list[str], env: dict[str, str], *folders: Path) -> list[str]:
+def refuse_in_quick_run(what: str) -> None:
+    """In `make test-quick`, a test that starts ``what`` fails, naming the mark it lacks."""
+    if QUICK:
+        pytest.fail(f"this test starts {what}, which `make test-quick` never does: mark its module "
+                    "`pytestmark = pytest.mark.slow`", pytrace=False)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quick_run_starts_nothing_slow():
+    """In `make test-quick`: worker pools and training workers refuse to start (refuse_in_quick_run)."""
+    if not QUICK:
+        yield
+        return
+    from playground.mnist.server_worker_handle import TrainingWorkerHandle
+    from playground.sandbox.warm_pool import WarmPool
+
+    spawning, starting = WarmPool._start_spawning, TrainingWorkerHandle.ensure_started
+
+    def refuse(what, original):
+        def refused(*args, **kwargs):
+            refuse_in_quick_run(what)
+            return original(*args, **kwargs)
+        return refused
+
+    WarmPool._start_spawning = refuse("a worker pool", spawning)
+    TrainingWorkerHandle.ensure_started = refuse("a training worker", starting)
+    try:
+        yield
+    finally:
+        WarmPool._start_spawning, TrainingWorkerHandle.ensure_started = spawning, starting
+
+
+def drop_privileges(command: list[str], env: dict[str, str], *folders: Path) -> list[str]:
     """``command`` run as DROP_UID with every capability dropped (as a Space runs the app), and what it needs:
     ``folders`` made its own, and the way to them, to the interpreter and to this checkout traversable."""
     for folder in folders:

@@ -84,11 +84,12 @@ def unreachable_mirror() -> str:
     return f"http://127.0.0.1:{free_port()}/"
 
 
-def start_training_server(tmp_path_factory, n_train: int, n_test: int):
-    """``python app.py`` with an MNIST_DIR of ``n_train`` + ``n_test`` digits, an empty cache, Fashion-MNIST offline."""
+def start_training_server(tmp_path_factory, n_train: int, n_test: int, **env: str):
+    """``python app.py`` with an MNIST_DIR of ``n_train`` + ``n_test`` digits, an empty cache, Fashion-MNIST offline
+    (and ``env``, e.g. the sandbox mode)."""
     from tests.conftest import start_server
 
     folder = make_mnist_dir(tmp_path_factory.mktemp("mnist"), n_train, n_test)
     return start_server(tmp_path_factory.mktemp("server"), PLAYGROUND_WORKERS="1", MNIST_DIR=str(folder),
                         PLAYGROUND_CACHE=str(tmp_path_factory.mktemp("cache")),
-                        PLAYGROUND_MIRRORS_FASHION_MNIST=unreachable_mirror())
+                        PLAYGROUND_MIRRORS_FASHION_MNIST=unreachable_mirror(), **env)

@@ -24,13 +24,14 @@ def groups():
 def test_a_job_group_caps_tasks_and_counts_the_refusals(groups):
     folders = groups.create(max_tasks=8, memory_bytes=512 << 20)
     child = textwrap.dedent(f"""
-        import threading, time, sys
+        import threading, sys
         for folder in {folders!r}:
             open(folder + "/cgroup.procs", "w").write("0")
         started = 0
+        never = threading.Event()  # every thread lives until the process ends, however slowly the next ones start
         try:
             for _ in range(50):
-                threading.Thread(target=time.sleep, args=(2,), daemon=True).start()
+                threading.Thread(target=never.wait, daemon=True).start()
                 started += 1
         except RuntimeError:
             pass

@@ -20,9 +20,12 @@ _SKIP_DIRS = {".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache", "t
 
 
 @pytest.fixture(scope="module")
-def hostile_server(tmp_path_factory):
-    srv = start_server(tmp_path_factory.mktemp("hostile"), PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S="4",
-                       PLAYGROUND_RESULT_CACHE="0")  # every attack and the normal job after it run in a worker
+def hostile_server(tmp_path_factory, privilege):
+    # 20 s: far above what the memory and thread cases need to reach their own limits (under a second, seconds on
+    # a loaded host), so that only the endless loops meet the clock.
+    srv = start_server(tmp_path_factory.mktemp("hostile"), PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S="20",
+                       PLAYGROUND_RESULT_CACHE="0",  # every attack and the normal job after it run in a worker
+                       unprivileged=privilege == "unprivileged")
     yield srv
     stop_server(srv)
 
@@ -47,7 +50,8 @@ def _snapshot(*roots: Path) -> set[str]:
 def _cases(server_pid: int, server_port: int, target: Path) -> dict[str, tuple[str, str, str]]:
     """name -> (code, args, expected kind); "ok" means the job succeeds harmlessly."""
     return {
-        "python infinite loop": ("def f(x):\n    while True:\n        pass\n", "1.0", "timeout"),
+        "python infinite loop": ("def f(x):\n    import time\n    while True:\n        time.sleep(0.01)\n", "1.0",
+                                 "timeout"),
         "jitted infinite while_loop": (
             "def f(x):\n    return lax.while_loop(lambda c: True, lambda c: c + 1, x)\n", "0", "timeout"),
         "jnp.ones 100000 x 100000": ("def f(x):\n    return jnp.ones((100000, 100000)) * x\n", "1.0", "memory"),

@@ -2,7 +2,7 @@
 
 A fake pool answers with a real Inspect reply (made once, here, by the worker's own code) so that the
 schema check passes; a job can be held on a gate (a threading.Event) to keep it "running". Every
-blocking wait has a timeout, so a broken runner fails these tests instead of hanging them.
+blocking wait is for an event and has a ceiling, so a broken runner fails these tests instead of hanging them.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from playground.job_runner import JobRunner
 from playground.result_cache import ResultCache
 
 CODE = "def f(x):\n    return x * 2\n"
-TIMEOUT_S = 5.0  # no wait in these tests should come anywhere near it
+# The ceiling of every wait here: what it waits for takes milliseconds, so only a broken runner (a lost wake-up, a
+# lock held) reaches it, however loaded the machine.
+WAIT_S = 60.0
 
 
 def job(args: str = "jnp.arange(3.0)") -> dict:
@@ -52,6 +54,7 @@ class FakePool:
         self.jobs: list[dict] = []
         self.timeouts: list[float | None] = []
         self._ran = threading.Condition()
+        self.early_sent = threading.Event()  # set once ``on_early`` has returned
 
     def run(self, job: dict, timeout_s: float | None = None, on_early=None) -> dict:
         with self._ran:
@@ -60,8 +63,9 @@ class FakePool:
             self._ran.notify_all()
         if self.early is not None and on_early is not None:
             on_early(self.early)
+            self.early_sent.set()
         gate = self.gates.get(job["args"])
-        if gate is not None and not gate.wait(TIMEOUT_S):
+        if gate is not None and not gate.wait(WAIT_S):
             raise AssertionError("the test never opened this job's gate")
         if isinstance(self.reply, Exception):
             raise self.reply
@@ -69,7 +73,7 @@ class FakePool:
 
     def wait_for_runs(self, count: int) -> None:
         with self._ran:
-            assert self._ran.wait_for(lambda: len(self.jobs) >= count, TIMEOUT_S), f"{count} jobs never started"
+            assert self._ran.wait_for(lambda: len(self.jobs) >= count, WAIT_S), f"{count} jobs never started"
 
 
 def runner(pool: FakePool, cache: ResultCache | None = None, max_waiting: int = 4) -> JobRunner:
@@ -82,8 +86,8 @@ def new_cache() -> ResultCache:
 
 
 def until(condition, what: str) -> None:
-    """Poll ``condition`` every 10 ms, failing after TIMEOUT_S."""
-    deadline = time.monotonic() + TIMEOUT_S
+    """Poll ``condition`` every 10 ms, failing after WAIT_S."""
+    deadline = time.monotonic() + WAIT_S
     while not condition():
         assert time.monotonic() < deadline, f"never: {what}"
         time.sleep(0.01)
@@ -98,7 +102,7 @@ class Request:
                                         daemon=True)
         self._thread.start()
 
-    def result(self, timeout_s: float = TIMEOUT_S) -> list[dict]:
+    def result(self, timeout_s: float = WAIT_S) -> list[dict]:
         self._thread.join(timeout_s)
         assert not self._thread.is_alive(), "the request never got its final reply"
         return self.updates
@@ -175,7 +179,8 @@ def test_a_job_behind_another_is_told_its_place_then_that_it_runs(inspect_replie
 
     first_gate.set()
     heard = [told]
-    while heard[-1]["phase"] == "queued" and len(heard) < 500:
+    deadline = time.monotonic() + WAIT_S
+    while heard[-1]["phase"] == "queued" and time.monotonic() < deadline:
         heard.append(next(second))
     assert heard[-1]["phase"] == "running" and heard[-1]["done"] is False
     assert all(u["queue"]["position"] == 1 for u in heard[:-1])
@@ -231,8 +236,8 @@ def test_a_busy_answer_does_not_hold_up_other_requests(inspect_replies):
         until(lambda: jobs_runner.status()["lines"]["sandbox"]["waiting"] == 1, "the second request waits")
         assert next(refused)["error"]["kind"] == "busy"
         gate.set()
-        assert finals_only(running.result(timeout_s=2.0))["ok"] is True
-        assert finals_only(waiting.result(timeout_s=2.0))["ok"] is True
+        assert finals_only(running.result())["ok"] is True
+        assert finals_only(waiting.result())["ok"] is True
     finally:
         gate.set()
         refused.close()
@@ -260,13 +265,16 @@ def test_an_early_reply_that_fails_its_schema_is_never_shown(inspect_replies):
     forged = {**early, "pending": ["forged"]}
     pool = FakePool(reply, early=forged, gates={"jnp.arange(3.0)": gate})
     jobs_runner = runner(pool, new_cache())
-    timer = threading.Timer(0.2, gate.set)  # time enough for a wrongly kept early reply to reach the request
-    timer.start()
+    request = Request(jobs_runner, job())
     try:
-        updates = list(jobs_runner.updates("inspect", job()))
+        assert pool.early_sent.wait(WAIT_S), "the pool never sent its early reply"
+        (flight,) = jobs_runner._flights.values()
+        # The runner has handled the early reply (it has returned) and kept nothing of it, so nothing of it can
+        # reach the request, whenever the final reply comes.
+        assert (flight.early, flight.earlies) == (None, 0)
     finally:
-        timer.cancel()
         gate.set()
+    updates = request.result()
     assert len(pool.jobs) == 1
     assert [u["done"] for u in updates] == [True]
     assert updates[0]["ok"] is True and updates[0]["pending"] == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import tempfile
 
 import gradio as gr
+import pytest
 from gradio.layouts import Form
 
 from playground.api import PlaygroundAPI
@@ -26,6 +27,7 @@ NEEDS_A_COLUMN = (gr.Markdown, gr.HTML)
 ALWAYS_IN_A_LINE = (gr.Button, Form)
 
 
+@pytest.mark.slow  # a real worker pool
 def test_every_result_in_a_row_keeps_its_minimum_width(pool, tmp_path, monkeypatch):
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the Inspect tab's download folder
     settings = Settings()

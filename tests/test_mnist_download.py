@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import threading
-import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,6 +23,9 @@ from tests.mnist_folders import unreachable_mirror
 
 BODY = bytes(range(256)) * 1200  # 307,200 bytes: several chunks
 BODY_SHA = hashlib.sha256(BODY).hexdigest()
+# A download's time limit where the test does not test it, and the ceiling of a wait: a local answer takes
+# milliseconds, so only a real fault gets near it on a loaded machine.
+WAIT_S = 60.0
 
 
 @pytest.fixture
@@ -52,16 +54,25 @@ def server() -> Iterator[SimpleNamespace]:
     httpd.server_close()
 
 
-def serve(body: bytes, length: int | None = None, pause_s: float = 0.0):
+def serve(body: bytes, length: int | None = None):
     """A handler sending ``body`` after a Content-Length of ``length`` (default: the truth), then closing."""
 
     def handle(request: BaseHTTPRequestHandler) -> None:
-        time.sleep(pause_s)
         request.send_response(200)
         request.send_header("Content-Length", str(len(body) if length is None else length))
         request.end_headers()
         request.wfile.write(body)
         request.wfile.flush()
+        request.close_connection = True
+
+    return handle
+
+
+def silent_until(hold: threading.Event):
+    """A handler that answers nothing, and closes the connection once ``hold`` is set."""
+
+    def handle(request: BaseHTTPRequestHandler) -> None:
+        hold.wait(WAIT_S)
         request.close_connection = True
 
     return handle
@@ -114,17 +125,34 @@ def test_an_interrupted_transfer_falls_back_to_the_next_mirror(server, tmp_path)
 
 def test_all_mirrors_failing_lists_each_reason(server, tmp_path):
     server.routes["/bad/file.bin"] = serve(b"garbage")
-    server.routes["/slow/file.bin"] = serve(BODY, pause_s=2.0)
     refused = unreachable_mirror()
-    mirrors = [server.url + "missing/", server.url + "bad/", refused, server.url + "slow/", "ftp://example.org/"]
+    mirrors = [server.url + "missing/", server.url + "bad/", refused, "ftp://example.org/"]
     with pytest.raises(DownloadError) as info:
-        fetch_file("file.bin", BODY_SHA, mirrors, tmp_path, timeout_s=0.5)
+        fetch_file("file.bin", BODY_SHA, mirrors, tmp_path, timeout_s=WAIT_S)
     message = str(info.value)
     assert message.startswith("could not download file.bin: ")
     assert f"{server.url}missing/file.bin: HTTP 404" in message
     assert f"{server.url}bad/file.bin: checksum mismatch (got {hashlib.sha256(b'garbage').hexdigest()[:12]}…, " \
            f"expected {BODY_SHA[:12]}…)" in message
     assert f"{refused}file.bin: connection refused" in message
+    assert "ftp://example.org/file.bin: not an http(s) or file URL" in message
+    assert [url for url, _ in info.value.failures] == [m + "file.bin" for m in mirrors]
+    assert leftovers(tmp_path) == []
+
+
+def test_a_mirror_that_never_answers_is_given_up_on_after_the_timeout_and_the_next_one_tried(server, tmp_path):
+    # The slow mirror answers nothing until the test is over: only the timeout can end the wait for it. A call has
+    # one timeout for all its mirrors, so the mirrors that do answer are tried in the test above, with one that no
+    # loaded machine comes near; the one after this mirror fails without a connection.
+    hold = threading.Event()
+    server.routes["/slow/file.bin"] = silent_until(hold)
+    mirrors = [server.url + "slow/", "ftp://example.org/"]
+    try:
+        with pytest.raises(DownloadError) as info:
+            fetch_file("file.bin", BODY_SHA, mirrors, tmp_path, timeout_s=0.5)
+    finally:
+        hold.set()
+    message = str(info.value)
     assert f"{server.url}slow/file.bin: timed out after 0.5 s" in message
     assert "ftp://example.org/file.bin: not an http(s) or file URL" in message
     assert [url for url, _ in info.value.failures] == [m + "file.bin" for m in mirrors]

@@ -21,7 +21,13 @@ from playground.mnist.server_results import NoTrainedModel
 from playground.mnist.server_service import TrainingFailed, TrainingService
 from tests.mnist_folders import make_mnist_dir
 
+pytestmark = pytest.mark.slow  # real worker pools or training workers: make test-quick leaves it out
+
 SMALL = {"layers": [784, 32, 10], "optimizer": "adam", "learning_rate": 0.003, "batch_size": 64, "seed": 1}
+# The ceiling of a wait for an update that comes within a second or so (a place in line), far beyond it on a
+# loaded machine; and of one for a small run, which takes seconds (compiling included).
+WAIT_S = 60.0
+RUN_S = 180.0
 
 
 @pytest.fixture(scope="module")
@@ -91,16 +97,17 @@ def test_predict_uses_the_sessions_latest_model(service):
         service.predict("nobody", image)
 
 
-def test_stop_ends_the_run_within_two_seconds_and_keeps_the_params(service):
-    stopped_at, updates = None, []
+def test_stop_ends_the_run_and_keeps_the_params(service):
+    stopped, updates = False, []
     for update in service.train(long_run(), "carol"):
         updates.append(update)
-        if update["phase"] == "training" and update["step"] > 0 and stopped_at is None:
+        if update["phase"] == "training" and update["step"] > 0 and not stopped:
             assert service.stop("carol")
-            stopped_at = time.monotonic()
-    took = time.monotonic() - stopped_at
+            stopped = True
     final = updates[-1]
-    assert final["stopped"] and final["phase"] == "stopped" and took < 2.0
+    assert final["stopped"] and final["phase"] == "stopped"
+    # Stopped by the worker itself, within the service's graces: not killed after them (its weights lost).
+    assert final["message_words"] == ["train.stopped", {}]
     assert (updates[-2]["phase"], updates[-2]["stopped"]) == ("finishing", True)  # "Stopping: …" on the page
     assert final["epoch"] < 100 and load_params(final["params_file"])
     assert not service.stop("carol")  # nothing left to stop
@@ -120,7 +127,7 @@ def test_one_run_per_session_and_others_wait_their_turn(service):
 
     waiter = threading.Thread(target=second_run)
     waiter.start()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + WAIT_S
     while not any(u["phase"] == "queued" for u in seen) and time.monotonic() < deadline:
         next(first)
     assert [u["queue_position"] for u in seen if u["phase"] == "queued"][:1] == [1]
@@ -128,8 +135,8 @@ def test_one_run_per_session_and_others_wait_their_turn(service):
     service.stop("dave")
     for _ in first:
         pass
-    waiter.join(60)
-    assert seen[-1]["phase"] == "finished"
+    waiter.join(RUN_S)
+    assert not waiter.is_alive() and seen[-1]["phase"] == "finished"
 
 
 def test_stop_while_waiting_leaves_the_line(service):

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from playground.mnist import worker_loop
+from playground.mnist import worker_loop, worker_steps
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
 from playground.mnist.worker_loop import _next_chunk_steps, make_optimizer, train
@@ -46,12 +46,19 @@ def updates() -> list[dict]:
                update_every_s=0.05, estimate_every_s=0.01, estimate_size=50)
 
 
-def test_first_update_comes_before_the_compile():
-    tic = time.perf_counter()
-    first = next(train(TrainConfig(layers=TINY, epochs=1), synthetic()))
-    assert time.perf_counter() - tic < 1.0
+def test_first_update_comes_before_the_compile(monkeypatch):
+    built = []  # each training chunk made to be compiled, as it is made
+    make_train_chunk = worker_steps.make_train_chunk
+    monkeypatch.setattr(worker_steps, "make_train_chunk",
+                        lambda *args, **kwargs: built.append(args) or make_train_chunk(*args, **kwargs))
+    stream = train(TrainConfig(layers=TINY, epochs=1), synthetic())
+    first = next(stream)
+    assert not built  # said before anything is compiled, however long the compile then takes
     assert first["phase"] == "compiling" and first["step"] == 0 and first["loss"] is None
     assert set(first) == KEYS and first["done"] is False
+    next(stream)
+    assert len(built) == 1  # the compile comes after it
+    stream.close()
 
 
 def test_metric_stream_keys_and_types(updates):
@@ -138,19 +145,18 @@ def test_stop_after_the_second_update(multi_step):
                    multi_step=multi_step, update_every_s=0.05)
     seen = [next(stream), next(stream)]
     stop.set()
-    tic = time.perf_counter()
     rest = list(stream)
-    assert time.perf_counter() - tic < 1.0
     final = rest[-1]
     assert [(u["phase"], u["stopped"], u["done"]) for u in rest[:-1]] == [("finishing", True, False)]
     assert final["done"] and final["stopped"] is True
-    assert final["step"] == seen[1]["step"] < 100 * 30
+    assert final["step"] == seen[1]["step"] < 100 * 30  # not one step after the stop
     assert len(final["params"]) == 2 and final["epoch_accuracy"] is None
 
 
 @pytest.mark.parametrize("multi_step", [True, False])
 def test_stop_mid_chunk_with_the_default_model(multi_step):
-    """The flag set from another thread while a full-length chunk runs: the final update follows within a second.
+    """The flag set from another thread while a full-length chunk runs: at most that chunk is finished, then the
+    final update.
 
     30,000 training images make an epoch (234 steps) longer than a chunk, so the
     chunks grow to their full ~0.2 s; the final update then measures all 10,000
@@ -163,16 +169,20 @@ def test_stop_mid_chunk_with_the_default_model(multi_step):
     assert next(stream)["phase"] == "training"  # compiled, trained one chunk
     timer = threading.Timer(1.0, lambda: set_at.append(time.perf_counter()))  # inside a chunk, most likely
     timer.start()
-    phases = []
+    phases, after_stop = [], []  # after_stop: the updates that came once the flag was set
     for update in stream:
         phases.append(update["phase"])
+        if set_at:
+            after_stop.append(update)
         if update["done"]:
             break
-    arrived = time.perf_counter()
     timer.join()
     assert update["stopped"] is True and update["step"] < 100 * 234
     assert phases[-2] == "finishing"  # what a waiting server sees before the final measurement
-    assert arrived - set_at[0] < 1.0, f"the final update came {arrived - set_at[0]:.2f} s after the stop"
+    # The flag is read before each chunk (and, one step at a time, before each step): the chunk it came in ends,
+    # and no other starts.
+    chunks = [u["step"] for u in after_stop if u["phase"] == "training" and not u["done"]]
+    assert len(chunks) <= 1 and after_stop[-2]["phase"] == "finishing", [u["phase"] for u in after_stop]
 
 
 def test_stop_before_training_still_returns_params():

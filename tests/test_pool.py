@@ -15,6 +15,12 @@ from playground.sandbox import Limits, WorkerPool
 from playground.sandbox.bootstrap import worker_environment
 from tests.conftest import HANDLERS
 
+# The ceiling of every wait here for something that takes well under a second (a folder removed, a worker warm, a
+# process gone): far beyond it on a loaded machine, so that only a real fault runs into it.
+WAIT_S = 60.0
+
+pytestmark = pytest.mark.slow  # real worker pools or training workers: make test-quick leaves it out
+
 
 def inspect_job(code: str, args: str) -> dict:
     """An Inspect job as the server sends it: checked and filled in by the registry."""
@@ -47,7 +53,7 @@ def test_each_job_gets_a_fresh_process_and_its_scratch_dir_is_removed(pool):
         count, scratch = result["stdout"].split()
         assert count == "1", result["stdout"]
         seen.append(scratch)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + WAIT_S
         while os.path.exists(scratch) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not os.path.exists(scratch)
@@ -64,10 +70,16 @@ def test_scratch_dir_is_writable(pool):
     assert result["result"] == "f32[3] [1. 2. 3.]"  # a.npy alone: the worker's output goes to a pipe
 
 
-GROWS_IN_MEMORY = "import numpy as np, time\ndef f(x):\n    a = np.ones(200_000_000)\n    time.sleep(5)\n    return x\n"
+# Each job goes past its limit and then waits longer than the wall clock: only the limit's watchdog can end it in
+# time (the wall clock would say "timeout"), however long the watchdog takes to look. 480 MB is well past the 400 MB
+# watchdog and well below the job's cgroup (400 MB + 256 MB of scratch + 512 MB of headroom), which must not kill
+# it first; 200 MB of files is twice the scratch limit.
+GROWS_IN_MEMORY = (
+    "import numpy as np, time\ndef f(x):\n    a = np.ones(60_000_000)\n    time.sleep(600)\n    return x\n"
+)
 FILLS_THE_DISK = (
-    "def f(x):\n    for i in range(1000):\n        with open(f'junk{i}', 'wb') as out:\n"
-    "            out.write(b'x' * (20 << 20))\n    return x\n"
+    "import time\ndef f(x):\n    for i in range(10):\n        with open(f'junk{i}', 'wb') as out:\n"
+    "            out.write(b'x' * (20 << 20))\n    time.sleep(600)\n    return x\n"
 )
 
 
@@ -81,7 +93,7 @@ FILLS_THE_DISK = (
     ids=["resident memory", "scratch disk: the kernel's tmpfs", "scratch disk: the server's walk"],
 )
 def test_a_growing_job_is_stopped_at_its_limit(limits, namespaces, code, kind, message, counter, kills):
-    small = WorkerPool(1, Limits(timeout_s=10, **limits), HANDLERS, namespaces=namespaces)
+    small = WorkerPool(1, Limits(timeout_s=WAIT_S, **limits), HANDLERS, namespaces=namespaces)
     small.start()
     try:
         result = small.run(inspect_job(code, "1.0"))
@@ -93,6 +105,13 @@ def test_a_growing_job_is_stopped_at_its_limit(limits, namespaces, code, kind, m
         small.close()
 
 
+def test_a_loop_that_burns_its_core_is_killed_at_the_wall_clock(pool):
+    """The hostile suites' endless Python loops sleep (cheaper on a shared machine); this one burns, for one second."""
+    result = pool.run(inspect_job("def f(x):\n    while True:\n        pass\n", "1.0"), timeout_s=1.0)
+    assert result["error"]["kind"] == "timeout", result
+    _ok(pool)
+
+
 def test_a_forged_oversized_reply_is_refused(pool):
     code = f"import os\ndef f(x):\n    os.write(3, {struct.pack('!Q', 1 << 40)!r})\n    return x\n"
     result = pool.run(inspect_job(code, "1.0"))
@@ -102,12 +121,13 @@ def test_a_forged_oversized_reply_is_refused(pool):
 
 def test_a_worker_killed_while_idle_is_replaced_silently(pool):
     _ok(pool)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + WAIT_S
     while pool.status()["warm"] < pool.size and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert pool.status()["warm"] == pool.size, pool.status()
     for worker in list(pool._idle.queue):
         os.kill(worker.pid, signal.SIGKILL)
-        assert worker.exited(wait_s=5.0)  # every thread gone, as the pool sees it
+        assert worker.exited(wait_s=WAIT_S)  # every thread gone, as the pool sees it
     _ok(pool)
 
 
@@ -121,7 +141,18 @@ def test_the_template_is_restarted_if_it_dies(pool):
 
 
 def test_busy_when_no_worker_frees_up_in_time():
-    tiny = WorkerPool(1, Limits(timeout_s=5), HANDLERS, acquire_timeout_s=0.3)
+    """Three jobs at once for the one warm worker, and no new one can be made until the test allows it: whichever
+    job gets the worker runs, the other two are told "busy" once the acquire timeout has passed, however slow the
+    machine; then the pool serves again."""
+    tiny = WorkerPool(1, Limits(timeout_s=WAIT_S), HANDLERS, acquire_timeout_s=0.3)
+    spawns = threading.Semaphore(1)  # the first warm worker; each further one waits for the test's release
+    spawn = tiny._spawn
+
+    def spawn_when_allowed(*args, **kwargs):
+        spawns.acquire()
+        return spawn(*args, **kwargs)
+
+    tiny._spawn = spawn_when_allowed
     tiny.start()
     try:
         slow = inspect_job("import time\ndef f(x):\n    time.sleep(0.5)\n    return x\n", "1.0")
@@ -132,10 +163,17 @@ def test_busy_when_no_worker_frees_up_in_time():
         for t in threads:
             t.join()
         kinds = sorted("ok" if r["ok"] else r["error"]["kind"] for r in results)
-        assert "busy" in kinds and "ok" in kinds, kinds
+        assert kinds == ["busy", "busy", "ok"], results
         busy = next(r for r in results if not r["ok"])
         assert "try again" in busy["error"]["message"]
+        spawns.release(1000)
+        deadline = time.monotonic() + WAIT_S
+        while tiny.status()["warm"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert tiny.status()["warm"] == 1, tiny.status()
+        _ok(tiny)
     finally:
+        spawns.release(1000)  # a spawner waiting here would hold up close()
         tiny.close()
 
 
@@ -164,7 +202,7 @@ def test_pool_size_must_be_positive():
         WorkerPool(0, Limits(), HANDLERS)
 
 
-def _gone(pid: int, wait_s: float = 5.0) -> bool:
+def _gone(pid: int, wait_s: float = WAIT_S) -> bool:
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         try:
@@ -229,7 +267,7 @@ def test_a_bug_in_a_handler_reaches_the_user_as_internal_with_the_id_of_its_log_
     """The user reads that it is our bug and an id; the server's log has the traceback under that id."""
     import re
 
-    faulty = WorkerPool(1, Limits(timeout_s=10), "tests.faulty_handlers")
+    faulty = WorkerPool(1, Limits(timeout_s=WAIT_S), "tests.faulty_handlers")
     faulty.start()
     try:
         with caplog.at_level("ERROR", logger="playground.sandbox.reply"):

@@ -33,6 +33,7 @@ def _schema(kind: str):
     return jobs.REGISTRY[kind].reply
 
 
+@pytest.mark.slow  # a real worker pool
 @pytest.mark.parametrize("kind", list(JOBS))
 def test_real_replies_fit_their_schema(real, kind):
     assert real[kind]["ok"] is True, real[kind]
@@ -66,6 +67,7 @@ def _refused(kind: str, reply: dict) -> str:
     (("warnings",), ["w"] * 2000, "more than 1,000 items"),
     (("pytree", "inputs", "leaves"), [{"key_path": "", "shape": [-1], "dtype": "f32"}], "shape[0]"),
 ], ids=lambda v: str(v)[:30])
+@pytest.mark.slow  # a real worker pool
 def test_a_forged_field_refuses_the_whole_reply(real, path, value, words):
     forged = copy.deepcopy(real["inspect"])
     target = forged
@@ -75,12 +77,14 @@ def test_a_forged_field_refuses_the_whole_reply(real, path, value, words):
     assert words in _refused("inspect", forged)
 
 
+@pytest.mark.slow  # a real worker pool
 def test_missing_and_unknown_fields_are_refused(real):
     assert "lacks 'jaxpr'" in _refused("inspect", {k: v for k, v in real["inspect"].items() if k != "jaxpr"})
     assert "unknown field 'html'" in _refused("inspect", {**real["inspect"], "html": "<b>x</b>"})
     assert "lacks" in _refused("inspect", {"ok": True})
 
 
+@pytest.mark.slow  # a real worker pool
 def test_forged_numbers_and_axes_are_refused(real):
     vmap = copy.deepcopy(real["vmap"])
     vmap["in_axes"] = [{"w": "<script>"}]
@@ -93,6 +97,7 @@ def test_forged_numbers_and_axes_are_refused(real):
     assert "reference" in _refused("derivatives", derivatives)
 
 
+@pytest.mark.slow  # a real worker pool
 def test_nested_arrays_are_bounded(real):
     gradient = copy.deepcopy(real["gradient"])
     gradient["hessian"] = [[[[[[1.0]]]]]]

@@ -1,31 +1,51 @@
-"""The timing harness against known durations: real sleeps, a recorded block_until_ready, a real compile."""
+"""The timing harness against known durations: a clock the test moves, real sleeps, a recorded block_until_ready,
+a real compile.
+
+A loaded machine makes a real sleep last longer, never shorter: real sleeps are checked only against what they
+must at least take; what a run must not exceed is checked on the test's own clock.
+"""
 
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from playground import timing
 from playground.timing import Timing, compile_time, measure
 
 
-def sleeper(seconds: float):
-    def fn():
-        time.sleep(seconds)
+class HandClock:
+    """The harness's perf_counter, moved only by ``sleep``: a call takes what the test says, however loaded the
+    machine."""
 
-    return fn
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
 
 
-def test_a_known_20_ms_sleep_measures_about_20_ms():
-    t = measure(sleeper(0.020), min_total_s=0.2)
-    # sleep never returns early; the upper bound leaves room for a busy shared machine
-    assert 0.018 <= t.median_s <= 0.040, t
-    assert 0.018 <= t.min_s <= t.q1_s <= t.median_s <= t.q3_s
+@pytest.fixture
+def clock(monkeypatch) -> HandClock:
+    test_clock = HandClock()
+    monkeypatch.setattr(timing, "time", SimpleNamespace(perf_counter=test_clock.perf_counter))
+    return test_clock
+
+
+def test_a_known_20_ms_sleep_measures_about_20_ms(clock):
+    t = measure(lambda: clock.sleep(0.020), min_total_s=0.2)
+    assert t.median_s == pytest.approx(0.020), t
+    assert t.min_s == pytest.approx(0.020) and t.min_s <= t.q1_s <= t.median_s <= t.q3_s
     assert t.iqr_s == pytest.approx(t.q3_s - t.q1_s)
-    assert 8 <= t.runs <= 12  # about min_total_s / 20 ms
+    assert 10 <= t.runs <= 11  # min_total_s / 20 ms, and one more where the sum rounds to just below it
 
 
 def test_min_runs_is_a_floor_when_min_total_s_is_already_spent():
@@ -57,11 +77,11 @@ def test_the_clock_stops_only_after_block_until_ready():
     assert t.median_s >= 0.018, "the harness stopped the clock before the result was ready"
 
 
-def test_warm_up_calls_are_not_timed():
+def test_warm_up_calls_are_not_timed(clock):
     first = [True]
 
     def slow_first_call():
-        time.sleep(0.300 if first[0] else 0.002)
+        clock.sleep(0.300 if first[0] else 0.002)
         first[0] = False
 
     t = measure(slow_first_call, min_total_s=0.05, min_runs=5)
@@ -114,18 +134,27 @@ def test_compile_time_needs_only_shapes():
 
 
 def test_steady_state_jit_excludes_compilation():
+    traced = []  # one entry per trace: Python runs the function only when jit traces (and then compiles) it
+
     def chain(x):  # fresh, so its first call traces and compiles
+        traced.append(1)
         for _ in range(20):
             x = jnp.tanh(x) * 1.01 + 0.5
         return x
 
     jitted = jax.jit(chain)
     x = jax.block_until_ready(jnp.ones((64, 64), jnp.float32))
-    start = time.perf_counter()
-    jax.block_until_ready(jitted(x))
-    first_call_s = time.perf_counter() - start
-    steady = measure(lambda: jitted(x), min_total_s=0.05)
-    assert first_call_s > 10 * steady.median_s, (first_call_s, steady)
+    traces_per_call = []
+
+    def call():
+        before = len(traced)
+        out = jitted(x)
+        traces_per_call.append(len(traced) - before)
+        return out
+
+    steady = measure(call, min_total_s=0.05, warmup=1)
+    assert traces_per_call[0] == 1  # the untimed warm-up compiled it
+    assert traces_per_call[1:] == [0] * steady.runs  # no timed call did
 
 
 def test_max_total_s_stops_a_slow_function_after_one_run():

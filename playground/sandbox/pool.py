@@ -132,8 +132,15 @@ class WorkerPool(WarmPool[WorkerHandle]):
 
     def _remove_folders(self) -> None:
         while (folder := self._removals.get()) is not None:
-            if not scratch.remove(folder, REMOVE_BUDGET_S):
-                log.warning("sandbox: could not remove %s within %g s", folder, REMOVE_BUDGET_S)
+            try:
+                if not scratch.remove(folder, REMOVE_BUDGET_S):
+                    log.warning("sandbox: could not remove %s within %g s", folder, REMOVE_BUDGET_S)
+            finally:
+                self._removals.task_done()
+
+    def status(self) -> dict:
+        """WarmPool's counts, and how many retired workers' folders are still being removed."""
+        return {**super().status(), "removing": self._removals.unfinished_tasks}
 
     def _cgroup_memory_mb(self) -> int | None:
         if self._cgroups is None or not self._cgroups.active:

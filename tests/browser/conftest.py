@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import refuse_in_quick_run
+
 CHROMIUM = Path("/usr/bin/chromium")
 # Where screenshots go: an ignored folder, so that `make test` leaves the tree clean. `make screenshots`
 # points it at assets/ to refresh the README's pictures.
@@ -42,8 +44,12 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def chromium_browser(chromium_path):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    refuse_in_quick_run("a browser")
+    # An assertion waits for the page to get there, with a ceiling for a loaded machine (Playwright's own is 5 s:
+    # four CI failures at once when the suite's servers and browsers shared two cores).
+    expect.set_options(timeout=60_000)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         yield browser

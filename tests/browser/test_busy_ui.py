@@ -11,35 +11,40 @@ from tests.browser.conftest import VIEWPORT, save_screenshot
 from tests.browser.test_inspect_ui import set_code
 from tests.conftest import ROOT, start_server, stop_server
 
+# How long the first job holds the only worker while the pages join the line behind it, which takes a few seconds:
+# the line then stays as the test built it, however loaded the machine. The server's wall clock is well past it.
+HOLD_S = 30
+WAIT_S = 60  # the ceiling of a wait for what takes a few seconds at most: far beyond it on a loaded machine
 # One slow job takes the only worker, a second waits in the line; the script says "queued" once the second has
 # heard its place, then waits for both.
-FILL_THE_WORKER = """
+FILL_THE_WORKER = f"""
 import sys, time
 from gradio_client import Client
 client = Client(sys.argv[1], verbose=False)
 client.predict("def f(x):\\n    return x\\n", "1.0", api_name="/inspect")  # one job measured: estimates
-slow = "import time\\ndef f(x):\\n    time.sleep(8)\\n    return x  # {}\\n"
-running = client.submit(slow.format(1), "1.0", api_name="/inspect")
+slow = "import time\\ndef f(x):\\n    time.sleep({{}})\\n    return x  # {{}}\\n"
+running = client.submit(slow.format({HOLD_S}, 1), "1.0", api_name="/inspect")
 while client.predict(api_name="/about")["queue"]["lines"]["sandbox"]["running"] < 1:
     time.sleep(0.1)  # until it has the worker
-waiting = client.submit(slow.format(2), "1.0", api_name="/inspect")
+waiting = client.submit(slow.format(1, 2), "1.0", api_name="/inspect")
 for update in waiting:
     if update.get("phase") == "queued":
         print("queued", flush=True)
         break
-running.result(timeout=60)
-waiting.result(timeout=60)
+running.result(timeout={HOLD_S + WAIT_S})
+waiting.result(timeout={HOLD_S + WAIT_S})
 """
 
 
 def test_a_waiting_job_shows_its_place_and_a_full_line_says_busy(chromium_browser, tmp_path):
-    server = start_server(tmp_path, PLAYGROUND_WORKERS="1", PLAYGROUND_QUEUE_SIZE="2")
+    server = start_server(tmp_path, PLAYGROUND_WORKERS="1", PLAYGROUND_QUEUE_SIZE="2",
+                          PLAYGROUND_TIMEOUT_S=str(HOLD_S + WAIT_S))
     context = chromium_browser.new_context(viewport=VIEWPORT)
     filler = None
     try:
         pages = [context.new_page() for _ in range(2)]
         for page in pages:
-            page.set_default_timeout(60_000)
+            page.set_default_timeout(WAIT_S * 1000)
             page.goto(server.url)
             page.locator("#inspect-code .cm-content").wait_for()
         filler = subprocess.Popen([sys.executable, "-c", FILL_THE_WORKER, server.url], cwd=ROOT,
@@ -51,19 +56,20 @@ def test_a_waiting_job_shows_its_place_and_a_full_line_says_busy(chromium_browse
         set_code(waiting, "def f(x):\n    return x * 3  # waits\n")
         waiting.locator("#inspect-run").click()
         status = waiting.locator("#inspect-status")
-        expect(status).to_contain_text("Waiting for a sandbox worker: number 2 in line, about", timeout=20_000)
+        expect(status).to_contain_text("Waiting for a sandbox worker: number 2 in line, about", timeout=WAIT_S * 1000)
         save_screenshot(waiting, "inspect_waiting.png", full_page=False)
 
         set_code(refused, "def f(x):\n    return x * 4  # refused\n")
         refused.locator("#inspect-run").click()  # the line's two places are taken
         expect(refused.locator("#inspect-status")).to_contain_text("The server is busy: 2 jobs are waiting for 1 "
-                                                                   "worker", timeout=20_000)
+                                                                   "worker", timeout=WAIT_S * 1000)
         expect(refused.locator("#inspect-status")).to_contain_text("Please try again in")
 
-        expect(status).to_contain_text("Traced", timeout=60_000)  # the waiting job ran after all
-        assert filler.wait(timeout=60) == 0
+        # the waiting job ran after all
+        expect(status).to_contain_text("Traced", timeout=(HOLD_S + WAIT_S) * 1000)
+        assert filler.wait(timeout=WAIT_S) == 0
         refused.locator("#inspect-run").click()  # once the line drains, the same page works again
-        expect(refused.locator("#inspect-status")).to_contain_text("Traced", timeout=30_000)
+        expect(refused.locator("#inspect-status")).to_contain_text("Traced", timeout=WAIT_S * 1000)
     finally:
         if filler is not None and filler.poll() is None:
             filler.kill()

@@ -174,14 +174,21 @@ def set_editor(page: Page, editor_id: str, code: str) -> None:
     expect(editor).to_have_text(code.replace("\n", ""))
 
 
+def let_handlers_fire(page: Page) -> None:
+    """Every image in the page loaded or failed (what an injected onerror waits for), then one turn of the page's
+    task queue, so that their load and error events, queued by then, have run."""
+    page.wait_for_function("() => [...document.images].every(image => image.complete)", timeout=RESULT_TIMEOUT_MS)
+    page.evaluate("() => new Promise(resolve => setTimeout(resolve, 0))")
+
+
 def wait_for_answer(page: Page, status_id: str) -> None:
-    """The status shows the outcome, a success (OK) or an error (Error) label, then give handlers a moment to fire."""
+    """The status shows the outcome, a success (OK) or an error (Error) label, and handlers have had their turn."""
     outcome = page.locator(f"#{status_id} .pg-verdict-ok, #{status_id} .pg-verdict-error").first
     try:
         expect(outcome).to_be_visible(timeout=RESULT_TIMEOUT_MS)
     except AssertionError:
         pytest.fail(f"#{status_id} shows no outcome: the tab's handler failed on the reply (see the server log)")
-    page.wait_for_timeout(1500)
+    let_handlers_fire(page)
 
 
 def hover_everything_in(page: Page, selector: str, limit: int = 60) -> None:
@@ -211,7 +218,7 @@ def run_inspect_with(page: Page, code: str) -> None:
     wait_for_answer(page, "inspect-status")
     hover_everything_in(page, "#inspect-source-map")
     hover_everything_in(page, "#inspect-status")
-    page.wait_for_timeout(500)
+    let_handlers_fire(page)
 
 
 # -- the cases -------------------------------------------------------------------------------------------------------
@@ -237,12 +244,12 @@ def test_forged_ok_reply_from_a_share_link(hostile_page, hostile_server, honest_
     token = sharing.encode_link(sharing.Link("inspect", {"code": code, "args": "1.0"}), {"inspect": inspect_tab.LINK})
     page = hostile_page
     page.goto(hostile_server.url + "?s=" + token)
-    expect(page.locator("#inspect-code .cm-content")).to_have_text(code.replace("\n", ""), timeout=20_000)
+    expect(page.locator("#inspect-code .cm-content")).to_have_text(code.replace("\n", ""), timeout=RESULT_TIMEOUT_MS)
     expect(page.locator("#inspect-args textarea")).to_have_value("1.0")
     page.locator("#inspect-run").click()  # all the visitor does
     wait_for_answer(page, "inspect-status")
     hover_everything_in(page, "#inspect-source-map")
-    page.wait_for_timeout(500)
+    let_handlers_fire(page)
     assert_nothing_injected(page, "hostile_reply_share_link.png")
 
 
@@ -255,5 +262,5 @@ def test_forged_shard_reply_in_the_parallel_placement_grid(hostile_page, honest_
     page.locator("#shard-run").click()
     wait_for_answer(page, "shard-status")
     hover_everything_in(page, "#shard-placement")
-    page.wait_for_timeout(500)
+    let_handlers_fire(page)
     assert_nothing_injected(page, "hostile_reply_parallel.png")

@@ -5,10 +5,15 @@ wiring (run_stopped_by_preset) on a small Blocks of its own whose run yields a t
 thread, as a sandbox job's updates come. Without the second clearing, a bare ``cancels=`` left the old
 table in 7 of 24 picks here; this asks for none in 16. The real tabs are checked once each in
 test_first_hour.
+
+After each pick the test waits for the page to say the old run is over (a counter its own ``.then`` of the run
+moves, which Gradio dispatches only once the run has ended in the browser): no update of that run can be drawn
+after it, so whatever the page then settles on is for good.
 """
 
 from __future__ import annotations
 
+import re
 import time
 
 import gradio as gr
@@ -21,6 +26,8 @@ from tests.conftest import free_port
 
 PICKS = 16
 CLEARED = "Preset loaded"
+# The ceiling of a wait for what the page shows within a second: far beyond it on a loaded machine.
+WAIT_MS = 30_000
 # Gradio's own queue statistics (gradio/queueing.py) use pandas options that pandas 3 deprecates.
 pytestmark = pytest.mark.filterwarnings("ignore::Warning:gradio.queueing")
 
@@ -39,7 +46,10 @@ def app_url():
         run = gr.Button("Run", elem_id="run")
         status = gr.Markdown("idle", elem_id="status")
         table = gr.Markdown(elem_id="table")
-        run_stopped_by_preset(run, preset, _run, [], [status, table], lambda: (CLEARED, ""), [status, table])
+        ended, ended_text = gr.State(0), gr.Markdown("runs over: 0", elem_id="ended")
+        running = run_stopped_by_preset(run, preset, _run, [], [status, table], lambda: (CLEARED, ""),
+                                        [status, table])
+        running.then(lambda n: (n + 1, f"runs over: {n + 1}"), ended, [ended, ended_text], queue=False)
     port = free_port()
     demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     try:
@@ -52,19 +62,19 @@ def test_a_pick_during_a_run_clears_its_results_for_good(chromium_browser, app_u
     context = chromium_browser.new_context(viewport=VIEWPORT)
     try:
         page = context.new_page()
-        page.set_default_timeout(30_000)
+        page.set_default_timeout(WAIT_MS)
         page.goto(app_url)
-        stale = []
         for pick in range(PICKS):
             page.locator("#run").click()
             expect(page.locator("#table table")).to_be_visible()
             page.wait_for_timeout(100 + 37 * (pick % 7))  # picks at different points between two updates
             page.locator("#preset input[role=combobox]").click()
             page.get_by_role("option", name=("two", "one")[pick % 2], exact=True).click()
-            page.wait_for_timeout(1500)  # the old run yielded every 40 ms: whatever of it is left has come
-            status, tables = page.locator("#status").inner_text(), page.locator("#table table").count()
-            if CLEARED not in status or tables:
-                stale.append(f"pick {pick}: status {status!r}, {tables} table(s)")
-        assert not stale, f"{len(stale)} of {PICKS} picks left the old run's results:\n" + "\n".join(stale)
+            expect(page.locator("#ended")).to_contain_text(re.compile(rf"runs over: {pick + 1}\b"), timeout=WAIT_MS)
+            # Nothing of the old run can come now: what it left, if anything, stays unless the page clears it.
+            expect(page.locator("#status"), f"pick {pick}: the old run's status stayed").to_contain_text(
+                CLEARED, timeout=WAIT_MS)
+            expect(page.locator("#table table"), f"pick {pick}: the old run's table stayed").to_have_count(
+                0, timeout=WAIT_MS)
     finally:
         context.close()

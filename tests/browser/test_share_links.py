@@ -180,8 +180,7 @@ def test_train_link_shows_its_settings_and_waits_for_start(page: Page, chromium_
 
     other = open_app(chromium_browser, link)
     try:
-        expect(other.get_by_role("tab", name="Train", exact=True)).to_have_attribute("aria-selected", "true",
-                                                                                   timeout=30_000)
+        expect(other.get_by_role("tab", name="Train", exact=True)).to_have_attribute("aria-selected", "true")
         expect(field(other, "train-layers")).to_have_value("784, 128, 10")
         expect(other.locator("#train-optimizer").get_by_label("adam")).to_be_checked()
         expect(field(other, "train-lr")).to_have_value("0.002")  # not the optimiser's default, 0.001
@@ -205,7 +204,7 @@ def test_a_damaged_link_says_so_and_the_page_keeps_its_defaults(page: Page, chro
     other = open_app(chromium_browser, link.split("?s=")[0] + "?s=" + bad)
     try:
         notice = other.locator("#share-notice")
-        expect(notice).to_contain_text("This link could not be opened", timeout=30_000)
+        expect(notice).to_contain_text("This link could not be opened")
         expect(notice).to_contain_text("The page shows its defaults")
         assert selected_tab(other) == "Inspect"
         open_tab(other, "jit")
@@ -218,8 +217,7 @@ def test_a_link_from_a_newer_version_says_so(page: Page, server):
     document = {"v": 99, "tab": "jit", "state": {"sizes": "16"}}
     token = base64.urlsafe_b64encode(zlib.compress(json.dumps(document).encode())).rstrip(b"=").decode()
     page.goto(server.url + "?s=" + token)
-    expect(page.locator("#share-notice")).to_contain_text("made by a newer version of the playground",
-                                                          timeout=30_000)
+    expect(page.locator("#share-notice")).to_contain_text("made by a newer version of the playground")
 
 
 def test_an_inspect_link_from_before_the_versions_still_opens(page: Page, server):
@@ -248,7 +246,7 @@ def test_class_link_hides_controls_shows_the_exercise_and_locks_the_code(page: P
     other = open_app(chromium_browser, box.input_value())
     try:
         shown = other.locator("#derivatives-exercise")
-        expect(shown).to_contain_text("Exercise 3", timeout=30_000)
+        expect(shown).to_contain_text("Exercise 3")
         expect(shown.locator("h2")).to_have_text("Exercise 3")
         expect(shown.locator("strong")).to_have_text("f")
         expect(shown.locator("a")).to_have_count(1)  # the https link; the javascript: one is plain text
@@ -277,5 +275,5 @@ def test_a_link_quoting_markdown_shows_it_as_text(page: Page, server):
     token = base64.urlsafe_b64encode(zlib.compress(json.dumps(document).encode())).rstrip(b"=").decode()
     page.goto(server.url + "?s=" + token)
     notice = page.locator("#share-notice")
-    expect(notice).to_contain_text("[d](https://e.org) <b>b</b>", timeout=30_000)
+    expect(notice).to_contain_text("[d](https://e.org) <b>b</b>")
     assert notice.locator("a").count() == 0 and notice.locator("b").count() == 0

@@ -165,7 +165,12 @@ def test_vmap_tab(page: Page):
     assert page.locator("#vmap-table").evaluate(SQUEEZED_CELLS_JS) == []  # no header wraps inside a word
     sizes = [row.split("\t")[0].strip() for row in table_rows(page, "vmap-table").all_inner_texts()]
     assert sizes == ["1", "10", "100"], sizes
-    expect(table_rows(page, "vmap-table").last).to_contain_text("×")
+    # A speed-up is shown wherever the Python loop was timed; on a loaded machine the loop may run out of its time
+    # budget before a size ("—"), and then so do its speed-ups. vmap and jit(vmap) are timed at every size.
+    for row in table_rows(page, "vmap-table").all_inner_texts():
+        cells = [cell.strip() for cell in row.split("\t")]
+        assert cells[2].endswith("s") and cells[3].endswith("s"), cells
+        assert (cells[1] == "—") == ("×" not in row), cells
     expect(plot_traces(page, "vmap-plot")).to_have_count(3)
     assert legend(page, "vmap-plot") == ["Python loop", "vmap", "jit(vmap)"]
 

@@ -34,9 +34,10 @@ VARIANT_KEYS = {"label", "what", "jaxpr", "hlo", "kernels", "hlo_instructions", 
 
 
 @pytest.fixture(scope="module")
-def client(tmp_path_factory):
+def client(tmp_path_factory, sandbox_mode):
     """A server of this module's own: two workers, default limits."""
-    server = start_server(tmp_path_factory.mktemp("compiler-api"), PLAYGROUND_WORKERS="2")
+    server = start_server(tmp_path_factory.mktemp("compiler-api"), PLAYGROUND_WORKERS="2",
+                          PLAYGROUND_SANDBOX=sandbox_mode)
     try:
         yield server.client()
     finally:

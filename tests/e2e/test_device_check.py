@@ -7,28 +7,50 @@ table's numbers are the benchmark's business, its rows are this test's.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SANDBOX
 from tests.mnist_folders import make_mnist_dir
 
-ROWS = ("devices (About)", "accelerator runs", "sandbox layers", "fresh CPU worker", "Inspect (", "jit measured on",
-        "NumPy, n=1,000", "jit, n=1,000", "NumPy / jit", "jit's achieved bandwidth", "training on",
+ROWS = ("devices (About)", "accelerator runs", "CPU pool's workers opened", "sandbox layers", "fresh CPU worker",
+        "Inspect (", "jit measured on", "NumPy, n=1,000", "jit, n=1,000", "bare jax.jit, n=1,000",
+        "app's jit / bare jax.jit", "NumPy / jit", "jit's achieved bandwidth", "vmap measured on",
+        "vmap, batched MLP, 16 examples", "training on",
         "app: samples/s, s/epoch", "bare, per-step: samples/s", "app / fastest bare loop", "final test accuracy",
         "time to 97% test accuracy", "data-parallel", "whole check")
 
 
-def test_the_device_check_prints_every_row_on_the_cpu(tmp_path):
-    folder = make_mnist_dir(tmp_path / "mnist", 3000, 1000)
-    done = subprocess.run([sys.executable, "benchmarks/device_check.py", "--mnist-dir", str(folder), "--size", "1000",
-                           "--epochs", "1", "--repeats", "2"], cwd=ROOT, capture_output=True, text=True, timeout=400)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
+def device_check(*arguments: str, sandbox_mode: str) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
+    done = subprocess.run([sys.executable, "benchmarks/device_check.py", "--size", "1000", "--epochs", "1",
+                           "--repeats", "2", "--vmap-batch", "16", *arguments], cwd=ROOT, capture_output=True,
+                          text=True, timeout=400,
+                          env={**os.environ, "PLAYGROUND_SANDBOX": sandbox_mode})
     table = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in done.stdout.splitlines()
              if line.startswith("| ") and line.count("|") >= 3}
+    return done, table
+
+
+def test_the_device_check_prints_every_row_on_the_cpu(tmp_path, sandbox_mode):
+    folder = make_mnist_dir(tmp_path / "mnist", 3000, 1000)
+    done, table = device_check("--mnist-dir", str(folder), sandbox_mode=sandbox_mode)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
     for row in ROWS:
         assert any(name.startswith(row) for name in table), (row, done.stdout)
     assert table["jit measured on"] == "cpu"
     assert table["accelerator runs"].startswith("none (")
+    assert table["CPU pool's workers opened"] == "cpu (cpu:0 cpu)"
+    assert float(table["app's jit / bare jax.jit"]) > 0
     assert table["data-parallel"] == "skipped: one device"
     assert "MNIST from" in table["training data"] and "3,000 training, 1,000 test images" in table["training data"]
+
+
+def test_a_failed_step_is_named_and_every_other_row_still_printed(tmp_path):
+    # In this host's sandbox only: the check's own handling of a failed step is the same in either mode.
+    done, table = device_check("--mnist-dir", str(tmp_path / "nowhere"), sandbox_mode=SANDBOX)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
+    assert table["MNIST data"].startswith("FAILED (FileNotFoundError): no MNIST files in"), table
+    assert table["training"] == "skipped: no MNIST data (the row above says why)"
+    for row in ("devices (About)", "Inspect (", "jit measured on", "app's jit / bare jax.jit", "whole check"):
+        assert any(name.startswith(row) for name in table), (row, done.stdout)

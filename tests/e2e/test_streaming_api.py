@@ -19,12 +19,36 @@ from tests.e2e.responses import assert_error, ok
 
 IMPURE = "counter = [0]\ndef f(x):\n    counter[0] += 1\n    return x * counter[0]\n"
 SLOW = "import time\ndef f(x):\n    time.sleep({seconds})\n    return x  # {tag}\n"
+# The ceiling of a wait for what takes a second or less (a job taking its worker, a request joining the line): far
+# beyond it on a loaded machine.
+WAIT_S = 60.0
+# How long the first job holds the one worker while the test sends three more requests after it, which takes a
+# second or two: the line then stays as the test built it, however loaded the machine.
+HOLD_S = 30
 
 
 def updates(client, code: str, args: str, second_args: str = "") -> list[dict]:
     job = client.submit(code, args, None, second_args, False, api_name="/inspect")
     seen = list(job)
     return seen or [job.result()]
+
+
+def until(condition, what: str) -> None:
+    """Wait for ``condition`` (polled), failing after WAIT_S."""
+    deadline = time.monotonic() + WAIT_S
+    while not condition():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.1)
+
+
+def line(client) -> dict:
+    """The sandbox pool's line as /about reports it: {"workers", "running", "waiting", ...}."""
+    return client.predict(api_name="/about")["queue"]["lines"]["sandbox"]
+
+
+def jobs_run(client) -> int:
+    """How many jobs the sandbox pool has handed to a worker so far (it only grows)."""
+    return client.predict(api_name="/about")["sandbox"]["pool"]["jobs"]
 
 
 def test_inspect_sends_the_stages_first_then_the_checks(client):
@@ -74,27 +98,31 @@ def test_a_users_error_is_kept_but_a_time_out_is_not(client):
 def test_the_cache_answers_while_every_worker_is_busy(client):
     code = "def f(x):\n    return jnp.tan(x)  # kept\n"
     ok(client.predict(code, "jnp.ones(2)", None, "", False, api_name="/inspect"))
+    before = jobs_run(client)
     slow_done = []
 
     def slow(tag: str) -> None:
         client.predict(SLOW.format(seconds=3, tag=tag), "1.0", None, "", False, api_name="/inspect")
-        slow_done.append(time.monotonic())
+        slow_done.append(tag)
 
     threads = [threading.Thread(target=slow, args=(tag,)) for tag in ("a", "b")]  # both workers
     for t in threads:
         t.start()
-    time.sleep(1.0)
-    cached = ok(client.predict(code, "jnp.ones(2)", None, "", False, api_name="/inspect"))
-    answered = time.monotonic()
+    until(lambda: jobs_run(client) >= before + 2, "both slow jobs have a worker")
+    seen = updates(client, code, "jnp.ones(2)")
     for t in threads:
-        t.join(timeout=60)
-    assert cached["cache"]["hit"] is True
-    assert len(slow_done) == 2 and answered < min(slow_done)  # it did not wait behind them
+        t.join(timeout=WAIT_S)
+    assert ok(seen[-1])["cache"]["hit"] is True
+    # It did not wait behind them: a request that waits for a worker is told its place in line first.
+    assert not any(u.get("phase") == "queued" for u in seen), seen
+    assert len(slow_done) == 2
 
 
 @pytest.fixture(scope="module")
-def one_worker(tmp_path_factory):
-    server = start_server(tmp_path_factory.mktemp("one-worker"), PLAYGROUND_WORKERS="1", PLAYGROUND_QUEUE_SIZE="2")
+def one_worker(tmp_path_factory, sandbox_mode):
+    # A wall clock well past HOLD_S: the first job is held, not stopped.
+    server = start_server(tmp_path_factory.mktemp("one-worker"), PLAYGROUND_WORKERS="1", PLAYGROUND_QUEUE_SIZE="2",
+                          PLAYGROUND_SANDBOX=sandbox_mode, PLAYGROUND_TIMEOUT_S=str(HOLD_S + WAIT_S))
     yield server
     stop_server(server)
 
@@ -104,19 +132,20 @@ def test_a_waiting_job_hears_its_place_and_a_full_line_says_when_to_retry(one_wo
     seen: dict[int, list[dict]] = {}
 
     def run(i: int) -> None:
-        seen[i] = updates(clients[i], SLOW.format(seconds=2 if i == 0 else 0.5, tag=i), "1.0")
+        seen[i] = updates(clients[i], SLOW.format(seconds=HOLD_S if i == 0 else 0.5, tag=i), "1.0")
 
     ok(clients[0].predict("def f(x):\n    return x\n", "1.0", None, "", False, api_name="/inspect"))  # one measured
     first = threading.Thread(target=run, args=(0,))
     first.start()
-    time.sleep(1.0)  # the first job has the only worker
+    until(lambda: line(clients[3])["running"] == 1, "the first job has the only worker")
     waiting = [threading.Thread(target=run, args=(i,)) for i in (1, 2)]
-    for t in waiting:
+    for place, t in enumerate(waiting, start=1):
         t.start()
-        time.sleep(0.3)
+        until(lambda place=place: line(clients[3])["waiting"] == place, f"job {place} is in line")
     run(3)  # the line (2 places) is full
     for t in [first, *waiting]:
-        t.join(timeout=60)
+        t.join(timeout=HOLD_S + WAIT_S)
+    assert not any(t.is_alive() for t in [first, *waiting])
     busy = assert_error(seen[3][-1], "busy")
     assert busy["retry_after_s"] >= 1 and "try again in" in busy["message"]
     for i in (1, 2):
@@ -131,8 +160,9 @@ def test_a_waiting_job_hears_its_place_and_a_full_line_says_when_to_retry(one_wo
     ok(seen[0][-1])
 
 
-def test_with_the_cache_off_every_job_runs(tmp_path_factory):
-    server = start_server(tmp_path_factory.mktemp("no-cache"), PLAYGROUND_WORKERS="1", PLAYGROUND_RESULT_CACHE="0")
+def test_with_the_cache_off_every_job_runs(tmp_path_factory, sandbox_mode):
+    server = start_server(tmp_path_factory.mktemp("no-cache"), PLAYGROUND_WORKERS="1", PLAYGROUND_RESULT_CACHE="0",
+                          PLAYGROUND_SANDBOX=sandbox_mode)
     try:
         client = server.client()
         code = "def f(x):\n    return x * 7\n"

@@ -24,11 +24,16 @@ QUICK = {"epochs": 3, "optimizer": "adam", "learning_rate": 0.002}
 LONG = {"epochs": 100, "batch_size": 16}
 UPDATE_KEYS = ("step", "epoch", "loss", "test_accuracy", "samples_per_s", "elapsed_s", "device", "dataset",
                "n_train", "n_test", "done")
+# The ceiling of a wait for an update that comes within a second (a place in line): far beyond it on a loaded machine.
+WAIT_S = 60.0
+# The ceiling of a wait for a stopped run's end: past the service's own graces (2 s to end the chunk, then 120 s to
+# measure the test set and save the weights) and WAIT_S more.
+STOP_S = 2 + 120 + WAIT_S
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    srv = start_training_server(tmp_path_factory, N_TRAIN, N_TEST)
+def server(tmp_path_factory, sandbox_mode):
+    srv = start_training_server(tmp_path_factory, N_TRAIN, N_TEST, PLAYGROUND_SANDBOX=sandbox_mode)
     yield srv
     stop_server(srv)
 
@@ -93,17 +98,16 @@ def test_predict_rejects_what_is_not_an_image(server):
     assert_error(client.predict([["a"]], api_name="/predict"), "invalid_input")
 
 
-def test_stop_training_ends_the_run_within_two_seconds(server):
+def test_stop_training_ends_the_run_and_keeps_the_params(server):
     client = new_client(server)
     job = client.submit(LONG, api_name="/train")
     while not any(u.get("phase") == "training" for u in job.outputs()):
         assert not job.done(), job.outputs()[-1:]
         time.sleep(0.05)
-    asked = time.monotonic()
     assert client.predict(api_name="/stop_training") == {"ok": True, "stopping": True}
-    final = job.result(timeout=30)
-    took = time.monotonic() - asked
-    assert final["stopped"] and final["phase"] == "stopped" and took < 2.0, took
+    final = job.result(timeout=STOP_S)
+    assert final["stopped"] and final["phase"] == "stopped"
+    # Stopped by the worker itself, within the service's graces (a worker killed after them leaves no weights).
     assert final["epoch"] < 100 and final["params_file"].endswith(".npz")
     assert client.predict(np.eye(28).tolist(), api_name="/predict")["ok"]  # the params so far are kept
 
@@ -114,7 +118,7 @@ def test_a_second_client_waits_its_turn_and_sees_its_place(server):
     while not any(u.get("phase") == "training" for u in running.outputs()):
         time.sleep(0.05)
     waiting = second.submit({"epochs": 1}, api_name="/train")
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + WAIT_S
     while not any(u.get("phase") == "queued" for u in waiting.outputs()) and time.monotonic() < deadline:
         time.sleep(0.05)
     queued = [u for u in waiting.outputs() if u.get("phase") == "queued"]
@@ -122,7 +126,7 @@ def test_a_second_client_waits_its_turn_and_sees_its_place(server):
     datasets = first.predict(api_name="/datasets")
     assert datasets["training"] == {"slots": 1, "running": 1, "waiting": 1}
     first.predict(api_name="/stop_training")
-    assert running.result(timeout=30)["stopped"]
+    assert running.result(timeout=STOP_S)["stopped"]
     assert waiting.result(timeout=300)["phase"] == "finished"
 
 

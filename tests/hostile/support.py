@@ -40,6 +40,14 @@ ERROR_KINDS = frozenset({"syntax", "user_exception", "timeout", "memory", "disk"
 # What the server log must never hold, whatever a job did.
 LOG_NEVER = ("Traceback (most recent call last)", "RecursionError", "Exception in ASGI application",
              "surrogates not allowed", "Task exception was never retrieved")
+# A reply (or a stopped server's exit) later than the job's own limit plus this means the server hung or stalled.
+# The one bound on how fast anything comes: a loaded, shared 2-core machine delays a reply by seconds, never by a
+# minute. Which limit stopped a job is told by the reply's kind and message, never by how fast it came.
+HANG_S = 60.0
+# How long a finished job's folders, a stopped server's files or the machine's shared memory may take to go. They
+# normally go within a second; the pools give up removing a folder after 30 s (REMOVE_BUDGET_S), so this waits
+# out the slowest removal that can still succeed. A wait that ends early is an event (they went), never a sleep.
+SETTLE_S = 60.0
 
 
 # -- replies -------------------------------------------------------------------------------------------------
@@ -62,6 +70,12 @@ def assert_error(result, kinds=ERROR_KINDS, *, keys=("kind", "message"), no_trac
     if no_traceback:
         assert "Traceback" not in error["message"], short(result)
     return error
+
+
+def assert_no_hang(elapsed: float, limit_s: float, what: str = "the reply") -> None:
+    """``what`` came within the job's limit ``limit_s`` and HANG_S more: the server did not hang or stall."""
+    assert elapsed <= limit_s + HANG_S, (f"{what} took {elapsed:.1f} s for a {limit_s:g} s limit: "
+                                         f"more than {HANG_S:g} s late, the server hung")
 
 
 def timed_predict(server, code: str, args: str, timeout_s: float) -> tuple[dict, float]:
@@ -173,6 +187,12 @@ def templates(server) -> list[int]:
     return sorted(found, key=found.get)  # by start time: pids wrap around
 
 
+def removing(client) -> dict[str, int]:
+    """Per pool (/about), how many retired workers' folders it is still removing: 0 everywhere once they are gone."""
+    sandbox = client.predict(api_name="/about")["sandbox"]
+    return {name: sandbox[name].get("removing", 0) for name in ("pool", "parallel_pool")}
+
+
 def wait_until_warm(server, timeout_s: float = 60.0) -> None:
     """Both templates up and the main pool's two workers warm (their JAX started)."""
     deadline = time.monotonic() + timeout_s
@@ -231,16 +251,17 @@ def clean_up(tmpdir: Path, pids: list[int]) -> None:
 
 
 @contextlib.contextmanager
-def hostile_server(tmp_path_factory, name: str, **env: str):
+def hostile_server(tmp_path_factory, name: str, *, unprivileged: bool = False, **env: str):
     """A real server with a TMPDIR of its own, as ``(server, tmpdir)``; that TMPDIR must be empty once it stopped.
 
-    ``env`` is the module's own settings (PLAYGROUND_WORKERS, PLAYGROUND_TIMEOUT_S, ...). What the server left
-    behind (processes, files) is removed after it is reported.
+    ``env`` is the module's own settings (PLAYGROUND_WORKERS, PLAYGROUND_TIMEOUT_S, ...); ``unprivileged``: the
+    server runs as a Space runs it (tests/conftest.start_server). What the server left behind (processes, files) is
+    removed after it is reported.
     """
     tmpdir = tmp_path_factory.mktemp(f"{name}-tmpdir")
     # No kept results: every attack, and every health check after one, runs in a real worker.
     server = start_server(tmp_path_factory.mktemp(f"{name}-server"), **{"PLAYGROUND_RESULT_CACHE": "0", **env},
-                          TMPDIR=str(tmpdir))
+                          TMPDIR=str(tmpdir), unprivileged=unprivileged)
     try:
         yield server, tmpdir
     finally:
@@ -301,6 +322,9 @@ class Hostile:
         self._stale_before = self.stale()
 
     def _settled(self) -> tuple[bool, str]:
+        busy = removing(self.client)
+        if any(busy.values()):
+            return False, f"folders still being removed: {busy}"
         live, every = self.job_dirs()
         every -= self._stale_before  # an earlier test's leftovers were reported by that test
         left = every - live
@@ -311,7 +335,7 @@ class Hostile:
                       f"folders per scratch root {[(str(r), n) for r, n in per_root.items()]} "
                       f"(warm workers: {self.workers} + {self.parallel_workers})")
 
-    def check(self, settle_s: float = 10.0) -> None:
+    def check(self, settle_s: float = SETTLE_S) -> None:
         """Alive and well, no job folder left, no traceback in the server log since the test began."""
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             healthy = pool.submit(assert_still_healthy, self.server, self.client)
@@ -320,13 +344,11 @@ class Hostile:
             except concurrent.futures.TimeoutError:
                 pytest.fail("the server did not answer a normal job within 90 s")
         deadline = time.monotonic() + settle_s
-        streak = 0  # settled twice in a row, a second apart: not a moment between a removal and a refill
-        while True:
+        while True:  # until the pools say every retired worker's folder is removed and the disk agrees
             fine, why = self._settled()
-            streak = streak + 1 if fine else 0
-            if streak >= 2 or time.monotonic() > deadline:
+            if fine or time.monotonic() > deadline:
                 break
-            time.sleep(1.0 if fine else 0.2)
+            time.sleep(0.1)
         assert fine, why
         log = self.new_log()
         for text in self.log_never:
@@ -343,11 +365,12 @@ def hostile_fixtures(name: str, *, workers: int, parallel_workers: int, timeout_
     """
 
     @pytest.fixture(scope="module", name="hostile")
-    def hostile(tmp_path_factory):
+    def hostile(tmp_path_factory, privilege):
         """The harness on the module's own server (hostile_server: its TMPDIR must be empty once it stopped)."""
         memory = {} if memory_mb is None else {"PLAYGROUND_MEMORY_MB": str(memory_mb)}
         with hostile_server(tmp_path_factory, name, PLAYGROUND_WORKERS=str(workers),
-                            PLAYGROUND_TIMEOUT_S=f"{timeout_s:g}", **memory) as (server, tmpdir):
+                            PLAYGROUND_TIMEOUT_S=f"{timeout_s:g}", unprivileged=privilege == "unprivileged",
+                            **memory) as (server, tmpdir):
             yield Hostile(server, tmpdir, workers=workers, parallel_workers=parallel_workers)
 
     @pytest.fixture(autouse=True, name="_begin")
@@ -361,8 +384,8 @@ def hostile_fixtures(name: str, *, workers: int, parallel_workers: int, timeout_
 class Target:
     """One server for a module, warm, with a TMPDIR and a Gradio cache of its own; started afresh if it dies."""
 
-    def __init__(self, base: Path, **env: str) -> None:
-        self.base, self.env = base, env
+    def __init__(self, base: Path, *, unprivileged: bool = False, **env: str) -> None:
+        self.base, self.env, self.unprivileged = base, env, unprivileged
         self.tmpdir = base / "tmpdir"
         self.gradio_tmp = base / "gradio"
         self.tmpdir.mkdir()
@@ -375,7 +398,8 @@ class Target:
     def _start(self) -> None:
         before = set(os.listdir(self.tmpdir))
         self.server = start_server(self.base, **{"PLAYGROUND_RESULT_CACHE": "0", **self.env},  # as hostile_server
-                                   TMPDIR=str(self.tmpdir), GRADIO_TEMP_DIR=str(self.gradio_tmp))
+                                   TMPDIR=str(self.tmpdir), GRADIO_TEMP_DIR=str(self.gradio_tmp),
+                                   unprivileged=self.unprivileged)
         wait_until_warm(self.server)
         self.initial_entries = set(os.listdir(self.tmpdir)) - before
 
@@ -413,18 +437,20 @@ class Target:
                         problems[str(folder)] = f"job folder without a live worker, holding {held}"
         return problems
 
-    def assert_tidy(self, settle_s: float, remove: bool = False) -> None:
+    def settled_untidy(self, settle_s: float = SETTLE_S) -> dict[str, str]:
+        """untidy(), once it is empty or ``settle_s`` has passed: a folder the server is still removing is no leak."""
+        deadline = time.monotonic() + settle_s
+        while (problems := self.untidy()) and time.monotonic() < deadline:
+            time.sleep(0.25)
+        return problems
+
+    def assert_tidy(self, settle_s: float = SETTLE_S, remove: bool = False) -> None:
         """Nothing new in TMPDIR, and every job folder is the scratch of a live worker (a warm one).
 
         With ``remove``, what is found is removed after it is reported, so that one case's leak does not fail
         the next ones.
         """
-        deadline = time.monotonic() + settle_s
-        while True:
-            problems = self.untidy()
-            if not problems or time.monotonic() > deadline:
-                break
-            time.sleep(0.25)
+        problems = self.settled_untidy(settle_s)
         if remove:
             for path in problems:
                 subprocess.run(["rm", "-rf", path], check=False)  # rm copes with any depth
@@ -439,9 +465,9 @@ class Target:
         """A module's ``target`` fixture: one of these for the whole module, in a folder named after ``name``."""
 
         @pytest.fixture(scope="module", name="target")
-        def target(tmp_path_factory):
+        def target(tmp_path_factory, privilege):
             """The module's server under attack (replaced if an attack kills it), stopped at the end."""
-            t = cls(tmp_path_factory.mktemp(name))
+            t = cls(tmp_path_factory.mktemp(name), unprivileged=privilege == "unprivileged")
             yield t
             t.close()
 
@@ -481,7 +507,7 @@ class Victim:
         return self
 
     def _wait_for_marker(self) -> int:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + HANG_S  # a warm worker starts a job at once: no marker by then, a hang
         while time.monotonic() < deadline and self.thread.is_alive():
             for pid in descendants(self.server.process.pid):
                 if os.path.exists(f"/proc/{pid}/cwd/{self.marker}"):

@@ -99,7 +99,7 @@ def test_the_job_cannot_read_the_secret_itself(hostile, outside):
 @pytest.mark.parametrize("then", [CRASH, LOOP], ids=["crash", "timeout"])
 def test_log_symlinked_to_a_secret(hostile, outside, then):
     code = replace_every_file_with(f"os.symlink({str(outside / 'secret.txt')!r}, name)", then)
-    result = hostile.call(code, "1.0", api_name="/inspect", timeout_s=TIMEOUT_S + 60)
+    result = hostile.call(code, "1.0", api_name="/inspect", timeout_s=TIMEOUT_S + support.HANG_S)
     if then == CRASH:
         error = assert_error(result, {"crashed"})  # not "memory": that would come from the secret's text
     else:
@@ -136,26 +136,26 @@ def release_fifos(tmpdir: Path) -> int:
 
 @pytest.mark.parametrize("then", [CRASH, LOOP], ids=["crash", "timeout"])
 def test_log_replaced_by_a_fifo_blocks_no_one(hostile, then):
-    """Two such jobs at once hold both of the server's slots if it blocks opening the FIFO; a third user waits."""
+    """Two such jobs at once hold both of the server's slots if it blocks opening the FIFO; a third user waits.
+
+    A server that blocks gives the two no answer (their workers crashed, or ran out of time, long before), and
+    the third none either: each is waited for until it is HANG_S late."""
     code = replace_every_file_with("os.mkfifo(name)", then)
     hostile_jobs = [hostile.client.submit(code, "1.0", api_name="/inspect") for _ in range(2)]
     stop = threading.Event()
     try:
-        time.sleep(3 if then == CRASH else TIMEOUT_S + 2)  # both have crashed, or run out of time, by now
-        started = time.monotonic()
-        third = hostile.client.submit(support.DEFAULT_CODE, support.DEFAULT_ARGS, api_name="/inspect")
-        try:
-            normal = third.result(timeout=10)
-        except concurrent.futures.TimeoutError:
-            pytest.fail("a normal job waited more than 10 s behind two jobs whose log is a FIFO")
-        assert normal["ok"] is True and normal["result"] == support.DEFAULT_RESULT, short(normal)
-        assert time.monotonic() - started < 10
         for job in hostile_jobs:
             try:
-                result = job.result(timeout=15)
+                result = job.result(timeout=TIMEOUT_S + support.HANG_S)
             except concurrent.futures.TimeoutError:
-                pytest.fail("a job whose log is a FIFO got no answer")
+                pytest.fail("a job whose log is a FIFO got no answer: the server blocks on the FIFO")
             assert_error(result, {"crashed"} if then == CRASH else {"timeout"})
+        third = hostile.client.submit(support.DEFAULT_CODE, support.DEFAULT_ARGS, api_name="/inspect")
+        try:
+            normal = third.result(timeout=support.HANG_S)
+        except concurrent.futures.TimeoutError:
+            pytest.fail(f"a normal job waited more than {support.HANG_S:g} s behind two jobs whose log is a FIFO")
+        assert normal["ok"] is True and normal["result"] == support.DEFAULT_RESULT, short(normal)
     finally:
         def keep_releasing():
             while not stop.is_set():
@@ -166,7 +166,7 @@ def test_log_replaced_by_a_fifo_blocks_no_one(hostile, then):
         releaser.start()
         for job in hostile_jobs:  # let the server finish them before the next test
             try:
-                job.result(timeout=30)
+                job.result(timeout=TIMEOUT_S + support.HANG_S)
             except BaseException:
                 pass
         stop.set()
@@ -226,11 +226,11 @@ def test_a_folder_with_200000_entries(hostile):
         "        time.sleep(0.1)\n"
     )
     started = time.monotonic()
-    result = hostile.call(code, "1.0", api_name="/inspect", timeout_s=TIMEOUT_S + 60)
+    result = hostile.call(code, "1.0", api_name="/inspect", timeout_s=TIMEOUT_S + support.HANG_S)
     took = time.monotonic() - started
     assert_error(result, {"timeout", "disk"})
-    assert took < TIMEOUT_S + 6, f"the answer came after {took:.1f} s; the limit is {TIMEOUT_S} s"
-    hostile.check(settle_s=20)
+    support.assert_no_hang(took, TIMEOUT_S, "the answer")  # counting 200,000 entries does not stall the deadline
+    hostile.check()
 
 
 def attempt_code(modules: str, attempt: str, done: str, before: tuple[str, ...] = ()) -> str:
@@ -275,7 +275,11 @@ def test_unreadable_files_and_folders_are_removed(hostile):
         "    return x\n"
     )
     result = hostile.call(code, "1.0", api_name="/inspect")
-    assert result.get("ok") is True, short(result)
+    # Where the server walks the scratch folder (no private tmpfs: an unprivileged server), a walk that comes while
+    # the folders are closed stops the job, since it cannot count what they hold; whether one comes before the job
+    # ends is a matter of timing. Either way, everything is removed afterwards (check()).
+    hidden = (result.get("error") or {}).get("kind") == "disk" and "keep the server from counting" in str(result)
+    assert result.get("ok") is True or hidden, short(result)
     hostile.check()
 
 

@@ -37,10 +37,10 @@ from tests.hostile.support import (
     descendants,
 )
 
-TIMEOUT_S = 6.0
+# Far above what any case here needs to reach its own limit (disk, memory, tasks: well under a second, seconds on a
+# loaded shared disk) and above the busy victim's 3.5 s of work: only the endless loops may meet the clock.
+TIMEOUT_S = 30.0
 MEMORY_MB = 512
-REPLY_GRACE_S = 20.0  # beyond this a call counts as hung (the timing assertions are much tighter)
-TIDY_S = 10.0  # how long a finished job's folder may take to go
 SCRATCH_FILES_DEFAULT = 10_000  # the documented count limit where /about does not list scratch_files
 TASKS_BOUND = 1_500  # threads of all the server's descendants together while one thread bomb runs
 
@@ -53,9 +53,9 @@ _libc = ctypes.CDLL(None, use_errno=True)
 class Target(support.Target):
     """One server for the module, with a TMPDIR of its own; replaced (and its leftovers removed) if it dies."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, unprivileged: bool = False) -> None:
         self.limits: dict = {}
-        super().__init__(base, PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S=f"{TIMEOUT_S:g}",
+        super().__init__(base, unprivileged=unprivileged, PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S=f"{TIMEOUT_S:g}",
                          PLAYGROUND_MEMORY_MB=str(MEMORY_MB))
 
     def _start(self) -> None:
@@ -86,12 +86,12 @@ def nothing_left_behind(request, target):
     yield
     if target.server is not None and target.server.alive() and request.node.name != \
             "test_stopping_the_server_leaves_nothing_on_disk":
-        target.assert_tidy(TIDY_S, remove=True)
+        target.assert_tidy(remove=True)
 
 
 def timed_predict(server, code: str, args: str = "1.0") -> tuple[dict, float]:
     """One /inspect call and the seconds its reply took; fails instead of hanging on a stuck server."""
-    return support.timed_predict(server, code, args, TIMEOUT_S + REPLY_GRACE_S)
+    return support.timed_predict(server, code, args, TIMEOUT_S + support.HANG_S)
 
 
 def assert_error(reply: dict, kinds: tuple[str, ...]) -> dict:
@@ -106,8 +106,8 @@ def states(message: str, *values: float) -> bool:
 
 
 def assert_on_time(elapsed: float) -> None:
-    """The reply came within the job's limit and 3 s more."""
-    assert elapsed <= TIMEOUT_S + 3, f"the reply took {elapsed:.1f} s"
+    """The deadline held: the reply came within the job's limit and support.HANG_S more."""
+    support.assert_no_hang(elapsed, TIMEOUT_S)
 
 
 def assert_limit_named(reply: dict, elapsed: float, kinds: tuple[str, ...], *limits: float) -> dict:
@@ -125,10 +125,10 @@ def _brief(reply: dict) -> dict:
 
 def finish(target: Target, server, victim: Victim | None = None) -> None:
     if victim is not None:
-        victim.thread.join(timeout=TIMEOUT_S + REPLY_GRACE_S)
+        victim.thread.join(timeout=TIMEOUT_S + support.HANG_S)
         victim.assert_unaffected()
     assert_still_healthy(server, server.client())
-    target.assert_tidy(TIDY_S, remove=True)
+    target.assert_tidy(remove=True)
 
 
 # -- a victim that uses a little of everything while the attack runs --------------------------------------
@@ -471,16 +471,14 @@ def test_deeply_nested_folders_break_nothing(server, target):
             problems.append(f"not a reply: {reply!r}")
         elif not reply["ok"] and reply["error"]["kind"] != "disk":
             problems.append(f"expected ok or a disk error, got {reply['error']}")
-        if elapsed > TIMEOUT_S + 3:
-            problems.append(f"the reply took {elapsed:.1f} s")
+        if elapsed > TIMEOUT_S + support.HANG_S:
+            problems.append(f"the reply took {elapsed:.1f} s for a {TIMEOUT_S:g} s limit: the server hung")
     log = target.log_text()[log_start:]
     if "RecursionError" in log:
         at = log.index("RecursionError")
         problems.append("the server log shows a RecursionError: ..." + log[max(0, at - 600):at + 100])
-    leftovers = target.untidy()
+    leftovers = target.settled_untidy()  # not just a folder the server is still removing
     if leftovers:
-        time.sleep(3)  # not just a folder the server is still removing
-        leftovers = target.untidy()
         problems.extend(f"left on disk (removed now): {path}: {why}" for path, why in leftovers.items())
         for path in leftovers:
             subprocess.run(["rm", "-rf", path], check=False)
@@ -489,7 +487,7 @@ def test_deeply_nested_folders_break_nothing(server, target):
 
 
 def test_hundreds_of_thousands_of_folders_do_not_stall_the_deadline(server, target):
-    """300,000 empty folders made as fast as possible: counted (they are entries too), and the reply is on time."""
+    """300,000 empty folders made as fast as possible: counted (they are entries too), and the deadline holds."""
     code = ("import os, time\n"
             "def f(x):\n"
             "    for i in range(600):\n"
@@ -501,7 +499,8 @@ def test_hundreds_of_thousands_of_folders_do_not_stall_the_deadline(server, targ
             "    return x\n")
     with BusyVictim(server) as victim:
         reply, elapsed = timed_predict(server, code)
-    assert elapsed <= TIMEOUT_S + 5, f"the reply took {elapsed:.1f} s for a {TIMEOUT_S:g} s limit: {_brief(reply)}"
+    assert elapsed <= TIMEOUT_S + support.HANG_S, (f"the reply took {elapsed:.1f} s for a {TIMEOUT_S:g} s limit: "
+                                                   f"the server hung: {_brief(reply)}")
     error = assert_error(reply, ("disk",))
     limit = target.limits.get("scratch_files", SCRATCH_FILES_DEFAULT)
     assert states(error["message"], limit), error
@@ -547,8 +546,8 @@ def test_memfd_files_count_against_the_memory_limit(server, target):
         problems.append(f"the job held {held.peak:.0f} MB in memfd files (its memory limit is {MEMORY_MB} MB)")
     if grew > MEMORY_MB + 64:
         problems.append(f"the machine's Shmem grew by {grew:.0f} MB while the job ran")
-    if elapsed > TIMEOUT_S + 3:
-        problems.append(f"the reply took {elapsed:.1f} s")
+    if elapsed > TIMEOUT_S + support.HANG_S:
+        problems.append(f"the reply took {elapsed:.1f} s for a {TIMEOUT_S:g} s limit: the server hung")
     assert not problems, f"{problems}; the reply: {_brief(reply)}"
     error = assert_error(reply, ("forbidden", "memory"))
     if error["kind"] == "memory":
@@ -558,7 +557,7 @@ def test_memfd_files_count_against_the_memory_limit(server, target):
 
 
 def _assert_shmem_back(baseline: float) -> None:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + support.SETTLE_S
     while (now := shmem_mb()) > baseline + 64 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert now <= baseline + 64, f"Shmem stayed {now - baseline:.0f} MB above where it was before the job"
@@ -589,8 +588,11 @@ def test_sysv_ipc_is_refused_or_counted_and_never_outlives_the_job(server, targe
     try:
         with BusyVictim(server) as victim, Peak(shmem_mb) as machine:
             reply, elapsed = timed_predict(server, code)
-        time.sleep(0.5)
-        left = {kind: objects - before[kind] for kind, objects in sysv_objects().items() if objects - before[kind]}
+        # Until what the job made is gone (a worker's IPC namespace goes a moment after the worker): a leak stays.
+        deadline = time.monotonic() + support.SETTLE_S
+        while (left := {kind: objects - before[kind] for kind, objects in sysv_objects().items()
+                        if objects - before[kind]}) and time.monotonic() < deadline:
+            time.sleep(0.1)
         left_rss = sysv_shm_rss_mb({ident for _key, ident in left.get("shm", ())}) if left.get("shm") else 0.0
     finally:
         removed = remove_new_sysv(before)
@@ -832,15 +834,17 @@ def test_new_processes_are_refused(name, server, target):
 # -- the cases: time ------------------------------------------------------------------------------------
 
 
+# The Python loop sleeps: the wall clock kills a loop that burns a core the same way, and 30 s of a burnt core per
+# privilege mode only slowed the rest of the suite. The compiled loop cannot sleep; it burns its 30 s.
 LOOPS = {
-    "python while True": "def f(x):\n    while True:\n        pass\n",
+    "python while True": "def f(x):\n    import time\n    while True:\n        time.sleep(0.01)\n",
     "jitted lax.while_loop": "def f(x):\n    return lax.while_loop(lambda c: True, lambda c: c + 1, x)\n",
 }
 
 
 @pytest.mark.parametrize("name", list(LOOPS))
 def test_endless_loops_end_at_the_deadline(name, server, target):
-    """An endless loop, in Python or compiled by XLA: kind timeout, replied within the limit plus 3 s."""
+    """An endless loop, in Python or compiled by XLA: kind timeout, its limit named, and the deadline holds."""
     reply, elapsed = timed_predict(server, LOOPS[name], "0" if "lax" in name else "1.0")
     assert_limit_named(reply, elapsed, ("timeout",), TIMEOUT_S)
     finish(target, server)
@@ -855,7 +859,7 @@ def test_stopping_the_server_leaves_nothing_on_disk(target):
     normal = server.client().predict(DEFAULT_CODE, DEFAULT_ARGS, api_name="/inspect")
     assert normal.get("result") == DEFAULT_RESULT, normal
     target.close()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + support.SETTLE_S
     while os.listdir(target.tmpdir) and time.monotonic() < deadline:
         time.sleep(0.25)
     found = subprocess.run(["find", str(target.tmpdir), "-mindepth", "1", "-maxdepth", "3"],
