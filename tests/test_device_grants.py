@@ -96,6 +96,10 @@ CHILD = textwrap.dedent("""
     from playground.sandbox.limits import Limits
 
     scratch, listening, grants = sys.argv[1], sys.argv[2], sys.argv[3].split(",") if sys.argv[3] else []
+    if sys.argv[5] == "no-landlock":  # as on a kernel without it
+        def unavailable(*args, **kwargs):
+            raise OSError("Landlock is not available on this kernel")
+        lockdown.landlock.restrict_self = unavailable
     layers = lockdown.apply(Limits(), scratch, {"read_write": [], "read_only": []}, grants,
                             private_scratch=sys.argv[4] == "private")
     results = {}
@@ -186,7 +190,8 @@ def daemon(tmp_path_factory):
     listener.close()
 
 
-def _locked_child(tmp_path: Path, daemon_path: str, grants: tuple[str, ...], private_scratch: bool = True) -> dict:
+def _locked_child(tmp_path: Path, daemon_path: str, grants: tuple[str, ...], private_scratch: bool = True,
+                  landlock: bool = True) -> dict:
     """The child's layers and results; ``private_scratch``: as in the full sandbox with namespaces (a tmpfs)."""
     scratch = tmp_path / "-".join(grants or ("none",))
     scratch.mkdir()
@@ -194,7 +199,8 @@ def _locked_child(tmp_path: Path, daemon_path: str, grants: tuple[str, ...], pri
     compilers.mkdir(exist_ok=True)
     shutil.copy("/bin/true", compilers / "ptxas")
     done = subprocess.run([sys.executable, "-c", CHILD, str(scratch), daemon_path, ",".join(grants),
-                           "private" if private_scratch else "kept"], cwd=ROOT,
+                           "private" if private_scratch else "kept", "landlock" if landlock else "no-landlock"],
+                          cwd=ROOT,
                           env={**os.environ, "PATH": f"{compilers}:{os.environ['PATH']}"},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -274,3 +280,13 @@ def test_without_a_private_scratch_folder_no_program_may_start(tmp_path, daemon)
     assert "executable" not in child["layers"]["landlock"]["detail"]
     assert "execve" not in child["layers"]["seccomp"]["detail"]
     assert child["results"]["name_a_thread"] == "ok"  # the other grants stand
+
+
+@needs_layers
+def test_without_landlock_no_program_may_start(tmp_path, daemon):
+    """seccomp's part of compiler_programs lets programs run; only Landlock says which: without it, none may."""
+    path, _ = daemon
+    child = _locked_child(tmp_path, path, CUDA, landlock=False)
+    assert child["layers"]["landlock"]["active"] is False
+    assert child["results"]["run_compiler"] == child["results"]["run_other_program"] == "EPERM"
+    assert "execve" not in child["layers"]["seccomp"]["detail"]

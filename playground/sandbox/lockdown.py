@@ -73,7 +73,9 @@ def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Ite
         ("rlimits", lambda: _set_rlimits(limits)),
         ("capabilities", _drop_capabilities),
         ("landlock", lambda: _landlock(scratch, devices or {}, grants, private_scratch)),
-        ("seccomp", lambda: _seccomp(grants, private_scratch)),
+        # seccomp lets a worker granted compiler_programs run programs; only Landlock says which.
+        ("seccomp", lambda: _seccomp(grants if layers["landlock"]["active"] else grants - {"compiler_programs"},
+                                     private_scratch)),
     ):
         try:
             layers[name] = {"active": True, "detail": step()}
