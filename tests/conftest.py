@@ -205,9 +205,11 @@ def drop_privileges(command: list[str], env: dict[str, str], *folders: Path) -> 
 
 
 def stop_server(server: Server) -> None:
+    """SIGTERM, then wait for the server to end by itself: it removes its folders first, which a loaded machine
+    may take a while to do for a job's hundreds of thousands of folders (up to three 30 s budgets)."""
     server.process.terminate()
     try:
-        server.process.wait(timeout=15)
+        server.process.wait(timeout=120)
     except subprocess.TimeoutExpired:
         server.process.kill()
         server.process.wait()

@@ -185,15 +185,18 @@ def _remove_entry(top: int, name: str) -> None:
         with os.scandir(folder) as listing:
             for entry in itertools.islice(listing, 4096):
                 try:
-                    os.unlink(entry.name, dir_fd=folder)
-                except IsADirectoryError:
+                    if entry.is_dir(follow_symlinks=False):  # the listing's own type: no link is followed
+                        os.rmdir(entry.name, dir_fd=folder)  # an empty folder goes where it is, in one call
+                    else:
+                        os.unlink(entry.name, dir_fd=folder)
+                except OSError as exc:
+                    if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                        continue
                     try:  # a folder moved to another parent needs its own write permission (root needs none)
                         os.chmod(entry.name, 0o700, dir_fd=folder)
                         os.rename(entry.name, f".removing-{next(_renamed)}", src_dir_fd=folder, dst_dir_fd=top)
                     except OSError:
                         continue
-                except OSError:
-                    continue
     finally:
         os.close(folder)
     try:
