@@ -58,14 +58,22 @@ def variant(item) -> str:
     return "-".join(str(params[name]) for name in ("sandbox_mode", "privilege") if name in params)
 
 
+# The browser tests run in two lanes of about equal time (measured with --durations: about 520 s each when the
+# suite shares two cores), each with its own session server and Chromium; one lane alone took longer than all the
+# rest of the suite's share of a process, and four lanes on two cores left pages unresponsive.
+BROWSER_LANE_2 = {"test_first_hour", "test_train_tab", "test_busy_ui", "test_compiler_tab", "test_languages",
+                  "test_local_mode", "test_preset_pick", "test_inspect_ui"}
+
+
 @pytest.hookimpl(tryfirst=True)  # the groups are read by pytest-xdist's own hook, after this one
 def pytest_collection_modifyitems(config, items) -> None:
     """Each module's tests run together, per variant, in one pytest-xdist worker, so its servers start once there;
-    the browser tests all in one (one session server and one Chromium: four of each on two cores left pages
-    unresponsive). The suites of real servers are `slow`; tests that hold only in the full sandbox are skipped in
-    the process mode."""
+    the browser tests in their two lanes. The suites of real servers are `slow`; tests that hold only in the full
+    sandbox are skipped in the process mode."""
     for item in items:
-        where = "tests/browser" if item.nodeid.startswith("tests/browser/") else item.nodeid.split("::")[0]
+        where = item.nodeid.split("::")[0]
+        if where.startswith("tests/browser/"):
+            where = f"tests/browser:{2 if Path(where).stem in BROWSER_LANE_2 else 1}"
         # No "]" at the end of a group's name: pytest-xdist would take it for a parameter's, not a group.
         item.add_marker(pytest.mark.xdist_group(f"{where}:{variant(item)}" if variant(item) else where))
         if item.nodeid.startswith(SLOW_PATHS):

@@ -8,7 +8,6 @@ classifying a drawn digit needs the real ones, and skips without them, saying wh
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from gradio_client import Client
@@ -50,14 +49,14 @@ def plot_title(page: Page, elem_id: str):
 
 
 def steps_shown(page: Page, count: int) -> list[int]:
-    """The step numbers the status line showed while ``count`` different ones went by (or WAIT_S passed)."""
+    """The first ``count`` different step numbers the status line shows, each waited for up to WAIT_S."""
     status, steps = page.locator("#train-status"), []
-    deadline = time.monotonic() + WAIT_S
-    while len(steps) < count and time.monotonic() < deadline:
+    for _ in range(count):
+        other = rf"(?!{steps[-1]:,}\b)" if steps else ""
+        expect(status).to_contain_text(re.compile(rf"step {other}[\d,]+"), timeout=WAIT_S * 1000)
         shown = re.search(r"step ([\d,]+)", status.inner_text())
-        if shown and int(shown.group(1).replace(",", "")) not in steps:
+        if shown:  # else the run ended between the wait and the read: the count below says so
             steps.append(int(shown.group(1).replace(",", "")))
-        page.wait_for_timeout(100)
     return steps
 
 
