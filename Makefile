@@ -29,10 +29,10 @@ run: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python app.py
 
 # Every test in one run, in TEST_PROCESSES parallel processes (pytest-xdist; a module's tests and its servers stay
-# in one process, per variant; the browser tests all in one): unit tests and doctests, the end-to-end suite in both sandbox modes (full, and the
-# local process mode of macOS and Windows), the hostile suites as root and with the server dropped to an
-# unprivileged uid without capabilities (as a Space runs it), and the browser tests. Most tests wait on servers,
-# so more processes than cores overlap those waits.
+# in one process, per variant; the browser tests in two lanes): unit tests and doctests, the end-to-end suite in
+# both sandbox modes (full, and the local process mode of macOS and Windows), the hostile suites as root and with
+# the server dropped to an unprivileged uid without capabilities (as a Space runs it), and the browser tests.
+# Four processes overlap the tests' waits on servers; six made the run slower here (more CPU lost to contention).
 TEST_PROCESSES ?= 4
 PYTEST_PARALLEL := -n $(TEST_PROCESSES) --dist loadgroup
 test: $(DEV) $(JAX_STAMP)
