@@ -123,8 +123,8 @@ class Walk:
 def remove(root: str, budget_s: float) -> bool:
     """Delete ``root`` and all below it without following links; False if the budget ran out first.
 
-    Deep trees are flattened instead of descended: a sub-folder's own sub-folders
-    are renamed up into ``root`` (rename by descriptor never follows anything),
+    Deep trees are flattened instead of descended: a sub-folder's own non-empty
+    sub-folders are renamed up into ``root`` (rename by descriptor never follows anything),
     so two descriptors are open at any time and no recursion is needed. Call it
     only when no process can write there any more (the worker is dead).
     """
