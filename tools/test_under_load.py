@@ -34,9 +34,9 @@ def main() -> int:
                                   capture_output=True)
             summary = next((line.strip("= ") for line in reversed(done.stdout.splitlines()) if " in " in line
                             and ("passed" in line or "failed" in line or "error" in line)), "no summary")
-            results.append((run, done.returncode, summary, time.monotonic() - started))
-            print(f"run {run}: exit {done.returncode}, {summary} ({time.monotonic() - started:.0f} s wall)",
-                  flush=True)
+            seconds = time.monotonic() - started
+            results.append((run, done.returncode, summary, seconds))
+            print(f"run {run}: exit {done.returncode}, {summary} ({seconds:.0f} s wall)", flush=True)
             if done.returncode:
                 print(done.stdout[-6000:], flush=True)
     finally:
