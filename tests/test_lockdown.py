@@ -295,6 +295,17 @@ CHILD = textwrap.dedent(
     check("memfd", lambda: os.memfd_create("hold"))
     check("sysv_shm", lambda: raw(29, 0, 1 << 20, 0o1600))  # shmget(IPC_PRIVATE, 1 MB, IPC_CREAT | 0600)
     check("kill_everyone", lambda: os.kill(-1, 0))
+
+    def remove_kept_files():
+        from playground.sandbox import scratch as scratch_folder
+        folder = os.path.join(scratch, "dump")
+        os.mkdir(folder)
+        for i in range(50):
+            open(os.path.join(folder, f"pass{i}.txt"), "w").close()
+        # Landlock keeps what the job made (no private scratch here): removal must give up, not spin for an hour.
+        return [scratch_folder.remove(folder, 3600.0), len(os.listdir(folder))]
+
+    check("remove_kept_files", remove_kept_files)
     check("jax", lambda: float(jax.jit(lambda x: (x * x).sum())(jnp.arange(4.0))))
     print(json.dumps({"layers": layers, "results": results}), flush=True)
     try:
@@ -369,6 +380,14 @@ def test_cannot_read_the_repository(locked):
 @needs_landlock
 def test_can_read_the_venv(locked):
     assert locked["results"]["read_venv_file"]["ok"], locked["results"]["read_venv_file"]
+
+
+@needs_landlock
+def test_a_removal_in_a_scratch_folder_that_keeps_its_files_gives_up_at_once(locked):
+    """/passes removes its dump folder when it is done; where Landlock keeps every file (a server without a private
+    tmpfs) that removal cannot succeed, and must say so after one round, not retry until its budget is spent (it once
+    cost every /passes job on a Space its 2 s budget). Spinning would run past the child's 120 s limit here."""
+    assert locked["results"]["remove_kept_files"] == {"ok": True, "value": [False, 50]}
 
 
 def test_can_write_in_scratch(locked):

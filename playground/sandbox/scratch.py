@@ -126,7 +126,10 @@ def remove(root: str, budget_s: float) -> bool:
     Deep trees are flattened instead of descended: a sub-folder's own non-empty
     sub-folders are renamed up into ``root`` (rename by descriptor never follows anything),
     so two descriptors are open at any time and no recursion is needed. Call it
-    only when no process can write there any more (the worker is dead).
+    only when no process can write there any more (the worker is dead). A round
+    that removes and moves nothing ends it at once (False): this process may not
+    remove anything there (a job under a Landlock that keeps its files), and
+    trying again until the budget ends would only burn it.
     """
     deadline = time.monotonic() + budget_s
     if not BY_DESCRIPTOR:
@@ -150,10 +153,14 @@ def remove(root: str, budget_s: float) -> bool:
                 names = [entry.name for entry in itertools.islice(listing, 4096)]
             if not names:
                 break
+            progressed = False
             for name in names:
-                _remove_entry(top, name)
+                progressed |= _remove_entry(top, name)
                 if time.monotonic() >= deadline:
                     break
+            else:
+                if not progressed:
+                    return False
         else:
             return False
     finally:
@@ -161,26 +168,28 @@ def remove(root: str, budget_s: float) -> bool:
     return _unlink_or_rmdir(root)
 
 
-def _remove_entry(top: int, name: str) -> None:
+def _remove_entry(top: int, name: str) -> bool:
+    """Remove ``name`` in ``top``, or take a step towards it; False where nothing changed."""
     try:
         os.unlink(name, dir_fd=top)  # files, symlinks, FIFOs, sockets: never opened
-        return
+        return True
     except FileNotFoundError:
-        return
+        return True
     except OSError as exc:
         if exc.errno not in (errno.EISDIR, errno.EPERM):
-            return
+            return False
     try:
         os.rmdir(name, dir_fd=top)
-        return
+        return True
     except OSError as exc:
         if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.EACCES, errno.EPERM):
-            return
+            return False
     try:  # a folder the job made unreadable: it is a real folder (unlink said so), and nothing can swap it now
         os.chmod(name, 0o700, dir_fd=top)
         folder = os.open(name, _DIR_FLAGS, dir_fd=top)
     except OSError:
-        return
+        return False
+    progressed = False
     try:
         with os.scandir(folder) as listing:
             for entry in itertools.islice(listing, 4096):
@@ -189,20 +198,23 @@ def _remove_entry(top: int, name: str) -> None:
                         os.rmdir(entry.name, dir_fd=folder)  # an empty folder goes where it is, in one call
                     else:
                         os.unlink(entry.name, dir_fd=folder)
+                    progressed = True
                 except OSError as exc:
                     if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
                         continue
                     try:  # a folder moved to another parent needs its own write permission (root needs none)
                         os.chmod(entry.name, 0o700, dir_fd=folder)
                         os.rename(entry.name, f".removing-{next(_renamed)}", src_dir_fd=folder, dst_dir_fd=top)
+                        progressed = True
                     except OSError:
                         continue
     finally:
         os.close(folder)
     try:
         os.rmdir(name, dir_fd=top)
+        return True
     except OSError:
-        pass  # more entries remain: the next round takes them
+        return progressed  # more entries remain: the next round takes them
 
 
 def _unlink_or_rmdir(path: str) -> bool:
