@@ -94,9 +94,9 @@ def main() -> None:
 
 
 # How often Gradio's queue looks for a new event while it has none, and for progress to send. Its own are 1 ms and
-# 10 ms on Linux: measured, an idle server spent 4 % of a core on that (1.2 CPU-s in 30 s), a laptop's battery and
-# every other user's share on a shared host. A job now waits at most 20 ms more to start (its own take 100+ ms).
-IDLE_POLL_S = 0.02
+# 10 ms on Linux: measured, an idle server spent 4 % of a core on that (1.05 CPU-s in 30 s; 0.31 s with these), a
+# laptop's battery and every other user's share on a shared host. A job waits at most 5 ms more to start.
+IDLE_POLL_S = 0.005
 PROGRESS_POLL_S = 0.1  # no event of this app reports gr.Progress; its streamed updates go out as they come
 
 

@@ -132,9 +132,9 @@ def skip_unless_in_force(client, what: str, *, mechanisms=(), layers=()) -> None
 # -- processes and folders, seen from this test process ----------------------------------------------------------
 
 
-def children(pid: int) -> list[int]:
-    """Direct children of ``pid``, from /proc (the test runs as the server's user)."""
-    found = []
+def parents() -> dict[int, int]:
+    """Every process's parent, from one pass over /proc (the test runs as the server's user)."""
+    found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -142,17 +142,24 @@ def children(pid: int) -> list[int]:
             stat = Path(f"/proc/{entry}/stat").read_text()
         except OSError:
             continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == pid:
-            found.append(int(entry))
+        found[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
     return found
 
 
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid``."""
+    return [child for child, parent in parents().items() if parent == pid]
+
+
 def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (the template, its workers, the training worker)."""
+    """Every process below ``pid`` (the template, its workers, the training worker), from one look at /proc: the
+    tests poll this while they wait, and a pass over /proc per process of the tree made that wait a busy one."""
+    below: dict[int, list[int]] = {}
+    for child, parent in parents().items():
+        below.setdefault(parent, []).append(child)
     found, todo = [], [pid]
     while todo:
-        for child in children(todo.pop()):
+        for child in below.get(todo.pop(), []):
             found.append(child)
             todo.append(child)
     return found
