@@ -13,6 +13,7 @@ import contextlib
 import io
 import math
 import re
+import threading
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
@@ -56,11 +57,23 @@ def _client_call(client, entry: Entry) -> dict:
 
 
 class Replies:
-    """Every entry's request, sent to the server ahead (two at a time: it runs two jobs at once); ``[id]`` waits."""
+    """Every entry's request, sent to the server ahead (two at a time: it runs two jobs at once); ``[id]`` waits.
 
-    def __init__(self, client) -> None:
+    Each thread has a client of its own: gradio_client's Client is one session, whose event stream the server
+    closes when the session's last event ends, and a second thread's event sent at that moment was cut off
+    (CancelledError, once in a whole run).
+    """
+
+    def __init__(self, server) -> None:
+        local = threading.local()
+
+        def call(entry: Entry) -> dict:
+            if not hasattr(local, "client"):
+                local.client = server.client()
+            return _client_call(local.client, entry)
+
         self._pool = ThreadPoolExecutor(CONCURRENT)
-        self._futures = {e.id: self._pool.submit(_client_call, client, e) for e in corpus.ENTRIES}
+        self._futures = {e.id: self._pool.submit(call, e) for e in corpus.ENTRIES}
 
     def __getitem__(self, key: str) -> dict:
         return self._futures[key].result()
@@ -83,7 +96,7 @@ def replies(tmp_path_factory):
                           PLAYGROUND_SANDBOX=SANDBOX)
     fetched = None
     try:
-        fetched = Replies(server.client())
+        fetched = Replies(server)
         yield fetched
     finally:
         if fetched is not None:

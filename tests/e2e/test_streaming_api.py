@@ -95,14 +95,14 @@ def test_a_users_error_is_kept_but_a_time_out_is_not(client):
     assert client.predict(api_name="/about")["queue"]["cache"]["hits"] == before + 1
 
 
-def test_the_cache_answers_while_every_worker_is_busy(client):
+def test_the_cache_answers_while_every_worker_is_busy(server, client):
     code = "def f(x):\n    return jnp.tan(x)  # kept\n"
     ok(client.predict(code, "jnp.ones(2)", None, "", False, api_name="/inspect"))
     before = jobs_run(client)
     slow_done = []
 
-    def slow(tag: str) -> None:
-        client.predict(SLOW.format(seconds=3, tag=tag), "1.0", None, "", False, api_name="/inspect")
+    def slow(tag: str) -> None:  # another visitor, in a session of its own (one Client is not for many threads)
+        server.client().predict(SLOW.format(seconds=3, tag=tag), "1.0", None, "", False, api_name="/inspect")
         slow_done.append(tag)
 
     threads = [threading.Thread(target=slow, args=(tag,)) for tag in ("a", "b")]  # both workers
