@@ -158,9 +158,8 @@ def remove(root: str, budget_s: float) -> bool:
                 progressed |= _remove_entry(top, name)
                 if time.monotonic() >= deadline:
                     break
-            else:
-                if not progressed:
-                    return False
+            if not progressed:
+                return False
         else:
             return False
     finally:
