@@ -33,6 +33,11 @@ from playground.sandbox.watch import JobWatch
 
 log = logging.getLogger(__name__)
 
+# A retired worker is dead, so nothing adds to its folder any more: the remover goes on for as long as each round
+# removes something (200,000 empty folders take 13-16 s on this ext4 disk idle, twice that and more on a loaded
+# one) and gives up at once where it can remove nothing. This bound is only for a folder that keeps growing.
+RETIRED_REMOVE_BUDGET_S = 600.0
+
 _CGROUP_HEADROOM_MB = 512  # beyond resident memory and scratch: page tables, pipes, kernel memory
 
 
@@ -133,8 +138,9 @@ class WorkerPool(WarmPool[WorkerHandle]):
     def _remove_folders(self) -> None:
         while (folder := self._removals.get()) is not None:
             try:
-                if not scratch.remove(folder, REMOVE_BUDGET_S):
-                    log.warning("sandbox: could not remove %s within %g s", folder, REMOVE_BUDGET_S)
+                if not scratch.remove(folder, RETIRED_REMOVE_BUDGET_S):
+                    log.warning("sandbox: could not remove %s (a round removed nothing, or %g s ran out)",
+                                folder, RETIRED_REMOVE_BUDGET_S)
             finally:
                 self._removals.task_done()
 

@@ -20,6 +20,7 @@ from typing import ClassVar
 
 import pytest
 
+from playground.sandbox.pool import RETIRED_REMOVE_BUDGET_S
 from tests.conftest import start_server, stop_server
 
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
@@ -45,8 +46,9 @@ LOG_NEVER = ("Traceback (most recent call last)", "RecursionError", "Exception i
 # minute. Which limit stopped a job is told by the reply's kind and message, never by how fast it came.
 HANG_S = 60.0
 # How long a finished job's folders, a stopped server's files or the machine's shared memory may take to go. They
-# normally go within a second; the pools give up removing a folder after 30 s (REMOVE_BUDGET_S), so this waits
-# out the slowest removal that can still succeed. A wait that ends early is an event (they went), never a sleep.
+# normally go within a second; a stopping pool gives up removing a folder after 30 s (REMOVE_BUDGET_S), so this
+# waits out the slowest removal that can still succeed (a running pool's removals: Hostile.check). A wait that
+# ends early is an event (they went), never a sleep.
 SETTLE_S = 60.0
 
 
@@ -328,17 +330,18 @@ class Hostile:
         self._log_offset = len(self.log_text())
         self._stale_before = self.stale()
 
-    def _settled(self) -> tuple[bool, str]:
+    def _settled(self) -> tuple[bool, bool, str]:
+        """(no job folder left, a pool is still removing a retired worker's folder, what is left)."""
         busy = removing(self.client)
         if any(busy.values()):
-            return False, f"folders still being removed: {busy}"
+            return False, True, f"folders still being removed: {busy}"
         live, every = self.job_dirs()
         every -= self._stale_before  # an earlier test's leftovers were reported by that test
         left = every - live
         per_root = {root: sum(1 for d in every if d.parent == root) for root in {d.parent for d in every}}
         fine = (not left and all(n <= self.workers for n in per_root.values())
                 and len(every) <= self.workers + self.parallel_workers)
-        return fine, (f"job folders left behind: {sorted(map(str, left))[:10]}; "
+        return fine, False, (f"job folders left behind: {sorted(map(str, left))[:10]}; "
                       f"folders per scratch root {[(str(r), n) for r, n in per_root.items()]} "
                       f"(warm workers: {self.workers} + {self.parallel_workers})")
 
@@ -350,14 +353,17 @@ class Hostile:
                 healthy.result(timeout=90)
             except concurrent.futures.TimeoutError:
                 pytest.fail("the server did not answer a normal job within 90 s")
-        deadline = time.monotonic() + settle_s
+        started = time.monotonic()
         while True:  # until the pools say every retired worker's folder is removed and the disk agrees
-            fine, why = self._settled()
-            if fine or time.monotonic() > deadline:
+            fine, busy, why = self._settled()
+            # A pool removes a retired worker's folder for as long as that goes on removing (a job's 200,000
+            # folders take half a minute on a loaded disk), up to its own bound; its end is the event waited for.
+            if fine or time.monotonic() - started > (RETIRED_REMOVE_BUDGET_S if busy else settle_s):
                 break
             time.sleep(0.1)
-        assert fine, why
         log = self.new_log()
+        warnings = [line for line in log.splitlines() if "sandbox:" in line][-5:]
+        assert fine, f"{why}; the server's last sandbox warnings: {warnings}"
         for text in self.log_never:
             assert text not in log, f"server log holds {text!r}:\n{log[-4000:]}"
 
