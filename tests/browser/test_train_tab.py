@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from gradio_client import Client
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import save_screenshot
@@ -143,7 +142,7 @@ def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
 def test_a_run_waiting_for_the_slot_says_its_place_in_words_not_markup(page: Page, server):
     # Another user's long run holds the one training slot; this page's run then waits in line, and the status
     # line shows its place in bold (the walk-through saw the Markdown itself: "**#1**").
-    other = Client(server.url, verbose=False)
+    other = server.client()
     job = other.submit({"dataset": "mnist", "layers": [784, 1024, 1024, 10], "epochs": 100}, api_name="/train")
     try:
         for update in job:

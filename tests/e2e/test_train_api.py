@@ -39,7 +39,7 @@ def server(tmp_path_factory, sandbox_mode):
 
 
 def new_client(server) -> Client:
-    return Client(server.url, verbose=False)
+    return server.client()
 
 
 def stream(client: Client, config: dict) -> list[dict]:
