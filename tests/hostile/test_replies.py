@@ -8,6 +8,9 @@ valid result of that job kind (types, lengths and ranges of every field), never
 an exception in the client, never text that is not valid UTF-8, and nothing in
 the server log but what it logs on purpose.
 
+The server reads and checks a reply the same way whoever it runs as, so this module runs once, as root where the
+suite has root (the other modules, whose attacks meet the sandbox's layers, run as root and unprivileged).
+
 Every test ends with ``hostile.check()``: the server and its template live, a
 normal job is right, no job folder is left behind, and the server log holds no
 traceback, RecursionError or serialisation failure. When the module ends, the
@@ -25,6 +28,7 @@ import zlib
 import pytest
 
 from playground.sandbox.watch import MAX_EARLY
+from tests.conftest import PRIVILEGES
 from tests.hostile import support
 from tests.hostile.support import ERROR_KINDS, short
 
@@ -50,6 +54,14 @@ HONEST = {
 
 def call_args(endpoint: str, code: str) -> tuple:
     return (code, *HONEST[endpoint][1:])
+
+
+
+
+@pytest.fixture(scope="session", params=PRIVILEGES[:1])
+def privilege(request) -> str:
+    """One privilege for this module (see its docstring): root where the suite has root."""
+    return request.param
 
 
 # The module's server, and the harness every test ends with (hostile.check()).
