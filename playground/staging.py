@@ -102,8 +102,9 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
         elif (spent := time.perf_counter() - started) <= checks_budget_s:
             findings = findings + purity.behavioural_findings(program.function, arguments, static_argnums, value)
         else:
-            notes.append(f"The behavioural purity checks were skipped: the function took {spent:.1f} s, and they "
-                         "would trace it twice more and run it eagerly, op by op.")
+            notes.append(f"The behavioural purity checks were skipped: the stages took {spent:.1f} s (on a busy "
+                         "machine, waiting counts too), and they would trace the function twice more and run it "
+                         "eagerly, op by op, within the job's time limit.")
         retrace = (second_call(choice, arguments, second_args, program.namespace) if second_args.strip()
                    else None)
     return {**reply, "retrace": retrace, "purity": findings, "pending": [],
