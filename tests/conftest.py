@@ -228,8 +228,9 @@ def stop_server(server: Server) -> None:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory) -> Server:
-    """One real server for the whole session (2 workers, default limits)."""
-    srv = start_server(tmp_path_factory.mktemp("server"), PLAYGROUND_WORKERS="2")
+    """One real server for the whole session (2 workers, default limits but a 60 s clock: see
+    tests/e2e/conftest.py's ModeServers; the browser tests' Inspect checks are the same case)."""
+    srv = start_server(tmp_path_factory.mktemp("server"), PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S="60")
     yield srv
     stop_server(srv)
 

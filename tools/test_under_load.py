@@ -3,7 +3,8 @@
 CI runs on a shared 2-core host that is sometimes busy; a test that passes only on a quiet machine decides by
 its clock somewhere. This starts one busy-looping process (a core's worth of load), runs ``pytest`` the given
 number of times, one after the other, stops the burner (by its pid, whatever happened), and prints each run's
-summary line and wall time. It exits non-zero if any run failed.
+summary line and wall time (each run's whole output goes to test-artifacts/under-load-run-N.log). It exits
+non-zero if any run failed.
 
 Usage: python tools/test_under_load.py [--runs 3] [-- pytest arguments...]
 """
@@ -18,6 +19,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / "test-artifacts"  # ignored by git, like the browser tests' screenshots
 
 
 def main() -> int:
@@ -36,7 +38,12 @@ def main() -> int:
                             and ("passed" in line or "failed" in line or "error" in line)), "no summary")
             seconds = time.monotonic() - started
             results.append((run, done.returncode, summary, seconds))
-            print(f"run {run}: exit {done.returncode}, {summary} ({seconds:.0f} s wall)", flush=True)
+            # Each run's whole output is kept: a failure's own report may be far above the summary's last lines.
+            LOGS.mkdir(exist_ok=True)
+            log = LOGS / f"under-load-run-{run}.log"
+            log.write_text(done.stdout + done.stderr)
+            print(f"run {run}: exit {done.returncode}, {summary} ({seconds:.0f} s wall; all of it in {log})",
+                  flush=True)
             if done.returncode:
                 print(done.stdout[-6000:], flush=True)
     finally:

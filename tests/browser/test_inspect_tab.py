@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from playground.gallery import EXAMPLES
@@ -186,10 +185,8 @@ def test_the_stages_show_first_and_the_checks_follow(page: Page):
     page.locator("#inspect-args textarea").fill("jnp.arange(40.0)")
     page.locator("#inspect-run").click()
     status = page.locator("#inspect-status")
-    expect(status).to_contain_text(re.compile("Still running: the behavioural purity checks|purity checks were "
-                                              "skipped"), timeout=RESULT_TIMEOUT_MS)
-    if "were skipped" in status.inner_text():  # the app's rule: a function slower than 2 s is not run 3 more times
-        pytest.skip(f"this machine ran the function too slowly for the checks to follow: {status.inner_text()}")
+    # The session server's 60 s clock: the checks are skipped only where the stages took over 12 s.
+    expect(status).to_contain_text("Still running: the behavioural purity checks", timeout=RESULT_TIMEOUT_MS)
     expect(page.locator("#inspect-result textarea")).to_have_value(re.compile(r"^f32\[\] "))
     save_screenshot(page, "inspect_checks_pending.png", full_page=False)
     expect(status).not_to_contain_text("Still running", timeout=RESULT_TIMEOUT_MS)
