@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import Server, start_server, stop_server
+from tests.conftest import SHARED_CLOCK_S, Server, start_server, stop_server
 
 
 class ModeServers:
-    """The suite's shared servers, one per sandbox mode (2 workers, default limits but a 60 s clock), each
+    """The suite's shared servers, one per sandbox mode (2 workers, default limits but SHARED_CLOCK_S), each
     started when a test of its mode first needs it and kept until the session ends.
 
     A session fixture with the mode as its parameter held one mode's server at a time: a test process whose
@@ -22,13 +22,9 @@ class ModeServers:
 
     def server(self, mode: str) -> Server:
         if mode not in self._servers:
-            # A minute's clock, not the default 10 s: Inspect skips its behavioural checks, with a warning, when
-            # the stages took over a fifth of the clock, which a loaded machine can make of any job; the tests
-            # that expect their findings, or no warning, would then fail by the clock. Tests of the clock itself
-            # start servers of their own.
             self._servers[mode] = start_server(self._tmp_path_factory.mktemp(f"server-{mode}"),
                                                PLAYGROUND_WORKERS="2", PLAYGROUND_SANDBOX=mode,
-                                               PLAYGROUND_TIMEOUT_S="60")
+                                               PLAYGROUND_TIMEOUT_S=SHARED_CLOCK_S)
         return self._servers[mode]
 
     def client(self, mode: str):

@@ -26,7 +26,7 @@ import pytest
 from jax import lax
 
 from playground.vectorize import make_batch
-from tests.conftest import SANDBOX, start_server, stop_server
+from tests.conftest import SANDBOX, SHARED_CLOCK_S, start_server, stop_server
 from tests.e2e import docs_corpus as corpus
 from tests.e2e.docs_corpus import Entry, Fails, Ok
 
@@ -92,11 +92,9 @@ def replies(tmp_path_factory):
     snippets through the handlers, against plain JAX) is the same code in either mode, and in the process mode
     it took 540 s of a 13-minute end-to-end run; the rest of the suite checks that mode's pipeline.
     """
-    # A minute's clock, not the default 10 s: Inspect skips its behavioural checks (and says so in a warning) when
-    # the stages took over a fifth of the clock, which a loaded machine can make of any snippet; entries that
-    # expect a finding from them, or no warning at all, would then fail by the clock. No snippet runs that long.
+    # SHARED_CLOCK_S: entries that expect a behavioural finding, or no warning, must not depend on the load.
     server = start_server(tmp_path_factory.mktemp("docs-corpus"), PLAYGROUND_WORKERS=str(CONCURRENT),
-                          PLAYGROUND_SANDBOX=SANDBOX, PLAYGROUND_TIMEOUT_S="60")
+                          PLAYGROUND_SANDBOX=SANDBOX, PLAYGROUND_TIMEOUT_S=SHARED_CLOCK_S)
     fetched = None
     try:
         fetched = Replies(server)
