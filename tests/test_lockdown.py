@@ -295,6 +295,24 @@ CHILD = textwrap.dedent(
     check("memfd", lambda: os.memfd_create("hold"))
     check("sysv_shm", lambda: raw(29, 0, 1 << 20, 0o1600))  # shmget(IPC_PRIVATE, 1 MB, IPC_CREAT | 0600)
     check("kill_everyone", lambda: os.kill(-1, 0))
+    # A file the worker may read and owns by uid here (the venv's). Each attempt would leave it as it is even if it
+    # were allowed: only the answer differs.
+    readable = os.path.join(sys.prefix, "pyvenv.cfg")
+    same = os.stat(readable)
+    check("chmod_outside", lambda: os.chmod(readable, same.st_mode))
+    check("chmod_own", lambda: os.chmod(os.path.join(scratch, "ok.txt"), 0o600))
+    check("chown_outside", lambda: os.chown(readable, -1, -1))
+    check("truncate_outside", lambda: os.truncate(readable, same.st_size))
+    check("remove_attribute_outside", lambda: os.removexattr(readable, "user.playground-absent"))
+
+    def fchmod_read_only():
+        fd = os.open(readable, os.O_RDONLY)
+        try:
+            os.fchmod(fd, same.st_mode)
+        finally:
+            os.close(fd)
+
+    check("fchmod_outside", fchmod_read_only)
 
     def remove_kept_files():
         from playground.sandbox import scratch as scratch_folder
@@ -432,6 +450,15 @@ def test_cannot_signal_parent(locked):
                                     "kill_everyone"])
 def test_no_call_reaches_another_process(locked, attack):
     _denied(locked, attack)
+
+
+@needs_seccomp
+@pytest.mark.parametrize("attack", ["chmod_outside", "chmod_own", "fchmod_outside", "chown_outside",
+                                    "truncate_outside", "remove_attribute_outside"])
+def test_no_file_changes_what_landlock_cannot_see(locked, attack):
+    """Mode, owner, attributes and truncation by path: a worker owns by uid the files it could change."""
+    _denied(locked, attack)
+    assert "[Errno 1]" in locked["results"][attack]["message"], locked["results"][attack]  # EPERM: seccomp's answer
 
 
 @needs_seccomp

@@ -27,7 +27,7 @@ _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLL
 BY_DESCRIPTOR = os.name != "nt" and {os.open, os.unlink, os.rmdir, os.rename, os.stat} <= os.supports_dir_fd \
     and os.scandir in os.supports_fd
 _renamed = itertools.count()
-_KEPT_OUT = (errno.EACCES, errno.EPERM)  # a folder whose permissions the job took away from its owner
+_KEPT_OUT = (errno.EACCES, errno.EPERM)  # a folder the job made without its owner's permissions
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Usage:
     entries: int  # files, folders, links, ... below the root
     too_deep: bool  # a folder deeper than the walk goes
     complete: bool  # False: the pass goes on at the next step (the counts so far are a lower bound)
-    hidden: bool = False  # a folder the walk may not look into (the job took the permission away): uncountable
+    hidden: bool = False  # a folder the walk may not look into (the job made it so): uncountable
 
 
 class Walk:
@@ -139,7 +139,7 @@ def remove(root: str, budget_s: float) -> bool:
         top = os.open(root, _DIR_FLAGS)
     except FileNotFoundError:
         return True
-    except PermissionError:  # the job took its own folder's permissions away
+    except PermissionError:  # a job without seccomp (the process mode) took its folder's permissions away
         try:
             os.chmod(root, 0o700)
             top = os.open(root, _DIR_FLAGS)

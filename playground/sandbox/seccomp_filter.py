@@ -11,7 +11,10 @@ CLONE_THREAD, exec), sockets other than AF_UNIX and every connect/bind/listen
 cross-process memory access, namespaces, mounts, kernel keyrings, BPF, io_uring
 (it would bypass this filter), memory that outlives or escapes the process
 (memfd, SysV shared memory and other IPC objects, POSIX message queues),
-pipe buffers larger than the default (the kernel counts them per user), and more.
+pipe buffers larger than the default (the kernel counts them per user),
+changes of a file's mode, owner or extended attributes, truncation by path,
+and more. A job makes its files with the mode it wants (``open``, ``mkdir``);
+it may not change one afterwards, its own or anyone's.
 
 Every call that takes a process id is limited to the caller: a worker can
 name, observe or change no process but itself. The calls that accept 0 for
@@ -65,6 +68,13 @@ _DENIED = (
     "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
     "semget", "semop", "semtimedop", "semctl",
     "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    # Changes Landlock does not see, to files the worker owns by uid: the server's own files where it runs as the
+    # server's uid (no root), the host's where it runs as root without capabilities. One chmod of the scratch root
+    # would lock the server out of every later job's folder; one of a system library, out of the host.
+    "chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+    "setxattr", "lsetxattr", "fsetxattr", "setxattrat", "removexattr", "lremovexattr", "fremovexattr",
+    "removexattrat",
+    "truncate",  # by path: Landlock sees it only from ABI 3 (Linux 6.2); ftruncate needs a descriptor open to write
 )
 # (system call, argument index, the only value allowed there): "0" means the calling process.
 _ONLY_OUTSIDE_PID_NAMESPACE = (

@@ -260,18 +260,16 @@ def test_hard_links_to_files_outside(hostile, outside, source):
 
 
 def test_unreadable_files_and_folders_are_removed(hostile):
+    """Entries made without the permissions their owner needs to read them (no chmod: seccomp refuses it)."""
     code = (
         "import os\n"
         "def f(x):\n"
-        "    open('locked', 'w').write('x')\n"
-        "    os.chmod('locked', 0)\n"
-        "    os.makedirs('closed/inner')\n"
+        "    os.write(os.open('locked', os.O_WRONLY | os.O_CREAT, 0), b'x')\n"
+        "    os.mkdir('closed', 0o300)\n"
+        "    os.mkdir('closed/inner', 0o300)\n"
         "    open('closed/inner/file', 'w').write('x')\n"
-        "    os.chmod('closed/inner', 0)\n"
-        "    os.chmod('closed', 0)\n"
-        "    os.mkdir('write-only')\n"
-        "    open('write-only/file', 'w').write('x')\n"
-        "    os.chmod('write-only', 0o200)\n"
+        "    os.mkdir('closed/inner/sealed', 0)\n"
+        "    os.mkdir('empty-sealed', 0)\n"
         "    return x\n"
     )
     result = hostile.call(code, "1.0", api_name="/inspect")
@@ -289,4 +287,31 @@ def test_the_job_cannot_make_a_folder_immutable(hostile):
                         "fcntl.ioctl(fd, 0x40086602, struct.pack('l', 0x10))  # FS_IOC_SETFLAGS, FS_IMMUTABLE_FL",
                         "immutable", before=("os.mkdir('frozen')", "fd = os.open('frozen', os.O_RDONLY)"))
     assert_refused_in_job(hostile.call(code, "1.0", api_name="/inspect"))
+    hostile.check()
+
+
+
+@pytest.mark.parametrize("attack", ["chmod_scratch_root", "chmod_own_folder", "chmod_outside", "fchmod_outside",
+                                    "chown_outside", "truncate_outside", "set_attribute_outside"])
+def test_no_job_changes_a_files_mode_owner_or_attributes(hostile, outside, attack):
+    """Landlock does not see these, and a worker owns by uid what the server made (no root: the server's uid) or
+    what the host's root made (root without capabilities): one chmod of the folder above its own would lock the
+    server out of every later job's folder; one of a system library, out of the host. Seccomp refuses them all."""
+    support.skip_unless_in_force(hostile.client, "the calls are refused by the seccomp filter", layers=("seccomp",))
+    canary = str(outside / "canary.txt")
+    attempt = {
+        "chmod_scratch_root": "os.chmod('..', 0)",
+        "chmod_own_folder": "os.chmod('.', 0)",
+        "chmod_outside": f"os.chmod({canary!r}, 0o777)",
+        "fchmod_outside": f"os.fchmod(os.open({canary!r}, os.O_RDONLY), 0o777)",
+        "chown_outside": f"os.chown({canary!r}, os.getuid(), os.getgid())",
+        "truncate_outside": f"os.truncate({canary!r}, 0)",
+        "set_attribute_outside": f"os.setxattr({canary!r}, 'user.playground', b'x')",
+    }[attack]
+    before = (outside / "canary.txt").stat()
+    result = hostile.call(attempt_code("os", attempt, "changed"), "1.0", api_name="/inspect")
+    assert_refused_in_job(result)
+    after = (outside / "canary.txt").stat()
+    assert (after.st_mode, after.st_size, after.st_uid) == (before.st_mode, before.st_size, before.st_uid)
+    assert os.listxattr(outside / "canary.txt") == []
     hostile.check()

@@ -405,19 +405,19 @@ def test_files_moved_while_open_stay_counted(server, target):
 
 
 def test_a_folder_made_unreadable_hides_nothing(server, target):
-    """240 MB in a folder whose permissions then shut the server out, and 60 MB more beside it: the server cannot
-    count what it cannot read, so such a folder stops the job (a tmpfs counts everything anyway)."""
+    """240 MB in a folder made without read permission (its owner may add to it, not list it), and 60 MB more beside
+    it: the server cannot count what it cannot read, so such a folder stops the job (a tmpfs counts everything
+    anyway). A job cannot take a permission away later (seccomp refuses chmod), only make a folder so."""
     code = (
         "import os, time\n"
         "def f(x):\n"
         "    block = b'\\0' * (1 << 20)\n"
-        "    os.mkdir('shut')\n"
+        "    os.mkdir('shut', 0o300)\n"
         "    for i in range(4):\n"
         "        with open(f'shut/{i}', 'wb') as f:\n"
         "            for _ in range(60):\n"
         "                f.write(block)\n"
-        "    os.chmod('shut', 0)\n"
-        "    with open('more', 'wb') as f:\n"
+            "    with open('more', 'wb') as f:\n"
         "        for _ in range(60):\n"
         "            f.write(block)\n"
         "    time.sleep(60)\n"
