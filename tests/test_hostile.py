@@ -22,7 +22,8 @@ _SKIP_DIRS = {".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache", "t
 @pytest.fixture(scope="module")
 def hostile_server(tmp_path_factory, privilege):
     # 20 s: far above what the memory and thread cases need to reach their own limits (under a second, seconds on
-    # a loaded host), so that only the endless loops meet the clock.
+    # a loaded host). Endless loops, Python and jitted, meet their clock in hostile/test_resources.py, beside a
+    # victim's job, with the limit's name and the deadline checked.
     srv = start_server(tmp_path_factory.mktemp("hostile"), PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S="20",
                        PLAYGROUND_RESULT_CACHE="0",  # every attack and the normal job after it run in a worker
                        unprivileged=privilege == "unprivileged")
@@ -50,10 +51,6 @@ def _snapshot(*roots: Path) -> set[str]:
 def _cases(server_pid: int, server_port: int, target: Path) -> dict[str, tuple[str, str, str]]:
     """name -> (code, args, expected kind); "ok" means the job succeeds harmlessly."""
     return {
-        "python infinite loop": ("def f(x):\n    import time\n    while True:\n        time.sleep(0.01)\n", "1.0",
-                                 "timeout"),
-        "jitted infinite while_loop": (
-            "def f(x):\n    return lax.while_loop(lambda c: True, lambda c: c + 1, x)\n", "0", "timeout"),
         "jnp.ones 100000 x 100000": ("def f(x):\n    return jnp.ones((100000, 100000)) * x\n", "1.0", "memory"),
         "bytearray 10**10": ("def f(x):\n    b = bytearray(10**10)\n    return x\n", "1.0", "memory"),
         "read /etc/passwd": ("def f(x):\n    open('/etc/passwd').read()\n    return x\n", "1.0", "forbidden"),

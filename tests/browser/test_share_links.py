@@ -172,6 +172,9 @@ def test_parallel_link_restores_and_shards_the_same_way(page: Page, chromium_bro
 def test_train_link_shows_its_settings_and_waits_for_start(page: Page, chromium_browser: Browser):
     open_tab(page, "Train")
     page.locator("#train-optimizer").get_by_label("adam").check()
+    # Picking an optimiser puts its default rate in the field (a round trip): typed before it comes, a rate is
+    # overwritten. Wait for adam's 0.001 (the default sgd's is 0.3), then type.
+    expect(field(page, "train-lr")).to_have_value("0.001")
     field(page, "train-lr").fill("0.002")
     field(page, "train-epochs").fill("3")
     field(page, "train-layers").fill("784, 128, 10")
