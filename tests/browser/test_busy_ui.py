@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import uuid
 
 from playwright.sync_api import expect
 
 from tests.browser.conftest import VIEWPORT, save_screenshot
 from tests.browser.test_inspect_ui import set_code
 from tests.conftest import ROOT, start_server, stop_server
+from tests.held_jobs import held_job, release
 
-# How long the first job holds the only worker while the pages join the line behind it, which takes a few seconds:
-# the line then stays as the test built it, however loaded the machine. The server's wall clock is well past it.
-HOLD_S = 30
+# The ceiling of the first job's hold of the only worker while the pages join the line behind it (a few seconds):
+# the test releases it once the line is full (held_jobs.py), so the line stays as the test built it however loaded
+# the machine, and nobody waits the hold out. The server's wall clock is well past it.
+HOLD_S = 120
 WAIT_S = 60  # the ceiling of a wait for what takes a few seconds at most: far beyond it on a loaded machine
-# One slow job takes the only worker, a second waits in the line; the script says "queued" once the second has
+HOLDER = f"busy-ui-{uuid.uuid4().hex}"
+# The held job takes the only worker, a second waits in the line; the script says "queued" once the second has
 # heard its place, then waits for both.
 FILL_THE_WORKER = f"""
 import sys, time
@@ -23,7 +27,7 @@ from gradio_client import Client
 client = Client(sys.argv[1], verbose=False, ssl_verify=False)  # plain HTTP on loopback: see conftest's client
 client.predict("def f(x):\\n    return x\\n", "1.0", api_name="/inspect")  # one job measured: estimates
 slow = "import time\\ndef f(x):\\n    time.sleep({{}})\\n    return x  # {{}}\\n"
-running = client.submit(slow.format({HOLD_S}, 1), "1.0", api_name="/inspect")
+running = client.submit({held_job(HOLDER, HOLD_S)!r}, "1.0", api_name="/inspect")
 while client.predict(api_name="/about")["queue"]["lines"]["sandbox"]["running"] < 1:
     time.sleep(0.1)  # until it has the worker
 waiting = client.submit(slow.format(1, 2), "1.0", api_name="/inspect")
@@ -64,6 +68,7 @@ def test_a_waiting_job_shows_its_place_and_a_full_line_says_busy(chromium_browse
         expect(refused.locator("#inspect-status")).to_contain_text("The server is busy: 2 jobs are waiting for 1 "
                                                                    "worker", timeout=WAIT_S * 1000)
         expect(refused.locator("#inspect-status")).to_contain_text("Please try again in")
+        release(server, HOLDER)
 
         # the waiting job ran after all
         expect(status).to_contain_text("Traced", timeout=(HOLD_S + WAIT_S) * 1000)

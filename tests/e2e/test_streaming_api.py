@@ -11,20 +11,23 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 
 import pytest
 
 from tests.conftest import start_server, stop_server
 from tests.e2e.responses import assert_error, ok
+from tests.held_jobs import held_job, release
 
 IMPURE = "counter = [0]\ndef f(x):\n    counter[0] += 1\n    return x * counter[0]\n"
 SLOW = "import time\ndef f(x):\n    time.sleep({seconds})\n    return x  # {tag}\n"
 # The ceiling of a wait for what takes a second or less (a job taking its worker, a request joining the line): far
 # beyond it on a loaded machine.
 WAIT_S = 60.0
-# How long the first job holds the one worker while the test sends three more requests after it, which takes a
-# second or two: the line then stays as the test built it, however loaded the machine.
-HOLD_S = 30
+# The ceiling of the first job's hold of the one worker while the test sends three more requests after it (a
+# second or two): the test releases it once the line is full (held_jobs.py), so the line stays as the test built
+# it however loaded the machine, and nobody waits the hold out.
+HOLD_S = 120
 
 
 def updates(client, code: str, args: str, second_args: str = "") -> list[dict]:
@@ -101,15 +104,19 @@ def test_the_cache_answers_while_every_worker_is_busy(server, client):
     before = jobs_run(client)
     slow_done = []
 
+    tags = [f"busy-{uuid.uuid4().hex}" for _ in range(2)]
+
     def slow(tag: str) -> None:  # another visitor, in a session of its own (one Client is not for many threads)
-        server.client().predict(SLOW.format(seconds=3, tag=tag), "1.0", None, "", False, api_name="/inspect")
+        server.client().predict(held_job(tag, WAIT_S), "1.0", None, "", False, api_name="/inspect")
         slow_done.append(tag)
 
-    threads = [threading.Thread(target=slow, args=(tag,)) for tag in ("a", "b")]  # both workers
+    threads = [threading.Thread(target=slow, args=(tag,)) for tag in tags]  # both workers
     for t in threads:
         t.start()
     until(lambda: jobs_run(client) >= before + 2, "both slow jobs have a worker")
     seen = updates(client, code, "jnp.ones(2)")
+    for tag in tags:
+        release(server, tag)
     for t in threads:
         t.join(timeout=WAIT_S)
     assert ok(seen[-1])["cache"]["hit"] is True
@@ -131,8 +138,11 @@ def test_a_waiting_job_hears_its_place_and_a_full_line_says_when_to_retry(one_wo
     clients = [one_worker.client() for _ in range(4)]
     seen: dict[int, list[dict]] = {}
 
+    holder = f"line-{uuid.uuid4().hex}"
+
     def run(i: int) -> None:
-        seen[i] = updates(clients[i], SLOW.format(seconds=HOLD_S if i == 0 else 0.5, tag=i), "1.0")
+        code = held_job(holder, HOLD_S) if i == 0 else SLOW.format(seconds=0.5, tag=f"{holder}-{i}")
+        seen[i] = updates(clients[i], code, "1.0")
 
     ok(clients[0].predict("def f(x):\n    return x\n", "1.0", None, "", False, api_name="/inspect"))  # one measured
     first = threading.Thread(target=run, args=(0,))
@@ -143,6 +153,7 @@ def test_a_waiting_job_hears_its_place_and_a_full_line_says_when_to_retry(one_wo
         t.start()
         until(lambda place=place: line(clients[3])["waiting"] == place, f"job {place} is in line")
     run(3)  # the line (2 places) is full
+    release(one_worker, holder)
     for t in [first, *waiting]:
         t.join(timeout=HOLD_S + WAIT_S)
     assert not any(t.is_alive() for t in [first, *waiting])
