@@ -108,7 +108,7 @@ def reported_sandbox(client, timeout_s: float = 60.0) -> dict:
     """/about's sandbox section, once a worker has reported its layers (until then nothing reads as in force)."""
     deadline = time.monotonic() + timeout_s
     while True:
-        sandbox = client.predict(api_name="/about")["sandbox"]
+        sandbox = about(client)["sandbox"]
         if {"pid_namespace", "namespaces", "cgroups"} <= set(sandbox["layers"]):
             return sandbox
         assert time.monotonic() < deadline, f"no worker reported its sandbox layers: {sandbox['layers']}"
@@ -196,9 +196,25 @@ def templates(server) -> list[int]:
     return sorted(found, key=found.get)  # by start time: pids wrap around
 
 
+def about(client) -> dict:
+    """/about, asked again where gradio_client lost its reply.
+
+    gradio_client (sse_v3) ends a session's event stream when the server says the session has nothing pending,
+    and a request the same client sent just before that message arrived loses its reply (CancelledError in the
+    client; the server is fine). Polls ask /about many times back to back, so they meet it (a loaded run did
+    once); /about changes nothing, so asking again is safe.
+    """
+    for _ in range(2):
+        try:
+            return client.predict(api_name="/about")
+        except concurrent.futures.CancelledError:
+            continue
+    return client.predict(api_name="/about")
+
+
 def removing(client) -> dict[str, int]:
     """Per pool (/about), how many retired workers' folders it is still removing: 0 everywhere once they are gone."""
-    sandbox = client.predict(api_name="/about")["sandbox"]
+    sandbox = about(client)["sandbox"]
     return {name: sandbox[name].get("removing", 0) for name in ("pool", "parallel_pool")}
 
 
@@ -543,8 +559,8 @@ class Victim:
 def assert_still_healthy(server, client) -> None:
     """The server lives, its template lives, and a normal job gives the right answer."""
     assert server.alive(), server.log_path.read_text()[-4000:]
-    about = client.predict(api_name="/about")
-    assert about["sandbox"]["pool"]["template_alive"] is True, about["sandbox"]["pool"]
+    reply = about(client)
+    assert reply["sandbox"]["pool"]["template_alive"] is True, reply["sandbox"]["pool"]
     normal = client.predict(DEFAULT_CODE, DEFAULT_ARGS, api_name="/inspect")
     assert normal["ok"] is True, normal
     assert normal["result"] == DEFAULT_RESULT, normal
