@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -356,6 +357,30 @@ def test_without_namespaces_a_gpu_that_cannot_compile_says_why(tmp_path, namespa
     assert "JAX opened no backend for JAX_PLATFORMS='cuda'" in said  # the warm-up's reason (no CUDA plugin here)
     assert (NEED_PRIVATE_SCRATCH["compiler_programs"] in said) is not namespaces, said
     assert [trial["grants"] for trial in pool.grant_trials] == [[], list(candidates("cuda"))]
+
+
+@pytest.mark.slow  # a real worker pool
+def test_a_worker_gone_before_the_pool_holds_it_still_says_why(tmp_path, monkeypatch):
+    """A worker whose warm-up fails can end, and be reaped by the template, before the pool opens its pidfd (a
+    full run met it: ProcessLookupError out of pool.start). Its reason still reaches the caller."""
+    from playground.sandbox import pool as pool_module
+    from playground.sandbox.warm_pool import DeviceUnavailable
+
+    real_pidfd_open = os.pidfd_open
+
+    def once_reaped(pid: int) -> int:
+        deadline = time.monotonic() + 60
+        while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return real_pidfd_open(pid)
+
+    monkeypatch.setattr(pool_module.os, "pidfd_open", once_reaped)
+    (tmp_path / "nvidia0").touch()
+    pool = WorkerPool(1, Limits(address_space_mb=0), HANDLERS, devices=DevicePaths((str(tmp_path / "nvidia0"),), ()),
+                      platform="cuda", namespaces=False)
+    with pytest.raises(DeviceUnavailable, match="JAX opened no backend for JAX_PLATFORMS='cuda'"):
+        pool.start()
+    assert [trial["opened"] for trial in pool.grant_trials] == [False, False]
 
 
 def test_a_worker_whose_jax_opened_another_backend_is_refused():

@@ -129,12 +129,15 @@ class WorkerPool(WarmPool[WorkerHandle]):
         self._exit_report(worker)  # the template has reaped it: its cgroups are empty now
         if self._cgroups is not None:
             self._cgroups.remove(worker.cgroups)
+        self._remove_scratch(worker.scratch)
+
+    def _remove_scratch(self, folder: str) -> None:
         try:
-            os.rmdir(worker.scratch)  # a private tmpfs left nothing on the host: the mount point is empty
+            os.rmdir(folder)  # a private tmpfs left nothing on the host: the mount point is empty
         except FileNotFoundError:
             pass
         except OSError:
-            self._removals.put(worker.scratch)
+            self._removals.put(folder)
 
     def _remove_folders(self) -> None:
         while (folder := self._removals.get()) is not None:
@@ -177,13 +180,18 @@ class WorkerPool(WarmPool[WorkerHandle]):
             with self._link_lock:
                 link = self._link
             pid = link.spawn(request, [worker_end.fileno(), log_pipe.write_fd])
-            pidfd = os.pidfd_open(pid)
+            try:
+                pidfd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                # Ended already, and its parent (the template) has reaped it: a worker whose warm-up fails can be
+                # gone before the template's reply reaches us. What it said before it ended is still in the socket.
+                raise self._ended_at_start(pid, server_end) from None
         except BaseException:
             server_end.close()
             log_pipe.close()
             if self._cgroups is not None:
                 self._cgroups.remove(cgroups, wait_s=0)
-            os.rmdir(folder)
+            self._remove_scratch(folder)  # a worker that ended at start may have written into it
             raise
         finally:
             worker_end.close()
@@ -201,6 +209,19 @@ class WorkerPool(WarmPool[WorkerHandle]):
             self._retire(worker)
             raise
         return worker
+
+    def _ended_at_start(self, pid: int, channel: socket.socket) -> Exception:
+        """Why worker ``pid``, gone before we could hold it, did not become a warm worker: what its hello says."""
+        channel.settimeout(self.spawn_timeout_s)
+        try:
+            hello = protocol.receive(channel, 1 << 20)
+        except (OSError, EOFError, ValueError):
+            hello = None
+        try:
+            self._checked_hello(hello)
+        except Exception as exc:  # WarmUpFailed with its reason, or what else its hello says
+            return exc
+        return RuntimeError(f"worker {pid} said it was ready and ended at once")
 
     def _open_device(self) -> None:
         """The smallest set of the reviewed grants (device_grants.py) with which a worker opens the device.
