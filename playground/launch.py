@@ -97,9 +97,10 @@ def main() -> None:
 
 
 # How often Gradio's queue looks for a new event while it has none, and for progress to send. Its own are 1 ms and
-# 10 ms on Linux: measured, an idle server spent 4 % of a core on that (1.05 CPU-s in 30 s; 0.31 s with these), a
-# laptop's battery and every other user's share on a shared host. A job waits at most 5 ms more to start.
-IDLE_POLL_S = 0.005
+# 10 ms on Linux: measured, an idle server spent 4 % of a core on that (1.05 CPU-s in 30 s; 0.35 s at 5 ms, 0.17 s
+# with these), a laptop's battery and every other user's share on a shared host. A job waits at most 20 ms more to
+# start, which no one sees beside the hundreds of milliseconds a job takes.
+IDLE_POLL_S = 0.02
 PROGRESS_POLL_S = 0.1  # no event of this app reports gr.Progress; its streamed updates go out as they come
 
 
