@@ -63,17 +63,23 @@ def variant(item) -> str:
 # rest of the suite's share of a process, and four lanes on two cores left pages unresponsive.
 BROWSER_LANE_2 = {"test_first_hour", "test_train_tab", "test_busy_ui", "test_compiler_tab", "test_languages",
                   "test_local_mode", "test_preset_pick", "test_inspect_ui"}
+# The end-to-end modules that use their mode's shared server (tests/e2e/conftest.py) run together, one group per
+# mode, so that each mode's server starts once a run instead of once in every test process that got one of them
+# (measured: 8 starts → 2, ~4 CPU-seconds each, and the idle servers they left up). These start servers of their own.
+E2E_OWN_SERVERS = {"test_docs_corpus", "test_device_check"}
 
 
 @pytest.hookimpl(tryfirst=True)  # the groups are read by pytest-xdist's own hook, after this one
 def pytest_collection_modifyitems(config, items) -> None:
     """Each module's tests run together, per variant, in one pytest-xdist worker, so its servers start once there;
-    the browser tests in their two lanes. The suites of real servers are `slow`; tests that hold only in the full
-    sandbox are skipped in the process mode."""
+    the browser tests in their two lanes, the end-to-end modules on the shared servers one group per mode. The suites
+    of real servers are `slow`; tests that hold only in the full sandbox are skipped in the process mode."""
     for item in items:
         where = item.nodeid.split("::")[0]
         if where.startswith("tests/browser/"):
             where = f"tests/browser:{2 if Path(where).stem in BROWSER_LANE_2 else 1}"
+        elif where.startswith("tests/e2e/") and Path(where).stem not in E2E_OWN_SERVERS and variant(item):
+            where = "tests/e2e"
         # No "]" at the end of a group's name: pytest-xdist would take it for a parameter's, not a group.
         item.add_marker(pytest.mark.xdist_group(f"{where}:{variant(item)}" if variant(item) else where))
         if item.nodeid.startswith(SLOW_PATHS):
