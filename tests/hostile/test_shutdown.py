@@ -162,7 +162,7 @@ def test_stopped_mid_job_the_server_takes_everything_with_it(tmp_path_factory, s
 
 # Far above what the memory-killed job needs to reach its limit and the crash to happen (well under a second,
 # seconds on a loaded host): only the endless loop meets the clock.
-TIMEOUT_S = 20
+TIMEOUT_S = 12
 ENDINGS = {
     "normal": ("pass", True),
     "timeout": ("while True:\n        time.sleep(0.01)", False),

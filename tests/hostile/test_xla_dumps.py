@@ -38,6 +38,10 @@ from tests.hostile.support import DEFAULT_CODE, assert_error, short
 WORKERS = 2
 PARALLEL_WORKERS = 1  # the Parallel tab's pool (Settings.parallel_workers)
 TIMEOUT_S = 30  # a dump of every pass of a large program, a few times over, on a busy 2-core machine
+# The clock of the one trap that only the clock can end (XLA blocks on a FIFO), on a server of its own: the /passes of
+# the large program after it takes a few seconds on a loaded machine.
+SHORT_CLOCK_S = 12
+ENDED_BY_THE_CLOCK = "FIFOs named as XLA's own files"
 MEASURE_TIMEOUT_S = 60  # /compare times what it runs: its jobs have this longer limit (the server's default)
 SCRATCH_MB = 32  # small, so that dumps fill it in a few compiles
 MARKER = uuid.uuid4().hex[:12]  # in every name an attack aims at, so that a leak is found by name
@@ -53,6 +57,16 @@ def hostile(tmp_path_factory, privilege):
     """The module's server (small time and scratch limits), and the harness every test ends with."""
     with support.hostile_server(tmp_path_factory, "xla-dumps", PLAYGROUND_WORKERS=str(WORKERS),
                                 PLAYGROUND_TIMEOUT_S=str(TIMEOUT_S), unprivileged=privilege == "unprivileged",
+                                PLAYGROUND_MEASURE_TIMEOUT_S=str(MEASURE_TIMEOUT_S),
+                                PLAYGROUND_SCRATCH_MB=str(SCRATCH_MB)) as (server, tmpdir):
+        yield support.Hostile(server, tmpdir, workers=WORKERS, parallel_workers=PARALLEL_WORKERS)
+
+
+@pytest.fixture(scope="module")
+def short_clock(tmp_path_factory, privilege):
+    """A server like the module's but with a SHORT_CLOCK_S clock, for the trap only the clock can end."""
+    with support.hostile_server(tmp_path_factory, "xla-dumps-clock", PLAYGROUND_WORKERS=str(WORKERS),
+                                PLAYGROUND_TIMEOUT_S=str(SHORT_CLOCK_S), unprivileged=privilege == "unprivileged",
                                 PLAYGROUND_MEASURE_TIMEOUT_S=str(MEASURE_TIMEOUT_S),
                                 PLAYGROUND_SCRATCH_MB=str(SCRATCH_MB)) as (server, tmpdir):
         yield support.Hostile(server, tmpdir, workers=WORKERS, parallel_workers=PARALLEL_WORKERS)
@@ -374,7 +388,7 @@ def trap_cases(outside: Path) -> dict[str, tuple[str, set[str]]]:
             watcher(f"[os.mkfifo(os.path.join(d, name)) for name in {PASS_NAMES}]"), {"ok"}),
         "symlinks to the secret named like pass files in the dump folder": (
             watcher(f"[os.symlink({secret!r}, os.path.join(d, name)) for name in {PASS_NAMES}]"), {"ok"}),
-        "FIFOs named as XLA's own files": (  # XLA blocks opening one for writing: the job runs out of time
+        ENDED_BY_THE_CLOCK: (  # XLA blocks opening one for writing: the job runs out of time
             watcher(f"[os.mkfifo(os.path.join(d, name)) for name in {XLA_NAMES}]"), {"ok", "timeout"}),
         "symlinks to the canary named as XLA's own files": (
             watcher(f"[os.symlink({canary!r}, os.path.join(d, name)) for name in {XLA_NAMES}]"),
@@ -393,8 +407,11 @@ def trap_cases(outside: Path) -> dict[str, tuple[str, set[str]]]:
 
 
 @pytest.mark.parametrize("case", list(trap_cases(Path("/outside"))))
-def test_traps_where_the_dump_goes(hostile, outside, case):
+def test_traps_where_the_dump_goes(request, hostile, outside, case):
     code, expected = trap_cases(outside)[case]
+    if case == ENDED_BY_THE_CLOCK:
+        hostile = request.getfixturevalue("short_clock")
+        hostile.begin()
     started = time.monotonic()
     result = passes(hostile, code, SMALL)
     took = time.monotonic() - started
