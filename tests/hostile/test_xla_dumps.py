@@ -22,6 +22,7 @@ repository, in the server's TMPDIR and in /tmp (names with this module's marker)
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
@@ -52,24 +53,27 @@ ENDPOINTS = ("/passes", "/graph", "/compare")
 _SKIP_DIRS = {".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache"}
 
 
-@pytest.fixture(scope="module")
-def hostile(tmp_path_factory, privilege):
-    """The module's server (small time and scratch limits), and the harness every test ends with."""
-    with support.hostile_server(tmp_path_factory, "xla-dumps", PLAYGROUND_WORKERS=str(WORKERS),
-                                PLAYGROUND_TIMEOUT_S=str(TIMEOUT_S), unprivileged=privilege == "unprivileged",
+@contextlib.contextmanager
+def _harness(tmp_path_factory, privilege: str, name: str, timeout_s: int):
+    with support.hostile_server(tmp_path_factory, name, PLAYGROUND_WORKERS=str(WORKERS),
+                                PLAYGROUND_TIMEOUT_S=str(timeout_s), unprivileged=privilege == "unprivileged",
                                 PLAYGROUND_MEASURE_TIMEOUT_S=str(MEASURE_TIMEOUT_S),
                                 PLAYGROUND_SCRATCH_MB=str(SCRATCH_MB)) as (server, tmpdir):
         yield support.Hostile(server, tmpdir, workers=WORKERS, parallel_workers=PARALLEL_WORKERS)
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory, privilege):
+    """The module's server (small time and scratch limits), and the harness every test ends with."""
+    with _harness(tmp_path_factory, privilege, "xla-dumps", TIMEOUT_S) as harness:
+        yield harness
 
 
 @pytest.fixture(scope="module")
 def short_clock(tmp_path_factory, privilege):
     """A server like the module's but with a SHORT_CLOCK_S clock, for the trap only the clock can end."""
-    with support.hostile_server(tmp_path_factory, "xla-dumps-clock", PLAYGROUND_WORKERS=str(WORKERS),
-                                PLAYGROUND_TIMEOUT_S=str(SHORT_CLOCK_S), unprivileged=privilege == "unprivileged",
-                                PLAYGROUND_MEASURE_TIMEOUT_S=str(MEASURE_TIMEOUT_S),
-                                PLAYGROUND_SCRATCH_MB=str(SCRATCH_MB)) as (server, tmpdir):
-        yield support.Hostile(server, tmpdir, workers=WORKERS, parallel_workers=PARALLEL_WORKERS)
+    with _harness(tmp_path_factory, privilege, "xla-dumps-clock", SHORT_CLOCK_S) as harness:
+        yield harness
 
 
 @pytest.fixture(autouse=True)
