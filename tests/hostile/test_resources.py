@@ -835,7 +835,7 @@ def test_new_processes_are_refused(name, server, target):
 
 
 # XLA runs a compiled loop without returning to Python: only the worker's death can end it, and it burns its core
-# until then. (An endless Python loop meets the same clock in test_error_kinds.py::test_a_timeout_names_its_limit.)
+# until then. (An endless Python loop meets a clock in test_error_kinds.py::test_a_timeout_names_its_limit.)
 ENDLESS_JIT = "def f(x):\n    return lax.while_loop(lambda c: True, lambda c: c + 1, x)\n"
 # So it meets a clock of its own, on a server of its own where nothing else runs: the clock is the limit tested, far
 # below the module's others, and long enough for the normal job after it on a loaded machine (well under 2 s).
