@@ -384,6 +384,16 @@ class Hostile:
             assert text not in log, f"server log holds {text!r}:\n{log[-4000:]}"
 
 
+@contextlib.contextmanager
+def hostile_harness(tmp_path_factory, name: str, privilege: str, *, workers: int, parallel_workers: int,
+                    timeout_s: float, **env: str):
+    """A Hostile harness on a server of its own (hostile_server), run as ``privilege`` says, with ``workers``
+    workers, ``timeout_s`` per job and ``env``'s other settings."""
+    with hostile_server(tmp_path_factory, name, PLAYGROUND_WORKERS=str(workers), PLAYGROUND_TIMEOUT_S=f"{timeout_s:g}",
+                        unprivileged=privilege == "unprivileged", **env) as (server, tmpdir):
+        yield Hostile(server, tmpdir, workers=workers, parallel_workers=parallel_workers)
+
+
 def hostile_fixtures(name: str, *, workers: int, parallel_workers: int, timeout_s: float,
                      memory_mb: int | None = None):
     """A module's fixtures: ``hostile`` (a Hostile harness on a server of the module's own, see hostile_server,
@@ -397,10 +407,9 @@ def hostile_fixtures(name: str, *, workers: int, parallel_workers: int, timeout_
     def hostile(tmp_path_factory, privilege):
         """The harness on the module's own server (hostile_server: its TMPDIR must be empty once it stopped)."""
         memory = {} if memory_mb is None else {"PLAYGROUND_MEMORY_MB": str(memory_mb)}
-        with hostile_server(tmp_path_factory, name, PLAYGROUND_WORKERS=str(workers),
-                            PLAYGROUND_TIMEOUT_S=f"{timeout_s:g}", unprivileged=privilege == "unprivileged",
-                            **memory) as (server, tmpdir):
-            yield Hostile(server, tmpdir, workers=workers, parallel_workers=parallel_workers)
+        with hostile_harness(tmp_path_factory, name, privilege, workers=workers, parallel_workers=parallel_workers,
+                             timeout_s=timeout_s, **memory) as harness:
+            yield harness
 
     @pytest.fixture(autouse=True, name="_begin")
     def begin(hostile):

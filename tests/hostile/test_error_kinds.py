@@ -170,10 +170,9 @@ SHORT_CLOCK_S = 8
 
 @pytest.fixture(scope="module")
 def short_clock(tmp_path_factory, privilege):
-    with support.hostile_server(tmp_path_factory, "kinds-clock", PLAYGROUND_WORKERS=str(WORKERS),
-                                PLAYGROUND_TIMEOUT_S=str(SHORT_CLOCK_S),
-                                unprivileged=privilege == "unprivileged") as (server, tmpdir):
-        yield support.Hostile(server, tmpdir, workers=WORKERS, parallel_workers=PARALLEL_WORKERS)
+    with support.hostile_harness(tmp_path_factory, "kinds-clock", privilege, workers=WORKERS,
+                                 parallel_workers=PARALLEL_WORKERS, timeout_s=SHORT_CLOCK_S) as harness:
+        yield harness
 
 
 def test_a_timeout_names_its_limit(short_clock):

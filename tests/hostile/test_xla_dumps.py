@@ -22,7 +22,6 @@ repository, in the server's TMPDIR and in /tmp (names with this module's marker)
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import json
 import os
@@ -53,13 +52,11 @@ ENDPOINTS = ("/passes", "/graph", "/compare")
 _SKIP_DIRS = {".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache"}
 
 
-@contextlib.contextmanager
 def _harness(tmp_path_factory, privilege: str, name: str, timeout_s: int):
-    with support.hostile_server(tmp_path_factory, name, PLAYGROUND_WORKERS=str(WORKERS),
-                                PLAYGROUND_TIMEOUT_S=str(timeout_s), unprivileged=privilege == "unprivileged",
-                                PLAYGROUND_MEASURE_TIMEOUT_S=str(MEASURE_TIMEOUT_S),
-                                PLAYGROUND_SCRATCH_MB=str(SCRATCH_MB)) as (server, tmpdir):
-        yield support.Hostile(server, tmpdir, workers=WORKERS, parallel_workers=PARALLEL_WORKERS)
+    return support.hostile_harness(tmp_path_factory, name, privilege, workers=WORKERS,
+                                   parallel_workers=PARALLEL_WORKERS, timeout_s=timeout_s,
+                                   PLAYGROUND_MEASURE_TIMEOUT_S=str(MEASURE_TIMEOUT_S),
+                                   PLAYGROUND_SCRATCH_MB=str(SCRATCH_MB))
 
 
 @pytest.fixture(scope="module")
