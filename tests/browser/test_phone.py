@@ -17,7 +17,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import SQUEEZED_CELLS_JS, open_app, save_screenshot
+from tests.browser.conftest import SQUEEZED_CELLS_JS, blank_tab, reopen_app, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 from tests.browser.test_train_tab import TRAIN_TIMEOUT_MS, plot_title, set_number
 from tests.conftest import stop_server
@@ -81,11 +81,16 @@ SQUEEZED_PLOT_AREAS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-pl
   .slice(0, 5)"""
 
 
-@pytest.fixture
-def phone(chromium_browser, server):
-    page = open_app(chromium_browser, server.url, **PHONE)
+@pytest.fixture(scope="module")
+def phone_tab(chromium_browser):
+    page = blank_tab(chromium_browser, **PHONE)
     yield page
     page.context.close()
+
+
+@pytest.fixture
+def phone(phone_tab, server):
+    return reopen_app(phone_tab, server.url)
 
 
 def _panel(page: Page):
@@ -151,27 +156,24 @@ def training_server(tmp_path_factory):
     stop_server(srv)
 
 
-def test_a_finished_training_run_fits_a_phone(chromium_browser, training_server):
+def test_a_finished_training_run_fits_a_phone(phone_tab, training_server):
     """Train's results (curves, digit grid, confusion matrix) at phone width once a short run has finished."""
-    phone = open_app(chromium_browser, training_server.url, **PHONE)
-    try:
-        phone.get_by_role("tab", name="Train", exact=True).click()
-        set_number(phone, "train-epochs", 2)
-        phone.locator("#train-start").click()
-        expect(phone.locator("#train-status")).to_contain_text("Finished", timeout=TRAIN_TIMEOUT_MS)
-        expect(plot_title(phone, "train-grid")).to_contain_text(re.compile(r"mistakes first|no mistakes in all"))
-        expect(plot_title(phone, "train-confusion")).to_contain_text("accuracy")
-        panel = _panel(phone)
-        phone.locator("#train-grid").scroll_into_view_if_needed()
-        save_screenshot(phone, "phone_train_results.png")
-        assert phone.evaluate("() => document.documentElement.scrollWidth") <= 390
-        assert panel.evaluate(OVERLAPS_JS) == []
-        assert panel.evaluate(NARROW_RESULTS_JS) == []
-        assert panel.evaluate(CUT_TITLES_JS) == []
-        assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
-        assert phone.locator("#train-grid .js-plotly-plot").evaluate(CROWDED_CAPTIONS_JS) == []
-    finally:
-        phone.context.close()
+    phone = reopen_app(phone_tab, training_server.url)
+    phone.get_by_role("tab", name="Train", exact=True).click()
+    set_number(phone, "train-epochs", 2)
+    phone.locator("#train-start").click()
+    expect(phone.locator("#train-status")).to_contain_text("Finished", timeout=TRAIN_TIMEOUT_MS)
+    expect(plot_title(phone, "train-grid")).to_contain_text(re.compile(r"mistakes first|no mistakes in all"))
+    expect(plot_title(phone, "train-confusion")).to_contain_text("accuracy")
+    panel = _panel(phone)
+    phone.locator("#train-grid").scroll_into_view_if_needed()
+    save_screenshot(phone, "phone_train_results.png")
+    assert phone.evaluate("() => document.documentElement.scrollWidth") <= 390
+    assert panel.evaluate(OVERLAPS_JS) == []
+    assert panel.evaluate(NARROW_RESULTS_JS) == []
+    assert panel.evaluate(CUT_TITLES_JS) == []
+    assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
+    assert phone.locator("#train-grid .js-plotly-plot").evaluate(CROWDED_CAPTIONS_JS) == []
 
 
 def test_the_parallel_grid_and_its_details_are_stacked_on_a_phone(phone: Page):
