@@ -30,11 +30,13 @@ import jax
 from playground import (
     call_signature,
     error_lessons,
+    messages,
     purity,
     pytrees,
     runtime,
     source_map,
     tracer_errors,
+    user_ast,
     user_errors,
     user_jit,
     usercode,
@@ -62,11 +64,12 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(stdout):
         warnings.simplefilter("always")
         warnings.simplefilter("ignore", ResourceWarning)  # garbage collection noise, not the user's
+        choice = None
         try:
             program, arguments, choice = prepared(code, args, static_argnums)
             report, choice, out_info, value, printed_while_tracing = run_stages(choice, arguments, max_chars, stdout)
         except Exception as exc:
-            return explained_error(exc, code)
+            return explained_error(exc, code, jitted_here=choice is not None and not choice.own)
     static_argnums = choice.static_argnums
     notes = [error_lessons.warning_note(w.category, str(w.message)) for w in caught]
     if choice.note:
@@ -74,7 +77,7 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
     if printed_while_tracing:
         notes.append("Your code printed while it was traced (shown under Output): under jit, print runs once, "
                      "at trace time, and sees tracers, not values. Use jax.debug.print to see values.")
-    findings = purity.static_findings(code, program.name)
+    findings = purity.static_findings(code, program.defined_in)
     abstract = values.any_shape_dtype_struct(arguments)
     reply = {
         "ok": True,
@@ -234,9 +237,18 @@ def _clean_cache_miss(text: str) -> str:
     return "\n".join(dict.fromkeys(blocks))
 
 
-def explained_error(exc: BaseException, code: str) -> dict:
+def explained_error(exc: BaseException, code: str, jitted_here: bool = False) -> dict:
+    """The error result, with its lesson where one teaches it. ``jitted_here``: the job put the jit around the
+    user's function (their code has none), so an error that only jit causes says so, and that without jit (as
+    ``jax.grad`` alone, or the Derivatives tab point by point, runs it) the code works."""
     result = user_errors.error_result(exc)
     explanation = tracer_errors.explain(exc, code, result["error"]["line"])
+    if explanation and jitted_here and isinstance(exc, jax.errors.ConcretizationTypeError):
+        function = user_ast.pick_function_name(user_ast.parse(code))
+        words = explanation["words"]
+        words["explanation"].insert(0, messages.piece("tracer.jitted_here", function=function))
+        words["fix"].append(messages.piece("tracer.without_jit", function=function))
+        explanation.update({part: messages.render(words[part]) for part in ("explanation", "fix")})
     if explanation:
         result["error"].update(explanation)
     return result

@@ -105,7 +105,7 @@ def parameters(tree: ast.Module | None, function: str) -> list[str]:
 
 
 def inspected_function(tree: ast.Module | None) -> str | None:
-    """The function the Inspect tab jits (``f``, else the last top-level ``def``)."""
+    """The function the Inspect tab jits (user_ast.pick_function)."""
     try:
         return pick_function_name(tree) if tree is not None else None
     except UserCodeError:

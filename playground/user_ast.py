@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from playground.errors import USER_FILENAME, UserCodeError
 
@@ -56,14 +57,77 @@ def top_level_names(tree: ast.Module) -> set[str]:
             if isinstance(target, ast.Name)}
 
 
-def pick_function_name(tree: ast.Module) -> str:
-    """The function the playground runs: the one named ``f`` (def or assignment), else the last top-level def."""
+# JAX's transformations that take a function and give one back: ``g = jax.grad(f)`` makes the function to run.
+TRANSFORMATIONS = frozenset({"grad", "value_and_grad", "vmap", "jit", "jacfwd", "jacrev", "jacobian", "hessian",
+                             "checkpoint", "remat", "pmap", "shard_map"})
+
+
+@dataclass(frozen=True)
+class Picked:
+    """The function the playground runs: its name; where a top-level ``name = jax.grad(f)`` made it, ``made``,
+    that transformation's source, and ``of``, the name of the function it transforms (``f``), if it names one."""
+
+    name: str
+    made: str | None = None
+    of: str | None = None
+
+
+def pick_function(tree: ast.Module, source: str = "") -> Picked:
+    """The function the playground runs: the last top-level one that is made by a JAX transformation
+    (``grad_loss = jax.grad(loss)``: what a learner who writes that means to run) or named ``f``; else the last
+    top-level def. ``source`` (the text ``tree`` was parsed from) gives ``made`` its words.
+
+    >>> source = "def loss(w):\\n    return w ** 2\\ngrad_loss = jax.grad(loss)\\n"
+    >>> pick_function(parse(source), source)
+    Picked(name='grad_loss', made='jax.grad(loss)', of='loss')
+    """
+    picked = None
+    imported = _imported_from_jax(tree)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "f":
+            picked = Picked("f")
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if not isinstance(target, ast.Name):
+                    continue
+                if _transforms_a_function(node.value, imported):
+                    picked = Picked(target.id, source and ast.get_source_segment(source, node.value) or None,
+                                    _transformed_name(node.value, imported))
+                elif target.id == "f":
+                    picked = Picked("f")
+    if picked is not None:
+        return picked
     defs = [name for name, node in top_level_functions(tree) if not isinstance(node, ast.Lambda)]
-    if "f" in defs or "f" in top_level_names(tree):
-        return "f"
     if not defs:
         raise UserCodeError("invalid_input", "Define a function to inspect, for example `def f(x): return x * 2`.")
-    return defs[-1]
+    return Picked(defs[-1])
+
+
+def pick_function_name(tree: ast.Module) -> str:
+    """The name of the function the playground runs (``pick_function``)."""
+    return pick_function(tree).name
+
+
+def _transforms_a_function(node: ast.AST, imported: set[str]) -> bool:
+    """``jax.grad(loss)``, ``jax.jit(jax.vmap(f), ...)``, ``grad(f)`` after ``from jax import grad``."""
+    if not (isinstance(node, ast.Call) and node.args):
+        return False
+    name = dotted(node.func) or ""
+    last = name.rpartition(".")[2]
+    return last in TRANSFORMATIONS and (name.startswith("jax.") or name in imported)
+
+
+def _transformed_name(node: ast.AST, imported: set[str]) -> str | None:
+    """``f`` for ``jax.jit(jax.vmap(f))``: the function at the bottom of the transformations, if it is a name."""
+    while _transforms_a_function(node, imported):
+        node = node.args[0]
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _imported_from_jax(tree: ast.Module) -> set[str]:
+    """Names bound by ``from jax import grad`` (or from any module of jax's) at the top level."""
+    return {alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
+            and (node.module or "").split(".")[0] == "jax" for alias in node.names}
 
 
 def find_function(tree: ast.Module, name: str) -> Function | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from playground.errors import ARGS_FILENAME, USER_FILENAME, UserCodeError, truncation_notice
-from playground.user_ast import parse, pick_function_name
+from playground.user_ast import parse, pick_function
 from playground.user_errors import classify, describe
 
 _PROCESS_EVENTS = {
@@ -30,6 +30,7 @@ class UserProgram:
     name: str
     function: Callable
     namespace: dict
+    defined_in: str  # the def whose lines are the function's: ``loss`` for ``grad_loss = jax.grad(loss)``
 
 
 def base_namespace() -> dict:
@@ -43,19 +44,17 @@ def base_namespace() -> dict:
 
 
 def load(source: str) -> UserProgram:
-    """Run the user's module code and return the function to inspect.
-
-    That function is the one named ``f``, else the last top-level ``def``.
-    """
+    """Run the user's module code and return the function to inspect (user_ast.pick_function says which)."""
     tree = parse(source)
-    name = pick_function_name(tree)
+    picked = pick_function(tree)
+    name = picked.name
     linecache.cache[USER_FILENAME] = (len(source), None, source.splitlines(True), USER_FILENAME)
     namespace = base_namespace()
     exec(compile(tree, USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed by design
     function = namespace.get(name)
     if not callable(function):
         raise UserCodeError("invalid_input", f"`{name}` is not a function after running your code.")
-    return UserProgram(name=name, function=function, namespace=namespace)
+    return UserProgram(name=name, function=function, namespace=namespace, defined_in=picked.of or name)
 
 
 def evaluate_args(expression: str, namespace: dict) -> tuple:

@@ -351,6 +351,17 @@ def test_a_point_by_point_reply_is_shown_as_such():
     assert pick_jaxpr(reply, 1) == NO_JAXPR
 
 
+def test_the_status_says_which_function_was_differentiated_where_it_is_not_f():
+    code = "def energy(x):\n    return jnp.sin(x) ** 2\n\nforce = jax.grad(energy)\n"
+    reply = d.derivatives(code, 1, -1.0, 1.0, 5)
+    status = render_orders(reply, "en", code)[0]
+    assert status.startswith(f"{OK} `force`: 1 derivatives on 5 points")
+    assert status.endswith("\n\nIt ran `force = jax.grad(energy)`: the last function your code makes with a JAX "
+                           "transformation.")
+    xs = np.asarray(reply["xs"])
+    np.testing.assert_allclose(reply["orders"][0]["ys"], np.sin(2 * xs), rtol=1e-12)  # force = d/dx sin²x
+
+
 def test_a_gradient_without_jit_says_why_under_the_values():
     reply = hessians.gradient_and_hessian("def f(x):\n    if x[0] > 0:\n        return jnp.sum(x ** 2)\n"
                                           "    return jnp.sum(x)\n", "jnp.array([1.0, 2.0])")

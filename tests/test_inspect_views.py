@@ -128,6 +128,23 @@ def test_status_markdown_clean_run(three_lines):
     assert status_markdown(three_lines) == f"{OK} Traced, lowered and compiled `f` for cpu."
 
 
+@pytest.mark.parametrize(("code", "language", "said"), [
+    ("def loss(w):\n    return jnp.sum(w ** 2)\ngrad_loss = jax.grad(loss)\n", "en",
+     "- It ran `grad_loss = jax.grad(loss)`: the last function your code makes with a JAX transformation."),
+    ("def loss(w):\n    return jnp.sum(w ** 2)\ngrad_loss = jax.grad(loss)\n", "de",
+     "- Ausgeführt wurde `grad_loss = jax.grad(loss)`: die letzte Funktion, die dein Code mit einer "
+     "JAX-Transformation erzeugt."),
+    ("def loss(w):\n    return jnp.sum(w ** 2)\n", "zh", "- 运行的是 `loss`，即你的代码定义的最后一个函数"),
+])
+def test_status_markdown_says_which_function_ran_where_it_is_not_f(code, language, said):
+    lines = status_markdown(inspect(code, "jnp.arange(3.0)"), language, code).splitlines()
+    assert lines[1].startswith(said), lines
+
+
+def test_status_markdown_says_nothing_of_the_pick_for_f(three_lines):
+    assert len(status_markdown(three_lines, "en", THREE_LINES).splitlines()) == 1
+
+
 def test_status_markdown_lists_purity_findings_with_their_lines():
     response = inspect("def f(x):\n    print('x is', x)\n    return x * 2\n", "jnp.arange(3.0)")
     text = status_markdown(response)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from playground.ui.jit_views import agreement_line, why_markdown
 
 BASE = {"jaxpr_ops": 5, "fused_kernels": 1, "numpy_unavailable": None}
@@ -26,6 +28,18 @@ def test_jit_losing_to_dispatch_and_losing_on_compute_are_told_apart():
     assert "At n = 10 a jitted call costs little more than its fixed cost (about 10 µs" in why
     assert "At n = 300 the time is well above that fixed cost, so it is not dispatch" in why
     assert "n = 3000" not in why.split("**Where jit loses:**")[1]  # it won there: no loss claimed
+
+
+@pytest.mark.parametrize(("kernels", "language", "said"), [
+    (1, "en", "XLA fuses them into **one** kernel that reads the input once and writes the output once."),
+    (3, "en", "XLA fuses them into **3** kernels that read the input once and write the output once."),
+    (1, "de", "fusioniert XLA sie zu **einem** Kernel, der die Eingabe einmal liest"),
+    (3, "de", "fusioniert XLA sie zu **3** Kerneln, die die Eingabe einmal lesen"),
+])
+def test_the_fused_kernels_are_counted_in_words_that_agree_with_the_count(kernels, language, said):
+    reply = {**BASE, "fused_kernels": kernels, "sizes": [3000], "jit_s": [5e-3], "numpy_s": [9e-3],
+             "eager_s": [20e-3]}
+    assert said in why_markdown(reply, language)
 
 
 def test_no_fusion_claim_when_jit_never_beat_eager():

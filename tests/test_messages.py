@@ -117,14 +117,14 @@ BASE = {"epochs": 2, "step": 124, "epoch": 2.0, "loss": 0.3, "test_accuracy": 0.
 
 @pytest.mark.parametrize(("language", "finished", "stopped", "training"), [
     ("de", "**Fertig.** Epoche 2.00 von 2 · Schritt 124 · Loss 0.3000 · Testgenauigkeit **95.00 %**",
-     "**Gestoppt am Zeitlimit von 900 s pro Lauf.**", "Training: Epoche 1.00 von 2"),
+     "**Am Zeitlimit von 900 s pro Lauf beendet.**", "Training: Epoche 1.00 von 2"),
     ("zh", "**已完成.** 第 2.00 / 2 轮 · 第 124 步 · loss 0.3000 · 测试准确率 **95.00 %**",
-     "**在每次运行 900 秒的时间上限处停止.**", "训练中：第 1.00 / 2 轮"),
+     "**到达每次运行 900 秒的时间上限后结束.**", "训练中：第 1.00 / 2 轮"),
 ])
 def test_the_train_status_in_german_and_chinese(language, finished, stopped, training):
     done = {**BASE, "phase": "finished", "message": "Finished", "message_words": ["train.finished", {}]}
     assert status_markdown(done, language).startswith(f"{verdict('ok', language)} {finished} · ")
-    limit = {**BASE, "phase": "stopped", "stopped": True, "message": "Stopped at the time limit of 900 s per run",
+    limit = {**BASE, "phase": "stopped", "stopped": True, "message": "Ended at the time limit of 900 s per run",
              "message_words": ["train.stopped_time_limit", {"limit": "900"}]}
     assert status_markdown(limit, language).startswith(f"{verdict('stopped', language)} {stopped}")
     running = {**BASE, "phase": "training", "epoch": 1.0, "done": False}
@@ -138,10 +138,11 @@ def test_the_train_status_in_german_and_chinese(language, finished, stopped, tra
 
 
 def test_the_train_status_in_english_keeps_the_apis_message():
-    stopped = {**BASE, "phase": "stopped", "stopped": True, "message": "Stopped before it started."}
-    assert status_markdown(stopped).startswith(f"{verdict('stopped')} **Stopped before it started.**")
+    stopped = {**BASE, "phase": "stopped", "stopped": True, "message": "Stop came before the run started."}
+    assert status_markdown(stopped).startswith(f"{verdict('stopped')} **Stop came before the run started.**")
     words = {**stopped, "message_words": ["train.stopped_before_start", {}]}
-    assert status_markdown(words, "de").startswith(f"{verdict('stopped', 'de')} **Gestoppt, bevor er begann.**")
+    assert status_markdown(words, "de").startswith(f"{verdict('stopped', 'de')} **Der Stopp kam, bevor der Lauf "
+                                                   "begann.**")
 
 
 def test_the_jit_narrative_in_german_and_chinese():

@@ -148,7 +148,7 @@ def test_stop_while_waiting_leaves_the_line(service):
         next(first)
     service.stop("grace")
     last = list(second)[-1]
-    assert last["stopped"] and "before it started" in last["message"]
+    assert last["stopped"] and last["message"] == "Stop came before the run started."
     service.stop("frank")
     assert list(first)[-1]["stopped"]
 
@@ -240,7 +240,7 @@ def test_a_download_reports_progress_and_stop_ends_the_run_meanwhile(tmp_path):
         downloads = [u["download"] for u in updates if u["phase"] == "data"]
         assert downloads[0]["total"] == 4 << 20 and downloads[0]["file"].endswith(".gz")
         assert [d["bytes"] for d in downloads] == sorted(d["bytes"] for d in downloads)
-        assert updates[-1]["stopped"] and updates[-1]["message"] == "Stopped while fetching the data"
+        assert updates[-1]["stopped"] and updates[-1]["message"] == "Stop came while fetching the data"
         assert updates[-1]["message_words"] == ["train.stopped_fetching", {}]  # for the UI to say in its language
     finally:
         training.close()
@@ -262,7 +262,7 @@ def test_a_data_parallel_run_holds_every_worker_slot_and_trains_on_every_device(
         while next(behind)["phase"] != "queued":  # slot 1 trains nothing, yet the data-parallel run holds it
             pass
         training.stop("noah")
-        assert list(behind)[-1]["message"] == "Stopped before it started."
+        assert list(behind)[-1]["message"] == "Stop came before the run started."
         training.stop("mia")
         final = list(parallel)[-1]
         assert final["stopped"] and final["devices"] == 2 and load_params(final["params_file"])

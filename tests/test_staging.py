@@ -10,7 +10,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from playground import staging
+from playground import staging, usercode
 from playground.staging import inspect
 from playground.values import describe, short_dtype
 
@@ -160,6 +160,41 @@ def test_traced_bool_conversion_points_at_user_line():
     assert out["error"]["kind"] == "user_exception"
     assert out["error"]["line"] == 2
     assert "TracerBoolConversionError" in out["error"]["message"]
+
+
+# JAX's own example (docs: Control flow and logical operators with JIT): `# ok!` under grad, an error under jit.
+DOCS_IF = "def f(x):\n  if x < 3:\n    return 3. * x ** 2\n  else:\n    return -4 * x\n"
+
+
+def _piece_keys(error: dict, part: str) -> list[str]:
+    return [piece[0] for piece in error["words"][part] if isinstance(piece, list)]
+
+
+def test_an_error_only_the_added_jit_causes_says_the_tab_added_it_and_how_it_runs_without():
+    error = inspect(DOCS_IF, "2.0", 10_000)["error"]
+    assert _piece_keys(error, "explanation")[0] == "tracer.jitted_here"
+    assert _piece_keys(error, "fix")[-1] == "tracer.without_jit"
+    assert error["explanation"].startswith("Your code does not jit `f`: this tab does")
+    assert "Derivatives tab" in error["fix"] and "`jax.grad` alone runs `f`" in error["fix"]
+    assert jax.grad(usercode.load(DOCS_IF).function)(2.0) == 12.0  # as the fix says
+
+
+@pytest.mark.parametrize("code", [
+    DOCS_IF + "f = jax.jit(f)\n",  # the user's own jit: nothing was added
+    "def f(x):\n    return np.asarray(x) * 2\n",  # NumPy on a tracer fails under grad alone too
+])
+def test_an_error_the_code_itself_causes_says_nothing_of_an_added_jit(code):
+    error = inspect(code, "2.0", 10_000)["error"]
+    assert "tracer.jitted_here" not in _piece_keys(error, "explanation")
+    assert "tracer.without_jit" not in _piece_keys(error, "fix")
+
+
+def test_a_gradient_made_at_the_top_level_is_what_runs_and_its_def_is_what_the_checks_read():
+    code = "def loss(w):\n    print(w)\n    return jnp.sum(w ** 2)\n\ngrad_loss = jax.grad(loss)\n"
+    out = inspect(code, "jnp.arange(3.0)", 10_000)
+    assert out["function"] == "grad_loss"
+    np.testing.assert_allclose(_values(out["result"]), [0.0, 2.0, 4.0])
+    assert [(finding["check"], finding["line"]) for finding in out["purity"]] == [("static", 2)]  # print, in loss
 
 
 def test_bad_args_are_invalid_input():

@@ -79,8 +79,11 @@ def test_status_says_where_the_run_is():
         "epoch 2.00 of 2" in stopping and "<progress" not in stopping)
     assert status_markdown(update(124, 0.3, phase="finishing", stopped=False)).startswith(f"{BUSY} Finishing:")
     assert status_markdown(update(124, 0.3, phase="finishing", stopped=True), "de").startswith(f"{BUSY_DE} Halte an:")
-    assert status_markdown(update(124, 0.3, phase="stopped", done=True, stopped=True, message="Stopped")).startswith(
-        f"{STOPPED} **Stopped.**")
+    # A plain stop: the label says "Stopped", and the line does not say it again.
+    plain = update(124, 0.3, phase="stopped", done=True, stopped=True, message="Stopped")
+    assert status_markdown(plain).startswith(f"{STOPPED} epoch 2.00 of 2 · step 124")
+    assert status_markdown({**plain, "message_words": ["train.stopped", {}]}, "de").startswith(
+        f"{verdict('stopped', 'de')} Epoche 2.00 von 2")
     assert status_markdown(update(124, 0.3, phase="finished", done=True, message="Finished")).startswith(f"{OK}")
 
 

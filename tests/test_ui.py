@@ -6,6 +6,7 @@ Ok responses are real: ``playground.staging.inspect`` (the worker-side function)
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -14,17 +15,17 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from playground import staging
+from playground import sharing, staging
 from playground.api import PlaygroundAPI, final
 from playground.config import Settings
 from playground.errors import error_dict
 from playground.gallery import EXAMPLES
 from playground.sandbox.limits import Limits
-from playground.ui import about_tab, inspect_tab
+from playground.ui import about_tab, derivatives_tab, inspect_tab
 from playground.ui import inspect_views as views
 from playground.ui.inspect_tab import DownloadFolder, parse_argnums, render
 from playground.ui.markdown import verdict
-from playground.ui.translations import shown
+from playground.ui.translations import GRADIO_GAPS, shown
 
 ERROR, OK, WARNING = (verdict("error"), verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 
@@ -218,6 +219,26 @@ def test_render_tracer_error_teaches(tracer_response):
     assert f"[Read more in the JAX documentation]({error['doc_url']})" in status
     assert error["doc_url"].endswith("#jax.errors.TracerBoolConversionError")
     assert out["result"] == out["jaxpr"] == out["source_map"] == ""
+
+
+@pytest.mark.parametrize("language", ["en", "de", "zh"])
+def test_render_an_error_of_the_added_jit_links_the_code_into_the_derivatives_tab(tracer_response, language):
+    out = _named(render(TRACER_CODE, tracer_response, lang=language))
+    link = re.search(r"\]\((\?s=[A-Za-z0-9_-]+)\)", out["status"]).group(1)
+    opened = sharing.decode_link(link.removeprefix("?s="), {"derivatives": derivatives_tab.LINK})
+    assert (opened.tab, opened.state) == ("derivatives", {"code": TRACER_CODE})
+    fix_at, link_at = out["status"].index("jnp.where"), out["status"].index(link)
+    assert fix_at < link_at < out["status"].index("```\nTracerBoolConversionError")  # after the fix, before JAX's own
+
+
+@pytest.mark.parametrize("code", [
+    "def f(x, y):\n    if x > y:\n        return x\n    return y\n",  # two numbers: no curve to draw
+    TRACER_CODE.replace("def f(x):", "def f(x):\n    x = jnp.asarray(x)") + "\nf = jax.jit(f)\n",  # its own jit
+])
+def test_render_links_no_derivatives_where_they_do_not_fit(code):
+    response = staging.inspect(code, "(1.0, 2.0)" if "y" in code else "1.0", 10_000)
+    assert response["ok"] is False
+    assert "?s=" not in _named(render(code, response))["status"]
 
 
 def test_run_handler_passes_the_form_to_the_api_and_renders(ok_response):
@@ -439,3 +460,16 @@ def test_about_says_which_jobs_the_accelerator_runs_or_why_there_is_none():
                                                  "every job runs on the CPU", "jobs": []}}
     assert "### Accelerator\nNone in use: no GPU or TPU device files on this host" in about_tab.to_markdown(without)
     assert "### Accelerator" not in about_tab.to_markdown(sample_about())  # an older server's reply
+
+
+def test_gradios_own_words_that_its_german_and_chinese_lack_are_ours_with_the_same_fields():
+    """Gradio's English for them is in its bundled frontend; ours must fill the same {fields} (a CI run under
+    load saw Gradio's "In queue: 1 of 1" in English on the Chinese page)."""
+    bundle = "".join(path.read_text() for path in (Path(gr.__file__).parent / "templates/frontend/assets").glob(
+        "core-*.js"))
+    for locale, texts in GRADIO_GAPS.items():
+        for key, said in texts.items():
+            english = re.search(rf"\b{re.escape(key.rpartition('.')[2])}:`([^`]*)`", bundle)
+            assert english, f"Gradio no longer has {key!r}: drop it from GRADIO_GAPS"
+            assert set(re.findall(r"\{\w+\}", said)) == set(re.findall(r"\{\w+\}", english.group(1))), (locale, key)
+    assert {"de", "zh-CN"} <= {locale for locale, texts in GRADIO_GAPS.items() if "status.queue_position" in texts}

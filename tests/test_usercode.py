@@ -16,7 +16,7 @@ import pytest
 
 from playground import usercode
 from playground.errors import ERROR_KINDS, UserCodeError, cap_text
-from playground.user_ast import parse, pick_function_name
+from playground.user_ast import Picked, parse, pick_function, pick_function_name
 from playground.user_errors import classify, error_result, user_line
 from playground.usercode import CappedText, evaluate_args, load
 
@@ -46,6 +46,31 @@ def test_pick_nested_def_does_not_count():
 
 def test_pick_f_assigned_a_lambda():
     assert _name("def g(x):\n    return x\n\nf = lambda x: g(x) * 2\n") == "f"
+
+
+# A function a JAX transformation makes at the top level is what a learner who writes it means to run.
+@pytest.mark.parametrize(("source", "picked"), [
+    ("def loss(w):\n    return w ** 2\ngrad_loss = jax.grad(loss)\n", Picked("grad_loss", "jax.grad(loss)", "loss")),
+    ("def f(x):\n    return x\ng = jax.grad(f)\n", Picked("g", "jax.grad(f)", "f")),
+    ("def f(x):\n    return x\nh = jax.vmap(f)\n", Picked("h", "jax.vmap(f)", "f")),
+    ("def f(x):\n    return x\nk = jax.jit(f)\n", Picked("k", "jax.jit(f)", "f")),
+    ("def f(x):\n    return x\ng = jax.grad(f)\nh = jax.jit(jax.vmap(g), donate_argnums=0)\n",
+     Picked("h", "jax.jit(jax.vmap(g), donate_argnums=0)", "g")),
+    ("from jax import grad\ndef f(x):\n    return x\ndf = grad(f)\n", Picked("df", "grad(f)", "f")),
+    ("def f(x):\n    return x\nf = jax.jit(f, static_argnums=0)\n", Picked("f", "jax.jit(f, static_argnums=0)", "f")),
+    ("def f(x):\n    return x\ng: object = jax.value_and_grad(f)\n", Picked("g", "jax.value_and_grad(f)", "f")),
+    ("g = jax.jit(lambda x: x * 2)\n", Picked("g", "jax.jit(lambda x: x * 2)", None)),
+    # Bound to f after the transformation (as the docs corpus binds what it runs): f, the name the user chose.
+    ("def td(x):\n    return x\nupdate = jax.grad(td)\nf = update\n", Picked("f")),
+    # A def after it, using it, is the step the code builds up to.
+    ("def loss(w):\n    return w ** 2\ng = jax.grad(loss)\ndef f(w):\n    return w - 0.1 * g(w)\n", Picked("f")),
+    # Not transformations: a call of the user's own `grad`, optax's optimiser, a transformation called at once.
+    ("def grad(f):\n    return f\ndef h(x):\n    return x\ng = grad(h)\n", Picked("h")),
+    ("import optax\ndef loss(w):\n    return w\nopt = optax.adam(1e-3)\n", Picked("loss")),
+    ("def loss(w):\n    return w\nvalue = jax.grad(loss)(1.0)\n", Picked("loss")),
+])
+def test_pick_a_function_made_by_a_transformation(source, picked):
+    assert pick_function(ast.parse(source), source) == picked
 
 
 def test_pick_without_any_def_is_invalid_input():

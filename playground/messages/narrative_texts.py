@@ -21,15 +21,20 @@ TEXTS: dict[str, dict[str, str]] = {
     "jit.why": {
         "en": "**Why jit is faster than eager JAX** ({ratio}× at n = {n}): the jaxpr has **{ops}** operations; eager "
               "JAX runs each as its own kernel, writing a whole array to memory every time. After `jit`, XLA fuses "
-              "them into **{kernels}** kernel(s) that read the input once and write the output once.",
+              "them into {fused}",
         "de": "**Warum jit schneller ist als eager JAX** ({ratio}× bei n = {n}): Der jaxpr hat **{ops}** "
               "Operationen; eager JAX führt jede als eigenen Kernel aus und schreibt dabei jedes Mal ein ganzes Array "
-              "in den Speicher. Nach `jit` fusioniert XLA sie zu **{kernels}** Kernel(n), die die Eingabe einmal "
-              "lesen und die Ausgabe einmal schreiben.",
+              "in den Speicher. Nach `jit` fusioniert XLA sie zu {fused}",
         "zh": "**为什么 jit 比 eager JAX 快**（n = {n} 时快 {ratio}×）：jaxpr 有 **{ops}** 个运算；eager JAX "
-              "把每个运算作为单独的 kernel 运行，每次都把整个数组写入内存。用 `jit` 之后，XLA 把它们融合成 "
-              "**{kernels}** 个 kernel，只读一次输入、只写一次输出。",
+              "把每个运算作为单独的 kernel 运行，每次都把整个数组写入内存。用 `jit` 之后，XLA 把它们融合成 {fused}",
     },
+    # What jit.why's {fused} says, for one kernel and for several.
+    "jit.fused_one": {"en": "**one** kernel that reads the input once and writes the output once.",
+                      "de": "**einem** Kernel, der die Eingabe einmal liest und die Ausgabe einmal schreibt.",
+                      "zh": "**1** 个 kernel，只读一次输入、只写一次输出。"},
+    "jit.fused_many": {"en": "**{kernels}** kernels that read the input once and write the output once.",
+                       "de": "**{kernels}** Kerneln, die die Eingabe einmal lesen und die Ausgabe einmal schreiben.",
+                       "zh": "**{kernels}** 个 kernel，只读一次输入、只写一次输出。"},
     "jit.slower_than": {"en": "slower than {who} at n = {n} ({ratio}×)", "de": "langsamer als {who} bei n = {n} "
                         "({ratio}×)", "zh": "n = {n} 时比 {who} 慢（{ratio}×）"},
     "jit.eager": {"en": "eager JAX", "de": "eager JAX", "zh": "eager JAX"},

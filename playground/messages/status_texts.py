@@ -32,7 +32,22 @@ TEXTS: dict[str, dict[str, str]] = {
                         "zh": "在 JAX 文档中阅读更多"},
     "error.jax_says": {"en": "", "de": "JAXs eigene Meldung (auf Englisch):", "zh": "JAX 的原始报错（英文）："},
     "error.details": {"en": "Details", "de": "Details", "zh": "详细信息"},
+    # Which function ran, where it is not the one named f (ui/picked_function.py).
+    "pick.made": {"en": "It ran {binding}: the last function your code makes with a JAX transformation.",
+                  "de": "Ausgeführt wurde {binding}: die letzte Funktion, die dein Code mit einer JAX-Transformation "
+                        "erzeugt.",
+                  "zh": "运行的是 {binding}：你的代码用 JAX 变换得到的最后一个函数。"},
+    "pick.last_def": {"en": "It ran {function}, the last function your code defines: none is named `f` or made "
+                            "with a JAX transformation (`g = jax.grad(loss)`).",
+                      "de": "Ausgeführt wurde {function}, die letzte Funktion, die dein Code definiert: keine heißt "
+                            "`f` oder wird mit einer JAX-Transformation erzeugt (`g = jax.grad(loss)`).",
+                      "zh": "运行的是 {function}，即你的代码定义的最后一个函数：没有名为 `f` 的函数，也没有用 JAX "
+                            "变换得到的函数（`g = jax.grad(loss)`）。"},
     # The Inspect tab's status line.
+    "inspect.open_in_derivatives": {"en": "Differentiate it point by point in the Derivatives tab (opens with "
+                                          "this code)",
+                                    "de": "Im Tab Ableitungen Punkt für Punkt ableiten (öffnet sich mit diesem Code)",
+                                    "zh": "在“导数”标签页中逐点求导（用这段代码打开）"},
     "inspect.done": {"en": "Traced, lowered and compiled {function}{device}.",
                      "de": "{function} getract, gelowert und kompiliert{device}.",
                      "zh": "已追踪、降级并编译 {function}{device}。"},
@@ -72,14 +87,15 @@ TEXTS: dict[str, dict[str, str]] = {
                        "de": "Halte an: messe den ganzen Testsatz und speichere die Gewichte… {summary}",
                        "zh": "正在停止：测量整个测试集并保存权重… {summary}"},
     "train.finished": {"en": "Finished", "de": "Fertig", "zh": "已完成"},
+    # Why a run stopped: after the page's "Stopped" label (a plain stop says no more), and alone in the API.
     "train.stopped": {"en": "Stopped", "de": "Gestoppt", "zh": "已停止"},
-    "train.stopped_before_start": {"en": "Stopped before it started.", "de": "Gestoppt, bevor er begann.",
-                                   "zh": "在开始之前就已停止。"},
-    "train.stopped_fetching": {"en": "Stopped while fetching the data", "de": "Gestoppt, während die Daten kamen",
-                               "zh": "在获取数据时停止"},
-    "train.stopped_time_limit": {"en": "Stopped at the time limit of {limit} s per run",
-                                 "de": "Gestoppt am Zeitlimit von {limit} s pro Lauf",
-                                 "zh": "在每次运行 {limit} 秒的时间上限处停止"},
+    "train.stopped_before_start": {"en": "Stop came before the run started.",
+                                   "de": "Der Stopp kam, bevor der Lauf begann.", "zh": "停止发生在运行开始之前。"},
+    "train.stopped_fetching": {"en": "Stop came while fetching the data",
+                               "de": "Der Stopp kam, während die Daten geladen wurden", "zh": "停止发生在获取数据期间"},
+    "train.stopped_time_limit": {"en": "Ended at the time limit of {limit} s per run",
+                                 "de": "Am Zeitlimit von {limit} s pro Lauf beendet",
+                                 "zh": "到达每次运行 {limit} 秒的时间上限后结束"},
     "train.worker_restarted": {
         "en": "The worker did not stop in time and was restarted; the curves are kept, the parameters are lost",
         "de": "Der Worker hat nicht rechtzeitig angehalten und wurde neu gestartet; die Kurven bleiben, die "

@@ -19,6 +19,24 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "在 `jax.jit` 下，JAX 不会用你的数值运行函数：它用 *tracer* 调用一次函数。tracer 是占位值，"
               "有 shape 和 dtype{shape}，但没有具体的值；JAX 记录对它们做的运算，组成一个由 XLA 编译的程序。",
     },
+    # The tab put the jit there, not the user's code (staging.explained_error). The second follows a fix that may
+    # end in a code block: it starts a paragraph of its own.
+    "tracer.jitted_here": {
+        "en": "Your code does not jit `{function}`: this tab does, to show the program XLA compiles from it. ",
+        "de": "Dein Code jittet `{function}` nicht: dieser Tab tut es, um das Programm zu zeigen, das XLA daraus "
+              "kompiliert. ",
+        "zh": "你的代码并没有对 `{function}` 使用 jit：是这个标签页加上的，为了展示 XLA 由它编译出的程序。",
+    },
+    "tracer.without_jit": {
+        "en": "\n\nWithout jit, your code is fine as it is: `jax.grad` alone runs `{function}` on real numbers, so "
+              "Python's control flow sees values. The Derivatives tab differentiates it that way, point by point, "
+              "where jit cannot trace it.",
+        "de": "\n\nOhne jit ist dein Code so in Ordnung: `jax.grad` allein führt `{function}` mit echten Zahlen aus, "
+              "also sieht Pythons Kontrollfluss Werte. Der Tab Ableitungen leitet sie so ab, Punkt für Punkt, wo "
+              "jit sie nicht tracen kann.",
+        "zh": "\n\n不用 jit 的话，你的代码本身没有问题：单独的 `jax.grad` 会用真实数值运行 `{function}`，"
+              "所以 Python 的控制流看到的是具体的值。在 jit 无法追踪时，“导数”标签页就是这样逐点求导的。",
+    },
     "tracer.here": {"en": " (here `{shape}`)", "de": " (hier `{shape}`)", "zh": "（这里是 `{shape}`）"},
     "tracer.TracerBoolConversionError.title": {
         "en": "Python needed True or False from a traced value",

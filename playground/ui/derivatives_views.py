@@ -5,6 +5,7 @@ from __future__ import annotations
 from playground import messages, plots
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
+from playground.ui.picked_function import picked_note
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
 OK, WARNING, BUSY = (md.verdict(kind) for kind in ("ok", "warning", "busy"))
@@ -29,8 +30,9 @@ def running_gradient(language: str = "en") -> str:
     return f"{md.verdict('busy', language)} {messages.say('deriv.running_gradient', language)}"
 
 
-def render_orders(response: dict, language: str = "en") -> tuple:
-    """(status, curves, checks table, growth figure) for a /derivatives response; our words in ``language``."""
+def render_orders(response: dict, language: str = "en", code: str = "") -> tuple:
+    """(status, curves, checks table, growth figure) for a /derivatives response; our words in ``language``; the
+    status says which function ran where ``code`` (the source that was sent) does not make it plain."""
     if not response.get("ok"):
         return error_markdown(response["error"], language), None, "", None
     orders, xs = response["orders"], response["xs"]
@@ -47,10 +49,15 @@ def render_orders(response: dict, language: str = "en") -> tuple:
         done = messages.say("deriv.done", language, function=md.code(response["function"]), count=len(orders) - 1,
                             points=len(xs), dtype=md.text(response.get("dtype", "float64")))
         status = f"{md.verdict('ok', language)} {done}"
-        return status, figure, table, plots.growth_figure(eqns, ops)
+        return _with_picked(status, code, language), figure, table, plots.growth_figure(eqns, ops)
     figure = plots.derivatives_figure(xs, orders, how="nested grad, point by point without jit")
     table += "\n\n" + messages.say("deriv.no_sizes", language)
-    return point_by_point_status(response, language), figure, table, None
+    return _with_picked(point_by_point_status(response, language), code, language), figure, table, None
+
+
+def _with_picked(status: str, code: str, language: str) -> str:
+    note = picked_note(code, language)
+    return f"{status}\n\n{note}" if note else status
 
 
 def point_by_point_status(response: dict, language: str = "en") -> str:

@@ -9,13 +9,15 @@ import time
 
 import gradio as gr
 
+from playground import messages, sharing, user_ast
 from playground.api import PlaygroundAPI
-from playground.errors import error_dict
+from playground.errors import UserCodeError, error_dict
 from playground.gallery import EXAMPLES
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
-from playground.sharing import Flag, TabSchema, Text
+from playground.sharing import Flag, Link, TabSchema, Text
 from playground.ui import example_runs, language, progress, share_links
 from playground.ui import inspect_views as views
+from playground.ui.derivatives_tab import LINK as DERIVATIVES_LINK
 from playground.ui.translations import t
 
 DEFAULT = EXAMPLES[0]
@@ -126,11 +128,13 @@ def render(code: str, response: dict, downloads: DownloadFolder | None = None, l
     """Turn an /inspect response into the tab's component values (the status in ``lang``)."""
     if not response.get("ok"):
         blank = ("", "", "", "", "", "", "", "")
-        return (views.error_markdown(response["error"], lang), *blank, gr.update(value="", visible=False),
-                gr.update(value=None, visible=False), response)
+        link = derivatives_link(code, response["error"])
+        opened = f"[{messages.say('inspect.open_in_derivatives', lang)}]({link})" if link else ""
+        return (views.error_markdown(response["error"], lang, then=opened), *blank,
+                gr.update(value="", visible=False), gr.update(value=None, visible=False), response)
     printed = response.get("stdout", "")
     return (
-        views.status_markdown(response, lang),
+        views.status_markdown(response, lang, code),
         response.get("result", ""),
         views.source_ir_html(code, response),
         views.for_display(response.get("jaxpr", "")),
@@ -143,6 +147,27 @@ def render(code: str, response: dict, downloads: DownloadFolder | None = None, l
         gr.update(value=downloads.write(response), visible=True) if downloads else gr.update(visible=False),
         response,
     )
+
+
+def derivatives_link(code: str, error: dict) -> str | None:
+    """``?s=<token>``, a link that opens ``code`` in the Derivatives tab (which runs it), for an error only the jit
+    this tab added causes (its fix then says that tab differentiates the code point by point, without jit), where
+    the function takes one number, as that tab's curves need; None otherwise."""
+    said_without_jit = any(isinstance(piece, list) and piece[:1] == ["tracer.without_jit"]
+                           for piece in (error.get("words") or {}).get("fix") or [])
+    tree = user_ast.try_parse(code) if said_without_jit else None
+    try:
+        picked = user_ast.pick_function(tree) if tree is not None else None
+    except UserCodeError:
+        return None
+    function = user_ast.find_function(tree, picked.name) if picked is not None else None
+    if function is None or len(function.args.posonlyargs + function.args.args) != 1 \
+            or any(default is None for default in function.args.kw_defaults):
+        return None
+    try:
+        return "?s=" + sharing.encode_link(Link("derivatives", {"code": code}), {"derivatives": DERIVATIVES_LINK})
+    except ValueError:  # code too long for a link
+        return None
 
 
 class DownloadFolder:

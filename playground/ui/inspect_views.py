@@ -9,13 +9,15 @@ from playground.errors import TITLES
 from playground.ui import markdown as md
 from playground.ui import progress
 from playground.ui.markdown import code_block
+from playground.ui.picked_function import picked_note
 
 DISPLAY_CHARS = 30_000  # longer IR is cut on screen; the whole text is offered as a download
 DISPLAY_LINES = 400  # per pane of the source <-> IR view
 
 
-def error_markdown(error: dict, language: str = "en") -> str:
-    """The error in plain words, the user's line, and for tracer errors what to do instead, in ``language``.
+def error_markdown(error: dict, language: str = "en", then: str = "") -> str:
+    """The error in plain words, the user's line, and for tracer errors what to do instead, in ``language``;
+    ``then`` (Markdown) follows the fix.
 
     A tracer error's ``words`` (catalogue pieces) are written in the reader's language; JAX's own message
     stays as JAX wrote it, below ours. Without words, our titles are translated and the rest stays English.
@@ -37,6 +39,8 @@ def error_markdown(error: dict, language: str = "en") -> str:
         parts.append(md.text(explanation))
     if fix:
         parts.append(f"**{say('error.how_to_fix')}** {md.text(fix)}")
+    if then:
+        parts.append(then)
     if error.get("doc_url"):  # the pool keeps only links into JAX's documentation
         parts.append(f"[{say('error.read_more')}]({error['doc_url']})")
     message = _in_language(error, "message", language)
@@ -79,8 +83,9 @@ PENDING = {  # the checks an early reply says are still running, in the words of
 }
 
 
-def status_markdown(response: dict, language: str = "en") -> str:
-    """What went well, and every note worth reading: purity findings, retracing, warnings.
+def status_markdown(response: dict, language: str = "en", code: str = "") -> str:
+    """What went well, and every note worth reading: which function ran (from ``code``, the source that was
+    sent, where it is not ``f``), purity findings, retracing, warnings.
 
     The headline and verdicts are in ``language``; the notes the job wrote stay as it wrote them (English).
     """
@@ -88,6 +93,9 @@ def status_markdown(response: dict, language: str = "en") -> str:
         if response.get("device") else ""
     done = messages.say("inspect.done", language, function=md.code(response.get("function", "?")), device=device)
     lines = [f"{md.verdict('ok', language)} {done}"]
+    picked = picked_note(code, language)
+    if picked:
+        lines.append(f"- {picked}")
     if (response.get("jit") or {}).get("own"):
         static = response.get("static_argnums") or []
         declared = f" with static_argnums={tuple(static)}" if static else ""

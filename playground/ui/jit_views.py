@@ -53,8 +53,9 @@ def why_markdown(reply: dict, language: str = "en") -> str:
     wins = [(n, r) for n, r in zip(sizes, versus_eager, strict=True) if r is not None and r > 1]
     if wins:
         n, ratio = wins[-1]
-        parts.append(say("jit.why", ratio=speedup(ratio), n=n, ops=reply["jaxpr_ops"],
-                                        kernels=reply["fused_kernels"]))
+        kernels = reply["fused_kernels"]
+        fused = messages.piece("jit.fused_one") if kernels == 1 else messages.piece("jit.fused_many", kernels=kernels)
+        parts.append(say("jit.why", ratio=speedup(ratio), n=n, ops=reply["jaxpr_ops"], fused=fused))
     losses = [("NumPy", n, r) for n, r in zip(sizes, _ratios(reply["numpy_s"], jit), strict=True)
               if r is not None and r < 1]
     losses += [(say("jit.eager"), n, r) for n, r in zip(sizes, versus_eager, strict=True) if r is not None and r < 1]

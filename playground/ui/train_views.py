@@ -122,7 +122,10 @@ def status_markdown(update: dict, language: str = "en") -> str:
     if phase == "finishing":
         return f"{busy} {say('train.stopping' if stopped else 'train.finishing', summary=summary)}"
     label = md.verdict("stopped" if stopped else "ok", language)
-    return f"{label} **{_message(update, language)}.** {summary}"
+    said = _message(update, language)
+    if stopped and said == say("train.stopped"):  # the label says it already
+        return f"{label} {summary}"
+    return f"{label} **{said}.** {summary}"
 
 
 def _message(update: dict, language: str) -> str:

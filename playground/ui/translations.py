@@ -400,11 +400,14 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "pg.about.refresh": ("Refresh", "Aktualisieren", "刷新"),
 }
 
-# Gradio's own words that its German or Chinese lacks (its footer with the MCP server on, the sketchpad's hint).
+# Gradio's own words that its German or Chinese lacks (its footer with the MCP server on, the sketchpad's hint,
+# and the place in Gradio's queue that its status tracker shows while an event waits for its turn).
 GRADIO_GAPS = {
     "de": {"errors.use_via_api_or_mcp": "Über API oder MCP verwenden",
-           "image_editor.select_draw_tool": "Wähle das Zeichenwerkzeug, um anzufangen"},
-    "zh-CN": {"image_editor.select_draw_tool": "选择绘图工具即可开始"},
+           "image_editor.select_draw_tool": "Wähle das Zeichenwerkzeug, um anzufangen",
+           "status.queue_position": "In der Warteschlange: {position} von {size}"},
+    "zh-CN": {"image_editor.select_draw_tool": "选择绘图工具即可开始",
+              "status.queue_position": "排队中：第 {position} 位，共 {size} 位"},
 }
 
 I18N = gr.I18n(**{locale: {key: texts[i] for key, texts in CATALOGUE.items()} | GRADIO_GAPS.get(locale, {})

@@ -271,12 +271,11 @@ JIT_ENTRIES = [
           else:
             return 2 * x
 
-        f = jax.jit(f, static_argnums=0)
+        f_jit_correct = jax.jit(f, static_argnums=0)
         """), inspect("10"),
         "f_jit_correct = jax.jit(f, static_argnums=0); f_jit_correct(10) prints 10.",
-        Ok("f", values=10),
-        adapted="The docs bind the jitted function to f_jit_correct; here it is bound to f, the name the app "
-                "runs. The app's static_argnums box is left empty: the user's own jit says it."),
+        Ok("f_jit_correct", values=10),
+        adapted="The app's static_argnums box is left empty: the user's own jit says it."),
     Entry("jit-static-argnames", f"{JIT_PAGE} § Marking arguments as static", INSPECT, code("""
         def g(x, n):
           i = 0
@@ -284,11 +283,10 @@ JIT_ENTRIES = [
             i += 1
           return x + i
 
-        g = jax.jit(g, static_argnames=['n'])
+        g_jit_correct = jax.jit(g, static_argnames=['n'])
         """), inspect("(10, 20)"),
         "g_jit_correct = jax.jit(g, static_argnames=['n']); g_jit_correct(10, 20) prints 30.",
-        Ok("g", values=30),
-        adapted="Bound to g (the docs: g_jit_correct), so that the app runs the jitted function."),
+        Ok("g_jit_correct", values=30)),
     Entry("jit-decorator-factory", f"{JIT_PAGE} § Marking arguments as static", INSPECT, code("""
         @jax.jit(static_argnames=['n'])
         def g_jit_decorated(x, n):
@@ -631,10 +629,9 @@ THINKING_ENTRIES = [
         Fails("return x[x < 0]")),
     Entry("think-grad", f"{THINKING} § Taking derivatives with jax.grad", INSPECT, code(SUM_LOGISTIC, """
         derivative_fn = grad(sum_logistic)
-        f = derivative_fn
         """), inspect("jnp.arange(3.)"),
         "grad(sum_logistic)(x_small) is the logistic function's derivative at 0, 1, 2.",
-        Ok("f"), adapted="`f = derivative_fn` added so the app runs the gradient."),
+        Ok("derivative_fn")),
     Entry("think-hessian", f"{THINKING} § Taking derivatives with jax.grad", INSPECT, code(SUM_LOGISTIC, """
         from jax import jacfwd, jacrev, jit
         def hessian(fun):
@@ -735,11 +732,9 @@ CONTROL_ENTRIES = [
 
         # static_argnames tells JAX to recompile on changes at these argument positions:
         good_example_jit = jit(example_fun, static_argnames='length')
-        """), inspect("(10, 4)", static_argnums=[0], second_args="(5, 4)"),
+        """), inspect("(10, 4)", second_args="(5, 4)"),
         "good_example_jit(10, 4) is ten 4s; good_example_jit(5, 4) recompiles.",
-        Ok("example_fun", values=[4.0] * 10, retraced=True),
-        adapted="The app runs example_fun under its own jit, so static_argnames='length' is its "
-                "static_argnums=[0]."),
+        Ok("good_example_jit", values=[4.0] * 10, retraced=True)),
     Entry("cf-print-in-jit", f"{CONTROL} § argument-value dependent shapes", INSPECT, code("""
         from jax import jit
 
@@ -1031,11 +1026,11 @@ STATEFUL_ENTRIES = [
 
         counter = Counter()
         counter.reset()
-        f = jax.jit(counter.count)
+        fast_count = jax.jit(counter.count)
         """), inspect("", second_args="()"),
         "fast_count() prints 1 every time: the state change happens once, while tracing, and the compiled "
         "program returns the constant 1.",
-        Ok("f", values=1, retraced=False, purity="flagged"), adapted="fast_count is bound to f."),
+        Ok("fast_count", values=1, retraced=False, purity="flagged")),
     Entry("stateful-counter-v2", f"{STATEFUL} § The solution: explicit state", INSPECT, code("""
         CounterState = int
 
@@ -1050,10 +1045,10 @@ STATEFUL_ENTRIES = [
             return 0
 
         counter = CounterV2()
-        f = jax.jit(counter.count)
+        fast_count = jax.jit(counter.count)
         """), inspect("counter.reset()"),
         "With explicit state, fast_count(state) returns (1, 1) from state 0.",
-        Ok("f", values=(1, 1)), adapted="fast_count is bound to f."),
+        Ok("fast_count", values=(1, 1))),
     Entry("stateful-sgd-update", f"{STATEFUL} § Simple worked example: Linear Regression", INSPECT, code(LINEAR, """
 
         def loss(params: Params, x: jnp.ndarray, y: jnp.ndarray) -> jnp.ndarray:
@@ -1122,10 +1117,9 @@ AUTODIFF_ENTRIES = [
           return -0.5 * ((jax.lax.stop_gradient(target) - v_tm1) ** 2)
 
         td_update = jax.grad(td_loss)
-        f = td_update
         """), inspect("(theta, s_tm1, r_t, s_t)"),
         "With stop_gradient the TD(0) update is [1.2, 2.4, -1.2].",
-        Ok("f", values=[1.2, 2.4, -1.2]), adapted="`f = td_update` so the app runs it."),
+        Ok("td_update", values=[1.2, 2.4, -1.2])),
     Entry("autodiff-per-example-grads", f"{HIGHER} § Per-example gradients", INSPECT, code(TD, """
         def td_loss(theta, s_tm1, r_t, s_t):
           v_tm1 = value_fn(theta, s_tm1)
@@ -1138,10 +1132,9 @@ AUTODIFF_ENTRIES = [
         batched_s_tm1 = jnp.stack([s_tm1, s_tm1])
         batched_r_t = jnp.stack([r_t, r_t])
         batched_s_t = jnp.stack([s_t, s_t])
-        f = perex_grads
         """), inspect("(theta, batched_s_tm1, batched_r_t, batched_s_t)"),
         "perex_grads gives one TD update per example: [1.2, 2.4, -1.2] twice.",
-        Ok("f", values=[[1.2, 2.4, -1.2], [1.2, 2.4, -1.2]]), adapted="`f = perex_grads` so the app runs it."),
+        Ok("perex_grads", values=[[1.2, 2.4, -1.2], [1.2, 2.4, -1.2]])),
     Entry("autodiff-jvp", f"{JVP} § JVPs in JAX code", INSPECT, code("""
         key = jax.random.key(0)
 

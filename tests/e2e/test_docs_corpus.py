@@ -293,12 +293,23 @@ def check_error(entry: Entry, expect: Fails, reply: dict) -> None:
         assert isinstance(fix, str) and fix.strip(), f"no fix taught: {summary(reply)}"
 
 
+# The JAX transformations the corpus's code applies at the top level, as it spells them.
+MADE_BY = {"jax.grad", "grad", "jax.value_and_grad", "jax.vmap", "jax.jit", "jit", "jax.jacfwd", "jax.jacrev",
+           "jax.hessian"}
+
+
 def picked_name(entry: Entry) -> str:
-    """The function the app runs: the one named f (def or assignment), else the last top-level def."""
+    """The function the app runs: the last top-level one that a JAX transformation makes or that is named f,
+    else the last top-level def."""
     tree = ast.parse(entry.code)
-    defs = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
-    assigned = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
-    return "f" if "f" in defs or "f" in assigned else defs[-1]
+    picked = None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "f":
+            picked = "f"
+        elif isinstance(node, ast.Assign):
+            made = isinstance(node.value, ast.Call) and ast.unparse(node.value.func) in MADE_BY
+            picked = next((t.id for t in node.targets if isinstance(t, ast.Name) and (made or t.id == "f")), picked)
+    return picked or [n.name for n in tree.body if isinstance(n, ast.FunctionDef)][-1]
 
 
 def check_inspect(entry: Entry, expect: Ok, reply: dict) -> None:
