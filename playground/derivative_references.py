@@ -101,3 +101,31 @@ def max_error(k: int, ys: np.ndarray, reference: np.ndarray, notes: list[str]) -
                      f"(the reference is not finite at {int((~np.isfinite(reference)).sum())}, "
                      f"the derivative at {int((~np.isfinite(ys)).sum())}).")
     return float(np.max(np.abs(ys[usable] - reference[usable]))) if usable.any() else None
+
+
+# Beyond this share of a derivative's scale, a finite difference disagrees for a reason other than rounding (near
+# ε^(2/3) ≈ 4e-11 of it, finite_difference says): the function breaks between x − h and x + h.
+UNSMOOTH_SHARE = 1e-4
+
+
+def unsmooth_note(k: int, xs: np.ndarray, ys: np.ndarray, reference: np.ndarray) -> str | None:
+    """Where order ``k``'s finite-difference check disagrees far beyond rounding, a note that says where and why
+    (the function jumps or kinks there: autodiff gives the slope of the piece x is on, a difference across the
+    break measures the break); None where it agrees.
+
+    >>> xs = np.linspace(2.0, 4.0, 5)  # JAX's example: 3x² below 3, −4x from 3 on (a jump of 39 at x = 3)
+    >>> step = lambda x: np.where(x < 3, 3 * x ** 2, -4 * x)
+    >>> unsmooth_note(1, xs, np.where(xs < 3, 6 * xs, -4.0), finite_difference(step, xs))[:63]
+    'Order 1: the finite-difference check is off by 1.1e+06 at x = 3'
+    """
+    usable = np.isfinite(ys) & np.isfinite(reference)
+    if not usable.any():
+        return None
+    errors = np.where(usable, np.abs(ys - reference), 0.0)
+    worst = int(np.argmax(errors))
+    scale = max(1.0, float(np.max(np.abs(ys[usable]))))
+    if errors[worst] <= UNSMOOTH_SHARE * scale:
+        return None
+    return (f"Order {k}: the finite-difference check is off by {errors[worst]:.2g} at x = {xs[worst]:.6g}, far "
+            "beyond rounding: the function is not smooth there (a jump or a kink). Autodiff gives the derivative "
+            "of the piece x lies on; a difference across the break measures the break, not a derivative.")

@@ -132,6 +132,10 @@ def _result(name: str, dtype: np.dtype, xs: np.ndarray, values: list, checks: li
     for k, (ys, reference) in enumerate(zip(values[1:], checks, strict=True), start=1):
         orders.append({"n": k, "ys": floats(ys), "max_error": references.max_error(k, ys, reference, notes),
                        "reference": label})
+        unsmooth = references.unsmooth_note(k, xs, np.asarray(ys, np.float64), np.asarray(reference, np.float64)) \
+            if label == references.FINITE_DIFFERENCES else None
+        if unsmooth:
+            notes.append(unsmooth)
     return {"ok": True, "function": name, "dtype": "float64", "xs": xs.tolist(), "orders": orders, **extra,
             "notes": notes}
 

@@ -15,6 +15,7 @@ playground/mnist/results.py. No gradio, no jax: the Gradio server process import
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -77,9 +78,31 @@ def loss_figure(steps: Sequence[int], losses: Sequence[float]) -> go.Figure:
     x, y = _series(steps, losses)
     fig = go.Figure([go.Scatter(x=x, y=y, mode="lines", name="loss", line={"width": 2, "color": NEUTRAL},
                                 hovertemplate="step %{x:.0f}: %{y:.4f}<extra></extra>")])
-    fig.update_layout(title=title, xaxis_title="step", yaxis_title="loss", yaxis_type="log", yaxis_dtick="D2",
+    ticks = log_ticks(float(np.min(y)), float(np.max(y)))
+    axis = {"tickvals": ticks, "ticktext": [f"{tick:g}" for tick in ticks]} if ticks else {}
+    fig.update_layout(title=title, xaxis_title="step", yaxis_title="loss", yaxis_type="log", yaxis=axis,
                       uirevision="loss", showlegend=False, **_LAYOUT)
     return fig
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """Where a log axis over [low, high] is labelled, each tick with its whole value: plotly's own minor labels
+    are lone digits ("2, 1, 5, 2, 0.1" read as values). Powers of ten where they give three ticks or more, else
+    1, 2 and 5 times them, else every digit times them; [] where even those give fewer than two (plotly's own).
+
+    >>> log_ticks(0.08, 2.3)
+    [0.1, 0.2, 0.5, 1.0, 2.0]
+    >>> log_ticks(1e-4, 3.0)
+    [0.0001, 0.001, 0.01, 0.1, 1.0]
+    """
+    if not (0 < low <= high < math.inf):
+        return []
+    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    for mantissas, enough in (((1,), 3), ((1, 2, 5), 2), (range(1, 10), 2)):
+        ticks = [float(f"{m}e{k}") for k in decades for m in mantissas if low <= m * 10.0 ** k <= high]
+        if len(ticks) >= enough:
+            return ticks
+    return []
 
 
 def accuracy_figure(epoch_points: Sequence[tuple[float, float]], estimates: Sequence[tuple[float, float]],

@@ -61,7 +61,7 @@ LOOP_BUDGET_S = 12.0
 REPEATS, LOOP_REPEATS = 5, 3
 _CHUNK = 128
 _MAX_REPEATS = 201
-SHOWN_BATCH = 8  # the batch the batched jaxpr is printed for
+SHOWN_BATCH = 8  # the batch the batched jaxpr is printed for where every size asked for is 1
 FILL_S = 0.05  # vmap and jit_vmap repeat until their calls add up to this
 ARGS_LABEL = "One example's arguments"  # the vmap tab's name for ``args``
 
@@ -106,6 +106,16 @@ def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list
     return reply(report)
 
 
+def shown_batch(sizes: list[int]) -> int:
+    """The batch the batched jaxpr is printed for: the smallest size asked for above 1, so that the page shows
+    one of the reader's own sizes (a batch of 1 would hide which axis is new); SHOWN_BATCH where all are 1.
+
+    >>> shown_batch([1, 10, 1000]), shown_batch([1])
+    (10, 8)
+    """
+    return min((size for size in sizes if size > 1), default=SHOWN_BATCH)
+
+
 def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[int],
          so_far: Callable[[dict], None] | None = None) -> dict:
     in_axes = vmap_axes.conform_in_axes(in_spec, example)
@@ -122,8 +132,8 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
     # they agree when they differ by no more than the rounding of the reductions in one example's jaxpr.
     budget = rounding.rounding_budget(jax.make_jaxpr(f)(*example)).relative
     jaxprs = {"jaxpr": _jaxpr_text(jax.make_jaxpr(f)(*example)),
-              # Shown for a batch of 8 whatever the sizes timed: a batch of 1 would hide which axis is new.
-              "batched_jaxpr": _jaxpr_text(jax.make_jaxpr(vmapped)(*make_batch(example, in_axes, SHOWN_BATCH)))}
+              "batched_jaxpr": _jaxpr_text(jax.make_jaxpr(vmapped)(*make_batch(example, in_axes,
+                                                                               shown_batch(sizes))))}
     for index, size in enumerate(sizes):
         batch = make_batch(example, in_axes, size)
 

@@ -362,6 +362,18 @@ def test_the_status_says_which_function_was_differentiated_where_it_is_not_f():
     np.testing.assert_allclose(reply["orders"][0]["ys"], np.sin(2 * xs), rtol=1e-12)  # force = d/dx sin²x
 
 
+def test_a_function_that_breaks_on_the_grid_is_said_to_be_not_smooth_there():
+    reply = d.derivatives("def f(x):\n    return jnp.abs(x)\n", 2, -1.0, 1.0, 51)  # x = 0 is a grid point
+    assert [o["max_error"] > 0.5 for o in reply["orders"][1:]] == [True, True]
+    assert [note[:46] for note in reply["notes"]] == ["Order 1: the finite-difference check is off by",
+                                                      "Order 2: the finite-difference check is off by"]
+    assert all("at x = 0, far beyond rounding: the function is not smooth there" in n for n in reply["notes"])
+    checks = render_orders(reply)[2]
+    assert checks.count("not smooth there (a jump or a kink)") == 2
+    smooth = d.derivatives("def f(x):\n    return jnp.sin(x) * x\n", 3, -2.0, 2.0, 51)
+    assert smooth["notes"] == [] and "not smooth" not in render_orders(smooth)[2]
+
+
 def test_a_gradient_without_jit_says_why_under_the_values():
     reply = hessians.gradient_and_hessian("def f(x):\n    if x[0] > 0:\n        return jnp.sum(x ** 2)\n"
                                           "    return jnp.sum(x)\n", "jnp.array([1.0, 2.0])")

@@ -33,6 +33,23 @@ def test_loss_figure_draws_the_smoothed_losses_it_is_given():
     _serialises(fig)
 
 
+@pytest.mark.parametrize(("low", "high", "ticks"), [
+    (0.08, 2.3, [0.1, 0.2, 0.5, 1.0, 2.0]),  # a first epoch: labels read as the values they are
+    (0.0012, 2.3, [0.01, 0.1, 1.0]),  # wide: decades only
+    (0.3, 0.5, [0.3, 0.4, 0.5]),  # narrow: every digit
+    (0.31, 0.39, []),  # nothing to label between: plotly's own
+    (0.0, 1.0, []), (float("nan"), 1.0, []),  # no log axis to label
+])
+def test_log_ticks_label_whole_values(low, high, ticks):
+    assert tp.log_ticks(low, high) == pytest.approx(ticks)
+
+
+def test_the_loss_axis_labels_its_ticks_with_whole_values_not_lone_digits():
+    fig = tp.loss_figure([0, 100, 200, 300], [2.3, 0.6, 0.2, 0.09])
+    assert list(fig.layout.yaxis.tickvals) == pytest.approx([0.1, 0.2, 0.5, 1.0, 2.0])
+    assert list(fig.layout.yaxis.ticktext) == ["0.1", "0.2", "0.5", "1", "2"]
+
+
 def test_long_series_are_thinned_but_keep_both_ends():
     n = 3 * tp.MAX_POINTS + 7
     fig = tp.loss_figure(list(range(n)), list(np.linspace(3, 0.1, n)))

@@ -153,13 +153,13 @@ TEXTS: dict[str, dict[str, str]] = {
                        "zh": "{function}：在 {grid} 个网格点中的 {done} 个上求了 {order} 阶导数，不用 jit 逐点计算，"
                              "使用 {dtype}。"},
     "deriv.pbp_timing": {
-        "en": "⏱ Point by point without jit: {all}{done} points in {seconds} s, {each} a point (three eager calls "
-              "each: one for f and its {order} derivatives, two at x ± h for their finite-difference checks; the "
+        "en": "Timing, point by point without jit: {all}{done} points in {seconds} s, {each} a point (three eager "
+              "calls each: one for f and its {order} derivatives, two at x ± h for their finite-difference checks; the "
               "first point also compiles each operation it meets).",
-        "de": "⏱ Punkt für Punkt ohne jit: {all}{done} Punkte in {seconds} s, {each} pro Punkt (je drei eager "
-              "Aufrufe: einer für f und seine {order} Ableitungen, zwei bei x ± h für ihre Prüfung mit finiten "
+        "de": "Zeitmessung, Punkt für Punkt ohne jit: {all}{done} Punkte in {seconds} s, {each} pro Punkt (je drei "
+              "eager Aufrufe: einer für f und seine {order} Ableitungen, zwei bei x ± h für ihre Prüfung mit finiten "
               "Differenzen; der erste Punkt kompiliert außerdem jede Operation, auf die er trifft).",
-        "zh": "⏱ 不用 jit 逐点计算：{all}{done} 个点用时 {seconds} 秒，每个点 {each}（每个点三次 eager 调用："
+        "zh": "计时（不用 jit 逐点计算）：{all}{done} 个点用时 {seconds} 秒，每个点 {each}（每个点三次 eager 调用："
               "一次计算 f 及其 {order} 阶导数，两次在 x ± h 处做有限差分检查；第一个点还会编译它遇到的每个运算）。"},
     "deriv.pbp_all": {"en": "all ", "de": "alle ", "zh": "全部 "},
     "deriv.pbp_stopped": {

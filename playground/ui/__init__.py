@@ -56,6 +56,8 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     " .pg-local-mode { border-left: 6px solid #a16207; background: #fef3c7; color: #451a03; padding: 4px 12px; }"
     " .pg-verdict-warning { background: #a16207; } .pg-verdict-busy { background: #1d4ed8; }"
     " .pg-verdict-stopped, .pg-platform-cpu { background: #4b5563; }"
+    # Keyboard shortcuts, said only where there is a keyboard: a phone or tablet has none to press them on.
+    " @media (hover: none) and (pointer: coarse) { .pg-keys { display: none; } }"
     " .pg-platform-gpu { background: #15803d; } .pg-platform-tpu { background: #1d4ed8; }")
 
 # Run once when the page loads: the gallery's example buttons in the page's language (Gradio leaves them as

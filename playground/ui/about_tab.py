@@ -1,4 +1,4 @@
-"""About tab: versions, devices, the sandbox layers in force, and the limits."""
+"""About tab: what the app is for and where to start; versions, devices, the sandbox layers in force, the limits."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from playground.ui.translations import t
 
 
 def build(api: PlaygroundAPI, demo: gr.Blocks) -> None:
+    gr.Markdown(t("pg.about.intro"), elem_id="about-intro")
     summary = gr.Markdown(elem_id="about-summary")
     with gr.Accordion(t("pg.about.raw"), open=False):
         raw = gr.JSON()

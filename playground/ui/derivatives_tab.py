@@ -20,7 +20,7 @@ from playground.ui.derivatives_views import (
     running_orders,
 )
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.ui.preset_pick import run_stopped_by_preset
+from playground.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
 from playground.ui.translations import t
 
 _FIRST = next(iter(DERIVATIVE_PRESETS))
@@ -68,7 +68,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         jaxpr = gr.Code(language=None, interactive=False, elem_id="deriv-jaxpr")
     last = gr.State({})
 
-    preset.change(lambda name: DERIVATIVE_PRESETS[name], preset, code, api_visibility="private")
+    preset.change(lambda name: DERIVATIVE_PRESETS[name] if name else gr.update(), preset, code,
+                  api_visibility="private")
+    named_while_unchanged(preset, code, DERIVATIVE_PRESETS.__getitem__)
 
     def on_run(code_text: str, n, low, high, count, show: float,
                request: gr.Request | None = None) -> Iterator[tuple]:

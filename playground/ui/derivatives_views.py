@@ -44,6 +44,8 @@ def render_orders(response: dict, language: str = "en", code: str = "") -> tuple
         for i, o in enumerate(orders)
     )
     table = messages.say("deriv.table_head", language) + "\n|---|---|---|---|---|\n" + rows
+    # What the checks need said (a function that breaks between grid points, points left out): the API's English.
+    table += "".join(f"\n\n{md.verdict('warning', language)} {md.text(note)}" for note in response.get("notes") or [])
     if point_by_point is None:
         figure = plots.derivatives_figure(xs, orders)
         done = messages.say("deriv.done", language, function=md.code(response["function"]), count=len(orders) - 1,

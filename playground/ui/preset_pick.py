@@ -1,4 +1,5 @@
-"""A preset picked by hand stops the run of the code before it, and that run's results go, for good.
+"""Presets: one picked by hand stops the run of the code before it, and that run's results go, for good; and the
+picker shows no preset's name once the code is no longer that preset's.
 
 Gradio's ``cancels=`` alone is not enough for "for good": the browser cancels the
 run while the preset's clearing reply is already on its way, and updates of the
@@ -30,3 +31,10 @@ def run_stopped_by_preset(run: gr.Button, preset: gr.Dropdown, fn: Callable, inp
     running.then(lambda was_picked: (*(cleared() if was_picked else [gr.update()] * len(cleared_outputs)), False),
                  picked, [*cleared_outputs, picked], api_visibility="private", queue=False)
     return running
+
+
+def named_while_unchanged(preset: gr.Dropdown, code: gr.Code, preset_code: Callable[[str], str]) -> None:
+    """The picker shows a preset only while the editor holds its code (``preset_code(name)``): code typed over it,
+    or brought by a link, leaves the picker empty rather than naming code that is no longer there."""
+    code.change(lambda text, name: gr.update(value=None) if name and preset_code(name) != text else gr.update(),
+                [code, preset], preset, api_visibility="private", queue=False, show_progress="hidden")

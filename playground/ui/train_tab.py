@@ -97,7 +97,7 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     with gr.Row():
         params_file = gr.File(label=t("pg.train.params"), elem_id="train-params", min_width=SIDE_BY_SIDE_MIN_PX)
         metrics_file = gr.File(label=t("pg.train.metrics"), elem_id="train-metrics", min_width=SIDE_BY_SIDE_MIN_PX)
-    gr.Markdown(t("pg.train.draw_intro"))
+    gr.Markdown(t("pg.train.draw_intro"), elem_id="train-draw-intro")
     with gr.Row():
         sketch = gr.Sketchpad(type="numpy", image_mode="RGBA", canvas_size=(280, 280), layers=False,
                               brush=gr.Brush(default_size=18, colors=["#000000"], color_mode="fixed"),

@@ -123,13 +123,17 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
         "**再次调用**：用其他参数再调用一次，可以看出 jit 是复用已编译的程序还是重新 trace。"),
     "pg.inspect.second_example": ("e.g. jnp.arange(5.0)", "z. B. jnp.arange(5.0)", "例如 jnp.arange(5.0)"),
     "pg.inspect.run": ("Run", "Ausführen", "运行"),
-    "pg.hint.run": ("Nothing has run yet: press the button above (or Ctrl+Enter) and the result appears here.",
-                    "Noch nichts ausgeführt: Drück den Knopf oben (oder Strg+Enter), dann erscheint das Ergebnis hier.",
-                    "尚未运行：点击上方的按钮（或按 Ctrl+Enter），结果会显示在这里。"),
+    "pg.hint.run": ("Nothing has run yet: press the button above<span class='pg-keys'> (or Ctrl+Enter)</span> and "
+                    "the result appears here.",
+                    "Noch nichts ausgeführt: Drück den Knopf oben<span class='pg-keys'> (oder Strg+Enter)</span>, "
+                    "dann erscheint das Ergebnis hier.",
+                    "尚未运行：点击上方的按钮<span class='pg-keys'>（或按 Ctrl+Enter）</span>，结果会显示在这里。"),
     "pg.hint.example": ("Example loaded: running it…", "Beispiel geladen: wird ausgeführt…", "示例已载入：正在运行…"),
-    "pg.hint.preset": ("Preset loaded: press the button above (or Ctrl+Enter) to run it.",
-                       "Vorlage geladen: Drück den Knopf oben (oder Strg+Enter), um sie auszuführen.",
-                       "预设已载入：点击上方的按钮（或按 Ctrl+Enter）来运行它。"),
+    "pg.hint.preset": ("Preset loaded: press the button above<span class='pg-keys'> (or Ctrl+Enter)</span> to run "
+                       "it.",
+                       "Vorlage geladen: Drück den Knopf oben<span class='pg-keys'> (oder Strg+Enter)</span>, um sie "
+                       "auszuführen.",
+                       "预设已载入：点击上方的按钮<span class='pg-keys'>（或按 Ctrl+Enter）</span>来运行它。"),
     "pg.hint.train": ("Nothing trained yet: press Start.", "Noch nichts trainiert: Drück auf Starten.",
                       "尚未训练：点击“开始”。"),
     "pg.inspect.result": ("Result", "Ergebnis", "结果"),
@@ -344,14 +348,14 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
                         "训练好的参数（.npz：w0, b0, w1, b1, …）"),
     "pg.train.metrics": ("Metrics (CSV)", "Metriken (CSV)", "指标（CSV）"),
     "pg.train.draw_intro": (
-        "#### Draw a digit\nDraw with the mouse; it is prepared the way MNIST digits were (cropped, "
+        "#### Draw a digit\nDraw with the mouse, a pen or a finger; it is prepared the way MNIST digits were (cropped, "
         "scaled to fit 20 × 20, centred by its centre of mass in 28 × 28) and classified by the model "
         "you trained.",
-        "#### Zeichne eine Ziffer\nZeichne mit der Maus; die Zeichnung wird so aufbereitet wie die MNIST-Ziffern "
-        "(zugeschnitten, auf 20 × 20 skaliert, nach ihrem Schwerpunkt in 28 × 28 zentriert) und von dem Modell "
-        "klassifiziert, das du trainiert hast.",
-        "#### 画一个数字\n用鼠标画；它会按 MNIST 数字当年的方式预处理（裁剪、缩放到 20 × 20 以内、按质心居中放入 "
-        "28 × 28），再由你训练的模型来分类。"),
+        "#### Zeichne eine Ziffer\nZeichne mit der Maus, einem Stift oder dem Finger; die Zeichnung wird so "
+        "aufbereitet wie die MNIST-Ziffern (zugeschnitten, auf 20 × 20 skaliert, nach ihrem Schwerpunkt in "
+        "28 × 28 zentriert) und von dem Modell klassifiziert, das du trainiert hast.",
+        "#### 画一个数字\n用鼠标、触控笔或手指画；它会按 MNIST 数字当年的方式预处理（裁剪、缩放到 20 × 20 以内、"
+        "按质心居中放入 28 × 28），再由你训练的模型来分类。"),
     "pg.train.sketch": ("Draw here", "Hier zeichnen", "在这里画"),
     "pg.train.seen": ("What the model sees (28 × 28)", "Was das Modell sieht (28 × 28)", "模型看到的图像（28 × 28）"),
     "pg.train.probabilities": ("Class probabilities", "Klassenwahrscheinlichkeiten", "各类别的概率"),
@@ -396,6 +400,30 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "pg.hide.in_axes and out_axes": ("in_axes and out_axes", "in_axes und out_axes", "in_axes 与 out_axes"),
     "pg.hide.Batch sizes": ("Batch sizes", "Batch-Größen", "批大小"),
     # About
+    "pg.about.intro": (
+        "**What this is for:** seeing what JAX does with a small function of yours: how `jit` traces it into a "
+        "jaxpr, lowers it and compiles it; its derivatives with `grad`; batching with `vmap`; what `jit` buys in "
+        "speed; how XLA's passes change it; sharding it over devices; and a small network trained live.\n\n"
+        "**Where to start:** the **Inspect** tab: press Run on its example and read the jaxpr beside your code. "
+        "Then **Derivatives**, **vmap** and **jit**, each with presets to try; **Compiler** for XLA's passes and "
+        "graphs; **Parallel** for sharding; **Train** for MNIST. Every tab's **Copy link** shares what you see.\n\n"
+        "Below: what this server runs on, and how your code is kept in its sandbox.",
+        "**Wofür das ist:** um zu sehen, was JAX mit einer kleinen Funktion von dir macht: wie `jit` sie zu einem "
+        "jaxpr tract, lowert und kompiliert; ihre Ableitungen mit `grad`; Batches mit `vmap`; was `jit` an "
+        "Tempo bringt; wie die Passes von XLA sie verändern; Sharding über Geräte; und ein kleines Netz, das vor "
+        "deinen Augen lernt.\n\n"
+        "**Wo du anfängst:** im Tab **Untersuchen**: drück beim Beispiel auf Ausführen und lies den jaxpr neben "
+        "deinem Code. Dann **Ableitungen**, **vmap** und **jit**, jeweils mit Vorlagen zum Ausprobieren; "
+        "**Compiler** für die Passes und Graphen von XLA; **Parallel** für Sharding; **Training** für MNIST. "
+        "**Link kopieren** teilt in jedem Tab, was du siehst.\n\n"
+        "Darunter: worauf dieser Server läuft und wie dein Code in seiner Sandbox gehalten wird.",
+        "**这是做什么的：**看看 JAX 如何处理你写的一个小函数：`jit` 怎样把它追踪成 jaxpr、降级并编译；用 `grad` "
+        "求导；用 `vmap` 批处理；`jit` 能带来多少速度；XLA 的 pass 如何改变它；把它分片到多个设备上；以及实时训练一个"
+        "小网络。\n\n"
+        "**从哪里开始：**先看**检查**标签页：在示例上按运行，对照你的代码阅读 jaxpr。然后是**导数**、**vmap** 和 "
+        "**jit**，每个都有预设可以试；**编译器**展示 XLA 的 pass 和图；**并行**展示分片；**训练**用 MNIST。每个标签页的"
+        "**复制链接**都能分享你看到的内容。\n\n"
+        "下面：这台服务器运行在什么上，以及你的代码如何被限制在沙箱中。"),
     "pg.about.raw": ("/about response (JSON)", "Antwort von /about (JSON)", "/about 的响应（JSON）"),
     "pg.about.refresh": ("Refresh", "Aktualisieren", "刷新"),
 }

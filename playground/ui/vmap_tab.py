@@ -13,7 +13,7 @@ from playground.jobs import DEFAULT_BATCH_SIZES, MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.ui.preset_pick import run_stopped_by_preset
+from playground.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
 from playground.ui.timing_views import parse_sizes
 from playground.ui.translations import t
 from playground.ui.vmap_views import render, running
@@ -61,8 +61,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         with beside():
             table = gr.Markdown(elem_id="vmap-table")
 
-    preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes),
-                  preset, [code, args, in_axes], api_visibility="private")
+    preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes)
+                  if name else (gr.update(),) * 3, preset, [code, args, in_axes], api_visibility="private")
+    named_while_unchanged(preset, code, lambda name: VMAP_PRESETS[name].code)
     def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
                request: gr.Request | None = None) -> Iterator[tuple]:
         # the server's messages in the reader's language (Accept-Language)

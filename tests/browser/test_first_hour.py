@@ -7,8 +7,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
-from tests.browser.test_transformation_tabs import choose, open_tab
+from tests.browser.conftest import save_screenshot
+from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
+from tests.browser.test_transformation_tabs import choose, open_tab, set_code
 
 HINT = "Nothing has run yet: press the button above (or Ctrl+Enter) and the result appears here."
 
@@ -18,7 +19,7 @@ HINT = "Nothing has run yet: press the button above (or Ctrl+Enter) and the resu
     ("Derivatives", "grad-status"), ("vmap", "vmap-status"), ("jit", "jit-status"), ("Parallel", "shard-status")])
 def test_before_the_first_run_the_result_area_says_what_to_do(page: Page, tab: str, status: str):
     open_tab(page, tab)
-    expect(page.locator(f"#{status}")).to_have_text(HINT)
+    expect(page.locator(f"#{status}")).to_have_text(HINT, use_inner_text=True)  # the shortcut in sight too
 
 
 def test_train_says_what_to_do_and_stop_waits_for_a_run(page: Page):
@@ -107,3 +108,60 @@ def test_the_gradient_part_numbers_the_hessian_and_names_what_it_timed(page: Pag
     expect(labels).to_have_count(9, timeout=RESULT_TIMEOUT_MS)
     # f = sum(x³) + x0·x1 at (1, 2, 3): the Hessian is diag(6x) plus 1 at (0, 1) and (1, 0).
     assert labels.all_text_contents() == ["6", "1", "0", "1", "12", "0", "0", "0", "18"]
+
+
+# JAX's own example (docs: Control flow and logical operators with JIT), marked `# ok!` for grad.
+DOCS_IF = "def f(x):\n  if x < 3:\n    return 3. * x ** 2\n  else:\n    return -4 * x\n"
+
+
+def test_jaxs_grad_example_with_an_if_says_inspect_added_the_jit_and_opens_in_derivatives(page: Page):
+    run_inspect(page, DOCS_IF, "2.0")
+    status = page.locator("#inspect-status")
+    expect(status).to_contain_text("Your code does not jit f: this tab does", timeout=RESULT_TIMEOUT_MS)
+    expect(status).to_contain_text("Without jit, your code is fine as it is: jax.grad alone runs f on real numbers")
+    link = status.get_by_role("link", name="Differentiate it point by point in the Derivatives tab")
+    save_screenshot(page, "inspect_added_jit.png", full_page=False)
+    with page.context.expect_page() as opened:  # Gradio opens a Markdown link in a new tab: Inspect stays
+        link.click()
+    derivatives = opened.value
+    try:
+        expect(derivatives.get_by_role("tab", selected=True).first).to_have_text("Derivatives")
+        expect(derivatives.locator("#deriv-code .cm-content")).to_have_text(DOCS_IF.replace("\n", ""))
+        expect(derivatives.locator("#deriv-status")).to_contain_text("point by point without jit",
+                                                                     timeout=RESULT_TIMEOUT_MS)
+        expect(derivatives.locator("#deriv-status")).to_contain_text("line 2 (if x < 3:)")
+        expect(derivatives.locator("#deriv-preset input")).to_have_value("")  # no preset's name over this code
+    finally:
+        derivatives.close()
+    expect(status).to_contain_text("this tab does")  # the Inspect tab is as it was
+
+
+def test_a_gradient_made_at_the_top_level_is_what_inspect_runs_and_the_status_says_so(page: Page):
+    run_inspect(page, "def loss(w):\n    return jnp.sum(w ** 2)\n\ngrad_loss = jax.grad(loss)\n", "jnp.arange(3.0)")
+    expect(page.locator("#inspect-result textarea")).to_have_value("f32[3] [0. 2. 4.]", timeout=RESULT_TIMEOUT_MS)
+    status = page.locator("#inspect-status")
+    expect(status).to_contain_text("Traced, lowered and compiled grad_loss")
+    expect(status).to_contain_text("It ran grad_loss = jax.grad(loss): the last function your code makes with a "
+                                   "JAX transformation.")
+
+
+@pytest.mark.parametrize(("tab", "prefix", "first", "other"), [
+    ("Derivatives", "deriv", "tanh", "sin"), ("vmap", "vmap", "per-example gradients", "x + x² + x³")])
+def test_the_preset_picker_names_a_preset_only_while_the_editor_holds_it(page: Page, tab, prefix, first, other):
+    open_tab(page, tab)
+    picker = page.locator(f"#{prefix}-preset input")
+    expect(picker).to_have_value(first)
+    set_code(page, f"{prefix}-code", "def f(x):\n    return x * 3\n")
+    expect(picker).to_have_value("")
+    choose(page, f"{prefix}-preset", other)  # a preset picked again names itself, and its code is back
+    expect(page.locator(f"#{prefix}-code .cm-content")).not_to_contain_text("x * 3")
+    expect(picker).to_have_value(other)
+
+
+def test_derivatives_of_a_function_with_a_kink_say_where_it_is_not_smooth(page: Page):
+    open_tab(page, "Derivatives")
+    set_code(page, "deriv-code", "def f(x):\n    return jnp.abs(x + 3)\n")  # the kink: the grid's first point
+    page.locator("#deriv-run").click()
+    checks = page.locator("#deriv-checks")
+    expect(checks).to_contain_text("the function is not smooth there (a jump or a kink)", timeout=RESULT_TIMEOUT_MS)
+    expect(checks).to_contain_text("at x = -3, far beyond rounding")

@@ -57,6 +57,9 @@ def test_syntax_error_shows_its_line(page: Page):
 
 def test_about_tab_lists_sandbox_layers(page: Page):
     page.get_by_role("tab", name="About").click()
+    intro = page.locator("#about-intro")  # what the app is for, and where to start
+    expect(intro).to_contain_text("What this is for: seeing what JAX does with a small function of yours")
+    expect(intro).to_contain_text("Where to start: the Inspect tab")
 
     summary = page.locator("#about-summary")
     expect(summary).to_contain_text("Sandbox layers", timeout=RESULT_TIMEOUT_MS)

@@ -192,3 +192,10 @@ def test_source_and_ir_are_stacked_on_a_phone(phone: Page):
     boxes = [pane.bounding_box() for pane in panes.all()]
     assert all(box["width"] >= 300 for box in boxes), boxes  # each the screen's width, not 90 px
     assert boxes[0]["y"] < boxes[1]["y"] < boxes[2]["y"], boxes  # one above the other
+
+
+def test_a_phone_is_offered_no_keyboard_shortcut_and_draws_with_a_finger(phone: Page):
+    expect(phone.locator("#inspect-status")).to_have_text(
+        "Nothing has run yet: press the button above and the result appears here.", use_inner_text=True)
+    phone.get_by_role("tab", name="Train", exact=True).click()
+    expect(phone.locator("#train-draw-intro")).to_contain_text("Draw with the mouse, a pen or a finger")

@@ -102,6 +102,11 @@ def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
     expect(status).to_contain_text("Finished", timeout=TRAIN_TIMEOUT_MS)
     expect(status).to_contain_text("test accuracy")
     expect(status).to_contain_text(re.compile(r"training \d+\.\d\d %"))
+    # The loss axis (log) labels its ticks with the values they stand for, in order: never plotly's lone digits
+    # ("2, 1, 5, 2, 0.1" read as values).
+    labels = page.locator("#train-loss .ytick text").all_text_contents()
+    values = [float(label) for label in labels]
+    assert len(values) >= 2 and values == sorted(values), labels
     # The training accuracy has its curve beside the test accuracy's (points at each of the 5 epoch ends).
     legend = page.locator("#train-accuracy .legendtext")
     expect(legend.filter(has_text=re.compile(r"^training \(epoch end\)$"))).to_have_count(1)

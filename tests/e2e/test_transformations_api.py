@@ -191,9 +191,9 @@ def test_vmap_presets_agree_with_the_python_loop(client, name):
 
 def test_vmap_batch_dimension_shows_in_the_batched_jaxpr(client):
     preset = VMAP_PRESETS["x + x² + x³"]
-    response = ok(client.predict(preset.code, preset.args, preset.in_axes, [7], "0", api_name="/vmap"))
+    response = ok(client.predict(preset.code, preset.args, preset.in_axes, [1, 7], "0", api_name="/vmap"))
     assert "a:f32[3]" in response["jaxpr"], response["jaxpr"]
-    assert "a:f32[8,3]" in response["batched_jaxpr"], response["batched_jaxpr"]  # printed for a batch of 8
+    assert "a:f32[7,3]" in response["batched_jaxpr"], response["batched_jaxpr"]  # a size asked for, not 1
 
 
 @pytest.mark.parametrize("in_axes", ["__import__('os')", "(None, 0", "1.5", "{1: 0}"])
