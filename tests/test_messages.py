@@ -128,8 +128,8 @@ BASE = {"epochs": 2, "step": 124, "epoch": 2.0, "loss": 0.3, "test_accuracy": 0.
 
 
 @pytest.mark.parametrize(("language", "finished", "stopped", "training"), [
-    ("de", "**Fertig.** Epoche 2.00 von 2 · Schritt 124 · Loss 0.3000 · Testgenauigkeit **95.00 %**",
-     "**Am Zeitlimit von 900 s pro Lauf beendet.**", "Training: Epoche 1.00 von 2"),
+    ("de", "**Fertig.** Epoche 2,00 von 2 · Schritt 124 · Loss 0,3000 · Testgenauigkeit **95,00 %**",
+     "**Am Zeitlimit von 900 s pro Lauf beendet.**", "Training: Epoche 1,00 von 2"),
     ("zh", "**已完成.** 第 2.00 / 2 轮 · 第 124 步 · loss 0.3000 · 测试准确率 **95.00 %**",
      "**到达每次运行 900 秒的时间上限后结束.**", "训练中：第 1.00 / 2 轮"),
 ])

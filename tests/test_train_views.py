@@ -83,7 +83,7 @@ def test_status_says_where_the_run_is():
     plain = update(124, 0.3, phase="stopped", done=True, stopped=True, message="Stopped")
     assert status_markdown(plain).startswith(f"{STOPPED} epoch 2.00 of 2 · step 124")
     assert status_markdown({**plain, "message_words": ["train.stopped", {}]}, "de").startswith(
-        f"{verdict('stopped', 'de')} Epoche 2.00 von 2")
+        f"{verdict('stopped', 'de')} Epoche 2,00 von 2")
     assert status_markdown(update(124, 0.3, phase="finished", done=True, message="Finished")).startswith(f"{OK}")
 
 
@@ -122,3 +122,12 @@ def test_dataset_choices_say_where_each_would_come_from():
                                 "available": "offline (scikit-learn)"}])
     assert choices == [("MNIST (from MNIST_DIR)", "mnist"), ("Fashion-MNIST (downloads first)", "fashion_mnist"),
                        ("scikit-learn digits (8×8, offline) (ready)", "digits")]
+
+
+def test_the_status_writes_numbers_as_the_readers_language_does():
+    running = {**update(12_345, 0.3456, phase="training"), "samples_per_s": 51_426.4, "elapsed_s": 1234.56,
+               "n_train": 60_000, "n_test": 10_000}
+    german = status_markdown(running, "de")
+    for said in ("Schritt 12.345", "Loss 0,3456", "51.426 Beispiele/s", "60.000 Trainings- / 10.000 Testbilder"):
+        assert said in german, german
+    assert "step 12,345" in status_markdown(running) and "51,426 samples/s" in status_markdown(running)

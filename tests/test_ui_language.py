@@ -30,6 +30,9 @@ def test_no_request_is_english():
     assert language.of(None) == "en"
 
 
-def test_the_page_script_keeps_html_lang_in_the_cookie():
-    assert "document.documentElement.lang" in language.PAGE_LANGUAGE_JS
+def test_the_page_script_keeps_html_lang_in_the_cookie_and_a_pick_for_the_next_load():
+    # What it does in a page: tests/browser/test_languages.py (a pick in Settings holds after a reload).
+    assert "const html = document.documentElement;" in language.PAGE_LANGUAGE_JS
     assert "pg_lang=" in language.PAGE_LANGUAGE_JS and "SameSite=Lax" in language.PAGE_LANGUAGE_JS
+    assert 'localStorage.setItem("pg_lang_picked"' in language.PAGE_LANGUAGE_JS
+    assert ".changeLocale(picked)" in language.PAGE_LANGUAGE_JS

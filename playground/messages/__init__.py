@@ -67,6 +67,17 @@ def say(key: str, language: str = DEFAULT, /, **params: object) -> str:
     return text.format_map({name: _written(value, language) for name, value in params.items()})
 
 
+def number(value: float, language: str = DEFAULT, decimals: int = 0) -> str:
+    """``value`` with ``decimals`` places and its thousands grouped, as ``language`` writes numbers (German swaps
+    the comma and the point; Chinese writes them as English does).
+
+    >>> number(51426.5, "de", 1), number(51426.5, "en", 1), number(0.3, "de", 4)
+    ('51.426,5', '51,426.5', '0,3000')
+    """
+    text = f"{value:,.{decimals}f}"
+    return text.translate(str.maketrans(",.", ".,")) if language == "de" else text
+
+
 def render(pieces: list, language: str = DEFAULT) -> str:
     """Pieces (``[[key, params], ...]``) written one after the other in ``language``."""
     return "".join(_written(piece, language) for piece in pieces)

@@ -18,6 +18,7 @@ from playground.ui import (
     vmap_tab,
 )
 from playground.ui.language import PAGE_LANGUAGE_JS
+from playground.ui.layout import RESULT_IN_SIGHT_JS
 from playground.ui.shortcuts import RUN_SHORTCUT_JS
 from playground.ui.sketch_tool import BRUSH_FIRST_JS
 from playground.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
@@ -41,11 +42,11 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     " .pg-verdict { display: inline-block; padding: 0 0.45em; border-radius: 4px; font-weight: 600;"
     " font-size: 0.9em; color: #fff; background: #4b5563; }"
     " .pg-verdict-ok { background: #15803d; } .pg-verdict-error, .pg-verdict-differs { background: #b91c1c; }"
-    # Tables scroll sideways in their own box instead of squeezing their columns (a phone, a long header),
-    # and words wrap only between words, never mid-word.
+    # Tables scroll sideways in their own box instead of squeezing their columns (a phone), and words wrap only
+    # between words, never mid-word: a long header ("eager JAX vs NumPy") takes two lines, so that a table beside
+    # a plot on a laptop shows its last column.
     " .prose table { display: block; max-width: 100%; overflow-x: auto; }"
     " .prose th, .prose td { word-break: normal; overflow-wrap: normal; hyphens: manual; }"
-    " .prose th { white-space: nowrap; }"
     " .source-ir { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }"
     " @media (max-width: 700px) { .source-ir { grid-template-columns: minmax(0, 1fr); } }"
     # On a phone the page's 32 px margins took a sixth of a 360 px screen from every editor and table: 8 px up
@@ -61,9 +62,10 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     " .pg-platform-gpu { background: #15803d; } .pg-platform-tpu { background: #1d4ed8; }")
 
 # Run once when the page loads: the gallery's example buttons in the page's language (Gradio leaves them as
-# given), Ctrl+Enter to run the current tab, and the page's language in a cookie for the server (language.py).
+# given), Ctrl+Enter to run the current tab, the page's language in a cookie for the server (language.py), and on a
+# phone a run's status scrolled into sight (layout.py).
 JS = "() => {\n" + "".join(f"  ({part})();\n" for part in (example_labels_js(), RUN_SHORTCUT_JS, PAGE_LANGUAGE_JS,
-                                                             BRUSH_FIRST_JS)) + "}"
+                                                             BRUSH_FIRST_JS, RESULT_IN_SIGHT_JS)) + "}"
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:

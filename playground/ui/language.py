@@ -15,15 +15,29 @@ import gradio as gr
 from playground import messages
 
 COOKIE = "pg_lang"
-# Run once when the page loads (part of launch(js=...)): <html lang> into the cookie, now and on every change.
-PAGE_LANGUAGE_JS = """() => {
+PICKED = "pg_lang_picked"  # localStorage: the language last picked in Settings, which Gradio does not keep
+# Run once when the page loads (part of launch(js=...)): a language picked in Settings before comes back (Gradio
+# starts from the browser's language on every load, and its changeLocale is the one way to set another); then
+# <html lang> goes into the cookie, now and on every change, and a change is a pick to keep.
+PAGE_LANGUAGE_JS = """async () => {
+  const html = document.documentElement;
+  const picked = (localStorage.getItem("PICKED") || "").replace(/[^A-Za-z-]/g, "").slice(0, 16);
+  if (picked && picked !== html.lang) {
+    const core = performance.getEntriesByType("resource").map(entry => entry.name)
+      .find(name => /\\/assets\\/core-[A-Za-z0-9_-]+\\.js$/.test(name));
+    try { if (core) (await import(core)).changeLocale(picked); } catch (error) { console.warn(error); }
+  }
   const keep = () => {
-    const lang = (document.documentElement.lang || "").replace(/[^A-Za-z-]/g, "").slice(0, 16);
+    const lang = (html.lang || "").replace(/[^A-Za-z-]/g, "").slice(0, 16);
     if (lang) document.cookie = "COOKIE=" + lang + "; path=/; SameSite=Lax; max-age=31536000";
   };
-  new MutationObserver(keep).observe(document.documentElement, {attributes: true, attributeFilter: ["lang"]});
+  const start = html.lang;
+  new MutationObserver(() => {
+    keep();
+    if (html.lang && html.lang !== start) localStorage.setItem("PICKED", html.lang);
+  }).observe(html, {attributes: true, attributeFilter: ["lang"]});
   keep();
-}""".replace("COOKIE", COOKIE)
+}""".replace("COOKIE", COOKIE).replace("PICKED", PICKED)
 
 
 def of(request: gr.Request | None) -> str:

@@ -1,4 +1,5 @@
-"""Widths the tabs share, so that a phone stacks what a laptop shows side by side.
+"""What the tabs share so that a phone works as well as a laptop: widths, so that a phone stacks what a laptop
+shows side by side, and a run's status brought into sight on a phone.
 
 A Gradio row wraps a child onto its own line once the row is narrower than
 the children's minimum widths together: two results of at least
@@ -22,3 +23,22 @@ def beside() -> gr.Column:
     components take ``min_width=SIDE_BY_SIDE_MIN_PX`` themselves.
     """
     return gr.Column(min_width=SIDE_BY_SIDE_MIN_PX)
+
+
+# Run once when the page loads (part of the app's js): on a phone the result is below the fold, so once a run's
+# status first changes (the job is waiting or running, or its result is in), it is scrolled into sight, unless
+# it is in sight already. A wider screen shows it beside or just below the button, and is left where it is.
+RESULT_IN_SIGHT_JS = """() => {
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("button[id$='-run'], button[id$='-start']");
+    if (!button || window.innerWidth > 700) return;
+    const status = document.getElementById(button.id.replace(/-(run|start)$/, "-status"));
+    if (!status) return;
+    const seen = new MutationObserver(() => {
+      seen.disconnect();
+      const box = status.getBoundingClientRect();
+      if (box.top > window.innerHeight * 0.6 || box.bottom < 0) status.scrollIntoView({block: "start"});
+    });
+    seen.observe(status, {childList: true, subtree: true, characterData: true});
+  }, true);
+}"""

@@ -36,5 +36,12 @@ def run_stopped_by_preset(run: gr.Button, preset: gr.Dropdown, fn: Callable, inp
 def named_while_unchanged(preset: gr.Dropdown, code: gr.Code, preset_code: Callable[[str], str]) -> None:
     """The picker shows a preset only while the editor holds its code (``preset_code(name)``): code typed over it,
     or brought by a link, leaves the picker empty rather than naming code that is no longer there."""
-    code.change(lambda text, name: gr.update(value=None) if name and preset_code(name) != text else gr.update(),
-                [code, preset], preset, api_visibility="private", queue=False, show_progress="hidden")
+    def shown(text: str | None, name: str | None):
+        return gr.update(value=None) if name and not _same_code(preset_code(name), text or "") else gr.update()
+
+    code.change(shown, [code, preset], preset, api_visibility="private", queue=False, show_progress="hidden")
+
+
+def _same_code(a: str, b: str) -> bool:
+    """Equal but for whitespace at the ends of lines and of the text (the editor drops the last line break)."""
+    return [line.rstrip() for line in a.strip().splitlines()] == [line.rstrip() for line in b.strip().splitlines()]

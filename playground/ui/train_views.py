@@ -143,19 +143,22 @@ def _summary(update: dict, language: str = "en") -> str:
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
-    parts = [say("train.epoch", epoch=f"{update.get('epoch', 0):.2f}", epochs=update.get("epochs")),
-             say("train.step", step=f"{update.get('step', 0):,}")]
+    def number(value: float, decimals: int = 0) -> str:  # as the reader's language writes it: 51.426 in German
+        return messages.number(value, language, decimals)
+
+    parts = [say("train.epoch", epoch=number(update.get("epoch", 0), 2), epochs=update.get("epochs")),
+             say("train.step", step=number(update.get("step", 0)))]
     if update.get("loss") is not None:
-        parts.append(say("train.loss", loss=f"{update['loss']:.4f}"))
+        parts.append(say("train.loss", loss=number(update["loss"], 4)))
     if update.get("test_accuracy") is not None:
-        parts.append(say("train.accuracy", accuracy=f"{100 * update['test_accuracy']:.2f}"))
+        parts.append(say("train.accuracy", accuracy=number(100 * update["test_accuracy"], 2)))
     if update.get("train_accuracy") is not None:
-        parts.append(say("train.train_accuracy", accuracy=f"{100 * update['train_accuracy']:.2f}"))
+        parts.append(say("train.train_accuracy", accuracy=number(100 * update["train_accuracy"], 2)))
     if update.get("samples_per_s"):
-        parts.append(say("train.rate", rate=f"{update['samples_per_s']:,.0f}"))
-    parts.append(say("train.elapsed", elapsed=f"{update.get('elapsed_s', 0):.1f}"))
+        parts.append(say("train.rate", rate=number(update["samples_per_s"])))
+    parts.append(say("train.elapsed", elapsed=number(update.get("elapsed_s", 0), 1)))
     if update.get("n_train"):
-        parts.append(say("train.images", n_train=f"{update['n_train']:,}", n_test=f"{update['n_test']:,}"))
+        parts.append(say("train.images", n_train=number(update["n_train"]), n_test=number(update["n_test"])))
     return " · ".join(parts)
 
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import save_screenshot
+from tests.browser.conftest import open_app, save_screenshot, wait_until_finished
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
 from tests.browser.test_transformation_tabs import choose, open_tab, set_code
 
@@ -165,3 +165,25 @@ def test_derivatives_of_a_function_with_a_kink_say_where_it_is_not_smooth(page: 
     checks = page.locator("#deriv-checks")
     expect(checks).to_contain_text("the function is not smooth there (a jump or a kink)", timeout=RESULT_TIMEOUT_MS)
     expect(checks).to_contain_text("at x = -3, far beyond rounding")
+
+
+# Tables wider than their box: at a laptop's 1366 px the last column hid behind a sideways scroll.
+CUT_OFF_TABLES_JS = """(panel) => [...panel.querySelectorAll('.prose table')]
+  .filter(table => table.offsetParent !== null && table.scrollWidth > table.clientWidth + 1)
+  .map(table => `${table.closest('[id]')?.id}: ${table.scrollWidth} px in ${table.clientWidth}`)"""
+
+
+def test_result_tables_fit_a_laptop_screen(chromium_browser, server):
+    page = open_app(chromium_browser, server.url, viewport={"width": 1366, "height": 800})
+    try:
+        for tab, run, table in (("Derivatives", "deriv-run", "deriv-checks"), ("vmap", "vmap-run", "vmap-table"),
+                                ("jit", "jit-run", "jit-table")):
+            open_tab(page, tab)
+            page.locator(f"#{run}").click()
+            expect(page.locator(f"#{table} table")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+            wait_until_finished(page.locator(f"#{table}"))
+            page.locator(f"#{table}").scroll_into_view_if_needed()
+            save_screenshot(page, f"laptop_{tab}_table.png", full_page=False)
+            assert page.locator(f"#{table}").evaluate(CUT_OFF_TABLES_JS) == [], tab
+    finally:
+        page.context.close()

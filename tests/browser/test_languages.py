@@ -165,6 +165,11 @@ def test_settings_switch_an_english_page_to_german(chromium_browser: Browser, se
         expect(page.locator("#inspect-run")).to_have_text(text("pg.inspect.run", "de"))
         expect(page.get_by_role("button", name=text("pg.example.mlp_pytree", "de"), exact=True)).to_be_visible()
         save_screenshot(page, "lang_switched_to_de.png")
+        # The pick holds: after a reload the page is German again, and the server writes German too.
+        page.reload()
+        expect(page.get_by_role("tab", name="Untersuchen", exact=True)).to_be_visible()
+        expect(page.locator("#inspect-run")).to_have_text(text("pg.inspect.run", "de"))
+        page.wait_for_function("() => document.cookie.split('; ').includes('pg_lang=de')")
     finally:
         page.context.close()
 

@@ -199,3 +199,13 @@ def test_a_phone_is_offered_no_keyboard_shortcut_and_draws_with_a_finger(phone: 
         "Nothing has run yet: press the button above and the result appears here.", use_inner_text=True)
     phone.get_by_role("tab", name="Train", exact=True).click()
     expect(phone.locator("#train-draw-intro")).to_contain_text("Draw with the mouse, a pen or a finger")
+
+
+@pytest.mark.parametrize(("tab", "run", "status"), [("Inspect", "inspect-run", "inspect-status"),
+                                                     ("Derivatives", "deriv-run", "deriv-status")])
+def test_after_run_a_phone_shows_the_result_without_scrolling_for_it(phone: Page, tab, run, status):
+    phone.get_by_role("tab", name=tab, exact=True).click()
+    phone.locator(f"#{run}").click()
+    expect(phone.locator(f"#{status} .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+    top = phone.locator(f"#{status}").evaluate("e => e.getBoundingClientRect().top")
+    assert 0 <= top < phone.viewport_size["height"] / 2, top  # it was below the fold: 844 px and more down

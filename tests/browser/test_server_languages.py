@@ -52,7 +52,7 @@ def test_a_tracer_error_and_the_train_status_in_german(german: Page):
     german.locator("#train-start").click()
     train_status = german.locator("#train-status")
     expect(train_status).to_contain_text("Fertig.", timeout=TRAIN_TIMEOUT_MS)
-    expect(train_status).to_contain_text("Epoche 1.00 von 1")
+    expect(train_status).to_contain_text("Epoche 1,00 von 1")
     expect(train_status).to_contain_text("Testgenauigkeit")
     expect(train_status.locator(".pg-verdict-ok")).to_have_text("OK")
     expect(german.locator("#train-device")).to_contain_text("Training auf")
