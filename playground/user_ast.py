@@ -50,13 +50,6 @@ def top_level_functions(tree: ast.Module) -> Iterator[tuple[str, Function]]:
                     yield target.id, node.value
 
 
-def top_level_names(tree: ast.Module) -> set[str]:
-    """Names a top-level assignment binds (``f = jax.jit(g)`` binds ``f``)."""
-    return {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
-            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            if isinstance(target, ast.Name)}
-
-
 # JAX's transformations that take a function and give one back: ``g = jax.grad(f)`` makes the function to run.
 TRANSFORMATIONS = frozenset({"grad", "value_and_grad", "vmap", "jit", "jacfwd", "jacrev", "jacobian", "hessian",
                              "checkpoint", "remat", "pmap", "shard_map"})

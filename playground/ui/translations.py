@@ -56,9 +56,9 @@ CATALOGUE: dict[str, tuple[str, str, str]] = {
     "pg.tab.train": ("Train", "Training", "训练"),
     "pg.tab.about": ("About", "Über", "关于"),
     # Fields several tabs share
-    "pg.field.function": ("Your function (f, or one made last like g = jax.grad(f), or the last def)",
-                          "Deine Funktion (f oder eine zuletzt erzeugte wie g = jax.grad(f) oder das letzte def)",
-                          "你的函数（f，或最后得到的如 g = jax.grad(f)，或最后一个 def）"),
+    "pg.field.function": ("Your function (f, or the last one made or defined)",
+                          "Deine Funktion (f oder die zuletzt erzeugte oder definierte)",
+                          "你的函数（f，或最后得到或定义的那个）"),
     "pg.field.arguments": ("Arguments (a Python expression; a tuple gives several)",
                            "Argumente (ein Python-Ausdruck; ein Tupel übergibt mehrere)",
                            "参数（一个 Python 表达式；元组可传入多个参数）"),

@@ -176,9 +176,13 @@ CUT_OFF_TABLES_JS = """(panel) => [...panel.querySelectorAll('.prose table')]
 def test_result_tables_fit_a_laptop_screen(chromium_browser, server):
     page = open_app(chromium_browser, server.url, viewport={"width": 1366, "height": 800})
     try:
-        for tab, run, table in (("Derivatives", "deriv-run", "deriv-checks"), ("vmap", "vmap-run", "vmap-table"),
-                                ("jit", "jit-run", "jit-table")):
+        # Each tab's own columns and headers; small sizes, since the table's width does not depend on them.
+        for tab, run, table, sizes in (("Derivatives", "deriv-run", "deriv-checks", None),
+                                       ("vmap", "vmap-run", "vmap-table", ("vmap-sizes", "1, 10, 100")),
+                                       ("jit", "jit-run", "jit-table", ("jit-sizes", "10, 100, 1000"))):
             open_tab(page, tab)
+            if sizes:
+                page.locator(f"#{sizes[0]} textarea").fill(sizes[1])
             page.locator(f"#{run}").click()
             expect(page.locator(f"#{table} table")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
             wait_until_finished(page.locator(f"#{table}"))
