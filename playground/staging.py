@@ -36,7 +36,6 @@ from playground import (
     runtime,
     source_map,
     tracer_errors,
-    user_ast,
     user_errors,
     user_jit,
     usercode,
@@ -64,12 +63,12 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(stdout):
         warnings.simplefilter("always")
         warnings.simplefilter("ignore", ResourceWarning)  # garbage collection noise, not the user's
-        choice = None
+        program = choice = None
         try:
             program, arguments, choice = prepared(code, args, static_argnums)
             report, choice, out_info, value, printed_while_tracing = run_stages(choice, arguments, max_chars, stdout)
         except Exception as exc:
-            return explained_error(exc, code, jitted_here=choice is not None and not choice.own)
+            return explained_error(exc, code, jitted_here=program.name if choice and not choice.own else None)
     static_argnums = choice.static_argnums
     notes = [error_lessons.warning_note(w.category, str(w.message)) for w in caught]
     if choice.note:
@@ -237,17 +236,16 @@ def _clean_cache_miss(text: str) -> str:
     return "\n".join(dict.fromkeys(blocks))
 
 
-def explained_error(exc: BaseException, code: str, jitted_here: bool = False) -> dict:
-    """The error result, with its lesson where one teaches it. ``jitted_here``: the job put the jit around the
-    user's function (their code has none), so an error that only jit causes says so, and that without jit (as
-    ``jax.grad`` alone, or the Derivatives tab point by point, runs it) the code works."""
+def explained_error(exc: BaseException, code: str, jitted_here: str | None = None) -> dict:
+    """The error result, with its lesson where one teaches it. ``jitted_here``: the name of the user's function
+    where the job put the jit around it (their code has none), so an error that only jit causes says so, and that
+    without jit (as ``jax.grad`` alone, or the Derivatives tab point by point, runs it) the code works."""
     result = user_errors.error_result(exc)
     explanation = tracer_errors.explain(exc, code, result["error"]["line"])
     if explanation and jitted_here and isinstance(exc, jax.errors.ConcretizationTypeError):
-        function = user_ast.pick_function_name(user_ast.parse(code))
         words = explanation["words"]
-        words["explanation"].insert(0, messages.piece("tracer.jitted_here", function=function))
-        words["fix"].append(messages.piece("tracer.without_jit", function=function))
+        words["explanation"].insert(0, messages.piece("tracer.jitted_here", function=jitted_here))
+        words["fix"].append(messages.piece("tracer.without_jit", function=jitted_here))
         explanation.update({part: messages.render(words[part]) for part in ("explanation", "fix")})
     if explanation:
         result["error"].update(explanation)
