@@ -252,13 +252,16 @@ class PlaygroundAPI(CompilerEndpoints):
         ``test_accuracy`` (None until first measured), ``epoch_accuracy`` (the full test set, at an
         epoch's end, else None), ``train_accuracy`` and ``epoch_train_accuracy`` (the same on training
         images: as many as the estimate has, and up to 10,000 at an epoch's end), ``samples_per_s``,
-        ``elapsed_s``, ``device``, ``devices`` (how many it trains on), ``dataset``, ``n_train``,
-        ``n_test`` and ``done``. The
+        ``elapsed_s``, ``device``, ``devices`` (how many it trains on), ``dataset`` (the one it trains on),
+        ``data_note`` (a catalogue piece where the images are not the dataset's own split: its test set alone,
+        split 80/20), ``data_fallback`` (a piece where the dataset asked for could be neither found nor downloaded,
+        and the run trains on "digits" instead), ``n_train``, ``n_test`` and ``done``. The
         last one (``done: True``) adds ``stopped``, ``message`` (and ``message_words``, its catalogue
         piece), ``params_file`` (.npz), ``metrics_file``
         (CSV), ``confusion`` and ``samples`` (test digits with predictions, mistakes first). Errors come as
-        one error dict; a dataset that is neither here nor downloadable (offline) has a short
-        ``message``, a ``fix`` and ``details`` (where it looked, each mirror's failure).
+        one error dict; a dataset that is neither here nor downloadable (offline) where the offline digits
+        cannot stand in (no scikit-learn) has a short ``message``, a ``fix`` and ``details`` (where it looked,
+        each mirror's failure).
         ``session`` scopes Stop and ``predict`` to the caller.
         """
         if self._training is None:

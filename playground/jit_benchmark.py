@@ -26,6 +26,7 @@ import math
 import sys
 import time
 import warnings
+from collections.abc import Callable
 
 import jax
 import numpy as np
@@ -60,23 +61,26 @@ RTOL, ATOL = 1e-4, 1e-5  # float32, and XLA may fuse a*b+c into one rounding whe
 # Ops of the ENTRY computation that launch no work: they name or regroup buffers.
 
 
-def jit_speed(code: str, sizes: list[int], repeats: int, memory_mb: int, budget_s: float = math.inf) -> dict:
+def jit_speed(code: str, sizes: list[int], repeats: int, memory_mb: int, budget_s: float = math.inf,
+              early: Callable[[dict], None] | None = None) -> dict:
     """Median seconds per call of NumPy, eager JAX and jitted JAX on n x n float32 inputs, per size.
 
     Within ``budget_s`` seconds: fewer runs than ``repeats`` for a slow engine, and the
-    sizes not reached are listed in ``skipped``, rather than the job being killed.
+    sizes not reached are listed in ``skipped``, rather than the job being killed. With
+    ``early``, after each size but the last, the reply so far (the sizes measured,
+    ``pending_sizes`` the rest) goes ahead of the final one.
     """
     with warnings.catch_warnings(), contextlib.redirect_stdout(usercode.CappedText(0)):
         warnings.simplefilter("ignore")
         try:
             program = usercode.load(code)
-            return _benchmark(code, program, sizes, repeats, memory_mb, time.perf_counter() + budget_s)
+            return _benchmark(code, program, sizes, repeats, memory_mb, time.perf_counter() + budget_s, early)
         except Exception as exc:
             return staging.explained_error(exc, code)
 
 
 def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repeats: int, memory_mb: int,
-               deadline: float) -> dict:
+               deadline: float, early: Callable[[dict], None] | None) -> dict:
     choice = user_jit.choose(program.function, (), 1)  # the user's own jit, if their code has one
     eager, jitted = choice.plain, choice.jitted  # eager JAX runs the function without its jit
     _check_signature(eager, program.name)
@@ -125,24 +129,34 @@ def _benchmark(code: str, program: usercode.UserProgram, sizes: list[int], repea
                 numpy_unavailable = f"The NumPy version failed at n={n}: {why}"
             rows[engine].append(t)
         del x_host, x_device, runs
+        if early is not None and i + 1 < len(kept):  # the table grows by a row while the rest is measured
+            early(_reply(program, eager, compiled, kept[:i + 1], skipped, rows, numpy_unavailable, numpy_checked,
+                         pending=kept[i + 1:]))
+    return _reply(program, eager, compiled, kept, skipped, rows, numpy_unavailable, numpy_checked, pending=[])
+
+
+def _reply(program: usercode.UserProgram, eager, compiled: dict, measured: list[int], skipped: list[dict],
+           rows: dict, numpy_unavailable: str | None, numpy_checked: list[int], pending: list[int]) -> dict:
+    """The reply for the sizes ``measured`` so far (``pending``: those still to come)."""
     return {
         "ok": True,
         "function": program.name,
         "device": runtime.device_label(),
-        "sizes": kept,
-        "skipped": skipped,
+        "sizes": list(measured),
+        "skipped": list(skipped),
         "numpy_s": _column(rows["numpy"], "median_s"),
         "eager_s": _column(rows["eager"], "median_s"),
         "jit_s": _column(rows["jit"], "median_s"),
-        "compile_s": [compiled[n][0] for n in kept],
+        "compile_s": [compiled[n][0] for n in measured],
         "spread": {engine: _column(ts, "iqr_s") for engine, ts in rows.items()},
         "min_s": {engine: _column(ts, "min_s") for engine, ts in rows.items()},
         "numpy_unavailable": numpy_unavailable,
         "jaxpr_ops": program_size.count_equations(
-            jax.make_jaxpr(eager)(jax.ShapeDtypeStruct((kept[0],) * 2, np.float32)).jaxpr),
-        "fused_kernels": program_size.count_kernels(compiled[kept[0]][1].as_text()),
-        "checked_sizes": kept,  # eager JAX and jit agreed at each (else the job stops with the difference)
-        "numpy_checked_sizes": numpy_checked,
+            jax.make_jaxpr(eager)(jax.ShapeDtypeStruct((measured[0],) * 2, np.float32)).jaxpr),
+        "fused_kernels": program_size.count_kernels(compiled[measured[0]][1].as_text()),
+        "checked_sizes": list(measured),  # eager JAX and jit agreed at each (else the job stops with the difference)
+        "numpy_checked_sizes": list(numpy_checked),
+        "pending_sizes": list(pending),
     }
 
 
@@ -255,6 +269,8 @@ def _resident_bytes() -> int:
     return int(now.rss_mb * 2**20)
 
 
-def jit_speed_job(limits: Limits, code: str, sizes: list[int], repeats: int) -> dict:
-    """The registry's "jit_speed" job: sizes that would not fit the memory limit are skipped; 60 % of its time."""
-    return jit_speed(code, sizes, repeats, limits.memory_mb, budget_s=0.6 * limits.measure_timeout_s)
+def jit_speed_job(limits: Limits, code: str, sizes: list[int], repeats: int,
+                  early: Callable[[dict], None] | None = None) -> dict:
+    """The registry's "jit_speed" job: sizes that would not fit the memory limit are skipped; 60 % of its time;
+    the sizes measured so far go ahead, one reply per size."""
+    return jit_speed(code, sizes, repeats, limits.memory_mb, budget_s=0.6 * limits.measure_timeout_s, early=early)

@@ -174,7 +174,7 @@ REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
     JobKind("jit_speed", "playground.jit_benchmark:jit_speed_job", (
         CODE, Argument("sizes", _wholes(1, MAX_MATRIX, MAX_SIZES), convert=_sorted_unique),  # default: the API's
         Argument("repeats", _whole(1, MAX_REPEATS), 5, check.as_whole)), replies.JIT_SPEED, pool="accelerator",
-        timed=True),
+        timed=True, early=True),  # early: the sizes measured so far
     JobKind("shard", "playground.parallel:shard_job", (
         CODE, ARGS, Argument("mesh_shape", _wholes(1, MAX_DEVICES, MAX_MESH_AXES), convert=_wholes_list),
         Argument("axis_names", _names(MAX_MESH_AXES)), Argument("in_specs", _text),

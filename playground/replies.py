@@ -116,6 +116,7 @@ JIT_SPEED = _ok(
     numpy_s=TIMES, eager_s=TIMES, jit_s=TIMES, compile_s=TIMES, spread=ENGINE_TIMES, min_s=ENGINE_TIMES,
     numpy_unavailable=Either((SHORT, Null())), jaxpr_ops=COUNT, fused_kernels=COUNT,
     checked_sizes=ListOf(COUNT, 64), numpy_checked_sizes=ListOf(COUNT, 64),
+    pending_sizes=ListOf(COUNT, 64),  # an early reply's sizes still to measure; [] in the final one
 )
 
 SHARD = _ok(

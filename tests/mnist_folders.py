@@ -52,6 +52,15 @@ def make_mnist_dir(folder: Path, n_train: int, n_test: int, real: bool = REAL_DI
     return folder
 
 
+def make_test_set_dir(folder: Path, count: int, real: bool = REAL_DIGITS) -> Path:
+    """Only the two test files, of ``count`` digits: a classroom's folder, which load.py splits to train and test."""
+    images, labels = real_digits() if real else synthetic_digits(count)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_idx(folder / "t10k-images-idx3-ubyte.gz", images[:count])
+    write_idx(folder / "t10k-labels-idx1-ubyte", labels[:count])
+    return folder
+
+
 def write_dataset(folder: Path, gz: bool = True, n_train: int = 6, n_test: int = 3, label_max: int = 9) -> Path:
     """Small self-made MNIST-shaped IDX files under their usual names (``.gz`` or decompressed)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -84,12 +93,14 @@ def unreachable_mirror() -> str:
     return f"http://127.0.0.1:{free_port()}/"
 
 
-def start_training_server(tmp_path_factory, n_train: int, n_test: int, **env: str):
-    """``python app.py`` with an MNIST_DIR of ``n_train`` + ``n_test`` digits, an empty cache, Fashion-MNIST offline
-    (and ``env``, e.g. the sandbox mode)."""
+def start_training_server(tmp_path_factory, n_train: int, n_test: int, test_set_only: bool = False, **env: str):
+    """``python app.py`` with an MNIST_DIR of ``n_train`` + ``n_test`` digits (``test_set_only``: all of them in the
+    test files, which the app splits 80/20), an empty cache, Fashion-MNIST offline (and ``env``, e.g. the sandbox
+    mode)."""
     from tests.conftest import start_server
 
-    folder = make_mnist_dir(tmp_path_factory.mktemp("mnist"), n_train, n_test)
+    folder = (make_test_set_dir(tmp_path_factory.mktemp("mnist"), n_train + n_test) if test_set_only else
+              make_mnist_dir(tmp_path_factory.mktemp("mnist"), n_train, n_test))
     return start_server(tmp_path_factory.mktemp("server"), PLAYGROUND_WORKERS="1", MNIST_DIR=str(folder),
                         PLAYGROUND_CACHE=str(tmp_path_factory.mktemp("cache")),
                         PLAYGROUND_MIRRORS_FASHION_MNIST=unreachable_mirror(), **env)

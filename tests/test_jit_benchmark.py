@@ -8,14 +8,15 @@ import numpy as np
 import pytest
 
 from playground import jit_benchmark as jb
-from playground import jobs, numpy_stand_in, program_size
+from playground import jobs, numpy_stand_in, program_size, replies
 from playground.gallery import JIT_BENCHMARK_CODE
 
 # These tests call the benchmark in pytest's own process, whose resident memory is the whole suite's so far
 # (hundreds of compiled programs): a worker's 2 GB limit would leave no room late in a run.
 IN_PROCESS_MB = 65_536
 RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
-               "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "checked_sizes", "numpy_checked_sizes"}
+               "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "checked_sizes", "numpy_checked_sizes",
+               "pending_sizes"}
 
 
 @pytest.fixture(scope="module")
@@ -175,6 +176,19 @@ ENTRY %main (x: f32[4]) -> (f32[4], f32[4]) {
 }
 """
     assert program_size.count_kernels(hlo) == 2  # the fusion and the copy
+
+
+def test_each_size_but_the_last_goes_ahead_with_the_rest_pending():
+    sent = []
+    out = jb.jit_speed(JIT_BENCHMARK_CODE, [10, 20, 30], repeats=1, memory_mb=IN_PROCESS_MB, early=sent.append)
+    assert [reply["sizes"] for reply in sent] == [[10], [10, 20]]
+    assert [reply["pending_sizes"] for reply in sent] == [[20, 30], [30]]
+    assert all(set(reply) == RESULT_KEYS for reply in sent)
+    assert out["pending_sizes"] == [] and sent[1]["jit_s"] == out["jit_s"][:2] and len(sent[1]["compile_s"]) == 2
+    assert sent[0]["checked_sizes"] == [10] and sent[0]["numpy_checked_sizes"] == [10]
+    assert sent[0]["jit_s"] is not out["jit_s"] and sent[0]["sizes"] is not out["sizes"]  # copies, not growing lists
+    for reply in (*sent, out):
+        replies.check(replies.JIT_SPEED, reply)  # what the pool lets through, early ones too
 
 
 def test_a_spent_budget_skips_the_sizes_not_reached():

@@ -12,7 +12,7 @@ import pytest
 from playground.mnist import fetch
 from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.idx import write_idx
-from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, SHARED_MNIST, write_dataset
+from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, SHARED_MNIST, offline_env, write_dataset
 
 MNIST = DATASETS["mnist"]
 
@@ -73,6 +73,42 @@ def test_an_incomplete_folder_is_an_error_naming_what_is_missing(tmp_path, cache
         fetch.locate(DATASETS["mnist"], env)  # even though the cache has everything: the user named a folder
     assert f"MNIST_DIR {folder}" in str(info.value)
     assert "train-labels-idx1-ubyte.gz (or train-labels-idx1-ubyte) is missing" in str(info.value)
+
+
+@pytest.mark.parametrize("gz", [True, False], ids=["gz", "decompressed"])
+def test_a_folder_with_the_test_set_alone_gives_its_two_files(tmp_path, gz):
+    folder = write_dataset(tmp_path / "class", gz=gz)
+    remove(folder, "train_images", "train_labels")
+    paths, source = fetch.locate(MNIST, {"MNIST_DIR": str(folder)})
+    assert set(paths) == {"test_images", "test_labels"} and source == f"MNIST_DIR {folder}"
+    assert fetch.availability({"MNIST_DIR": str(folder)})["mnist"] == "MNIST_DIR, test set only"
+    remove(folder, "test_labels")
+    with pytest.raises(DataUnavailable) as info:  # half a test set is no test set: every missing file is named
+        fetch.locate(MNIST, {"MNIST_DIR": str(folder)})
+    assert "t10k-labels-idx1-ubyte.gz (or t10k-labels-idx1-ubyte) is missing" in str(info.value)
+    assert "train-images-idx3-ubyte.gz (or train-images-idx3-ubyte) is missing" in str(info.value)
+    assert fetch.availability({"MNIST_DIR": str(folder)})["mnist"] is None
+
+
+def remove(folder: Path, *roles: str) -> None:
+    """The files of ``roles`` gone from ``folder``, whichever spelling (``.gz`` or not) it has."""
+    for role in roles:
+        in_folder = fetch.in_folder(folder, MNIST.files[role])
+        assert in_folder is not None
+        in_folder.unlink()
+
+
+def test_a_cache_with_the_test_set_alone_gives_it_where_the_rest_cannot_be_downloaded(tmp_path, cached_mnist):
+    remove(cached_mnist, "train_images", "train_labels")
+    env = offline_env(tmp_path / "cache")
+    assert fetch.locate(DATASETS["mnist"], env) is None  # online, the rest would be downloaded first
+    assert fetch.availability(env)["mnist"] == "cache, test set only"
+    paths, source = fetch.fetch(DATASETS["mnist"], env)
+    assert paths == {role: cached_mnist / MNIST.files[role] for role in ("test_images", "test_labels")}
+    assert source.startswith(f"cache {cached_mnist} (downloading the training set failed: ")
+    remove(cached_mnist, "test_images")
+    with pytest.raises(DataUnavailable, match="downloading it failed"):
+        fetch.fetch(DATASETS["mnist"], env)
 
 
 def test_a_broken_file_in_the_folder_is_named(tmp_path):

@@ -75,3 +75,39 @@ def test_load_the_real_test_set_from_a_folder(tmp_path):
         (folder / filename).symlink_to(SHARED_MNIST / filename.replace("train-", "t10k-"))
     mnist = load("mnist", {"MNIST_DIR": str(folder)})
     assert mnist.test_images.shape == (10000, 28, 28) and mnist.test_labels[:3].tolist() == [7, 2, 1]
+
+
+def test_a_folder_with_the_test_set_alone_trains_on_a_fixed_split_of_it_and_says_so(tmp_path):
+    folder = write_dataset(tmp_path / "class", n_test=10)
+    for filename in ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"):
+        (folder / filename).unlink()
+    split = load("mnist", {"MNIST_DIR": str(folder)})
+    assert split.train_images.shape == (8, 28, 28) and split.test_images.shape == (2, 28, 28)
+    order = np.random.default_rng(0).permutation(10)  # the documented, fixed split: the same every time
+    labels = np.arange(10) % 10  # write_dataset's labels
+    np.testing.assert_array_equal(split.train_labels, labels[order[:8]])
+    np.testing.assert_array_equal(split.test_labels, labels[order[8:]])
+    assert split.note == ["data.test_split", {"dataset": "MNIST", "total": 10, "n_train": 8, "n_test": 2}]
+    assert split.source == f"MNIST_DIR {folder}: its test set alone, split 8 to train / 2 to test"
+    assert load("mnist", {"MNIST_DIR": str(folder)}).train_labels.tolist() == split.train_labels.tolist()
+    assert load("mnist", {"MNIST_DIR": str(write_dataset(tmp_path / "whole"))}).note is None
+
+    write_idx(folder / "t10k-images-idx3-ubyte.gz", np.zeros((1, 28, 28)))
+    write_idx(folder / "t10k-labels-idx1-ubyte.gz", np.zeros(1))
+    with pytest.raises(DataUnavailable, match="holds 1 images, too few to split"):
+        load("mnist", {"MNIST_DIR": str(folder)})
+
+
+@pytest.mark.skipif(not REAL_DIGITS, reason=NO_REAL_DIGITS)
+def test_mnists_real_test_set_alone_splits_8000_2000_with_every_digit_and_both_writer_groups_on_each_side(tmp_path):
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for filename in ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"):
+        (folder / filename).symlink_to(SHARED_MNIST / filename)
+    mnist = load("mnist", {"MNIST_DIR": str(folder)})
+    assert mnist.train_images.shape == (8000, 28, 28) and mnist.test_images.shape == (2000, 28, 28)
+    for labels in (mnist.train_labels, mnist.test_labels):
+        assert np.bincount(labels, minlength=10).min() > len(labels) * 0.07  # every digit, about its share
+    held_out = np.random.default_rng(0).permutation(10000)[8000:]
+    # MNIST's test file holds its two writer groups one after the other (the first 5,000, then the rest).
+    assert 0.4 < np.mean(held_out < 5000) < 0.6

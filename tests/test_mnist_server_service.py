@@ -19,7 +19,7 @@ from playground.mnist.preprocess import model_input
 from playground.mnist.server_inference import probabilities
 from playground.mnist.server_results import NoTrainedModel
 from playground.mnist.server_service import TrainingFailed, TrainingService
-from tests.mnist_folders import make_mnist_dir
+from tests.mnist_folders import make_mnist_dir, make_test_set_dir, offline_env
 
 pytestmark = pytest.mark.slow  # real worker pools or training workers: make test-quick leaves it out
 
@@ -191,6 +191,33 @@ def test_a_worker_that_dies_at_import_ends_the_run_with_an_error_update_that_nam
     assert error["message"] == ("The training worker exited with code 1; its last words: ModuleNotFoundError: No "
                                 "module named 'a_package_this_interpreter_lacks'")
     assert training.status()["running"] == 0
+
+
+def test_offline_without_the_files_a_run_trains_on_the_digits_and_says_why(tmp_path):
+    training = TrainingService({**os.environ, **offline_env(tmp_path / "cache")}, slots=1)
+    try:
+        updates = list(training.train(config(dataset="fashion_mnist", epochs=1), "noor"))
+    finally:
+        training.close()
+    final = updates[-1]
+    assert final["phase"] == "finished" and final["dataset"] == "digits", final
+    assert final["n_train"] + final["n_test"] == 1797 and final["class_names"] == [str(d) for d in range(10)]
+    fell_back = ["data.fell_back", {"dataset": "Fashion-MNIST", "folder": "FASHION_MNIST_DIR"}]
+    assert all(u["data_fallback"] == fell_back for u in updates), updates[0]  # said from the first update on
+    assert final["data_note"] is None
+
+
+def test_a_folder_with_the_test_set_alone_trains_on_its_split_and_says_so(tmp_path):
+    folder = make_test_set_dir(tmp_path / "class", 500, real=False)
+    training = TrainingService({**os.environ, "MNIST_DIR": str(folder)}, slots=1)
+    try:
+        final = list(training.train(config(epochs=1), "ada"))[-1]
+    finally:
+        training.close()
+    assert final["phase"] == "finished" and final["dataset"] == "mnist" and final["data_fallback"] is None
+    assert (final["n_train"], final["n_test"]) == (400, 100) and np.asarray(final["confusion"]).sum() == 100
+    assert final["data_note"] == ["data.test_split", {"dataset": "MNIST", "total": 500, "n_train": 400,
+                                                      "n_test": 100}]
 
 
 def test_a_missing_dataset_folder_file_is_named(tmp_path):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from playground import training_plots
+import pytest
+
+from playground import messages, training_plots
 from playground.mnist.config import TrainConfig
 from playground.ui.markdown import verdict
 from playground.ui.train_views import (
@@ -87,6 +89,30 @@ def test_status_says_where_the_run_is():
     assert status_markdown(update(124, 0.3, phase="finished", done=True, message="Finished")).startswith(f"{OK}")
 
 
+@pytest.mark.parametrize("language, split, fallback", [
+    ("en", "Only the test set of MNIST is here: this run trains on 8000 of its 10000 images and tests on the other "
+           "2000", "Fashion-MNIST is not on this machine and downloading it failed (offline?), so this run trains on "
+                   "the offline “digits” instead. For Fashion-MNIST, run `make data`"),
+    ("de", "Von MNIST ist hier nur der Testdatensatz: Dieser Lauf trainiert mit 8000 seiner 10000 Bilder",
+           "dieser Lauf trainiert deshalb mit den Offline-„digits“. Für Fashion-MNIST führe einmal online `make data`"),
+    ("zh", "这里只有 MNIST 的测试集：本次训练使用其 10000 张图像中的 8000 张，并用其余 2000 张测试",
+           "本机上没有 Fashion-MNIST，下载也失败了（是否离线？），因此本次改用离线的 “digits” 训练"),
+])
+def test_the_status_says_in_the_readers_language_what_the_run_trains_on_where_it_is_not_what_was_asked(
+        language, split, fallback):
+    """Under the status line, from the first update of a run on to its last: the split of a test set alone, and the
+    stand-in for a dataset that could not be had."""
+    note = messages.piece("data.test_split", dataset="MNIST", total=10000, n_train=8000, n_test=2000)
+    fell_back = messages.piece("data.fell_back", dataset="Fashion-MNIST", folder="FASHION_MNIST_DIR")
+    for phase in ({"phase": "queued", "queue_position": 1}, update(31, 0.8, accuracy=0.9),
+                  update(124, 0.3, phase="finished", done=True, message="Finished")):
+        line, below = status_markdown({**phase, "data_note": note}, language).split("\n\n")
+        assert line == status_markdown(phase, language) and below.startswith(split)
+        line, below = status_markdown({**phase, "data_fallback": fell_back}, language).split("\n\n")
+        assert fallback in below
+    assert "\n\n" not in status_markdown({**phase, "data_note": None, "data_fallback": None}, language)
+
+
 def test_device_banner_escapes_and_names_the_platform():
     gpu = device_banner("GPU · NVIDIA H200")
     assert "<span class='pg-verdict pg-platform-gpu'>GPU</span>" in gpu and "<b>GPU · NVIDIA H200</b>" in gpu
@@ -122,6 +148,11 @@ def test_dataset_choices_say_where_each_would_come_from():
                                 "available": "offline (scikit-learn)"}])
     assert choices == [("MNIST (from MNIST_DIR)", "mnist"), ("Fashion-MNIST (downloads first)", "fashion_mnist"),
                        ("scikit-learn digits (8×8, offline) (ready)", "digits")]
+    test_sets = dataset_choices([{"name": "mnist", "title": "MNIST", "available": "MNIST_DIR, test set only"},
+                                 {"name": "fashion_mnist", "title": "Fashion-MNIST",
+                                  "available": "cache, test set only"}])
+    assert test_sets == [("MNIST (from MNIST_DIR: its test set only)", "mnist"),
+                         ("Fashion-MNIST (test set cached, downloads the rest first)", "fashion_mnist")]
 
 
 def test_the_status_writes_numbers_as_the_readers_language_does():

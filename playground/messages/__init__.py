@@ -78,6 +78,17 @@ def number(value: float, language: str = DEFAULT, decimals: int = 0) -> str:
     return text.translate(str.maketrans(",.", ".,")) if language == "de" else text
 
 
+def listed(words: list[str], language: str = DEFAULT) -> str:
+    """"1, 10 and 100" (or its German, its Chinese).
+
+    >>> listed(["1", "10", "100"], "de"), listed(["7"])
+    ('1, 10 und 100', '7')
+    """
+    if len(words) == 1:
+        return words[0]
+    return say("list.and", language, rest=say("list.comma", language).join(words[:-1]), last=words[-1])
+
+
 def render(pieces: list, language: str = DEFAULT) -> str:
     """Pieces (``[[key, params], ...]``) written one after the other in ``language``."""
     return "".join(_written(piece, language) for piece in pieces)

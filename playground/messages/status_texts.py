@@ -126,6 +126,22 @@ TEXTS: dict[str, dict[str, str]] = {
               "`make data` aus, oder setze {folder} auf einen Ordner mit den vier Dateien.",
         "zh": "选择数据集 “digits”：它随应用提供，可以离线训练。或者在联网时运行一次 `make data`，或者把 {folder} "
               "设为包含这四个文件的文件夹。"},
+    "data.test_split": {
+        "en": "Only the test set of {dataset} is here: this run trains on {n_train} of its {total} images and tests "
+              "on the other {n_test} (the same split every time).",
+        "de": "Von {dataset} ist hier nur der Testdatensatz: Dieser Lauf trainiert mit {n_train} seiner {total} "
+              "Bilder und testet mit den übrigen {n_test} (jedes Mal dieselbe Aufteilung).",
+        "zh": "这里只有 {dataset} 的测试集：本次训练使用其 {total} 张图像中的 {n_train} 张，并用其余 {n_test} 张测试"
+              "（每次划分相同）。"},
+    "data.fell_back": {
+        "en": "{dataset} is not on this machine and downloading it failed (offline?), so this run trains on the "
+              "offline “digits” instead. For {dataset}, run `make data` once while online, or set {folder} to a "
+              "folder holding its files (its test set alone will do).",
+        "de": "{dataset} ist nicht auf diesem Rechner, und der Download ist fehlgeschlagen (offline?); dieser Lauf "
+              "trainiert deshalb mit den Offline-„digits“. Für {dataset} führe einmal online `make data` aus, oder "
+              "setze {folder} auf einen Ordner mit seinen Dateien (der Testdatensatz allein genügt).",
+        "zh": "本机上没有 {dataset}，下载也失败了（是否离线？），因此本次改用离线的 “digits” 训练。要使用 {dataset}，"
+              "请在联网时运行一次 `make data`，或者把 {folder} 设为包含其文件的文件夹（只有测试集也可以）。"},
     "train.no_device": {"en": "Device: not started yet", "de": "Gerät: noch nicht gestartet", "zh": "设备：尚未启动"},
 }
 

@@ -56,6 +56,34 @@ TEXTS: dict[str, dict[str, str]] = {
     "progress.age_s": {"en": "{n} s ago", "de": "vor {n} s", "zh": "{n} 秒前"},
     "progress.age_min": {"en": "{n} min ago", "de": "vor {n} min", "zh": "{n} 分钟前"},
     "progress.age_h": {"en": "{n} h ago", "de": "vor {n} h", "zh": "{n} 小时前"},
+    # What a job does, said from the click on (progress.follow's ``working``).
+    "work.inspect": {"en": "Tracing your function, lowering it to StableHLO and compiling it, then checking it…",
+                     "de": "Trace deine Funktion, übersetze sie nach StableHLO und kompiliere sie, dann prüfe sie…",
+                     "zh": "正在追踪你的函数，降级为 StableHLO 并编译，然后检查它…"},
+    "work.passes": {"en": "Compiling your function and keeping the module after each of XLA's passes…",
+                    "de": "Kompiliere deine Funktion und halte das Modul nach jedem Pass von XLA fest…",
+                    "zh": "正在编译你的函数，并保存 XLA 每个 pass 之后的模块…"},
+    "work.graph": {"en": "Compiling your function and drawing its graphs…",
+                   "de": "Kompiliere deine Funktion und zeichne ihre Graphen…", "zh": "正在编译你的函数并绘制它的图…"},
+    "work.compare": {"en": "Compiling both versions and comparing their programs…",
+                     "de": "Kompiliere beide Versionen und vergleiche ihre Programme…",
+                     "zh": "正在编译两个版本并比较它们的程序…"},
+    "work.shard": {"en": "Running your function sharded over the device mesh and unsharded, and comparing the two…",
+                   "de": "Führe deine Funktion über das Geräte-Gitter verteilt und unverteilt aus und vergleiche "
+                         "beide…",
+                   "zh": "正在把你的函数分片到设备网格上运行，也不分片运行一次，并比较两者…"},
+    "work.demos": {"en": "Running the demos on the devices…", "de": "Führe die Demos auf den Geräten aus…",
+                   "zh": "正在设备上运行演示…"},
+    # The jit tab.
+    "jit.running": {"en": "Compiling your function for each size, checking NumPy, eager JAX and jit against each "
+                          "other, then timing each (at least {repeats} runs) at n = {sizes}…",
+                    "de": "Kompiliere deine Funktion für jede Größe, prüfe NumPy, eager JAX und jit gegeneinander "
+                          "und messe dann jede (mindestens {repeats} Läufe) bei n = {sizes}…",
+                    "zh": "正在为每个尺寸编译你的函数，相互核对 NumPy、eager JAX 和 jit，然后分别计时（每个至少 "
+                          "{repeats} 次）：n = {sizes}…"},
+    "jit.measuring": {"en": "Measured n = {done} of {all}; now measuring n = {next}…",
+                      "de": "n = {done} von {all} gemessen; jetzt wird n = {next} gemessen…",
+                      "zh": "已测量 n = {done}（共 {all}）；正在测量 n = {next}…"},
     # The vmap tab.
     "vmap.running": {"en": "Checking a Python loop, vmap and jit(vmap) against each other, then timing them…",
                      "de": "Prüfe eine Python-Schleife, vmap und jit(vmap) gegeneinander und messe dann ihre Zeiten…",

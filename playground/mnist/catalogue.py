@@ -18,8 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 
 ROLES = ("train_images", "train_labels", "test_images", "test_labels")
+TEST_ROLES = ("test_images", "test_labels")
 IDX_SHAPES = {"images": (3, (28, 28)), "labels": (1, None)}  # role suffix -> (ndim, trailing shape) for read_idx
 DIGITS_TRAIN = 1437  # of 1,797: the same 80/20 split every time (permutation from default_rng(0))
+# Where only a test set is here (MNIST's 10,000 t10k digits, as a classroom may have): 80 % to train on, the rest to
+# test on, the same split every time (a seeded permutation: MNIST's test file holds its two writer groups one after
+# the other, so a cut without shuffling would test on one group only).
+TEST_SET_TRAIN_SHARE = 0.8
 
 
 class DataUnavailable(RuntimeError):
@@ -62,12 +67,14 @@ class ArrayData:
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Dataset(ArrayData):
-    """A loaded dataset: the four arrays, its name and title, its class names, and where it came from."""
+    """A loaded dataset: the four arrays, its name and title, its class names, where it came from, and a note for
+    the page where the arrays are not the dataset's own split (a catalogue piece, or None)."""
 
     name: str
     title: str
     class_names: tuple[str, ...]
     source: str
+    note: list | None = None
 
 
 def role_shape(role: str) -> tuple[int, tuple[int, ...] | None]:

@@ -13,9 +13,12 @@ E.g. ``paths, source = fetch(DATASETS["mnist"], os.environ)`` the first time, on
 ``source`` is ``"downloaded from https://ossci-datasets.s3.amazonaws.com/mnist/ into
 /home/me/.cache/jax-playground/mnist"``, and later ``"found in the cache ..."``.
 
-Offline with nothing cached, :class:`DataUnavailable` says what to do (``make
-data`` while online, a folder, or the offline "digits"). No JAX here: the Gradio
-server fetches before a run is queued, and the training worker then finds the files.
+A folder, or a cache, that holds only the test set (``t10k-*``: 10,000 labelled
+images, as a classroom may have) is used as it is: :func:`fetch` returns its two
+test files alone, and load.py trains on a fixed split of them. Offline with nothing
+cached, :class:`DataUnavailable` says what to do (``make data`` while online, a
+folder, or the offline "digits"). No JAX here: the Gradio server fetches before a
+run is queued, and the training worker then finds the files.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import pooch
 
 from playground import messages
 from playground.mnist import download
-from playground.mnist.catalogue import DATASETS, DatasetSpec, DataUnavailable, role_shape
+from playground.mnist.catalogue import DATASETS, TEST_ROLES, DatasetSpec, DataUnavailable, role_shape
 from playground.mnist.idx import IdxError, read_idx
 
 
@@ -47,26 +50,34 @@ def mirrors_for(spec: DatasetSpec, env: Mapping[str, str]) -> tuple[str, ...]:
 def locate(spec: DatasetSpec, env: Mapping[str, str]) -> tuple[dict[str, Path], str] | None:
     """The four files if they are already here (user folder first, then the cache), and a text naming where.
 
-    A folder the user named must be complete and well-formed: otherwise this
-    raises :class:`DataUnavailable` rather than quietly using something else.
-    Cached files must match their SHA-256; a mismatching one is deleted (so the
-    next fetch replaces it) and the result is None, as for a missing one.
+    A folder the user named must hold the test set, well-formed, and the
+    training set too or none of it: otherwise this raises
+    :class:`DataUnavailable` rather than quietly using something else; one
+    with the test set alone gives the two test files. Cached files must match
+    their SHA-256; a mismatching one is deleted (so the next fetch replaces
+    it) and the result is None, as for a missing one.
     """
     if not spec.files:
         return None
     variable = spec.folder_variable
     if variable and env.get(variable):
         return _from_folder(spec, Path(env[variable]).expanduser(), variable), f"{variable} {env[variable]}"
-    cached = cache_dir(env) / spec.name
-    paths, complete = {}, True
+    cached = _verified_cache(spec, env)
+    return (cached, f"cache {cache_dir(env) / spec.name}") if len(cached) == len(spec.files) else None
+
+
+def _verified_cache(spec: DatasetSpec, env: Mapping[str, str]) -> dict[str, Path]:
+    """The cached files that match their SHA-256, by role; a mismatching one is deleted."""
+    cached, found = cache_dir(env) / spec.name, {}
     for role, filename in spec.files.items():
-        path = paths[role] = cached / filename
+        path = cached / filename
         if not path.is_file():
-            complete = False
-        elif pooch.file_hash(str(path)) != spec.sha256[filename]:
+            continue
+        if pooch.file_hash(str(path)) != spec.sha256[filename]:
             path.unlink(missing_ok=True)  # corrupt or stale: fetch it again rather than train on it
-            complete = False
-    return (paths, f"cache {cached}") if complete else None
+            continue
+        found[role] = path
+    return found
 
 
 def in_folder(folder: Path, filename: str) -> Path | None:
@@ -75,15 +86,20 @@ def in_folder(folder: Path, filename: str) -> Path | None:
 
 
 def _from_folder(spec: DatasetSpec, folder: Path, variable: str) -> dict[str, Path]:
-    """The four files in a user's folder (``.gz`` or decompressed), each parsed once to check its structure."""
+    """The files in a user's folder (``.gz`` or decompressed), each parsed once to check its structure: all four, or
+    the two of the test set alone (no training file at all)."""
     if not folder.is_dir():
         raise DataUnavailable(f"{variable} is set to {folder}, which is not a folder. Point it at a folder holding "
                               f"{', '.join(spec.files.values())} (or their decompressed versions), or unset it.")
+    present = {role: in_folder(folder, filename) for role, filename in spec.files.items()}
+    test_only = (all(present[role] for role in TEST_ROLES)
+                 and not any(present[role] for role in spec.files if role not in TEST_ROLES))
     paths, problems = {}, []
     for role, filename in spec.files.items():
-        found = in_folder(folder, filename)
+        found = present[role]
         if found is None:
-            problems.append(f"{filename} (or {filename.removesuffix('.gz')}) is missing")
+            if not (test_only and role not in TEST_ROLES):
+                problems.append(f"{filename} (or {filename.removesuffix('.gz')}) is missing")
             continue
         try:
             read_idx(found, *role_shape(role))
@@ -98,7 +114,10 @@ def _from_folder(spec: DatasetSpec, folder: Path, variable: str) -> dict[str, Pa
 
 def fetch(spec: DatasetSpec, env: Mapping[str, str],
           progress: download.Progress | None = None) -> tuple[dict[str, Path], str]:
-    """:func:`locate`, else download whatever the cache lacks from the mirrors; ``(paths by role, source text)``."""
+    """:func:`locate`, else download whatever the cache lacks from the mirrors; ``(paths by role, source text)``.
+
+    Where the download fails but the cache holds the test set, the two test files are the answer.
+    """
     if not spec.files:
         raise ValueError(f"{spec.name} has no files to fetch (it ships with scikit-learn)")
     found = locate(spec, env)
@@ -113,6 +132,9 @@ def fetch(spec: DatasetSpec, env: Mapping[str, str],
                 _, url = download.fetch_file(filename, spec.sha256[filename], mirrors_for(spec, env), cached, progress)
                 urls.append(url.removesuffix(filename))
     except download.DownloadError as exc:
+        test_set = {role: path for role, path in _verified_cache(spec, env).items() if role in TEST_ROLES}
+        if len(test_set) == len(TEST_ROLES):
+            return test_set, f"cache {cached} (downloading the training set failed: {exc})"
         raise _offline(spec, cached, exc) from None
     except OSError as exc:
         raise DataUnavailable(f"cannot write the cache folder {cached} ({exc}); set PLAYGROUND_CACHE to a "
@@ -132,18 +154,21 @@ def _offline(spec: DatasetSpec, cached: Path, failure: download.DownloadError) -
 def availability(env: Mapping[str, str]) -> dict[str, str | None]:
     """Where each dataset would come from right now, cheaply (file existence only, no checksums, no network).
 
-    ``"MNIST_DIR"`` (the folder variable), ``"cache"``, ``"offline (scikit-learn)"``, or None: needs a download
-    (or, for a folder the user named, the folder is incomplete and loading will say what is missing).
+    ``"MNIST_DIR"`` (the folder variable), ``"cache"``, ``"MNIST_DIR, test set only"`` or ``"cache, test set only"``
+    (load.py then trains on a split of the test set; the cache's only when the download of the rest fails),
+    ``"offline (scikit-learn)"``, or None: needs a download (or, for a folder the user named, the folder is
+    incomplete and loading will say what is missing).
     """
     where: dict[str, str | None] = {}
     for name, spec in DATASETS.items():
         variable = spec.folder_variable
         if not spec.files:
             where[name] = "offline (scikit-learn)" if importlib.util.find_spec("sklearn") else None
-        elif variable and env.get(variable):
-            folder = Path(env[variable]).expanduser()
-            where[name] = variable if all(in_folder(folder, f) for f in spec.files.values()) else None
-        else:
-            cached = cache_dir(env) / name
-            where[name] = "cache" if all((cached / f).is_file() for f in spec.files.values()) else None
+            continue
+        folder = Path(env[variable]).expanduser() if variable and env.get(variable) else None
+        there = ({role for role, f in spec.files.items() if in_folder(folder, f)} if folder else
+                 {role for role, f in spec.files.items() if (cache_dir(env) / name / f).is_file()})
+        label = variable if folder else "cache"
+        where[name] = (label if len(there) == len(spec.files) else
+                       f"{label}, test set only" if there == set(TEST_ROLES) else None)
     return where

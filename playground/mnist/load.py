@@ -6,7 +6,8 @@ Three datasets, all as 28×28 uint8 images with labels 0–9::
     'scikit-learn ... (8×8 digits, rescaled to 28×28)'
 
 and, online (the first time, 11 MB go into the cache), ``load("mnist",
-os.environ).train_images.shape`` is ``(60000, 28, 28)``.
+os.environ).train_images.shape`` is ``(60000, 28, 28)``; from a folder holding only the test
+set, ``(8000, 28, 28)``: 8,000 of its 10,000 images, the other 2,000 to test on.
 
 The training worker loads here (the server has fetched the files already); no JAX.
 """
@@ -17,8 +18,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from playground import messages
 from playground.mnist import download
-from playground.mnist.catalogue import DATASETS, DIGITS_TRAIN, Dataset, DatasetSpec, DataUnavailable, role_shape
+from playground.mnist.catalogue import (
+    DATASETS,
+    DIGITS_TRAIN,
+    TEST_SET_TRAIN_SHARE,
+    Dataset,
+    DatasetSpec,
+    DataUnavailable,
+    role_shape,
+)
 from playground.mnist.fetch import fetch
 from playground.mnist.idx import IdxError, read_idx
 
@@ -35,7 +45,7 @@ def load(name: str, env: Mapping[str, str], progress: download.Progress | None =
         arrays = {role: read_idx(path, *role_shape(role)) for role, path in paths.items()}
     except IdxError as exc:
         raise DataUnavailable(f"{spec.title} from {source}: {exc}") from None
-    for split in ("train", "test"):
+    for split in ("train", "test") if "train_images" in arrays else ("test",):
         images, labels = arrays[f"{split}_images"], arrays[f"{split}_labels"]
         label_file = paths[f"{split}_labels"].name
         if len(images) != len(labels):
@@ -44,7 +54,23 @@ def load(name: str, env: Mapping[str, str], progress: download.Progress | None =
         if labels.size and int(labels.max()) >= len(spec.class_names):
             raise DataUnavailable(f"{spec.title} from {source}: {label_file} holds label {int(labels.max())}, "
                                   f"expected 0–{len(spec.class_names) - 1}.")
+    if "train_images" not in arrays:
+        return _split_test_set(spec, arrays["test_images"], arrays["test_labels"], source)
     return Dataset(**arrays, name=spec.name, title=spec.title, class_names=spec.class_names, source=source)
+
+
+def _split_test_set(spec: DatasetSpec, images: np.ndarray, labels: np.ndarray, source: str) -> Dataset:
+    """Only the test set is here: train on TEST_SET_TRAIN_SHARE of it, test on the rest (a fixed seeded split)."""
+    n_train = round(len(images) * TEST_SET_TRAIN_SHARE)
+    if n_train == 0 or n_train == len(images):
+        raise DataUnavailable(f"{spec.title} from {source}: its test set holds {len(images)} images, too few to "
+                              f"split into a part to train on and a part to test on.")
+    order = np.random.default_rng(0).permutation(len(images))
+    train, test = order[:n_train], order[n_train:]
+    note = messages.piece("data.test_split", dataset=spec.title, total=len(images), n_train=n_train, n_test=len(test))
+    return Dataset(images[train], labels[train], images[test], labels[test], name=spec.name, title=spec.title,
+                   class_names=spec.class_names, note=note,
+                   source=f"{source}: its test set alone, split {n_train:,} to train / {len(test):,} to test")
 
 
 def _load_digits(spec: DatasetSpec) -> Dataset:

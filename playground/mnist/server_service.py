@@ -9,6 +9,8 @@ with the model that session trained last.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
 import itertools
 import shutil
 import tempfile
@@ -22,7 +24,7 @@ import numpy as np
 
 from playground.messages import piece, render
 from playground.mnist import fetch
-from playground.mnist.catalogue import DATASETS
+from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.server_results import METRIC_COLUMNS, NoTrainedModel, SessionResults
 from playground.mnist.server_slots import SlotQueue
@@ -30,6 +32,7 @@ from playground.mnist.server_worker_handle import TrainingWorkerHandle, WorkerDi
 
 __all__ = ["NoTrainedModel", "TrainingFailed", "TrainingService"]
 POLL_S = 0.1
+OFFLINE_DATASET = "digits"  # what a run trains on when its dataset cannot be had here (it ships with scikit-learn)
 
 
 class TrainingFailed(RuntimeError):
@@ -74,11 +77,13 @@ class TrainingService:
                 "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None,
                 "epoch_train_accuracy": None, "samples_per_s": None, "elapsed_s": 0.0,
                 "device": None, "devices": None, "dataset": config.dataset, "n_train": None, "n_test": None,
-                "done": False}
+                "data_fallback": None, "done": False}
         started = time.monotonic()
         try:
-            if not (yield from self._fetch(config.dataset, run, base)):
+            dataset = yield from self._fetch(config.dataset, run, base)
+            if dataset is None:
                 return
+            config = dataclasses.replace(config, dataset=dataset)
             ticket = self._queue.join(all_slots=config.data_parallel)  # a data-parallel run uses every device
             try:
                 while not self._queue.wait(ticket, POLL_S * 5):
@@ -124,11 +129,14 @@ class TrainingService:
 
     # -- the steps of a run ---------------------------------------------------
 
-    def _fetch(self, name: str, run: _Run, base: dict) -> Generator[dict, None, bool]:
-        """Make sure the files are here (downloading with progress); False when Stop ended the run meanwhile."""
+    def _fetch(self, name: str, run: _Run, base: dict) -> Generator[dict, None, str | None]:
+        """Make sure the files are here (downloading with progress): the dataset to train on, or None when Stop ended
+        the run meanwhile. Where a download fails (offline) and nothing of the dataset is here, the run trains on
+        the offline digits instead, and ``base`` says why in ``data_fallback``: a classroom without a connection
+        gets a run from Start rather than an error."""
         spec = DATASETS[name]
         if not spec.files:  # the offline digits ship with scikit-learn
-            return True
+            return name
         progress: dict = {}
         outcome: dict = {}
 
@@ -148,12 +156,17 @@ class TrainingService:
             worker.join(POLL_S * 2)
             if run.stop.is_set():  # the download goes on into the cache; this run ends now
                 yield _stopped(base, piece("train.stopped_fetching"))
-                return False
+                return None
             if progress:
                 yield {**base, "phase": "data", "download": dict(progress)}
-        if "error" in outcome:
-            raise outcome["error"]
-        return True
+        error = outcome.get("error")
+        if isinstance(error, DataUnavailable) and error.said and importlib.util.find_spec("sklearn"):
+            base.update(dataset=OFFLINE_DATASET, data_fallback=piece(
+                "data.fell_back", dataset=spec.title, folder=spec.folder_variable))
+            return OFFLINE_DATASET
+        if error is not None:
+            raise error
+        return name
 
     def _train_on(self, worker: TrainingWorkerHandle, config: TrainConfig, session: str, run: _Run,
                   base: dict) -> Iterator[dict]:

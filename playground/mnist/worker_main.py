@@ -82,7 +82,8 @@ class TrainingWorker:
 
         config = TrainConfig.from_dict(job["config"])
         dataset = self._dataset(config.dataset)
-        about = {"dataset": dataset.name, "source": dataset.source, "class_names": list(dataset.class_names)}
+        about = {"dataset": dataset.name, "source": dataset.source, "data_note": dataset.note,
+                 "class_names": list(dataset.class_names)}
         if config.data_parallel:  # every local device, on a mesh (the server gave this run all the slots)
             device, pinned = None, contextlib.nullcontext()
         else:

@@ -18,7 +18,7 @@ from playground.ui import (
     vmap_tab,
 )
 from playground.ui.language import PAGE_LANGUAGE_JS
-from playground.ui.layout import RESULT_IN_SIGHT_JS
+from playground.ui.layout import PHONE_DIFFS_UNIFIED_JS, RESULT_IN_SIGHT_JS
 from playground.ui.shortcuts import RUN_SHORTCUT_JS
 from playground.ui.sketch_tool import BRUSH_FIRST_JS
 from playground.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
@@ -61,11 +61,19 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     " @media (hover: none) and (pointer: coarse) { .pg-keys { display: none; } }"
     " .pg-platform-gpu { background: #15803d; } .pg-platform-tpu { background: #1d4ed8; }")
 
+# Gradio's default look, with bold text from the full Bold font files: Gradio ships its SemiBold (600) files as
+# 5 KB subsets, so bold letters outside the subset came from another, smaller font ("JᴀX", "Ausführen" in bold).
+# With no 600 face declared, CSS takes the 700 face for weight 600.
+THEME = gr.themes.Default(
+    font=(gr.themes.LocalFont("Source Sans Pro", weights=(400, 700)), "ui-sans-serif", "system-ui", "sans-serif"),
+    font_mono=(gr.themes.LocalFont("IBM Plex Mono", weights=(400, 700)), "ui-monospace", "Consolas", "monospace"))
+
 # Run once when the page loads: the gallery's example buttons in the page's language (Gradio leaves them as
 # given), Ctrl+Enter to run the current tab, the page's language in a cookie for the server (language.py), and on a
-# phone a run's status scrolled into sight (layout.py).
+# phone a run's status scrolled into sight and the compiler's diffs unified (layout.py).
 JS = "() => {\n" + "".join(f"  ({part})();\n" for part in (example_labels_js(), RUN_SHORTCUT_JS, PAGE_LANGUAGE_JS,
-                                                             BRUSH_FIRST_JS, RESULT_IN_SIGHT_JS)) + "}"
+                                                             BRUSH_FIRST_JS, RESULT_IN_SIGHT_JS,
+                                                             PHONE_DIFFS_UNIFIED_JS)) + "}"
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:

@@ -122,7 +122,8 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
             yield render(problem, hide_unchanged, unified, lang)
             return
         yield from progress.follow(api.passes(code_text, args_text, argnums, bool(accelerator)),
-                                   lambda r: render(r, hide_unchanged, unified, lang), 5, language=lang)
+                                   lambda r: render(r, hide_unchanged, unified, lang), 5, language=lang,
+                                   working="work.passes")
 
     def on_choose(response: dict | None, index, unified: str, request: gr.Request | None = None) -> str:
         if not response or not response.get("ok") or index is None:
@@ -167,7 +168,7 @@ def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
             yield render(code_text, problem, lang)
             return
         yield from progress.follow(api.graph(code_text, args_text, argnums, bool(accelerator)),
-                                   lambda r: render(code_text, r, lang), 4, language=lang)
+                                   lambda r: render(code_text, r, lang), 4, language=lang, working="work.graph")
 
     run.click(on_run, function, [status, source, jaxpr, hlo], api_visibility="private", trigger_mode="always_last",
               **jobs)
@@ -225,7 +226,7 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
         version_b = {"setting": name or ""} if kind == A_SETTING else {"second_code": second_text}
         yield from progress.follow(api.compare(code_text, args_text, static_argnums=argnums,
                                                on_accelerator=bool(accelerator), **version_b),
-                                   lambda r: render(r, unified, lang), 4, language=lang)
+                                   lambda r: render(r, unified, lang), 4, language=lang, working="work.compare")
 
     which.change(lambda kind: (gr.update(visible=kind == A_SETTING), gr.update(visible=kind == A_FUNCTION)),
                  [which], [setting, second], api_visibility="private")

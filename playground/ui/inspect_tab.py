@@ -98,7 +98,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             return
         yield from progress.follow(api.inspect(code_text, args_text, argnums, second_text, bool(accelerator)),
                                    lambda response: render(code_text, response, downloads, lang), len(outputs),
-                                   language=lang)
+                                   language=lang, working="work.inspect")
 
     example_runs.run_on_click(examples, ["inspect-run"])
     # always_last: a click (or an example) while a run is going runs once that one ends, with the newest values.

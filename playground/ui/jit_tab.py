@@ -53,6 +53,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         except ValueError as exc:
             yield render(error_dict("invalid_input", str(exc)), lang)
             return
+        yield running(size_list, int(runs), lang), None, "", ""  # the last run's results go
         yield from progress.follow(api.jit_speed(code_text, size_list, int(runs)),
                                    lambda response: render(response, lang), 4, language=lang)
 
@@ -61,6 +62,12 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     gr.api(api.jit_speed, api_name="jit_speed", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing("jit", LINK, {"code": code, "sizes": sizes, "repeats": repeats}, links, exercise,
                                code=(code,), hideable={"sizes": [sizes], "repeats": [repeats]}, runs=("jit-run",))
+
+
+def running(sizes: list[int], repeats: int, lang: str = "en") -> str:
+    """The status from Run on, before the first size's row: what is being done, and at which sizes."""
+    listed = messages.listed([f"{n:,}" for n in sizes], lang)
+    return f"{md.verdict('busy', lang)} {messages.say('jit.running', lang, repeats=repeats, sizes=listed)}"
 
 
 def render(response: dict, lang: str = "en") -> tuple:
@@ -82,5 +89,10 @@ def render(response: dict, lang: str = "en") -> tuple:
     compile_row = " · ".join(f"n={n}: {seconds(c)}" for n, c in zip(sizes, response["compile_s"], strict=True))
     baseline = "NumPy" if any(response["numpy_s"]) else "eager JAX"
     table = times_table("n", sizes, series, baseline=baseline) + f"\n\n{say('jit.compile_time', row=compile_row)}"
+    if pending := response.get("pending_sizes"):  # an early reply: the table so far, the next size on its way
+        every = [f"{n:,}" for n in [*sizes, *pending]]
+        measuring = say("jit.measuring", done=messages.listed(every[:len(sizes)], lang),
+                        all=messages.listed(every, lang), next=every[len(sizes)])
+        return f"{md.verdict('busy', lang)} {measuring}", chart, table, ""
     why = jit_views.why_markdown(response, lang)
     return "\n".join(notes), chart, table, why

@@ -42,3 +42,23 @@ RESULT_IN_SIGHT_JS = """() => {
     seen.observe(status, {childList: true, subtree: true, characterData: true});
   }, true);
 }"""
+
+# On a phone the compiler's diffs start unified: one column of - and + lines fits 390 px, where two columns side by
+# side wrap each line into slivers. Once, at the first sight of each diff-style choice (a tab's content may come
+# later than the page), and never over a share link's own choice.
+PHONE_DIFFS_UNIFIED_JS = """() => {
+  if (window.innerWidth > 700 || new URLSearchParams(location.search).has("s")) return;
+  const pending = new Set(["compiler-diff-style", "compiler-compare-style"]);
+  const pick = () => {
+    for (const id of [...pending]) {
+      const unified = document.querySelector(`#${id} input[value="unified"]`);
+      if (!unified) continue;
+      if (!unified.checked) unified.click();
+      pending.delete(id);
+    }
+    if (!pending.size) watcher.disconnect();
+  };
+  const watcher = new MutationObserver(pick);
+  watcher.observe(document.body, {childList: true, subtree: true});
+  pick();
+}"""

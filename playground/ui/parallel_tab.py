@@ -68,7 +68,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
             yield error_markdown(error_dict("invalid_input", str(exc))["error"], lang), "", ""
             return
         yield from progress.follow(api.shard(**arguments), lambda response: render_shard(response, lang), 3,
-                                   language=lang)
+                                   language=lang, working="work.shard")
 
     shard_outputs = [status, placement, details]
     run.click(lambda: ("", "", ""), None, shard_outputs, api_visibility="private", queue=False).then(
@@ -91,7 +91,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
     def on_demos(request: gr.Request | None = None):
         lang = language.of(request)
         yield from progress.follow(api.parallel_demos(), lambda response: render_demos(response, lang), 5,
-                                   language=lang)
+                                   language=lang, working="work.demos")
 
     demo_outputs = [devices, collectives, data_parallel, batch_grid, pmap]
     demos.click(lambda: ("",) * len(demo_outputs), None, demo_outputs, api_visibility="private", queue=False).then(

@@ -39,9 +39,13 @@ def progress_markdown(update: dict, language: str = "en") -> str:
 
 
 def follow(updates: Iterator[dict], render: Callable[[dict], tuple], outputs: int,
-           status_at: int = 0, language: str = "en") -> Iterator[tuple]:
+           status_at: int = 0, language: str = "en", working: str | None = None) -> Iterator[tuple]:
     """A tab's outputs for each update: progress goes to the status output alone (in ``language``), results
-    through ``render``."""
+    through ``render``. ``working``: the catalogue key of what the job does, said from the click on (a job that
+    gets a worker at once sends nothing until its result)."""
+    if working is not None:
+        said = f"{md.verdict('busy', language)} {messages.say(working, language)}"
+        yield tuple(gr.update(value=said) if i == status_at else gr.update() for i in range(outputs))
     for update in updates:
         if is_progress(update):
             yield tuple(gr.update(value=progress_markdown(update, language)) if i == status_at else gr.update()

@@ -93,7 +93,13 @@ def _inline_html(markdown: str) -> str:
 
 
 def status_markdown(update: dict, language: str = "en") -> str:
-    """One line on where the run is, with a progress bar for downloads and epochs, in ``language``."""
+    """One line on where the run is, with a progress bar for downloads and epochs, in ``language``; below it, what
+    the run trains on where that is not the dataset asked for, or not its own split."""
+    notes = [messages.render([update[key]], language) for key in ("data_fallback", "data_note") if update.get(key)]
+    return "\n\n".join([_status_line(update, language), *notes])
+
+
+def _status_line(update: dict, language: str) -> str:
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
@@ -178,7 +184,9 @@ def result_figures(update: dict) -> tuple:
 def dataset_choices(datasets: list[dict]) -> list[tuple[str, str]]:
     """Dropdown entries saying where each dataset would come from: ready offline or a download."""
     where = {"MNIST_DIR": "from MNIST_DIR", "FASHION_MNIST_DIR": "from FASHION_MNIST_DIR", "cache": "cached",
-             "offline (scikit-learn)": "ready"}
+             "MNIST_DIR, test set only": "from MNIST_DIR: its test set only",
+             "FASHION_MNIST_DIR, test set only": "from FASHION_MNIST_DIR: its test set only",
+             "cache, test set only": "test set cached, downloads the rest first", "offline (scikit-learn)": "ready"}
     choices = []
     for each in datasets:
         note = where.get(each["available"], each["available"]) if each["available"] else "downloads first"

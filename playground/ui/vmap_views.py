@@ -44,8 +44,9 @@ def render(response: dict, language: str = "en") -> tuple:
     status = agreement(response["function"], sizes, checked, language) + measured_on
     if pending := response.get("pending_sizes"):  # an early reply: the table so far, the next size on its way
         every = [f"{size:,}" for size in [*sizes, *pending]]
-        status = (f"{md.verdict('busy', language)} " + say("vmap.measuring", done=listed(every[:len(sizes)], language),
-                  all=listed(every, language), next=f"{pending[0]:,}") + "\n\n" + status)
+        measuring = say("vmap.measuring", done=messages.listed(every[:len(sizes)], language),
+                        all=messages.listed(every, language), next=f"{pending[0]:,}")
+        status = f"{md.verdict('busy', language)} {measuring}\n\n{status}"
     return (status, *jaxprs, chart,
             times_table("batch size", sizes, series, baseline="Python loop"))
 
@@ -69,18 +70,10 @@ def agreement(function: str, sizes: list[int], checked: list[int], language: str
     ok = md.verdict("ok", language)
     if whole:
         key = "vmap.agree_many" if len(whole) > 1 else "vmap.agree_one"
-        parts = [f"{ok} {say(key, name=name, sizes=listed([f'{size:,}' for size in whole], language))}"]
+        parts = [f"{ok} {say(key, name=name, sizes=messages.listed([f'{size:,}' for size in whole], language))}"]
     else:
         parts = [f"{ok} {say('vmap.agree_finished', name=name)}"]
     for size, done in cut:
         parts.append(say("vmap.cut_one" if done == 1 else "vmap.cut_many", size=f"{size:,}", done=f"{done:,}",
                          rest=f"{size - done:,}"))
     return " ".join(parts)
-
-
-def listed(words: list[str], language: str = "en") -> str:
-    """"1, 10 and 100" (or its German, its Chinese)."""
-    if len(words) == 1:
-        return words[0]
-    return messages.say("list.and", language, rest=messages.say("list.comma", language).join(words[:-1]),
-                        last=words[-1])

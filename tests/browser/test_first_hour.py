@@ -191,3 +191,21 @@ def test_result_tables_fit_a_laptop_screen(chromium_browser, server):
             assert page.locator(f"#{table}").evaluate(CUT_OFF_TABLES_JS) == [], tab
     finally:
         page.context.close()
+
+
+FONT_FACES_JS = """async () => {
+  await document.fonts.ready;
+  return [...document.fonts].map(face => [face.family.replace(/["']/g, ""), face.weight, face.status]);
+}"""
+
+
+def test_bold_text_comes_from_a_whole_font(page: Page):
+    """Gradio ships its SemiBold (600) font files as 5 KB subsets: bold text drawn from one took each letter it
+    lacks from another, smaller font ("JᴀX", "Ausführen"). Only the whole Regular and Bold faces are declared, and
+    the page's bold text (the Run button, the tab titles) has loaded the Bold one."""
+    faces = page.evaluate(FONT_FACES_JS)
+    for family in ("Source Sans Pro", "IBM Plex Mono"):
+        assert {weight for name, weight, _ in faces if name == family} == {"400", "700"}, faces
+    assert ["Source Sans Pro", "700", "loaded"] in faces, faces
+    weight = page.locator("#inspect-run").evaluate("(button) => getComputedStyle(button).fontWeight")
+    assert int(weight) > 500, weight  # bold, so drawn from the 700 face

@@ -103,8 +103,13 @@ def _run(page: Page, tab: str) -> None:
         page.locator("#inspect-run").click()
         expect(page.locator("#inspect-status")).to_contain_text("Traced", timeout=RESULT_TIMEOUT_MS)
     elif tab == "Compiler":
+        # A phone's diffs are unified from the start: side by side, two columns of HLO wrap into slivers at 390 px.
+        expect(page.locator("#compiler-diff-style input[value='unified']")).to_be_checked()
         page.locator("#compiler-passes-run").click()
         expect(page.locator("#compiler-passes-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+        diff = page.locator("#compiler-pass-diff .compiler-diff")
+        expect(diff).to_contain_text("+++ after")
+        expect(diff.locator(".diff-row")).to_have_count(0)  # one column of - and + lines, no side-by-side rows
     elif tab == "Derivatives":
         page.locator("#deriv-run").click()
         expect(page.locator("#deriv-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
@@ -151,7 +156,8 @@ def test_each_tab_fits_a_phone(phone: Page, tab: str):
 
 @pytest.fixture(scope="module")
 def training_server(tmp_path_factory):
-    srv = start_training_server(tmp_path_factory, 2000, 500)
+    """A classroom's MNIST_DIR, its test set alone (split by the app), so the status carries a note to fit too."""
+    srv = start_training_server(tmp_path_factory, 2000, 500, test_set_only=True)
     yield srv
     stop_server(srv)
 
@@ -163,6 +169,7 @@ def test_a_finished_training_run_fits_a_phone(phone_tab, training_server):
     set_number(phone, "train-epochs", 2)
     phone.locator("#train-start").click()
     expect(phone.locator("#train-status")).to_contain_text("Finished", timeout=TRAIN_TIMEOUT_MS)
+    expect(phone.locator("#train-status")).to_contain_text("Only the test set of MNIST is here")
     expect(plot_title(phone, "train-grid")).to_contain_text(re.compile(r"mistakes first|no mistakes in all"))
     expect(plot_title(phone, "train-confusion")).to_contain_text("accuracy")
     panel = _panel(phone)

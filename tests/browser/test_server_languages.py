@@ -21,7 +21,8 @@ IF = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = start_training_server(tmp_path_factory, 2000, 500)
+    """A classroom's folder: MNIST's test set alone (2,500 digits here), which the app splits 2,000 / 500."""
+    srv = start_training_server(tmp_path_factory, 2000, 500, test_set_only=True)
     yield srv
     stop_server(srv)
 
@@ -54,6 +55,8 @@ def test_a_tracer_error_and_the_train_status_in_german(german: Page):
     expect(train_status).to_contain_text("Fertig.", timeout=TRAIN_TIMEOUT_MS)
     expect(train_status).to_contain_text("Epoche 1,00 von 1")
     expect(train_status).to_contain_text("Testgenauigkeit")
+    expect(train_status).to_contain_text("Von MNIST ist hier nur der Testdatensatz: Dieser Lauf trainiert mit 2000 "
+                                         "seiner 2500 Bilder und testet mit den übrigen 500")
     expect(train_status.locator(".pg-verdict-ok")).to_have_text("OK")
     expect(german.locator("#train-device")).to_contain_text("Training auf")
 
