@@ -50,7 +50,13 @@ def main() -> None:
         # (a tenth of the server's time on cached answers). Marked missing, the import fails at once, as before.
         sys.modules["matplotlib"] = None
     skip_gradio_stub_writing()
-    from playground.ui import CSS, I18N, JS, THEME, build_app  # Gradio reads GRADIO_TEMP_DIR once, when it is imported
+    from playground.ui import (  # Gradio reads GRADIO_TEMP_DIR once, when it is imported
+        CSS,
+        I18N,
+        THEME,
+        build_app,
+        page_js,
+    )
 
     with ExitStack() as cleanup:
         cleanup.callback(scratch.remove, run_folder, 30.0)
@@ -92,7 +98,7 @@ def main() -> None:
         # Waiting jobs and training runs each hold a thread while they wait in their line (three pools' lines and
         # the training one); Gradio's own 40 stay for everything else.
         demo.launch(server_name=settings.host, server_port=settings.port, css=CSS, theme=THEME,
-                    mcp_server=settings.mcp_server, js=JS,
+                    mcp_server=settings.mcp_server, js=page_js(),
                     i18n=I18N,  # the UI in the browser's language (en, de, zh-CN), switchable in Settings
                     max_threads=40 + 3 * settings.requests_at_once + settings.queue_size)  # returns on SIGTERM/Ctrl+C
 

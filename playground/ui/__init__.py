@@ -17,12 +17,12 @@ from playground.ui import (
     train_tab,
     vmap_tab,
 )
-from playground.ui.language import PAGE_LANGUAGE_JS
+from playground.ui.language import PAGE_LANGUAGE_JS, tab_titles_js
 from playground.ui.layout import PHONE_DIFFS_UNIFIED_JS, RESULT_IN_SIGHT_JS
 from playground.ui.shortcuts import RUN_SHORTCUT_JS
 from playground.ui.sketch_tool import BRUSH_FIRST_JS
 from playground.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
-from playground.ui.translations import example_labels_js, t
+from playground.ui.translations import example_labels_js, t, tab, tab_titles
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code in the sandbox pool shares one concurrency limit
 PARALLEL_QUEUE = "parallel"  # the Parallel tab has its own pool of several-device workers
@@ -68,12 +68,14 @@ THEME = gr.themes.Default(
     font=(gr.themes.LocalFont("Source Sans Pro", weights=(400, 700)), "ui-sans-serif", "system-ui", "sans-serif"),
     font_mono=(gr.themes.LocalFont("IBM Plex Mono", weights=(400, 700)), "ui-monospace", "Consolas", "monospace"))
 
-# Run once when the page loads: the gallery's example buttons in the page's language (Gradio leaves them as
-# given), Ctrl+Enter to run the current tab, the page's language in a cookie for the server (language.py), and on a
-# phone a run's status scrolled into sight and the compiler's diffs unified (layout.py).
-JS = "() => {\n" + "".join(f"  ({part})();\n" for part in (example_labels_js(), RUN_SHORTCUT_JS, PAGE_LANGUAGE_JS,
-                                                             BRUSH_FIRST_JS, RESULT_IN_SIGHT_JS,
-                                                             PHONE_DIFFS_UNIFIED_JS)) + "}"
+def page_js() -> str:
+    """What runs once when the page loads (after ``build_app``, which titles the tabs): the gallery's example
+    buttons in the page's language (Gradio leaves them as given), Ctrl+Enter to run the current tab, the page's
+    language in a cookie for the server and on every tab's title (language.py), and on a phone a run's status
+    scrolled into sight and the compiler's diffs unified (layout.py)."""
+    parts = (example_labels_js(), RUN_SHORTCUT_JS, PAGE_LANGUAGE_JS, tab_titles_js(tab_titles()), BRUSH_FIRST_JS,
+             RESULT_IN_SIGHT_JS, PHONE_DIFFS_UNIFIED_JS)
+    return "() => {\n" + "".join(f"  ({part})();\n" for part in parts) + "}"
 
 
 def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
@@ -93,21 +95,21 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
         notice = gr.HTML(visible=False, elem_id="share-notice")  # why a link could not be opened
         # Every tab in sight at any width (a phone wraps them into rows): none hides behind a "⋯" menu.
         with gr.Tabs(overflow_behavior="wrap", elem_id="main-tabs") as tabs:
-            with gr.Tab(t("pg.tab.inspect"), id="inspect"):
+            with tab("pg.tab.inspect", "inspect"):
                 shared = [inspect_tab.build(api, at_once, SANDBOX_QUEUE)]
-            with gr.Tab(t("pg.tab.compiler"), id="compiler"):
+            with tab("pg.tab.compiler", "compiler"):
                 shared.append(compiler_tab.build(api, at_once, SANDBOX_QUEUE))
-            with gr.Tab(t("pg.tab.derivatives"), id="derivatives"):
+            with tab("pg.tab.derivatives", "derivatives"):
                 shared.append(derivatives_tab.build(api, at_once, SANDBOX_QUEUE))
             with gr.Tab("vmap", id="vmap"):
                 shared.append(vmap_tab.build(api, at_once, device_queue))
             with gr.Tab("jit", id="jit"):
                 shared.append(jit_tab.build(api, at_once, device_queue))
-            with gr.Tab(t("pg.tab.parallel"), id="parallel"):
+            with tab("pg.tab.parallel", "parallel"):
                 shared.append(parallel_tab.build(api, at_once, PARALLEL_QUEUE, settings.cpu_devices))
-            with gr.Tab(t("pg.tab.train"), id="train"):
+            with tab("pg.tab.train", "train"):
                 shared.append(train_tab.build(api, demo, settings.queue_size, TRAINING_QUEUE))
-            with gr.Tab(t("pg.tab.about"), id="about"):
+            with tab("pg.tab.about", "about"):
                 about_tab.build(api, demo)
         for each in shared:
             share_links.wire(each)

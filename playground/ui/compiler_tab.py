@@ -16,7 +16,7 @@ from playground.ui import example_runs, language, progress, share_links
 from playground.ui.inspect_tab import parse_argnums
 from playground.ui.inspect_views import error_markdown
 from playground.ui.layout import beside
-from playground.ui.translations import choice, composed, t, text
+from playground.ui.translations import choice, composed, t, tab, text
 
 DEFAULT = COMPILER_EXAMPLES[0]
 SIDE_BY_SIDE, UNIFIED = "side by side", "unified"
@@ -56,15 +56,15 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     jobs = {"concurrency_limit": concurrency, "concurrency_id": concurrency_id}
     function = [code, args, static, on_device]
     with gr.Tabs(overflow_behavior="wrap") as views_tabs:
-        with gr.Tab(t("pg.compiler.passes"), id="compiler-passes") as passes_tab:
+        with tab("pg.compiler.passes", "compiler-passes") as passes_tab:
             options = _passes(api, function, jobs)
-        with gr.Tab(t("pg.compiler.graph"), id="compiler-graph") as graph_tab:
+        with tab("pg.compiler.graph", "compiler-graph") as graph_tab:
             _graph(api, function, jobs)
-        with gr.Tab(t("pg.field.compare"), id="compiler-compare") as compare_tab:
+        with tab("pg.field.compare", "compiler-compare") as compare_tab:
             options |= _compare(api, function, jobs)
     example_runs.run_on_click(examples, [f"compiler-{name}-run" for name in VIEWS])
-    for name, tab in zip(VIEWS, (passes_tab, graph_tab, compare_tab), strict=True):
-        tab.select(lambda name=name: name, None, view, api_visibility="private", queue=False)
+    for name, view_tab in zip(VIEWS, (passes_tab, graph_tab, compare_tab), strict=True):
+        view_tab.select(lambda name=name: name, None, view, api_visibility="private", queue=False)
     gr.api(api.passes, api_name="passes", **jobs)
     gr.api(api.graph, api_name="graph", **jobs)
     gr.api(api.compare, api_name="compare", **jobs)
@@ -193,7 +193,7 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     table = gr.Markdown(elem_id="compiler-compare-table")
     style = gr.Radio(DIFF_STYLES, value=SIDE_BY_SIDE, label=t("pg.compiler.diff"), elem_id="compiler-compare-style")
     with gr.Tabs(overflow_behavior="wrap"):
-        with gr.Tab(t("pg.field.optimised_hlo")):
+        with tab("pg.field.optimised_hlo", "compiler-compare-hlo-tab"):
             hlo_diff = gr.HTML(elem_id="compiler-compare-hlo")
         with gr.Tab("jaxpr"):
             jaxpr_diff = gr.HTML(elem_id="compiler-compare-jaxpr")

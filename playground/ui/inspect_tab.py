@@ -18,7 +18,7 @@ from playground.sharing import Flag, Link, TabSchema, Text
 from playground.ui import example_runs, language, progress, share_links
 from playground.ui import inspect_views as views
 from playground.ui.derivatives_tab import LINK as DERIVATIVES_LINK
-from playground.ui.translations import t
+from playground.ui.translations import t, tab
 
 DEFAULT = EXAMPLES[0]
 # What an Inspect link holds, and the controls a class link can hide (with the words its checkboxes say).
@@ -56,7 +56,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     status = gr.Markdown(t("pg.hint.run"), elem_id="inspect-status")
     result = gr.Textbox(label=t("pg.inspect.result"), lines=2, interactive=False, elem_id="inspect-result")
     with gr.Tabs(overflow_behavior="wrap"):
-        with gr.Tab(t("pg.inspect.source_ir")):
+        with tab("pg.inspect.source_ir", "inspect-source-ir-tab"):
             mapped = gr.HTML(elem_id="inspect-source-map")
         with gr.Tab("jaxpr"):
             jaxpr = gr.Code(label=t("pg.inspect.jaxpr"), language=None, interactive=False,
@@ -64,16 +64,16 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         with gr.Tab("StableHLO"):
             stablehlo = gr.Code(label=t("pg.inspect.stablehlo"), language=None, interactive=False,
                                 elem_id="inspect-stablehlo")
-        with gr.Tab(t("pg.field.optimised_hlo")):
+        with tab("pg.field.optimised_hlo", "inspect-hlo-tab"):
             hlo = gr.Code(label=t("pg.inspect.hlo"), language=None,
                           interactive=False, elem_id="inspect-hlo")
             with gr.Accordion(t("pg.inspect.locations"), open=False,
                               elem_id="inspect-hlo-locations-toggle"):
                 hlo_locations = gr.Code(label="FileNames, FunctionNames, FileLocations, StackFrames", language=None,
                                         interactive=False, elem_id="inspect-hlo-locations")
-        with gr.Tab(t("pg.inspect.costs")):
+        with tab("pg.inspect.costs", "inspect-costs-tab"):
             costs = gr.Markdown(elem_id="inspect-costs")
-        with gr.Tab(t("pg.inspect.pytrees")):
+        with tab("pg.inspect.pytrees", "inspect-pytrees-tab"):
             trees = gr.Markdown(elem_id="inspect-pytrees")
     with gr.Accordion(t("pg.glossary.title"), open=False, elem_id="inspect-glossary"):
         gr.Markdown(t("pg.glossary.body"))

@@ -8,6 +8,7 @@ a switch made in Settings too; requests without it (API calls) go by Accept-Lang
 
 from __future__ import annotations
 
+import json
 from http.cookies import CookieError, SimpleCookie
 
 import gradio as gr
@@ -38,6 +39,29 @@ PAGE_LANGUAGE_JS = """async () => {
   }).observe(html, {attributes: true, attributeFilter: ["lang"]});
   keep();
 }""".replace("COOKIE", COOKIE).replace("PICKED", PICKED)
+
+
+def tab_titles_js(titles: dict[str, dict[str, str]]) -> str:
+    """Run once when the page loads (part of launch(js=...)): on every change of the page's language, each tab in
+    ``titles`` (by tab id, per locale) gets its title in it. Gradio writes a tab's title when the tab is first
+    shown: after a switch in Settings, the tabs not shown since kept the old language. The title's own text node is
+    rewritten, not replaced, so that Gradio's later writes still land on the page."""
+    return """() => {
+  const titles = TITLES;
+  const html = document.documentElement;
+  const put = () => {
+    const lang = html.lang || "en";
+    for (const button of document.querySelectorAll("[role=tab][data-tab-id]")) {
+      const title = titles[button.dataset.tabId];
+      if (!title) continue;
+      const text = title[lang] || title[lang.split("-")[0]] || title.en;
+      const node = [...button.childNodes].find(n => n.nodeType === Node.TEXT_NODE && n.data.trim());
+      if (node) { if (node.data !== text) node.data = text; }
+      else if (button.textContent !== text) button.textContent = text;
+    }
+  };
+  new MutationObserver(put).observe(html, {attributes: true, attributeFilter: ["lang"]});
+}""".replace("TITLES", json.dumps(titles, ensure_ascii=False))
 
 
 def of(request: gr.Request | None) -> str:

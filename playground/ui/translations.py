@@ -484,6 +484,23 @@ def composed(key: str, write: Callable[[str], str]) -> str:
     return str(I18N(key))
 
 
+# Each tab titled from the catalogue, by its id: Gradio writes a tab's title in the page's language when the tab is
+# first shown, and a language picked later in Settings reaches only the tabs shown since (language.py puts it on
+# the others).
+TAB_TITLES: dict[str, str] = {}
+
+
+def tab(key: str, tab_id: str) -> gr.Tab:
+    """``gr.Tab`` titled with ``key``'s text, its title following the page's language even before it is shown."""
+    TAB_TITLES[tab_id] = key
+    return gr.Tab(t(key), id=tab_id)
+
+
+def tab_titles() -> dict[str, dict[str, str]]:
+    """Each catalogue-titled tab's title in every locale, by tab id (for the page's script)."""
+    return {tab_id: {locale: text(key, locale) for locale in LOCALES} for tab_id, key in TAB_TITLES.items()}
+
+
 def words(english: str) -> str:
     """The marker for a control's name (a class link's checkbox) given in English; as given if not catalogued."""
     key = f"pg.hide.{english}"

@@ -17,6 +17,7 @@ from tests.conftest import stop_server
 from tests.mnist_folders import start_training_server
 
 IF = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
+MAIN_TABS = ("inspect", "compiler", "derivatives", "vmap", "jit", "parallel", "train", "about")
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +87,17 @@ def test_a_language_picked_in_settings_is_the_servers_too(chromium_browser: Brow
         dialog = page.get_by_role("dialog")
         dialog.get_by_role("button").first.click()  # the panel's close button (an icon, no name)
         expect(dialog).to_be_hidden()
+        # Every tab's title, the tabs not shown yet too (Gradio rewrites only those shown since the switch).
+        main = page.locator("#main-tabs [role=tablist]").first.locator("[role=tab]")
+        expect(main).to_have_text([text(f"pg.tab.{name}", "de") if name not in ("vmap", "jit") else name
+                                   for name in MAIN_TABS])
+        views = page.locator("#inspect-source-map").locator("xpath=ancestor::*[@role='tabpanel']/..")
+        for key in ("pg.inspect.source_ir", "pg.field.optimised_hlo", "pg.inspect.costs", "pg.inspect.pytrees"):
+            expect(views.get_by_role("tab", name=text(key, "de"), exact=True)).to_have_count(1)
+        main.nth(2).click()  # shown now, and Gradio writes the same title
+        expect(main.nth(2)).to_have_text(text("pg.tab.derivatives", "de"))
+        expect(page.locator("#deriv-run")).to_be_visible()
+        main.nth(0).click()
         run_inspect(page, IF, "1.0")
         expect(page.locator("#inspect-status")).to_contain_text("So behebst du es:", timeout=RESULT_TIMEOUT_MS)
     finally:
