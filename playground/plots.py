@@ -5,6 +5,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from playground.messages import say
+
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
 # Several series: their names in rows under the x axis's title, not in a column on the right, which on a phone took
@@ -18,9 +20,11 @@ def order_label(n: int) -> str:
     return {0: "f", 1: "f′", 2: "f″", 3: "f‴"}.get(n, f"f⁽{str(n).translate(_SUPERSCRIPTS)}⁾")
 
 
-def derivatives_figure(xs: list[float], orders: list[dict], how: str = "vmap of nested grad") -> go.Figure:
-    """Small multiples: one panel per derivative order over the same x, each on its own y scale; ``how`` they
-    were computed goes under the title (a line of its own: one line is cut off on a phone).
+def derivatives_figure(xs: list[float], orders: list[dict], point_by_point: bool = False,
+                       language: str = "en") -> go.Figure:
+    """Small multiples: one panel per derivative order over the same x, each on its own y scale; how they were
+    computed (vmap of nested grad, or ``point_by_point`` without jit) goes under the title (a line of its own: one
+    line is cut off on a phone). The words in ``language``.
 
     On one shared axis f⁽⁵⁾ at ±16 flattens f and f′ into lines; one panel each keeps every order readable.
     """
@@ -32,19 +36,20 @@ def derivatives_figure(xs: list[float], orders: list[dict], how: str = "vmap of 
                                  hovertemplate=f"{label}(%{{x:.3g}}) = %{{y:.4g}}<extra></extra>"), row=row, col=1)
         fig.update_yaxes(title_text=label, row=row, col=1)
     fig.update_xaxes(title_text="x", row=rows, col=1)
-    fig.update_layout(title=f"f and its derivatives, one panel each<br><sup>{how}</sup>", showlegend=False,
+    how = say("plot.derivatives_pointwise" if point_by_point else "plot.derivatives_vmap", language)
+    fig.update_layout(title=f"{say('plot.derivatives', language)}<br><sup>{how}</sup>", showlegend=False,
                       **{**_LAYOUT, "height": max(_LAYOUT["height"], 60 + 130 * rows)})
     return fig
 
 
-def growth_figure(eqn_counts: list[int], hlo_op_counts: list[int]) -> go.Figure:
+def growth_figure(eqn_counts: list[int], hlo_op_counts: list[int], language: str = "en") -> go.Figure:
     """How the program grows with the order: jaxpr equations before, HLO instructions after XLA."""
     orders = [order_label(n) for n in range(len(eqn_counts))]
     fig = go.Figure([
-        go.Bar(x=orders, y=eqn_counts, name="jaxpr equations (grad applied n times)"),
-        go.Bar(x=orders, y=hlo_op_counts, name="optimised HLO instructions (after jit)"),
+        go.Bar(x=orders, y=eqn_counts, name=say("plot.growth_jaxpr", language)),
+        go.Bar(x=orders, y=hlo_op_counts, name=say("plot.growth_hlo", language)),
     ])
-    fig.update_layout(title="Program size by derivative order", barmode="group", yaxis_title="count",
+    fig.update_layout(title=say("plot.growth", language), barmode="group", yaxis_title=say("plot.count", language),
                       **_LAYOUT_LEGEND_BELOW)
     return fig
 
@@ -63,14 +68,16 @@ def hessian_figure(hessian: list[list[float]]) -> go.Figure:
     return fig
 
 
-def timings_figure(title: str, x_title: str, xs: list[int], series: dict[str, list]) -> go.Figure:
-    """Seconds against size on log-log axes, one line per way of running; missing values are skipped."""
+def timings_figure(title: str, x_title: str, xs: list[int], series: dict[str, list], language: str = "en") -> go.Figure:
+    """Seconds against size on log-log axes, one line per way of running; missing values are skipped. ``title``,
+    ``x_title`` and the series' names come written in ``language``, which the axis and hover texts follow."""
     fig = go.Figure()
     for name, seconds in series.items():
         points = [(x, s) for x, s in zip(xs, seconds, strict=True) if s is not None]
         if points:
             fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers",
-                                     name=name, hovertemplate=f"{name}: %{{y:.3g}} s at %{{x}}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title="seconds (median)", xaxis_type="log",
+                                     name=name, hovertemplate=say("plot.seconds_at", language, name=name)
+                                     + "<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=say("plot.seconds", language), xaxis_type="log",
                       yaxis_type="log", **_LAYOUT_LEGEND_BELOW)
     return fig

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from playground.messages import number, say
+
 MAX_POINTS = 2000
 GOOD, BAD, NEUTRAL = "#2ca02c", "#d62728", "#636efa"
 
@@ -32,7 +34,6 @@ _TEMPLATE = go.layout.Template(layout={
     "xaxis": _GRID, "yaxis": _GRID,
 })
 _LAYOUT = {"template": _TEMPLATE, "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 360}
-_START = "Press Start to train"
 
 
 def _empty(title: str, message: str, revision: str) -> go.Figure:
@@ -66,21 +67,22 @@ def thin(n: int, limit: int = MAX_POINTS) -> np.ndarray | slice:
     return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
 
 
-def loss_figure(steps: Sequence[int], losses: Sequence[float]) -> go.Figure:
+def loss_figure(steps: Sequence[int], losses: Sequence[float], language: str = "en") -> go.Figure:
     """Training loss against step on a log axis.
 
     The losses come smoothed already: the training loop keeps an exponential moving
     average of every step's loss, so a second smoothing here would only add lag.
     """
-    title = "Training loss (cross-entropy, smoothed)"
+    title = say("plot.loss", language)
     if len(steps) == 0:
-        return _empty(title, _START, "loss")
+        return _empty(title, say("plot.start", language), "loss")
     x, y = _series(steps, losses)
     fig = go.Figure([go.Scatter(x=x, y=y, mode="lines", name="loss", line={"width": 2, "color": NEUTRAL},
-                                hovertemplate="step %{x:.0f}: %{y:.4f}<extra></extra>")])
+                                hovertemplate=f"{say('plot.step', language)} %{{x:.0f}}: %{{y:.4f}}<extra></extra>")])
     ticks = log_ticks(float(np.min(y)), float(np.max(y)))
     axis = {"tickvals": ticks, "ticktext": [f"{tick:g}" for tick in ticks]} if ticks else {}
-    fig.update_layout(title=title, xaxis_title="step", yaxis_title="loss", yaxis_type="log", yaxis=axis,
+    fig.update_layout(title=title, xaxis_title=say("plot.step", language), yaxis_title="loss", yaxis_type="log",
+                      yaxis=axis,
                       uirevision="loss", showlegend=False, **_LAYOUT)
     return fig
 
@@ -107,19 +109,20 @@ def log_ticks(low: float, high: float) -> list[float]:
 
 def accuracy_figure(epoch_points: Sequence[tuple[float, float]], estimates: Sequence[tuple[float, float]],
                     train_epoch_points: Sequence[tuple[float, float]] = (),
-                    train_estimates: Sequence[tuple[float, float]] = ()) -> go.Figure:
+                    train_estimates: Sequence[tuple[float, float]] = (), language: str = "en") -> go.Figure:
     """Accuracy in percent against (fractional) epoch, on test images and on training images.
 
     Each set has its epoch-end points (solid, with markers) and its quick estimates between (dotted, fainter);
     test in green, training in blue. The gap between the two is how much the model fits its training images
     better than images it has never seen.
     """
-    title = "Accuracy: test and training images"
-    series = [(estimates, "test, quick estimate", GOOD, False), (epoch_points, "test (epoch end)", GOOD, True),
-              (train_estimates, "training, quick estimate", NEUTRAL, False),
-              (train_epoch_points, "training (epoch end)", NEUTRAL, True)]
+    title = say("plot.accuracy", language)
+    series = [(estimates, say("plot.test_estimate", language), GOOD, False),
+              (epoch_points, say("plot.test_epoch", language), GOOD, True),
+              (train_estimates, say("plot.train_estimate", language), NEUTRAL, False),
+              (train_epoch_points, say("plot.train_epoch", language), NEUTRAL, True)]
     if not any(len(points) for points, *_ in series):
-        return _empty(title, _START, "accuracy")
+        return _empty(title, say("plot.start", language), "accuracy")
     fig = go.Figure()
     for points, name, colour, epoch_end in series:
         if not len(points):
@@ -128,45 +131,50 @@ def accuracy_figure(epoch_points: Sequence[tuple[float, float]], estimates: Sequ
         style = ({"mode": "lines+markers", "line": {"width": 2, "color": colour}, "marker": {"size": 8}}
                  if epoch_end else {"mode": "lines", "opacity": 0.6,
                                     "line": {"dash": "dot", "width": 1.5, "color": colour}})
-        fig.add_trace(go.Scatter(x=x, y=100 * y, name=name, hovertemplate=f"epoch %{{x:.2f}}: %{{y:.2f}} %<extra>"
-                                 f"{name}</extra>", **style))
-    fig.update_layout(title=title, xaxis_title="epoch", yaxis_title="accuracy (%)", yaxis_range=[0, 100],
+        fig.add_trace(go.Scatter(x=x, y=100 * y, name=name, hovertemplate=f"{say('plot.epoch', language)} "
+                                 f"%{{x:.2f}}: %{{y:.2f}} %<extra>{name}</extra>", **style))
+    fig.update_layout(title=title, xaxis_title=say("plot.epoch", language),
+                      yaxis_title=say("plot.accuracy_axis", language), yaxis_range=[0, 100],
                       uirevision="accuracy", legend={"x": 1, "xanchor": "right", "y": 0, "yanchor": "bottom"},
                       **_LAYOUT)
     return fig
 
 
-def throughput_figure(elapsed_s: Sequence[float], samples_per_s: Sequence[float]) -> go.Figure:
+def throughput_figure(elapsed_s: Sequence[float], samples_per_s: Sequence[float], language: str = "en") -> go.Figure:
     """Training images per second against wall-clock time since Start."""
-    title = "Throughput"
+    title = say("plot.throughput", language)
     if len(elapsed_s) == 0:
-        return _empty(title, _START, "throughput")
+        return _empty(title, say("plot.start", language), "throughput")
     x, y = _series(elapsed_s, samples_per_s)
-    fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", name="samples/s", line={"width": 2, "color": "#ab63fa"},
-                               hovertemplate="%{x:.1f} s: %{y:,.0f} samples/s<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="elapsed (s)", yaxis_title="training samples / s",
+    fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", name=say("plot.samples_per_s", language),
+                               line={"width": 2, "color": "#ab63fa"},
+                               hovertemplate=f"%{{x:.1f}} s: %{{y:,.0f}} {say('plot.samples_per_s', language)}"
+                                             "<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title=say("plot.elapsed", language),
+                      yaxis_title=say("plot.samples_per_s", language),
                       yaxis_rangemode="tozero", uirevision="throughput", **_LAYOUT)
     return fig
 
 
-def confusion_figure(matrix: np.ndarray, class_names: Sequence[str]) -> go.Figure:
+def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], language: str = "en") -> go.Figure:
     """Heatmap of the confusion matrix: rows true class, columns predicted; correct cells green, mistakes red.
 
     The two colour scales are separate, so a handful of mistakes stays visible next to a diagonal of thousands.
     """
     matrix = np.asarray(matrix)
-    title = "Confusion matrix (test set)"
+    title = say("plot.confusion", language)
     if matrix.size == 0 or matrix.sum() == 0:
-        return _empty(title, _START, "confusion")
+        return _empty(title, say("plot.start", language), "confusion")
     n = len(class_names)
     if matrix.shape != (n, n):
         raise ValueError(f"matrix must be ({n}, {n}) for {n} class names, got {matrix.shape}")
     names = [str(name) for name in class_names]
     diagonal = np.eye(n, dtype=bool)
     total, correct = int(matrix.sum()), int(np.trace(matrix))
-    hover = "true %{y}, predicted %{x}: %{z} images<extra></extra>"
+    hover = say("plot.confusion_hover", language) + "<extra></extra>"
     traces = []
-    for mask, colors, label in ((diagonal, "Greens", "correct"), (~diagonal, "Reds", "mistakes")):
+    for mask, colors, label in ((diagonal, "Greens", say("plot.correct", language)),
+                                (~diagonal, "Reds", say("plot.mistakes", language))):
         # Lists with None (not NaN) for the other trace's cells: plotly.js leaves None cells as gaps.
         z = [[int(matrix[i, j]) if mask[i, j] else None for j in range(n)] for i in range(n)]
         text = [[str(int(matrix[i, j])) if mask[i, j] else "" for j in range(n)] for i in range(n)]
@@ -175,14 +183,16 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str]) -> go.Figur
                                  zmin=0, zmax=high, showscale=False, name=label, hovertemplate=hover,
                                  xgap=1, ygap=1))
     fig = go.Figure(traces)
-    fig.update_layout(title=f"{title}<br><sup>accuracy {100 * correct / total:.2f} % ({correct:,} / {total:,})</sup>",
-                      xaxis={"title": "predicted class", "type": "category", "side": "bottom"},
-                      yaxis={"title": "true class", "type": "category", "autorange": "reversed"},
+    accuracy = say("plot.confusion_accuracy", language, accuracy=number(100 * correct / total, language, 2),
+                   correct=number(correct, language), total=number(total, language))
+    fig.update_layout(title=f"{title}<br><sup>{accuracy}</sup>",
+                      xaxis={"title": say("plot.predicted", language), "type": "category", "side": "bottom"},
+                      yaxis={"title": say("plot.true", language), "type": "category", "autorange": "reversed"},
                       uirevision="confusion", **{**_LAYOUT, "height": 480})
     return fig
 
 
-def _grid_title(shown_wrong: int, shown: int, test_mistakes: tuple[int, int] | None) -> str:
+def _grid_title(shown_wrong: int, shown: int, test_mistakes: tuple[int, int] | None, language: str = "en") -> str:
     """The grid's title, and below it in small type how its digits were picked (two short lines: one long
     line is cut off on a phone).
 
@@ -193,18 +203,23 @@ def _grid_title(shown_wrong: int, shown: int, test_mistakes: tuple[int, int] | N
     >>> print(_grid_title(0, 32, (0, 10_000)))
     Test digits and the model's predictions<br><sup>no mistakes in all 10,000</sup>
     """
+    def say_(key: str, **params: object) -> str:
+        return say(key, language, **params)
+
     if test_mistakes is None:
-        return "Test digits and the model's predictions"
+        return say_("plot.digits")
     wrong, total = test_mistakes
     if wrong == 0:
-        return f"Test digits and the model's predictions<br><sup>no mistakes in all {total:,}</sup>"
-    return (f"Test digits, mistakes first<br><sup>{shown_wrong} of the {wrong:,} the model got wrong</sup><br>"
-            f"<sup>({100 * wrong / total:.2f} % of {total:,}), then {shown - shown_wrong} right</sup>")
+        return f"{say_('plot.digits')}<br><sup>{say_('plot.digits_none_wrong', total=number(total, language))}</sup>"
+    share = say_("plot.digits_share", share=number(100 * wrong / total, language, 2), total=number(total, language),
+                 right=shown - shown_wrong)
+    picked = say_("plot.digits_wrong", shown=shown_wrong, wrong=number(wrong, language))
+    return f"{say_('plot.digits_mistakes')}<br><sup>{picked}</sup><br><sup>{share}</sup>"
 
 
 def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Sequence[int],
                       class_names: Sequence[str], columns: int = 8,
-                      test_mistakes: tuple[int, int] | None = None) -> go.Figure:
+                      test_mistakes: tuple[int, int] | None = None, language: str = "en") -> go.Figure:
     """Test digits stitched into one grayscale image, each captioned with its prediction; mistakes framed in red.
 
     ``test_mistakes`` is ``(wrong, total)`` over the whole test set: the title then says how the grid
@@ -214,12 +229,12 @@ def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Se
     """
     images = np.asarray(images)
     if images.size == 0:
-        return _empty("Test digits and the model's predictions", _START, "digits")
+        return _empty(say("plot.digits", language), say("plot.start", language), "digits")
     if images.ndim != 3 or not len(images) == len(labels) == len(predictions):
         raise ValueError(f"images must be (k, height, width) with k labels and k predictions, got {images.shape}, "
                          f"{len(labels)} labels and {len(predictions)} predictions")
     title = _grid_title(sum(int(a) != int(b) for a, b in zip(labels, predictions, strict=True)), len(labels),
-                        test_mistakes)
+                        test_mistakes, language)
     k, height, width = images.shape
     columns = max(1, min(columns, k))
     rows = -(-k // columns)
@@ -233,7 +248,8 @@ def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Se
         top, left = (i // columns) * cell_h + caption, (i % columns) * cell_w
         canvas[top:top + height, left:left + width] = image
         ok = int(label) == int(prediction)
-        text = f"✓ {class_names[prediction]}" if ok else f"✗ {class_names[prediction]}<br>true {class_names[label]}"
+        text = (f"✓ {class_names[prediction]}" if ok else
+                f"✗ {class_names[prediction]}<br>{say('plot.digit_true', language, label=class_names[label])}")
         annotations.append({"text": text, "x": left + width / 2 - 0.5, "y": top - 2, "xref": "x", "yref": "y",
                             "showarrow": False, "yanchor": "bottom",
                             "font": {"size": 10, "color": GOOD if ok else BAD}})
@@ -252,11 +268,12 @@ def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Se
     return fig
 
 
-def probability_figure(probabilities: Sequence[float] | None, class_names: Sequence[str]) -> go.Figure:
+def probability_figure(probabilities: Sequence[float] | None, class_names: Sequence[str],
+                       language: str = "en") -> go.Figure:
     """Bar chart of the model's class probabilities in percent, the most likely class highlighted."""
-    title = "What the model thinks"
+    title = say("plot.thinks", language)
     if probabilities is None or len(probabilities) == 0:
-        return _empty(title, "Draw a digit", "probabilities")
+        return _empty(title, say("plot.draw", language), "probabilities")
     p = 100 * np.asarray(probabilities, dtype=np.float64)
     if p.shape != (len(class_names),):
         raise ValueError(f"expected {len(class_names)} probabilities, one per class, got shape {p.shape}")
@@ -265,7 +282,8 @@ def probability_figure(probabilities: Sequence[float] | None, class_names: Seque
     fig = go.Figure(go.Bar(x=[str(name) for name in class_names], y=p, marker_color=colors,
                            text=[f"{v:.1f} %" for v in p], textposition="outside", cliponaxis=False,
                            hovertemplate="%{x}: %{y:.2f} %<extra></extra>"))
-    fig.update_layout(title=f"{title}: {class_names[top]} ({p[top]:.1f} %)", xaxis_title="class",
-                      yaxis_title="probability (%)", xaxis_type="category", yaxis_range=[0, 105],
+    fig.update_layout(title=f"{title}: {class_names[top]} ({number(p[top], language, 1)} %)",
+                      xaxis_title=say("plot.class", language), yaxis_title=say("plot.probability", language),
+                      xaxis_type="category", yaxis_range=[0, 105],
                       uirevision="probabilities", **{**_LAYOUT, "height": 320})
     return fig

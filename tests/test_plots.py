@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from playground import plots
+from tests.test_training_plots import words
 
 
 def test_order_labels():
@@ -38,3 +43,20 @@ def test_timings_figure_is_log_log_and_skips_missing_values():
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
     assert [trace.name for trace in fig.data] == ["loop", "vmap"]
     assert list(fig.data[0].x) == [1, 100]
+
+
+BUILDERS = {
+    "derivatives": lambda lang: plots.derivatives_figure([0.0, 1.0], [{"n": 0, "ys": [0, 1]}], language=lang),
+    "point by point": lambda lang: plots.derivatives_figure([0.0, 1.0], [{"n": 0, "ys": [0, 1]}], True, lang),
+    "growth": lambda lang: plots.growth_figure([1, 4], [2, 3], lang),
+    "timings": lambda lang: plots.timings_figure("t", "n", [1, 10], {"jit": [1e-3, 2e-3]}, lang),
+}
+
+
+@pytest.mark.parametrize("language", ["de", "zh"])
+@pytest.mark.parametrize("name", BUILDERS)
+def test_every_word_in_a_figure_is_in_the_readers_language(name, language):
+    """The words the builder writes itself (a timing chart's title and series come written by its caller)."""
+    english, other = words(BUILDERS[name]("en")), words(BUILDERS[name](language))
+    left = [e for e, o in zip(english, other, strict=True) if e == o and re.search("[a-z]{3}", e)]
+    assert set(left) <= {"jit"}, left  # JAX's names are the same in every language

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -208,3 +209,44 @@ def test_probability_figure_empty_says_draw_a_digit(probabilities):
 def test_probability_figure_needs_one_value_per_class():
     with pytest.raises(ValueError, match="10 probabilities"):
         tp.probability_figure([0.5, 0.5], NAMES)
+
+
+def words(fig: go.Figure) -> list[str]:
+    """Every text a figure shows or hovers, in a fixed order (titles, axis titles, notes, trace names and hovers),
+    without its markup and plotly's fields."""
+    layout = fig.layout
+    found = [layout.title.text, layout.xaxis.title.text, layout.yaxis.title.text]
+    found += [note.text for note in layout.annotations[:3]]  # the grid's first captions, or the empty plot's note
+    for trace in fig.data:
+        found += [trace.name, trace.hovertemplate]
+    return [re.sub(r"<[^>]*>|%\{[^}]*\}", " ", text or "") for text in found]  # the words: no markup, no fields
+
+
+SAMPLES = np.zeros((3, 28, 28), np.uint8)
+BUILDERS = {
+    "loss": lambda lang: tp.loss_figure([1, 2, 3], [2.0, 1.0, 0.5], lang),
+    "accuracy": lambda lang: tp.accuracy_figure([(1.0, 0.9)], [(0.5, 0.8)], [(1.0, 0.95)], [(0.5, 0.85)], lang),
+    "throughput": lambda lang: tp.throughput_figure([1.0, 2.0], [100.0, 200.0], lang),
+    "confusion": lambda lang: tp.confusion_figure(np.eye(10, dtype=int) * 5 + 1, [str(d) for d in range(10)], lang),
+    "grid": lambda lang: tp.digit_grid_figure(SAMPLES, [1, 2, 3], [1, 7, 3], [str(d) for d in range(10)],
+                                              test_mistakes=(120, 10_000), language=lang),
+    "probabilities": lambda lang: tp.probability_figure([0.1] * 10, [str(d) for d in range(10)], lang),
+    "empty": lambda lang: tp.loss_figure([], [], lang),
+    "nothing drawn": lambda lang: tp.probability_figure(None, [], lang),
+}
+# Names that are the same in every language: JAX's and the model's terms, numbers and marks.
+SAME_EVERYWHERE = {"loss"}
+
+
+@pytest.mark.parametrize("language", ["de", "zh"])
+@pytest.mark.parametrize("name", BUILDERS)
+def test_every_word_in_a_training_figure_is_in_the_readers_language(name, language):
+    english, other = words(BUILDERS[name]("en")), words(BUILDERS[name](language))
+    assert len(english) == len(other)
+    left = [e for e, o in zip(english, other, strict=True) if e == o and re.search("[a-z]{3}", e)]
+    assert set(left) <= SAME_EVERYWHERE, left
+
+
+def test_numbers_in_a_training_figure_are_written_as_the_readers_language_does():
+    confusion = tp.confusion_figure(np.eye(10, dtype=int) * 999 + 1, [str(d) for d in range(10)], "de")
+    assert "Genauigkeit 99,11 % (10.000 / 10.090)" in confusion.layout.title.text

@@ -21,12 +21,21 @@ from __future__ import annotations
 
 import re
 
-from playground.messages import lesson_texts, narrative_texts, status_texts, tab_texts, tracer_texts, verdict_texts
+from playground.messages import (
+    lesson_texts,
+    narrative_texts,
+    plot_texts,
+    status_texts,
+    tab_texts,
+    tracer_texts,
+    verdict_texts,
+)
 
 LANGUAGES = ("en", "de", "zh")
 DEFAULT = "en"
 CATALOGUE: dict[str, dict[str, str]] = {**tracer_texts.TEXTS, **status_texts.TEXTS, **narrative_texts.TEXTS,
-                                    **tab_texts.TEXTS, **lesson_texts.TEXTS, **verdict_texts.TEXTS}
+                                    **tab_texts.TEXTS, **lesson_texts.TEXTS, **verdict_texts.TEXTS,
+                                    **plot_texts.TEXTS}
 _TAG = re.compile(r"\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*")
 
 

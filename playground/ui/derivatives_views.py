@@ -47,12 +47,12 @@ def render_orders(response: dict, language: str = "en", code: str = "") -> tuple
     # What the checks need said (a function that breaks between grid points, points left out): the API's English.
     table += "".join(f"\n\n{md.verdict('warning', language)} {md.text(note)}" for note in response.get("notes") or [])
     if point_by_point is None:
-        figure = plots.derivatives_figure(xs, orders)
+        figure = plots.derivatives_figure(xs, orders, language=language)
         done = messages.say("deriv.done", language, function=md.code(response["function"]), count=len(orders) - 1,
                             points=len(xs), dtype=md.text(response.get("dtype", "float64")))
         status = f"{md.verdict('ok', language)} {done}"
-        return _with_picked(status, code, language), figure, table, plots.growth_figure(eqns, ops)
-    figure = plots.derivatives_figure(xs, orders, how="nested grad, point by point without jit")
+        return _with_picked(status, code, language), figure, table, plots.growth_figure(eqns, ops, language)
+    figure = plots.derivatives_figure(xs, orders, point_by_point=True, language=language)
     table += "\n\n" + messages.say("deriv.no_sizes", language)
     return _with_picked(point_by_point_status(response, language), code, language), figure, table, None
 

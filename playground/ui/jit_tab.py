@@ -85,7 +85,7 @@ def render(response: dict, lang: str = "en") -> tuple:
     notes += [f"- {note}" for note in progress.source_notes(response, lang)]
     notes += [f"- {say('jit.skipped', size=s['size'], reason=md.text(s['reason']))}"
               for s in response.get("skipped", [])]
-    chart = plots.timings_figure("NumPy vs eager JAX vs jit", "elements (n × n)", [n * n for n in sizes], series)
+    chart = plots.timings_figure(say("plot.jit"), say("plot.jit_x"), [n * n for n in sizes], series, lang)
     compile_row = " · ".join(f"n={n}: {seconds(c)}" for n, c in zip(sizes, response["compile_s"], strict=True))
     baseline = "NumPy" if any(response["numpy_s"]) else "eager JAX"
     table = times_table("n", sizes, series, baseline=baseline) + f"\n\n{say('jit.compile_time', row=compile_row)}"

@@ -130,25 +130,26 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
             status = status_markdown(update, lang)
             banner = device_banner(update.get("device"), status if not update.get("device") else "", lang)
             if update["done"]:
-                grid, confusion = result_figures(update)
-                yield (banner, status, *curves.figures(), grid, confusion,
+                grid, confusion = result_figures(update, lang)
+                yield (banner, status, *curves.figures(lang), grid, confusion,
                        update.get("params_file"), update.get("metrics_file"))
             else:
-                yield (banner, status, *curves.figures(), *[gr.skip()] * 4)
+                yield (banner, status, *curves.figures(lang), *[gr.skip()] * 4)
 
     def on_stop(request: gr.Request) -> None:
         api.stop_training(request.session_hash)
 
     def on_draw(value, request: gr.Request):
+        lang = language.of(request)
         ink = sketch_to_ink(value)
         if ink is None:
-            return None, figures.probability_figure(None, [])
+            return None, figures.probability_figure(None, [], lang)
         response = api.predict(ink, request.session_hash)
         if not response["ok"]:  # most often: drawing before training, which is no error of the app's
             gr.Warning(html.escape(response["error"]["message"]))  # Gradio's toasts render HTML
-            return None, figures.probability_figure(None, [])
+            return None, figures.probability_figure(None, [], lang)
         frame = (np.asarray(response["input"]) * 255).astype(np.uint8)
-        chart = figures.probability_figure(response["probabilities"], response["class_names"])
+        chart = figures.probability_figure(response["probabilities"], response["class_names"], lang)
         return frame.repeat(PREVIEW_SCALE, 0).repeat(PREVIEW_SCALE, 1), chart
 
     # .input, not .change: a link that sets the optimiser keeps its own learning rate.
@@ -211,8 +212,15 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     gr.api(stop_training, api_name="stop_training", queue=False)
     gr.api(predict, api_name="predict", concurrency_limit=None)
     gr.api(api.datasets, api_name="datasets", queue=False)
-    demo.load(lambda: (device_banner(None, _planned_device(api)), gr.update(choices=dataset_choices(_datasets(api)))),
-              None, [device, dataset], api_visibility="private", queue=False)
+    def on_load(request: gr.Request) -> tuple:
+        """Before any run: the device it will train on, where each dataset comes from, and the empty plots saying
+        what to do, in the reader's language."""
+        lang = language.of(request)
+        return (device_banner(None, _planned_device(api)), gr.update(choices=dataset_choices(_datasets(api))),
+                *Curves().figures(lang), figures.probability_figure(None, [], lang))
+
+    demo.load(on_load, None, [device, dataset, loss_plot, accuracy_plot, throughput_plot, probabilities],
+              api_visibility="private", queue=False)
     fields = {"dataset": dataset, "layers": layers, "optimizer": optimizer, "learning_rate": learning_rate,
               "batch_size": batch_size, "epochs": epochs, "seed": seed, "data_parallel": data_parallel}
     # A training link shows its settings and waits for Start: nothing is clicked.

@@ -43,11 +43,12 @@ class Curves:
             if len(values) > figures.MAX_POINTS:  # bounded memory for long runs; a redraw stays cheap
                 del values[1::2]  # halve the resolution of the whole history, keeping its shape
 
-    def figures(self) -> tuple:
-        return (figures.loss_figure(self.steps, self.losses),
+    def figures(self, language: str = "en") -> tuple:
+        """The loss, accuracy and throughput figures so far (before a run: each saying to press Start)."""
+        return (figures.loss_figure(self.steps, self.losses, language),
                 figures.accuracy_figure(self.epoch_points, self.estimates, self.train_epoch_points,
-                                        self.train_estimates),
-                figures.throughput_figure(self.elapsed, self.throughput))
+                                        self.train_estimates, language),
+                figures.throughput_figure(self.elapsed, self.throughput, language))
 
 
 def _add_accuracy(update: dict, epoch_key: str, latest_key: str, epoch_points: list, estimates: list) -> None:
@@ -168,8 +169,8 @@ def _summary(update: dict, language: str = "en") -> str:
     return " · ".join(parts)
 
 
-def result_figures(update: dict) -> tuple:
-    """The test-digit grid and the confusion matrix of a finished (or stopped) run."""
+def result_figures(update: dict, language: str = "en") -> tuple:
+    """The test-digit grid and the confusion matrix of a finished (or stopped) run, their words in ``language``."""
     names = update.get("class_names") or [str(n) for n in range(10)]
     samples = update.get("samples")
     if not samples or update.get("confusion") is None:
@@ -177,8 +178,8 @@ def result_figures(update: dict) -> tuple:
     confusion = np.asarray(update["confusion"])
     mistakes = int(confusion.sum() - np.trace(confusion)), int(confusion.sum())
     grid = figures.digit_grid_figure(np.asarray(samples["images"], dtype=np.uint8), samples["labels"],
-                                     samples["predictions"], names, test_mistakes=mistakes)
-    return grid, figures.confusion_figure(confusion, names)
+                                     samples["predictions"], names, test_mistakes=mistakes, language=language)
+    return grid, figures.confusion_figure(confusion, names, language)
 
 
 def dataset_choices(datasets: list[dict]) -> list[tuple[str, str]]:

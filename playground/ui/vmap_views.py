@@ -36,7 +36,10 @@ def render(response: dict, language: str = "en") -> tuple:
         status = f"{md.verdict('error', language)} {say('vmap.disagree', at=at, by=by)}"
         return status, *jaxprs, None, ""
     series = {"Python loop": response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
-    chart = plots.timings_figure("Python loop vs vmap vs jit(vmap)", "batch size", sizes, series)
+    # The chart's words in the reader's language (the table keeps the API's English names as its headers).
+    chart = plots.timings_figure(say("plot.vmap"), say("plot.vmap_x"), sizes,
+                                 {say("plot.python_loop") if name == "Python loop" else name: times
+                                  for name, times in series.items()}, language)
     measured_on = f"\n\n{say('vmap.measured_on', device=md.text(response['device']))}" if response.get("device") \
         else ""
     for note in progress.source_notes(response, language):

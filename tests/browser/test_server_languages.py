@@ -5,6 +5,8 @@ stays as JAX wrote it. (tests/browser/test_languages.py checks the static labels
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -49,6 +51,8 @@ def test_a_tracer_error_and_the_train_status_in_german(german: Page):
     tab = german.get_by_role("tab", name=text("pg.tab.train", "de"), exact=True)
     tab.click()
     expect(tab).to_have_attribute("aria-selected", "true")
+    # The plots' own words too: the empty ones say what to do, the full ones what they show.
+    expect(german.locator("#train-accuracy")).to_contain_text("Drücke Start, um zu trainieren")
     german.locator("#train-layers textarea").fill("784, 16, 10")
     set_number(german, "train-epochs", 1)
     german.locator("#train-start").click()
@@ -59,6 +63,12 @@ def test_a_tracer_error_and_the_train_status_in_german(german: Page):
     expect(train_status).to_contain_text("Von MNIST ist hier nur der Testdatensatz: Dieser Lauf trainiert mit 2000 "
                                          "seiner 2500 Bilder und testet mit den übrigen 500")
     expect(train_status.locator(".pg-verdict-ok")).to_have_text("OK")
+    expect(german.locator("#train-loss .gtitle")).to_have_text("Trainings-Loss (Kreuzentropie, geglättet)")
+    expect(german.locator("#train-loss .xtitle")).to_have_text("Schritt")
+    expect(german.locator("#train-confusion .gtitle")).to_contain_text("Konfusionsmatrix (Testdaten)")
+    expect(german.locator("#train-grid .gtitle")).to_contain_text(re.compile("Testziffern"))
+    german.locator("#train-loss").scroll_into_view_if_needed()
+    save_screenshot(german, "train_de.png")
     expect(german.locator("#train-device")).to_contain_text("Training auf")
 
 
