@@ -14,6 +14,7 @@ import os
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -361,10 +362,12 @@ class Hostile:
                       f"folders per scratch root {[(str(r), n) for r, n in per_root.items()]} "
                       f"(warm workers: {self.workers} + {self.parallel_workers})")
 
-    def check(self, settle_s: float = SETTLE_S) -> None:
-        """Alive and well, no job folder left, no traceback in the server log since the test began."""
+    def check(self, settle_s: float = SETTLE_S, normal: Callable[[], None] | None = None) -> None:
+        """Alive and well, no job folder left, no traceback in the server log since the test began. ``normal``: the
+        normal job that shows it works (it asserts its own answer), where a module has one of its own to run
+        after an attack; a normal /inspect job by default."""
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            healthy = pool.submit(assert_still_healthy, self.server, self.client)
+            healthy = pool.submit(assert_still_healthy, self.server, self.client, normal)
             try:
                 healthy.result(timeout=90)
             except concurrent.futures.TimeoutError:
@@ -565,11 +568,15 @@ class Victim:
             raise AssertionError(f"another visitor's job, running beside the attack, was affected: {exc}") from None
 
 
-def assert_still_healthy(server, client) -> None:
-    """The server lives, its template lives, and a normal job gives the right answer."""
+def assert_still_healthy(server, client, normal: Callable[[], None] | None = None) -> None:
+    """The server lives, its template lives, and a normal job gives the right answer (``normal``, which asserts
+    its own, or a normal /inspect job)."""
     assert server.alive(), server.log_path.read_text()[-4000:]
     reply = about(client)
     assert reply["sandbox"]["pool"]["template_alive"] is True, reply["sandbox"]["pool"]
-    normal = client.predict(DEFAULT_CODE, DEFAULT_ARGS, api_name="/inspect")
-    assert normal["ok"] is True, normal
-    assert normal["result"] == DEFAULT_RESULT, normal
+    if normal is not None:
+        normal()
+        return
+    answer = client.predict(DEFAULT_CODE, DEFAULT_ARGS, api_name="/inspect")
+    assert answer["ok"] is True, answer
+    assert answer["result"] == DEFAULT_RESULT, answer
