@@ -87,7 +87,8 @@ def diff_html(before: str, after: str, before_label: str, after_label: str, unif
         rows = "".join(f'<div style="background:{_unified_colour(line)};white-space:pre">'
                        f"{html.escape(line) or '&nbsp;'}</div>" for line in lines)
         empty = messages.say("comp.no_difference", language)
-        return f'<div class="compiler-diff" style="{_MONO}">{rows or empty}</div>'
+        # Lines keep their shape (HLO lines run long): the box scrolls sideways, where the page would cut them off.
+        return f'<div class="compiler-diff" style="{_MONO};overflow-x:auto">{rows or empty}</div>'
     rows = text_diff.side_by_side(before, after)
     shown = rows[:MAX_DIFF_ROWS]
     cells = "".join(

@@ -110,6 +110,9 @@ def _run(page: Page, tab: str) -> None:
         diff = page.locator("#compiler-pass-diff .compiler-diff")
         expect(diff).to_contain_text("+++ after")
         expect(diff.locator(".diff-row")).to_have_count(0)  # one column of - and + lines, no side-by-side rows
+        # Its long lines scroll sideways in their box: the page itself cuts off what goes past its edge.
+        box = diff.evaluate("(d) => [getComputedStyle(d).overflowX, d.scrollWidth > d.clientWidth]")
+        assert box == ["auto", True], box
     elif tab == "Derivatives":
         page.locator("#deriv-run").click()
         expect(page.locator("#deriv-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
