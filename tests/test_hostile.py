@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import FAKE_SECRET, ROOT, start_server, stop_server
+from tests.hostile.support import assert_still_healthy
 
-DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
 _SKIP_DIRS = {".git", ".venv", "__pycache__", ".pytest_cache", ".ruff_cache", "test-artifacts"}
 
 
@@ -107,7 +107,7 @@ def test_hostile_input_is_contained(name, hostile_server, target):
     assert result["error"]["kind"] in (expected if isinstance(expected, tuple) else (expected,)), result["error"]
     assert result["error"]["message"]
     assert "Traceback" not in result["error"]["message"]
-    _assert_still_healthy(hostile_server, client)
+    assert_still_healthy(hostile_server, client)
     assert _snapshot(ROOT, target) == before
 
 
@@ -117,7 +117,7 @@ def test_huge_print_is_truncated_with_notice(hostile_server):
     assert result["ok"] is True
     assert len(result["stdout"]) < 300_000  # 200,000 kept of 10**8 + 1 (the newline)
     assert "output truncated: 99,800,001 more characters" in result["stdout"]
-    _assert_still_healthy(hostile_server, client)
+    assert_still_healthy(hostile_server, client)
 
 
 def test_secrets_do_not_reach_the_worker(hostile_server):
@@ -148,12 +148,3 @@ def test_x64_flag_does_not_leak_into_the_next_job(hostile_server):
     for _ in range(3):  # whichever worker serves next, it is a fresh one
         after = client.predict("def f(x):\n    return x * 1.0\n", "1.0", api_name="/inspect")
         assert after["result"].startswith("f32"), after
-
-
-def _assert_still_healthy(server, client) -> None:
-    assert server.alive(), server.log_path.read_text()
-    about = client.predict(api_name="/about")
-    assert about["sandbox"]["pool"]["template_alive"] is True
-    normal = client.predict(DEFAULT_CODE, "jnp.arange(4.0)", api_name="/inspect")
-    assert normal["ok"] is True, normal
-    assert normal["result"] == "f32[4] [ 0.  3. 14. 39.]"

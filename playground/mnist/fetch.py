@@ -48,7 +48,7 @@ def mirrors_for(spec: DatasetSpec, env: Mapping[str, str]) -> tuple[str, ...]:
 
 
 def locate(spec: DatasetSpec, env: Mapping[str, str]) -> tuple[dict[str, Path], str] | None:
-    """The four files if they are already here (user folder first, then the cache), and a text naming where.
+    """The files if they are already here (user folder first, then the cache), and a text naming where.
 
     A folder the user named must hold the test set, well-formed, and the
     training set too or none of it: otherwise this raises

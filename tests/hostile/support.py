@@ -17,13 +17,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import pytest
 
 from playground.sandbox.pool import RETIRED_REMOVE_BUDGET_S
 from tests.conftest import start_server, stop_server
 
+T = TypeVar("T")
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
 DEFAULT_ARGS = "jnp.arange(4.0)"
 DEFAULT_RESULT = "f32[4] [ 0.  3. 14. 39.]"
@@ -197,20 +198,26 @@ def templates(server) -> list[int]:
     return sorted(found, key=found.get)  # by start time: pids wrap around
 
 
-def about(client) -> dict:
-    """/about, asked again where gradio_client lost its reply.
+def again_if_lost(ask: Callable[[], T]) -> T:
+    """``ask()``, asked again (twice at most) where gradio_client lost its reply.
 
     gradio_client (sse_v3) ends a session's event stream when the server says the session has nothing pending,
     and a request the same client sent just before that message arrived loses its reply (CancelledError in the
-    client; the server is fine). Polls ask /about many times back to back, so they meet it (a loaded run did
-    once); /about changes nothing, so asking again is safe.
+    client; the server is fine). Polls ask /about many times back to back, and a test's normal job follows its
+    attack's reply at once, so they meet it (loaded runs did, once each). Only for what may run twice: /about
+    changes nothing, and a normal job gives the same answer again.
     """
     for _ in range(2):
         try:
-            return client.predict(api_name="/about")
+            return ask()
         except concurrent.futures.CancelledError:
             continue
-    return client.predict(api_name="/about")
+    return ask()
+
+
+def about(client) -> dict:
+    """/about, asked again where gradio_client lost its reply (``again_if_lost``)."""
+    return again_if_lost(lambda: client.predict(api_name="/about"))
 
 
 def removing(client) -> dict[str, int]:
@@ -577,6 +584,6 @@ def assert_still_healthy(server, client, normal: Callable[[], None] | None = Non
     if normal is not None:
         normal()
         return
-    answer = client.predict(DEFAULT_CODE, DEFAULT_ARGS, api_name="/inspect")
+    answer = again_if_lost(lambda: client.predict(DEFAULT_CODE, DEFAULT_ARGS, api_name="/inspect"))
     assert answer["ok"] is True, answer
     assert answer["result"] == DEFAULT_RESULT, answer

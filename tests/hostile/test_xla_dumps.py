@@ -128,7 +128,8 @@ def assert_contained(hostile, outside: Path, result) -> None:
     assert FAKE_SECRET not in text
     assert CANARY not in hostile.new_log(), "the server log holds the secret"
     # The normal job of the check is a /passes, whose dumps an attack may have spoilt for the jobs after it.
-    hostile.check(normal=lambda: assert_real_passes(passes(hostile, DEFAULT_CODE, BIG)))
+    hostile.check(normal=lambda: assert_real_passes(support.again_if_lost(
+        lambda: hostile.client.predict(DEFAULT_CODE, BIG, None, False, api_name="/passes"))))
 
 
 def limit_of(endpoint: str) -> float:
