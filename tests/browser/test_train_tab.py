@@ -96,7 +96,7 @@ def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
 
 def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
     open_tab(page, "Train")
-    set_number(page, "train-epochs", 5)
+    set_number(page, "train-epochs", 3)
     page.locator("#train-start").click()
     status = page.locator("#train-status")
     expect(status).to_contain_text("Finished", timeout=TRAIN_TIMEOUT_MS)
@@ -107,7 +107,7 @@ def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
     labels = page.locator("#train-loss .ytick text").all_text_contents()
     values = [float(label) for label in labels]
     assert len(values) >= 2 and values == sorted(values), labels
-    # The training accuracy has its curve beside the test accuracy's (points at each of the 5 epoch ends).
+    # The training accuracy has its curve beside the test accuracy's (points at each of the 3 epoch ends).
     legend = page.locator("#train-accuracy .legendtext")
     expect(legend.filter(has_text=re.compile(r"^training \(epoch end\)$"))).to_have_count(1)
     expect(legend.filter(has_text=re.compile(r"^test \(epoch end\)$"))).to_have_count(1)

@@ -15,7 +15,6 @@ import re
 import pytest
 
 from playground.gallery import COMPILER_EXAMPLES, EXAMPLES
-from tests.conftest import start_server, stop_server
 from tests.e2e.responses import assert_error, ok
 
 CODE = "def f(x):\n    return x + x*x + x*x*x\n"
@@ -31,17 +30,6 @@ GRAPH_KEYS = {"ok", "function", "device", "jaxpr_svg", "hlo_svg", "jaxpr_graph",
 COMPARE_KEYS = {"ok", "device", "setting", "variants", "diff", "b_over_a", "same_result", "max_abs_diff", "notes"}
 VARIANT_KEYS = {"label", "what", "jaxpr", "hlo", "kernels", "hlo_instructions", "jaxpr_equations", "cost", "memory",
                 "compile_s", "run", "result"}
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory, sandbox_mode):
-    """A server of this module's own: two workers, default limits."""
-    server = start_server(tmp_path_factory.mktemp("compiler-api"), PLAYGROUND_WORKERS="2",
-                          PLAYGROUND_SANDBOX=sandbox_mode)
-    try:
-        yield server.client()
-    finally:
-        stop_server(server)
 
 
 def last_update(client, *args, api_name: str) -> dict:

@@ -14,7 +14,8 @@ import pytest
 from gradio_client import Client
 
 from playground.gallery import SHARD_EXAMPLE
-from tests.conftest import full_sandbox_only, start_server, stop_server
+from tests.conftest import SHARED_CLOCK_S, full_sandbox_only
+from tests.e2e.conftest import STRICT_CLOCK_S
 from tests.e2e.responses import assert_error, ok
 
 MESH, AXES = [2, 4], ["data", "model"]
@@ -130,30 +131,8 @@ def test_too_many_devices(client):
 # -- hostile functions meet the sandbox limits; the next call still works ---------------------------------
 
 
-# The wall clocks of the servers that meet hostile functions. An endless loop meets a short one: the clock is the
-# limit it tests, and nothing else stops the loop; the normal job after it runs under that clock too, which an
-# eight-device job on a loaded machine ran past at 4 s. A function the sandbox refuses is stopped at once, and meets
-# a long one, which cannot stop it first however loaded the machine.
-CLOCK_S = 12
-PATIENT_CLOCK_S = 60
 # Room beyond a wall clock for the answer to come back, which takes a fraction of a second.
 WAIT_S = 60
-
-
-@pytest.fixture(scope="module")
-def strict_server(tmp_path_factory, sandbox_mode):
-    srv = start_server(tmp_path_factory.mktemp("strict-parallel"), PLAYGROUND_WORKERS="1",
-                       PLAYGROUND_SANDBOX=sandbox_mode, PLAYGROUND_TIMEOUT_S=str(CLOCK_S))
-    yield srv
-    stop_server(srv)
-
-
-@pytest.fixture(scope="module")
-def patient_server(tmp_path_factory, sandbox_mode):
-    srv = start_server(tmp_path_factory.mktemp("patient-parallel"), PLAYGROUND_WORKERS="1",
-                       PLAYGROUND_SANDBOX=sandbox_mode, PLAYGROUND_TIMEOUT_S=str(PATIENT_CLOCK_S))
-    yield srv
-    stop_server(srv)
 
 
 HOSTILE = {
@@ -166,10 +145,10 @@ HOSTILE = {
 @pytest.mark.parametrize("name", [pytest.param(name, marks=full_sandbox_only) if "passwd" in name else name
                                   for name in HOSTILE])
 def test_hostile_function_meets_the_sandbox_limits(request, sandbox_mode, name):
-    # sandbox_mode: the variant, named here since the server is picked below, and both servers are started in it
+    # sandbox_mode: the variant, named here since the server is picked below (the strict one or the shared one)
     code, kind = HOSTILE[name]
-    server = request.getfixturevalue("strict_server" if kind == "timeout" else "patient_server")
-    clock_s = CLOCK_S if kind == "timeout" else PATIENT_CLOCK_S
+    server = request.getfixturevalue("strict_server" if kind == "timeout" else "server")
+    clock_s = STRICT_CLOCK_S if kind == "timeout" else int(SHARED_CLOCK_S)
     client = server.client()
     started = time.monotonic()
     assert_error(shard(client, code, ELEMENTWISE_ARGS, in_specs=BOTH_AXES, out_specs=BOTH_AXES), kind)

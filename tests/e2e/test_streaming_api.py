@@ -127,9 +127,11 @@ def test_the_cache_answers_while_every_worker_is_busy(server, client):
 
 @pytest.fixture(scope="module")
 def one_worker(tmp_path_factory, sandbox_mode):
-    # A wall clock well past HOLD_S: the first job is held, not stopped.
+    """A server with one worker, a line of two places and no kept results (every job runs). A wall clock well past
+    HOLD_S: the first job is held, not stopped."""
     server = start_server(tmp_path_factory.mktemp("one-worker"), PLAYGROUND_WORKERS="1", PLAYGROUND_QUEUE_SIZE="2",
-                          PLAYGROUND_SANDBOX=sandbox_mode, PLAYGROUND_TIMEOUT_S=str(HOLD_S + WAIT_S))
+                          PLAYGROUND_RESULT_CACHE="0", PLAYGROUND_SANDBOX=sandbox_mode,
+                          PLAYGROUND_TIMEOUT_S=str(HOLD_S + WAIT_S))
     yield server
     stop_server(server)
 
@@ -171,16 +173,12 @@ def test_a_waiting_job_hears_its_place_and_a_full_line_says_when_to_retry(one_wo
     ok(seen[0][-1])
 
 
-def test_with_the_cache_off_every_job_runs(tmp_path_factory, sandbox_mode):
-    server = start_server(tmp_path_factory.mktemp("no-cache"), PLAYGROUND_WORKERS="1", PLAYGROUND_RESULT_CACHE="0",
-                          PLAYGROUND_SANDBOX=sandbox_mode)
-    try:
-        client = server.client()
-        code = "def f(x):\n    return x * 7\n"
-        replies = [ok(client.predict(code, "1.0", None, "", False, api_name="/inspect")) for _ in range(2)]
-        assert [r["cache"] for r in replies] == [None, None]
-        about = client.predict(api_name="/about")
-        assert about["queue"]["cache"] is None
-        assert about["sandbox"]["pool"]["jobs"] >= 3  # the start-up check, and both
-    finally:
-        stop_server(server)
+def test_with_the_cache_off_every_job_runs(one_worker):
+    client = one_worker.client()
+    code = "def f(x):\n    return x * 7\n"
+    jobs_before = client.predict(api_name="/about")["sandbox"]["pool"]["jobs"]
+    replies = [ok(client.predict(code, "1.0", None, "", False, api_name="/inspect")) for _ in range(2)]
+    assert [r["cache"] for r in replies] == [None, None]
+    about = client.predict(api_name="/about")
+    assert about["queue"]["cache"] is None
+    assert about["sandbox"]["pool"]["jobs"] >= jobs_before + 2  # both ran

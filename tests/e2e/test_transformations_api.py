@@ -16,7 +16,8 @@ from numpy.polynomial import Polynomial
 from numpy.polynomial.hermite import Hermite
 
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE, JIT_BENCHMARK_CODE, VMAP_PRESETS
-from tests.conftest import full_sandbox_only, start_server, stop_server
+from tests.conftest import SHARED_CLOCK_S, full_sandbox_only
+from tests.e2e.conftest import STRICT_MEASURE_CLOCK_S
 from tests.e2e.responses import assert_error, ok
 
 X_MIN, X_MAX, POINTS = -2.0, 2.0, 9
@@ -238,33 +239,8 @@ def test_jit_speed_with_only_a_size_too_big_says_memory(client):
 # -- hostile code in the new endpoints ------------------------------------------------------------
 
 
-# The wall clocks of the servers that meet hostile code. An endless loop meets short ones: the clock is the limit
-# it tests, and nothing else stops the loop; the normal job after it runs under them too, so they leave a loaded
-# machine room for it (4 s did not, for the eight-device jobs of the Parallel tab). Every other hostile function is
-# stopped at once by another limit (a refusal of the sandbox, memory), and meets long ones, which cannot stop it
-# first however loaded the machine.
-CLOCK_S, MEASURE_CLOCK_S = 12, 16
-PATIENT_CLOCK_S = 60
 # Room beyond a wall clock for the answer to come back, which takes a fraction of a second.
 WAIT_S = 60
-
-
-@pytest.fixture(scope="module")
-def strict_server(tmp_path_factory, sandbox_mode):
-    srv = start_server(tmp_path_factory.mktemp("strict"), PLAYGROUND_WORKERS="2", PLAYGROUND_TIMEOUT_S=str(CLOCK_S),
-                       PLAYGROUND_SANDBOX=sandbox_mode,
-                       PLAYGROUND_MEASURE_TIMEOUT_S=str(MEASURE_CLOCK_S))
-    yield srv
-    stop_server(srv)
-
-
-@pytest.fixture(scope="module")
-def patient_server(tmp_path_factory, sandbox_mode):
-    srv = start_server(tmp_path_factory.mktemp("patient"), PLAYGROUND_WORKERS="2",
-                       PLAYGROUND_TIMEOUT_S=str(PATIENT_CLOCK_S), PLAYGROUND_SANDBOX=sandbox_mode,
-                       PLAYGROUND_MEASURE_TIMEOUT_S=str(PATIENT_CLOCK_S))
-    yield srv
-    stop_server(srv)
 
 
 VMAP_ARGS = ("jnp.ones(3)", "0", [2], "0")
@@ -285,10 +261,10 @@ HOSTILE = {
 @pytest.mark.parametrize("name", [pytest.param(name, marks=full_sandbox_only) if "passwd" in name else name
                                   for name in HOSTILE])
 def test_hostile_code_meets_the_sandbox_limits(request, sandbox_mode, name):
-    # sandbox_mode: the variant, named here since the server is picked below, and both servers are started in it
+    # sandbox_mode: the variant, named here since the server is picked below (the strict one or the shared one)
     endpoint, arguments, kind = HOSTILE[name]
-    server = request.getfixturevalue("strict_server" if kind == "timeout" else "patient_server")
-    clock_s = MEASURE_CLOCK_S if kind == "timeout" else PATIENT_CLOCK_S  # the longer of the server's wall clocks
+    server = request.getfixturevalue("strict_server" if kind == "timeout" else "server")
+    clock_s = STRICT_MEASURE_CLOCK_S if kind == "timeout" else int(SHARED_CLOCK_S)  # the longer of its two clocks
     client = server.client()
     started = time.monotonic()
     assert_error(client.predict(*arguments, api_name=endpoint), kind)
