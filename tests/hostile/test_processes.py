@@ -242,7 +242,14 @@ def _restore_one(pid: int, was: dict) -> list[str]:
     steps = [("SIGCONT", os.kill, pid, signal.SIGCONT),
              ("policy", os.sched_setscheduler, pid, policy, os.sched_param(0)),
              ("nice", os.setpriority, os.PRIO_PROCESS, pid, nice), ("affinity", os.sched_setaffinity, pid, affinity)]
-    steps += [(f"rlimit {which}", resource.prlimit, pid, which, value) for which, value in was["rlimits"].items()]
+    try:
+        now = rlimits_of(pid)
+    except OSError:
+        return []  # gone
+    # Only the rlimits that differ: prlimit on another uid's process (an unprivileged server's) needs
+    # CAP_SYS_RESOURCE even to set the values it has, and without it every case ended in a restart of the server.
+    steps += [(f"rlimit {which}", resource.prlimit, pid, which, value) for which, value in was["rlimits"].items()
+              if now.get(which) != value]
     stuck = []
     for what, call, *args in steps:
         try:
