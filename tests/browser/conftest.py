@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import refuse_in_quick_run
+from tests.conftest import refuse_in_quick_run, stop_server
+from tests.mnist_folders import start_training_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Where screenshots go: an ignored folder, so that `make test` leaves the tree clean. `make screenshots`
@@ -29,6 +30,13 @@ SQUEEZED_CELLS_JS = """(panel) => [...panel.querySelectorAll('table th, table td
     }
   }
   return false; }).map(c => c.innerText).slice(0, 5)"""
+
+# Result tables wider than their box (their last column behind a sideways scroll, as a laptop's 1366 px once showed).
+# The tabs' column is 599 px wide at 1280 and at 1366 px alike (Gradio caps its container), so a table that fits
+# at the tests' 1280 fits a laptop.
+CUT_OFF_TABLES_JS = """(panel) => [...panel.querySelectorAll('.prose table')]
+  .filter(table => table.offsetParent !== null && table.scrollWidth > table.clientWidth + 1)
+  .map(table => `${table.closest('[id]')?.id}: ${table.scrollWidth} px in ${table.clientWidth}`)"""
 
 
 @pytest.fixture(scope="session")
@@ -120,6 +128,15 @@ def module_tab(chromium_browser):
 def page(module_tab, server):
     """The app afresh at 1280x900 on the session's server, the Inspect tab ready."""
     return reopen_app(module_tab, server.url)
+
+
+@pytest.fixture(scope="session")
+def classroom_server(tmp_path_factory):
+    """A server whose MNIST_DIR holds a classroom's folder: MNIST's test set alone (2,500 digits here), which the
+    app splits 2,000 / 500 and says so. One for the modules that train on it (their lane's, tests/conftest.py)."""
+    srv = start_training_server(tmp_path_factory, 2000, 500, test_set_only=True)
+    yield srv
+    stop_server(srv)
 
 
 def save_screenshot(page, name: str, full_page: bool = True) -> Path:

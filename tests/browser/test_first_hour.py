@@ -7,22 +7,23 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import open_app, save_screenshot, wait_until_finished
+from tests.browser.conftest import save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
 from tests.browser.test_transformation_tabs import choose, open_tab, set_code
 
 HINT = "Nothing has run yet: press the button above (or Ctrl+Enter) and the result appears here."
 
 
-@pytest.mark.parametrize(("tab", "status"), [
-    ("Inspect", "inspect-status"), ("Compiler", "compiler-passes-status"), ("Derivatives", "deriv-status"),
-    ("Derivatives", "grad-status"), ("vmap", "vmap-status"), ("jit", "jit-status"), ("Parallel", "shard-status")])
-def test_before_the_first_run_the_result_area_says_what_to_do(page: Page, tab: str, status: str):
-    open_tab(page, tab)
-    expect(page.locator(f"#{status}")).to_have_text(HINT, use_inner_text=True)  # the shortcut in sight too
+# Each tab's result area before its first run (one fresh page walks them all: opening a tab runs nothing).
+FIRST_LOOK = (("Inspect", "inspect-status"), ("Compiler", "compiler-passes-status"), ("Derivatives", "deriv-status"),
+              ("Derivatives", "grad-status"), ("vmap", "vmap-status"), ("jit", "jit-status"),
+              ("Parallel", "shard-status"))
 
 
-def test_train_says_what_to_do_and_stop_waits_for_a_run(page: Page):
+def test_before_the_first_run_each_result_area_says_what_to_do_and_train_waits_for_start(page: Page):
+    for tab, status in FIRST_LOOK:
+        open_tab(page, tab)
+        expect(page.locator(f"#{status}")).to_have_text(HINT, use_inner_text=True)  # the shortcut in sight too
     open_tab(page, "Train")
     expect(page.locator("#train-status")).to_have_text("Nothing trained yet: press Start.")
     expect(page.locator("#train-stop")).to_be_disabled()
@@ -165,32 +166,6 @@ def test_derivatives_of_a_function_with_a_kink_say_where_it_is_not_smooth(page: 
     checks = page.locator("#deriv-checks")
     expect(checks).to_contain_text("the function is not smooth there (a jump or a kink)", timeout=RESULT_TIMEOUT_MS)
     expect(checks).to_contain_text("at x = -3, far beyond rounding")
-
-
-# Tables wider than their box: at a laptop's 1366 px the last column hid behind a sideways scroll.
-CUT_OFF_TABLES_JS = """(panel) => [...panel.querySelectorAll('.prose table')]
-  .filter(table => table.offsetParent !== null && table.scrollWidth > table.clientWidth + 1)
-  .map(table => `${table.closest('[id]')?.id}: ${table.scrollWidth} px in ${table.clientWidth}`)"""
-
-
-def test_result_tables_fit_a_laptop_screen(chromium_browser, server):
-    page = open_app(chromium_browser, server.url, viewport={"width": 1366, "height": 800})
-    try:
-        # Each tab's own columns and headers; small sizes, since the table's width does not depend on them.
-        for tab, run, table, sizes in (("Derivatives", "deriv-run", "deriv-checks", None),
-                                       ("vmap", "vmap-run", "vmap-table", ("vmap-sizes", "1, 10, 100")),
-                                       ("jit", "jit-run", "jit-table", ("jit-sizes", "10, 100, 1000"))):
-            open_tab(page, tab)
-            if sizes:
-                page.locator(f"#{sizes[0]} textarea").fill(sizes[1])
-            page.locator(f"#{run}").click()
-            expect(page.locator(f"#{table} table")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
-            wait_until_finished(page.locator(f"#{table}"))
-            page.locator(f"#{table}").scroll_into_view_if_needed()
-            save_screenshot(page, f"laptop_{tab}_table.png", full_page=False)
-            assert page.locator(f"#{table}").evaluate(CUT_OFF_TABLES_JS) == [], tab
-    finally:
-        page.context.close()
 
 
 FONT_FACES_JS = """async () => {

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from playground.ui.translations import CATALOGUE, LOCALES, text
-from tests.browser.conftest import open_app, save_screenshot
+from tests.browser.conftest import blank_tab, open_app, reopen_app, save_screenshot
 
 # (tab id, catalogue key of its name or None where the name is JAX's own, an element the tab shows once open)
 TABS = (
@@ -115,12 +115,19 @@ def open_everything(page: Page, panel) -> list[str]:
     return texts + page.evaluate(VISIBLE_TEXT_JS, list(LEFT_OUT))
 
 
-@pytest.fixture(params=list(BROWSER_LOCALES))
-def local_page(request, chromium_browser: Browser, server):
-    """A page as a browser set to German or Chinese sees it: navigator.language and Accept-Language both."""
-    page = open_app(chromium_browser, server.url, locale=request.param)
+@pytest.fixture(scope="module", params=list(BROWSER_LOCALES))
+def locale_tab(request, chromium_browser: Browser):
+    """A tab of a browser set to German or Chinese (navigator.language and Accept-Language both), and its locale."""
+    page = blank_tab(chromium_browser, locale=request.param)
     yield page, BROWSER_LOCALES[request.param]
     page.context.close()
+
+
+@pytest.fixture
+def local_page(locale_tab, server):
+    """The app afresh in that tab, as that browser first sees it."""
+    page, locale = locale_tab
+    return reopen_app(page, server.url), locale
 
 
 def test_every_tab_has_no_english_left(local_page):

@@ -20,8 +20,6 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import SQUEEZED_CELLS_JS, blank_tab, reopen_app, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 from tests.browser.test_train_tab import TRAIN_TIMEOUT_MS, plot_title, set_number
-from tests.conftest import stop_server
-from tests.mnist_folders import start_training_server
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 # An editor at the screen's width, less the page's 8 px margins and a little: 32 px margins left it 326 px.
@@ -97,11 +95,25 @@ def _panel(page: Page):
     return page.locator("#main-tabs > div[role=tabpanel]:visible").first
 
 
+def _result_in_sight(page: Page, status: str) -> None:
+    """After a run, a phone shows its result without scrolling for it (it was below the fold: 844 px and more down)."""
+    top = page.locator(f"#{status}").evaluate("e => e.getBoundingClientRect().top")
+    assert 0 <= top < page.viewport_size["height"] / 2, top
+
+
 def _run(page: Page, tab: str) -> None:
-    """Run the tab's default where that takes seconds, so that its results are checked too."""
+    """Run the tab's default where that takes seconds, so that its results are checked too, with what a phone
+    needs of them: the result in sight after the run, results stacked rather than side by side."""
     if tab == "Inspect":
         page.locator("#inspect-run").click()
-        expect(page.locator("#inspect-status")).to_contain_text("Traced", timeout=RESULT_TIMEOUT_MS)
+        expect(page.locator("#inspect-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+        expect(page.locator("#inspect-status")).to_contain_text("Traced")
+        _result_in_sight(page, "inspect-status")
+        panes = page.locator("#inspect-source-map .source-ir > div")  # source, jaxpr, HLO
+        expect(panes).to_have_count(3)
+        boxes = [pane.bounding_box() for pane in panes.all()]
+        assert all(box["width"] >= 300 for box in boxes), boxes  # each the screen's width, not 90 px
+        assert boxes[0]["y"] < boxes[1]["y"] < boxes[2]["y"], boxes  # one above the other
     elif tab == "Compiler":
         # A phone's diffs are unified from the start: side by side, two columns of HLO wrap into slivers at 390 px.
         expect(page.locator("#compiler-diff-style input[value='unified']")).to_be_checked()
@@ -116,6 +128,7 @@ def _run(page: Page, tab: str) -> None:
     elif tab == "Derivatives":
         page.locator("#deriv-run").click()
         expect(page.locator("#deriv-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+        _result_in_sight(page, "deriv-status")
         for plot in ("#deriv-plot", "#deriv-growth"):  # drawn a moment after the verdict
             expect(page.locator(f"{plot} .js-plotly-plot")).to_be_visible()
     elif tab == "vmap":
@@ -131,6 +144,9 @@ def _run(page: Page, tab: str) -> None:
     elif tab == "Parallel":
         page.locator("#shard-run").click()
         expect(page.locator("#shard-details")).to_contain_text("Result", timeout=RESULT_TIMEOUT_MS)
+        grid, details = (page.locator(f"#{name}").bounding_box() for name in ("shard-placement", "shard-details"))
+        assert grid["width"] >= 300 and details["width"] >= 300, (grid, details)
+        assert grid["y"] + grid["height"] <= details["y"] + 2, (grid, details)  # the details below the grid
     elif tab == "About":
         expect(page.locator("#about-summary table").first).to_be_visible(timeout=RESULT_TIMEOUT_MS)
 
@@ -157,17 +173,9 @@ def test_each_tab_fits_a_phone(phone: Page, tab: str):
     assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
 
 
-@pytest.fixture(scope="module")
-def training_server(tmp_path_factory):
-    """A classroom's MNIST_DIR, its test set alone (split by the app), so the status carries a note to fit too."""
-    srv = start_training_server(tmp_path_factory, 2000, 500, test_set_only=True)
-    yield srv
-    stop_server(srv)
-
-
-def test_a_finished_training_run_fits_a_phone(phone_tab, training_server):
+def test_a_finished_training_run_fits_a_phone(phone_tab, classroom_server):
     """Train's results (curves, digit grid, confusion matrix) at phone width once a short run has finished."""
-    phone = reopen_app(phone_tab, training_server.url)
+    phone = reopen_app(phone_tab, classroom_server.url)
     phone.get_by_role("tab", name="Train", exact=True).click()
     set_number(phone, "train-epochs", 2)
     phone.locator("#train-start").click()
@@ -186,36 +194,8 @@ def test_a_finished_training_run_fits_a_phone(phone_tab, training_server):
     assert phone.locator("#train-grid .js-plotly-plot").evaluate(CROWDED_CAPTIONS_JS) == []
 
 
-def test_the_parallel_grid_and_its_details_are_stacked_on_a_phone(phone: Page):
-    phone.get_by_role("tab", name="Parallel", exact=True).click()
-    _run(phone, "Parallel")
-    grid, details = (phone.locator(f"#{name}").bounding_box() for name in ("shard-placement", "shard-details"))
-    assert grid["width"] >= 300 and details["width"] >= 300, (grid, details)
-    assert grid["y"] + grid["height"] <= details["y"] + 2, (grid, details)  # the details below the grid
-
-
-def test_source_and_ir_are_stacked_on_a_phone(phone: Page):
-    phone.locator("#inspect-run").click()
-    expect(phone.locator("#inspect-status")).to_contain_text("Traced", timeout=RESULT_TIMEOUT_MS)
-    panes = phone.locator("#inspect-source-map .source-ir > div")
-    expect(panes).to_have_count(3)
-    boxes = [pane.bounding_box() for pane in panes.all()]
-    assert all(box["width"] >= 300 for box in boxes), boxes  # each the screen's width, not 90 px
-    assert boxes[0]["y"] < boxes[1]["y"] < boxes[2]["y"], boxes  # one above the other
-
-
 def test_a_phone_is_offered_no_keyboard_shortcut_and_draws_with_a_finger(phone: Page):
     expect(phone.locator("#inspect-status")).to_have_text(
         "Nothing has run yet: press the button above and the result appears here.", use_inner_text=True)
     phone.get_by_role("tab", name="Train", exact=True).click()
     expect(phone.locator("#train-draw-intro")).to_contain_text("Draw with the mouse, a pen or a finger")
-
-
-@pytest.mark.parametrize(("tab", "run", "status"), [("Inspect", "inspect-run", "inspect-status"),
-                                                     ("Derivatives", "deriv-run", "deriv-status")])
-def test_after_run_a_phone_shows_the_result_without_scrolling_for_it(phone: Page, tab, run, status):
-    phone.get_by_role("tab", name=tab, exact=True).click()
-    phone.locator(f"#{run}").click()
-    expect(phone.locator(f"#{status} .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
-    top = phone.locator(f"#{status}").evaluate("e => e.getBoundingClientRect().top")
-    assert 0 <= top < phone.viewport_size["height"] / 2, top  # it was below the fold: 844 px and more down

@@ -15,19 +15,15 @@ from playground.ui.translations import text
 from tests.browser.conftest import open_app, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
 from tests.browser.test_train_tab import TRAIN_TIMEOUT_MS, set_number
-from tests.conftest import stop_server
-from tests.mnist_folders import start_training_server
 
 IF = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
 MAIN_TABS = ("inspect", "compiler", "derivatives", "vmap", "jit", "parallel", "train", "about")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A classroom's folder: MNIST's test set alone (2,500 digits here), which the app splits 2,000 / 500."""
-    srv = start_training_server(tmp_path_factory, 2000, 500, test_set_only=True)
-    yield srv
-    stop_server(srv)
+@pytest.fixture
+def server(classroom_server):
+    """A classroom's folder (the Train status below names its split)."""
+    return classroom_server
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import re
 from playwright.sync_api import Page, expect
 
 from playground.gallery import VMAP_PRESETS
-from tests.browser.conftest import SQUEEZED_CELLS_JS, save_screenshot
+from tests.browser.conftest import CUT_OFF_TABLES_JS, SQUEEZED_CELLS_JS, save_screenshot, wait_until_finished
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 
 JAXPR_MARKER = "{ lambda"  # the first words of every jaxpr
@@ -106,6 +106,8 @@ def test_derivatives_tab(page: Page):
     expect(checks).to_contain_text("closed form")
     errors = [float(e) for e in re.findall(r"\d\.\d\de[-+]\d\d", checks.inner_text())]
     assert len(errors) == 4 and all(e < 1e-12 for e in errors), checks.inner_text()  # orders 1-4
+    wait_until_finished(checks)
+    assert checks.evaluate(CUT_OFF_TABLES_JS) == []
     expect(page.locator("#deriv-growth .js-plotly-plot .barlayer .trace")).to_have_count(2)
 
     page.get_by_text("The jaxpr of one order", exact=True).click()
@@ -126,6 +128,8 @@ def test_derivatives_tab(page: Page):
         assert cells[:2] == [name, shape], cells
         assert all(re.fullmatch(r"\d+\.\d{3} ms", c) for c in cells[2:]), cells
     expect(jacobians).to_contain_text("jacrev wins for wide Jacobians")
+    wait_until_finished(jacobians)
+    assert jacobians.evaluate(CUT_OFF_TABLES_JS) == []
 
     page.locator("#grad-hessian").scroll_into_view_if_needed()
     save(page, "derivatives.png")
@@ -162,7 +166,9 @@ def test_vmap_tab(page: Page):
     headers = header_cells(page, "vmap-table")
     assert headers[:4] == ["batch size", "Python loop", "vmap", "jit(vmap)"], headers
     assert "vmap vs Python loop" in headers and "jit(vmap) vs Python loop" in headers, headers
+    wait_until_finished(page.locator("#vmap-table"))
     assert page.locator("#vmap-table").evaluate(SQUEEZED_CELLS_JS) == []  # no header wraps inside a word
+    assert page.locator("#vmap-table").evaluate(CUT_OFF_TABLES_JS) == []
     sizes = [row.split("\t")[0].strip() for row in table_rows(page, "vmap-table").all_inner_texts()]
     assert sizes == ["1", "10", "100"], sizes
     # A speed-up is shown wherever the Python loop was timed; on a loaded machine the loop may run out of its time
@@ -214,7 +220,9 @@ def test_jit_tab(page: Page):
     expect(rows).to_have_count(3)
     headers = header_cells(page, "jit-table")
     assert headers == ["n", "NumPy", "eager JAX", "jit", "eager JAX vs NumPy", "jit vs NumPy"], headers
+    wait_until_finished(page.locator("#jit-table"))
     assert page.locator("#jit-table").evaluate(SQUEEZED_CELLS_JS) == []  # no header wraps inside a word
+    assert page.locator("#jit-table").evaluate(CUT_OFF_TABLES_JS) == []
     for i, n in enumerate(("10", "100", "1000")):
         cells = rows.nth(i).locator("td").all_inner_texts()
         assert cells[0] == n, cells
