@@ -87,30 +87,6 @@ def test_the_glossary_and_the_field_hints(page: Page):
         expect(glossary).to_contain_text(term)
 
 
-def test_vmap_shows_each_batch_size_as_it_is_measured(page: Page):
-    open_tab(page, "vmap")
-    choose(page, "vmap-preset", "batched MLP predict")
-    page.locator("#vmap-sizes textarea").fill("1, 10, 100, 300")
-    page.locator("#vmap-run").click()
-    status = page.locator("#vmap-status")
-    expect(status).to_contain_text("now measuring", timeout=RESULT_TIMEOUT_MS)
-    expect(page.locator("#vmap-table tbody tr").first).to_be_visible()  # rows while the rest is measured
-    expect(status).to_contain_text("agree", timeout=RESULT_TIMEOUT_MS)
-    expect(status).not_to_contain_text("now measuring", timeout=RESULT_TIMEOUT_MS)
-    expect(page.locator("#vmap-table tbody tr")).to_have_count(4)
-
-
-def test_the_gradient_part_numbers_the_hessian_and_names_what_it_timed(page: Page):
-    open_tab(page, "Derivatives")
-    page.locator("#grad-run").click()
-    expect(page.locator("#grad-status .pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
-    expect(page.locator("#grad-jacobians")).to_contain_text("measured on x ↦ tanh(W @ x), not on your f")
-    labels = page.locator("#grad-hessian .heatmap-label")  # the numbers written in the cells, not the axes' ticks
-    expect(labels).to_have_count(9, timeout=RESULT_TIMEOUT_MS)
-    # f = sum(x³) + x0·x1 at (1, 2, 3): the Hessian is diag(6x) plus 1 at (0, 1) and (1, 0).
-    assert labels.all_text_contents() == ["6", "1", "0", "1", "12", "0", "0", "0", "18"]
-
-
 # JAX's own example (docs: Control flow and logical operators with JIT), marked `# ok!` for grad.
 DOCS_IF = "def f(x):\n  if x < 3:\n    return 3. * x ** 2\n  else:\n    return -4 * x\n"
 

@@ -120,6 +120,10 @@ def test_derivatives_tab(page: Page):
     page.locator("#grad-run").click()
     expect(page.locator("#grad-status")).to_contain_text("OK f = 38; ∇f = [5, 13, 27]", timeout=RESULT_TIMEOUT_MS)
     expect(page.locator("#grad-hessian .js-plotly-plot .heatmaplayer .hm")).to_have_count(1)
+    labels = page.locator("#grad-hessian .heatmap-label")  # the numbers written in the cells, not the axes' ticks
+    expect(labels).to_have_count(9)
+    # f = sum(x³) + x0·x1 at (1, 2, 3): the Hessian is diag(6x) plus 1 at (0, 1) and (1, 0).
+    assert labels.all_text_contents() == ["6", "1", "0", "1", "12", "0", "0", "0", "18"]
     jacobians = page.locator("#grad-jacobians")
     expect(table_rows(page, "grad-jacobians")).to_have_count(2)
     assert header_cells(page, "grad-jacobians") == ["Jacobian", "shape (outputs × inputs)", "jacfwd", "jacrev"]
@@ -128,6 +132,7 @@ def test_derivatives_tab(page: Page):
         assert cells[:2] == [name, shape], cells
         assert all(re.fullmatch(r"\d+\.\d{3} ms", c) for c in cells[2:]), cells
     expect(jacobians).to_contain_text("jacrev wins for wide Jacobians")
+    expect(jacobians).to_contain_text("measured on x ↦ tanh(W @ x), not on your f")  # it names what it timed
     wait_until_finished(jacobians)
     assert jacobians.evaluate(CUT_OFF_TABLES_JS) == []
 
@@ -136,6 +141,19 @@ def test_derivatives_tab(page: Page):
 
 
 # -- vmap -----------------------------------------------------------------------------------------------
+
+
+# Records, at each change of a status or its table, what both show then (into window.pgSeen): a streamed run's rows
+# come while the status says the next part is measured, which a test that polls could miss on a fast machine.
+RECORD_PROGRESS_JS = """([statusId, tableId]) => {
+  const status = document.getElementById(statusId), table = document.getElementById(tableId);
+  window.pgSeen = [];
+  const observer = new MutationObserver(
+    () => window.pgSeen.push([status.innerText, table.querySelectorAll('tbody tr').length]));
+  for (const element of [status, table]) {
+    observer.observe(element, {subtree: true, childList: true, characterData: true});
+  }
+}"""
 
 
 def test_vmap_tab(page: Page):
@@ -147,10 +165,14 @@ def test_vmap_tab(page: Page):
     expect(page.locator("#vmap-in-axes textarea")).to_have_value(preset.in_axes)
     fill(page, "vmap-sizes", "1, 10, 100")
 
+    page.evaluate(RECORD_PROGRESS_JS, ["vmap-status", "vmap-table"])
     page.locator("#vmap-run").click()
     status = page.locator("#vmap-status")
     expect(status).to_contain_text("agree", timeout=RESULT_TIMEOUT_MS)
-    expect(status).not_to_contain_text("now measuring", timeout=RESULT_TIMEOUT_MS)  # the sizes come one by one
+    expect(status).not_to_contain_text("now measuring", timeout=RESULT_TIMEOUT_MS)
+    # Each batch size is shown as it is measured: rows were there while the status said the next was measured.
+    seen = page.evaluate("() => window.pgSeen")
+    assert any("now measuring" in text and rows >= 1 for text, rows in seen), seen
     expect(status.locator(".pg-verdict-ok")).to_have_text("OK")
     expect(status).to_contain_text("predict")
 
