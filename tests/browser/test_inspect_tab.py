@@ -7,7 +7,7 @@ import re
 from playwright.sync_api import Browser, Page, expect
 
 from playground.gallery import EXAMPLES
-from tests.browser.conftest import VIEWPORT, save_screenshot
+from tests.browser.conftest import VIEWPORT, reopen_app, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect, set_code
 
 MLP = "MLP with a params dict (a pytree)"
@@ -149,9 +149,8 @@ def test_share_link_round_trip(page: Page, chromium_browser: Browser):
         context.close()
 
 
-def test_damaged_share_link_warns_and_the_page_still_works(page: Page, server):
-    page.goto(server.url + "?s=garbage!!")
-    page.locator("#inspect-code .cm-content").wait_for()
+def test_damaged_share_link_warns_and_the_page_still_works(module_tab: Page, server):
+    page = reopen_app(module_tab, server.url + "?s=garbage!!")  # a first visit, by the link
     expect(page.locator("#share-notice")).to_contain_text("This link could not be opened")
 
     page.locator("#inspect-run").click()  # the default example, untouched by the bad link

@@ -185,11 +185,18 @@ def test_train_link_shows_its_settings_and_waits_for_start(page: Page, other_vis
     expect(other.locator("#train-start")).to_be_enabled()
 
 
-@pytest.mark.parametrize("damage", ["cut in half", "one character changed", "not base64"])
-def test_a_damaged_link_says_so_and_the_page_keeps_its_defaults(page: Page, other_visitor: Page, damage):
+@pytest.fixture(scope="module")
+def jit_link(module_tab, server) -> str:
+    """A link of the jit tab with sizes other than its defaults, made once for the damages below."""
+    page = reopen_app(module_tab, server.url)
     open_tab(page, "jit")
     field(page, "jit-sizes").fill("16, 32")
-    link = copy_link(page, "jit")
+    return copy_link(page, "jit")
+
+
+@pytest.mark.parametrize("damage", ["cut in half", "one character changed", "not base64"])
+def test_a_damaged_link_says_so_and_the_page_keeps_its_defaults(jit_link: str, other_visitor: Page, damage):
+    link = jit_link
     token = link.split("?s=")[1]
     bad = {"cut in half": token[: len(token) // 2],
            "one character changed": token[:10] + ("A" if token[10] != "A" else "B") + token[11:],
@@ -203,18 +210,18 @@ def test_a_damaged_link_says_so_and_the_page_keeps_its_defaults(page: Page, othe
     expect(field(other, "jit-sizes")).not_to_have_value("16, 32")
 
 
-def test_a_link_from_a_newer_version_says_so(page: Page, server):
+def test_a_link_from_a_newer_version_says_so(module_tab: Page, server):
     document = {"v": 99, "tab": "jit", "state": {"sizes": "16"}}
     token = base64.urlsafe_b64encode(zlib.compress(json.dumps(document).encode())).rstrip(b"=").decode()
-    page.goto(server.url + "?s=" + token)
+    page = reopen_app(module_tab, server.url + "?s=" + token)  # a first visit, by the link
     expect(page.locator("#share-notice")).to_contain_text("made by a newer version of the playground")
 
 
-def test_an_inspect_link_from_before_the_versions_still_opens(page: Page, server):
+def test_an_inspect_link_from_before_the_versions_still_opens(module_tab: Page, server):
     old = {"code": "def f(x):\n    return x * 3\n", "args": "2.0", "static_argnums": "", "second_args": ""}
     data = json.dumps(old, separators=(",", ":")).encode()
     token = base64.urlsafe_b64encode(zlib.compress(data, 9)).rstrip(b"=").decode()
-    page.goto(server.url + "?s=" + token)
+    page = reopen_app(module_tab, server.url + "?s=" + token)
     expect(page.locator("#inspect-result textarea")).to_have_value(re.compile(r"6\."), timeout=RESULT_TIMEOUT_MS)
 
 
@@ -256,11 +263,11 @@ def test_class_link_hides_controls_shows_the_exercise_and_locks_the_code(page: P
     save_screenshot(other, "class_link.png")
 
 
-def test_a_link_quoting_markdown_shows_it_as_text(page: Page, server):
+def test_a_link_quoting_markdown_shows_it_as_text(module_tab: Page, server):
     """The reason quotes the link's own text (here its tab's name): it shows as typed, never as a link."""
     document = {"v": 1, "tab": "[d](https://e.org) <b>b</b>", "state": {}}
     token = base64.urlsafe_b64encode(zlib.compress(json.dumps(document).encode())).rstrip(b"=").decode()
-    page.goto(server.url + "?s=" + token)
+    page = reopen_app(module_tab, server.url + "?s=" + token)
     notice = page.locator("#share-notice")
     expect(notice).to_contain_text("[d](https://e.org) <b>b</b>")
     assert notice.locator("a").count() == 0 and notice.locator("b").count() == 0
