@@ -144,7 +144,7 @@ def open_on_load(demo: gr.Blocks, tabs: gr.Tabs, notice: gr.HTML, shared: list[S
                       tab.exercise, *[where for options in tab.select.values() for where, _ in options.values()]]:
             if all(block is not known for known in outputs):
                 outputs.append(block)
-    runs = gr.Textbox(visible="hidden")
+    runs = gr.Textbox(visible="hidden", elem_id="share-runs")  # the buttons a link presses, as JSON: "[]" for none
 
     def on_load(request: gr.Request):
         updates: dict[int, dict] = {}

@@ -73,9 +73,8 @@ def test_a_preset_picked_by_hand_clears_the_result_of_the_code_before(page: Page
     choose(page, "vmap-preset", "batched MLP predict")  # while the old code may still be measuring its sizes
     expect(page.locator("#vmap-status")).to_contain_text("Preset loaded")
     expect(page.locator("#vmap-table table")).to_have_count(0)
-    page.wait_for_timeout(3000)  # the old run was stopped: none of its results comes back later
-    expect(page.locator("#vmap-status")).to_contain_text("Preset loaded")
-    expect(page.locator("#vmap-table table")).to_have_count(0)
+    # That none of the old run's results comes back later (updates already on their way when it was stopped) is
+    # test_preset_pick's, on the same wiring: there, an event says when the stopped run has ended in the page.
 
 
 def test_the_glossary_and_the_field_hints(page: Page):

@@ -71,6 +71,11 @@ VISIBLE_TEXT_JS = """(leftOut) => {
   return texts;
 }"""
 
+# Resolves once what the page was told to show has been drawn: after the fonts and two frames (Svelte writes a
+# tab's components into the page before the next frame is drawn).
+DRAWN_JS = "async () => { await document.fonts.ready; for (const frame of [1, 2]) " \
+           "await new Promise(done => requestAnimationFrame(done)); }"
+
 
 def _words(texts) -> set[str]:
     found = (word.lower().strip(".'’") for each in texts for word in WORD.findall(each))
@@ -110,7 +115,8 @@ def open_everything(page: Page, panel) -> list[str]:
     for index in range(inner.count()):
         if inner.nth(index).is_visible():
             inner.nth(index).click()
-            page.wait_for_timeout(150)
+            expect(inner.nth(index)).to_have_attribute("aria-selected", "true")
+            page.evaluate(DRAWN_JS)
             texts += page.evaluate(VISIBLE_TEXT_JS, list(LEFT_OUT))
     return texts + page.evaluate(VISIBLE_TEXT_JS, list(LEFT_OUT))
 
@@ -139,7 +145,7 @@ def test_every_tab_has_no_english_left(local_page):
         button.click()
         expect(button).to_have_attribute("aria-selected", "true")
         page.locator(shown).first.wait_for()
-        page.wait_for_timeout(300)  # let the tab's components settle before reading them
+        page.evaluate(DRAWN_JS)  # the tab's components drawn before they are read
         panel = page.locator("[role=tabpanel]").filter(has=page.locator(shown)).first  # the outermost: the tab's
         save_screenshot(page, f"lang_{SHORT[locale]}_{tab}.png")
         left = english_left(open_everything(page, panel), locale)

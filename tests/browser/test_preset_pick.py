@@ -3,8 +3,8 @@
 The race needs many picks to show, and the real tabs' runs take seconds each, so this drives the same
 wiring (run_stopped_by_preset) on a small Blocks of its own whose run yields a table every 40 ms from a
 thread, as a sandbox job's updates come. Without the second clearing, a bare ``cancels=`` left the old
-table in 7 of 24 picks here; this asks for none in 16. The real tabs are checked once each in
-test_first_hour.
+table in 7 of 24 picks here; this asks for none in 16. test_first_hour checks that a pick clears the real
+vmap tab's results at once.
 
 After each pick the test waits for the page to say the old run is over (a counter its own ``.then`` of the run
 moves, which Gradio dispatches only once the run has ended in the browser): no update of that run can be drawn
