@@ -34,7 +34,8 @@ run: $(RUNTIME) $(JAX_STAMP)
 # the server dropped to an unprivileged uid without capabilities (as a Space runs it), and the browser tests.
 # Four processes overlap the tests' waits on servers; six made the run slower here (more CPU lost to contention).
 TEST_PROCESSES ?= 4
-PYTEST_PARALLEL := -n $(TEST_PROCESSES) --dist loadgroup
+# Each run ends with its ten slowest tests (README's table of them comes from there).
+PYTEST_PARALLEL := -n $(TEST_PROCESSES) --dist loadgroup --durations=10
 test: $(DEV) $(JAX_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
