@@ -133,7 +133,8 @@ def page(module_tab, server):
 @pytest.fixture(scope="session")
 def classroom_server(tmp_path_factory):
     """A server whose MNIST_DIR holds a classroom's folder: MNIST's test set alone (2,500 digits here), which the
-    app splits 2,000 / 500 and says so. One for the modules that train on it (their lane's, tests/conftest.py)."""
+    app splits 2,000 / 500 and says so. Started once for test_phone and test_server_languages, which run in one
+    lane (tests/conftest.py)."""
     srv = start_training_server(tmp_path_factory, 2000, 500, test_set_only=True)
     yield srv
     stop_server(srv)
