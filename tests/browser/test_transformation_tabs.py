@@ -143,8 +143,9 @@ def test_derivatives_tab(page: Page):
 # -- vmap -----------------------------------------------------------------------------------------------
 
 
-# Records, at each change of a status or its table, what both show then (into window.pgSeen): a streamed run's rows
-# come while the status says the next part is measured, which a test that polls could miss on a fast machine.
+# Records, from now on, what a status and its table show at each change of either (into window.pgSeen): a streaming
+# status may show a text for a moment only, and its rows come while it says the next part is measured; a test that
+# polls could miss either on a fast machine.
 RECORD_PROGRESS_JS = """([statusId, tableId]) => {
   const status = document.getElementById(statusId), table = document.getElementById(tableId);
   window.pgSeen = [];
@@ -209,29 +210,19 @@ def test_vmap_tab(page: Page):
 # -- jit -----------------------------------------------------------------------------------------------
 
 
-# Records each text an element shows into window.pgSeenTexts, from now on: a status that streams may show one for a
-# moment only, and a test that polls for it could miss it.
-RECORD_TEXTS_JS = """(id) => {
-  const element = document.getElementById(id);
-  window.pgSeenTexts = [];
-  new MutationObserver(() => window.pgSeenTexts.push(element.innerText))
-    .observe(element, {subtree: true, childList: true, characterData: true});
-}"""
-
-
 def test_jit_tab(page: Page):
     open_tab(page, "jit")
     expect(editor(page, "jit-code")).to_contain_text("return x + x*x + x*x*x")
     fill(page, "jit-sizes", "10, 100, 1000")
 
-    page.evaluate(RECORD_TEXTS_JS, "jit-status")  # every text the status shows on the way, however briefly
+    page.evaluate(RECORD_PROGRESS_JS, ["jit-status", "jit-table"])  # every text on the way, however brief
     page.locator("#jit-run").click()
     status = page.locator("#jit-status")
     expect(status).to_contain_text("Measured on", timeout=RESULT_TIMEOUT_MS)
     expect(status).to_contain_text("cpu")
     expect(status).not_to_contain_text("skipped")
     # While it measures, the status says what: the whole plan from the click on, then each size as its row comes.
-    seen = page.evaluate("() => window.pgSeenTexts")
+    seen = [text for text, _ in page.evaluate("() => window.pgSeen")]
     assert any("Compiling your function for each size, checking NumPy, eager JAX and jit against each other, then "
                "timing each (at least 5 runs) at n = 10, 100 and 1,000" in text for text in seen), seen
     for measuring in ("Measured n = 10 of 10, 100 and 1,000; now measuring n = 100",
