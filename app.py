@@ -1,6 +1,6 @@
-"""JAX Playground: the Hugging Face Space's app file (``python app.py``); the start itself is playground/launch.py."""
+"""JAX Playground: the Hugging Face Space's app file (``python app.py``); it starts playground/server/launch.py."""
 
-from playground.launch import run
+from playground.server.launch import run
 
 if __name__ == "__main__":
     run()

@@ -44,16 +44,16 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
 
-from playground import worker_pools  # noqa: E402
-from playground.api import PlaygroundAPI, final  # noqa: E402
-from playground.config import Settings  # noqa: E402
 from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE, VMAP_PRESETS  # noqa: E402
 from playground.mnist import fetch  # noqa: E402
 from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable, role_shape  # noqa: E402
 from playground.mnist.idx import read_idx, write_idx  # noqa: E402
 from playground.mnist.load import load  # noqa: E402
-from playground.mnist.server_service import TrainingService  # noqa: E402
 from playground.sandbox import Limits, WorkerPool  # noqa: E402
+from playground.server import worker_pools  # noqa: E402
+from playground.server.api import PlaygroundAPI, final  # noqa: E402
+from playground.server.config import Settings  # noqa: E402
+from playground.server.training.service import TrainingService  # noqa: E402
 
 SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"
 TARGET_ACCURACY = 0.97

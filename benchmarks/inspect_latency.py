@@ -134,7 +134,7 @@ def old_and_new_path(n: int) -> tuple[list[float], list[float]]:
     from playground import jobs
     from playground.sandbox import Limits, WorkerPool
 
-    pool = WorkerPool(1, Limits(), "playground.handlers")
+    pool = WorkerPool(1, Limits(), "playground.worker.handlers")
     pool.start()
     whole, early = [], []
     try:
@@ -156,7 +156,7 @@ def old_and_new_path(n: int) -> tuple[list[float], list[float]]:
 def worker_start_costs(n: int) -> tuple[list[float], list[float]]:
     from playground.sandbox import Limits, WorkerPool
 
-    pool = WorkerPool(1, Limits(), "playground.handlers")
+    pool = WorkerPool(1, Limits(), "playground.worker.handlers")
     pool.start()
     pool._closed.set()  # stop the background spawner: we spawn by hand here
     forked = []

@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
-from playground import jit_benchmark  # noqa: E402
 from playground.gallery import JIT_BENCHMARK_CODE  # noqa: E402
 from playground.matrix_memory import CANDIDATE_SIZES  # noqa: E402
+from playground.worker import jit_speed as jit_benchmark  # noqa: E402
 
 MEMORY_MB = 8192
 AGREEMENT = 0.15

@@ -39,10 +39,10 @@ import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
 from jax import lax  # noqa: E402
 
-from playground.mnist import worker_model as model  # noqa: E402
 from playground.mnist.config import TrainConfig  # noqa: E402
 from playground.mnist.idx import write_idx  # noqa: E402
-from playground.mnist.server_service import TrainingService  # noqa: E402
+from playground.server.training.service import TrainingService  # noqa: E402
+from playground.worker.training import model as model  # noqa: E402
 from tests.mnist_folders import REAL_DIGITS, real_digits, synthetic_digits  # noqa: E402
 
 LAYERS, BATCH, LEARNING_RATE = (784, 512, 256, 10), 128, 0.1

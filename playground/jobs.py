@@ -5,7 +5,7 @@ defaults, the handler that runs it inside a worker (named, not imported: the
 server never imports JAX), which pool runs it, whether it measures time (and
 so gets the longer wall clock), and the schema its reply must fit. The API
 builds and checks jobs from here (``build``), the worker dispatches from here
-(playground/handlers.py), and nothing else lists a job's arguments.
+(playground/worker/handlers.py), and nothing else lists a job's arguments.
 
 Adding a tab: one handler module, one row here, one UI module.
 
@@ -17,11 +17,12 @@ Adding a tab: one handler module, one row here, one UI module.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from playground import compiler_replies, compiler_settings, replies
+from playground import compiler_settings, replies
 from playground import validation as check
 from playground.errors import TITLES, cap_text, error_dict
 from playground.schema import Schema
@@ -71,8 +72,9 @@ class JobKind:
     after_early: Callable[[dict, dict], dict] | None = None
     together: Callable[[dict], dict | None] | None = None  # a check of the arguments together
     # The server's own work on a checked reply, before it is kept and sent: pictures, diffs, notes of ours
-    # (the worker sends facts; what the server adds never passes through user code).
-    finish: Callable[[dict], dict] | None = None
+    # (the worker sends facts; what the server adds never passes through user code). "module:function", named
+    # like the handler: a worker loads none of the server's code.
+    finish: str | None = None
 
 
 def _code(name: str, value: Any) -> dict | None:
@@ -150,39 +152,45 @@ STATIC_ARGNUMS = Argument("static_argnums", _wholes(0, 63, MAX_STATIC_ARGNUMS), 
 ON_ACCELERATOR = Argument("on_accelerator", check.flag, False)
 
 REGISTRY: dict[str, JobKind] = {kind.name: kind for kind in (
-    JobKind("inspect", "playground.staging:inspect_job", (
+    JobKind("inspect", "playground.worker.inspect:inspect_job", (
         CODE, ARGS, STATIC_ARGNUMS, Argument("second_args", _text, ""), ON_ACCELERATOR), replies.INSPECT,
         pool=_inspect_pool, early=True, after_early=_checks_unfinished),
-    JobKind("passes", "playground.pass_pipeline:passes_job", (CODE, ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
-            replies.PASSES, pool=_inspect_pool, finish=compiler_replies.finish_passes),
-    JobKind("graph", "playground.program_graphs:graph_job", (CODE, ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
-            replies.GRAPH, pool=_inspect_pool, finish=compiler_replies.finish_graph),
-    JobKind("compare", "playground.compare:compare_job", (
+    JobKind("passes", "playground.worker.passes:passes_job", (CODE, ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
+            replies.PASSES, pool=_inspect_pool, finish="playground.server.compiler_replies:finish_passes"),
+    JobKind("graph", "playground.worker.graph:graph_job", (CODE, ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
+            replies.GRAPH, pool=_inspect_pool, finish="playground.server.compiler_replies:finish_graph"),
+    JobKind("compare", "playground.worker.compare:compare_job", (
         CODE, ARGS, STATIC_ARGNUMS, Argument("second_code", _optional_code, ""), Argument("setting", _setting, ""),
         ON_ACCELERATOR), replies.COMPARE, pool=_inspect_pool, timed=True, together=_one_version_b,
-        finish=compiler_replies.finish_compare),
-    JobKind("derivatives", "playground.derivatives:derivatives_job", (
+        finish="playground.server.compiler_replies:finish_compare"),
+    JobKind("derivatives", "playground.worker.derivatives:derivatives_job", (
         CODE, Argument("order", _whole(1, MAX_ORDER), 3, check.as_whole),
         Argument("x_min", _number, -3.0, float), Argument("x_max", _number, 3.0, float),
         Argument("points", _whole(2, MAX_POINTS), 200, check.as_whole)), replies.DERIVATIVES, together=_interval),
-    JobKind("gradient", "playground.derivatives:gradient_job", (CODE, Argument("point", _text)), replies.GRADIENT,
-            timed=True),  # it times jacfwd against jacrev
-    JobKind("vmap", "playground.vectorize:vmap_job", (
+    JobKind("gradient", "playground.worker.derivatives:gradient_job", (CODE, Argument("point", _text)),
+            replies.GRADIENT, timed=True),  # it times jacfwd against jacrev
+    JobKind("vmap", "playground.worker.vmap:vmap_job", (
         CODE, ARGS, Argument("in_axes", _text, "0"), Argument("out_axes", _text, "0"),
         Argument("batch_sizes", _wholes(1, MAX_BATCH, MAX_SIZES), DEFAULT_BATCH_SIZES, _wholes_list)),
         replies.VMAP, pool="accelerator", timed=True, early=True),  # early: the sizes measured so far
-    JobKind("jit_speed", "playground.jit_benchmark:jit_speed_job", (
+    JobKind("jit_speed", "playground.worker.jit_speed:jit_speed_job", (
         CODE, Argument("sizes", _wholes(1, MAX_MATRIX, MAX_SIZES), convert=_sorted_unique),  # default: the API's
         Argument("repeats", _whole(1, MAX_REPEATS), 5, check.as_whole)), replies.JIT_SPEED, pool="accelerator",
         timed=True, early=True),  # early: the sizes measured so far
-    JobKind("shard", "playground.parallel:shard_job", (
+    JobKind("shard", "playground.worker.shard:shard_job", (
         CODE, ARGS, Argument("mesh_shape", _wholes(1, MAX_DEVICES, MAX_MESH_AXES), convert=_wholes_list),
         Argument("axis_names", _names(MAX_MESH_AXES)), Argument("in_specs", _text),
         Argument("out_specs", _text)), replies.SHARD, pool="parallel"),
-    JobKind("parallel_demos", "playground.parallel_demos:demos_job", (), replies.PARALLEL_DEMOS, pool="parallel",
+    JobKind("parallel_demos", "playground.worker.parallel_demos:demos_job", (), replies.PARALLEL_DEMOS, pool="parallel",
             timed=True),
-    JobKind("about", "playground.runtime:about_job", (), replies.ABOUT),
+    JobKind("about", "playground.worker.about:about_job", (), replies.ABOUT),
 )}
+
+
+def named(reference: str) -> Callable:
+    """The function a row names as "module:function" (its handler, or its finish), imported on first use."""
+    module, _, function = reference.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def pool_of(kind: str, job: dict) -> str:

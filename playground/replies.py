@@ -152,7 +152,7 @@ PASSES = _ok(
     compile_s=SECONDS, dump_bytes=COUNT, notices=ListOf(SHORT, 100),
 )
 
-NODE_ID = Name()  # ids are made by program_graphs.py (n0, c0, ...); Graphviz gets nothing else unquoted
+NODE_ID = Name()  # ids are made by worker/graph.py (n0, c0, ...); Graphviz gets nothing else unquoted
 GRAPH_DATA = Record({
     "nodes": ListOf(Record({"id": NODE_ID, "label": Text(200), "kind": OneOf((
         "input", "inner_input", "output", "inner_output", "constant", "literal", "op", "plumbing")),

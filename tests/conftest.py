@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # which only a test's own worker process may do.
 collect_ignore = ["faulty_handlers.py", "broken_training_worker.py"]
 FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
-HANDLERS = "playground.handlers"  # what the workers of a test pool run jobs with
+HANDLERS = "playground.worker.handlers"  # what the workers of a test pool run jobs with
 LINUX = sys.platform.startswith("linux")
 # The sandbox a server gets unless a test says otherwise: the full one where there is one.
 SANDBOX = "full" if LINUX else "process"
@@ -187,8 +187,8 @@ def _quick_run_starts_nothing_slow():
     if not QUICK:
         yield
         return
-    from playground.mnist.server_worker_handle import TrainingWorkerHandle
     from playground.sandbox.warm_pool import WarmPool
+    from playground.server.training.worker_handle import TrainingWorkerHandle
 
     spawning, starting = WarmPool._start_spawning, TrainingWorkerHandle.ensure_started
 

@@ -1,4 +1,4 @@
-"""A test double of playground/handlers.py: the real handlers, with a bug injected into the Inspect job's.
+"""A test double of playground/worker/handlers.py: the real handlers, with a bug injected into the Inspect job's.
 
 A pool made with ``handlers="tests.faulty_handlers"`` imports this in its
 template, so every worker it forks has the bug: what the user sees of it, and
@@ -7,7 +7,7 @@ what the server logs, are then those of a real bug in the playground's code.
 
 from __future__ import annotations
 
-from playground import handlers, staging
+from playground.worker import handlers, inspect
 
 preload, warm_up, run = handlers.preload, handlers.warm_up, handlers.run
 
@@ -17,4 +17,4 @@ def _broken_inspect_job(limits, **arguments):
     return report["jaxpr"]  # TypeError: a bug of ours, with no frame of the user's code in its traceback
 
 
-staging.inspect_job = _broken_inspect_job
+inspect.inspect_job = _broken_inspect_job

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from playground import worker_pools
-from playground.config import Settings
 from playground.sandbox import Limits, WorkerPool, accelerator, lockdown
 from playground.sandbox.accelerator import NO_DEVICE, Accelerator, DevicePaths
+from playground.server import worker_pools
+from playground.server.config import Settings
 from tests.conftest import HANDLERS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -304,7 +304,7 @@ def _unopenable_tpu(tmp_path: Path) -> Accelerator:
 @pytest.mark.slow  # a real worker pool
 @pytest.mark.parametrize("sandbox", ["full", "process"])
 def test_a_device_that_cannot_be_opened_leaves_its_jobs_on_the_cpu_and_says_why(tmp_path, monkeypatch, sandbox):
-    from playground.api import PlaygroundAPI, final
+    from playground.server.api import PlaygroundAPI, final
     from playground.ui import about_tab, jit_tab
 
     if sandbox == "full" and not sys.platform.startswith("linux"):
@@ -413,7 +413,7 @@ def _exhausted():
 
 
 def test_device_memory_errors_name_the_jobs_share(monkeypatch):
-    from playground import user_errors
+    from playground.worker import user_errors
 
     exc = _exhausted()
     assert user_errors.classify(exc) == "memory", exc

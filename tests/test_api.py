@@ -1,4 +1,4 @@
-"""playground.api input checks and /about assembly, with a small recording pool instead of real workers."""
+"""playground.server.api input checks and /about assembly, with a small recording pool instead of real workers."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import threading
 
 import pytest
 
-from playground.api import PlaygroundAPI, final
-from playground.config import Settings
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sandbox.limits import Limits
+from playground.server.api import PlaygroundAPI, final
+from playground.server.config import Settings
 
 GOOD_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
 GOOD_ARGS = "jnp.arange(4.0)"

@@ -1,4 +1,4 @@
-"""playground.compare: two versions of a program, compiled, measured and run side by side."""
+"""playground.worker.compare: two versions of a program, compiled, measured and run side by side."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from playground import compare as compare_module
-from playground import values
-from playground.compare import compare
 from playground.compiler_settings import SETTINGS
 from playground.sandbox.limits import Limits
+from playground.worker import compare as compare_module
+from playground.worker import values
+from playground.worker.compare import compare
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 FACTORED = "def g(x):\n    return x * (1 + x + x*x)\n"

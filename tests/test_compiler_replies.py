@@ -1,4 +1,4 @@
-"""playground.compiler_replies: what the server adds to the compiler jobs' checked replies."""
+"""playground.server.compiler_replies: what the server adds to the compiler jobs' checked replies."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from playground import graph_render, line_colours, pass_notes, pass_pipeline, program_graphs, replies, text_diff
-from playground.compare import compare
-from playground.compiler_replies import finish_compare, finish_graph, finish_passes
+from playground import line_colours, replies
+from playground.server import graph_render, pass_notes, text_diff
+from playground.server.compiler_replies import finish_compare, finish_graph, finish_passes
+from playground.worker import graph
+from playground.worker import passes as pass_pipeline
+from playground.worker.compare import compare
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 SCAN = ("def f(xs):\n    def step(total, x):\n        total = total + x\n        return total, total\n"
@@ -25,7 +28,7 @@ def passes_reply(tmp_path_factory) -> dict:
 
 @pytest.fixture(scope="module")
 def graph_reply() -> dict:
-    return program_graphs.graphs(SCAN, "jnp.arange(5.0)")
+    return graph.graphs(SCAN, "jnp.arange(5.0)")
 
 
 @pytest.fixture(scope="module")

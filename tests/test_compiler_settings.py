@@ -7,8 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground import program_size
 from playground.compiler_settings import SETTINGS, Setting
+from playground.worker import program_size
 
 
 def _cubic(x):

@@ -1,4 +1,4 @@
-"""playground.config.Settings and playground.sandbox.limits.Limits."""
+"""playground.server.config.Settings and playground.sandbox.limits.Limits."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from playground.config import Settings
 from playground.sandbox.limits import Limits
+from playground.server.config import Settings
 
 
 def expected_workers() -> int:
@@ -262,7 +262,7 @@ def test_training_settings_out_of_range_name_the_variable(name, value):
 
 
 def test_the_full_sandbox_is_the_default_on_linux_and_the_process_mode_elsewhere():
-    from playground.config import default_sandbox
+    from playground.server.config import default_sandbox
 
     assert [default_sandbox(p) for p in ("linux", "darwin", "win32")] == ["full", "process", "process"]
     assert Settings.from_env({}).sandbox == "full"  # this test runs on Linux
@@ -289,7 +289,7 @@ def test_the_process_mode_refuses_a_public_address_unless_told_in_so_many_words(
 
 
 def test_the_full_sandbox_is_refused_off_linux(monkeypatch):
-    import playground.config as config
+    import playground.server.config as config
 
     monkeypatch.setattr(config.sys, "platform", "darwin")
     with pytest.raises(ValueError, match="full sandbox needs Linux.*Docker or WSL 2"):

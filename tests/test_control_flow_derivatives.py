@@ -16,12 +16,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground import derivatives as d
-from playground import hessians, replies, usercode
-from playground import pointwise_derivatives as pointwise
-from playground.api import PlaygroundAPI, final
-from playground.config import Settings
+from playground import replies
 from playground.sandbox import Limits, WorkerPool
+from playground.server.api import PlaygroundAPI, final
+from playground.server.config import Settings
+from playground.worker import derivatives as d
+from playground.worker import hessians, usercode
+from playground.worker import pointwise_derivatives as pointwise
 from tests.conftest import HANDLERS
 
 DOCS_IF = "def f(x):\n    if x < 3:\n        return 3. * x ** 2\n    else:\n        return -4 * x\n"

@@ -1,4 +1,4 @@
-"""playground.derivatives: nth derivatives, Hessians and Jacobian modes, checked against independent references."""
+"""playground.worker.derivatives: nth derivatives, Hessians, Jacobian modes, checked against independent references."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import pytest
 from jax.test_util import check_grads
 from numpy.polynomial import hermite
 
-from playground import derivatives as d
-from playground import hessians, program_size, usercode
-from playground.api import PlaygroundAPI, final
-from playground.config import Settings
+from playground.server.api import PlaygroundAPI, final
+from playground.server.config import Settings
 from playground.ui import derivatives_tab
 from playground.ui.derivatives_views import NO_JAXPR, RUNNING_ORDERS, pick_jaxpr, render_gradient, render_orders
 from playground.ui.markdown import verdict
+from playground.worker import derivatives as d
+from playground.worker import hessians, program_size, usercode
 from tests.conftest import OnePool
 
 OK, WARNING = (verdict("ok"), verdict("warning"))  # the labels that replaced emoji
@@ -35,7 +35,7 @@ def x64_stays_off():
     yield
     after = jax.config.jax_enable_x64
     jax.config.update("jax_enable_x64", before)
-    assert after == before, "jax_enable_x64 leaked out of playground.derivatives"
+    assert after == before, "jax_enable_x64 leaked out of playground.worker.derivatives"
 
 
 @pytest.fixture(scope="module")

@@ -262,7 +262,7 @@ def test_each_grant_changes_only_its_own_calls(tmp_path, daemon, grant):
 def test_the_grants_are_given_to_no_cpu_pool():
     from playground.sandbox.pool import WorkerPool
 
-    cpu = WorkerPool(1, Limits(), "playground.handlers")
+    cpu = WorkerPool(1, Limits(), "playground.worker.handlers")
     try:
         assert cpu.platform == "cpu" and cpu.grants == () and cpu._env["JAX_PLATFORMS"] == "cpu"
     finally:

@@ -1,4 +1,4 @@
-"""playground.error_lessons: beginners' errors beyond tracer errors, through the Inspect tab's own function.
+"""playground.worker.error_lessons: beginners' errors beyond tracer errors, through the Inspect tab's own function.
 
 Each class of error is a real snippet in the spirit of JAX's Sharp Bits page, run
 with ``staging.inspect``; its error must keep its kind and the user's line, and
@@ -20,10 +20,11 @@ import numpy as np
 import pytest
 from jax import lax
 
-from playground import derivatives, error_lessons, staging, user_jit, usercode
 from playground.sandbox import reply
 from playground.sandbox.limits import Limits
 from playground.ui.inspect_views import error_markdown
+from playground.worker import derivatives, error_lessons, user_jit, usercode
+from playground.worker import inspect as staging
 from tests.conftest import ROOT
 
 GOTCHAS = "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
@@ -262,8 +263,8 @@ def _in_a_fresh_process(codes: list[str], args: str) -> list[dict]:
     """staging.inspect's error for each code, each in its own new Python process (as each job gets a worker)."""
     errors = []
     for code in codes:
-        script = ("import json, sys\nfrom playground import staging\n"
-                  "print(json.dumps(staging.inspect(sys.argv[1], sys.argv[2], 100_000)))")
+        script = ("import json, sys\nfrom playground.worker import inspect\n"
+                  "print(json.dumps(inspect.inspect(sys.argv[1], sys.argv[2], 100_000)))")
         done = subprocess.run([sys.executable, "-c", script, code, args], capture_output=True, text=True,
                               timeout=120, cwd=ROOT, check=True)
         reply = json.loads(done.stdout.strip().splitlines()[-1])

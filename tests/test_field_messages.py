@@ -4,30 +4,30 @@ from __future__ import annotations
 
 import pytest
 
-from playground import jit_benchmark, staging
 from playground.ui.inspect_tab import parse_argnums
 from playground.ui.timing_views import parse_sizes
+from playground.worker import inspect, jit_speed
 
 F = "def f(x):\n    return x * 2\n"
 
 
 @pytest.mark.parametrize("args", ["", "   "])
 def test_empty_arguments_name_the_field(args):
-    reply = staging.inspect(F, args, 10_000)
+    reply = inspect.inspect(F, args, 10_000)
     assert reply["error"]["kind"] == "invalid_input"
     assert reply["error"]["message"] == ("`f(x)` cannot be called on an empty Arguments field (no values): "
                                          "missing a required argument: 'x'.")
 
 
 def test_too_many_arguments_say_how_many_the_field_gave():
-    reply = staging.inspect(F, "1.0, 2.0", 10_000)
+    reply = inspect.inspect(F, "1.0, 2.0", 10_000)
     assert reply["error"]["kind"] == "invalid_input"
     assert reply["error"]["message"] == ("`f(x)` cannot be called on what the Arguments field gives (2 values): "
                                          "too many positional arguments.")
 
 
 def test_a_user_jitted_function_is_checked_against_its_own_parameters():
-    reply = staging.inspect("@jax.jit\ndef f(x, y):\n    return x + y\n", "1.0", 10_000)
+    reply = inspect.inspect("@jax.jit\ndef f(x, y):\n    return x + y\n", "1.0", 10_000)
     assert reply["error"]["kind"] == "invalid_input" and "`f(x, y)`" in reply["error"]["message"]
 
 
@@ -45,5 +45,5 @@ def test_sizes_that_are_empty_or_not_numbers_name_the_field(text, message):
 
 
 def test_the_jit_benchmark_needs_a_one_argument_function():
-    reply = jit_benchmark.jit_speed("def fn(x, y):\n    return x\n", [10], 1, memory_mb=65_536)  # pytest, no worker
+    reply = jit_speed.jit_speed("def fn(x, y):\n    return x\n", [10], 1, memory_mb=65_536)  # pytest, no worker
     assert reply["error"]["kind"] == "invalid_input" and "must take exactly one argument" in reply["error"]["message"]

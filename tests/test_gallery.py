@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from playground import staging
 from playground.gallery import EXAMPLES, Example
 from playground.ui.inspect_tab import parse_argnums
+from playground.worker import inspect as staging
 
 
 def run(example: Example) -> dict:
@@ -85,19 +85,19 @@ def test_lax_cond_example_fixes_the_python_if():
 
 
 def test_the_mlp_preset_is_the_train_tabs_mlp():
-    """One MLP: the vmap preset's code gives the same params and the same predictions as mnist/worker_model.py."""
+    """One MLP: the vmap preset's code gives the same params and the same predictions as worker/training/model.py."""
     import jax
     import numpy as np
 
-    from playground import usercode
     from playground.gallery import VMAP_PRESETS
-    from playground.mnist import worker_model
+    from playground.worker import usercode
+    from playground.worker.training import model
 
     preset = usercode.load(VMAP_PRESETS["batched MLP predict"].code).namespace
     key, sizes = jax.random.key(3), (784, 32, 16, 10)
-    theirs, ours = preset["init_params"](key, sizes), worker_model.init_params(key, sizes)
+    theirs, ours = preset["init_params"](key, sizes), model.init_params(key, sizes)
     for (w1, b1), (w2, b2) in zip(theirs, ours, strict=True):
         np.testing.assert_array_equal(w1, w2)
         np.testing.assert_array_equal(b1, b2)
     image = jax.random.uniform(jax.random.key(4), (784,))
-    np.testing.assert_allclose(preset["predict"](ours, image), worker_model.predict(ours, image), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(preset["predict"](ours, image), model.predict(ours, image), rtol=1e-6, atol=1e-6)

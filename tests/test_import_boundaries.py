@@ -1,5 +1,12 @@
-"""Which package may import which, read from the source with ``ast`` (nothing here is imported).
+"""Which folder may import which, read from the source with ``ast`` (nothing here is imported).
 
+The folders are the processes: playground/worker/ runs inside the sandboxed and training workers,
+playground/server/ and playground/ui/ in the web server only, and what lies beside them at the top (errors,
+messages, schemas, the job registry, the data, the sandbox) is shared by both.
+
+* Nothing in server/ or ui/ imports worker/ (the server never loads JAX or user code's helpers), nothing in
+  worker/ imports server/ or ui/ (a worker never loads the server's code), and the shared modules import
+  neither side: a job's handler and finish are named in the registry as text, not imported.
 * playground/sandbox/ runs jobs without knowing any: it imports no job module, i.e. no
   ``playground.*`` module outside ``playground.sandbox`` except ``playground.errors`` and
   ``playground.messages`` (the catalogue of what the server says, in which its verdicts are written).
@@ -94,6 +101,25 @@ def job_imports(root: Path) -> list[Import]:
     ]
 
 
+SIDES = {"worker": ("playground.server", "playground.ui"), "server": ("playground.worker",),
+         "ui": ("playground.worker",)}
+SHARED_MAY_NOT_IMPORT = ("playground.server", "playground.ui", "playground.worker")
+ENTRY_POINT = "playground/__main__.py"  # ``python -m playground``: starts the server (server/launch.py)
+
+
+def crossing_imports(root: Path) -> list[Import]:
+    """Imports that cross from one process's folder into another's, or from a shared module into either."""
+    found = []
+    for path in python_files(root / "playground"):
+        relative = path.relative_to(root / "playground")
+        side = relative.parts[0] if len(relative.parts) > 1 and relative.parts[0] in SIDES else None
+        if relative.as_posix() == ENTRY_POINT.removeprefix("playground/"):
+            continue
+        forbidden = SIDES[side] if side else SHARED_MAY_NOT_IMPORT
+        found += [imp for imp in imports(root, path) if any(_within(imp.module, name) for name in forbidden)]
+    return found
+
+
 def gradio_imports(root: Path) -> list[Import]:
     return [imp for path in python_files(root / "playground") for imp in imports(root, path)
             if _within(imp.module, "gradio")]
@@ -116,6 +142,15 @@ def test_sandbox_imports_no_job_module():
         pytest.fail(
             f"playground/sandbox/ must not import job modules (of playground, only {' and '.join(SANDBOX_MAY_IMPORT)});"
             f" {len(offending)} import(s) break that:{_listing(offending)}", pytrace=False)
+
+
+def test_no_import_crosses_between_the_processes_folders():
+    offending = crossing_imports(ROOT)
+    if offending:
+        pytest.fail(f"worker/ must not import server/ or ui/, server/ and ui/ must not import worker/, and the shared "
+                    f"modules neither; {len(offending)} import(s) cross:{_listing(offending)}", pytrace=False)
+    assert [imp for imp in imports(ROOT, ROOT / ENTRY_POINT) if _within(imp.module, "playground.server")], \
+        "the entry point imports no server module: the scan cannot be finding imports"
 
 
 def test_only_the_ui_imports_gradio():
@@ -150,8 +185,13 @@ def tree(tmp_path) -> Path:
     files = {
         "playground/__init__.py": "",
         "playground/errors.py": "import json\nfrom collections import abc\n",
-        "playground/staging.py": "",
-        "playground/derivatives.py": "",
+        "playground/worker/__init__.py": "",
+        "playground/worker/inspect.py": "",
+        "playground/worker/derivatives.py": "",
+        "playground/worker/vmap.py": "def later():\n    from playground.server import api\n    import json\n",
+        "playground/server/__init__.py": "",
+        "playground/server/api.py": "from playground.worker.inspect import inspect\nfrom playground import jobs\n",
+        "playground/jobs.py": "from playground.errors import error_dict\n",
         "playground/sandbox/__init__.py": "from playground.sandbox.pool import Pool\n",
         "playground/sandbox/pool.py": (
             "from __future__ import annotations\n"
@@ -163,13 +203,13 @@ def tree(tmp_path) -> Path:
         ),
         "playground/sandbox/limits.py": "",
         "playground/sandbox/bad.py": (
-            "import playground.staging as st\n"  # line 1
-            "from playground import derivatives, errors\n"  # line 2
-            "from .. import staging\n"  # line 3
+            "import playground.worker.inspect as st\n"  # line 1
+            "from playground import errors, worker\n"  # line 2
+            "from ..worker import inspect\n"  # line 3
             "def later():\n"
-            "    from playground.derivatives import grad\n"  # line 5
+            "    from playground.worker.derivatives import grad\n"  # line 5
             "    import importlib\n"
-            "    importlib.import_module('playground.vectorize')\n"  # line 7
+            "    importlib.import_module('playground.worker.vmap')\n"  # line 7
             "    import gradio\n"  # line 8
         ),
         "playground/ui/__init__.py": "import gradio as gr\n",
@@ -182,11 +222,23 @@ def tree(tmp_path) -> Path:
 
 def test_scanner_finds_each_job_import_with_its_line(tree):
     assert [str(imp) for imp in job_imports(tree)] == [
-        "playground/sandbox/bad.py:1 -> playground.staging",
-        "playground/sandbox/bad.py:2 -> playground.derivatives",
-        "playground/sandbox/bad.py:3 -> playground.staging",
-        "playground/sandbox/bad.py:5 -> playground.derivatives",
-        "playground/sandbox/bad.py:7 -> playground.vectorize",
+        "playground/sandbox/bad.py:1 -> playground.worker.inspect",
+        "playground/sandbox/bad.py:2 -> playground.worker",
+        "playground/sandbox/bad.py:3 -> playground.worker.inspect",
+        "playground/sandbox/bad.py:5 -> playground.worker.derivatives",
+        "playground/sandbox/bad.py:7 -> playground.worker.vmap",
+    ]
+
+
+def test_scanner_finds_each_import_across_the_processes_folders(tree):
+    assert [str(imp) for imp in crossing_imports(tree)] == [
+        "playground/sandbox/bad.py:1 -> playground.worker.inspect",
+        "playground/sandbox/bad.py:2 -> playground.worker",
+        "playground/sandbox/bad.py:3 -> playground.worker.inspect",
+        "playground/sandbox/bad.py:5 -> playground.worker.derivatives",
+        "playground/sandbox/bad.py:7 -> playground.worker.vmap",
+        "playground/server/api.py:1 -> playground.worker.inspect",
+        "playground/worker/vmap.py:2 -> playground.server.api",
     ]
 
 

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from playground import line_colours, staging
+from playground import line_colours
 from playground.errors import ERROR_KINDS, TITLES
 from playground.gallery import EXAMPLES
 from playground.ui import inspect_views as views
@@ -19,6 +19,7 @@ from playground.ui.inspect_views import (
     status_markdown,
 )
 from playground.ui.markdown import verdict
+from playground.worker import inspect as staging
 
 ERROR, OK, WARNING = (verdict("error"), verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 

@@ -15,8 +15,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground import derivatives, hessians, parallel, pytrees, staging, values, vectorize
 from playground.ui.inspect_views import pytree_markdown
+from playground.worker import derivatives, hessians, pytrees, values, vmap
+from playground.worker import inspect as staging
+from playground.worker import shard as parallel
 
 PRINTED = 5e-7  # half the last digit of the 6 decimals the result shows
 
@@ -249,13 +251,13 @@ def test_a_static_argument_whose_repr_raises_is_shown_by_its_type():
 
 
 def test_vmap_over_keys_matches_the_loop():
-    out = vectorize.compare("def f(k):\n    return jax.random.normal(k, (2,))", "jax.random.key(0)", "0", "0", [4])
+    out = vmap.compare("def f(k):\n    return jax.random.normal(k, (2,))", "jax.random.key(0)", "0", "0", [4])
     assert out["ok"] and out["equal"], out
     assert "a:key<fry>[]" in out["jaxpr"] and "key<fry>[4]" in out["batched_jaxpr"]  # the size asked for
 
 
 def test_vmap_refuses_a_shape_dtype_struct_plainly():
-    out = vectorize.compare("def f(x):\n    return x * 2", "jax.ShapeDtypeStruct((3,), jnp.float32)", "0", "0", [4])
+    out = vmap.compare("def f(x):\n    return x * 2", "jax.ShapeDtypeStruct((3,), jnp.float32)", "0", "0", [4])
     assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
     assert "ShapeDtypeStruct" in out["error"]["message"]
 

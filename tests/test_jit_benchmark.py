@@ -7,9 +7,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground import jit_benchmark as jb
-from playground import jobs, numpy_stand_in, program_size, replies
+from playground import jobs, replies
 from playground.gallery import JIT_BENCHMARK_CODE
+from playground.worker import jit_speed as jb
+from playground.worker import numpy_stand_in, program_size
 
 # These tests call the benchmark in pytest's own process, whose resident memory is the whole suite's so far
 # (hundreds of compiled programs): a worker's 2 GB limit would leave no room late in a run.

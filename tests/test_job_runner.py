@@ -1,4 +1,4 @@
-"""playground.job_runner: cached, shared and queued jobs, early replies and failures, with fake pools.
+"""playground.server.job_runner: cached, shared and queued jobs, early replies and failures, with fake pools.
 
 A fake pool answers with a real Inspect reply (made once, here, by the worker's own code) so that the
 schema check passes; a job can be held on a gate (a threading.Event) to keep it "running". Every
@@ -12,10 +12,12 @@ import time
 
 import pytest
 
-from playground import job_runner, jobs, staging
+from playground import jobs
 from playground.errors import error_dict
-from playground.job_runner import JobRunner
-from playground.result_cache import ResultCache
+from playground.server import job_runner
+from playground.server.job_runner import JobRunner
+from playground.server.result_cache import ResultCache
+from playground.worker import inspect as staging
 
 CODE = "def f(x):\n    return x * 2\n"
 # The ceiling of every wait here: what it waits for takes milliseconds, so only a broken runner (a lost wake-up, a

@@ -1,4 +1,4 @@
-"""playground/launch.py's tuning of Gradio (its queue, its stub writing); the rest of the start is the end-to-end
+"""playground/server/launch.py's tuning of Gradio (its queue, its stub writing); the rest of the start is the end-to-end
 suite's."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import gradio as gr
 import pytest
 
-from playground import launch
+from playground.server import launch
 from tests.conftest import ROOT
 
 
@@ -51,7 +51,7 @@ def test_gradio_components_write_no_stubs_once_skipped(tmp_path, skipped):
     """A Gradio component defined after skip_gradio_stub_writing leaves no .pyi beside its source; without the
     skip Gradio writes one (so this would see the hook stop working)."""
     (tmp_path / "mine.py").write_text(COMPONENT)
-    skip = "from playground import launch; launch.skip_gradio_stub_writing()\n" if skipped else ""
+    skip = "from playground.server import launch; launch.skip_gradio_stub_writing()\n" if skipped else ""
     done = _in_a_fresh_python(tmp_path, skip + "import mine\nmine.Mine(value='x')\nprint('built')\n")
     assert done.returncode == 0 and "built" in done.stdout, done.stderr[-2000:]
     assert (tmp_path / "mine.pyi").exists() is not skipped
@@ -63,7 +63,7 @@ def test_a_gradio_without_the_stub_writer_is_named_in_the_log(tmp_path):
     package.mkdir()
     (package / "__init__.py").write_text("from gradio import component_meta\n")
     (package / "component_meta.py").write_text("WRITES = 'nothing'\n")
-    done = _in_a_fresh_python(tmp_path, "from playground import launch; launch.skip_gradio_stub_writing()\n"
+    done = _in_a_fresh_python(tmp_path, "from playground.server import launch; launch.skip_gradio_stub_writing()\n"
                                         "import gradio\nprint(gradio.component_meta.WRITES)\n")
     assert done.returncode == 0 and done.stdout.strip() == "nothing", done.stderr[-2000:]
     assert "Gradio has no create_or_modify_pyi: its components write their stubs as before" in done.stderr

@@ -16,8 +16,8 @@ import gradio as gr
 import pytest
 from gradio.layouts import Form
 
-from playground.api import PlaygroundAPI
-from playground.config import Settings
+from playground.server.api import PlaygroundAPI
+from playground.server.config import Settings
 from playground.ui import build_app
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
 

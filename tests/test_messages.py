@@ -9,12 +9,13 @@ import jax
 import pytest
 from jax.errors import ConcretizationTypeError, TracerBoolConversionError
 
-from playground import messages, staging
+from playground import messages
 from playground.sandbox import reply
 from playground.ui import translations
 from playground.ui.inspect_views import error_markdown
 from playground.ui.markdown import verdict
 from playground.ui.train_views import device_banner, status_markdown
+from playground.worker import inspect as staging
 
 ENGLISH_ONLY = {"fix.bool.if_quoted"}  # nothing but the user's own code in it
 IF = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"

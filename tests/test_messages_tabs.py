@@ -6,11 +6,12 @@ import string
 
 import pytest
 
-from playground import messages, staging
+from playground import messages
 from playground.sandbox import reply
 from playground.ui import compiler_views, derivatives_views, parallel_tab, parallel_views, progress, vmap_views
 from playground.ui.inspect_views import error_markdown
 from playground.ui.markdown import verdict
+from playground.worker import inspect as staging
 
 QUEUED = {"ok": True, "done": False, "phase": "queued", "shared": True,
           "queue": {"position": 2, "running": 2, "workers": 2, "wait_s": 1.3}}
@@ -185,7 +186,7 @@ def test_every_new_message_is_written_in_german_and_chinese(key):
 def test_the_sandboxs_words_before_an_exception_in_german_and_chinese():
     import errno
 
-    from playground.user_errors import error_result
+    from playground.worker.user_errors import error_result
 
     memory = reply.validated(error_result(MemoryError("boom")), "inspect")["error"]
     assert memory["message"] == "Out of memory: the sandbox gives each job a fixed amount of memory. MemoryError: boom"

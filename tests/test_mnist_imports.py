@@ -1,4 +1,5 @@
-"""Which side imports what: the server's and the shared modules import no JAX, and no server_* module a worker_* one."""
+"""Which side of training imports what: the server's and the shared data modules import no JAX, and the server's
+training modules (playground/server/training/) none of the worker's (playground/worker/training/)."""
 
 from __future__ import annotations
 
@@ -9,20 +10,23 @@ import pytest
 
 from tests.conftest import ROOT
 
-SHARED = ("catalogue", "download", "fetch", "fetch_cli", "idx", "load", "params_file", "preprocess", "results")
-SERVER = ("server_inference", "server_results", "server_service", "server_slots", "server_worker_handle")
+SHARED = tuple(f"playground.mnist.{name}" for name in ("catalogue", "download", "fetch", "fetch_cli", "idx", "load",
+                                                       "params_file", "preprocess"))
+SERVER = tuple(f"playground.server.training.{name}" for name in ("inference", "results", "service", "slots",
+                                                                 "worker_handle"))
 
 
 def imported_after(modules: tuple[str, ...], code: str = "") -> set[str]:
-    """The modules a fresh interpreter holds after importing ``playground.mnist.<each>`` (and running ``code``)."""
-    probe = "".join(f"import playground.mnist.{name}\n" for name in modules) + code + \
+    """The modules a fresh interpreter holds after importing each of ``modules`` (and running ``code``)."""
+    probe = "".join(f"import {name}\n" for name in modules) + code + \
         "import sys\nprint(' '.join(sys.modules))\n"
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
     return set(done.stdout.split())
 
 
 @pytest.mark.parametrize("modules, code, absent", [
-    (("config",), "", {"jax", "jaxlib", "optax", "numpy"}),  # the server checks a request before anything else
+    # the server checks a request before anything else
+    (("playground.mnist.config",), "", {"jax", "jaxlib", "optax", "numpy"}),
     (SHARED, "playground.mnist.fetch.availability({})\n", {"jax", "jaxlib", "optax", "sklearn", "scipy"}),
     (SERVER, "", {"jax", "jaxlib", "optax", "sklearn", "scipy"}),
 ], ids=["config", "shared", "server"])
@@ -32,4 +36,4 @@ def test_no_jax_where_the_server_runs(modules, code, absent):
 
 def test_the_server_side_imports_nothing_of_the_worker_side():
     loaded = imported_after(SERVER)
-    assert not [name for name in loaded if name.startswith("playground.mnist.worker_")]
+    assert not [name for name in loaded if name.startswith("playground.worker")]

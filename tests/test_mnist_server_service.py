@@ -16,9 +16,9 @@ from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.params_file import load_params
 from playground.mnist.preprocess import model_input
-from playground.mnist.server_inference import probabilities
-from playground.mnist.server_results import NoTrainedModel
-from playground.mnist.server_service import TrainingFailed, TrainingService
+from playground.server.training.inference import probabilities
+from playground.server.training.results import NoTrainedModel
+from playground.server.training.service import TrainingFailed, TrainingService
 from tests.mnist_folders import make_mnist_dir, make_test_set_dir, offline_env
 
 pytestmark = pytest.mark.slow  # real worker pools or training workers: make test-quick leaves it out
@@ -175,12 +175,12 @@ def test_a_killed_worker_is_reported_and_replaced(service):
 
 def test_a_worker_that_dies_at_import_ends_the_run_with_an_error_update_that_names_it(mnist_dir, tmp_path,
                                                                                        monkeypatch):
-    from playground.api import PlaygroundAPI
-    from playground.config import Settings
-    from playground.mnist import server_worker_handle
+    from playground.server.api import PlaygroundAPI
+    from playground.server.config import Settings
+    from playground.server.training import worker_handle
     from tests.conftest import OnePool
 
-    monkeypatch.setattr(server_worker_handle, "WORKER_MODULE", "tests.broken_training_worker")
+    monkeypatch.setattr(worker_handle, "WORKER_MODULE", "tests.broken_training_worker")
     training = TrainingService({**os.environ, "MNIST_DIR": str(mnist_dir)}, slots=1)
     try:
         updates = list(PlaygroundAPI(OnePool({}), Settings(), training=training).train(SMALL, "judy"))

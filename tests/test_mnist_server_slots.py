@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from playground.mnist.server_slots import SlotQueue
+from playground.server.training.slots import SlotQueue
 
 
 def test_one_slot_serves_in_arrival_order_and_reports_places():

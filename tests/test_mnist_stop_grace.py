@@ -19,7 +19,7 @@ import time
 import pytest
 
 from playground.mnist.config import TrainConfig
-from playground.mnist.server_service import TrainingService
+from playground.server.training.service import TrainingService
 
 STOP_GRACE_S = 1.0
 FINISH_GRACE_S = 4.0  # where a test waits for the finishing grace to run out

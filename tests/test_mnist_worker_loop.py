@@ -9,12 +9,13 @@ import time
 import numpy as np
 import pytest
 
-from playground.mnist import worker_loop, worker_steps
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
-from playground.mnist.worker_loop import _next_chunk_steps, make_optimizer, train
-from playground.mnist.worker_model import batched_predict
-from playground.mnist.worker_steps import as_float
+from playground.worker.training import loop as worker_loop
+from playground.worker.training import steps as worker_steps
+from playground.worker.training.loop import _next_chunk_steps, make_optimizer, train
+from playground.worker.training.model import batched_predict
+from playground.worker.training.steps import as_float
 from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, real_digits
 
 TINY = (784, 32, 10)
@@ -234,8 +235,8 @@ def test_blocks_of_steps_train_exactly_as_one_step_a_turn(n_steps):
     """An accelerator's chunk (blocks of 16 steps, the last one partly thrown away) gives the CPU's numbers."""
     import jax
 
-    from playground.mnist import worker_steps
-    from playground.mnist.worker_model import init_params
+    from playground.worker.training import steps as worker_steps
+    from playground.worker.training.model import init_params
 
     data = synthetic(n_train=200)
     optimizer = make_optimizer(TrainConfig(optimizer="adam"))

@@ -1,4 +1,4 @@
-"""playground.parallel: sharded runs equal one device, placement maps, collectives in the HLO, clear input errors.
+"""playground.worker.shard: sharded runs equal one device, placement maps, collectives in the HLO, clear input errors.
 
 The functions need 8 devices, so they run in ONE subprocess on 8 simulated CPU
 devices (tests/eight_devices.py); it prints every result as JSON. Spec parsing
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground import parallel
+from playground.worker import shard as parallel
 from tests.eight_devices import MARKER, run_driver
 
 TIMES_TWO = "def f(x):\n    return x * 2\n"
@@ -70,10 +70,10 @@ DRIVER = f"""
 import json, sys
 import jax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
-from playground import parallel, parallel_demos
+from playground.worker import shard, parallel_demos
 
 calls = json.loads(sys.argv[1])
-module = {{fn: parallel_demos if hasattr(parallel_demos, fn) else parallel for _, (fn, _a) in calls.items()}}
+module = {{fn: parallel_demos if hasattr(parallel_demos, fn) else shard for _, (fn, _a) in calls.items()}}
 results = {{name: getattr(module[fn], fn)(*args) for name, (fn, args) in calls.items()}}
 # JAX's own view of the 2x4 placement, to check ours against (not computed by the module under test).
 mesh = jax.make_mesh((2, 4), ('data', 'model'), axis_types=(AxisType.Auto,) * 2)

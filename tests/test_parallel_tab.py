@@ -1,6 +1,6 @@
 """The Parallel tab's glue: its fields read and named, the settings' device count, a run that clears the last one.
 
-Replies are real: ``playground.parallel.shard`` runs in this process (one CPU
+Replies are real: ``playground.worker.shard.shard`` runs in this process (one CPU
 device, so a one-device mesh) and is checked against the shard schema by the API.
 """
 
@@ -9,13 +9,13 @@ from __future__ import annotations
 import gradio as gr
 import pytest
 
-from playground import parallel
-from playground.api import PlaygroundAPI
-from playground.config import Settings
+from playground.server.api import PlaygroundAPI
+from playground.server.config import Settings
 from playground.ui import parallel_tab
 from playground.ui.markdown import verdict
 from playground.ui.parallel_fields import mesh_axis_names, mesh_sizes, shard_arguments
 from playground.ui.translations import shown
+from playground.worker import shard as parallel
 
 ERROR, OK = verdict("error"), verdict("ok")  # the labels that replaced emoji
 

@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground import numerics, rounding
+from playground.worker import numerics, rounding
 from tests.eight_devices import MARKER, run_driver
 
 EPS32 = 2.0**-23
@@ -59,7 +59,7 @@ DRIVER = f"""
 import json, sys
 import jax, jax.numpy as jnp, numpy as np
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
-from playground import parallel
+from playground.worker import shard as parallel
 
 cases = json.loads(sys.argv[1])
 results = {{name: parallel.shard(*args) for name, args in cases.items()}}

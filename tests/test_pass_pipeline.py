@@ -1,4 +1,4 @@
-"""playground.pass_pipeline: XLA's passes one by one, from synthetic dumps and from a real compile."""
+"""playground.worker.passes: XLA's passes one by one, from synthetic dumps and from a real compile."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import os
 
 import pytest
 
-from playground import pass_pipeline, xla_dump
-from playground.pass_pipeline import pass_records
 from playground.sandbox.limits import Limits
-from playground.xla_dump import Snapshot
+from playground.worker import passes as pass_pipeline
+from playground.worker import xla_dump
+from playground.worker.passes import pass_records
+from playground.worker.xla_dump import Snapshot
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 BIG = "jnp.ones((1000, 1000))"

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from playground import plots
+from playground.server import plots
 from tests.test_training_plots import words
 
 

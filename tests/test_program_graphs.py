@@ -1,4 +1,4 @@
-"""playground.program_graphs: the jaxpr and the optimised HLO as graphs, checked on programs whose shape we know."""
+"""playground.worker.graph: the jaxpr and the optimised HLO as graphs, checked on programs whose shape we know."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from playground import gallery, program_graphs
-from playground.program_graphs import GraphBuilder, fusion_boxes, graphs, hlo_graph, jaxpr_graph
+from playground import gallery
+from playground.worker import graph as program_graphs
+from playground.worker.graph import GraphBuilder, fusion_boxes, graphs, hlo_graph, jaxpr_graph
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 BIG = "jnp.ones((1000, 1000))"

@@ -1,4 +1,4 @@
-"""playground.purity: static hints point at the right lines; pure gallery examples raise no alarm."""
+"""playground.worker.purity: static hints point at the right lines; pure gallery examples raise no alarm."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from playground.errors import USER_FILENAME, UserCodeError
-from playground.purity import behavioural_findings, static_findings
 from playground.user_ast import pick_function_name
-from playground.usercode import base_namespace
+from playground.worker.purity import behavioural_findings, static_findings
+from playground.worker.usercode import base_namespace
 
 
 def run_source(source: str):

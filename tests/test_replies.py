@@ -131,7 +131,9 @@ COMPILER_CODE = "def f(x):\n    return lax.cond(x.sum() > 0, lambda v: v * 2, la
 @pytest.fixture(scope="module")
 def compiler_real(tmp_path_factory) -> dict:
     """Real replies of the compiler handlers, made in this process (their schema is what is tested, not the pool)."""
-    from playground import compare, pass_pipeline, program_graphs
+    from playground.worker import compare
+    from playground.worker import graph as program_graphs
+    from playground.worker import passes as pass_pipeline
 
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path_factory.mktemp("scratch"))  # the pass dump goes below the working directory

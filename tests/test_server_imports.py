@@ -1,7 +1,7 @@
-"""The server never imports JAX: user code and JAX live in the sandbox workers only.
+"""The server never imports JAX, and a worker never the server's code: each process loads its own folder.
 
 A fresh interpreter imports what the server process imports (every module that
-app.py and playground/launch.py import, at module level and the ones main() makes later) and
+app.py and playground/server/launch.py import, at module level and the ones main() makes later) and
 reports, for each JAX package, whether it got loaded and through which chain of
 imports.
 """
@@ -23,10 +23,10 @@ JAX_PACKAGES = ("jax", "jaxlib", "optax")
 
 
 def app_imports() -> list[str]:
-    """Every module app.py and the start it runs (playground/launch.py) import, at module level or inside a
+    """Every module app.py and the start it runs (playground/server/launch.py) import, at module level or inside a
     function (main() imports the UI late)."""
     names = set()
-    for path in ("app.py", "playground/launch.py"):
+    for path in ("app.py", "playground/server/launch.py"):
         names |= _imports_of(path)
     return sorted(names)
 
@@ -95,3 +95,17 @@ def test_server_side_modules_do_not_import(server_side, package):
         chain = "\n  ".join(server_side["chains"].get(package, ["(not recorded)"]))
         pytest.fail(f"the server process imports {package} ({len(loaded)} modules: {', '.join(loaded[:5])}, ...);"
                     f" the first import, outermost first (<string> is the probe):\n  {chain}", pytrace=False)
+
+
+def test_a_worker_loads_none_of_the_servers_code():
+    """What a sandbox worker's template loads before it forks (every handler, and JAX) and what the training worker
+    loads: no module of playground/server/ or playground/ui/, and no Gradio."""
+    probe = ("import sys\nfrom playground.worker import handlers\nhandlers.preload()\n"
+             "import playground.worker.training.main\nprint(' '.join(sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-4000:]
+    loaded = done.stdout.split()
+    assert "playground.worker.inspect" in loaded and "jax" in loaded, "the probe did not load the handlers"
+    server_side = [name for name in loaded if name.partition(".")[0] == "gradio"
+                   or name.startswith(("playground.server", "playground.ui"))]
+    assert not server_side, f"a worker loads the server's code: {server_side}"

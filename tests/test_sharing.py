@@ -1,4 +1,4 @@
-"""playground.sharing: versioned share links round-trip for every tab, and hostile tokens only ever give ValueError."""
+"""playground.server.sharing: versioned share links round-trip for every tab; hostile tokens only give ValueError."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import zlib
 
 import pytest
 
-from playground import sharing
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
-from playground.sharing import (
+from playground.server import sharing
+from playground.server.sharing import (
     FORMAT_VERSION,
     MAX_EXERCISE_CHARS,
     MAX_TOKEN_CHARS,

@@ -1,11 +1,11 @@
-"""playground.text_diff: unified diffs and side-by-side rows, checked against difflib and by hand."""
+"""playground.server.text_diff: unified diffs and side-by-side rows, checked against difflib and by hand."""
 
 from __future__ import annotations
 
 import difflib
 
-from playground import text_diff
-from playground.text_diff import side_by_side, unified, without_frame_ids
+from playground.server import text_diff
+from playground.server.text_diff import side_by_side, unified, without_frame_ids
 
 
 def test_the_same_texts_give_an_empty_diff():

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from playground import messages, training_plots
+from playground import messages
 from playground.mnist.config import TrainConfig
+from playground.server import training_plots
 from playground.ui.markdown import verdict
 from playground.ui.train_views import (
     Curves,

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from playground import training_plots as tp
+from playground.server import training_plots as tp
 
 NAMES = [str(d) for d in range(10)]
 

@@ -1,6 +1,6 @@
 """The UI tabs' glue: /inspect and /about responses turned into component values, files and markdown.
 
-Ok responses are real: ``playground.staging.inspect`` (the worker-side function) run in this process.
+Ok responses are real: ``playground.worker.inspect.inspect`` (the worker-side function) run in this process.
 """
 
 from __future__ import annotations
@@ -15,17 +15,18 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from playground import sharing, staging
-from playground.api import PlaygroundAPI, final
-from playground.config import Settings
 from playground.errors import error_dict
 from playground.gallery import EXAMPLES
 from playground.sandbox.limits import Limits
+from playground.server import sharing
+from playground.server.api import PlaygroundAPI, final
+from playground.server.config import Settings
 from playground.ui import about_tab, derivatives_tab, inspect_tab
 from playground.ui import inspect_views as views
 from playground.ui.inspect_tab import DownloadFolder, parse_argnums, render
 from playground.ui.markdown import verdict
 from playground.ui.translations import GRADIO_GAPS, shown
+from playground.worker import inspect as staging
 
 ERROR, OK, WARNING = (verdict("error"), verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 

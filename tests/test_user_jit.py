@@ -9,7 +9,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground import jit_benchmark, staging, user_jit, usercode
+from playground.worker import inspect as staging
+from playground.worker import jit_speed, user_jit, usercode
 
 MAX_CHARS = 100_000
 
@@ -139,7 +140,7 @@ def test_choose_reads_the_declared_options():
 
 def test_the_jit_tab_times_the_users_jitted_function_against_its_plain_version():
     code = "@jax.jit\ndef fn(x):\n    return x + x*x + x*x*x\n"
-    reply = jit_benchmark.jit_speed(code, [10, 50], 2, memory_mb=65_536)  # in pytest's process, not a worker
+    reply = jit_speed.jit_speed(code, [10, 50], 2, memory_mb=65_536)  # in pytest's process, not a worker
     assert reply["ok"], reply
     assert reply["checked_sizes"] == [10, 50] and all(reply["eager_s"]) and all(reply["jit_s"])
     program = usercode.load(code)

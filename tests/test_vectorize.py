@@ -1,4 +1,4 @@
-"""playground.vectorize: jax.vmap against plain Python loops, axes parsing, no time shown for a wrong result."""
+"""playground.worker.vmap: jax.vmap against plain Python loops, axes parsing, no time shown for a wrong result."""
 
 from __future__ import annotations
 
@@ -10,16 +10,17 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground import numerics, usercode, vectorize
-from playground.api import PlaygroundAPI, final
-from playground.config import Settings
 from playground.errors import UserCodeError
 from playground.gallery import VMAP_PRESETS
+from playground.server.api import PlaygroundAPI, final
+from playground.server.config import Settings
 from playground.ui import vmap_tab
 from playground.ui.markdown import verdict
 from playground.ui.vmap_views import RUNNING, render
-from playground.vectorize import compare, make_batch, python_loop
-from playground.vmap_axes import parse_axes
+from playground.worker import numerics, usercode
+from playground.worker import vmap as vectorize
+from playground.worker.vmap import compare, make_batch, python_loop
+from playground.worker.vmap_axes import parse_axes
 from tests.conftest import OnePool
 
 ERROR, OK = (verdict("error"), verdict("ok"))  # the labels that replaced emoji

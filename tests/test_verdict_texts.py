@@ -8,12 +8,12 @@ import pytest
 
 from playground import messages
 from playground.errors import internal_error
-from playground.job_line import LineFull
-from playground.job_runner import busy
 from playground.sandbox import reply, verdicts
 from playground.sandbox.limits import Limits
 from playground.sandbox.procfs import Sample
 from playground.sandbox.scratch import Usage
+from playground.server.job_line import LineFull
+from playground.server.job_runner import busy
 from playground.ui.inspect_views import error_markdown
 
 LIMITS = Limits(memory_mb=2048, address_space_mb=4096, max_tasks=512, scratch_mb=256, scratch_files=10_000)

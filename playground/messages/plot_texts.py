@@ -6,7 +6,7 @@ JAX's and XLA's own names (vmap, jit, jaxpr, HLO, NumPy) stay as they are in eve
 from __future__ import annotations
 
 TEXTS: dict[str, dict[str, str]] = {
-    # playground/plots.py
+    # playground/server/plots.py
     "plot.derivatives": {"en": "f and its derivatives, one panel each", "de": "f und seine Ableitungen, je ein Feld",
                          "zh": "f 及其各阶导数，每阶一幅"},
     "plot.derivatives_vmap": {"en": "vmap of nested grad", "de": "vmap von verschachteltem grad",
@@ -31,7 +31,7 @@ TEXTS: dict[str, dict[str, str]] = {
                   "zh": "Python 循环、vmap 与 jit(vmap) 对比"},
     "plot.vmap_x": {"en": "batch size", "de": "Batch-Größe", "zh": "批大小"},
     "plot.python_loop": {"en": "Python loop", "de": "Python-Schleife", "zh": "Python 循环"},
-    # playground/training_plots.py
+    # playground/server/training_plots.py
     "plot.start": {"en": "Press Start to train", "de": "Drücke Start, um zu trainieren", "zh": "按“开始”进行训练"},
     "plot.draw": {"en": "Draw a digit", "de": "Zeichne eine Ziffer", "zh": "画一个数字"},
     "plot.loss": {"en": "Training loss (cross-entropy, smoothed)", "de": "Trainings-Loss (Kreuzentropie, geglättet)",

@@ -5,7 +5,7 @@ hand a socket to a child, so there the child connects back to a one-time
 listener on 127.0.0.1 (``tcp:PORT``) and proves itself with a token it reads
 from its stdin; any other connection that reaches the port first is dropped.
 Used for the process mode's workers (process_pool.py) and the training
-workers (mnist/server_worker_handle.py).
+workers (server/training/worker_handle.py).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from playground.api import PlaygroundAPI
-from playground.config import Settings
+from playground.server.api import PlaygroundAPI
+from playground.server.config import Settings
 from playground.ui import (
     about_tab,
     compiler_tab,
@@ -87,7 +87,7 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
             gr.Markdown(t("pg.app.intro_local"))
         else:
             gr.Markdown(t("pg.app.intro"))
-        # Jobs wait in their pool's line (playground/job_line.py), which tells each its place and its wait, and
+        # Jobs wait in their pool's line (playground/server/job_line.py), which tells each its place and its wait, and
         # answers identical ones from the cache: Gradio lets them all in, up to the line's size and as many more.
         # The jit and vmap comparisons run where the accelerator is (worker_pools.py): its own workers, if any.
         at_once = settings.requests_at_once

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from playground import messages
-from playground.api import PlaygroundAPI
+from playground.server.api import PlaygroundAPI
 from playground.ui import language
 from playground.ui import markdown as md
 from playground.ui.translations import t

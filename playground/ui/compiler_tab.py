@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import gradio as gr
 
-from playground import messages, text_diff
-from playground.api import PlaygroundAPI
+from playground import messages
 from playground.compiler_settings import SETTINGS
 from playground.errors import error_dict
 from playground.gallery import COMPILER_EXAMPLES
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
-from playground.sharing import Choice, Flag, TabSchema, Text
+from playground.server import text_diff
+from playground.server.api import PlaygroundAPI
+from playground.server.sharing import Choice, Flag, TabSchema, Text
 from playground.ui import compiler_views as views
 from playground.ui import example_runs, language, progress, share_links
 from playground.ui.inspect_tab import parse_argnums

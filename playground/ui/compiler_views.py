@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 
-from playground import messages, text_diff
+from playground import messages
+from playground.server import text_diff
 from playground.ui import markdown as md
 from playground.ui import progress
 from playground.ui.inspect_views import source_pane

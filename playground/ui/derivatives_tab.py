@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import gradio as gr
 
 from playground import validation
-from playground.api import PlaygroundAPI
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS, MAX_ORDER, MAX_POINTS
-from playground.sharing import Number, TabSchema, Text
+from playground.server.api import PlaygroundAPI
+from playground.server.sharing import Number, TabSchema, Text
 from playground.ui import language, progress, share_links
 from playground.ui.derivatives_views import (
     pick_jaxpr,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from playground import messages, plots
+from playground import messages
+from playground.server import plots
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown
 from playground.ui.picked_function import picked_note

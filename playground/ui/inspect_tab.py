@@ -9,12 +9,13 @@ import time
 
 import gradio as gr
 
-from playground import messages, sharing, user_ast
-from playground.api import PlaygroundAPI
+from playground import messages, user_ast
 from playground.errors import UserCodeError, error_dict
 from playground.gallery import EXAMPLES
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
-from playground.sharing import Flag, Link, TabSchema, Text
+from playground.server import sharing
+from playground.server.api import PlaygroundAPI
+from playground.server.sharing import Flag, Link, TabSchema, Text
 from playground.ui import example_runs, language, progress, share_links
 from playground.ui import inspect_views as views
 from playground.ui.derivatives_tab import LINK as DERIVATIVES_LINK

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import gradio as gr
 
-from playground import messages, plots
-from playground.api import PlaygroundAPI
+from playground import messages
 from playground.errors import error_dict
 from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS, MAX_REPEATS
-from playground.sharing import Number, TabSchema, Text
+from playground.server import plots
+from playground.server.api import PlaygroundAPI
+from playground.server.sharing import Number, TabSchema, Text
 from playground.ui import jit_views, language, progress, share_links
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown

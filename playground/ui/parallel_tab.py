@@ -5,11 +5,11 @@ from __future__ import annotations
 import gradio as gr
 
 from playground import messages
-from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import SHARD_EXAMPLE
 from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
-from playground.sharing import TabSchema, Text
+from playground.server.api import PlaygroundAPI
+from playground.server.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
 from playground.ui import markdown as md
 from playground.ui.inspect_views import error_markdown

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import gradio as gr
 
-from playground import sharing
-from playground.sharing import MAX_EXERCISE_CHARS, Link, TabSchema
+from playground.server import sharing
+from playground.server.sharing import MAX_EXERCISE_CHARS, Link, TabSchema
 from playground.ui.translations import t, words
 
 # Builds the full link in the browser (only it knows the public address), shows it in the address bar and

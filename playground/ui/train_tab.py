@@ -10,11 +10,11 @@ from collections.abc import Iterator
 import gradio as gr
 import numpy as np
 
-from playground import training_plots as figures
-from playground.api import PlaygroundAPI
 from playground.mnist import config
 from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig
-from playground.sharing import Choice, Flag, Number, TabSchema, Text
+from playground.server import training_plots as figures
+from playground.server.api import PlaygroundAPI
+from playground.server.sharing import Choice, Flag, Number, TabSchema, Text
 from playground.ui import language, share_links
 from playground.ui.inspect_views import error_markdown
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX

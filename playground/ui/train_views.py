@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from playground import messages
-from playground import training_plots as figures
+from playground.server import training_plots as figures
 from playground.ui import markdown as md
 
 

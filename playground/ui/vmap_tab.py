@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import gradio as gr
 
-from playground.api import PlaygroundAPI
 from playground.errors import error_dict
 from playground.gallery import VMAP_PRESETS
 from playground.jobs import DEFAULT_BATCH_SIZES, MAX_ARGS_CHARS, MAX_CODE_CHARS
-from playground.sharing import TabSchema, Text
+from playground.server.api import PlaygroundAPI
+from playground.server.sharing import TabSchema, Text
 from playground.ui import language, progress, share_links
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.preset_pick import named_while_unchanged, run_stopped_by_preset

@@ -111,7 +111,7 @@ class Entry:
     page: str  # path, then the section
     endpoint: str
     code: str
-    arguments: dict  # the endpoint's other arguments, by name (playground/api.py)
+    arguments: dict  # the endpoint's other arguments, by name (playground/server/api.py)
     docs_say: str
     expect: Ok | Fails
     adapted: str = ""

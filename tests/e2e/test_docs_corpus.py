@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from jax import lax
 
-from playground.vectorize import make_batch
+from playground.worker.vmap import make_batch
 from tests.conftest import SANDBOX, SHARED_CLOCK_S, start_server, stop_server
 from tests.e2e import docs_corpus as corpus
 from tests.e2e.docs_corpus import Entry, Fails, Ok

@@ -1,0 +1,164 @@
+"""JAX Playground's start: builds the app, starts the sandbox pool, launches. Nothing else.
+
+Run by ``python app.py`` (Hugging Face Spaces, ``make run``) and by
+``python -m playground`` (any OS, no make needed).
+
+SIGTERM (how Hugging Face Spaces and ``docker stop`` end an app) and Ctrl+C both
+end it cleanly: every worker, the templates and the training workers are
+stopped, and the run's temporary folder (scratch roots, training runs,
+downloads) is removed.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import logging
+import os
+import signal
+import sys
+import tempfile
+from contextlib import ExitStack
+
+from playground.sandbox import scratch
+from playground.server import worker_pools
+from playground.server.api import PlaygroundAPI
+from playground.server.config import Settings
+from playground.server.training.service import TrainingService
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        settings = Settings.from_env(dict(os.environ))
+    except ValueError as exc:
+        raise SystemExit(f"JAX Playground cannot start: {exc}") from None
+    if settings.sandbox == "process":
+        logging.warning("local mode: your code runs on your machine with process isolation only; do not expose it "
+                        "publicly (serving %s)", settings.host)
+    # Everything this run writes, Gradio's cache too, goes below one folder, removed at the end whatever happened.
+    tempfile.tempdir = run_folder = tempfile.mkdtemp(prefix="jax-playground-run-")
+    os.environ.setdefault("GRADIO_TEMP_DIR", os.path.join(run_folder, "gradio"))
+    # Gradio's queue summarises its last events (a pandas DataFrame of up to 10,000) after every event, for a
+    # monitoring page this app does not use: measured, that was a third of the server's time on cached answers.
+    # Summarised every 1,000 events over the last 1,000 instead.
+    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
+    os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
+    if importlib.util.find_spec("matplotlib") is None:
+        # Gradio tries `import matplotlib` around every event; not installed, each try searched sys.path again
+        # (a tenth of the server's time on cached answers). Marked missing, the import fails at once, as before.
+        sys.modules["matplotlib"] = None
+    skip_gradio_stub_writing()
+    from playground.ui import (  # Gradio reads GRADIO_TEMP_DIR once, when it is imported
+        CSS,
+        I18N,
+        THEME,
+        build_app,
+        page_js,
+    )
+
+    with ExitStack() as cleanup:
+        cleanup.callback(scratch.remove, run_folder, 30.0)
+        services = cleanup.enter_context(ExitStack())  # the sandbox and training: stopped first on a signal
+
+        launched = []  # the app, once it is built
+
+        def stop(_signum, _frame) -> None:
+            # Stop the jobs and training streams first, so that the web server has no open request to wait for;
+            # then Gradio's launch() ends on the KeyboardInterrupt, and the ExitStack removes the run's folder.
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            services.close()
+            server = getattr(launched[0], "server", None) if launched else None
+            if server is not None:
+                # Every job is over: uvicorn need not wait for idle keep-alive connections, which Gradio gives 5 s
+                # (measured: a SIGTERM took 5.4 s to end the app with one gradio_client connected; now well under 1).
+                server.force_exit = True
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, stop)  # how Hugging Face Spaces and `docker stop` end an app
+        signal.signal(signal.SIGINT, stop)  # Ctrl+C
+        try:
+            pools = worker_pools.start(settings, dict(os.environ), started=lambda pool: services.callback(pool.close))
+        except RuntimeError as exc:
+            raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
+        logging.info("accelerator: %s", pools.device_why)
+        for name, mechanism in pools.sandbox.mechanisms().items():
+            if not mechanism["active"]:
+                logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
+        training = TrainingService(worker_pools.training_env(settings, pools, os.environ),
+                                   worker_pools.training_slots(settings, pools, dict(os.environ)),
+                                   settings.training_max_s)
+        services.callback(training.close)
+        demo = build_app(PlaygroundAPI.from_pools(pools, settings, training), settings)
+        launched.append(demo)
+        demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
+        calm_idle_queue(demo)
+        # Waiting jobs and training runs each hold a thread while they wait in their line (three pools' lines and
+        # the training one); Gradio's own 40 stay for everything else.
+        demo.launch(server_name=settings.host, server_port=settings.port, css=CSS, theme=THEME,
+                    mcp_server=settings.mcp_server, js=page_js(),
+                    i18n=I18N,  # the UI in the browser's language (en, de, zh-CN), switchable in Settings
+                    max_threads=40 + 3 * settings.requests_at_once + settings.queue_size)  # returns on SIGTERM/Ctrl+C
+
+
+# How often Gradio's queue looks for a new event while it has none, and for progress to send. Its own are 1 ms and
+# 10 ms on Linux: measured, an idle server spent 4 % of a core on that (1.05 CPU-s in 30 s; 0.35 s at 5 ms, 0.17 s
+# with these), a laptop's battery and every other user's share on a shared host. A job waits at most 20 ms more to
+# start, which no one sees beside the hundreds of milliseconds a job takes.
+IDLE_POLL_S = 0.02
+PROGRESS_POLL_S = 0.1  # no event of this app reports gr.Progress; its streamed updates go out as they come
+
+
+def calm_idle_queue(demo) -> None:
+    """Make ``demo``'s queue (after ``demo.queue()``) look for work every IDLE_POLL_S, not every millisecond."""
+    queue = demo._queue  # Gradio has no public setting for these
+    for name, value in (("sleep_when_free", IDLE_POLL_S), ("progress_update_sleep_when_free", PROGRESS_POLL_S)):
+        if hasattr(queue, name):
+            setattr(queue, name, value)
+        else:  # another Gradio: it works as before, only busier when idle
+            logging.warning("Gradio's queue has no %s: it looks for work at its own pace", name)
+
+
+def skip_gradio_stub_writing() -> None:
+    """Before Gradio is imported: its components do not rewrite their type stubs (.pyi) in site-packages.
+
+    Gradio's component metaclass parses each component's source file and rewrites its .pyi next to it, at every
+    import (type hints for editors of Gradio itself): measured, 1.0 of the 2.4 CPU-seconds ``import gradio`` takes,
+    at every start of the app. Gradio has no setting for it; on a Gradio whose metaclass no longer calls
+    ``gradio.component_meta.create_or_modify_pyi`` the hook finds nothing to replace and says so.
+    """
+    if "gradio.component_meta" in sys.modules:
+        return
+    sys.meta_path.insert(0, _StubWritingSkipper())
+
+
+class _StubWritingSkipper(importlib.abc.MetaPathFinder):
+    """Finds gradio.component_meta as Python would, and replaces its stub writer with a no-op once it is loaded."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "gradio.component_meta":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module) -> None:
+            load(module)
+            if hasattr(module, "create_or_modify_pyi"):
+                module.create_or_modify_pyi = lambda *_args, **_kwargs: None
+            else:
+                logging.warning("Gradio has no create_or_modify_pyi: its components write their stubs as before")
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def run() -> None:
+    try:
+        main()
+    except KeyboardInterrupt:  # before the server was up: everything started is already cleaned up
+        pass

@@ -1,0 +1,174 @@
+"""Two versions side by side: two functions, or one function under two settings. Runs inside a worker.
+
+Both versions are traced, lowered and compiled on the same arguments; their
+jaxpr, optimised HLO, kernel counts, XLA's cost and memory estimates and their
+run times come back together. The run times are measured in the same job,
+interleaved (A, B, A, B, ...), so that both see the same machine.
+
+>>> r = compare("def f(x):\\n    return x + x*x + x*x*x\\n", "jnp.ones((1000, 1000))", 200_000, setting="fusion: off")
+>>> [v["kernels"] for v in r["variants"]], r["same_result"]
+([1, 4], True)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import numpy as np
+
+from playground import compiler_settings
+from playground.errors import cap_text
+from playground.sandbox.limits import Limits
+from playground.worker import about as runtime
+from playground.worker import (
+    error_lessons,
+    inspect,
+    program_size,
+    source_map,
+    timing,
+    user_jit,
+    usercode,
+    values,
+    xla_estimates,
+)
+
+PLAIN = compiler_settings.Setting("as written", "Your function, compiled as jit compiles it.")
+RTOL, ATOL = 1e-5, 1e-6  # a reordering of float32 arithmetic (fusion, another pass) moves the last bits
+
+
+@dataclass
+class Variant:
+    report: dict
+    value: Any  # the result (None when the arguments are only shapes)
+    call: Any  # one timed call, or None
+
+
+def compare(code: str, args: str, max_chars: int, second_code: str = "", setting: str = "",
+            static_argnums: tuple[int, ...] = (), timing_budget_s: float = 0.5, time_limit_s: float = math.inf) -> dict:
+    """Version A: the function as written. Version B: ``second_code`` on the same arguments, or the function
+    under the named ``setting`` (playground/compiler_settings.py)."""
+    chosen = compiler_settings.SETTINGS.get(setting)
+    donate = chosen is not None and chosen.donate
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(usercode.CappedText(0)):
+        warnings.simplefilter("always")
+        warnings.simplefilter("ignore", ResourceWarning)
+        try:
+            a = _variant(code, args, static_argnums, PLAIN, max_chars, copy_inputs=donate)
+        except Exception as exc:
+            return inspect.explained_error(exc, code)
+        try:
+            if chosen is not None:
+                b = _variant(code, args, static_argnums, chosen, max_chars, copy_inputs=donate)
+            else:
+                b = _variant(second_code, args, static_argnums,
+                             compiler_settings.Setting("second function", "Your second function, on the same "
+                                                       "arguments."), max_chars)
+        except Exception as exc:
+            result = inspect.explained_error(exc, second_code or code)
+            result["error"]["message"] = f"Version B ({chosen.label if chosen else 'the second function'}): " \
+                                         + result["error"]["message"]
+            return result
+        notes = [error_lessons.warning_note(w.category, str(w.message)) for w in caught]
+        if a.call is None or b.call is None:
+            notes.append(values.NOT_RUN)
+        else:
+            runs_a, runs_b = _time_together(a.call, b.call, timing_budget_s, time_limit_s)
+            a.report["run"], b.report["run"] = runs_a.to_dict(), runs_b.to_dict()
+            if donate:
+                notes.append("Each timed call of both versions copies its arguments first (a donated buffer is used "
+                             "up by the call), so both times include the copy.")
+    same, difference = _same_result(a.value, b.value)
+    return {"ok": True, "device": runtime.device_label(), "setting": setting or None, "variants": [a.report, b.report],
+            "same_result": same, "max_abs_diff": difference, "notes": [cap_text(n, 2000) for n in notes]}
+
+
+def _variant(code: str, args: str, static_argnums: tuple[int, ...], setting: compiler_settings.Setting,
+             max_chars: int, copy_inputs: bool = False) -> Variant:
+    with jax.enable_x64(True) if setting.x64 else contextlib.nullcontext():
+        program, arguments, choice = inspect.prepared(code, args, static_argnums)
+        if setting.donate:
+            dynamic_positions = tuple(i for i in range(len(arguments)) if i not in choice.static_argnums)
+            choice = user_jit.JitChoice(jax.jit(choice.plain, static_argnums=choice.static_argnums,
+                                                donate_argnums=dynamic_positions), choice.plain,
+                                        choice.static_argnums, own=False, note=None, donate_argnums=dynamic_positions)
+        choice, traced, _, _ = user_jit.trace(choice, arguments)
+        lowered = traced.lower()
+        started = time.perf_counter()
+        compiled = lowered.compile(compiler_options=setting.compiler_options or None)
+        compile_s = time.perf_counter() - started
+        dynamic = inspect.dynamic_arguments(arguments, choice.static_argnums)
+        call = value = None
+        if not values.any_shape_dtype_struct(dynamic):
+            def call():
+                inputs = jax.tree.map(_copy, dynamic) if copy_inputs else dynamic
+                return compiled(*inputs)
+
+            value = jax.block_until_ready(call())
+    hlo = source_map.hlo_with_lines(compiled.as_text())[0]
+    report = {
+        "label": setting.label,
+        "what": setting.what,
+        "function": program.name,
+        "jaxpr": cap_text(source_map.jaxpr_with_lines(traced.jaxpr)[0], max_chars),
+        "hlo": cap_text(hlo, max_chars),
+        "jaxpr_equations": program_size.count_equations(traced.jaxpr.jaxpr),
+        "hlo_instructions": program_size.count_hlo_instructions(hlo),
+        "kernels": program_size.count_kernels(hlo),
+        "cost": xla_estimates.cost_summary(compiled),
+        "memory": xla_estimates.memory_summary(compiled),
+        "compile_s": compile_s,
+        "run": None,
+        "result": cap_text(values.describe(value if value is not None else traced.out_info), max_chars),
+    }
+    return Variant(report, value, call)
+
+
+def _copy(leaf):
+    return leaf.copy() if isinstance(leaf, jax.Array) else leaf
+
+
+def _time_together(call_a, call_b, budget_s: float, limit_s: float) -> tuple[timing.Timing, timing.Timing]:
+    """Each version timed in turn (A, B, A, B, ...), after one warm-up call each, until about ``budget_s``."""
+    seconds: tuple[list, list] = ([], [])
+    spent = 0.0
+    for call in (call_a, call_b):
+        jax.block_until_ready(call())
+    while len(seconds[0]) < 50 and (len(seconds[0]) < 3 or spent < budget_s) and (
+            not seconds[0] or spent < limit_s):
+        for call, kept in zip((call_a, call_b), seconds, strict=True):
+            elapsed = timing.time_once(call)
+            kept.append(elapsed)
+            spent += elapsed
+    return timing.Timing.from_samples(seconds[0]), timing.Timing.from_samples(seconds[1])
+
+
+def _same_result(a, b) -> tuple[bool | None, float | None]:
+    """Whether the two results agree to float32's rounding, and by how much they differ at most."""
+    if a is None or b is None:
+        return None, None
+    leaves_a, tree_a = jax.tree.flatten(a)
+    leaves_b, tree_b = jax.tree.flatten(b)
+    if tree_a != tree_b or any(np.shape(x) != np.shape(y) for x, y in zip(leaves_a, leaves_b, strict=True)):
+        return False, None
+    try:
+        pairs = [(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+                 for x, y in zip(leaves_a, leaves_b, strict=True)]
+    except (TypeError, ValueError):  # typed PRNG keys, strings: compared as they are
+        return all(np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(leaves_a, leaves_b, strict=True)), None
+    same = all(np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True) for x, y in pairs)
+    finite = [np.abs(x - y)[np.isfinite(x - y)] for x, y in pairs]
+    difference = max((float(d.max()) for d in finite if d.size), default=0.0)
+    return same, difference
+
+
+def compare_job(limits: Limits, code: str, args: str, static_argnums: list[int], second_code: str = "",
+                setting: str = "", on_accelerator: bool = False) -> dict:
+    """The registry's "compare" job: the timed runs stop at a quarter of its time limit, whatever they found."""
+    return compare(code, args, limits.output_chars, second_code, setting, tuple(static_argnums),
+                   time_limit_s=limits.measure_timeout_s / 4)

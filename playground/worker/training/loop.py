@@ -1,0 +1,327 @@
+"""The training loop, in the training worker: a generator that yields one small dict of metrics per chunk of steps.
+
+    data = ArrayData(images[:8000], labels[:8000], images[8000:], labels[8000:])  # uint8 (n, 28, 28), labels (n,)
+    for update in train(TrainConfig(epochs=2), data):
+        print(update["phase"], update["step"], update["loss"], update["test_accuracy"], update["epoch_accuracy"])
+
+    compiling 0 None None None
+    training 4 1.90 0.387 None       (chunks of 4, 8, 16, ... steps, growing until one takes ~update_every_s;
+    training 12 1.23 0.387 None       the quick estimate on 1,000 test images is refreshed every ~2 s)
+    training 62 0.64 0.8935 0.8935   (an epoch ends: the full test set, 62 = 8000 // 128 steps)
+    finishing 124 0.36 0.8935 None   (the last chunk is done; the whole test set is measured next)
+    training 124 0.36 0.9405 0.9405  (the final update: done=True, params, test_predictions)
+
+(the real MNIST test digits, split 8,000 / 2,000, on 2 CPU cores: 2.1 s in all.)
+
+Each test figure has its training twin, measured on images the model
+trains on: ``train_accuracy`` beside the quick estimate (as many training
+images as the estimate has test images) and ``epoch_train_accuracy`` beside
+``epoch_accuracy`` (up to ``TRAIN_EVAL_SIZE`` training images, spread over
+the whole training set). The gap between the two curves is overfitting made
+visible.
+
+The last update has ``done: True``, the final parameters and the test-set
+predictions. The caller stops a run by making ``should_stop()`` return True;
+the loop asks before every chunk, and a chunk lasts about ``update_every_s``.
+The update before the last has the phase ``finishing`` (and ``stopped``): no
+step is left, only the final measurement, which on a wide model and a
+loaded machine takes seconds, so a caller that waits a chunk's time for a
+stop can tell a loop that is wrapping up from one that ignores it.
+
+All state (params, optimiser state, PRNG keys) is local to one call: run two
+trainings side by side and they share nothing.
+
+``TrainConfig(data_parallel=True)`` trains on every local device at once (a
+``Placement`` over a 1-D mesh): the same steps, each batch split across the
+devices, the same numbers up to float32 rounding (the batch mean sums in
+another order).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import jax
+import numpy as np
+import optax
+from jax.sharding import AxisType, Mesh, NamedSharding, Sharding, SingleDeviceSharding
+from jax.sharding import PartitionSpec as P
+
+from playground.mnist.catalogue import ROLES, ArrayData
+from playground.mnist.config import TrainConfig
+from playground.worker.training import steps as worker_steps
+from playground.worker.training.model import init_params
+
+EVAL_BATCH = 1000  # test images per evaluation batch: bounds activation memory for any test-set size
+TRAIN_EVAL_SIZE = 10_000  # training images classified at each epoch's end: full MNIST's 60,000 would cost 6 test sets
+RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
+CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
+FIRST_CHUNK_STEPS = 4
+ACCELERATOR_BLOCK_STEPS = 16  # steps between two looks of the host at a chunk's loop on a GPU or TPU
+
+
+def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
+    """The optax optimiser the config names: plain SGD, SGD with momentum 0.9 (heavy ball), or Adam."""
+    if config.optimizer == "sgd":
+        return optax.sgd(config.learning_rate)
+    if config.optimizer == "momentum":
+        return optax.sgd(config.learning_rate, momentum=0.9)
+    if config.optimizer == "adam":
+        return optax.adam(config.learning_rate)
+    raise ValueError(f"unknown optimizer {config.optimizer!r}")
+
+
+def device_name(device: jax.Device) -> str:
+    """E.g. ``"CPU · cpu"`` or ``"GPU · NVIDIA H200"``."""
+    return f"{device.platform.upper()} · {device.device_kind}"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one run's arrays live: on one device, or on a 1-D mesh (axis "data") of every local device.
+
+    ``replicated`` keeps a whole copy on each device: the parameters, the
+    optimiser state and the dataset (uint8, small enough to copy; each step
+    gathers its batch locally). ``batch`` splits each training batch along
+    "data" (``worker_steps.batch_of``), or is None on one device.
+    """
+
+    devices: tuple[jax.Device, ...]
+    replicated: Sharding
+    batch: NamedSharding | None
+
+    @classmethod
+    def on(cls, device: jax.Device) -> Placement:
+        return cls((device,), SingleDeviceSharding(device), None)
+
+    @classmethod
+    def data_parallel(cls) -> Placement:
+        """Every local device; Auto axes, so XLA's partitioner places what the shardings leave open."""
+        mesh = Mesh(np.asarray(jax.local_devices()), ("data",), axis_types=(AxisType.Auto,))
+        return cls(tuple(mesh.devices.flat), NamedSharding(mesh, P()), NamedSharding(mesh, P("data")))
+
+    def replicate(self, tree: object) -> object:
+        return jax.device_put(tree, self.replicated)
+
+    def describe(self) -> str:
+        """The banner's text: ``"GPU · NVIDIA H200"``, or ``"CPU · cpu × 8 (data-parallel)"``."""
+        name = device_name(self.devices[0])
+        return name if self.batch is None else f"{name} × {len(self.devices)} (data-parallel)"
+
+
+def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = lambda: False, *,
+          update_every_s: float = 0.25, estimate_every_s: float = 2.0, estimate_size: int = 1000,
+          multi_step: bool = True, device: jax.Device | None = None) -> Iterator[dict]:
+    """Train on ``data`` (any object with train/test images and labels) on ``device``, yielding metric dicts.
+
+    ``multi_step=True`` runs a whole chunk of steps in one compiled call
+    (``worker_steps.make_train_chunk``); ``False`` dispatches one jitted update per
+    batch from Python, the classic loop, with the same numbers, kept to
+    measure what the chunks buy. ``config.data_parallel`` trains on every
+    local device instead of ``device`` (``Placement.data_parallel``). Bad
+    data, a batch larger than the training set or one that does not split
+    over the devices raise ValueError here, at the call, not at the first ``next()``.
+    """
+    arrays = _checked_arrays(data)
+    n_train = len(arrays.train_labels)
+    if config.batch_size > n_train:
+        raise ValueError(f"`batch_size` {config.batch_size} is larger than the {n_train:,} training images")
+    if update_every_s <= 0 or estimate_every_s <= 0 or estimate_size < 1:
+        raise ValueError("update_every_s and estimate_every_s must be positive, estimate_size at least 1")
+    return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step,
+                   _placement(config, device))
+
+
+def _placement(config: TrainConfig, device: jax.Device | None) -> Placement:
+    if not config.data_parallel:
+        return Placement.on(device or jax.devices()[0])
+    if device is not None:
+        raise ValueError("a data-parallel run trains on every local device: pass no `device`")
+    placement = Placement.data_parallel()
+    n = len(placement.devices)
+    if config.batch_size % n:
+        raise ValueError(f"`batch_size` {config.batch_size} does not split evenly over {n} devices; "
+                         f"use a multiple of {n}")
+    return placement
+
+
+def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool], update_every_s: float,
+            estimate_every_s: float, estimate_size: int, multi_step: bool, placement: Placement) -> Iterator[dict]:
+    started = time.perf_counter()
+    n_train, n_test = len(data.train_labels), len(data.test_labels)
+    # Each epoch drops the last n_train % batch_size images of its permutation (a different few each epoch):
+    # every batch then has the same shape, and one compiled step serves them all.
+    steps_per_epoch = n_train // config.batch_size
+    metrics = {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
+               "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None, "epoch_train_accuracy": None,
+               "samples_per_s": 0.0, "elapsed_s": 0.0,
+               "device": placement.describe(), "devices": len(placement.devices), "n_train": n_train,
+               "n_test": n_test, "done": False}
+    yield dict(metrics)
+
+    # The data goes to the device(s) once; images stay uint8 there (1 byte per pixel). Evaluation runs on the
+    # replicated copies: every device classifies the whole test set, simple, and quick beside the training.
+    train_images, train_labels = placement.replicate((data.train_images, data.train_labels.astype(np.int32)))
+    test_batches = placement.replicate(worker_steps.as_batches(data.test_images, EVAL_BATCH))
+    estimate_batches = (test_batches if estimate_size >= n_test else
+                        placement.replicate(worker_steps.as_batches(data.test_images[:estimate_size], EVAL_BATCH)))
+    # The training twins of both: evenly spaced over the training set, so no stretch of the file stands for all.
+    train_sample = _spread(n_train, TRAIN_EVAL_SIZE)
+    train_estimate_sample = train_sample[_spread(len(train_sample), min(estimate_size, n_test))]
+    train_sample_labels = data.train_labels[train_sample]
+    train_estimate_labels = data.train_labels[train_estimate_sample]
+    train_sample_batches = placement.replicate(worker_steps.as_batches(data.train_images[train_sample], EVAL_BATCH))
+    train_estimate_batches = (train_sample_batches if len(train_estimate_sample) == len(train_sample) else
+                              placement.replicate(worker_steps.as_batches(data.train_images[train_estimate_sample],
+                                                                          EVAL_BATCH)))
+    init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
+    optimizer = make_optimizer(config)
+    params = init_params(init_key, config.layers)
+    params, opt_state = placement.replicate((params, optimizer.init(params)))
+    smoothed = worker_steps.initial_smoothed()
+
+    def epoch_order(epoch: int) -> jax.Array:
+        return placement.replicate(jax.random.permutation(jax.random.fold_in(shuffle_key, epoch), n_train))
+
+    def accuracy_of(batches: jax.Array, labels: np.ndarray) -> tuple[float, np.ndarray]:
+        predictions = np.asarray(worker_steps.classify(params, batches))[:len(labels)]
+        return float(np.mean(predictions == labels)), predictions
+
+    # Compile ahead of time (jit(...).lower(...).compile()), so no chunk's timing includes a compile.
+    order = epoch_order(0)
+    block = block_steps(placement)
+    if multi_step:
+        run_chunk = worker_steps.make_train_chunk(optimizer, config.batch_size, placement.batch, block).lower(
+            params, opt_state, smoothed, train_images, train_labels, order, np.int32(0), np.int32(1)).compile()
+    else:
+        take = worker_steps.take_batch.lower(train_images, train_labels, order, np.int32(0),
+                                             batch_size=config.batch_size, batch_sharding=placement.batch).compile()
+        images, labels = take(train_images, train_labels, order, np.int32(0))
+        update = worker_steps.make_update(optimizer).lower(params, opt_state, images, labels).compile()
+    for batches in {b.shape: b for b in (test_batches, estimate_batches, train_sample_batches,
+                                         train_estimate_batches)}.values():
+        worker_steps.classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
+    metrics["phase"] = "training"
+
+    step, stopped, chunk_steps = 0, False, max(FIRST_CHUNK_STEPS, block)
+    recent: deque[tuple[int, float]] = deque()  # (samples, seconds) of the latest chunks
+    last_estimate = -np.inf
+    for epoch in range(config.epochs):
+        if epoch:
+            order = epoch_order(epoch)
+        in_epoch = 0
+        while in_epoch < steps_per_epoch and not stopped:
+            if should_stop():
+                stopped = True
+                break
+            n = min(chunk_steps, steps_per_epoch - in_epoch)  # a chunk never crosses an epoch boundary
+            tic = time.perf_counter()
+            if multi_step:
+                params, opt_state, smoothed = run_chunk(params, opt_state, smoothed, train_images, train_labels,
+                                                        order, np.int32(in_epoch), np.int32(n))
+                jax.block_until_ready((params, smoothed))
+            else:
+                losses = []
+                for i in range(n):
+                    if i and should_stop():
+                        stopped = True
+                        break
+                    images, labels = take(train_images, train_labels, order, np.int32(in_epoch + i))
+                    params, opt_state, batch_loss = update(params, opt_state, images, labels)
+                    losses.append(batch_loss)
+                for batch_loss in jax.device_get(losses):  # one transfer per chunk, not one sync per step
+                    smoothed = worker_steps.smooth_loss(smoothed, np.float32(batch_loss))
+                n = len(losses)
+                jax.block_until_ready(params)
+            seconds = time.perf_counter() - tic
+            if n == 0:  # stopped before the chunk's first step: nothing to report but the final update
+                break
+            step, in_epoch = step + n, in_epoch + n
+            chunk_steps = _next_chunk_steps(n, seconds, CHUNK_TARGET * update_every_s, block)
+            recent.append((n * config.batch_size, seconds))
+            while len(recent) > 1 and sum(s for _, s in recent) - recent[0][1] >= RATE_WINDOW_S:
+                recent.popleft()
+            metrics.update(step=step, epoch=step / steps_per_epoch, loss=worker_steps.smoothed_value(smoothed),
+                           samples_per_s=sum(n for n, _ in recent) / max(sum(s for _, s in recent), 1e-9),
+                           epoch_accuracy=None, epoch_train_accuracy=None)
+            if stopped or step == steps_per_epoch * config.epochs:
+                break  # the final update below measures the full test set
+            if in_epoch == steps_per_epoch:
+                metrics["epoch_accuracy"] = metrics["test_accuracy"] = accuracy_of(test_batches, data.test_labels)[0]
+                metrics["epoch_train_accuracy"] = metrics["train_accuracy"] = accuracy_of(
+                    train_sample_batches, train_sample_labels)[0]
+                last_estimate = time.perf_counter()
+            elif time.perf_counter() - last_estimate >= estimate_every_s:
+                metrics["test_accuracy"] = accuracy_of(estimate_batches, data.test_labels[:estimate_size])[0]
+                metrics["train_accuracy"] = accuracy_of(train_estimate_batches, train_estimate_labels)[0]
+                last_estimate = time.perf_counter()
+            metrics["elapsed_s"] = time.perf_counter() - started
+            yield dict(metrics)
+        if stopped:
+            break
+
+    yield dict(metrics, phase="finishing", stopped=stopped, elapsed_s=time.perf_counter() - started)
+    final_accuracy, predictions = accuracy_of(test_batches, data.test_labels)
+    final_train_accuracy = accuracy_of(train_sample_batches, train_sample_labels)[0]
+    finished_epoch = not stopped and step == steps_per_epoch * config.epochs
+    metrics.update(test_accuracy=final_accuracy, epoch_accuracy=final_accuracy if finished_epoch else None,
+                   train_accuracy=final_train_accuracy,
+                   epoch_train_accuracy=final_train_accuracy if finished_epoch else None,
+                   elapsed_s=time.perf_counter() - started, done=True, stopped=stopped,
+                   params=[(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in jax.device_get(params)],
+                   test_predictions=predictions.astype(np.int64))
+    yield metrics
+
+
+def _spread(n: int, k: int) -> np.ndarray:
+    """``min(n, k)`` distinct indices evenly spaced over ``range(n)``, first and last included.
+
+    >>> _spread(10, 4).tolist(), _spread(3, 5).tolist()
+    ([0, 3, 6, 9], [0, 1, 2])
+    """
+    return np.unique(np.linspace(0, n - 1, min(n, k)).round().astype(np.int64))
+
+
+def _next_chunk_steps(steps_done: int, seconds: float, target_s: float, block: int = 1) -> int:
+    """Steps for the next chunk so that it lasts about ``target_s``, growing at most 2x at a time, in whole blocks.
+
+    The cap matters at the start: a first chunk that ran unusually fast (or a
+    clock tick of 0) must not make the next one many times too long. The first
+    steps after compiling measure 2-3x faster than the steady state on a CPU
+    (measured: 13 steps at 4 ms, the next 45 at 11 ms, one 0.5 s chunk where
+    0.2 s was meant), so growth is gentle: 2x, not more. A chunk of whole
+    ``block``s computes no step it throws away (worker_steps.make_train_chunk).
+
+    >>> _next_chunk_steps(16, 0.001, 0.2, 16), _next_chunk_steps(160, 0.5, 0.2, 16)
+    (32, 64)
+    """
+    ideal = steps_done * target_s / seconds if seconds > 0 else steps_done * 2
+    steps = max(1, min(int(ideal), 2 * steps_done))
+    return max(block, steps - steps % block)
+
+
+def block_steps(placement: Placement) -> int:
+    """Steps per turn of a chunk's loop (worker_steps.make_train_chunk): 1 on a CPU, 16 on an accelerator."""
+    return 1 if placement.devices[0].platform == "cpu" else ACCELERATOR_BLOCK_STEPS
+
+
+def _checked_arrays(data: object) -> ArrayData:
+    """The four arrays as numpy, checked: uint8 28×28 images, integer labels 0-9 of matching length."""
+    try:
+        arrays = ArrayData(*(np.asarray(getattr(data, role)) for role in ROLES))
+    except AttributeError as exc:
+        raise ValueError(f"the data needs train_images, train_labels, test_images and test_labels ({exc})") from None
+    for split in ("train", "test"):
+        images, labels = getattr(arrays, f"{split}_images"), getattr(arrays, f"{split}_labels")
+        if images.dtype != np.uint8 or images.ndim != 3 or images.shape[1:] != (28, 28):
+            raise ValueError(f"{split}_images must be uint8 of shape (n, 28, 28), got {images.dtype} {images.shape}")
+        if labels.shape != (len(images),) or not np.issubdtype(labels.dtype, np.integer):
+            raise ValueError(f"{split}_labels must be {len(images):,} integers, got {labels.dtype} {labels.shape}")
+        if len(images) == 0:
+            raise ValueError(f"there are no {split} images")
+        if labels.min() < 0 or labels.max() > 9:
+            raise ValueError(f"{split}_labels must be classes 0 to 9, found {labels.min()} to {labels.max()}")
+    return arrays

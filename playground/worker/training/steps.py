@@ -1,0 +1,169 @@
+"""The jitted pieces of training, in the training worker: one optimiser step, many steps in one call, evaluation.
+
+Images stay ``uint8`` on the device (1 byte per pixel, a quarter of float32)
+and become floats in [0, 1] inside the compiled step, where XLA fuses the
+conversion into the first matmul's input.
+
+Why ``make_train_chunk`` exists: every call of a jitted function costs a
+dispatch from Python (tens of microseconds, more on an accelerator), and a
+small MLP step may take less than that. Running many steps inside ONE call,
+a ``lax.fori_loop`` that slices each batch out of the permuted indices on the
+device, pays that cost once per chunk instead of once per step.
+
+Data-parallel runs compile the same functions over a mesh of devices: the
+batch's gather ends in ``lax.with_sharding_constraint`` to a sharding split
+along "data", the parameters come in replicated, and XLA's partitioner does
+the rest, as the Parallel tab's data-parallel demo shows: each device
+computes the loss and gradient of its slice of the batch, and because the
+mean over the batch needs every slice, XLA inserts an all-reduce that sums
+the gradients, so every device applies the same update to its copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jax import lax
+from jax.sharding import NamedSharding
+
+from playground.worker.training.model import Params, batched_predict, loss
+
+LOSS_SMOOTHING = 0.98  # the smoothed loss averages roughly the last 1 / (1 - 0.98) = 50 steps
+Smoothed = tuple[jax.Array, jax.Array]  # (running average, steps averaged): see smooth_loss
+
+
+def as_float(images: jax.Array) -> jax.Array:
+    """Pixels as float32 in [0, 1]: uint8 images are divided by 255, float images pass through."""
+    return images.astype(jnp.float32) / 255 if images.dtype == jnp.uint8 else images.astype(jnp.float32)
+
+
+def optimizer_step(optimizer: optax.GradientTransformation, params: Params, opt_state: optax.OptState,
+                   images: jax.Array, labels: jax.Array) -> tuple[Params, optax.OptState, jax.Array]:
+    """One step of ``optimizer`` (SGD, momentum or Adam) on one batch: the loss, its gradient, the update.
+
+    Not jitted itself: ``make_update`` and ``make_train_chunk`` compile it.
+    """
+    batch_loss, grads = jax.value_and_grad(loss)(params, as_float(images), labels)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    return optax.apply_updates(params, updates), opt_state, batch_loss
+
+
+def make_update(optimizer: optax.GradientTransformation) -> Callable:
+    """``update(params, opt_state, images, labels) -> (params, opt_state, loss)``, jitted: one step per call.
+
+    ``params`` and ``opt_state`` are donated: XLA may write the new values
+    into the old buffers, so a step needs no second copy of the model. Do not
+    use the arrays you passed in after the call.
+    """
+    return jax.jit(partial(optimizer_step, optimizer), donate_argnums=(0, 1))
+
+
+def smooth_loss(smoothed: Smoothed, batch_loss: jax.Array) -> Smoothed:
+    """Fold one batch loss into an exponential moving average (works on jax and numpy scalars alike)."""
+    average, count = smoothed
+    return average * LOSS_SMOOTHING + (1 - LOSS_SMOOTHING) * batch_loss, count + 1
+
+
+def smoothed_value(smoothed: Smoothed) -> float | None:
+    """The bias-corrected average: the average starts at 0, so after n steps it is divided by 1 - 0.98**n."""
+    average, count = (np.asarray(x) for x in smoothed)
+    if count == 0:
+        return None
+    return float(average / (1 - np.float32(LOSS_SMOOTHING) ** count.astype(np.float32)))
+
+
+def initial_smoothed() -> Smoothed:
+    """Nothing averaged yet (host scalars; the first chunk call moves them to the device)."""
+    return np.float32(0.0), np.int32(0)
+
+
+def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int,
+                     batch_sharding: NamedSharding | None = None, block_steps: int = 1) -> Callable:
+    """``chunk(params, opt_state, smoothed, images, labels, order, first_step, n_steps)``: ``n_steps`` steps, one call.
+
+    Step ``first_step + i`` trains on ``images[order[(first_step + i) * batch_size :][:batch_size]]``
+    (``lax.dynamic_slice`` of the permutation, then a gather). ``first_step``
+    and ``n_steps`` are traced values, not static ones: a ``fori_loop`` with
+    traced bounds lowers to a ``while`` loop, so ONE compiled program serves
+    every chunk length the caller picks. The smoothed loss rides in the loop
+    carry, so the host needs nothing back until the chunk ends.
+
+    ``block_steps``: steps per turn of that loop, an inner loop of a fixed
+    length. On a GPU, XLA runs a loop whose trip count it does not know by
+    copying its condition back to the host after every turn (a round trip of
+    tens of microseconds, as long as a small MLP's step); a loop of a known
+    length runs without one. With blocks of 16 the outer loop asks the host
+    once per 16 steps. The steps past ``n_steps`` in the last block are
+    computed and thrown away (``jnp.where`` keeps the carry), so callers ask
+    for whole blocks where they can. On a CPU the loop runs on the host
+    anyway: one step a turn (the default) wastes nothing.
+
+    With ``batch_sharding`` (a data-parallel run) each batch is split along
+    it inside the loop: see the module docstring for the all-reduce this adds.
+    """
+    if block_steps < 1:
+        raise ValueError(f"block_steps must be at least 1, got {block_steps}")
+
+    def chunk(params, opt_state, smoothed, images, labels, order, first_step, n_steps):
+        end = first_step + n_steps
+
+        def step(i, carry):
+            params, opt_state, smoothed = carry
+            batch = batch_of(images, labels, order, i, batch_size, batch_sharding)
+            params, opt_state, batch_loss = optimizer_step(optimizer, params, opt_state, *batch)
+            stepped = params, opt_state, smooth_loss(smoothed, batch_loss)
+            if block_steps == 1:  # every turn is a real step: nothing to keep back
+                return stepped
+            return jax.tree.map(lambda new, old: jnp.where(i < end, new, old), stepped, carry)
+
+        def block(b, carry):
+            start = first_step + b * block_steps
+            return lax.fori_loop(0, block_steps, lambda j, inner: step(start + j, inner), carry)
+
+        blocks = (n_steps + block_steps - 1) // block_steps
+        return lax.fori_loop(0, blocks, block, (params, opt_state, smoothed))
+
+    return jax.jit(chunk, donate_argnums=(0, 1, 2))
+
+
+def batch_of(images: jax.Array, labels: jax.Array, order: jax.Array, step: jax.Array, batch_size: int,
+             batch_sharding: NamedSharding | None = None) -> tuple[jax.Array, jax.Array]:
+    """The batch for ``step`` of the permutation ``order``: a ``dynamic_slice`` of it, then a gather.
+
+    ``batch_sharding`` splits the gathered batch over the devices of a
+    data-parallel run; on one device (``None``) there is nothing to split.
+    """
+    batch = lax.dynamic_slice(order, (step * batch_size,), (batch_size,))
+    gathered = images[batch], labels[batch]
+    return gathered if batch_sharding is None else lax.with_sharding_constraint(gathered, batch_sharding)
+
+
+# The per-step loop's gather, on the device (the chunk does the same inside its loop). A sharding is hashable,
+# so it can be static: each run's mesh compiles its own gather.
+take_batch = jax.jit(batch_of, static_argnames=("batch_size", "batch_sharding"))
+
+
+@jax.jit
+def classify(params: Params, image_batches: jax.Array) -> jax.Array:
+    """Predicted classes for ``image_batches`` of shape ``(n_batches, batch, 28, 28)``, flattened to one vector.
+
+    ``lax.map`` runs one batch at a time, bounding the activations' memory
+    for any test-set size; the compiled program is cached per input shape, so
+    the full test set and the quick estimate each compile once.
+    """
+    return lax.map(lambda batch: jnp.argmax(batched_predict(params, as_float(batch)), axis=1),
+                   image_batches).reshape(-1)
+
+
+def as_batches(images: np.ndarray, batch_size: int) -> np.ndarray:
+    """``images`` padded with blank images to a whole number of batches and shaped ``(n_batches, batch, ...)``."""
+    batch_size = max(1, min(batch_size, len(images)))
+    n_batches = -(-len(images) // batch_size)
+    padded = np.zeros((n_batches * batch_size, *images.shape[1:]), images.dtype)
+    padded[:len(images)] = images
+    return padded.reshape(n_batches, batch_size, *images.shape[1:])

@@ -1,0 +1,127 @@
+"""Turn the user's source into a function, and the user's failures into plain words.
+
+Runs inside a sandboxed worker. Nothing here is a security boundary (the OS
+layers are); the checks exist to give friendly, precise messages.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import io
+import linecache
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from playground.errors import ARGS_FILENAME, USER_FILENAME, UserCodeError, truncation_notice
+from playground.user_ast import parse, pick_function
+from playground.worker.user_errors import classify, describe
+
+_PROCESS_EVENTS = {
+    "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "os.spawn",
+    "subprocess.Popen", "pty.spawn",
+}
+
+
+@dataclass(frozen=True)
+class UserProgram:
+    name: str
+    function: Callable
+    namespace: dict
+    defined_in: str  # the def whose lines are the function's: ``loss`` for ``grad_loss = jax.grad(loss)``
+
+
+def base_namespace() -> dict:
+    """What user code and the args expression see without importing anything."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax import lax
+
+    return {"__name__": "__playground__", "__builtins__": builtins, "jax": jax, "jnp": jnp, "np": np, "lax": lax}
+
+
+def load(source: str) -> UserProgram:
+    """Run the user's module code and return the function to inspect (user_ast.pick_function says which)."""
+    tree = parse(source)
+    picked = pick_function(tree)
+    name = picked.name
+    linecache.cache[USER_FILENAME] = (len(source), None, source.splitlines(True), USER_FILENAME)
+    namespace = base_namespace()
+    exec(compile(tree, USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed by design
+    function = namespace.get(name)
+    if not callable(function):
+        raise UserCodeError("invalid_input", f"`{name}` is not a function after running your code.")
+    return UserProgram(name=name, function=function, namespace=namespace, defined_in=picked.of or name)
+
+
+def evaluate_args(expression: str, namespace: dict) -> tuple:
+    """Evaluate the arguments expression; a tuple gives several positional arguments."""
+    try:
+        code = compile(expression.strip() or "()", ARGS_FILENAME, "eval")
+    except SyntaxError as exc:
+        raise UserCodeError("invalid_input", f"The arguments are not a Python expression: {exc.msg}.") from None
+    try:
+        value = eval(code, namespace)  # noqa: S307 - sandboxed by design
+    except Exception as exc:
+        kind = classify(exc)
+        if kind == "user_exception":
+            raise UserCodeError("invalid_input", f"Could not evaluate the arguments: {describe(exc)}") from None
+        raise
+    return value if isinstance(value, tuple) else (value,)
+
+
+def check_tree(arguments: tuple, field: str = "Arguments") -> None:
+    """The arguments must flatten into a pytree: a dict whose keys cannot be sorted is the user's input to fix."""
+    import jax
+
+    try:
+        jax.tree.flatten(arguments)
+    except (TypeError, ValueError) as exc:
+        raise UserCodeError(
+            "invalid_input", f"The {field} field gives a dict whose keys cannot be sorted against each other "
+            f"({describe(exc)}): JAX sorts a dict's keys to fix the order of its leaves, so they must be of one "
+            "kind, e.g. all strings: {'a': 1.0, 'b': 2.0}. See "
+            "https://docs.jax.dev/en/latest/pytrees.html#dictionary-keys-must-be-sortable") from None
+
+
+def forbid_new_processes() -> None:
+    """Turn process creation into a clear PermissionError.
+
+    The seccomp filter already makes these calls fail; this audit hook only
+    says so in words (os.system would otherwise just return -1).
+    """
+
+    def hook(event: str, _args: Any) -> None:
+        if event in _PROCESS_EVENTS:
+            raise PermissionError(errno.EPERM, f"{event} is not allowed: the sandbox cannot start processes")
+
+    sys.addaudithook(hook)
+
+
+class CappedText(io.TextIOBase):
+    """A text sink that keeps the first ``limit`` characters and counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.dropped = limit, 0
+        self._parts: list[str] = []
+        self._kept = 0
+
+    def write(self, text: str) -> int:
+        room = self.limit - self._kept
+        if room > 0:
+            self._parts.append(text[:room])
+            self._kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    @property
+    def written(self) -> int:
+        """Characters written so far, kept or not."""
+        return self._kept + self.dropped
+
+    def getvalue(self) -> str:
+        text = "".join(self._parts)
+        return text + truncation_notice(self.dropped) if self.dropped else text
