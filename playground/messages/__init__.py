@@ -14,6 +14,8 @@ English text, so the server can write them again in the reader's language
     'de'
 
 JAX's own error text is never translated: it is quoted as JAX wrote it.
+The static page's words are here too (ui_texts.py, keys "pg.*"): Gradio's
+frontend writes those in the browser's language (playground/ui/translations.py).
 Standard library only: the workers, the server and the UI all import it.
 """
 
@@ -28,6 +30,7 @@ from playground.messages import (
     status_texts,
     tab_texts,
     tracer_texts,
+    ui_texts,
     verdict_texts,
 )
 
@@ -35,7 +38,8 @@ LANGUAGES = ("en", "de", "zh")
 DEFAULT = "en"
 CATALOGUE: dict[str, dict[str, str]] = {**tracer_texts.TEXTS, **status_texts.TEXTS, **narrative_texts.TEXTS,
                                     **tab_texts.TEXTS, **lesson_texts.TEXTS, **verdict_texts.TEXTS,
-                                    **plot_texts.TEXTS}
+                                    **plot_texts.TEXTS, **ui_texts.TEXTS}
+UI_PREFIX = "pg."  # the static UI's keys (ui_texts.py), which Gradio's frontend writes (playground/ui/translations.py)
 _TAG = re.compile(r"\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*")
 
 
@@ -122,3 +126,23 @@ def _written(value: object, language: str) -> str:
             and isinstance(value[1], dict):
         return say(value[0], language, **value[1])
     return str(value)
+
+
+def _check() -> None:
+    """Every key has its English, and each of its texts the same {fields} as the English; the static UI's keys
+    have all three languages, non-empty (Gradio would show a missing one as its key). Run at import: a typo fails
+    at once."""
+    import string
+
+    def fields(text: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+    for key, texts in CATALOGUE.items():
+        if DEFAULT not in texts or not set(texts) <= set(LANGUAGES) \
+                or any(fields(text) != fields(texts[DEFAULT]) for text in texts.values()):
+            raise ValueError(f"catalogue entry {key!r} needs its English, and every text the same fields")
+        if key.startswith(UI_PREFIX) and not (set(texts) == set(LANGUAGES) and all(texts.values())):
+            raise ValueError(f"the UI's catalogue entry {key!r} needs a non-empty text in each of {LANGUAGES}")
+
+
+_check()

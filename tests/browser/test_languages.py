@@ -15,7 +15,8 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from playground.ui.translations import CATALOGUE, LOCALES, text
+from playground import messages
+from playground.ui.translations import I18N, UI_KEYS, text
 from tests.browser.conftest import blank_tab, open_app, reopen_app, save_screenshot
 
 # (tab id, catalogue key of its name or None where the name is JAX's own, an element the tab shows once open)
@@ -29,8 +30,7 @@ TABS = (
     ("train", "pg.tab.train", "#train-start"),
     ("about", "pg.tab.about", "#about-summary"),
 )
-BROWSER_LOCALES = {"de-DE": "de", "zh-CN": "zh-CN"}  # the browser's language -> the catalogue's
-SHORT = {"de": "de", "zh-CN": "zh"}  # for the screenshots' names
+BROWSER_LOCALES = {"de-DE": "de", "zh-CN": "zh"}  # the browser's language -> the catalogue's
 # Server-written panels, the reader's code, figures: see the module's docstring.
 LEFT_OUT = ("#about-summary", "#train-device", "#share-notice", "[id$='-exercise']", "[id$='-status']",
             "#train-dataset", ".cm-editor", ".json-holder", ".js-plotly-plot", "svg")
@@ -84,8 +84,8 @@ def _words(texts) -> set[str]:
 
 def english_words(locale: str) -> set[str]:
     """Words that mark English: the catalogue's English words that no text in ``locale`` uses, and a few more."""
-    english = _words(texts[0] for texts in CATALOGUE.values())
-    local = _words(text(key, locale) for key in CATALOGUE)
+    english = _words(text(key, "en") for key in UI_KEYS)
+    local = _words(text(key, locale) for key in UI_KEYS)
     return (english - local | ENGLISH_STOPWORDS - local) - ALLOWED
 
 
@@ -95,7 +95,7 @@ def english_left(texts: list[str], locale: str) -> list[str]:
     found = []
     for each in texts:
         words = _words([each]) - ALLOWED
-        bad = sorted(words if locale == "zh-CN" else words & marks)  # Chinese text has no Latin words but names
+        bad = sorted(words if locale == "zh" else words & marks)  # Chinese text has no Latin words but names
         if bad:
             found.append(f"{each!r}: {', '.join(bad)}")
     return sorted(set(found))
@@ -147,7 +147,7 @@ def test_every_tab_has_no_english_left(local_page):
         page.locator(shown).first.wait_for()
         page.evaluate(DRAWN_JS)  # the tab's components drawn before they are read
         panel = page.locator("[role=tabpanel]").filter(has=page.locator(shown)).first  # the outermost: the tab's
-        save_screenshot(page, f"lang_{SHORT[locale]}_{tab}.png")
+        save_screenshot(page, f"lang_{locale}_{tab}.png")
         left = english_left(open_everything(page, panel), locale)
         if left:
             findings[tab] = left
@@ -170,7 +170,7 @@ def test_settings_switch_an_english_page_to_german(chromium_browser: Browser, se
     page = open_app(chromium_browser, server.url, locale="en-US")
     try:
         expect(page.get_by_role("tab", name="Inspect", exact=True)).to_be_visible()
-        expect(page.get_by_role("button", name=CATALOGUE["pg.example.mlp_pytree"][0], exact=True)).to_be_visible()
+        expect(page.get_by_role("button", name=text("pg.example.mlp_pytree", "en"), exact=True)).to_be_visible()
         page.get_by_role("button", name="Settings").click()
         page.get_by_label("Language").click()
         page.get_by_role("option", name="Deutsch", exact=True).click()
@@ -188,6 +188,6 @@ def test_settings_switch_an_english_page_to_german(chromium_browser: Browser, se
 
 
 def test_the_catalogue_has_every_language():
-    assert LOCALES == ("en", "de", "zh-CN")
-    for key, texts in CATALOGUE.items():
-        assert len(texts) == 3 and all(t.strip() for t in texts), key
+    assert tuple(I18N.translations) == ("en", "de", "zh-CN")  # Gradio's codes, which it matches the browser's to
+    for key in UI_KEYS:
+        assert all(text(key, lang).strip() for lang in messages.LANGUAGES), key
