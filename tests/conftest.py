@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pool_doubles import ScriptedPool
+
 ROOT = Path(__file__).resolve().parent.parent
 # --doctest-modules imports every module under testpaths; these break things when imported (a handler, an import),
 # which only a test's own worker process may do.
@@ -88,17 +90,8 @@ def pytest_collection_modifyitems(config, items) -> None:
             item.add_marker(pytest.mark.skip(reason=_PROCESS_MODE_READS_FILES))
 
 
-class OnePool:
-    """Stands in for the worker pool behind a real PlaygroundAPI: records jobs, answers with ``reply``."""
-
-    def __init__(self, reply: dict) -> None:
-        self.jobs, self.reply = [], reply
-
-    size = 1
-
-    def run(self, job: dict, timeout_s: float | None = None, on_early=None) -> dict:
-        self.jobs.append(job)
-        return self.reply
+# Stands in for the worker pool behind a real PlaygroundAPI: ``OnePool(reply)`` records jobs, answers with ``reply``.
+OnePool = ScriptedPool
 
 
 @pytest.fixture(scope="session")

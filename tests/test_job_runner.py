@@ -18,6 +18,7 @@ from playground.server import job_runner
 from playground.server.job_runner import JobRunner
 from playground.server.result_cache import ResultCache
 from playground.worker import inspect as staging
+from tests.pool_doubles import ScriptedPool
 
 CODE = "def f(x):\n    return x * 2\n"
 # The ceiling of every wait here: what it waits for takes milliseconds, so only a broken runner (a lost wake-up, a
@@ -44,38 +45,9 @@ def quick_updates(monkeypatch):
     monkeypatch.setattr(job_runner, "UPDATE_EVERY_S", 0.02)
 
 
-class FakePool:
-    """Stands in for WorkerPool: records jobs and answers ``reply`` (or raises it, if it is an exception).
-
-    A job whose ``args`` are in ``gates`` first sends ``early`` (if any) and then waits for its gate.
-    """
-
-    def __init__(self, reply, size: int = 1, early: dict | None = None,
-                 gates: dict[str, threading.Event] | None = None) -> None:
-        self.size, self.reply, self.early, self.gates = size, reply, early, gates or {}
-        self.jobs: list[dict] = []
-        self.timeouts: list[float | None] = []
-        self._ran = threading.Condition()
-        self.early_sent = threading.Event()  # set once ``on_early`` has returned
-
-    def run(self, job: dict, timeout_s: float | None = None, on_early=None) -> dict:
-        with self._ran:
-            self.jobs.append(job)
-            self.timeouts.append(timeout_s)
-            self._ran.notify_all()
-        if self.early is not None and on_early is not None:
-            on_early(self.early)
-            self.early_sent.set()
-        gate = self.gates.get(job["args"])
-        if gate is not None and not gate.wait(WAIT_S):
-            raise AssertionError("the test never opened this job's gate")
-        if isinstance(self.reply, Exception):
-            raise self.reply
-        return self.reply
-
-    def wait_for_runs(self, count: int) -> None:
-        with self._ran:
-            assert self._ran.wait_for(lambda: len(self.jobs) >= count, WAIT_S), f"{count} jobs never started"
+# Stands in for WorkerPool: records jobs and answers ``reply`` (or raises it, if it is an exception). A job whose
+# ``args`` are in ``gates`` first sends ``early`` (if any) and then waits for its gate.
+FakePool = ScriptedPool
 
 
 def runner(pool: FakePool, cache: ResultCache | None = None, max_waiting: int = 4) -> JobRunner:

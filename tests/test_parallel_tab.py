@@ -16,6 +16,7 @@ from playground.ui.markdown import verdict
 from playground.ui.parallel_fields import mesh_axis_names, mesh_sizes, shard_arguments
 from playground.ui.translations import shown
 from playground.worker import shard as parallel
+from tests.pool_doubles import ScriptedPool
 
 ERROR, OK = verdict("error"), verdict("ok")  # the labels that replaced emoji
 
@@ -23,16 +24,10 @@ FIELDS = ("def f(x, w):\n    return jnp.tanh(x @ w)\n", "(jnp.arange(32.0).resha
           "1", "data", "(P('data', None), P())", "P('data', None)")
 
 
-class InProcessPool:
+class InProcessPool(ScriptedPool):
     """Runs shard jobs in this process, as a worker would, and keeps them."""
 
-    def __init__(self):
-        self.jobs = []
-
-    size = 1
-
-    def run(self, job, timeout_s=None, on_early=None):
-        self.jobs.append(job)
+    def answer(self, job: dict) -> dict:
         return parallel.shard(job["code"], job["args"], job["mesh_shape"], job["axis_names"], job["in_specs"],
                               job["out_specs"])
 

@@ -1,17 +1,20 @@
 """Runs user code out of the server process, in single-use workers.
 
-Two kinds of pool, one interface (start, run, close, status, mechanisms):
-``WorkerPool`` (pool.py), locked-down workers forked from a template, Linux
-only; and ``ProcessPool`` (process_pool.py), freshly spawned interpreters with
-the limits any OS offers, for one's own laptop (macOS, Windows). Imported on
-first use, so that a host without Linux's modules can import the other.
+Two kinds of pool, one interface, ``JobPool`` (pool_interface.py: size,
+platform, layers, start, run, close, status, mechanisms: what the server asks
+of a pool): ``WorkerPool`` (pool.py), locked-down workers forked from a
+template, Linux only; and ``ProcessPool`` (process_pool.py), freshly spawned
+interpreters with the limits any OS offers, for one's own laptop (macOS,
+Windows). Imported on first use, so that a host without Linux's modules can
+import the other.
 """
 
 from __future__ import annotations
 
 from playground.sandbox.limits import Limits
+from playground.sandbox.pool_interface import JobPool
 
-__all__ = ["Limits", "ProcessPool", "WorkerPool"]
+__all__ = ["JobPool", "Limits", "ProcessPool", "WorkerPool"]
 
 
 def __getattr__(name: str):

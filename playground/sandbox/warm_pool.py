@@ -6,8 +6,10 @@ worker is made, checked and removed. What a job sees is the same: ``run``
 takes a warm worker (or answers "busy" after ``acquire_timeout_s``), sends
 the job, watches it (watch.py), and always retires the worker afterwards;
 spawner threads keep ``size`` workers warm, backing off when starting one
-fails. A subclass supplies ``_spawn``, ``_retire`` and, where it has more to
-check or to restart, ``_usable``, ``_layers_of`` and ``_after_failed_spawn``.
+fails. A subclass supplies ``start``, ``close``, ``mechanisms``, ``_spawn``,
+``_retire`` and, where it has more to check or to restart, ``_usable``,
+``_layers_of`` and ``_after_failed_spawn``. The server sees a WarmPool as a
+``JobPool`` (pool_interface.py), which it declares.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from playground.messages import piece
 from playground.sandbox import protocol
 from playground.sandbox.bootstrap import worker_environment
 from playground.sandbox.limits import Limits
+from playground.sandbox.pool_interface import JobPool
 from playground.sandbox.watch import JobWatch
 
 log = logging.getLogger(__name__)
@@ -54,7 +57,7 @@ BACKEND_OF = {"cpu": "cpu", "cuda": "gpu", "rocm": "gpu", "tpu": "tpu"}
 Worker = TypeVar("Worker")
 
 
-class WarmPool(abc.ABC, Generic[Worker]):
+class WarmPool(JobPool, abc.ABC, Generic[Worker]):
     """Run jobs in single-use workers kept warm by ``spawners`` threads; ``run`` is safe to call from many threads."""
 
     worker_kind = "worker"  # how the log names one, e.g. "sandbox worker failed to start: ..."
@@ -85,6 +88,10 @@ class WarmPool(abc.ABC, Generic[Worker]):
 
     # -- life cycle -------------------------------------------------------
 
+    @abc.abstractmethod
+    def start(self) -> None:
+        """Start making workers; return once the first is warm (its layers are then known)."""
+
     def _start_spawning(self, ready_timeout_s: float) -> None:
         """Start the spawner threads and wait until the first worker is warm (its layers are then known)."""
         for spawner in self._spawners:
@@ -113,7 +120,12 @@ class WarmPool(abc.ABC, Generic[Worker]):
     def close(self) -> None:
         """Stop every worker; remove every folder (and whatever else) this pool made."""
 
+    @abc.abstractmethod
+    def mechanisms(self) -> dict[str, dict]:
+        """What bounds each job here, by name, and why anything is missing (mechanisms.py)."""
+
     def status(self) -> dict:
+        """The counts: size, warm workers, whether workers are still made, platform, backend, jobs and their ends."""
         with self._counts_lock:
             counts = dict(self._counts)
         return {"size": self.size, "warm": self._idle.qsize(), "template_alive": self._template_alive(),

@@ -34,8 +34,8 @@ from playground.sandbox.accelerator import Accelerator, detect, worker_env
 from playground.sandbox.warm_pool import DeviceUnavailable
 from playground.server.config import Settings
 
-if TYPE_CHECKING:  # ProcessPool has WorkerPool's interface
-    from playground.sandbox import WorkerPool
+if TYPE_CHECKING:
+    from playground.sandbox import JobPool
 
 log = logging.getLogger(__name__)
 
@@ -46,16 +46,16 @@ _NAMES = {"cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
 
 @dataclass
 class Pools:
-    sandbox: WorkerPool
-    accelerator: WorkerPool  # the same object as ``sandbox`` where the host has no accelerator (or it failed)
-    parallel: WorkerPool
+    sandbox: JobPool
+    accelerator: JobPool  # the same object as ``sandbox`` where the host has no accelerator (or it failed)
+    parallel: JobPool
     device: Accelerator | None  # the accelerator the jobs use; None when there is none, or it could not be opened
     device_why: str  # why the host's accelerator is or is not used, for the log and About
     # Set when the host has an accelerator that the sandbox's workers could not open: the catalogue piece "the GPU
     # could not be opened inside the sandbox: <JAX's reason>". Its jobs then run on the CPU, and say so.
     unavailable: list | None = None
 
-    def all(self) -> list[WorkerPool]:
+    def all(self) -> list[JobPool]:
         """Each distinct pool once, to start and to close."""
         return list({id(p): p for p in (self.sandbox, self.accelerator, self.parallel)}.values())
 
@@ -81,7 +81,7 @@ def build(settings: Settings, env: dict[str, str]) -> Pools:
 
 
 def start(settings: Settings, env: dict[str, str],
-          started: Callable[[WorkerPool], object] = lambda pool: None) -> Pools:
+          started: Callable[[JobPool], object] = lambda pool: None) -> Pools:
     """Build this host's pools and start them, the accelerator's first; ``started(pool)`` after each has started.
 
     An accelerator that the sandbox's workers cannot open leaves every job on
@@ -116,14 +116,14 @@ def _cpu_pools(settings: Settings, why: str) -> Pools:
     return Pools(cpu, cpu, _simulated_parallel(settings), None, why)
 
 
-def _simulated_parallel(settings: Settings) -> WorkerPool:
+def _simulated_parallel(settings: Settings) -> JobPool:
     make = _process_pool if settings.sandbox == "process" else _sandbox_pool
     return make(settings, settings.parallel_workers, settings.limits, None,
                 {"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
 
 
 def _sandbox_pool(settings: Settings, size: int, limits, device: Accelerator | None = None,
-                  env: dict[str, str] | None = None) -> WorkerPool:
+                  env: dict[str, str] | None = None) -> JobPool:
     """A full sandbox's pool; on ``device``, pinned to it and given its files (and the grants found at start)."""
     from playground.sandbox.pool import WorkerPool  # Linux only: imported where it is used
 
@@ -134,7 +134,7 @@ def _sandbox_pool(settings: Settings, size: int, limits, device: Accelerator | N
 
 
 def _process_pool(settings: Settings, size: int, limits, device: Accelerator | None = None,
-                  env: dict[str, str] | None = None) -> WorkerPool:
+                  env: dict[str, str] | None = None) -> JobPool:
     """The local process mode's pool: spawned workers; on ``device``, pinned to it."""
     from playground.sandbox.process_pool import ProcessPool
 
