@@ -68,7 +68,7 @@ def _ok(**fields: Schema) -> Record:
     return Record({"ok": OneOf((True,)), **fields})
 
 
-# One schema per job kind; the job registry (playground/jobs.py) names each kind's.
+# One schema per job kind; its declaration (playground/jobs/) names it.
 INSPECT = _ok(
     function=Name(), device=Text(400), static_argnums=ListOf(Whole(0, 63), 64),
     jit=Record({"own": Flag(), "static_from": OneOf(("field", "your jit", "a jitted helper")),

@@ -8,10 +8,11 @@ import threading
 
 import pytest
 
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.jobs.arguments import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sandbox.limits import Limits
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
+from tests.pool_doubles import ScriptedPool
 
 GOOD_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
 GOOD_ARGS = "jnp.arange(4.0)"
@@ -19,33 +20,14 @@ RUNTIME = {"ok": True, "python": "3.11.7", "backend": "cpu", "devices": ["TFRT_C
 RECORDED = {"ok": False, "error": {"kind": "user_exception", "message": "the pool's answer", "line": None}}
 
 
-class RecordingPool:
-    """Stands in for WorkerPool: records jobs, answers from a script."""
+class RecordingPool(ScriptedPool):
+    """Stands in for WorkerPool: records jobs, answers from a script (else RECORDED); two workers, two layers."""
 
     def __init__(self, answers: dict[str, list[dict]] | None = None) -> None:
-        self.jobs: list[dict] = []
-        self.answers = answers or {}
-        self.layers = {
+        super().__init__(RECORDED, size=2, answers=answers, layers={
             "landlock": {"active": True, "detail": "ABI 7"},
             "seccomp": {"active": False, "detail": "libseccomp not loadable"},
-        }
-        self.status_calls = 0
-
-    size = 2
-
-    def run(self, job: dict, timeout_s: float | None = None, on_early=None) -> dict:
-        self.jobs.append(job)
-        queue = self.answers.get(job["kind"])
-        if queue:
-            return queue.pop(0) if len(queue) > 1 else queue[0]
-        return RECORDED
-
-    def status(self) -> dict:
-        self.status_calls += 1
-        return {"size": 2, "warm": 2, "jobs": len(self.jobs)}
-
-    def mechanisms(self) -> dict:
-        return {"processes": {"active": True, "detail": "a PID namespace per job"}}
+        }, mechanisms={"processes": {"active": True, "detail": "a PID namespace per job"}})
 
 
 @pytest.fixture

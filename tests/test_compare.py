@@ -186,7 +186,7 @@ def test_the_job_stops_the_timed_runs_at_a_quarter_of_its_time_limit(monkeypatch
         return {"ok": True}
 
     monkeypatch.setattr(compare_module, "compare", fake)
-    compare_module.compare_job(Limits(measure_timeout_s=40.0, output_chars=999), CUBIC, "1.0", [0],
-                               second_code="", setting="cse: off")
+    compare_module.compare_job(Limits(measure_timeout_s=40.0, output_chars=999), CUBIC, "1.0",
+                               second_code="", setting="cse: off", static_argnums=[0])
     assert seen["args"] == (CUBIC, "1.0", 999, "", "cse: off", (0,))
     assert seen["kwargs"] == {"time_limit_s": 10.0}

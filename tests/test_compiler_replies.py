@@ -91,8 +91,8 @@ def test_finish_compare_diffs_the_two_versions(compare_reply):
     hlo = finished["diff"]["hlo"]
     assert hlo.startswith("--- A: as written\n+++ B: fusion off\n")
     assert "stack_frame_id" not in hlo
-    assert hlo == text_diff.unified(text_diff.without_frame_ids(a["hlo"]), text_diff.without_frame_ids(b["hlo"]),
-                                    "A: as written", "B: fusion off")
+    assert hlo == text_diff.compare(text_diff.without_frame_ids(a["hlo"]), text_diff.without_frame_ids(b["hlo"]),
+                                    "A: as written", "B: fusion off").unified
     assert finished["b_over_a"] == pytest.approx(b["run"]["median_s"] / a["run"]["median_s"])
     assert {k: finished[k] for k in compare_reply} == compare_reply
 

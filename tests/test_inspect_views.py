@@ -11,8 +11,8 @@ from playground import line_colours
 from playground.errors import ERROR_KINDS, TITLES
 from playground.gallery import EXAMPLES
 from playground.ui import inspect_views as views
+from playground.ui.error_views import error_markdown
 from playground.ui.inspect_views import (
-    error_markdown,
     pytree_markdown,
     source_ir_html,
     stages_markdown,

@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 from playground import jobs
-from playground.jobs import REGISTRY, build, named
+from playground.jobs import REGISTRY, arguments, build, named
 
 TANH = "def f(x):\n    return jnp.tanh(x)\n"
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
@@ -114,8 +114,8 @@ def test_required_arguments_and_unknown_ones_are_named():
 
 
 def test_limits_are_named_in_the_message():
-    message = _invalid("inspect", code="x" * (jobs.MAX_CODE_CHARS + 1), args="1.0")
-    assert f"{jobs.MAX_CODE_CHARS:,}" in message
+    message = _invalid("inspect", code="x" * (arguments.MAX_CODE_CHARS + 1), args="1.0")
+    assert f"{arguments.MAX_CODE_CHARS:,}" in message
 
 
 # -- the Compiler tab's rows: passes, graph, compare -------------------------------------------------------------------
@@ -184,6 +184,6 @@ def test_compare_takes_no_compiler_options_of_the_callers():
                                                         compiler_options={"xla_dump_to": "/tmp"})
 
 
-@pytest.mark.parametrize("second_code", [3, ["def g(x): return x"], "x" * (jobs.MAX_CODE_CHARS + 1)])
+@pytest.mark.parametrize("second_code", [3, ["def g(x): return x"], "x" * (arguments.MAX_CODE_CHARS + 1)])
 def test_a_second_function_must_be_text_within_the_code_limit(second_code):
     _invalid("compare", code=CUBIC, args="1.0", second_code=second_code)

@@ -9,7 +9,7 @@ import pytest
 from playground import messages
 from playground.sandbox import reply
 from playground.ui import compiler_views, derivatives_views, parallel_tab, parallel_views, progress, vmap_views
-from playground.ui.inspect_views import error_markdown
+from playground.ui.error_views import error_markdown
 from playground.ui.markdown import verdict
 from playground.worker import inspect as staging
 

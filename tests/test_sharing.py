@@ -12,7 +12,7 @@ import zlib
 
 import pytest
 
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.jobs.arguments import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.server import sharing
 from playground.server.sharing import (
     FORMAT_VERSION,

@@ -5,7 +5,15 @@ from __future__ import annotations
 import difflib
 
 from playground.server import text_diff
-from playground.server.text_diff import side_by_side, unified, without_frame_ids
+from playground.server.text_diff import without_frame_ids
+
+
+def unified(before: str, after: str, before_label: str, after_label: str, context: int = 3) -> str:
+    return text_diff.compare(before, after, before_label, after_label, context).unified
+
+
+def side_by_side(before: str, after: str) -> list:
+    return text_diff.compare(before, after, "", "").rows
 
 
 def test_the_same_texts_give_an_empty_diff():

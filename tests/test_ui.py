@@ -27,6 +27,7 @@ from playground.ui.inspect_tab import DownloadFolder, parse_argnums, render
 from playground.ui.markdown import verdict
 from playground.ui.translations import GRADIO_GAPS, shown
 from playground.worker import inspect as staging
+from tests.pool_doubles import ScriptedPool
 
 ERROR, OK, WARNING = (verdict("error"), verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 
@@ -74,22 +75,11 @@ def downloads():
     shutil.rmtree(folder.path, ignore_errors=True)
 
 
-class FakePool:
-    """Runs inspect jobs in this process, as a worker would (jobs.py), without a sandbox."""
+class FakePool(ScriptedPool):
+    """Runs inspect jobs in this process, as a worker would (worker/handlers.py), without a sandbox."""
 
-    layers: dict = {}
-
-    def __init__(self):
-        self.jobs = []
-
-    size = 1
-
-    def run(self, job, timeout_s=None, on_early=None):
-        self.jobs.append(job)
+    def answer(self, job: dict) -> dict:
         return staging.inspect(job["code"], job["args"], 200_000, tuple(job["static_argnums"]), job["second_args"])
-
-    def status(self):
-        return {"size": 1}
 
 
 @pytest.fixture(autouse=True)
@@ -413,21 +403,10 @@ def test_about_to_markdown_several_devices():
 
 
 def test_about_to_markdown_accepts_the_api_shape():
-    class Pool:
-        layers = {"landlock": {"active": True, "detail": "ABI 7"}}
-
-        size = 1
-
-        def run(self, job, timeout_s=None, on_early=None):
-            return {"ok": True, "python": "3.11.7", "backend": "cpu", "devices": ["TFRT_CPU_0"]}
-
-        def status(self):
-            return {"size": 1}
-
-        def mechanisms(self):
-            return {"tasks": {"active": False, "detail": "no cgroup here"}}
-
-    text = about_tab.to_markdown(PlaygroundAPI(pool=Pool(), settings=Settings()).about())
+    pool = ScriptedPool({"ok": True, "python": "3.11.7", "backend": "cpu", "devices": ["TFRT_CPU_0"]},
+                        layers={"landlock": {"active": True, "detail": "ABI 7"}},
+                        mechanisms={"tasks": {"active": False, "detail": "no cgroup here"}})
+    text = about_tab.to_markdown(PlaygroundAPI(pool=pool, settings=Settings()).about())
     assert f"| landlock | {OK} active | ABI 7 |" in text
     assert f"| watchdogs | {OK} active | wall clock 10 s" in text
 

@@ -32,12 +32,14 @@ def finish_graph(reply: dict) -> dict:
 
 def finish_compare(reply: dict) -> dict:
     """``diff``: the unified diffs of the two versions' jaxpr and optimised HLO (empty text: the same; HLO's
-    stack_frame_id numbers left out, as two compiles number the same frames differently), and
-    ``b_over_a``: B's median run time over A's (above 1: B is slower; None without both times)."""
+    stack_frame_id numbers left out, as two compiles number the same frames differently); ``diff_rows``: the same
+    comparisons as rows for a side-by-side view (text_diff.Diff); ``b_over_a``: B's median run time over A's
+    (above 1: B is slower; None without both times)."""
     a, b = reply["variants"]
     labels = (f"A: {a['label']}", f"B: {b['label']}")
     runs = a.get("run"), b.get("run")
     speedup = runs[1]["median_s"] / runs[0]["median_s"] if all(runs) and runs[0]["median_s"] > 0 else None
-    hlo = text_diff.unified(*(text_diff.without_frame_ids(v["hlo"]) for v in (a, b)), *labels)
-    return {**reply, "diff": {"jaxpr": text_diff.unified(a["jaxpr"], b["jaxpr"], *labels), "hlo": hlo},
-            "b_over_a": speedup}
+    diffs = {"jaxpr": text_diff.compare(a["jaxpr"], b["jaxpr"], *labels),
+             "hlo": text_diff.compare(*(text_diff.without_frame_ids(v["hlo"]) for v in (a, b)), *labels)}
+    return {**reply, "diff": {key: diff.unified for key, diff in diffs.items()},
+            "diff_rows": {key: diff.rows for key, diff in diffs.items()}, "b_over_a": speedup}

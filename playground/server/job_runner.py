@@ -26,8 +26,8 @@ from playground.errors import internal_error, new_incident_id, said_error
 from playground.server.job_line import JobLine, LineFull, Ticket
 from playground.server.result_cache import ResultCache
 
-if TYPE_CHECKING:  # or a ProcessPool: the same interface
-    from playground.sandbox import WorkerPool
+if TYPE_CHECKING:
+    from playground.sandbox import JobPool
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class Flight:
 
     kind: str
     job: dict
-    pool: WorkerPool
+    pool: JobPool
     ticket: Ticket
     key: str | None
     early: dict | None = None  # the newest early reply
@@ -67,7 +67,7 @@ class Flight:
 
 
 class JobRunner:
-    def __init__(self, pools: dict[str, WorkerPool], max_waiting: int, timeout_s: Callable[[str], float],
+    def __init__(self, pools: dict[str, JobPool], max_waiting: int, timeout_s: Callable[[str], float],
                  cache: ResultCache | None) -> None:
         """``pools`` by the registry's names (one pool may go by several); ``timeout_s(kind)`` its wall clock."""
         self._pools = pools

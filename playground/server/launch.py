@@ -39,6 +39,21 @@ def main() -> None:
                         "publicly (serving %s)", settings.host)
     # Everything this run writes, Gradio's cache too, goes below one folder, removed at the end whatever happened.
     tempfile.tempdir = run_folder = tempfile.mkdtemp(prefix="jax-playground-run-")
+    _prepare_gradio(run_folder)
+    from playground.ui import build_app  # Gradio reads GRADIO_TEMP_DIR once, when it is imported
+
+    with ExitStack() as cleanup:
+        cleanup.callback(scratch.remove, run_folder, 30.0)
+        services = cleanup.enter_context(ExitStack())  # the sandbox and training: stopped first on a signal
+        launched = []  # the app, once it is built
+        _stop_on_signals(services, launched)
+        demo = build_app(_api(settings, services), settings)
+        launched.append(demo)
+        _serve(demo, settings)  # returns on SIGTERM or Ctrl+C
+
+
+def _prepare_gradio(run_folder: str) -> None:
+    """Gradio's settings, made before it is imported."""
     os.environ.setdefault("GRADIO_TEMP_DIR", os.path.join(run_folder, "gradio"))
     # Gradio's queue summarises its last events (a pandas DataFrame of up to 10,000) after every event, for a
     # monitoring page this app does not use: measured, that was a third of the server's time on cached answers.
@@ -50,57 +65,55 @@ def main() -> None:
         # (a tenth of the server's time on cached answers). Marked missing, the import fails at once, as before.
         sys.modules["matplotlib"] = None
     skip_gradio_stub_writing()
-    from playground.ui import (  # Gradio reads GRADIO_TEMP_DIR once, when it is imported
-        CSS,
-        I18N,
-        THEME,
-        build_app,
-        page_js,
-    )
 
-    with ExitStack() as cleanup:
-        cleanup.callback(scratch.remove, run_folder, 30.0)
-        services = cleanup.enter_context(ExitStack())  # the sandbox and training: stopped first on a signal
 
-        launched = []  # the app, once it is built
+def _stop_on_signals(services: ExitStack, launched: list) -> None:
+    """SIGTERM (how Hugging Face Spaces and `docker stop` end an app) and Ctrl+C stop the app, the jobs first."""
+    def stop(_signum, _frame) -> None:
+        # Stop the jobs and training streams first, so that the web server has no open request to wait for;
+        # then Gradio's launch() ends on the KeyboardInterrupt, and the ExitStack removes the run's folder.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        services.close()
+        server = getattr(launched[0], "server", None) if launched else None
+        if server is not None:
+            # Every job is over: uvicorn need not wait for idle keep-alive connections, which Gradio gives 5 s
+            # (measured: a SIGTERM took 5.4 s to end the app with one gradio_client connected; now well under 1).
+            server.force_exit = True
+        raise KeyboardInterrupt
 
-        def stop(_signum, _frame) -> None:
-            # Stop the jobs and training streams first, so that the web server has no open request to wait for;
-            # then Gradio's launch() ends on the KeyboardInterrupt, and the ExitStack removes the run's folder.
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            services.close()
-            server = getattr(launched[0], "server", None) if launched else None
-            if server is not None:
-                # Every job is over: uvicorn need not wait for idle keep-alive connections, which Gradio gives 5 s
-                # (measured: a SIGTERM took 5.4 s to end the app with one gradio_client connected; now well under 1).
-                server.force_exit = True
-            raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
 
-        signal.signal(signal.SIGTERM, stop)  # how Hugging Face Spaces and `docker stop` end an app
-        signal.signal(signal.SIGINT, stop)  # Ctrl+C
-        try:
-            pools = worker_pools.start(settings, dict(os.environ), started=lambda pool: services.callback(pool.close))
-        except RuntimeError as exc:
-            raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
-        logging.info("accelerator: %s", pools.device_why)
-        for name, mechanism in pools.sandbox.mechanisms().items():
-            if not mechanism["active"]:
-                logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
-        training = TrainingService(worker_pools.training_env(settings, pools, os.environ),
-                                   worker_pools.training_slots(settings, pools, dict(os.environ)),
-                                   settings.training_max_s)
-        services.callback(training.close)
-        demo = build_app(PlaygroundAPI.from_pools(pools, settings, training), settings)
-        launched.append(demo)
-        demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
-        calm_idle_queue(demo)
-        # Waiting jobs and training runs each hold a thread while they wait in their line (three pools' lines and
-        # the training one); Gradio's own 40 stay for everything else.
-        demo.launch(server_name=settings.host, server_port=settings.port, css=CSS, theme=THEME,
-                    mcp_server=settings.mcp_server, js=page_js(),
-                    i18n=I18N,  # the UI in the browser's language (en, de, zh-CN), switchable in Settings
-                    max_threads=40 + 3 * settings.requests_at_once + settings.queue_size)  # returns on SIGTERM/Ctrl+C
+
+def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
+    """The sandbox's pools and the training service started (each closed by ``services``), and the API over them."""
+    try:
+        pools = worker_pools.start(settings, dict(os.environ), started=lambda pool: services.callback(pool.close))
+    except RuntimeError as exc:
+        raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
+    logging.info("accelerator: %s", pools.device_why)
+    for name, mechanism in pools.sandbox.mechanisms().items():
+        if not mechanism["active"]:
+            logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
+    training = TrainingService(worker_pools.training_env(settings, pools, os.environ),
+                               worker_pools.training_slots(settings, pools, dict(os.environ)),
+                               settings.training_max_s)
+    services.callback(training.close)
+    return PlaygroundAPI.from_pools(pools, settings, training)
+
+
+def _serve(demo, settings: Settings) -> None:
+    from playground.ui import CSS, I18N, THEME, page_js
+
+    demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
+    calm_idle_queue(demo)
+    # Waiting jobs and training runs each hold a thread while they wait in their line (three pools' lines and
+    # the training one); Gradio's own 40 stay for everything else.
+    demo.launch(server_name=settings.host, server_port=settings.port, css=CSS, theme=THEME,
+                mcp_server=settings.mcp_server, js=page_js(),
+                i18n=I18N,  # the UI in the browser's language (en, de, zh), switchable in Settings
+                max_threads=40 + 3 * settings.requests_at_once + settings.queue_size)
 
 
 # How often Gradio's queue looks for a new event while it has none, and for progress to send. Its own are 1 ms and

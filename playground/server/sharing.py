@@ -33,6 +33,9 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
+from playground import jobs
+from playground.jobs.arguments import Form
+
 FORMAT_VERSION = 1
 MAX_TOKEN_CHARS = 8192
 MAX_EXERCISE_CHARS = 2_000
@@ -107,6 +110,25 @@ class TabSchema:
 
     fields: Mapping[str, Text | Number | Flag | Choice]
     hideable: tuple[str, ...] = ()
+
+
+def fields_of(kind: str, renamed: Mapping[str, str] | None = None) -> dict[str, Text | Number | Flag | Choice]:
+    """A job's arguments as a link's fields, each as its declaration says a form holds it (jobs.arguments.Form);
+    ``renamed``: an argument's name in this tab, where it differs (a tab of two jobs has two ``code`` fields).
+
+    >>> fields_of("jit_speed")["repeats"]
+    Number(low=1, high=50, whole=True)
+    """
+    renamed = renamed or {}
+    return {renamed.get(a.name, a.name): _field(a.form) for a in jobs.REGISTRY[kind].arguments}
+
+
+def _field(form: Form) -> Text | Number | Flag | Choice:
+    if form.kind == "text":
+        return Text(form.limit)
+    if form.kind == "number":
+        return Number(form.low, form.high, form.whole)
+    return Flag() if form.kind == "flag" else Choice(form.choices)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from playground.ui import (
     about_tab,
     compiler_tab,
     derivatives_tab,
+    endpoints,
     inspect_tab,
     jit_tab,
     parallel_tab,
@@ -92,6 +93,10 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
         # The jit and vmap comparisons run where the accelerator is (worker_pools.py): its own workers, if any.
         at_once = settings.requests_at_once
         device_queue = ACCELERATOR_QUEUE if api.accelerator else SANDBOX_QUEUE
+        # First, so that each takes its own name (Gradio gives a later event of the same name another).
+        endpoints.register(api, at_once, {"sandbox": SANDBOX_QUEUE, "parallel": PARALLEL_QUEUE,
+                                          "accelerator": device_queue, "training": TRAINING_QUEUE},
+                           settings.queue_size)
         notice = gr.HTML(visible=False, elem_id="share-notice")  # why a link could not be opened
         # Every tab in sight at any width (a phone wraps them into rows): none hides behind a "⋯" menu.
         with gr.Tabs(overflow_behavior="wrap", elem_id="main-tabs") as tabs:
@@ -114,4 +119,5 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
         for each in shared:
             share_links.wire(each)
         share_links.open_on_load(demo, tabs, notice, shared)
+    endpoints.make_the_rest_private(demo)
     return demo

@@ -22,9 +22,8 @@ def build(api: PlaygroundAPI, demo: gr.Blocks) -> None:
         info = api.about()
         return to_markdown(info, language.of(request)), info
 
-    demo.load(on_load, None, [summary, raw], api_visibility="private")
-    refresh.click(on_load, None, [summary, raw], api_visibility="private")
-    gr.api(api.about, api_name="about")
+    demo.load(on_load, None, [summary, raw])
+    refresh.click(on_load, None, [summary, raw])
 
 
 def to_markdown(info: dict, language: str = "en") -> str:

@@ -8,14 +8,13 @@ from playground import messages
 from playground.compiler_settings import SETTINGS
 from playground.errors import error_dict
 from playground.gallery import COMPILER_EXAMPLES
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.server import text_diff
 from playground.server.api import PlaygroundAPI
-from playground.server.sharing import Choice, Flag, TabSchema, Text
+from playground.server.sharing import Choice, Flag, TabSchema, fields_of
 from playground.ui import compiler_views as views
 from playground.ui import example_runs, language, progress, share_links
+from playground.ui.error_views import error_markdown
 from playground.ui.inspect_tab import parse_argnums
-from playground.ui.inspect_views import error_markdown
 from playground.ui.layout import beside
 from playground.ui.translations import choice, composed, t, tab, text
 
@@ -27,10 +26,8 @@ VIEWS = ("passes", "graph", "compare")
 # What a Compiler link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"args": "Arguments", "static_argnums": "static_argnums", "examples": "Examples"}
 LINK = TabSchema({
-    "view": Choice(VIEWS), "code": Text(MAX_CODE_CHARS), "args": Text(MAX_ARGS_CHARS),
-    "static_argnums": Text(MAX_ARGS_CHARS), "on_accelerator": Flag(), "hide_unchanged": Flag(),
+    **fields_of("compare"), "view": Choice(VIEWS), "hide_unchanged": Flag(),
     "diff_style": Choice((SIDE_BY_SIDE, UNIFIED)), "b_kind": Choice((A_SETTING, A_FUNCTION)),
-    "setting": Choice(tuple(SETTINGS)), "second_code": Text(MAX_CODE_CHARS),
     "compare_style": Choice((SIDE_BY_SIDE, UNIFIED))}, tuple(HIDEABLE))
 
 
@@ -65,10 +62,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             options |= _compare(api, function, jobs)
     example_runs.run_on_click(examples, [f"compiler-{name}-run" for name in VIEWS])
     for name, view_tab in zip(VIEWS, (passes_tab, graph_tab, compare_tab), strict=True):
-        view_tab.select(lambda name=name: name, None, view, api_visibility="private", queue=False)
-    gr.api(api.passes, api_name="passes", **jobs)
-    gr.api(api.graph, api_name="graph", **jobs)
-    gr.api(api.compare, api_name="compare", **jobs)
+        view_tab.select(lambda name=name: name, None, view, queue=False)
     return share_links.Sharing(
         "compiler", LINK, {"view": view, "code": code, "args": args, "static_argnums": static,
                            "on_accelerator": on_device, **options}, links, exercise, code=(code,),
@@ -135,10 +129,10 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
         return listed(response, hide_unchanged, keep, language.of(request))
 
     run.click(on_run, [*function, hide, style], [status, table, chooser, diff, shown],
-              api_visibility="private", trigger_mode="always_last", **jobs)
-    hide.change(on_hide, [shown, hide, chooser], [table, chooser], api_visibility="private")
-    chooser.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
-    style.change(on_choose, [shown, chooser, style], [diff], api_visibility="private")
+              trigger_mode="always_last", **jobs)
+    hide.change(on_hide, [shown, hide, chooser], [table, chooser])
+    chooser.change(on_choose, [shown, chooser, style], [diff])
+    style.change(on_choose, [shown, chooser, style], [diff])
     return {"hide_unchanged": hide, "diff_style": style}
 
 
@@ -171,7 +165,7 @@ def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
         yield from progress.follow(api.graph(code_text, args_text, argnums, bool(accelerator)),
                                    lambda r: render(code_text, r, lang), 4, language=lang, working="work.graph")
 
-    run.click(on_run, function, [status, source, jaxpr, hlo], api_visibility="private", trigger_mode="always_last",
+    run.click(on_run, function, [status, source, jaxpr, hlo], trigger_mode="always_last",
               **jobs)
 
 
@@ -203,11 +197,9 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     def diffs(response: dict | None, unified: str, lang: str = "en") -> tuple:
         if not response or not response.get("ok"):
             return "", ""
-        a, b = response["variants"]
-        labels = (f"A: {a['label']}", f"B: {b['label']}")
-        hlo = views.diff_html(*(text_diff.without_frame_ids(v["hlo"]) for v in (a, b)), *labels, unified == UNIFIED,
-                              lang)
-        return hlo, views.diff_html(a["jaxpr"], b["jaxpr"], *labels, unified == UNIFIED, lang)
+        labels = tuple(f"{side}: {variant['label']}" for side, variant in zip("AB", response["variants"], strict=True))
+        return tuple(views.diff_html(text_diff.Diff(response["diff"][key], response["diff_rows"][key]), *labels,
+                                     unified == UNIFIED, lang) for key in ("hlo", "jaxpr"))
 
     def on_style(response: dict | None, unified: str, request: gr.Request | None = None) -> tuple:
         return diffs(response, unified, language.of(request))
@@ -230,8 +222,8 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
                                    lambda r: render(r, unified, lang), 4, language=lang, working="work.compare")
 
     which.change(lambda kind: (gr.update(visible=kind == A_SETTING), gr.update(visible=kind == A_FUNCTION)),
-                 [which], [setting, second], api_visibility="private")
+                 [which], [setting, second])
     run.click(on_run, [*function, which, setting, second, style], [table, hlo_diff, jaxpr_diff, shown],
-              api_visibility="private", trigger_mode="always_last", **jobs)
-    style.change(on_style, [shown, style], [hlo_diff, jaxpr_diff], api_visibility="private")
+              trigger_mode="always_last", **jobs)
+    style.change(on_style, [shown, style], [hlo_diff, jaxpr_diff])
     return {"b_kind": which, "setting": setting, "second_code": second, "compare_style": style}

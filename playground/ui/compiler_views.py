@@ -74,23 +74,21 @@ def pass_diff(response: dict, index: int, unified: bool, language: str = "en") -
     before, after = modules[record["before"]], modules[record["after"]]
     if before == after:
         return head + f"<p>{messages.say('comp.same_text', language)}</p>"
-    return head + diff_html(before, after, "before", "after", unified, language)
+    return head + diff_html(text_diff.compare(before, after, "before", "after"), "before", "after", unified, language)
 
 
 # -- diffs ----------------------------------------------------------------------------------------------------------
 
-def diff_html(before: str, after: str, before_label: str, after_label: str, unified: bool,
-              language: str = "en") -> str:
+def diff_html(diff: text_diff.Diff, before_label: str, after_label: str, unified: bool, language: str = "en") -> str:
     """Side by side (two columns, changed rows marked) or unified (one column, - and + lines)."""
     if unified:
-        text = text_diff.unified(before, after, before_label, after_label)
-        lines = text.splitlines()[:MAX_DIFF_ROWS]
+        lines = diff.unified.splitlines()[:MAX_DIFF_ROWS]
         rows = "".join(f'<div style="background:{_unified_colour(line)};white-space:pre">'
                        f"{html.escape(line) or '&nbsp;'}</div>" for line in lines)
         empty = messages.say("comp.no_difference", language)
         # Lines keep their shape (HLO lines run long): the box scrolls sideways, where the page would cut them off.
         return f'<div class="compiler-diff" style="{_MONO};overflow-x:auto">{rows or empty}</div>'
-    rows = text_diff.side_by_side(before, after)
+    rows = diff.rows
     shown = rows[:MAX_DIFF_ROWS]
     cells = "".join(
         f'<div class="diff-row" data-kind="{kind}" style="display:contents">'

@@ -8,9 +8,9 @@ import gradio as gr
 
 from playground import validation
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS, MAX_ORDER, MAX_POINTS
+from playground.jobs.arguments import MAX_ORDER, MAX_POINTS
 from playground.server.api import PlaygroundAPI
-from playground.server.sharing import Number, TabSchema, Text
+from playground.server.sharing import Number, TabSchema, fields_of
 from playground.ui import language, progress, share_links
 from playground.ui.derivatives_views import (
     pick_jaxpr,
@@ -30,10 +30,10 @@ _PRESET_NAMES = {"polynomial": t("pg.derivatives.polynomial"),
 # What a Derivatives link holds (both parts of the tab), and the controls a class link can hide.
 HIDEABLE = {"preset": "Preset", "order": "Highest order", "range": "The range of x", "points": "Grid points",
             "jaxpr": "The jaxpr of one order", "gradient": "The gradient and Hessian part"}
-LINK = TabSchema({"code": Text(MAX_CODE_CHARS), "order": Number(1, MAX_ORDER, whole=True),
-                  "x_min": Number(-1e6, 1e6), "x_max": Number(-1e6, 1e6), "points": Number(10, MAX_POINTS, whole=True),
-                  "shown": Number(0, MAX_ORDER, whole=True), "gradient_code": Text(MAX_CODE_CHARS),
-                  "point": Text(MAX_ARGS_CHARS)}, tuple(HIDEABLE))
+LINK = TabSchema({
+    **fields_of("derivatives"), **fields_of("gradient", renamed={"code": "gradient_code"}),
+    "points": Number(10, MAX_POINTS, whole=True),  # the form's slider starts at 10 (the job takes 2)
+    "shown": Number(0, MAX_ORDER, whole=True)}, tuple(HIDEABLE))
 # The form's labels in English: an empty or non-numeric box is named by them (the page shows them translated).
 ORDER_LABEL, X_MIN_LABEL, X_MAX_LABEL, POINTS_LABEL = "Highest order n", "x from", "x to", "Grid points"
 
@@ -68,8 +68,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         jaxpr = gr.Code(language=None, interactive=False, elem_id="deriv-jaxpr")
     last = gr.State({})
 
-    preset.change(lambda name: DERIVATIVE_PRESETS[name] if name else gr.update(), preset, code,
-                  api_visibility="private")
+    preset.change(lambda name: DERIVATIVE_PRESETS[name] if name else gr.update(), preset, code)
     named_while_unchanged(preset, code, DERIVATIVE_PRESETS.__getitem__)
 
     def on_run(code_text: str, n, low, high, count, show: float,
@@ -86,9 +85,20 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                           [status, curves, checks, growth, last, jaxpr],
                           lambda: (t("pg.hint.preset"), None, "", None), [status, curves, checks, growth],
                           concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    shown.change(on_show, [last, shown], jaxpr, api_visibility="private")
-    gr.api(api.derivatives, api_name="derivatives", concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    shown.change(on_show, [last, shown], jaxpr)
 
+    g_code, point, gradient_part = _gradient_part(api, concurrency, concurrency_id)
+    return share_links.Sharing(
+        "derivatives", LINK, {"code": code, "order": order, "x_min": x_min, "x_max": x_max, "points": points,
+                              "shown": shown, "gradient_code": g_code, "point": point}, links, exercise,
+        code=(code, g_code), hideable={"preset": [preset], "order": [order], "range": [x_min, x_max],
+                                       "points": [points], "jaxpr": [jaxpr_panel], "gradient": [gradient_part]},
+        runs=("deriv-run", "grad-run"))
+
+
+def _gradient_part(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> tuple[gr.Code, gr.Textbox, gr.Column]:
+    """The gradient and Hessian of f: R^n -> R at a point: its code and point fields, and the part itself (a class
+    link can hide it)."""
     with gr.Column() as gradient_part:
         gr.Markdown(t("pg.derivatives.gradient_intro"))
         with gr.Row():
@@ -106,15 +116,9 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     def on_gradient(code_text: str, point_text: str, request: gr.Request | None = None) -> Iterator[tuple]:
         yield from gradient_and_hessian(api, code_text, point_text, language.of(request))
 
-    g_run.click(on_gradient, [g_code, point], [g_status, hessian, jacobians], api_visibility="private",
+    g_run.click(on_gradient, [g_code, point], [g_status, hessian, jacobians],
                 concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    gr.api(api.gradient, api_name="gradient", concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    return share_links.Sharing(
-        "derivatives", LINK, {"code": code, "order": order, "x_min": x_min, "x_max": x_max, "points": points,
-                              "shown": shown, "gradient_code": g_code, "point": point}, links, exercise,
-        code=(code, g_code), hideable={"preset": [preset], "order": [order], "range": [x_min, x_max],
-                                       "points": [points], "jaxpr": [jaxpr_panel], "gradient": [gradient_part]},
-        runs=("deriv-run", "grad-run"))
+    return g_code, point, gradient_part
 
 
 def differentiate(api: PlaygroundAPI, code_text: str, n, low, high, count, show: float,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from playground import messages
 from playground.server import plots
 from playground.ui import markdown as md
-from playground.ui.inspect_views import error_markdown
+from playground.ui.error_views import error_markdown
 from playground.ui.picked_function import picked_note
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.

@@ -21,5 +21,5 @@ def click_js(button_ids: list[str]) -> str:
 
 
 def run_on_click(examples: gr.Examples, button_ids: list[str]) -> None:
-    examples.load_input_event.then(None, None, None, js=click_js(button_ids), api_visibility="private",
+    examples.load_input_event.then(None, None, None, js=click_js(button_ids),
                                    queue=False)

@@ -12,26 +12,58 @@ import gradio as gr
 from playground import messages, user_ast
 from playground.errors import UserCodeError, error_dict
 from playground.gallery import EXAMPLES
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.server import sharing
 from playground.server.api import PlaygroundAPI
-from playground.server.sharing import Flag, Link, TabSchema, Text
+from playground.server.sharing import Link, TabSchema, fields_of
 from playground.ui import example_runs, language, progress, share_links
 from playground.ui import inspect_views as views
 from playground.ui.derivatives_tab import LINK as DERIVATIVES_LINK
+from playground.ui.error_views import error_markdown
 from playground.ui.translations import t, tab
 
 DEFAULT = EXAMPLES[0]
 # What an Inspect link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"args": "Arguments", "static_argnums": "static_argnums", "second_args": "Call again with",
             "examples": "Examples", "api_response": "API response (JSON)"}
-LINK = TabSchema({"code": Text(MAX_CODE_CHARS), "args": Text(MAX_ARGS_CHARS), "static_argnums": Text(MAX_ARGS_CHARS),
-                  "second_args": Text(MAX_ARGS_CHARS), "on_accelerator": Flag()}, tuple(HIDEABLE))
+LINK = TabSchema(fields_of("inspect"), tuple(HIDEABLE))
 _DOWNLOADS = (("jaxpr", "jaxpr.txt"), ("stablehlo", "stablehlo.mlir"), ("hlo", "optimised_hlo.txt"))
 
 
 def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
     exercise = share_links.exercise_box("inspect")
+    fields, run, links = _form(api)
+    code, args, static, second, on_device = fields.values()
+    examples = gr.Examples([[e.code, e.args, e.static_argnums, e.second_args] for e in EXAMPLES],
+                           [code, args, static, second], example_labels=[e.name for e in EXAMPLES],
+                           label=t("pg.field.examples"))
+    outputs, raw_panel = _results()
+    downloads = DownloadFolder()
+
+    def on_run(code_text: str, args_text: str, static_text: str, second_text: str, accelerator: bool,
+               request: gr.Request | None = None):
+        """First the stages (result, jaxpr, StableHLO, HLO, cost), then the checks that run the function again."""
+        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
+        try:
+            argnums = parse_argnums(static_text)
+        except ValueError as exc:
+            yield render(code_text, error_dict("invalid_input", str(exc)), downloads, lang)
+            return
+        yield from progress.follow(api.inspect(code_text, args_text, argnums, second_text, bool(accelerator)),
+                                   lambda response: render(code_text, response, downloads, lang), len(outputs),
+                                   language=lang, working="work.inspect")
+
+    example_runs.run_on_click(examples, ["inspect-run"])
+    # always_last: a click (or an example) while a run is going runs once that one ends, with the newest values.
+    run.click(on_run, list(fields.values()), outputs, trigger_mode="always_last", concurrency_limit=concurrency,
+              concurrency_id=concurrency_id)
+    return share_links.Sharing(
+        "inspect", LINK, fields, links, exercise, code=(code,),
+        hideable={"args": [args], "static_argnums": [static], "second_args": [second], "examples": [examples.dataset],
+                  "api_response": [raw_panel]}, runs=("inspect-run",))
+
+
+def _form(api: PlaygroundAPI) -> tuple[dict, gr.Button, gr.Column]:
+    """The function and its arguments, by the names of /inspect's arguments; the Run button; the link panel."""
     with gr.Row():
         with gr.Column(scale=3):
             code = gr.Code(DEFAULT.code, language="python", lines=12, label=t("pg.field.function"),
@@ -51,9 +83,12 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                 run = gr.Button(t("pg.inspect.run"), variant="primary", elem_id="inspect-run")
                 copy = share_links.copy_button("inspect")
             links = share_links.link_panel("inspect", copy, HIDEABLE)
-    examples = gr.Examples([[e.code, e.args, e.static_argnums, e.second_args] for e in EXAMPLES],
-                           [code, args, static, second], example_labels=[e.name for e in EXAMPLES],
-                           label=t("pg.field.examples"))
+    fields = {"code": code, "args": args, "static_argnums": static, "second_args": second, "on_accelerator": on_device}
+    return fields, run, links
+
+
+def _results() -> tuple[list, gr.Accordion]:
+    """What a run shows, in ``render``'s order, and the panel of the API's raw response (a class link hides it)."""
     status = gr.Markdown(t("pg.hint.run"), elem_id="inspect-status")
     result = gr.Textbox(label=t("pg.inspect.result"), lines=2, interactive=False, elem_id="inspect-result")
     with gr.Tabs(overflow_behavior="wrap"):
@@ -83,35 +118,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
                     elem_id="inspect-files")
     with gr.Accordion(t("pg.inspect.api_response"), open=False) as raw_panel:
         raw = gr.JSON(label=t("pg.inspect.returned"))
-
-    downloads = DownloadFolder()
-
-    outputs = [status, result, mapped, jaxpr, stablehlo, hlo, hlo_locations, costs, trees, stdout, files, raw]
-
-    def on_run(code_text: str, args_text: str, static_text: str, second_text: str, accelerator: bool,
-               request: gr.Request | None = None):
-        """First the stages (result, jaxpr, StableHLO, HLO, cost), then the checks that run the function again."""
-        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
-        try:
-            argnums = parse_argnums(static_text)
-        except ValueError as exc:
-            yield render(code_text, error_dict("invalid_input", str(exc)), downloads, lang)
-            return
-        yield from progress.follow(api.inspect(code_text, args_text, argnums, second_text, bool(accelerator)),
-                                   lambda response: render(code_text, response, downloads, lang), len(outputs),
-                                   language=lang, working="work.inspect")
-
-    example_runs.run_on_click(examples, ["inspect-run"])
-    # always_last: a click (or an example) while a run is going runs once that one ends, with the newest values.
-    run.click(on_run, [code, args, static, second, on_device], outputs, trigger_mode="always_last",
-              api_visibility="private", concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    gr.api(api.inspect, api_name="inspect", concurrency_limit=concurrency, concurrency_id=concurrency_id)
-
-    return share_links.Sharing(
-        "inspect", LINK, {"code": code, "args": args, "static_argnums": static, "second_args": second,
-                          "on_accelerator": on_device}, links, exercise, code=(code,),
-        hideable={"args": [args], "static_argnums": [static], "second_args": [second], "examples": [examples.dataset],
-                  "api_response": [raw_panel]}, runs=("inspect-run",))
+    return [status, result, mapped, jaxpr, stablehlo, hlo, hlo_locations, costs, trees, stdout, files, raw], raw_panel
 
 
 def parse_argnums(text: str) -> list[int] | None:
@@ -131,7 +138,7 @@ def render(code: str, response: dict, downloads: DownloadFolder | None = None, l
         blank = ("", "", "", "", "", "", "", "")
         link = derivatives_link(code, response["error"])
         opened = f"[{messages.say('inspect.open_in_derivatives', lang)}]({link})" if link else ""
-        return (views.error_markdown(response["error"], lang, then=opened), *blank,
+        return (error_markdown(response["error"], lang, then=opened), *blank,
                 gr.update(value="", visible=False), gr.update(value=None, visible=False), response)
     printed = response.get("stdout", "")
     return (

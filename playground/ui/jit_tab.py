@@ -8,21 +8,20 @@ import gradio as gr
 from playground import messages
 from playground.errors import error_dict
 from playground.gallery import JIT_BENCHMARK_CODE
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS, MAX_REPEATS
+from playground.jobs.arguments import MAX_REPEATS
 from playground.server import plots
 from playground.server.api import PlaygroundAPI
-from playground.server.sharing import Number, TabSchema, Text
+from playground.server.sharing import TabSchema, fields_of
 from playground.ui import jit_views, language, progress, share_links
 from playground.ui import markdown as md
-from playground.ui.inspect_views import error_markdown
+from playground.ui.error_views import error_markdown
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.timing_views import parse_sizes, seconds, times_table
 from playground.ui.translations import t
 
 # What a jit link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"sizes": "Sizes n", "repeats": "Timed runs per size"}
-LINK = TabSchema({"code": Text(MAX_CODE_CHARS), "sizes": Text(MAX_ARGS_CHARS),
-                  "repeats": Number(1, MAX_REPEATS, whole=True)}, tuple(HIDEABLE))
+LINK = TabSchema(fields_of("jit_speed"), tuple(HIDEABLE))
 
 
 def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
@@ -58,9 +57,8 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
         yield from progress.follow(api.jit_speed(code_text, size_list, int(runs)),
                                    lambda response: render(response, lang), 4, language=lang)
 
-    run.click(on_run, [code, sizes, repeats], [status, chart, table, why], api_visibility="private",
+    run.click(on_run, [code, sizes, repeats], [status, chart, table, why],
               concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    gr.api(api.jit_speed, api_name="jit_speed", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing("jit", LINK, {"code": code, "sizes": sizes, "repeats": repeats}, links, exercise,
                                code=(code,), hideable={"sizes": [sizes], "repeats": [repeats]}, runs=("jit-run",))
 

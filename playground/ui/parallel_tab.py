@@ -7,12 +7,11 @@ import gradio as gr
 from playground import messages
 from playground.errors import error_dict
 from playground.gallery import SHARD_EXAMPLE
-from playground.jobs import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.server.api import PlaygroundAPI
-from playground.server.sharing import TabSchema, Text
+from playground.server.sharing import TabSchema, fields_of
 from playground.ui import language, progress, share_links
 from playground.ui import markdown as md
-from playground.ui.inspect_views import error_markdown
+from playground.ui.error_views import error_markdown
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.markdown import code_block
 from playground.ui.parallel_fields import shard_arguments
@@ -29,8 +28,7 @@ from playground.ui.translations import t
 # What a Parallel link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"args": "Arguments", "mesh": "Mesh shape and axis names", "specs": "in_specs and out_specs",
             "demos": "The demos part"}
-LINK = TabSchema({name: Text(MAX_CODE_CHARS if name == "code" else MAX_ARGS_CHARS)
-                  for name in ("code", "args", "mesh_shape", "axis_names", "in_specs", "out_specs")}, tuple(HIDEABLE))
+LINK = TabSchema(fields_of("shard"), tuple(HIDEABLE))
 
 
 def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices: int) -> share_links.Sharing:
@@ -71,11 +69,21 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
                                    language=lang, working="work.shard")
 
     shard_outputs = [status, placement, details]
-    run.click(lambda: ("", "", ""), None, shard_outputs, api_visibility="private", queue=False).then(
-        on_run, [code, args, mesh_shape, axis_names, in_specs, out_specs], shard_outputs, api_visibility="private",
+    run.click(lambda: ("", "", ""), None, shard_outputs, queue=False).then(
+        on_run, [code, args, mesh_shape, axis_names, in_specs, out_specs], shard_outputs,
         concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    gr.api(api.shard, api_name="shard", concurrency_limit=concurrency, concurrency_id=concurrency_id)
 
+    demos_part = _demos(api, concurrency, concurrency_id)
+    return share_links.Sharing(
+        "parallel", LINK, {"code": code, "args": args, "mesh_shape": mesh_shape, "axis_names": axis_names,
+                           "in_specs": in_specs, "out_specs": out_specs}, links, exercise, code=(code,),
+        hideable={"args": [args], "mesh": [mesh_shape, axis_names], "specs": [in_specs, out_specs],
+                  "demos": [demos_part]}, runs=("shard-run",))
+
+
+def _demos(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> gr.Column:
+    """The four demos of parallel JAX on the Parallel workers' devices, one button; the part (a class link can hide
+    it)."""
     with gr.Column() as demos_part:
         gr.Markdown(t("pg.parallel.demos_intro"))
         demos = gr.Button(t("pg.parallel.demos"), elem_id="parallel-demos-run")
@@ -94,16 +102,10 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices
                                    language=lang, working="work.demos")
 
     demo_outputs = [devices, collectives, data_parallel, batch_grid, pmap]
-    demos.click(lambda: ("",) * len(demo_outputs), None, demo_outputs, api_visibility="private", queue=False).then(
-        on_demos, None, demo_outputs, api_visibility="private", concurrency_limit=concurrency,
+    demos.click(lambda: ("",) * len(demo_outputs), None, demo_outputs, queue=False).then(
+        on_demos, None, demo_outputs, concurrency_limit=concurrency,
         concurrency_id=concurrency_id)
-    gr.api(api.parallel_demos, api_name="parallel_demos", concurrency_limit=concurrency,
-           concurrency_id=concurrency_id)
-    return share_links.Sharing(
-        "parallel", LINK, {"code": code, "args": args, "mesh_shape": mesh_shape, "axis_names": axis_names,
-                           "in_specs": in_specs, "out_specs": out_specs}, links, exercise, code=(code,),
-        hideable={"args": [args], "mesh": [mesh_shape, axis_names], "specs": [in_specs, out_specs],
-                  "demos": [demos_part]}, runs=("shard-run",))
+    return demos_part
 
 
 def render_shard(response: dict, lang: str = "en") -> tuple:

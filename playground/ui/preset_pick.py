@@ -24,12 +24,12 @@ def run_stopped_by_preset(run: gr.Button, preset: gr.Dropdown, fn: Callable, inp
     """``run.click(fn, inputs, outputs, **click)``, its event returned; a preset picked by hand cancels it and
     sets ``cleared_outputs`` to ``cleared()`` (a value for each)."""
     picked = gr.State(False)
-    running = run.click(lambda: False, None, picked, api_visibility="private", queue=False).then(
-        fn, inputs, outputs, api_visibility="private", **click)
-    preset.input(lambda: (*cleared(), True), None, [*cleared_outputs, picked], api_visibility="private",
+    running = run.click(lambda: False, None, picked, queue=False).then(
+        fn, inputs, outputs, **click)
+    preset.input(lambda: (*cleared(), True), None, [*cleared_outputs, picked],
                  queue=False, cancels=[running])
     running.then(lambda was_picked: (*(cleared() if was_picked else [gr.update()] * len(cleared_outputs)), False),
-                 picked, [*cleared_outputs, picked], api_visibility="private", queue=False)
+                 picked, [*cleared_outputs, picked], queue=False)
     return running
 
 
@@ -39,7 +39,7 @@ def named_while_unchanged(preset: gr.Dropdown, code: gr.Code, preset_code: Calla
     def shown(text: str | None, name: str | None):
         return gr.update(value=None) if name and not _same_code(preset_code(name), text or "") else gr.update()
 
-    code.change(shown, [code, preset], preset, api_visibility="private", queue=False, show_progress="hidden")
+    code.change(shown, [code, preset], preset, queue=False, show_progress="hidden")
 
 
 def _same_code(a: str, b: str) -> bool:

@@ -126,13 +126,13 @@ def wire(tab: Sharing) -> None:
         return _token(Link(tab.tab, state_of(values), tuple(hide or ()), bool(read_only), exercise or ""), schemas)
 
     def show(event) -> None:
-        event.then(None, [token], [controls.link], js=COPY_LINK_JS, api_visibility="private").then(
-            lambda url: gr.update(visible=bool(url)), [controls.link], [controls.link], api_visibility="private")
+        event.then(None, [token], [controls.link], js=COPY_LINK_JS).then(
+            lambda url: gr.update(visible=bool(url)), [controls.link], [controls.link])
 
     fields = list(tab.fields.values())
-    show(controls.copy.click(plain_link, fields, [token], api_visibility="private", queue=False))
+    show(controls.copy.click(plain_link, fields, [token], queue=False))
     show(controls.make_class_link.click(class_link, [controls.hide, controls.read_only, controls.exercise_text,
-                                                     *fields], [token], api_visibility="private", queue=False))
+                                                     *fields], [token], queue=False))
 
 
 def open_on_load(demo: gr.Blocks, tabs: gr.Tabs, notice: gr.HTML, shared: list[Sharing]) -> None:
@@ -176,8 +176,8 @@ def open_on_load(demo: gr.Blocks, tabs: gr.Tabs, notice: gr.HTML, shared: list[S
         return (*_updates(outputs, updates), json.dumps(tab.run_buttons(link.state)))
 
     # No progress shown: it would put a spinner and a timer over every field of every tab each time a page opens.
-    demo.load(on_load, None, [*outputs, runs], api_visibility="private", queue=False, show_progress="hidden").then(
-        None, [runs], [runs], js=RUN_JS, api_visibility="private", queue=False)
+    demo.load(on_load, None, [*outputs, runs], queue=False, show_progress="hidden").then(
+        None, [runs], [runs], js=RUN_JS, queue=False)
 
 
 def _updates(outputs: list, updates: dict[int, dict]) -> tuple:

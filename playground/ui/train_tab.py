@@ -16,7 +16,7 @@ from playground.server import training_plots as figures
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Choice, Flag, Number, TabSchema, Text
 from playground.ui import language, share_links
-from playground.ui.inspect_views import error_markdown
+from playground.ui.error_views import error_markdown
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
 from playground.ui.train_sketch import sketch_to_ink
 from playground.ui.train_views import (
@@ -56,40 +56,88 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     exercise = share_links.exercise_box("train")
     with gr.Row():
         with gr.Column(scale=1, min_width=SIDE_BY_SIDE_MIN_PX):
-            choices = dataset_choices(_datasets(api))  # none where this server trains nothing
-            dataset = gr.Dropdown(choices, value=_DEFAULTS.dataset if choices else None, label=t("pg.train.dataset"),
-                                  elem_id="train-dataset")
-            layers = gr.Textbox(", ".join(map(str, _DEFAULTS.layers)), label=t("pg.train.layers"),
-                                info=t("pg.train.layers_info", count=config.MAX_LAYERS, width=f"{config.MAX_WIDTH:,}"),
-                                elem_id="train-layers")
-            optimizer = gr.Radio(list(OPTIMIZERS), value=_DEFAULTS.optimizer, label=t("pg.train.optimizer"),
-                                 elem_id="train-optimizer")
-            learning_rate = gr.Number(_DEFAULTS.learning_rate, label=t("pg.train.learning_rate"), elem_id="train-lr",
-                                      info=_range(0, config.MAX_LEARNING_RATE), minimum=0,
-                                      maximum=config.MAX_LEARNING_RATE)
-            with gr.Row():
-                batch_size = gr.Number(_DEFAULTS.batch_size, label=t("pg.train.batch_size"), precision=0,
-                                       info=_range(1, config.MAX_BATCH), minimum=1, maximum=config.MAX_BATCH,
-                                       elem_id="train-batch")
-                epochs = gr.Number(_DEFAULTS.epochs, label=t("pg.train.epochs"), precision=0, elem_id="train-epochs",
-                                   info=_range(1, config.MAX_EPOCHS), minimum=1, maximum=config.MAX_EPOCHS)
-                seed = gr.Number(_DEFAULTS.seed, label=t("pg.train.seed"), precision=0, elem_id="train-seed",
-                                 info=_range(0, config.MAX_SEED), minimum=0, maximum=config.MAX_SEED)
-            data_parallel = gr.Checkbox(
-                _DEFAULTS.data_parallel, label=t("pg.train.data_parallel"), elem_id="train-data-parallel",
-                info=t("pg.train.data_parallel_info"))
+            fields = _settings(api)
             with gr.Row():
                 start = gr.Button(t("pg.train.start"), variant="primary", elem_id="train-start")
                 stop = gr.Button(t("pg.train.stop"), variant="stop", elem_id="train-stop", interactive=False)
             status = gr.Markdown(t("pg.hint.train"), elem_id="train-status")
             links = share_links.link_panel("train", share_links.copy_button("train"), HIDEABLE)
         with gr.Column(scale=2):
-            loss_plot = gr.Plot(figures.loss_figure([], []), label=t("pg.train.loss"), elem_id="train-loss")
-            with gr.Row():
-                accuracy_plot = gr.Plot(figures.accuracy_figure([], []), label=t("pg.train.accuracy"),
-                                        elem_id="train-accuracy", min_width=SIDE_BY_SIDE_MIN_PX)
-                throughput_plot = gr.Plot(figures.throughput_figure([], []), label=t("pg.train.throughput"),
-                                          elem_id="train-throughput", min_width=SIDE_BY_SIDE_MIN_PX)
+            curves = _curves()
+    results = _results()
+    probabilities = _drawing(api)
+
+    def on_start(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value, split_batches,
+                 request: gr.Request) -> Iterator[tuple]:
+        config = train_config(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value,
+                              split_batches)
+        yield from stream_run(api, config, request.session_hash, language.of(request))
+
+    def on_stop(request: gr.Request) -> None:
+        api.stop_training(request.session_hash)
+
+    # .input, not .change: a link that sets the optimiser keeps its own learning rate.
+    fields["optimizer"].input(DEFAULT_LEARNING_RATES.__getitem__, fields["optimizer"], fields["learning_rate"],
+                              queue=False)
+    busy = start.click(lambda: (gr.update(interactive=False), gr.update(interactive=True)), None, [start, stop],
+                       queue=False)
+    busy.then(on_start, list(fields.values()), [device, status, *curves, *results], concurrency_limit=concurrency,
+              concurrency_id=concurrency_id).then(lambda: (gr.update(interactive=True), gr.update(interactive=False)),
+                                                  None, [start, stop], queue=False)
+    stop.click(on_stop, None, None, queue=False)
+
+    def on_load(request: gr.Request) -> tuple:
+        """Before any run: the device it will train on, where each dataset comes from, and the empty plots saying
+        what to do, in the reader's language."""
+        lang = language.of(request)
+        return (device_banner(None, _planned_device(api)), gr.update(choices=dataset_choices(_datasets(api))),
+                *Curves().figures(lang), figures.probability_figure(None, [], lang))
+
+    demo.load(on_load, None, [device, fields["dataset"], *curves, probabilities], queue=False)
+    # A training link shows its settings and waits for Start: nothing is clicked.
+    return share_links.Sharing("train", LINK, fields, links, exercise,
+                               hideable={name: [fields[name]] for name in HIDEABLE})
+
+
+def _settings(api: PlaygroundAPI) -> dict[str, gr.components.Component]:
+    """The run's settings, by the names of TrainConfig's fields (a link's fields too), each with its limits."""
+    choices = dataset_choices(_datasets(api))  # none where this server trains nothing
+    dataset = gr.Dropdown(choices, value=_DEFAULTS.dataset if choices else None, label=t("pg.train.dataset"),
+                          elem_id="train-dataset")
+    layers = gr.Textbox(", ".join(map(str, _DEFAULTS.layers)), label=t("pg.train.layers"),
+                        info=t("pg.train.layers_info", count=config.MAX_LAYERS, width=f"{config.MAX_WIDTH:,}"),
+                        elem_id="train-layers")
+    optimizer = gr.Radio(list(OPTIMIZERS), value=_DEFAULTS.optimizer, label=t("pg.train.optimizer"),
+                         elem_id="train-optimizer")
+    learning_rate = gr.Number(_DEFAULTS.learning_rate, label=t("pg.train.learning_rate"), elem_id="train-lr",
+                              info=_range(0, config.MAX_LEARNING_RATE), minimum=0, maximum=config.MAX_LEARNING_RATE)
+    with gr.Row():
+        batch_size = gr.Number(_DEFAULTS.batch_size, label=t("pg.train.batch_size"), precision=0,
+                               info=_range(1, config.MAX_BATCH), minimum=1, maximum=config.MAX_BATCH,
+                               elem_id="train-batch")
+        epochs = gr.Number(_DEFAULTS.epochs, label=t("pg.train.epochs"), precision=0, elem_id="train-epochs",
+                           info=_range(1, config.MAX_EPOCHS), minimum=1, maximum=config.MAX_EPOCHS)
+        seed = gr.Number(_DEFAULTS.seed, label=t("pg.train.seed"), precision=0, elem_id="train-seed",
+                         info=_range(0, config.MAX_SEED), minimum=0, maximum=config.MAX_SEED)
+    data_parallel = gr.Checkbox(_DEFAULTS.data_parallel, label=t("pg.train.data_parallel"),
+                                elem_id="train-data-parallel", info=t("pg.train.data_parallel_info"))
+    return {"dataset": dataset, "layers": layers, "optimizer": optimizer, "learning_rate": learning_rate,
+            "batch_size": batch_size, "epochs": epochs, "seed": seed, "data_parallel": data_parallel}
+
+
+def _curves() -> tuple[gr.Plot, gr.Plot, gr.Plot]:
+    """Loss, accuracy and throughput, drawn as the run goes."""
+    loss_plot = gr.Plot(figures.loss_figure([], []), label=t("pg.train.loss"), elem_id="train-loss")
+    with gr.Row():
+        accuracy_plot = gr.Plot(figures.accuracy_figure([], []), label=t("pg.train.accuracy"),
+                                elem_id="train-accuracy", min_width=SIDE_BY_SIDE_MIN_PX)
+        throughput_plot = gr.Plot(figures.throughput_figure([], []), label=t("pg.train.throughput"),
+                                  elem_id="train-throughput", min_width=SIDE_BY_SIDE_MIN_PX)
+    return loss_plot, accuracy_plot, throughput_plot
+
+
+def _results() -> tuple[gr.Plot, gr.Plot, gr.File, gr.File]:
+    """What a finished run leaves: test digits with their predictions, the confusion matrix, and its files."""
     with gr.Row():
         grid_plot = gr.Plot(label=t("pg.train.grid"), elem_id="train-grid", min_width=SIDE_BY_SIDE_MIN_PX)
         confusion_plot = gr.Plot(label=t("pg.train.confusion"), elem_id="train-confusion",
@@ -97,6 +145,11 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
     with gr.Row():
         params_file = gr.File(label=t("pg.train.params"), elem_id="train-params", min_width=SIDE_BY_SIDE_MIN_PX)
         metrics_file = gr.File(label=t("pg.train.metrics"), elem_id="train-metrics", min_width=SIDE_BY_SIDE_MIN_PX)
+    return grid_plot, confusion_plot, params_file, metrics_file
+
+
+def _drawing(api: PlaygroundAPI) -> gr.Plot:
+    """A digit drawn by hand, what the model saw of it and its class probabilities (the plot, returned)."""
     gr.Markdown(t("pg.train.draw_intro"), elem_id="train-draw-intro")
     with gr.Row():
         sketch = gr.Sketchpad(type="numpy", image_mode="RGBA", canvas_size=(280, 280), layers=False,
@@ -107,37 +160,6 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
                         min_width=SIDE_BY_SIDE_MIN_PX)
         probabilities = gr.Plot(figures.probability_figure(None, []), label=t("pg.train.probabilities"),
                                 elem_id="train-probabilities", min_width=SIDE_BY_SIDE_MIN_PX)
-
-    def on_optimizer(name: str) -> float:
-        return DEFAULT_LEARNING_RATES[name]
-
-    def on_start(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value, split_batches,
-                 request: gr.Request) -> Iterator[tuple]:
-        config = train_config(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value,
-                              split_batches)
-        curves = Curves()
-        drawn, drawn_phase = 0.0, None
-        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
-        for update in api.train(config, request.session_hash):
-            if not update["ok"]:
-                yield (gr.skip(), error_markdown(update["error"], lang), *[gr.skip()] * 7)
-                return
-            curves.add(update)
-            # A new phase is always shown: "finishing" is the only word between Stop and the final numbers.
-            if not update["done"] and update["phase"] == drawn_phase and time.monotonic() - drawn < REDRAW_EVERY_S:
-                continue
-            drawn, drawn_phase = time.monotonic(), update["phase"]
-            status = status_markdown(update, lang)
-            banner = device_banner(update.get("device"), status if not update.get("device") else "", lang)
-            if update["done"]:
-                grid, confusion = result_figures(update, lang)
-                yield (banner, status, *curves.figures(lang), grid, confusion,
-                       update.get("params_file"), update.get("metrics_file"))
-            else:
-                yield (banner, status, *curves.figures(lang), *[gr.skip()] * 4)
-
-    def on_stop(request: gr.Request) -> None:
-        api.stop_training(request.session_hash)
 
     def on_draw(value, request: gr.Request):
         lang = language.of(request)
@@ -152,80 +174,32 @@ def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id:
         chart = figures.probability_figure(response["probabilities"], response["class_names"], lang)
         return frame.repeat(PREVIEW_SCALE, 0).repeat(PREVIEW_SCALE, 1), chart
 
-    # .input, not .change: a link that sets the optimiser keeps its own learning rate.
-    optimizer.input(on_optimizer, optimizer, learning_rate, api_visibility="private", queue=False)
-    busy = start.click(lambda: (gr.update(interactive=False), gr.update(interactive=True)), None, [start, stop],
-                       api_visibility="private", queue=False)
-    busy.then(on_start, [dataset, layers, optimizer, learning_rate, batch_size, epochs, seed, data_parallel],
-              [device, status, loss_plot, accuracy_plot, throughput_plot, grid_plot, confusion_plot, params_file,
-               metrics_file], api_visibility="private", concurrency_limit=concurrency,
-              concurrency_id=concurrency_id).then(lambda: (gr.update(interactive=True), gr.update(interactive=False)),
-                                                  None, [start, stop], api_visibility="private", queue=False)
-    stop.click(on_stop, None, None, api_visibility="private", queue=False)
-    sketch.change(on_draw, sketch, [seen, probabilities], api_visibility="private", trigger_mode="always_last",
-                  concurrency_limit=None)
+    sketch.change(on_draw, sketch, [seen, probabilities], trigger_mode="always_last", concurrency_limit=None)
+    return probabilities
 
-    def train(config: dict | None = None, request: gr.Request = None) -> Iterator[dict]:
-        """Train an MLP on handwritten digits (or clothes), streaming metric updates several times a second.
 
-        ``config`` keys, each optional: "dataset" ("mnist", "fashion_mnist", "digits"), "layers" (e.g. [784, 512,
-        256, 10]), "optimizer" ("sgd", "momentum", "adam"), "learning_rate", "batch_size", "epochs", "seed",
-        "data_parallel" (true: the batch split over every local device). Every update has "ok", "phase" ("data",
-        "queued", "starting", "compiling", "training", "finishing", then "finished" or "stopped"), "step", "epoch",
-        "loss", "test_accuracy", "samples_per_s", "elapsed_s", "device" and "done"; the last adds "params_file",
-        "metrics_file", "confusion" and "samples". One run per session; ``predict`` uses its model.
-
-        Args:
-            config: the hyperparameters above as a dict (null or {}: all defaults).
-
-        Returns:
-            the last update (``done`` True, "phase" "finished" or "stopped")
-            or an error dict {"ok": False, "error": {"kind", "message", "line"}}
-        """
-        yield from api.train(config, request.session_hash)
-
-    def stop_training(request: gr.Request = None) -> dict:
-        """Stop this session's training run: it ends within about a second, keeping its curves and parameters.
-
-        Takes no arguments.
-
-        Returns:
-            {"ok": True, "stopping": whether a run was going}
-        """
-        return api.stop_training(request.session_hash)
-
-    def predict(image: list[list[float]], request: gr.Request = None) -> dict:
-        """Class probabilities of a grayscale digit (ink bright on dark) under this session's trained model.
-
-        The image is cropped to its ink, scaled into 20 x 20 and centred in 28 x 28, as MNIST was.
-
-        Args:
-            image: rows of pixel values from 0 to 255 (or 0 to 1), ink bright on dark, at most 1024 x 1024.
-
-        Returns:
-            {"ok": True, "probabilities", "predicted", "class_names", "input" (the 28 x 28 the model saw)}
-            or an error dict (no model trained yet, a bad image) {"ok": False, "error": {"kind", "message", "line"}}
-        """
-        return api.predict(image, request.session_hash)
-
-    gr.api(train, api_name="train", concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    gr.api(stop_training, api_name="stop_training", queue=False)
-    gr.api(predict, api_name="predict", concurrency_limit=None)
-    gr.api(api.datasets, api_name="datasets", queue=False)
-    def on_load(request: gr.Request) -> tuple:
-        """Before any run: the device it will train on, where each dataset comes from, and the empty plots saying
-        what to do, in the reader's language."""
-        lang = language.of(request)
-        return (device_banner(None, _planned_device(api)), gr.update(choices=dataset_choices(_datasets(api))),
-                *Curves().figures(lang), figures.probability_figure(None, [], lang))
-
-    demo.load(on_load, None, [device, dataset, loss_plot, accuracy_plot, throughput_plot, probabilities],
-              api_visibility="private", queue=False)
-    fields = {"dataset": dataset, "layers": layers, "optimizer": optimizer, "learning_rate": learning_rate,
-              "batch_size": batch_size, "epochs": epochs, "seed": seed, "data_parallel": data_parallel}
-    # A training link shows its settings and waits for Start: nothing is clicked.
-    return share_links.Sharing("train", LINK, fields, links, exercise,
-                               hideable={name: [fields[name]] for name in HIDEABLE})
+def stream_run(api: PlaygroundAPI, train_settings: dict, session: str, lang: str) -> Iterator[tuple]:
+    """A run's updates as the tab's outputs (device, status, three curves, four results), redrawn at most every
+    ``REDRAW_EVERY_S`` and at each new phase."""
+    curves = Curves()
+    drawn, drawn_phase = 0.0, None
+    for update in api.train(train_settings, session):
+        if not update["ok"]:
+            yield (gr.skip(), error_markdown(update["error"], lang), *[gr.skip()] * 7)
+            return
+        curves.add(update)
+        # A new phase is always shown: "finishing" is the only word between Stop and the final numbers.
+        if not update["done"] and update["phase"] == drawn_phase and time.monotonic() - drawn < REDRAW_EVERY_S:
+            continue
+        drawn, drawn_phase = time.monotonic(), update["phase"]
+        status = status_markdown(update, lang)
+        banner = device_banner(update.get("device"), status if not update.get("device") else "", lang)
+        if update["done"]:
+            grid, confusion = result_figures(update, lang)
+            yield (banner, status, *curves.figures(lang), grid, confusion,
+                   update.get("params_file"), update.get("metrics_file"))
+        else:
+            yield (banner, status, *curves.figures(lang), *[gr.skip()] * 4)
 
 
 def _datasets(api: PlaygroundAPI) -> list[dict]:

@@ -8,9 +8,9 @@ import gradio as gr
 
 from playground.errors import error_dict
 from playground.gallery import VMAP_PRESETS
-from playground.jobs import DEFAULT_BATCH_SIZES, MAX_ARGS_CHARS, MAX_CODE_CHARS
+from playground.jobs.vmap import DEFAULT_BATCH_SIZES
 from playground.server.api import PlaygroundAPI
-from playground.server.sharing import TabSchema, Text
+from playground.server.sharing import TabSchema, fields_of
 from playground.ui import language, progress, share_links
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
@@ -26,8 +26,7 @@ _PRESET_NAMES = {"per-example gradients": t("pg.vmap.per_example_gradients"),
 # What a vmap link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"preset": "Preset", "args": "One example's arguments", "axes": "in_axes and out_axes",
             "batch_sizes": "Batch sizes"}
-LINK = TabSchema({"code": Text(MAX_CODE_CHARS), "args": Text(MAX_ARGS_CHARS), "in_axes": Text(MAX_ARGS_CHARS),
-                  "out_axes": Text(MAX_ARGS_CHARS), "batch_sizes": Text(MAX_ARGS_CHARS)}, tuple(HIDEABLE))
+LINK = TabSchema(fields_of("vmap"), tuple(HIDEABLE))
 
 
 def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
@@ -62,7 +61,7 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
             table = gr.Markdown(elem_id="vmap-table")
 
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes)
-                  if name else (gr.update(),) * 3, preset, [code, args, in_axes], api_visibility="private")
+                  if name else (gr.update(),) * 3, preset, [code, args, in_axes])
     named_while_unchanged(preset, code, lambda name: VMAP_PRESETS[name].code)
     def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
                request: gr.Request | None = None) -> Iterator[tuple]:
@@ -74,7 +73,6 @@ def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_li
     run_stopped_by_preset(run, preset, on_run, [code, args, in_axes, out_axes, sizes], results,
                           lambda: (t("pg.hint.preset"), "", "", None, ""), results,
                           concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    gr.api(api.vmap, api_name="vmap", concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing(
         "vmap", LINK, {"code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes, "batch_sizes": sizes},
         links, exercise, code=(code,), hideable={"preset": [preset], "args": [args], "axes": [in_axes, out_axes],

@@ -6,7 +6,7 @@ from playground import messages
 from playground.server import plots
 from playground.ui import markdown as md
 from playground.ui import progress
-from playground.ui.inspect_views import error_markdown
+from playground.ui.error_views import error_markdown
 from playground.ui.timing_views import times_table
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.

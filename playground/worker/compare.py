@@ -167,8 +167,8 @@ def _same_result(a, b) -> tuple[bool | None, float | None]:
     return same, difference
 
 
-def compare_job(limits: Limits, code: str, args: str, static_argnums: list[int], second_code: str = "",
-                setting: str = "", on_accelerator: bool = False) -> dict:
+def compare_job(limits: Limits, code: str, args: str, second_code: str, setting: str, static_argnums: list[int],
+                on_accelerator: bool = False) -> dict:
     """The registry's "compare" job: the timed runs stop at a quarter of its time limit, whatever they found."""
     return compare(code, args, limits.output_chars, second_code, setting, tuple(static_argnums),
                    time_limit_s=limits.measure_timeout_s / 4)

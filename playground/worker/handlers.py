@@ -3,7 +3,7 @@
 The template process imports this module (and so every handler module and JAX)
 once, before it forks any worker (``preload``); each worker warms up with
 ``warm_up`` and runs its one job with ``run``. The server checked the job's
-arguments against the registry (playground/jobs.py) before sending it, so this
+arguments against the registry (playground/jobs/) before sending it, so this
 module does not check them again.
 
 An exception that escapes a handler is a bug in the playground, not in the

@@ -69,48 +69,68 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
             report, choice, out_info, value, printed_while_tracing = run_stages(choice, arguments, max_chars, stdout)
         except Exception as exc:
             return explained_error(exc, code, jitted_here=program.name if choice and not choice.own else None)
-    static_argnums = choice.static_argnums
-    notes = [error_lessons.warning_note(w.category, str(w.message)) for w in caught]
-    if choice.note:
-        notes.insert(0, choice.note)
-    if printed_while_tracing:
-        notes.append("Your code printed while it was traced (shown under Output): under jit, print runs once, "
-                     "at trace time, and sees tracers, not values. Use jax.debug.print to see values.")
+    notes = _stage_notes(caught, choice, printed_while_tracing)
     findings = purity.static_findings(code, program.defined_in)
     abstract = values.any_shape_dtype_struct(arguments)
-    reply = {
-        "ok": True,
-        "function": program.name,
-        "device": runtime.device_label(),
-        "static_argnums": list(static_argnums),
-        "jit": {"own": choice.own, "static_from": choice.static_from, "note": choice.note},
-        **report,
-        "pytree": {
-            "inputs": pytrees.describe_inputs(arguments, static_argnums),
-            "outputs": pytrees.describe_tree(out_info),
-        },
-        "retrace": None,
-        "purity": findings,
-        "pending": [name for name, wanted in (("purity", not abstract), ("retrace", bool(second_args.strip())))
-                    if wanted],
-        "stdout": stdout.getvalue(),
-        "warnings": [cap_text(n, 2000) for n in notes],
-    }
+    reply = {**_stages_reply(program, choice, report, arguments, out_info), "retrace": None, "purity": findings,
+             "pending": _pending_checks(abstract, second_args), "stdout": stdout.getvalue(),
+             "warnings": _capped_notes(notes)}
     if early is not None and reply["pending"]:
         early(reply)
     with contextlib.redirect_stdout(usercode.CappedText(0)):  # these runs repeat the user's prints
         if abstract:
             notes.append(values.NOT_RUN)
         elif (spent := time.perf_counter() - started) <= checks_budget_s:
-            findings = findings + purity.behavioural_findings(program.function, arguments, static_argnums, value)
+            findings = findings + purity.behavioural_findings(program.function, arguments, choice.static_argnums, value)
         else:
-            notes.append(f"The behavioural purity checks were skipped: the stages took {spent:.1f} s (on a busy "
-                         "machine, waiting counts too), and they would trace the function twice more and run it "
-                         "eagerly, op by op, within the job's time limit.")
+            notes.append(_checks_skipped_note(spent))
         retrace = (second_call(choice, arguments, second_args, program.namespace) if second_args.strip()
                    else None)
-    return {**reply, "retrace": retrace, "purity": findings, "pending": [],
-            "warnings": [cap_text(n, 2000) for n in notes]}
+    return {**reply, "retrace": retrace, "purity": findings, "pending": [], "warnings": _capped_notes(notes)}
+
+
+def _stage_notes(caught: list[warnings.WarningMessage], choice: user_jit.JitChoice,
+                 printed_while_tracing: bool) -> list[str]:
+    """The notes the stages leave: why the jit applied, the warnings they raised, and a print at trace time."""
+    notes = [error_lessons.warning_note(w.category, str(w.message)) for w in caught]
+    if choice.note:
+        notes.insert(0, choice.note)
+    if printed_while_tracing:
+        notes.append("Your code printed while it was traced (shown under Output): under jit, print runs once, "
+                     "at trace time, and sees tracers, not values. Use jax.debug.print to see values.")
+    return notes
+
+
+def _stages_reply(program: usercode.UserProgram, choice: user_jit.JitChoice, report: dict, arguments: tuple,
+                  out_info: object) -> dict:
+    """The reply's part on the stages: the function, the jit applied, the report and the input and output trees."""
+    return {
+        "ok": True,
+        "function": program.name,
+        "device": runtime.device_label(),
+        "static_argnums": list(choice.static_argnums),
+        "jit": {"own": choice.own, "static_from": choice.static_from, "note": choice.note},
+        **report,
+        "pytree": {
+            "inputs": pytrees.describe_inputs(arguments, choice.static_argnums),
+            "outputs": pytrees.describe_tree(out_info),
+        },
+    }
+
+
+def _pending_checks(abstract: bool, second_args: str) -> list[str]:
+    """The checks still to run after the stages: purity needs concrete arguments, retrace a second set."""
+    return [name for name, wanted in (("purity", not abstract), ("retrace", bool(second_args.strip()))) if wanted]
+
+
+def _checks_skipped_note(spent: float) -> str:
+    return (f"The behavioural purity checks were skipped: the stages took {spent:.1f} s (on a busy machine, waiting "
+            "counts too), and they would trace the function twice more and run it eagerly, op by op, within the "
+            "job's time limit.")
+
+
+def _capped_notes(notes: list[str]) -> list[str]:
+    return [cap_text(n, 2000) for n in notes]
 
 
 def prepared(code: str, args: str, static_argnums: tuple[int, ...]) -> tuple:

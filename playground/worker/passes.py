@@ -21,6 +21,8 @@ import contextlib
 import os
 import time
 
+import jax
+
 from playground.errors import cap_text, error_dict
 from playground.sandbox import scratch as scratch_folder
 from playground.sandbox.limits import Limits
@@ -42,23 +44,11 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
     """
     with contextlib.redirect_stdout(usercode.CappedText(0)):
         try:
-            program, arguments, choice = inspect.prepared(code, args, static_argnums)
-            choice, traced, _, _ = user_jit.trace(choice, arguments)
-            lowered = traced.lower()
-            notices = []
-            pattern = xla_dump.EVERY_PASS
-            before_size = len(lowered.as_text("hlo"))
-            if before_size * PASSES_PER_MODULE > dump_budget_bytes:
-                pattern = xla_dump.KEY_PASSES
-                notices.append(f"Your program is large ({before_size / 1000:,.0f} kB of HLO before optimisation): "
-                               "only the passes a learner meets first were recorded (fusion, CSE, algebraic "
-                               "simplification, constant folding, layout assignment, copy insertion, dead code "
-                               "elimination); the others ran, unrecorded, and are not listed.")
+            program, lowered = _lowered(code, args, static_argnums)
+            pattern, notices = _dump_pattern(lowered, dump_budget_bytes)
             folder = xla_dump.new_folder(scratch or os.getcwd())
             made = xla_dump.identity(folder)
-            started = time.perf_counter()
-            lowered.compile(compiler_options=xla_dump.options(folder, pattern))
-            compile_s = time.perf_counter() - started
+            compile_s = _compile_with_dump(lowered, folder, pattern)
         except Exception as exc:
             return inspect.explained_error(exc, code)
         try:
@@ -70,29 +60,77 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
             # The scratch folder is a tmpfs (memory) where it can be. Removed by descriptor, never following a link
             # or opening a FIFO: user code may have put either in the folder's place.
             scratch_folder.remove(folder, 2.0)
-    if not dump.snapshots and replaced:
+    if not dump.snapshots:
+        return _no_snapshots_error(dump, replaced)
+    if dump.capped:
+        notices.append(_capped_notice(dump, dump_budget_bytes))
+    return _reply(program, dump, pattern == xla_dump.EVERY_PASS, max_chars, compile_s, notices)
+
+
+def _lowered(code: str, args: str, static_argnums: tuple[int, ...]) -> tuple[usercode.UserProgram, jax.stages.Lowered]:
+    """The user's program and its function traced and lowered under the jit that applies, as Inspect does."""
+    program, arguments, choice = inspect.prepared(code, args, static_argnums)
+    choice, traced, _, _ = user_jit.trace(choice, arguments)
+    return program, traced.lower()
+
+
+def _dump_pattern(lowered: jax.stages.Lowered, dump_budget_bytes: int) -> tuple[str, list[str]]:
+    """Which passes to dump, and the notices that choice owes the reply.
+
+    A dump of every pass writes the module about PASSES_PER_MODULE times: a program too large for that within the
+    budget gets only the key passes.
+    """
+    before_size = len(lowered.as_text("hlo"))
+    if before_size * PASSES_PER_MODULE <= dump_budget_bytes:
+        return xla_dump.EVERY_PASS, []
+    return xla_dump.KEY_PASSES, [
+        f"Your program is large ({before_size / 1000:,.0f} kB of HLO before optimisation): only the passes a "
+        "learner meets first were recorded (fusion, CSE, algebraic simplification, constant folding, layout "
+        "assignment, copy insertion, dead code elimination); the others ran, unrecorded, and are not listed."]
+
+
+def _compile_with_dump(lowered: jax.stages.Lowered, folder: str, pattern: str) -> float:
+    """Compile, with XLA dumping the passes ``pattern`` matches into ``folder``: the seconds the compile took."""
+    started = time.perf_counter()
+    lowered.compile(compiler_options=xla_dump.options(folder, pattern))
+    return time.perf_counter() - started
+
+
+def _folder_replaced(why: str = "") -> dict:
+    return error_dict("user_exception", f"XLA's dump of the passes could not be read{why}: its folder in the scratch "
+                      "folder was replaced while XLA wrote it.")
+
+
+def _no_snapshots_error(dump: xla_dump.Dump, replaced: bool) -> dict:
+    """The error for a dump that gave no whole file, by what most likely emptied it."""
+    if replaced:
         return _folder_replaced()
-    if not dump.snapshots and dump.stopped in (None, "incomplete"):
+    if dump.stopped in (None, "incomplete"):
         return error_dict("disk", "XLA wrote no whole file of its passes: the job's scratch folder is full (your "
                           "code writes there too?).")
-    if not dump.snapshots:
-        return error_dict("user_exception", "XLA's files of the passes could not be read: something your code "
-                          "started put links, pipes or folders where XLA writes them.")
-    if dump.capped:
-        why = {"files": f"the cap of {MAX_PASSES:,} passes",
-               "bytes": f"the cap of {dump_budget_bytes / 2**20:.3g} MB of dumped modules",
-               "unreadable": "a file of the dump that is not a plain file",
-               "incomplete": "a file of the dump that is empty or cut short (is the scratch folder full?)",
-               "gap": "a file missing from XLA's numbered files",
-               "entries": "a dump folder with too many files to list"}[dump.stopped]
-        notices.append(f"The list stops after {len(dump.snapshots):,} of XLA's files at {why}: the passes after it "
-                       "ran but are not shown.")
-    exhaustive = pattern == xla_dump.EVERY_PASS
+    return error_dict("user_exception", "XLA's files of the passes could not be read: something your code "
+                      "started put links, pipes or folders where XLA writes them.")
+
+
+def _capped_notice(dump: xla_dump.Dump, dump_budget_bytes: int) -> str:
+    """The notice for a dump read only up to where it stopped (``dump.stopped``)."""
+    why = {"files": f"the cap of {MAX_PASSES:,} passes",
+           "bytes": f"the cap of {dump_budget_bytes / 2**20:.3g} MB of dumped modules",
+           "unreadable": "a file of the dump that is not a plain file",
+           "incomplete": "a file of the dump that is empty or cut short (is the scratch folder full?)",
+           "gap": "a file missing from XLA's numbered files",
+           "entries": "a dump folder with too many files to list"}[dump.stopped]
+    return (f"The list stops after {len(dump.snapshots):,} of XLA's files at {why}: the passes after it ran but are "
+            "not shown.")
+
+
+def _reply(program: usercode.UserProgram, dump: xla_dump.Dump, exhaustive: bool, max_chars: int, compile_s: float,
+           notices: list[str]) -> dict:
+    """The job's reply from the dump read: a record per pass, the distinct module texts, and counts."""
     records, modules, lines = pass_records(dump.snapshots, max_chars, exhaustive)
     if len(modules) < len({s.text for s in dump.snapshots}):
         notices.append("Some modules were too large to keep them all: the passes after the last kept one show no "
                        "text (before/after is null).")
-    changed = sum(r["changed"] is True for r in records)
     return {
         "ok": True,
         "function": program.name,
@@ -101,18 +139,17 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
         "passes": records,
         "modules": modules,
         "module_lines": lines,
-        "counts": {"passes": len(records), "changed": changed,
-                   "unchanged": sum(r["changed"] is False for r in records),
-                   "pipelines": len(dict.fromkeys(r["pipeline"] for r in records))},
+        "counts": _counts(records),
         "compile_s": compile_s,
         "dump_bytes": dump.bytes_read,
         "notices": notices,
     }
 
 
-def _folder_replaced(why: str = "") -> dict:
-    return error_dict("user_exception", f"XLA's dump of the passes could not be read{why}: its folder in the scratch "
-                      "folder was replaced while XLA wrote it.")
+def _counts(records: list[dict]) -> dict:
+    return {"passes": len(records), "changed": sum(r["changed"] is True for r in records),
+            "unchanged": sum(r["changed"] is False for r in records),
+            "pipelines": len(dict.fromkeys(r["pipeline"] for r in records))}
 
 
 def pass_records(snapshots: list[xla_dump.Snapshot], max_chars: int,
@@ -128,34 +165,16 @@ def pass_records(snapshots: list[xla_dump.Snapshot], max_chars: int,
     differs from the last one recorded may owe the change to a pass not
     recorded between them: its ``changed`` is None (not known).
     """
-    modules: list[str] = []
-    module_lines: list[list] = []
-    index_of: dict[str, int | None] = {}
-    kept_chars = 0
-
-    def module(text: str) -> int | None:
-        nonlocal kept_chars
-        if text not in index_of:
-            program, lines, _ = source_map.hlo_with_lines(text)
-            program = cap_text(program, max_chars)
-            if kept_chars + len(program) > MAX_MODULE_CHARS:
-                index_of[text] = None
-            else:
-                kept_chars += len(program)
-                index_of[text] = len(modules)
-                modules.append(program)
-                module_lines.append(lines[:program.count("\n") + 1])
-        return index_of[text]
-
+    modules = _DistinctModules(max_chars)
     records: list[dict] = []
     previous: str | None = None
     last_pipeline = None
-    started_from: dict[str, str | None] = {}  # each pipeline seen: the module it started from
+    started_from: dict[str, str] = {}  # each pipeline seen: the module it started from
     for snapshot in snapshots:
         if previous is None:
             previous = snapshot.text  # the first file is the module as it came in
         started_from.setdefault(snapshot.pipeline, previous)
-        module(snapshot.text)
+        modules.index(snapshot.text)
         if snapshot.after == START:
             last_pipeline = snapshot.pipeline
             continue
@@ -163,19 +182,50 @@ def pass_records(snapshots: list[xla_dump.Snapshot], max_chars: int,
         # more in the outer one, as a pass named after it, right after its own last file.
         nested = snapshot.after == last_pipeline and snapshot.after != snapshot.pipeline
         before = started_from.pop(snapshot.after) if nested else previous
-        records.append({
-            "index": len(records),
-            "pipeline": snapshot.pipeline,
-            "name": snapshot.after,
-            "nested": nested,
-            "changed": False if snapshot.text == before else True if every_pass else None,
-            "instructions": program_size.count_hlo_instructions(snapshot.text),
-            "before": module(before),
-            "after": module(snapshot.text),
-        })
+        records.append(_record(len(records), snapshot, nested, before, every_pass, modules))
         previous = snapshot.text
         last_pipeline = snapshot.pipeline
-    return records, modules, module_lines
+    return records, modules.texts, modules.lines
+
+
+class _DistinctModules:
+    """The distinct module texts met, each kept once (capped) with its user lines, while MAX_MODULE_CHARS allows."""
+
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
+        self.texts: list[str] = []
+        self.lines: list[list] = []
+        self._index_of: dict[str, int | None] = {}
+        self._kept_chars = 0
+
+    def index(self, text: str) -> int | None:
+        """Where ``text`` is kept in ``texts``, keeping it if it is new; None if it did not fit when first met."""
+        if text not in self._index_of:
+            program, lines, _ = source_map.hlo_with_lines(text)
+            program = cap_text(program, self.max_chars)
+            if self._kept_chars + len(program) > MAX_MODULE_CHARS:
+                self._index_of[text] = None
+            else:
+                self._kept_chars += len(program)
+                self._index_of[text] = len(self.texts)
+                self.texts.append(program)
+                self.lines.append(lines[:program.count("\n") + 1])
+        return self._index_of[text]
+
+
+def _record(index: int, snapshot: xla_dump.Snapshot, nested: bool, before: str, every_pass: bool,
+            modules: _DistinctModules) -> dict:
+    """One pass's record: it turned ``before`` into ``snapshot.text``."""
+    return {
+        "index": index,
+        "pipeline": snapshot.pipeline,
+        "name": snapshot.after,
+        "nested": nested,
+        "changed": False if snapshot.text == before else True if every_pass else None,
+        "instructions": program_size.count_hlo_instructions(snapshot.text),
+        "before": modules.index(before),
+        "after": modules.index(snapshot.text),
+    }
 
 
 def passes_job(limits: Limits, code: str, args: str, static_argnums: list[int], on_accelerator: bool = False) -> dict:

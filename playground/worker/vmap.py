@@ -254,7 +254,7 @@ def _jaxpr_text(closed_jaxpr) -> str:
     return cap_text(source_map.jaxpr_with_lines(closed_jaxpr)[0], MAX_TEXT_CHARS)
 
 
-def vmap_job(limits: Limits, code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list[int],
+def vmap_job(limits: Limits, code: str, args: str, in_axes: str, batch_sizes: list[int], out_axes: str,
              early: Callable[[dict], None] | None = None) -> dict:
     """The registry's "vmap" job: the sizes measured so far go ahead, one reply per size."""
     return compare(code, args, in_axes, out_axes, batch_sizes, early)

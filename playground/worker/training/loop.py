@@ -39,6 +39,7 @@ another order).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -46,32 +47,21 @@ from dataclasses import dataclass
 
 import jax
 import numpy as np
-import optax
 from jax.sharding import AxisType, Mesh, NamedSharding, Sharding, SingleDeviceSharding
 from jax.sharding import PartitionSpec as P
 
 from playground.mnist.catalogue import ROLES, ArrayData
 from playground.mnist.config import TrainConfig
 from playground.worker.training import steps as worker_steps
+from playground.worker.training.evaluation import Evaluation
 from playground.worker.training.model import init_params
+from playground.worker.training.steps import RunChunk, TrainState, make_optimizer
 
-EVAL_BATCH = 1000  # test images per evaluation batch: bounds activation memory for any test-set size
 TRAIN_EVAL_SIZE = 10_000  # training images classified at each epoch's end: full MNIST's 60,000 would cost 6 test sets
 RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
 CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
 FIRST_CHUNK_STEPS = 4
 ACCELERATOR_BLOCK_STEPS = 16  # steps between two looks of the host at a chunk's loop on a GPU or TPU
-
-
-def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
-    """The optax optimiser the config names: plain SGD, SGD with momentum 0.9 (heavy ball), or Adam."""
-    if config.optimizer == "sgd":
-        return optax.sgd(config.learning_rate)
-    if config.optimizer == "momentum":
-        return optax.sgd(config.learning_rate, momentum=0.9)
-    if config.optimizer == "adam":
-        return optax.adam(config.learning_rate)
-    raise ValueError(f"unknown optimizer {config.optimizer!r}")
 
 
 def device_name(device: jax.Device) -> str:
@@ -151,129 +141,107 @@ def _placement(config: TrainConfig, device: jax.Device | None) -> Placement:
 def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool], update_every_s: float,
             estimate_every_s: float, estimate_size: int, multi_step: bool, placement: Placement) -> Iterator[dict]:
     started = time.perf_counter()
-    n_train, n_test = len(data.train_labels), len(data.test_labels)
     # Each epoch drops the last n_train % batch_size images of its permutation (a different few each epoch):
     # every batch then has the same shape, and one compiled step serves them all.
-    steps_per_epoch = n_train // config.batch_size
+    steps_per_epoch = len(data.train_labels) // config.batch_size
+    total_steps = steps_per_epoch * config.epochs
     metrics = {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
                "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None, "epoch_train_accuracy": None,
                "samples_per_s": 0.0, "elapsed_s": 0.0,
-               "device": placement.describe(), "devices": len(placement.devices), "n_train": n_train,
-               "n_test": n_test, "done": False}
+               "device": placement.describe(), "devices": len(placement.devices), "n_train": len(data.train_labels),
+               "n_test": len(data.test_labels), "done": False}
     yield dict(metrics)
 
+    state, run_chunk, epoch_order, evaluation = _prepare(config, data, placement, multi_step, estimate_size,
+                                                         estimate_every_s)
+    metrics["phase"] = "training"
+
+    step, stopped, pace = 0, False, _Pace(CHUNK_TARGET * update_every_s, block_steps(placement), config.batch_size)
+    for epoch, first, n in pace.chunks(config.epochs, steps_per_epoch):
+        order = epoch_order(epoch)
+        if should_stop():
+            stopped = True
+            break
+        tic = time.perf_counter()
+        state, done = run_chunk(state, order, first, n, should_stop)
+        seconds = time.perf_counter() - tic
+        stopped, step = done < n, step + done  # a chunk runs short only when asked to stop
+        samples_per_s = pace.record(done, seconds)
+        metrics.update(step=step, epoch=step / steps_per_epoch, loss=worker_steps.smoothed_value(state.smoothed),
+                       samples_per_s=samples_per_s, epoch_accuracy=None, epoch_train_accuracy=None)
+        if stopped or step == total_steps:
+            break  # the final update measures the full test set
+        metrics.update(evaluation.after_chunk(state.params, epoch_ended=first + done == steps_per_epoch))
+        metrics["elapsed_s"] = time.perf_counter() - started
+        yield dict(metrics)
+
+    yield from evaluation.final_updates(metrics, state.params, stopped, not stopped and step == total_steps, started)
+
+
+def _prepare(config: TrainConfig, data: ArrayData, placement: Placement, multi_step: bool, estimate_size: int,
+             estimate_every_s: float) -> tuple[TrainState, RunChunk, Callable[[int], jax.Array], Evaluation]:
+    """Everything before the first step: the first state, the chunk runner, ``epoch_order(epoch)`` (that epoch's
+    permutation of the training images) and the evaluation, on the device(s), the runner and the evaluation
+    compiled ahead of time (jit(...).lower(...).compile()), so that no chunk's timing includes a compile."""
     # The data goes to the device(s) once; images stay uint8 there (1 byte per pixel). Evaluation runs on the
     # replicated copies: every device classifies the whole test set, simple, and quick beside the training.
     train_images, train_labels = placement.replicate((data.train_images, data.train_labels.astype(np.int32)))
-    test_batches = placement.replicate(worker_steps.as_batches(data.test_images, EVAL_BATCH))
-    estimate_batches = (test_batches if estimate_size >= n_test else
-                        placement.replicate(worker_steps.as_batches(data.test_images[:estimate_size], EVAL_BATCH)))
-    # The training twins of both: evenly spaced over the training set, so no stretch of the file stands for all.
-    train_sample = _spread(n_train, TRAIN_EVAL_SIZE)
-    train_estimate_sample = train_sample[_spread(len(train_sample), min(estimate_size, n_test))]
-    train_sample_labels = data.train_labels[train_sample]
-    train_estimate_labels = data.train_labels[train_estimate_sample]
-    train_sample_batches = placement.replicate(worker_steps.as_batches(data.train_images[train_sample], EVAL_BATCH))
-    train_estimate_batches = (train_sample_batches if len(train_estimate_sample) == len(train_sample) else
-                              placement.replicate(worker_steps.as_batches(data.train_images[train_estimate_sample],
-                                                                          EVAL_BATCH)))
+    evaluation = _evaluation(data, placement, estimate_size, estimate_every_s)
     init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
     optimizer = make_optimizer(config)
     params = init_params(init_key, config.layers)
-    params, opt_state = placement.replicate((params, optimizer.init(params)))
-    smoothed = worker_steps.initial_smoothed()
+    state = TrainState(*placement.replicate((params, optimizer.init(params))), worker_steps.initial_smoothed())
 
+    @functools.lru_cache(maxsize=1)  # the epoch's chunks share one permutation; epoch 0's is made here, to compile
     def epoch_order(epoch: int) -> jax.Array:
-        return placement.replicate(jax.random.permutation(jax.random.fold_in(shuffle_key, epoch), n_train))
+        return placement.replicate(jax.random.permutation(jax.random.fold_in(shuffle_key, epoch), len(train_labels)))
 
-    def accuracy_of(batches: jax.Array, labels: np.ndarray) -> tuple[float, np.ndarray]:
-        predictions = np.asarray(worker_steps.classify(params, batches))[:len(labels)]
-        return float(np.mean(predictions == labels)), predictions
-
-    # Compile ahead of time (jit(...).lower(...).compile()), so no chunk's timing includes a compile.
-    order = epoch_order(0)
-    block = block_steps(placement)
     if multi_step:
-        run_chunk = worker_steps.make_train_chunk(optimizer, config.batch_size, placement.batch, block).lower(
-            params, opt_state, smoothed, train_images, train_labels, order, np.int32(0), np.int32(1)).compile()
+        run_chunk = worker_steps.compile_chunks(optimizer, config.batch_size, placement.batch, block_steps(placement),
+                                                state, train_images, train_labels, epoch_order(0))
     else:
-        take = worker_steps.take_batch.lower(train_images, train_labels, order, np.int32(0),
-                                             batch_size=config.batch_size, batch_sharding=placement.batch).compile()
-        images, labels = take(train_images, train_labels, order, np.int32(0))
-        update = worker_steps.make_update(optimizer).lower(params, opt_state, images, labels).compile()
-    for batches in {b.shape: b for b in (test_batches, estimate_batches, train_sample_batches,
-                                         train_estimate_batches)}.values():
-        worker_steps.classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
-    metrics["phase"] = "training"
+        run_chunk = worker_steps.compile_step_by_step(optimizer, config.batch_size, placement.batch, state,
+                                                      train_images, train_labels, epoch_order(0))
+    evaluation.compile(state.params)
+    return state, run_chunk, epoch_order, evaluation
 
-    step, stopped, chunk_steps = 0, False, max(FIRST_CHUNK_STEPS, block)
-    recent: deque[tuple[int, float]] = deque()  # (samples, seconds) of the latest chunks
-    last_estimate = -np.inf
-    for epoch in range(config.epochs):
-        if epoch:
-            order = epoch_order(epoch)
-        in_epoch = 0
-        while in_epoch < steps_per_epoch and not stopped:
-            if should_stop():
-                stopped = True
-                break
-            n = min(chunk_steps, steps_per_epoch - in_epoch)  # a chunk never crosses an epoch boundary
-            tic = time.perf_counter()
-            if multi_step:
-                params, opt_state, smoothed = run_chunk(params, opt_state, smoothed, train_images, train_labels,
-                                                        order, np.int32(in_epoch), np.int32(n))
-                jax.block_until_ready((params, smoothed))
-            else:
-                losses = []
-                for i in range(n):
-                    if i and should_stop():
-                        stopped = True
-                        break
-                    images, labels = take(train_images, train_labels, order, np.int32(in_epoch + i))
-                    params, opt_state, batch_loss = update(params, opt_state, images, labels)
-                    losses.append(batch_loss)
-                for batch_loss in jax.device_get(losses):  # one transfer per chunk, not one sync per step
-                    smoothed = worker_steps.smooth_loss(smoothed, np.float32(batch_loss))
-                n = len(losses)
-                jax.block_until_ready(params)
-            seconds = time.perf_counter() - tic
-            if n == 0:  # stopped before the chunk's first step: nothing to report but the final update
-                break
-            step, in_epoch = step + n, in_epoch + n
-            chunk_steps = _next_chunk_steps(n, seconds, CHUNK_TARGET * update_every_s, block)
-            recent.append((n * config.batch_size, seconds))
-            while len(recent) > 1 and sum(s for _, s in recent) - recent[0][1] >= RATE_WINDOW_S:
-                recent.popleft()
-            metrics.update(step=step, epoch=step / steps_per_epoch, loss=worker_steps.smoothed_value(smoothed),
-                           samples_per_s=sum(n for n, _ in recent) / max(sum(s for _, s in recent), 1e-9),
-                           epoch_accuracy=None, epoch_train_accuracy=None)
-            if stopped or step == steps_per_epoch * config.epochs:
-                break  # the final update below measures the full test set
-            if in_epoch == steps_per_epoch:
-                metrics["epoch_accuracy"] = metrics["test_accuracy"] = accuracy_of(test_batches, data.test_labels)[0]
-                metrics["epoch_train_accuracy"] = metrics["train_accuracy"] = accuracy_of(
-                    train_sample_batches, train_sample_labels)[0]
-                last_estimate = time.perf_counter()
-            elif time.perf_counter() - last_estimate >= estimate_every_s:
-                metrics["test_accuracy"] = accuracy_of(estimate_batches, data.test_labels[:estimate_size])[0]
-                metrics["train_accuracy"] = accuracy_of(train_estimate_batches, train_estimate_labels)[0]
-                last_estimate = time.perf_counter()
-            metrics["elapsed_s"] = time.perf_counter() - started
-            yield dict(metrics)
-        if stopped:
-            break
 
-    yield dict(metrics, phase="finishing", stopped=stopped, elapsed_s=time.perf_counter() - started)
-    final_accuracy, predictions = accuracy_of(test_batches, data.test_labels)
-    final_train_accuracy = accuracy_of(train_sample_batches, train_sample_labels)[0]
-    finished_epoch = not stopped and step == steps_per_epoch * config.epochs
-    metrics.update(test_accuracy=final_accuracy, epoch_accuracy=final_accuracy if finished_epoch else None,
-                   train_accuracy=final_train_accuracy,
-                   epoch_train_accuracy=final_train_accuracy if finished_epoch else None,
-                   elapsed_s=time.perf_counter() - started, done=True, stopped=stopped,
-                   params=[(np.asarray(w, np.float32), np.asarray(b, np.float32)) for w, b in jax.device_get(params)],
-                   test_predictions=predictions.astype(np.int64))
-    yield metrics
+def _evaluation(data: ArrayData, placement: Placement, estimate_size: int, estimate_every_s: float) -> Evaluation:
+    """The test set, its first ``estimate_size`` images, and a training twin of each, as large and spread evenly
+    over the training set, so that no stretch of the file stands for all."""
+    train_sample = _spread(len(data.train_labels), TRAIN_EVAL_SIZE)
+    train_estimate = train_sample[_spread(len(train_sample), min(estimate_size, len(data.test_labels)))]
+    return Evaluation(data, placement.replicate, estimate_size, train_sample, train_estimate, estimate_every_s)
+
+
+class _Pace:
+    """How many steps the next chunk runs, and the samples/s of about the last second's chunks."""
+
+    def __init__(self, target_s: float, block: int, batch_size: int) -> None:
+        self.target_s, self.block, self.batch_size = target_s, block, batch_size
+        self.chunk_steps = max(FIRST_CHUNK_STEPS, block)
+        self.recent: deque[tuple[int, float]] = deque()  # (samples, seconds) of the latest chunks
+
+    def chunks(self, epochs: int, steps_per_epoch: int) -> Iterator[tuple[int, int, int]]:
+        """``(epoch, first step in the epoch, steps)`` of each chunk; a chunk never crosses an epoch boundary.
+
+        Each chunk's length is read when it is due, after ``record`` saw the
+        one before. The caller stops iterating after a chunk that ran short.
+        """
+        for epoch in range(epochs):
+            first = 0
+            while first < steps_per_epoch:
+                n = min(self.chunk_steps, steps_per_epoch - first)
+                yield epoch, first, n
+                first += n
+
+    def record(self, steps: int, seconds: float) -> float:
+        """Size the next chunk after this one; returns the samples/s over the chunks of about the last second."""
+        self.chunk_steps = _next_chunk_steps(steps, seconds, self.target_s, self.block)
+        self.recent.append((steps * self.batch_size, seconds))
+        while len(self.recent) > 1 and sum(s for _, s in self.recent) - self.recent[0][1] >= RATE_WINDOW_S:
+            self.recent.popleft()
+        return sum(n for n, _ in self.recent) / max(sum(s for _, s in self.recent), 1e-9)
 
 
 def _spread(n: int, k: int) -> np.ndarray:

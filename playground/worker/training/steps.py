@@ -1,5 +1,9 @@
 """The jitted pieces of training, in the training worker: one optimiser step, many steps in one call, evaluation.
 
+The loop runs a chunk of steps one of two ways, each compiled ahead of time
+for the run's arrays (``compile_chunks``, ``compile_step_by_step``), behind
+one signature (``RunChunk``), so the loop does not care which.
+
 Images stay ``uint8`` on the device (1 byte per pixel, a quarter of float32)
 and become floats in [0, 1] inside the compiled step, where XLA fuses the
 conversion into the first matmul's input.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -31,15 +36,40 @@ import optax
 from jax import lax
 from jax.sharding import NamedSharding
 
+from playground.mnist.config import TrainConfig
 from playground.worker.training.model import Params, batched_predict, loss
 
 LOSS_SMOOTHING = 0.98  # the smoothed loss averages roughly the last 1 / (1 - 0.98) = 50 steps
 Smoothed = tuple[jax.Array, jax.Array]  # (running average, steps averaged): see smooth_loss
 
 
+class TrainState(NamedTuple):
+    """What the steps carry from one to the next: the parameters, the optimiser's state, the smoothed loss."""
+
+    params: Params
+    opt_state: optax.OptState
+    smoothed: Smoothed
+
+
+# run(state, order, first_step, n_steps, should_stop) -> (state, steps run): steps first_step, first_step + 1, ...
+# of the epoch whose permutation is ``order``. Fewer than n_steps run only when should_stop() said so.
+RunChunk = Callable[[TrainState, jax.Array, int, int, Callable[[], bool]], tuple[TrainState, int]]
+
+
 def as_float(images: jax.Array) -> jax.Array:
     """Pixels as float32 in [0, 1]: uint8 images are divided by 255, float images pass through."""
     return images.astype(jnp.float32) / 255 if images.dtype == jnp.uint8 else images.astype(jnp.float32)
+
+
+def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
+    """The optax optimiser the config names: plain SGD, SGD with momentum 0.9 (heavy ball), or Adam."""
+    if config.optimizer == "sgd":
+        return optax.sgd(config.learning_rate)
+    if config.optimizer == "momentum":
+        return optax.sgd(config.learning_rate, momentum=0.9)
+    if config.optimizer == "adam":
+        return optax.adam(config.learning_rate)
+    raise ValueError(f"unknown optimizer {config.optimizer!r}")
 
 
 def optimizer_step(optimizer: optax.GradientTransformation, params: Params, opt_state: optax.OptState,
@@ -146,6 +176,58 @@ def batch_of(images: jax.Array, labels: jax.Array, order: jax.Array, step: jax.A
 # The per-step loop's gather, on the device (the chunk does the same inside its loop). A sharding is hashable,
 # so it can be static: each run's mesh compiles its own gather.
 take_batch = jax.jit(batch_of, static_argnames=("batch_size", "batch_sharding"))
+
+
+def compile_chunks(optimizer: optax.GradientTransformation, batch_size: int, batch_sharding: NamedSharding | None,
+                   block_steps: int, state: TrainState, images: jax.Array, labels: jax.Array,
+                   order: jax.Array) -> RunChunk:
+    """A chunk in one compiled call (``make_train_chunk``), compiled now for these arrays' shapes.
+
+    One call cannot be interrupted: a chunk runs all its steps and never asks
+    ``should_stop`` (the loop asks between chunks, and a chunk is short).
+    """
+    chunk = make_train_chunk(optimizer, batch_size, batch_sharding, block_steps).lower(
+        *state, images, labels, order, np.int32(0), np.int32(1)).compile()
+
+    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
+            should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
+        state = TrainState(*chunk(*state, images, labels, order, np.int32(first_step), np.int32(n_steps)))
+        jax.block_until_ready((state.params, state.smoothed))
+        return state, n_steps
+
+    return run
+
+
+def compile_step_by_step(optimizer: optax.GradientTransformation, batch_size: int,
+                         batch_sharding: NamedSharding | None, state: TrainState, images: jax.Array,
+                         labels: jax.Array, order: jax.Array) -> RunChunk:
+    """A chunk the classic way, compiled now: per step, a jitted gather and a jitted update dispatched from Python.
+
+    The same numbers as ``compile_chunks``, kept to measure what the one-call
+    chunks buy. Between two steps it asks ``should_stop``, so a stop can end
+    a chunk early.
+    """
+    take = take_batch.lower(images, labels, order, np.int32(0), batch_size=batch_size,
+                            batch_sharding=batch_sharding).compile()
+    update = make_update(optimizer).lower(state.params, state.opt_state,
+                                          *take(images, labels, order, np.int32(0))).compile()
+
+    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
+            should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
+        params, opt_state, smoothed = state
+        losses = []
+        for i in range(n_steps):
+            if i and should_stop():
+                break
+            params, opt_state, batch_loss = update(params, opt_state,
+                                                   *take(images, labels, order, np.int32(first_step + i)))
+            losses.append(batch_loss)
+        for batch_loss in jax.device_get(losses):  # one transfer per chunk, not one sync per step
+            smoothed = smooth_loss(smoothed, np.float32(batch_loss))
+        jax.block_until_ready(params)
+        return TrainState(params, opt_state, smoothed), len(losses)
+
+    return run
 
 
 @jax.jit

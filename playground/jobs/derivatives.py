@@ -1,0 +1,49 @@
+"""The Derivatives tab's jobs: f and its derivatives on an interval, and the gradient and Hessian at a point."""
+
+from __future__ import annotations
+
+from playground import replies
+from playground.errors import error_dict
+from playground.jobs import JobKind
+from playground.jobs.arguments import MAX_ORDER, MAX_POINTS, code, number, text, whole
+
+POSITION = 3
+
+
+def _interval(arguments: dict) -> dict | None:
+    if not arguments["x_min"] < arguments["x_max"]:
+        return error_dict("invalid_input",
+                          f"`x_min` ({arguments['x_min']}) must be below `x_max` ({arguments['x_max']}).")
+    return None
+
+
+DOC = """f, f', ..., f^(order) of ``f: R -> R`` on ``points`` values from ``x_min`` to ``x_max``.
+
+Evaluated with ``vmap`` of nested ``grad``, in float64; each order is checked
+against closed forms (presets) or finite differences of the order below.
+Returns ``{"ok", "function", "dtype", "xs", "orders": [{"n", "ys", "max_error",
+"reference"}], "eqn_counts", "hlo_op_counts", "jaxprs", "notes", "point_by_point"}``.
+``point_by_point`` is null, unless Python control flow on x kept ``jit``/``vmap``
+from tracing ``f``: then nested ``grad`` ran at each point without jit, within a
+share of the time limit, and it says why, how many points and how long."""
+
+KINDS = (
+    JobKind("derivatives", "playground.worker.derivatives:derivatives_job", (
+        code("Python source defining ``f(x)`` of one scalar (named ``f``, else the last ``def``)."),
+        whole("order", "the highest derivative, from 1 to 8.", 1, MAX_ORDER, 3),
+        number("x_min", "the first x.", -3.0), number("x_max", "the last x.", 3.0),
+        whole("points", "how many x values, evenly spaced (2 to 2,000).", 2, MAX_POINTS, 200)),
+        replies.DERIVATIVES, DOC, together=_interval),
+    JobKind("gradient", "playground.worker.derivatives:gradient_job", (
+        code("Python source defining ``f(x)`` of one vector returning a scalar (named ``f``, else the last "
+             "``def``)."),
+        text("point", 'where to differentiate, as a Python expression, e.g. "jnp.array([1.0, 2.0])".')),
+        replies.GRADIENT,
+        """Gradient and Hessian (``jacfwd(jacrev(f))``) of ``f: R^n -> R`` at ``point``, and jacfwd vs jacrev timing.
+
+``without_jit`` is null, or why ``jit`` could not trace ``f`` (Python control flow on its input), which
+was then differentiated at the point without it.
+
+Returns ``{"ok", "function", "point", "value", "gradient", "hessian", "without_jit", "jacobians"
+(jacfwd vs jacrev on a wide and a tall Jacobian), "explanation"}``.""", timed=True),  # it times jacfwd vs jacrev
+)

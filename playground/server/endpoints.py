@@ -1,0 +1,73 @@
+"""The public API's endpoints, made from their declarations: one method per public job kind, and the list of
+every public endpoint, which the UI registers (HTTP, gradio_client, MCP) and nothing else makes public.
+
+A job's endpoint is its declaration (playground/jobs/): the method's signature comes from the job's arguments
+(names, types, defaults, in order: gradio_client passes them by position), its docstring from the declaration's
+words, and its body runs the job (``PlaygroundAPI.updates``). The server's own endpoints (About, training) are
+methods of PlaygroundAPI, declared public here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from playground import jobs
+from playground.jobs.arguments import BY_SERVER, REQUIRED
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A public endpoint: its name (its URL /name, its MCP tool), the API method behind it, and its line.
+
+    ``queue``: the concurrency line it waits in ("sandbox", "parallel", "accelerator", "training"), None for a
+    quick answer that skips the queue, "" for one that takes the queue with no limit of its own. ``session``: the
+    method's last argument is the caller's session, which the server fills in (the caller does not pass it).
+    """
+
+    name: str
+    queue: str | None
+    session: bool = False
+
+
+SERVER_ENDPOINTS = (Endpoint("train", "training", session=True), Endpoint("stop_training", None, session=True),
+                    Endpoint("predict", "", session=True), Endpoint("datasets", None), Endpoint("about", ""))
+
+
+def queue_of(kind: jobs.JobKind) -> str:
+    """A job's line: its pool's, where the pool is fixed; the sandbox's for a job that picks its pool per call."""
+    return kind.pool if isinstance(kind.pool, str) else "sandbox"
+
+
+def public_endpoints() -> list[Endpoint]:
+    """Every public endpoint: the public job kinds, then the server's own."""
+    return [*(Endpoint(kind.name, queue_of(kind)) for kind in jobs.REGISTRY.values() if kind.public),
+            *SERVER_ENDPOINTS]
+
+
+def _default(argument: jobs.Argument) -> object:
+    if argument.default is REQUIRED:
+        return inspect.Parameter.empty
+    return None if argument.default is BY_SERVER or isinstance(argument.default, tuple) else argument.default
+
+
+def job_method(kind: jobs.JobKind) -> Callable[..., Iterator[dict]]:
+    """The API's method for ``kind``: its arguments as the declaration orders and types them, streaming the
+    job's updates."""
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
+        inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=_default(a), annotation=a.annotation)
+        for a in kind.arguments]
+    signature = inspect.Signature(parameters, return_annotation=Iterator[dict])
+
+    def method(self, *args, **kwargs) -> Iterator[dict]:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        yield from self.updates(kind.name, **{name: value for name, value in bound.arguments.items()
+                                              if name != "self"})
+
+    method.__name__ = method.__qualname__ = kind.name
+    method.__doc__ = kind.docstring()
+    method.__signature__ = signature
+    method.__annotations__ = {**{a.name: a.annotation for a in kind.arguments}, "return": Iterator[dict]}
+    return method

@@ -1,0 +1,63 @@
+"""The public endpoints, registered with Gradio from their declarations; every other event made private.
+
+Each declared endpoint (playground/server/endpoints.py) becomes an HTTP endpoint, a ``gradio_client`` call and an
+MCP tool of the same name, in its line's concurrency. Every event the tabs wire is private, whatever it was
+given: an event handler cannot leak as an endpoint by a forgotten ``api_visibility``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+import gradio as gr
+
+from playground.server.api import PlaygroundAPI
+from playground.server.endpoints import public_endpoints
+
+
+def register(api: PlaygroundAPI, at_once: int, queues: dict[str, str], training_limit: int) -> None:
+    """``queues``: each line's concurrency id (the accelerator's is the sandbox's where the host has none);
+    jobs run ``at_once`` at a time per line, training runs ``training_limit``."""
+    for endpoint in public_endpoints():
+        method = getattr(api, endpoint.name)
+        function = _with_session(method) if endpoint.session else method
+        if endpoint.queue is None:
+            gr.api(function, api_name=endpoint.name, queue=False)
+        elif endpoint.queue == "":
+            gr.api(function, api_name=endpoint.name, concurrency_limit=None)
+        else:
+            gr.api(function, api_name=endpoint.name, concurrency_id=queues[endpoint.queue],
+                   concurrency_limit=training_limit if endpoint.queue == "training" else at_once)
+
+
+def make_the_rest_private(demo: gr.Blocks) -> None:
+    """Every event of ``demo`` that is not a declared endpoint: private (no URL, no MCP tool)."""
+    public = {endpoint.name for endpoint in public_endpoints()}
+    missing = public - {block_function.api_name for block_function in demo.fns.values()}
+    if missing:
+        raise RuntimeError(f"declared endpoints not registered under their names: {sorted(missing)}")
+    for block_function in demo.fns.values():
+        if block_function.api_name not in public:
+            block_function.api_visibility = "private"
+
+
+def _with_session(method: Callable) -> Callable:
+    """``method`` with its last argument, ``session``, filled in from the caller's Gradio session."""
+    signature = inspect.signature(method, eval_str=True)  # real types: Gradio resolves none of api.py's names
+    parameters = [p for name, p in signature.parameters.items() if name != "session"]
+    parameters.append(inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
+                                        annotation=gr.Request))
+    if inspect.isgeneratorfunction(method):
+        def endpoint(*args, request: gr.Request = None, **kwargs):
+            yield from method(*args, session=request.session_hash, **kwargs)
+    else:
+        def endpoint(*args, request: gr.Request = None, **kwargs):
+            return method(*args, session=request.session_hash, **kwargs)
+    endpoint.__name__ = endpoint.__qualname__ = method.__name__
+    endpoint.__doc__ = method.__doc__
+    endpoint.__signature__ = signature.replace(parameters=parameters)
+    endpoint.__annotations__ = {**{name: p.annotation for name, p in zip(
+        [p.name for p in parameters], parameters, strict=True) if p.annotation is not inspect.Parameter.empty},
+        "return": signature.return_annotation}
+    return endpoint

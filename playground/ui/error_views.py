@@ -1,0 +1,74 @@
+"""An error as every tab shows it: what went wrong in plain words, the user's line, what to do, and JAX's own text.
+
+A reply's error is untrusted (user code can forge it): its texts go through markdown.py, and its catalogue pieces
+are written in the reader's language only where they render.
+"""
+
+from __future__ import annotations
+
+from playground import messages
+from playground.errors import TITLES
+from playground.ui import markdown as md
+from playground.ui.markdown import code_block
+
+
+def error_markdown(error: dict, language: str = "en", then: str = "") -> str:
+    """The error in plain words, the user's line, and for tracer errors what to do instead, in ``language``;
+    ``then`` (Markdown) follows the fix.
+
+    A tracer error's ``words`` (catalogue pieces) are written in the reader's language; JAX's own message
+    stays as JAX wrote it, below ours. Without words, our titles are translated and the rest stays English.
+    """
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
+    title = _in_language(error, "title", language) or say("kind." + (error["kind"] if error["kind"] in TITLES
+                                                                       else "unknown"))
+    heading = say("error.on_line", title=title, line=error["line"]) if type(error.get("line")) is int else title
+    parts = [f"{md.verdict('error', language)} **{md.text(heading)}**"]
+    explanation, fix = _in_language(error, "explanation", language), _in_language(error, "fix", language)
+    if error.get("details"):  # the server's own short message, its fix, and the rest folded away
+        return "\n\n".join([*parts, md.text(_in_language(error, "message", language)),
+                            *([f"**{say('error.how_to_fix')}** {md.text(fix)}"] if fix else []),
+                            f"<details><summary>{say('error.details')}</summary>\n\n{code_block(error['details'])}"
+                            "\n\n</details>"])
+    if explanation:
+        parts.append(md.text(explanation))
+    if fix:
+        parts.append(f"**{say('error.how_to_fix')}** {md.text(fix)}")
+    if then:
+        parts.append(then)
+    if error.get("doc_url"):  # the pool keeps only links into JAX's documentation
+        parts.append(f"[{say('error.read_more')}]({error['doc_url']})")
+    message = _in_language(error, "message", language)
+    prefix, said = _prefix(error, language)
+    if said and message.startswith(prefix):  # the sandbox's words before the exception's, in the reader's language
+        parts.append(md.text(said.strip()))
+        message = message[len(prefix):]
+    if language != "en" and set(error.get("words") or {}) - {"prefix", "message"}:
+        parts.append(say("error.jax_says"))
+    parts.append(code_block(message))
+    return "\n\n".join(parts)
+
+
+def _prefix(error: dict, language: str) -> tuple[str, str]:
+    """The sandbox's words that start the message (out of memory, blocked, ...): in English, and in ``language``;
+    ``("", "")`` in English, or where the error has none (or its pieces fail)."""
+    pieces = (error.get("words") or {}).get("prefix")
+    if language == "en" or not pieces:
+        return "", ""
+    try:
+        return messages.render(pieces), messages.render(pieces, language)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # a reply's pieces are untrusted
+        return "", ""
+
+
+def _in_language(error: dict, part: str, language: str) -> str | None:
+    """``error[part]`` written again from its pieces in ``language``; as it came where it has none (or they fail)."""
+    pieces = (error.get("words") or {}).get(part) if language != "en" else None
+    if pieces:
+        try:
+            return messages.render(pieces, language)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # a reply's pieces are untrusted
+            pass
+    return error.get(part)
