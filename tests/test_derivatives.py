@@ -20,6 +20,7 @@ from playground.ui.markdown import verdict
 from playground.worker import derivatives as d
 from playground.worker import hessians, program_size, usercode
 from tests.conftest import OnePool
+from tests.tab_context import tab_context
 
 OK, WARNING = (verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 
@@ -384,7 +385,7 @@ def test_a_gradient_without_jit_says_why_under_the_values():
 
 def test_both_buttons_stream_so_that_the_first_update_can_clear_the_last_run(sin_reply):
     with gr.Blocks() as demo:
-        derivatives_tab.build(PlaygroundAPI(pool=OnePool(sin_reply), settings=Settings()), 1, "jobs")
+        derivatives_tab.build(tab_context(PlaygroundAPI(pool=OnePool(sin_reply), settings=Settings())))
     handlers = {f.name: f for f in demo.fns.values() if f.name in ("on_run", "on_gradient")}
     assert set(handlers) == {"on_run", "on_gradient"}
     assert all(f.types_generator for f in handlers.values())

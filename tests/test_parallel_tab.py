@@ -17,6 +17,7 @@ from playground.ui.parallel_fields import mesh_axis_names, mesh_sizes, shard_arg
 from playground.ui.translations import shown
 from playground.worker import shard as parallel
 from tests.pool_doubles import ScriptedPool
+from tests.tab_context import tab_context
 
 ERROR, OK = verdict("error"), verdict("ok")  # the labels that replaced emoji
 
@@ -34,7 +35,8 @@ class InProcessPool(ScriptedPool):
 
 def build_tab(pool: InProcessPool, cpu_devices: int = 8) -> gr.Blocks:
     with gr.Blocks() as demo:
-        parallel_tab.build(PlaygroundAPI(pool=pool, settings=Settings()), 1, "parallel", cpu_devices)
+        api = PlaygroundAPI(pool=pool, settings=Settings())
+        parallel_tab.build(tab_context(api, Settings(cpu_devices=cpu_devices)))
     return demo
 
 

@@ -28,6 +28,7 @@ from playground.ui.markdown import verdict
 from playground.ui.translations import GRADIO_GAPS, shown
 from playground.worker import inspect as staging
 from tests.pool_doubles import ScriptedPool
+from tests.tab_context import tab_context
 
 ERROR, OK, WARNING = (verdict("error"), verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 
@@ -90,7 +91,7 @@ def _temp_dir_per_test(tmp_path, monkeypatch):
 
 def _build_inspect_tab(pool) -> gr.Blocks:
     with gr.Blocks() as demo:
-        inspect_tab.build(PlaygroundAPI(pool=pool, settings=Settings()), 1, "jobs")
+        inspect_tab.build(tab_context(PlaygroundAPI(pool=pool, settings=Settings())))
     return demo
 
 
@@ -413,7 +414,7 @@ def test_about_to_markdown_accepts_the_api_shape():
 
 def _accelerator_checkbox(api: PlaygroundAPI) -> gr.Checkbox:
     with gr.Blocks() as demo:
-        inspect_tab.build(api, 1, "jobs")
+        inspect_tab.build(tab_context(api))
     (box,) = [block for block in demo.blocks.values() if getattr(block, "elem_id", None) == "inspect-on-accelerator"]
     return box
 

@@ -22,6 +22,7 @@ from playground.worker import vmap as vectorize
 from playground.worker.vmap import compare, make_batch, python_loop
 from playground.worker.vmap_axes import parse_axes
 from tests.conftest import OnePool
+from tests.tab_context import tab_context
 
 ERROR, OK = (verdict("error"), verdict("ok"))  # the labels that replaced emoji
 
@@ -327,7 +328,7 @@ def test_a_new_comparison_first_clears_the_last_one_then_shows_its_own():
 
 def test_the_compare_button_streams_so_that_the_first_update_can_clear_the_last_run():
     with gr.Blocks() as demo:
-        vmap_tab.build(PlaygroundAPI(pool=OnePool({"ok": True}), settings=Settings()), 1, "jobs")
+        vmap_tab.build(tab_context(PlaygroundAPI(pool=OnePool({"ok": True}), settings=Settings())))
     (handler,) = [f for f in demo.fns.values() if f.name == "on_run"]
     assert handler.types_generator
 

@@ -6,22 +6,12 @@ import gradio as gr
 
 from playground.server.api import PlaygroundAPI
 from playground.server.config import Settings
-from playground.ui import (
-    about_tab,
-    compiler_tab,
-    derivatives_tab,
-    endpoints,
-    inspect_tab,
-    jit_tab,
-    parallel_tab,
-    share_links,
-    train_tab,
-    vmap_tab,
-)
+from playground.ui import endpoints, share_links
 from playground.ui.language import PAGE_LANGUAGE_JS, tab_titles_js
 from playground.ui.layout import PHONE_DIFFS_UNIFIED_JS, RESULT_IN_SIGHT_JS
 from playground.ui.shortcuts import RUN_SHORTCUT_JS
 from playground.ui.sketch_tool import BRUSH_FIRST_JS
+from playground.ui.tabs import TabContext, tab_modules
 from playground.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
 from playground.ui.translations import example_labels_js, t, tab, tab_titles
 
@@ -91,31 +81,20 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
         # Jobs wait in their pool's line (playground/server/job_line.py), which tells each its place and its wait, and
         # answers identical ones from the cache: Gradio lets them all in, up to the line's size and as many more.
         # The jit and vmap comparisons run where the accelerator is (worker_pools.py): its own workers, if any.
-        at_once = settings.requests_at_once
         device_queue = ACCELERATOR_QUEUE if api.accelerator else SANDBOX_QUEUE
+        context = TabContext(api, demo, settings, {"sandbox": SANDBOX_QUEUE, "parallel": PARALLEL_QUEUE,
+                                                   "accelerator": device_queue, "training": TRAINING_QUEUE})
         # First, so that each takes its own name (Gradio gives a later event of the same name another).
-        endpoints.register(api, at_once, {"sandbox": SANDBOX_QUEUE, "parallel": PARALLEL_QUEUE,
-                                          "accelerator": device_queue, "training": TRAINING_QUEUE},
-                           settings.queue_size)
+        endpoints.register(context)
         notice = gr.HTML(visible=False, elem_id="share-notice")  # why a link could not be opened
+        shared = []
         # Every tab in sight at any width (a phone wraps them into rows): none hides behind a "⋯" menu.
         with gr.Tabs(overflow_behavior="wrap", elem_id="main-tabs") as tabs:
-            with tab("pg.tab.inspect", "inspect"):
-                shared = [inspect_tab.build(api, at_once, SANDBOX_QUEUE)]
-            with tab("pg.tab.compiler", "compiler"):
-                shared.append(compiler_tab.build(api, at_once, SANDBOX_QUEUE))
-            with tab("pg.tab.derivatives", "derivatives"):
-                shared.append(derivatives_tab.build(api, at_once, SANDBOX_QUEUE))
-            with gr.Tab("vmap", id="vmap"):
-                shared.append(vmap_tab.build(api, at_once, device_queue))
-            with gr.Tab("jit", id="jit"):
-                shared.append(jit_tab.build(api, at_once, device_queue))
-            with tab("pg.tab.parallel", "parallel"):
-                shared.append(parallel_tab.build(api, at_once, PARALLEL_QUEUE, settings.cpu_devices))
-            with tab("pg.tab.train", "train"):
-                shared.append(train_tab.build(api, demo, settings.queue_size, TRAINING_QUEUE))
-            with tab("pg.tab.about", "about"):
-                about_tab.build(api, demo)
+            for module in tab_modules():
+                with tab(module.TAB.title, module.TAB.id):
+                    sharing = module.build(context)
+                if sharing is not None:
+                    shared.append(sharing)
         for each in shared:
             share_links.wire(each)
         share_links.open_on_load(demo, tabs, notice, shared)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import gradio as gr
 
 from playground import messages
-from playground.server.api import PlaygroundAPI
 from playground.ui import language
 from playground.ui import markdown as md
+from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import t
 
+TAB = Tab("pg.tab.about", "about", 8)
 
-def build(api: PlaygroundAPI, demo: gr.Blocks) -> None:
+
+def build(context: TabContext) -> None:
+    api = context.api
     gr.Markdown(t("pg.about.intro"), elem_id="about-intro")
     summary = gr.Markdown(elem_id="about-summary")
     with gr.Accordion(t("pg.about.raw"), open=False):
@@ -22,7 +25,7 @@ def build(api: PlaygroundAPI, demo: gr.Blocks) -> None:
         info = api.about()
         return to_markdown(info, language.of(request)), info
 
-    demo.load(on_load, None, [summary, raw])
+    context.demo.load(on_load, None, [summary, raw])
     refresh.click(on_load, None, [summary, raw])
 
 

@@ -16,7 +16,10 @@ from playground.ui import example_runs, language, progress, share_links
 from playground.ui.error_views import error_markdown
 from playground.ui.inspect_tab import parse_argnums
 from playground.ui.layout import beside
+from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import choice, composed, t, tab, text
+
+TAB = Tab("pg.tab.compiler", "compiler", 2)
 
 DEFAULT = COMPILER_EXAMPLES[0]
 SIDE_BY_SIDE, UNIFIED = "side by side", "unified"
@@ -31,7 +34,9 @@ LINK = TabSchema({
     "compare_style": Choice((SIDE_BY_SIDE, UNIFIED))}, tuple(HIDEABLE))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+def build(context: TabContext) -> share_links.Sharing:
+    api = context.api
+    concurrency, concurrency_id = context.line("sandbox")
     exercise = share_links.exercise_box("compiler")
     gr.Markdown(t("pg.compiler.intro"))
     with gr.Row():

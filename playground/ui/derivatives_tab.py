@@ -21,7 +21,10 @@ from playground.ui.derivatives_views import (
 )
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
+from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import t
+
+TAB = Tab("pg.tab.derivatives", "derivatives", 3)
 
 _FIRST = next(iter(DERIVATIVE_PRESETS))
 # The presets' names as the dropdown shows them (tanh, sin and softplus are JAX's names everywhere).
@@ -38,7 +41,9 @@ LINK = TabSchema({
 ORDER_LABEL, X_MIN_LABEL, X_MAX_LABEL, POINTS_LABEL = "Highest order n", "x from", "x to", "Grid points"
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+def build(context: TabContext) -> share_links.Sharing:
+    api = context.api
+    concurrency, concurrency_id = context.line("sandbox")
     exercise = share_links.exercise_box("derivatives")
     gr.Markdown(t("pg.derivatives.intro"))
     with gr.Row():

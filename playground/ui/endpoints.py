@@ -12,23 +12,22 @@ from collections.abc import Callable
 
 import gradio as gr
 
-from playground.server.api import PlaygroundAPI
 from playground.server.endpoints import public_endpoints
+from playground.ui.tabs import TabContext
 
 
-def register(api: PlaygroundAPI, at_once: int, queues: dict[str, str], training_limit: int) -> None:
-    """``queues``: each line's concurrency id (the accelerator's is the sandbox's where the host has none);
-    jobs run ``at_once`` at a time per line, training runs ``training_limit``."""
+def register(context: TabContext) -> None:
+    """Each endpoint in its line's concurrency, as the tabs' own events that run the same jobs."""
     for endpoint in public_endpoints():
-        method = getattr(api, endpoint.name)
+        method = getattr(context.api, endpoint.name)
         function = _with_session(method) if endpoint.session else method
         if endpoint.queue is None:
             gr.api(function, api_name=endpoint.name, queue=False)
         elif endpoint.queue == "":
             gr.api(function, api_name=endpoint.name, concurrency_limit=None)
         else:
-            gr.api(function, api_name=endpoint.name, concurrency_id=queues[endpoint.queue],
-                   concurrency_limit=training_limit if endpoint.queue == "training" else at_once)
+            limit, queue = context.line(endpoint.queue)
+            gr.api(function, api_name=endpoint.name, concurrency_limit=limit, concurrency_id=queue)
 
 
 def make_the_rest_private(demo: gr.Blocks) -> None:

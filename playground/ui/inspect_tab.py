@@ -19,7 +19,10 @@ from playground.ui import example_runs, language, progress, share_links
 from playground.ui import inspect_views as views
 from playground.ui.derivatives_tab import LINK as DERIVATIVES_LINK
 from playground.ui.error_views import error_markdown
+from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import t, tab
+
+TAB = Tab("pg.tab.inspect", "inspect", 1)
 
 DEFAULT = EXAMPLES[0]
 # What an Inspect link holds, and the controls a class link can hide (with the words its checkboxes say).
@@ -29,7 +32,9 @@ LINK = TabSchema(fields_of("inspect"), tuple(HIDEABLE))
 _DOWNLOADS = (("jaxpr", "jaxpr.txt"), ("stablehlo", "stablehlo.mlir"), ("hlo", "optimised_hlo.txt"))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+def build(context: TabContext) -> share_links.Sharing:
+    api = context.api
+    concurrency, concurrency_id = context.line("sandbox")
     exercise = share_links.exercise_box("inspect")
     fields, run, links = _form(api)
     code, args, static, second, on_device = fields.values()

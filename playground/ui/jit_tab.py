@@ -10,21 +10,25 @@ from playground.errors import error_dict
 from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs.arguments import MAX_REPEATS
 from playground.server import plots
-from playground.server.api import PlaygroundAPI
 from playground.server.sharing import TabSchema, fields_of
 from playground.ui import jit_views, language, progress, share_links
 from playground.ui import markdown as md
 from playground.ui.error_views import error_markdown
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.ui.tabs import Tab, TabContext
 from playground.ui.timing_views import parse_sizes, seconds, times_table
 from playground.ui.translations import t
+
+TAB = Tab("jit", "jit", 5)
 
 # What a jit link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"sizes": "Sizes n", "repeats": "Timed runs per size"}
 LINK = TabSchema(fields_of("jit_speed"), tuple(HIDEABLE))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+def build(context: TabContext) -> share_links.Sharing:
+    api = context.api
+    concurrency, concurrency_id = context.line("accelerator")
     exercise = share_links.exercise_box("jit")
     gr.Markdown(t("pg.jit.intro"))
     with gr.Row():

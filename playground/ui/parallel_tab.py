@@ -23,7 +23,10 @@ from playground.ui.parallel_views import (
     tolerance_markdown,
     verdict_markdown,
 )
+from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import t
+
+TAB = Tab("pg.tab.parallel", "parallel", 6)
 
 # What a Parallel link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"args": "Arguments", "mesh": "Mesh shape and axis names", "specs": "in_specs and out_specs",
@@ -31,8 +34,9 @@ HIDEABLE = {"args": "Arguments", "mesh": "Mesh shape and axis names", "specs": "
 LINK = TabSchema(fields_of("shard"), tuple(HIDEABLE))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str, cpu_devices: int) -> share_links.Sharing:
-    """``cpu_devices``: the simulated CPU devices the Parallel workers get without an accelerator (the settings')."""
+def build(context: TabContext) -> share_links.Sharing:
+    api, cpu_devices = context.api, context.settings.cpu_devices  # the simulated devices without an accelerator
+    concurrency, concurrency_id = context.line("parallel")
     exercise = share_links.exercise_box("parallel")
     gr.Markdown(t("pg.parallel.intro", devices=cpu_devices))
     with gr.Row():

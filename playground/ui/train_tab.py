@@ -18,6 +18,7 @@ from playground.server.sharing import Choice, Flag, Number, TabSchema, Text
 from playground.ui import language, share_links
 from playground.ui.error_views import error_markdown
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
+from playground.ui.tabs import Tab, TabContext
 from playground.ui.train_sketch import sketch_to_ink
 from playground.ui.train_views import (
     Curves,
@@ -28,6 +29,8 @@ from playground.ui.train_views import (
     train_config,
 )
 from playground.ui.translations import t
+
+TAB = Tab("pg.tab.train", "train", 7)
 
 REDRAW_EVERY_S = 0.3  # at most this often; updates arrive every ~0.2 s, so the curves refresh within 0.5 s
 PREVIEW_SCALE = 10  # the 28 × 28 input, shown with big square pixels
@@ -50,7 +53,9 @@ def _range(low: float, high: float) -> str:
     return t("pg.train.range", low=written(low), high=written(high))
 
 
-def build(api: PlaygroundAPI, demo: gr.Blocks, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+def build(context: TabContext) -> share_links.Sharing:
+    api, demo = context.api, context.demo
+    concurrency, concurrency_id = context.line("training")
     gr.Markdown(t("pg.train.intro"))
     device = gr.HTML(device_banner(None), elem_id="train-device")
     exercise = share_links.exercise_box("train")

@@ -91,10 +91,13 @@ def composed(key: str, write: Callable[[str], str]) -> str:
 TAB_TITLES: dict[str, str] = {}
 
 
-def tab(key: str, tab_id: str) -> gr.Tab:
-    """``gr.Tab`` titled with ``key``'s text, its title following the page's language even before it is shown."""
-    TAB_TITLES[tab_id] = key
-    return gr.Tab(t(key), id=tab_id)
+def tab(title: str, tab_id: str) -> gr.Tab:
+    """``gr.Tab`` titled with ``title``'s text, its title following the page's language even before it is shown;
+    a title that is no key of the catalogue is a name every language writes the same ("vmap", "jit")."""
+    if title not in UI_KEYS:
+        return gr.Tab(title, id=tab_id)
+    TAB_TITLES[tab_id] = title
+    return gr.Tab(t(title), id=tab_id)
 
 
 def tab_titles() -> dict[str, dict[str, str]]:

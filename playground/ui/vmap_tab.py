@@ -14,9 +14,12 @@ from playground.server.sharing import TabSchema, fields_of
 from playground.ui import language, progress, share_links
 from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
+from playground.ui.tabs import Tab, TabContext
 from playground.ui.timing_views import parse_sizes
 from playground.ui.translations import t
 from playground.ui.vmap_views import render, running
+
+TAB = Tab("vmap", "vmap", 4)
 
 _FIRST = next(iter(VMAP_PRESETS))
 # The presets' names as the dropdown shows them.
@@ -29,7 +32,9 @@ HIDEABLE = {"preset": "Preset", "args": "One example's arguments", "axes": "in_a
 LINK = TabSchema(fields_of("vmap"), tuple(HIDEABLE))
 
 
-def build(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> share_links.Sharing:
+def build(context: TabContext) -> share_links.Sharing:
+    api = context.api
+    concurrency, concurrency_id = context.line("accelerator")
     exercise = share_links.exercise_box("vmap")
     gr.Markdown(t("pg.vmap.intro"))
     first = VMAP_PRESETS[_FIRST]
