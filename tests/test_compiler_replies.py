@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from playground import line_colours, replies
+from playground.jobs import REGISTRY
 from playground.server import graph_render, pass_notes, text_diff
 from playground.server.compiler_replies import finish_compare, finish_graph, finish_passes
 from playground.worker import graph
@@ -51,7 +52,7 @@ def test_finish_passes_leaves_the_checked_reply_unchanged(passes_reply):
     before = repr(passes_reply)
     finish_passes(passes_reply)
     assert repr(passes_reply) == before
-    assert replies.check(replies.PASSES, passes_reply) is passes_reply
+    assert replies.check(REGISTRY["passes"].reply, passes_reply) is passes_reply
 
 
 @needs_dot

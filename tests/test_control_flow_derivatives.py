@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from playground import replies
+from playground.jobs import REGISTRY
 from playground.sandbox import Limits, WorkerPool
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
@@ -67,7 +68,7 @@ def test_the_docs_if_example_gives_grad_12_at_2_and_minus_4_at_4():
 def test_every_point_equals_plain_grad_and_is_checked_by_finite_differences(code, order, x_min, x_max, points):
     out = d.derivatives(code, order, x_min, x_max, points, budget_s=BUDGET_S)
     assert out["ok"], out
-    assert replies.check(replies.DERIVATIVES, out) is out
+    assert replies.check(REGISTRY["derivatives"].reply, out) is out
     run = out["point_by_point"]
     assert run["points"] == run["grid_points"] == points
     xs = np.linspace(x_min, x_max, points)
@@ -161,7 +162,7 @@ def test_every_level_of_spread_order_halves_the_gaps():
 def test_gradient_and_hessian_with_an_if_on_two_variables_equal_plain_jax(point):
     out = hessians.gradient_and_hessian(TWO_VARIABLES, repr(point))
     assert out["ok"], out
-    assert replies.check(replies.GRADIENT, out) is out
+    assert replies.check(REGISTRY["gradient"].reply, out) is out
     assert "line 2 (`if x[0] > x[1]:`)" in out["without_jit"]
     with jax.enable_x64(True):
         f = usercode.load(TWO_VARIABLES).function

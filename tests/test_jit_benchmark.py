@@ -189,7 +189,7 @@ def test_each_size_but_the_last_goes_ahead_with_the_rest_pending():
     assert sent[0]["checked_sizes"] == [10] and sent[0]["numpy_checked_sizes"] == [10]
     assert sent[0]["jit_s"] is not out["jit_s"] and sent[0]["sizes"] is not out["sizes"]  # copies, not growing lists
     for reply in (*sent, out):
-        replies.check(replies.JIT_SPEED, reply)  # what the pool lets through, early ones too
+        replies.check(jobs.REGISTRY["jit_speed"].reply, reply)  # what the pool lets through, early ones too
 
 
 def test_a_spent_budget_skips_the_sizes_not_reached():

@@ -6,6 +6,8 @@ from playground import replies
 from playground.errors import error_dict
 from playground.jobs import JobKind
 from playground.jobs.arguments import MAX_ORDER, MAX_POINTS, code, number, text, whole
+from playground.replies import COUNT, FLOATS, JACOBIAN_TIMING, MAYBE_AMOUNT, MAYBE_NUMBER, SECONDS, SHORT, TEXT
+from playground.schema import Either, ListOf, Name, Null, OneOf, Record, Text, Whole
 
 POSITION = 3
 
@@ -16,6 +18,22 @@ def _interval(arguments: dict) -> dict | None:
                           f"`x_min` ({arguments['x_min']}) must be below `x_max` ({arguments['x_max']}).")
     return None
 
+
+# The reply's every field, checked in the server before anything uses it (playground/replies.py).
+DERIVATIVES = replies.ok(
+    function=Name(), dtype=Text(40), xs=ListOf(MAYBE_NUMBER, 10_000),
+    orders=ListOf(Record({"n": Whole(0, 64), "ys": ListOf(MAYBE_NUMBER, 10_000), "max_error": MAYBE_AMOUNT,
+                          "reference": Either((OneOf(("closed form", "finite differences")), Null()))}), 65),
+    eqn_counts=ListOf(COUNT, 65), hlo_op_counts=ListOf(COUNT, 65), jaxprs=ListOf(TEXT, 65),
+    notes=ListOf(SHORT, 100),
+    point_by_point=Either((Null(), Record({"reason": SHORT, "points": COUNT, "grid_points": COUNT,
+                                           "seconds": SECONDS, "budget_s": SECONDS}))),
+)
+
+GRADIENT = replies.ok(
+    function=Name(), point=FLOATS, value=FLOATS, gradient=FLOATS, hessian=FLOATS, without_jit=Either((SHORT, Null())),
+    jacobians=Record({"wide": JACOBIAN_TIMING, "tall": JACOBIAN_TIMING}), explanation=TEXT,
+)
 
 DOC = """f, f', ..., f^(order) of ``f: R -> R`` on ``points`` values from ``x_min`` to ``x_max``.
 
@@ -33,12 +51,12 @@ KINDS = (
         whole("order", "the highest derivative, from 1 to 8.", 1, MAX_ORDER, 3),
         number("x_min", "the first x.", -3.0), number("x_max", "the last x.", 3.0),
         whole("points", "how many x values, evenly spaced (2 to 2,000).", 2, MAX_POINTS, 200)),
-        replies.DERIVATIVES, DOC, together=_interval),
+        DERIVATIVES, DOC, together=_interval),
     JobKind("gradient", "playground.worker.derivatives:gradient_job", (
         code("Python source defining ``f(x)`` of one vector returning a scalar (named ``f``, else the last "
              "``def``)."),
         text("point", 'where to differentiate, as a Python expression, e.g. "jnp.array([1.0, 2.0])".')),
-        replies.GRADIENT,
+        GRADIENT,
         """Gradient and Hessian (``jacfwd(jacrev(f))``) of ``f: R^n -> R`` at ``point``, and jacfwd vs jacrev timing.
 
 ``without_jit`` is null, or why ``jit`` could not trace ``f`` (Python control flow on its input), which

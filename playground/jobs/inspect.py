@@ -6,6 +6,8 @@ from playground import replies
 from playground.errors import TITLES, cap_text
 from playground.jobs import JobKind
 from playground.jobs.arguments import ARGS, ON_ACCELERATOR, STATIC_ARGNUMS, code, text
+from playground.replies import COUNT, LINE_MAP, MAYBE_AMOUNT, MAYBE_LINE, SECONDS, SHORT, TEXT, TREE
+from playground.schema import Either, Flag, ListOf, MapOf, Name, Null, OneOf, Record, Text, Whole
 
 POSITION = 1
 
@@ -22,6 +24,26 @@ def _checks_unfinished(early: dict, failure: dict) -> dict:
             "are not.")
     return {**early, "pending": [], "warnings": [*early["warnings"], cap_text(note, 2000)]}
 
+
+# The reply's every field, checked in the server before anything uses it (playground/replies.py).
+INSPECT = replies.ok(
+    function=Name(), device=Text(400), static_argnums=ListOf(Whole(0, 63), 64),
+    jit=Record({"own": Flag(), "static_from": OneOf(("field", "your jit", "a jitted helper")),
+                "note": Either((SHORT, Null()))}),
+    result=TEXT, jaxpr=TEXT, stablehlo=TEXT, hlo=TEXT, hlo_locations=TEXT,
+    line_map=Record({"jaxpr": LINE_MAP, "stablehlo": LINE_MAP, "hlo": LINE_MAP}),
+    trace_s=SECONDS, lower_s=SECONDS, compile_s=SECONDS, run_s=SECONDS,
+    cost=Record({"flops": MAYBE_AMOUNT, "bytes_accessed": MAYBE_AMOUNT, "transcendentals": MAYBE_AMOUNT,
+                 "unavailable": MapOf(OneOf(("flops", "bytes_accessed", "transcendentals")), SHORT, 3)}),
+    memory=Record({}, {name: Either((COUNT, Null())) for name in
+                       ("argument_bytes", "output_bytes", "temp_bytes", "generated_code_bytes", "alias_bytes")}
+                  | {"unavailable": SHORT}),
+    pytree=Record({"inputs": TREE, "outputs": TREE}),
+    retrace=Either((Null(), Record({"retraced": Either((Flag(), Null())), "explanation": TEXT}))),
+    purity=ListOf(Record({"check": OneOf(("static", "behavioural")), "line": MAYBE_LINE, "message": SHORT}), 1_000),
+    pending=ListOf(OneOf(("purity", "retrace")), 2),  # checks still running: an early reply's, empty in the final
+    stdout=TEXT, warnings=ListOf(SHORT, 1_000),
+)
 
 DOC = """Trace, lower and compile the function in ``code`` (named ``f``, else the last ``def``) on ``args``.
 
@@ -52,5 +74,5 @@ KINDS = (JobKind(
         code(), ARGS, STATIC_ARGNUMS,
         text("second_args", 'arguments of a second call, to see whether JAX traces again ("": no second call).', ""),
         ON_ACCELERATOR),
-    replies.INSPECT, DOC,
+    INSPECT, DOC,
     pool=on_accelerator_if_asked, early=True, after_early=_checks_unfinished),)

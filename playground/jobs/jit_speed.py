@@ -5,8 +5,20 @@ from __future__ import annotations
 from playground import replies
 from playground.jobs import JobKind
 from playground.jobs.arguments import BY_SERVER, MAX_MATRIX, MAX_REPEATS, MAX_SIZES, code, whole, wholes
+from playground.replies import COUNT, ENGINE_TIMES, SHORT, TIMES
+from playground.schema import Either, ListOf, Name, Null, Record, Text
 
 POSITION = 5
+
+# The reply's every field, checked in the server before anything uses it (playground/replies.py).
+JIT_SPEED = replies.ok(
+    function=Name(), device=Text(400), sizes=ListOf(COUNT, 64),
+    skipped=ListOf(Record({"size": COUNT, "reason": SHORT}), 64),
+    numpy_s=TIMES, eager_s=TIMES, jit_s=TIMES, compile_s=TIMES, spread=ENGINE_TIMES, min_s=ENGINE_TIMES,
+    numpy_unavailable=Either((SHORT, Null())), jaxpr_ops=COUNT, fused_kernels=COUNT,
+    checked_sizes=ListOf(COUNT, 64), numpy_checked_sizes=ListOf(COUNT, 64),
+    pending_sizes=ListOf(COUNT, 64),  # an early reply's sizes still to measure; [] in the final one
+)
 
 DOC = """NumPy vs eager JAX vs jitted JAX on an n x n float32 input for each size n (compile timed apart).
 
@@ -21,5 +33,5 @@ KINDS = (JobKind(
         wholes("sizes", "the sizes n to measure (null: those that fit the server's memory limit).", 1, MAX_MATRIX,
                MAX_SIZES, BY_SERVER, sort=True),
         whole("repeats", "timed runs per size and variant.", 1, MAX_REPEATS, 5)),
-    replies.JIT_SPEED, DOC,
+    JIT_SPEED, DOC,
     pool="accelerator", timed=True, early=True),)  # early: the sizes measured so far

@@ -5,11 +5,21 @@ from __future__ import annotations
 from playground import replies
 from playground.jobs import JobKind
 from playground.jobs.arguments import MAX_BATCH, MAX_SIZES, code, text, wholes
+from playground.replies import COUNT, MAYBE_AMOUNT, TEXT, TIMES
+from playground.schema import Axes, Flag, ListOf, Name, Text
 
 POSITION = 4
 # Through the server on 2 cores, a fresh worker each: the default preset 4.0-4.7 s, the MLP preset 6.4-7.1 s
 # (2.4 s of that is its arguments: jax.random compiling in a fresh process).
 DEFAULT_BATCH_SIZES = (1, 10, 100)
+
+# The reply's every field, checked in the server before anything uses it (playground/replies.py).
+VMAP = replies.ok(
+    function=Name(), device=Text(400), in_axes=Axes(), out_axes=Axes(), jaxpr=TEXT, batched_jaxpr=TEXT,
+    batch_sizes=ListOf(COUNT, 64), loop_s=TIMES, vmap_s=TIMES, jit_vmap_s=TIMES, equal=Flag(),
+    max_abs_diff=MAYBE_AMOUNT, checked_examples=ListOf(COUNT, 64), stdout=TEXT,
+    pending_sizes=ListOf(COUNT, 64),  # an early reply's sizes still to measure; [] in the final one
+)
 
 DOC = """Batch a one-example function with ``jax.vmap``; compare a Python loop, vmap and jit(vmap).
 
@@ -29,5 +39,5 @@ KINDS = (JobKind(
         wholes("batch_sizes", "the batch sizes to time (null: the defaults).", 1, MAX_BATCH, MAX_SIZES,
                DEFAULT_BATCH_SIZES),
         text("out_axes", "``jax.vmap``'s out_axes as a Python literal.", "0")),
-    replies.VMAP, DOC,
+    VMAP, DOC,
     pool="accelerator", timed=True, early=True),)  # early: the sizes measured so far

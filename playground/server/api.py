@@ -265,7 +265,7 @@ class PlaygroundAPI:
         with self._runtime_lock:
             if self._runtime is None or not self._runtime.get("ok"):
                 job = jobs.build("about", {})
-                self._runtime = replies.check(replies.ABOUT, self._pools["accelerator"].run(job))
+                self._runtime = replies.check(jobs.REGISTRY["about"].reply, self._pools["accelerator"].run(job))
             return self._runtime
 
 
