@@ -15,7 +15,7 @@ from numpy.polynomial import hermite
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
 from playground.ui import derivatives_tab
-from playground.ui.derivatives_views import NO_JAXPR, RUNNING_ORDERS, pick_jaxpr, render_gradient, render_orders
+from playground.ui.derivatives_views import pick_jaxpr, render_gradient, render_orders
 from playground.ui.markdown import verdict
 from playground.worker import derivatives as d
 from playground.worker import hessians, program_size, usercode
@@ -23,6 +23,11 @@ from tests.conftest import OnePool
 from tests.tab_context import tab_context
 
 OK, WARNING = (verdict("ok"), verdict("warning"))  # the labels that replaced emoji
+RUNNING_ORDERS = (verdict("busy") + " Differentiating… A function whose Python `if` or `while` reads x cannot "
+                  "be traced by `jit` and `vmap`; it is then differentiated point by point without jit, which takes "
+                  "longer.")
+NO_JAXPR = ("# No jaxpr: the function was evaluated point by point without jit, and its Python control flow may "
+            "take another path at each point, so there is no one program to show.")
 
 TANH, SIN, POLYNOMIAL = d.PRESETS["tanh"], d.PRESETS["sin"], d.PRESETS["polynomial"]
 HESSIAN_CODE = "def f(x):\n    return jnp.sum(x**3) + x[0]*x[1]\n"

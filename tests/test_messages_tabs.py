@@ -13,6 +13,14 @@ from playground.ui.error_views import error_markdown
 from playground.ui.markdown import verdict
 from playground.worker import inspect as staging
 
+# The English texts the pages show while a job runs, and the Jacobian table's last paragraph.
+RUNNING_VMAP = verdict("busy") + " Checking a Python loop, vmap and jit(vmap) against each other, then timing them…"
+RUNNING_ORDERS = (verdict("busy") + " Differentiating… A function whose Python `if` or `while` reads x cannot "
+                  "be traced by `jit` and `vmap`; it is then differentiated point by point without jit, which takes "
+                  "longer.")
+FORWARD_REVERSE = ("**Forward or reverse?** `jacfwd` pushes one tangent per *input* through the function, `jacrev` "
+                   "pulls one cotangent per *output* back: for a wide Jacobian (few outputs, many inputs) reverse "
+                   "mode wins, for a tall one (many outputs, few inputs) forward mode does.")
 QUEUED = {"ok": True, "done": False, "phase": "queued", "shared": True,
           "queue": {"position": 2, "running": 2, "workers": 2, "wait_s": 1.3}}
 CACHED = {"cache": {"hit": True, "shared": False, "measured_at": "2026-12-01T17:52:03.120Z", "age_s": 95.0}}
@@ -46,7 +54,7 @@ def test_progress_follows_in_the_readers_language():
 
 
 def test_the_vmap_status_in_german_and_chinese():
-    assert vmap_views.running() == vmap_views.RUNNING
+    assert vmap_views.running() == RUNNING_VMAP
     german = vmap_views.agreement("f", [1, 10, 1000], [1, 10, 312], "de")
     assert german.startswith(f"{verdict('ok', 'de')} Python-Schleife, vmap und jit(vmap) stimmen für `f` bei jedem "
                              "Beispiel überein, bei den Batchgrößen 1 und 10.")
@@ -70,7 +78,7 @@ GRADIENT = {"ok": True, "value": None, "gradient": [1.0], "hessian": [[1.0]],
 
 
 def test_the_derivatives_status_in_german_and_chinese():
-    assert derivatives_views.running_orders() == derivatives_views.RUNNING_ORDERS
+    assert derivatives_views.running_orders() == RUNNING_ORDERS
     german = derivatives_views.point_by_point_status(POINT_BY_POINT, "de")
     assert german.startswith(f"{verdict('ok', 'de')} `f`: 1 Ableitungen an 3 von 5 Gitterpunkten, Punkt für Punkt "
                              "ohne jit, in float32.")
@@ -85,7 +93,7 @@ def test_the_derivatives_status_in_german_and_chinese():
     assert "\n| Jacobi-Matrix | Shape (Ausgaben × Eingaben) | jacfwd | jacrev |\n" in table
     assert "**Vorwärts oder rückwärts?**" in table
     assert "**前向还是反向？**" in derivatives_views.render_gradient(GRADIENT, "zh")[2]
-    assert derivatives_views.render_gradient(GRADIENT)[2].endswith(derivatives_views.FORWARD_REVERSE)
+    assert derivatives_views.render_gradient(GRADIENT)[2].endswith(FORWARD_REVERSE)
 
 
 SHARD = {"ok": True, "n_devices": 8, "matches_unsharded": True, "max_abs_diff": 2.4e-06, "tolerance": 4.2e-05,

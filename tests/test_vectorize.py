@@ -16,7 +16,7 @@ from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
 from playground.ui import vmap_tab
 from playground.ui.markdown import verdict
-from playground.ui.vmap_views import RUNNING, render
+from playground.ui.vmap_views import render
 from playground.worker import numerics, usercode
 from playground.worker import vmap as vectorize
 from playground.worker.vmap import compare, make_batch, python_loop
@@ -26,6 +26,7 @@ from tests.tab_context import tab_context
 
 ERROR, OK = (verdict("error"), verdict("ok"))  # the labels that replaced emoji
 
+RUNNING_VMAP = verdict("busy") + " Checking a Python loop, vmap and jit(vmap) against each other, then timing them…"
 PRESETS = {name: (p.code, p.args, p.in_axes) for name, p in VMAP_PRESETS.items()}
 
 SUCCESS_KEYS = {"ok", "function", "device", "in_axes", "out_axes", "jaxpr", "batched_jaxpr", "batch_sizes",
@@ -321,7 +322,7 @@ def test_a_new_comparison_first_clears_the_last_one_then_shows_its_own():
     pool = OnePool(reply)
     steps = list(vmap_tab.compare(PlaygroundAPI(pool=pool, settings=Settings()), CUBIC, "jnp.ones(3)", "0", "0",
                                   "1, 5"))
-    assert steps[0] == (RUNNING, "", "", None, "")  # the previous error or chart is gone at once
+    assert steps[0] == (RUNNING_VMAP, "", "", None, "")  # the previous error or chart is gone at once
     assert pool.jobs[0]["batch_sizes"] == [1, 5]
     assert steps[1][0].startswith(f"{OK} Python loop, vmap and jit(vmap) agree") and steps[1][3] is not None
 

@@ -60,6 +60,18 @@ TEXTS: dict[str, dict[str, str]] = {
     "inspect.second_failed": {"en": "Second call failed.", "de": "Der zweite Aufruf ist fehlgeschlagen.",
                               "zh": "第二次调用失败了。"},
     "inspect.purity": {"en": "Purity", "de": "Reinheit", "zh": "纯度"},
+    # An early reply's checks that still run the function (inspect_views.status_markdown).
+    "inspect.still_running": {"en": "Still running: {checks}. They follow here in a moment.",
+                              "de": "Läuft noch: {checks}. Sie folgen hier gleich.",
+                              "zh": "仍在运行：{checks}。结果稍后显示在这里。"},
+    "inspect.pending.purity": {
+        "en": "the behavioural purity checks (your function traced twice more and run eagerly, op by op)",
+        "de": "die Reinheitsprüfungen am Verhalten (deine Funktion noch zweimal getract und eager, Op für Op, "
+              "ausgeführt)",
+        "zh": "行为纯度检查（你的函数再被追踪两次，并逐个操作地即时执行）"},
+    "inspect.pending.retrace": {"en": "the second call (does jit retrace?)",
+                                "de": "der zweite Aufruf (tract jit neu?)",
+                                "zh": "第二次调用（jit 会重新追踪吗？）"},
     # The Train tab's status line and device banner.
     "train.downloading": {"en": "Downloading `{file}`: {done} of {total} MB",
                           "de": "Lade `{file}` herunter: {done} von {total} MB",

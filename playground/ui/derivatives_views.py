@@ -11,23 +11,14 @@ from playground.ui.picked_function import picked_note
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
 OK, WARNING, BUSY = (md.verdict(kind) for kind in ("ok", "warning", "busy"))
 
-FORWARD_REVERSE = ("**Forward or reverse?** `jacfwd` pushes one tangent per *input* through the function, `jacrev` "
-                   "pulls one cotangent per *output* back: for a wide Jacobian (few outputs, many inputs) reverse "
-                   "mode wins, for a tall one (many outputs, few inputs) forward mode does.")
-RUNNING_ORDERS = (BUSY + " Differentiating… A function whose Python `if` or `while` reads x cannot be traced by "
-                  "`jit` and `vmap`; it is then differentiated point by point without jit, which takes longer.")
-RUNNING_GRADIENT = BUSY + " Computing the gradient and the Hessian, and timing jacfwd against jacrev…"
-NO_JAXPR = ("# No jaxpr: the function was evaluated point by point without jit, and its Python control flow may "
-            "take another path at each point, so there is no one program to show.")
-
 
 def running_orders(language: str = "en") -> str:
-    """The Differentiate status while its job runs (``RUNNING_ORDERS`` in English)."""
+    """The Differentiate status while its job runs."""
     return f"{md.verdict('busy', language)} {messages.say('deriv.running_orders', language)}"
 
 
 def running_gradient(language: str = "en") -> str:
-    """The gradient's status while its job runs (``RUNNING_GRADIENT`` in English)."""
+    """The gradient's status while its job runs."""
     return f"{md.verdict('busy', language)} {messages.say('deriv.running_gradient', language)}"
 
 

@@ -14,10 +14,7 @@ DISPLAY_CHARS = 30_000  # longer IR is cut on screen; the whole text is offered 
 DISPLAY_LINES = 400  # per pane of the source <-> IR view
 
 
-PENDING = {  # the checks an early reply says are still running, in the words of the status line
-    "purity": "the behavioural purity checks (your function traced twice more and run eagerly, op by op)",
-    "retrace": "the second call (does jit retrace?)",
-}
+PENDING = ("purity", "retrace")  # the checks an early reply may say are still running
 
 
 def status_markdown(response: dict, language: str = "en", code: str = "") -> str:
@@ -48,9 +45,10 @@ def status_markdown(response: dict, language: str = "en", code: str = "") -> str
         verdict = f"**{messages.say('inspect.' + key, language)}**"
         lines.append(f"- {verdict}\n\n{code_block(retrace.get('explanation', ''))}")
     lines.extend(f"- {md.text(note)}" for note in response.get("warnings") or [])
-    pending = [PENDING[name] for name in response.get("pending") or [] if name in PENDING]
+    pending = [messages.say(f"inspect.pending.{name}", language) for name in response.get("pending") or []
+               if name in PENDING]
     if pending:
-        lines.append(f"- Still running: {' and '.join(pending)}. They follow here in a moment.")
+        lines.append(f"- {messages.say('inspect.still_running', language, checks=messages.listed(pending, language))}")
     lines += [f"- {note}" for note in progress.source_notes(response, language)]
     return "\n".join(lines)
 

@@ -12,11 +12,8 @@ from playground.ui.timing_views import times_table
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
 OK, ERROR, BUSY = (md.verdict(kind) for kind in ("ok", "error", "busy"))
 
-RUNNING = BUSY + " Checking a Python loop, vmap and jit(vmap) against each other, then timing them…"
-
-
 def running(language: str = "en") -> str:
-    """The status while the job runs (``RUNNING`` in English)."""
+    """The status while the job runs."""
     return f"{md.verdict('busy', language)} {messages.say('vmap.running', language)}"
 
 
