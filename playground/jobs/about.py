@@ -6,7 +6,7 @@ from playground import replies
 from playground.jobs import JobKind
 from playground.schema import ListOf, Text
 
-POSITION = 9
+POSITION = 90
 
 # The reply's every field, checked in the server before anything uses it (playground/replies.py).
 ABOUT = replies.ok(python=Text(40), backend=Text(100), devices=ListOf(Text(400), 4096))

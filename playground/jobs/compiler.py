@@ -12,7 +12,7 @@ from playground.jobs.inspect import INSPECT, on_accelerator_if_asked
 from playground.replies import COUNT, LINE_MAP, MAYBE_AMOUNT, MAYBE_LINE, SECONDS, SHORT, TEXT
 from playground.schema import Either, Flag, ListOf, Name, Null, OneOf, Record, Text, Whole
 
-POSITION = 2
+POSITION = 20
 _FINISH = "playground.server.compiler_replies:finish_"
 _AS_IN_INSPECT = "``code`` and ``args`` as in ``inspect``."
 

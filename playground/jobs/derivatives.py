@@ -9,7 +9,7 @@ from playground.jobs.arguments import MAX_ORDER, MAX_POINTS, code, number, text,
 from playground.replies import COUNT, FLOATS, JACOBIAN_TIMING, MAYBE_AMOUNT, MAYBE_NUMBER, SECONDS, SHORT, TEXT
 from playground.schema import Either, ListOf, Name, Null, OneOf, Record, Text, Whole
 
-POSITION = 3
+POSITION = 30
 
 
 def _interval(arguments: dict) -> dict | None:

@@ -9,7 +9,7 @@ from playground.jobs.arguments import ARGS, ON_ACCELERATOR, STATIC_ARGNUMS, code
 from playground.replies import COUNT, LINE_MAP, MAYBE_AMOUNT, MAYBE_LINE, SECONDS, SHORT, TEXT, TREE
 from playground.schema import Either, Flag, ListOf, MapOf, Name, Null, OneOf, Record, Text, Whole
 
-POSITION = 1
+POSITION = 10
 
 
 def on_accelerator_if_asked(job: dict) -> str:

@@ -10,7 +10,7 @@ from playground.ui import markdown as md
 from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import t
 
-TAB = Tab("pg.tab.about", "about", 8)
+TAB = Tab("pg.tab.about", "about", 80)
 
 
 def build(context: TabContext) -> None:

@@ -19,7 +19,7 @@ from playground.ui.layout import beside
 from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import choice, composed, t, tab, text
 
-TAB = Tab("pg.tab.compiler", "compiler", 2)
+TAB = Tab("pg.tab.compiler", "compiler", 20)
 
 DEFAULT = COMPILER_EXAMPLES[0]
 SIDE_BY_SIDE, UNIFIED = "side by side", "unified"

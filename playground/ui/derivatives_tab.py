@@ -24,7 +24,7 @@ from playground.ui.preset_pick import named_while_unchanged, run_stopped_by_pres
 from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import t
 
-TAB = Tab("pg.tab.derivatives", "derivatives", 3)
+TAB = Tab("pg.tab.derivatives", "derivatives", 30)
 
 _FIRST = next(iter(DERIVATIVE_PRESETS))
 # The presets' names as the dropdown shows them (tanh, sin and softplus are JAX's names everywhere).

@@ -22,7 +22,7 @@ from playground.ui.error_views import error_markdown
 from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import t, tab
 
-TAB = Tab("pg.tab.inspect", "inspect", 1)
+TAB = Tab("pg.tab.inspect", "inspect", 10)
 
 DEFAULT = EXAMPLES[0]
 # What an Inspect link holds, and the controls a class link can hide (with the words its checkboxes say).

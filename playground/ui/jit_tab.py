@@ -19,7 +19,7 @@ from playground.ui.tabs import Tab, TabContext
 from playground.ui.timing_views import parse_sizes, seconds, times_table
 from playground.ui.translations import t
 
-TAB = Tab("jit", "jit", 5)
+TAB = Tab("jit", "jit", 50)
 
 # What a jit link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"sizes": "Sizes n", "repeats": "Timed runs per size"}

@@ -26,7 +26,7 @@ from playground.ui.parallel_views import (
 from playground.ui.tabs import Tab, TabContext
 from playground.ui.translations import t
 
-TAB = Tab("pg.tab.parallel", "parallel", 6)
+TAB = Tab("pg.tab.parallel", "parallel", 60)
 
 # What a Parallel link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"args": "Arguments", "mesh": "Mesh shape and axis names", "specs": "in_specs and out_specs",

@@ -25,7 +25,7 @@ class Tab:
 
     title: str
     id: str
-    position: int
+    position: int  # its place among the tabs: tens, so that a new tab fits between two without moving them
 
 
 @dataclass(frozen=True)

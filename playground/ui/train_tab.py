@@ -30,7 +30,7 @@ from playground.ui.train_views import (
 )
 from playground.ui.translations import t
 
-TAB = Tab("pg.tab.train", "train", 7)
+TAB = Tab("pg.tab.train", "train", 70)
 
 REDRAW_EVERY_S = 0.3  # at most this often; updates arrive every ~0.2 s, so the curves refresh within 0.5 s
 PREVIEW_SCALE = 10  # the 28 × 28 input, shown with big square pixels

@@ -19,7 +19,7 @@ from playground.ui.timing_views import parse_sizes
 from playground.ui.translations import t
 from playground.ui.vmap_views import render, running
 
-TAB = Tab("vmap", "vmap", 4)
+TAB = Tab("vmap", "vmap", 40)
 
 _FIRST = next(iter(VMAP_PRESETS))
 # The presets' names as the dropdown shows them.
