@@ -47,16 +47,22 @@ def _with_session(method: Callable) -> Callable:
     parameters = [p for name, p in signature.parameters.items() if name != "session"]
     parameters.append(inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
                                         annotation=gr.Request))
+    seen = signature.replace(parameters=parameters)
+
+    def arguments(args: tuple, kwargs: dict) -> dict:
+        # Gradio passes the request by position, where the signature it read puts it.
+        bound = seen.bind(*args, **kwargs)
+        request = bound.arguments.pop("request", None)
+        return {**bound.arguments, "session": request.session_hash}
+
     if inspect.isgeneratorfunction(method):
-        def endpoint(*args, request: gr.Request = None, **kwargs):
-            yield from method(*args, session=request.session_hash, **kwargs)
+        def endpoint(*args, **kwargs):
+            yield from method(**arguments(args, kwargs))
     else:
-        def endpoint(*args, request: gr.Request = None, **kwargs):
-            return method(*args, session=request.session_hash, **kwargs)
+        def endpoint(*args, **kwargs):
+            return method(**arguments(args, kwargs))
     endpoint.__name__ = endpoint.__qualname__ = method.__name__
     endpoint.__doc__ = method.__doc__
-    endpoint.__signature__ = signature.replace(parameters=parameters)
-    endpoint.__annotations__ = {**{name: p.annotation for name, p in zip(
-        [p.name for p in parameters], parameters, strict=True) if p.annotation is not inspect.Parameter.empty},
-        "return": signature.return_annotation}
+    endpoint.__signature__ = seen
+    endpoint.__annotations__ = {**{p.name: p.annotation for p in parameters}, "return": signature.return_annotation}
     return endpoint
