@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playground.server.api import PlaygroundAPI
 from playground.server.config import Settings
-from playground.ui.tabs import TabContext
+from playground.server.ui.tabs import TabContext
 
 
 def tab_context(api: PlaygroundAPI, settings: Settings | None = None) -> TabContext:

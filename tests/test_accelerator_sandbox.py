@@ -305,7 +305,7 @@ def _unopenable_tpu(tmp_path: Path) -> Accelerator:
 @pytest.mark.parametrize("sandbox", ["full", "process"])
 def test_a_device_that_cannot_be_opened_leaves_its_jobs_on_the_cpu_and_says_why(tmp_path, monkeypatch, sandbox):
     from playground.server.api import PlaygroundAPI, final
-    from playground.ui import about_tab, jit_tab
+    from playground.server.ui import about_tab, jit_tab
 
     if sandbox == "full" and not sys.platform.startswith("linux"):
         pytest.skip("the full sandbox is Linux's")

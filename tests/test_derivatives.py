@@ -14,9 +14,9 @@ from numpy.polynomial import hermite
 
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
-from playground.ui import derivatives_tab
-from playground.ui.derivatives_views import pick_jaxpr, render_gradient, render_orders
-from playground.ui.markdown import verdict
+from playground.server.ui import derivatives_tab
+from playground.server.ui.derivatives_views import pick_jaxpr, render_gradient, render_orders
+from playground.server.ui.markdown import verdict
 from playground.worker import derivatives as d
 from playground.worker import hessians, program_size, usercode
 from tests.conftest import OnePool

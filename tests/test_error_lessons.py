@@ -22,7 +22,7 @@ from jax import lax
 
 from playground.sandbox import reply
 from playground.sandbox.limits import Limits
-from playground.ui.error_views import error_markdown
+from playground.server.ui.error_views import error_markdown
 from playground.worker import derivatives, error_lessons, user_jit, usercode
 from playground.worker import inspect as staging
 from tests.conftest import ROOT

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from playground.ui.inspect_tab import parse_argnums
-from playground.ui.timing_views import parse_sizes
+from playground.server.ui.inspect_tab import parse_argnums
+from playground.server.ui.timing_views import parse_sizes
 from playground.worker import inspect, jit_speed
 
 F = "def f(x):\n    return x * 2\n"

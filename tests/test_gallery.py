@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from playground.gallery import EXAMPLES, Example
-from playground.ui.inspect_tab import parse_argnums
+from playground.server.ui.inspect_tab import parse_argnums
 from playground.worker import inspect as staging
 
 

@@ -1,16 +1,16 @@
 """Which folder may import which, read from the source with ``ast`` (nothing here is imported).
 
 The folders are the processes: playground/worker/ runs inside the sandboxed and training workers,
-playground/server/ and playground/ui/ in the web server only, and what lies beside them at the top (errors,
+playground/server/ (its page, ui/, too) in the web server only, and what lies beside them at the top (errors,
 messages, schemas, the job registry, the data, the sandbox) is shared by both.
 
-* Nothing in server/ or ui/ imports worker/ (the server never loads JAX or user code's helpers), nothing in
-  worker/ imports server/ or ui/ (a worker never loads the server's code), and the shared modules import
-  neither side: a job's handler and finish are named in the registry as text, not imported.
+* Nothing in server/ imports worker/ (the server never loads JAX or user code's helpers), nothing in worker/
+  imports server/ (a worker never loads the server's code), and the shared modules import neither side: a job's
+  handler and finish are named in the registry as text, not imported.
 * playground/sandbox/ runs jobs without knowing any: it imports no job module, i.e. no
   ``playground.*`` module outside ``playground.sandbox`` except ``playground.errors`` and
   ``playground.messages`` (the catalogue of what the server says, in which its verdicts are written).
-* Gradio is the UI's business: only modules under playground/ui/ import it.
+* Gradio is the UI's business: only modules under playground/server/ui/ import it.
 * playground/errors.py and playground/messages/, the vocabulary every layer shares, import the standard library
   only (and each other).
 """
@@ -101,9 +101,8 @@ def job_imports(root: Path) -> list[Import]:
     ]
 
 
-SIDES = {"worker": ("playground.server", "playground.ui"), "server": ("playground.worker",),
-         "ui": ("playground.worker",)}
-SHARED_MAY_NOT_IMPORT = ("playground.server", "playground.ui", "playground.worker")
+SIDES = {"worker": ("playground.server",), "server": ("playground.worker",)}
+SHARED_MAY_NOT_IMPORT = ("playground.server", "playground.worker")
 ENTRY_POINT = "playground/__main__.py"  # ``python -m playground``: starts the server (server/launch.py)
 
 
@@ -147,7 +146,7 @@ def test_sandbox_imports_no_job_module():
 def test_no_import_crosses_between_the_processes_folders():
     offending = crossing_imports(ROOT)
     if offending:
-        pytest.fail(f"worker/ must not import server/ or ui/, server/ and ui/ must not import worker/, and the shared "
+        pytest.fail(f"worker/ must not import server/, server/ must not import worker/, and the shared "
                     f"modules neither; {len(offending)} import(s) cross:{_listing(offending)}", pytrace=False)
     assert [imp for imp in imports(ROOT, ROOT / ENTRY_POINT) if _within(imp.module, "playground.server")], \
         "the entry point imports no server module: the scan cannot be finding imports"
@@ -155,11 +154,11 @@ def test_no_import_crosses_between_the_processes_folders():
 
 def test_only_the_ui_imports_gradio():
     found = gradio_imports(ROOT)
-    outside = [imp for imp in found if not imp.path.startswith("playground/ui/")]
+    outside = [imp for imp in found if not imp.path.startswith("playground/server/ui/")]
     if outside:
-        pytest.fail(f"only playground/ui/ may import gradio; {len(outside)} import(s) outside it:{_listing(outside)}",
-                    pytrace=False)
-    assert found, "no module under playground/ui/ imports gradio: the scan cannot be finding imports"
+        pytest.fail(f"only playground/server/ui/ may import gradio; {len(outside)} import(s) outside it:"
+                    f"{_listing(outside)}", pytrace=False)
+    assert found, "no module under playground/server/ui/ imports gradio: the scan cannot be finding imports"
 
 
 SHARED_VOCABULARY = ("playground.errors", "playground.messages")
@@ -212,7 +211,7 @@ def tree(tmp_path) -> Path:
             "    importlib.import_module('playground.worker.vmap')\n"  # line 7
             "    import gradio\n"  # line 8
         ),
-        "playground/ui/__init__.py": "import gradio as gr\n",
+        "playground/server/ui/__init__.py": "import gradio as gr\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -245,7 +244,7 @@ def test_scanner_finds_each_import_across_the_processes_folders(tree):
 def test_scanner_finds_gradio_outside_the_ui(tree):
     assert [str(imp) for imp in gradio_imports(tree)] == [
         "playground/sandbox/bad.py:8 -> gradio",
-        "playground/ui/__init__.py:1 -> gradio",
+        "playground/server/ui/__init__.py:1 -> gradio",
     ]
 
 

@@ -1,4 +1,4 @@
-"""playground.ui.inspect_views: real /inspect responses (staging.inspect, in-process) into Markdown and HTML."""
+"""playground.server.ui.inspect_views: real /inspect responses (staging.inspect, in-process) into Markdown and HTML."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ import pytest
 from playground import line_colours
 from playground.errors import ERROR_KINDS, TITLES
 from playground.gallery import EXAMPLES
-from playground.ui import inspect_views as views
-from playground.ui.error_views import error_markdown
-from playground.ui.inspect_views import (
+from playground.server.ui import inspect_views as views
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.inspect_views import (
     pytree_markdown,
     source_ir_html,
     stages_markdown,
     status_markdown,
 )
-from playground.ui.markdown import verdict
+from playground.server.ui.markdown import verdict
 from playground.worker import inspect as staging
 
 ERROR, OK, WARNING = (verdict("error"), verdict("ok"), verdict("warning"))  # the labels that replaced emoji

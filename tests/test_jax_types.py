@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground.ui.inspect_views import pytree_markdown
+from playground.server.ui.inspect_views import pytree_markdown
 from playground.worker import derivatives, hessians, pytrees, values, vmap
 from playground.worker import inspect as staging
 from playground.worker import shard as parallel

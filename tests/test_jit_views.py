@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.ui.jit_views import agreement_line, why_markdown
+from playground.server.ui.jit_views import agreement_line, why_markdown
 
 BASE = {"jaxpr_ops": 5, "fused_kernels": 1, "numpy_unavailable": None}
 

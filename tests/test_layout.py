@@ -18,8 +18,8 @@ from gradio.layouts import Form
 
 from playground.server.api import PlaygroundAPI
 from playground.server.config import Settings
-from playground.ui import build_app
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
+from playground.server.ui import build_app
+from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX
 
 # Gradio 6 takes min_width from these and leaves their block at a minimum of 0: they go in layout.beside().
 NEEDS_A_COLUMN = (gr.Markdown, gr.HTML)

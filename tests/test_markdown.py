@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.ui import markdown as md
+from playground.server.ui import markdown as md
 
 
 @pytest.mark.parametrize("hostile", [

@@ -11,9 +11,9 @@ from jax.errors import ConcretizationTypeError, TracerBoolConversionError
 
 from playground import messages
 from playground.sandbox import reply
-from playground.ui.error_views import error_markdown
-from playground.ui.markdown import verdict
-from playground.ui.train_views import device_banner, status_markdown
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.markdown import verdict
+from playground.server.ui.train_views import device_banner, status_markdown
 from playground.worker import inspect as staging
 
 ENGLISH_ONLY = {"fix.bool.if_quoted"}  # nothing but the user's own code in it
@@ -156,7 +156,7 @@ def test_the_train_status_in_english_keeps_the_apis_message():
 
 
 def test_the_jit_narrative_in_german_and_chinese():
-    from playground.ui import jit_views
+    from playground.server.ui import jit_views
 
     reply = {"sizes": [10, 1000], "checked_sizes": [10, 1000], "numpy_checked_sizes": [10, 1000],
              "numpy_unavailable": None, "numpy_s": [1e-6, 8e-3], "eager_s": [3e-5, 9e-3], "jit_s": [6e-6, 1e-3],
@@ -171,7 +171,7 @@ def test_the_jit_narrative_in_german_and_chinese():
 
 
 def test_the_about_summary_in_german():
-    from playground.ui.about_tab import to_markdown
+    from playground.server.ui.about_tab import to_markdown
 
     info = {"versions": {"jax": "0.10.2", "gradio": None}, "backend": "cpu", "devices": [],
             "sandbox": {"layers": {"landlock": {"active": True, "detail": "ABI 7"}},

@@ -8,9 +8,9 @@ import pytest
 
 from playground import messages
 from playground.sandbox import reply
-from playground.ui import compiler_views, derivatives_views, parallel_tab, parallel_views, progress, vmap_views
-from playground.ui.error_views import error_markdown
-from playground.ui.markdown import verdict
+from playground.server.ui import compiler_views, derivatives_views, parallel_tab, parallel_views, progress, vmap_views
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.markdown import verdict
 from playground.worker import inspect as staging
 
 # The English texts the pages show while a job runs, and the Jacobian table's last paragraph.

@@ -11,10 +11,10 @@ import pytest
 
 from playground.server.api import PlaygroundAPI
 from playground.server.config import Settings
-from playground.ui import parallel_tab
-from playground.ui.markdown import verdict
-from playground.ui.parallel_fields import mesh_axis_names, mesh_sizes, shard_arguments
-from playground.ui.translations import shown
+from playground.server.ui import parallel_tab
+from playground.server.ui.markdown import verdict
+from playground.server.ui.parallel_fields import mesh_axis_names, mesh_sizes, shard_arguments
+from playground.server.ui.translations import shown
 from playground.worker import shard as parallel
 from tests.pool_doubles import ScriptedPool
 from tests.tab_context import tab_context

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from playground.ui.markdown import verdict
-from playground.ui.parallel_views import (
+from playground.server.ui.markdown import verdict
+from playground.server.ui.parallel_views import (
     data_parallel_markdown,
     mesh_markdown,
     placement_html,
@@ -79,7 +79,7 @@ def test_the_verdict_shows_the_difference_and_the_tolerance_next_to_it():
 
 
 def test_a_difference_that_is_not_finite_is_said_in_words():
-    from playground.ui.parallel_tab import render_shard
+    from playground.server.ui.parallel_tab import render_shard
 
     status, _, _ = render_shard(shard_reply(matches_unsharded=False, max_abs_diff=None))
     assert status.startswith(f"{DIFFERS}") and "a difference that is not finite" in status

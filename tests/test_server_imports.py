@@ -82,7 +82,7 @@ def server_side() -> dict:
 
 def test_probe_imports_what_the_server_imports(server_side):
     """The check below means something only if the probe really loaded the server's modules."""
-    expected = ["app", *app_imports(), "playground.ui"]
+    expected = ["app", *app_imports(), "playground.server.ui"]
     missing = [name for name in expected if name not in server_side["modules"]]
     if missing:
         pytest.fail(f"the probe did not import {missing}", pytrace=False)
@@ -99,7 +99,7 @@ def test_server_side_modules_do_not_import(server_side, package):
 
 def test_a_worker_loads_none_of_the_servers_code():
     """What a sandbox worker's template loads before it forks (every handler, and JAX) and what the training worker
-    loads: no module of playground/server/ or playground/ui/, and no Gradio."""
+    loads: no module of playground/server/ or playground/server/ui/, and no Gradio."""
     probe = ("import sys\nfrom playground.worker import handlers\nhandlers.preload()\n"
              "import playground.worker.training.main\nprint(' '.join(sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -107,5 +107,5 @@ def test_a_worker_loads_none_of_the_servers_code():
     loaded = done.stdout.split()
     assert "playground.worker.inspect" in loaded and "jax" in loaded, "the probe did not load the handlers"
     server_side = [name for name in loaded if name.partition(".")[0] == "gradio"
-                   or name.startswith(("playground.server", "playground.ui"))]
+                   or name.startswith(("playground.server", "playground.server.ui"))]
     assert not server_side, f"a worker loads the server's code: {server_side}"

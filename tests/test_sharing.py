@@ -28,7 +28,7 @@ from playground.server.sharing import (
     encode_link,
     exercise_html,
 )
-from playground.ui import compiler_tab, derivatives_tab, inspect_tab, jit_tab, parallel_tab, train_tab, vmap_tab
+from playground.server.ui import compiler_tab, derivatives_tab, inspect_tab, jit_tab, parallel_tab, train_tab, vmap_tab
 
 SCHEMAS: dict[str, TabSchema] = {
     "inspect": inspect_tab.LINK, "compiler": compiler_tab.LINK, "derivatives": derivatives_tab.LINK,

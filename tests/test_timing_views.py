@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.ui.timing_views import parse_sizes, seconds, times_table
+from playground.server.ui.timing_views import parse_sizes, seconds, times_table
 
 
 def test_parse_sizes():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from playground.mnist.preprocess import model_input, to_mnist_frame
-from playground.ui.train_sketch import sketch_to_ink
+from playground.server.ui.train_sketch import sketch_to_ink
 
 
 def blob(shape=(300, 400), centre=(60, 330), radii=(45, 25)) -> np.ndarray:

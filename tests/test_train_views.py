@@ -7,8 +7,8 @@ import pytest
 from playground import messages
 from playground.mnist.config import TrainConfig
 from playground.server import training_plots
-from playground.ui.markdown import verdict
-from playground.ui.train_views import (
+from playground.server.ui.markdown import verdict
+from playground.server.ui.train_views import (
     Curves,
     dataset_choices,
     device_banner,

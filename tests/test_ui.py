@@ -21,11 +21,11 @@ from playground.sandbox.limits import Limits
 from playground.server import sharing
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
-from playground.ui import about_tab, derivatives_tab, inspect_tab
-from playground.ui import inspect_views as views
-from playground.ui.inspect_tab import DownloadFolder, parse_argnums, render
-from playground.ui.markdown import verdict
-from playground.ui.translations import GRADIO_GAPS, shown
+from playground.server.ui import about_tab, derivatives_tab, inspect_tab
+from playground.server.ui import inspect_views as views
+from playground.server.ui.inspect_tab import DownloadFolder, parse_argnums, render
+from playground.server.ui.markdown import verdict
+from playground.server.ui.translations import GRADIO_GAPS, shown
 from playground.worker import inspect as staging
 from tests.pool_doubles import ScriptedPool
 from tests.tab_context import tab_context

@@ -1,4 +1,4 @@
-"""playground.ui.language: the page's language cookie first, then Accept-Language, English without a request."""
+"""playground.server.ui.language: the page's language cookie first, then Accept-Language, English without a request."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from playground.ui import language
+from playground.server.ui import language
 
 
 def request(**headers):

@@ -14,9 +14,9 @@ from playground.errors import UserCodeError
 from playground.gallery import VMAP_PRESETS
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
-from playground.ui import vmap_tab
-from playground.ui.markdown import verdict
-from playground.ui.vmap_views import render
+from playground.server.ui import vmap_tab
+from playground.server.ui.markdown import verdict
+from playground.server.ui.vmap_views import render
 from playground.worker import numerics, usercode
 from playground.worker import vmap as vectorize
 from playground.worker.vmap import compare, make_batch, python_loop

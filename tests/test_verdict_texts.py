@@ -14,7 +14,7 @@ from playground.sandbox.procfs import Sample
 from playground.sandbox.scratch import Usage
 from playground.server.job_line import LineFull
 from playground.server.job_runner import busy
-from playground.ui.error_views import error_markdown
+from playground.server.ui.error_views import error_markdown
 
 LIMITS = Limits(memory_mb=2048, address_space_mb=4096, max_tasks=512, scratch_mb=256, scratch_files=10_000)
 CALM = Sample(rss_mb=300.0, address_space_mb=1500.0, threads=12)

@@ -1,4 +1,4 @@
-"""The one catalogue of what the server writes, in English, German and Simplified Chinese.
+"""The one catalogue of the app's words (the page's and what the server writes), in English, German and Chinese.
 
 A message is a key and its parameters; ``say`` writes it in a language, and a
 parameter may itself be a message (``[key, params]``), written in the same
@@ -15,7 +15,7 @@ English text, so the server can write them again in the reader's language
 
 JAX's own error text is never translated: it is quoted as JAX wrote it.
 The static page's words are here too (ui_texts.py, keys "pg.*"): Gradio's
-frontend writes those in the browser's language (playground/ui/translations.py).
+frontend writes those in the browser's language (playground/server/ui/translations.py).
 Standard library only: the workers, the server and the UI all import it.
 """
 
@@ -39,7 +39,7 @@ DEFAULT = "en"
 CATALOGUE: dict[str, dict[str, str]] = {**tracer_texts.TEXTS, **status_texts.TEXTS, **narrative_texts.TEXTS,
                                     **tab_texts.TEXTS, **lesson_texts.TEXTS, **verdict_texts.TEXTS,
                                     **plot_texts.TEXTS, **ui_texts.TEXTS}
-UI_PREFIX = "pg."  # the static UI's keys (ui_texts.py), which Gradio's frontend writes (playground/ui/translations.py)
+UI_PREFIX = "pg."  # the page's static keys (ui_texts.py), which Gradio's frontend writes (server/ui/translations.py)
 _TAG = re.compile(r"\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*")
 
 

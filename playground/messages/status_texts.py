@@ -32,7 +32,7 @@ TEXTS: dict[str, dict[str, str]] = {
                         "zh": "在 JAX 文档中阅读更多"},
     "error.jax_says": {"en": "", "de": "JAXs eigene Meldung (auf Englisch):", "zh": "JAX 的原始报错（英文）："},
     "error.details": {"en": "Details", "de": "Details", "zh": "详细信息"},
-    # Which function ran, where it is not the one named f (ui/picked_function.py).
+    # Which function ran, where it is not the one named f (server/ui/picked_function.py).
     "pick.made": {"en": "It ran {binding}: the last function your code makes with a JAX transformation.",
                   "de": "Ausgeführt wurde {binding}: die letzte Funktion, die dein Code mit einer JAX-Transformation "
                         "erzeugt.",

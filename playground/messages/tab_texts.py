@@ -12,7 +12,7 @@ TEXTS: dict[str, dict[str, str]] = {
     # Lists: "1, 10 and 100".
     "list.comma": {"en": ", ", "de": ", ", "zh": "、"},
     "list.and": {"en": "{rest} and {last}", "de": "{rest} und {last}", "zh": "{rest} 和 {last}"},
-    # The queue and progress lines of every tab (ui/progress.py).
+    # The queue and progress lines of every tab (server/ui/progress.py).
     "progress.running": {"en": "Your job is running in a fresh sandboxed worker.",
                          "de": "Dein Job läuft in einem frischen Sandbox-Worker.",
                          "zh": "你的作业正在一个全新的沙箱工作进程中运行。"},

@@ -1,6 +1,6 @@
 """The static UI's words: labels, placeholders, buttons, tab names and the tabs' descriptions.
 
-playground/ui/translations.py hands them to Gradio's frontend (``gr.I18n``), which writes each in the
+playground/server/ui/translations.py hands them to Gradio's frontend (``gr.I18n``), which writes each in the
 browser's language or the one picked under the footer's Settings > Language.
 
 German speaks to the reader as "du"; both keep JAX's terms in English where German and Chinese JAX

@@ -12,7 +12,7 @@ first, or accuracy collapses. ::
     >>> frame.shape, frame.dtype, int(frame.max())
     ((28, 28), dtype('uint8'), 255)
 
-Pure numpy + Pillow (no JAX): the Gradio server calls this on every drawing (ui/train_sketch.py turns
+Pure numpy + Pillow (no JAX): the Gradio server calls this on every drawing (server/ui/train_sketch.py turns
 Gradio's Sketchpad value into the ink array), the training worker on each of scikit-learn's 8×8 digits.
 """
 

@@ -40,7 +40,7 @@ def main() -> None:
     # Everything this run writes, Gradio's cache too, goes below one folder, removed at the end whatever happened.
     tempfile.tempdir = run_folder = tempfile.mkdtemp(prefix="jax-playground-run-")
     _prepare_gradio(run_folder)
-    from playground.ui import build_app  # Gradio reads GRADIO_TEMP_DIR once, when it is imported
+    from playground.server.ui import build_app  # Gradio reads GRADIO_TEMP_DIR once, when it is imported
 
     with ExitStack() as cleanup:
         cleanup.callback(scratch.remove, run_folder, 30.0)
@@ -104,7 +104,7 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
 
 
 def _serve(demo, settings: Settings) -> None:
-    from playground.ui import CSS, I18N, THEME, page_js
+    from playground.server.ui import CSS, I18N, THEME, page_js
 
     demo.queue(max_size=settings.queue_size, default_concurrency_limit=settings.workers)
     calm_idle_queue(demo)

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from playground.server import sharing
-from playground.ui import inspect_tab
+from playground.server.ui import inspect_tab
 from tests.browser.conftest import VIEWPORT
 from tests.conftest import ROOT
 from tests.hostile import support

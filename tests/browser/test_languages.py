@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from playground import messages
-from playground.ui.translations import I18N, UI_KEYS, text
+from playground.server.ui.translations import I18N, UI_KEYS, text
 from tests.browser.conftest import blank_tab, open_app, reopen_app, save_screenshot
 
 # (tab id, catalogue key of its name or None where the name is JAX's own, an element the tab shows once open)

@@ -20,7 +20,7 @@ import gradio as gr
 import pytest
 from playwright.sync_api import expect
 
-from playground.ui.preset_pick import run_stopped_by_preset
+from playground.server.ui.preset_pick import run_stopped_by_preset
 from tests.browser.conftest import VIEWPORT
 from tests.conftest import free_port
 

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from playground.messages import say
-from playground.ui.translations import text
+from playground.server.ui.translations import text
 from tests.browser.conftest import open_app, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
 from tests.browser.test_train_tab import TRAIN_TIMEOUT_MS, set_number

@@ -9,13 +9,13 @@ from playground.errors import error_dict
 from playground.gallery import SHARD_EXAMPLE
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import TabSchema, fields_of
-from playground.ui import language, progress, share_links
-from playground.ui import markdown as md
-from playground.ui.error_views import error_markdown
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.ui.markdown import code_block
-from playground.ui.parallel_fields import shard_arguments
-from playground.ui.parallel_views import (
+from playground.server.ui import language, progress, share_links
+from playground.server.ui import markdown as md
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.server.ui.markdown import code_block
+from playground.server.ui.parallel_fields import shard_arguments
+from playground.server.ui.parallel_views import (
     data_parallel_markdown,
     mesh_markdown,
     placement_html,
@@ -23,8 +23,8 @@ from playground.ui.parallel_views import (
     tolerance_markdown,
     verdict_markdown,
 )
-from playground.ui.tabs import Tab, TabContext
-from playground.ui.translations import t
+from playground.server.ui.tabs import Tab, TabContext
+from playground.server.ui.translations import t
 
 TAB = Tab("pg.tab.parallel", "parallel", 60)
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import html
 
 from playground import line_colours, messages
-from playground.ui import markdown as md
-from playground.ui import progress
-from playground.ui.markdown import code_block
-from playground.ui.picked_function import picked_note
+from playground.server.ui import markdown as md
+from playground.server.ui import progress
+from playground.server.ui.markdown import code_block
+from playground.server.ui.picked_function import picked_note
 
 DISPLAY_CHARS = 30_000  # longer IR is cut on screen; the whole text is offered as a download
 DISPLAY_LINES = 400  # per pane of the source <-> IR view

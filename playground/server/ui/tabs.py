@@ -47,7 +47,7 @@ class TabContext:
 
 def tab_modules() -> list[ModuleType]:
     """Every tab module of this package, in the order of the tabs."""
-    package = importlib.import_module("playground.ui")
-    found = [importlib.import_module(f"playground.ui.{info.name}") for info in pkgutil.iter_modules(package.__path__)
+    package = importlib.import_module(__package__)
+    found = [importlib.import_module(f"{__package__}.{info.name}") for info in pkgutil.iter_modules(package.__path__)
              if info.name.endswith("_tab")]
     return sorted((module for module in found if hasattr(module, "TAB")), key=lambda module: module.TAB.position)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from playground import messages
 from playground.server import plots
-from playground.ui import markdown as md
-from playground.ui.error_views import error_markdown
-from playground.ui.picked_function import picked_note
+from playground.server.ui import markdown as md
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.picked_function import picked_note
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
 OK, WARNING, BUSY = (md.verdict(kind) for kind in ("ok", "warning", "busy"))

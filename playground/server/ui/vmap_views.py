@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from playground import messages
 from playground.server import plots
-from playground.ui import markdown as md
-from playground.ui import progress
-from playground.ui.error_views import error_markdown
-from playground.ui.timing_views import times_table
+from playground.server.ui import markdown as md
+from playground.server.ui import progress
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.timing_views import times_table
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
 OK, ERROR, BUSY = (md.verdict(kind) for kind in ("ok", "error", "busy"))

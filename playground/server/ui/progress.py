@@ -15,7 +15,7 @@ from datetime import datetime
 import gradio as gr
 
 from playground import messages
-from playground.ui import markdown as md
+from playground.server.ui import markdown as md
 
 
 def is_progress(update: dict) -> bool:

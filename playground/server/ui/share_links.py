@@ -18,7 +18,7 @@ import gradio as gr
 
 from playground.server import sharing
 from playground.server.sharing import MAX_EXERCISE_CHARS, Link, TabSchema
-from playground.ui.translations import t, words
+from playground.server.ui.translations import t, words
 
 # Builds the full link in the browser (only it knows the public address), shows it in the address bar and
 # copies it.

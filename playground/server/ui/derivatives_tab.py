@@ -11,18 +11,18 @@ from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
 from playground.jobs.arguments import MAX_ORDER, MAX_POINTS
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Number, TabSchema, fields_of
-from playground.ui import language, progress, share_links
-from playground.ui.derivatives_views import (
+from playground.server.ui import language, progress, share_links
+from playground.server.ui.derivatives_views import (
     pick_jaxpr,
     render_gradient,
     render_orders,
     running_gradient,
     running_orders,
 )
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
-from playground.ui.tabs import Tab, TabContext
-from playground.ui.translations import t
+from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.server.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
+from playground.server.ui.tabs import Tab, TabContext
+from playground.server.ui.translations import t
 
 TAB = Tab("pg.tab.derivatives", "derivatives", 30)
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import gradio as gr
 
 from playground.server.endpoints import public_endpoints
-from playground.ui.tabs import TabContext
+from playground.server.ui.tabs import TabContext
 
 
 def register(context: TabContext) -> None:

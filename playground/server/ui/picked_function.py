@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from playground import messages, user_ast
 from playground.errors import UserCodeError
-from playground.ui import markdown as md
+from playground.server.ui import markdown as md
 
 SHOWN_CHARS = 80  # of a transformation's source: `jax.jit(jax.vmap(...), in_axes=...)` can run long
 

@@ -11,13 +11,13 @@ from playground.gallery import VMAP_PRESETS
 from playground.jobs.vmap import DEFAULT_BATCH_SIZES
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import TabSchema, fields_of
-from playground.ui import language, progress, share_links
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
-from playground.ui.tabs import Tab, TabContext
-from playground.ui.timing_views import parse_sizes
-from playground.ui.translations import t
-from playground.ui.vmap_views import render, running
+from playground.server.ui import language, progress, share_links
+from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.server.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
+from playground.server.ui.tabs import Tab, TabContext
+from playground.server.ui.timing_views import parse_sizes
+from playground.server.ui.translations import t
+from playground.server.ui.vmap_views import render, running
 
 TAB = Tab("vmap", "vmap", 40)
 

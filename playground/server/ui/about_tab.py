@@ -5,10 +5,10 @@ from __future__ import annotations
 import gradio as gr
 
 from playground import messages
-from playground.ui import language
-from playground.ui import markdown as md
-from playground.ui.tabs import Tab, TabContext
-from playground.ui.translations import t
+from playground.server.ui import language
+from playground.server.ui import markdown as md
+from playground.server.ui.tabs import Tab, TabContext
+from playground.server.ui.translations import t
 
 TAB = Tab("pg.tab.about", "about", 80)
 

@@ -14,9 +14,9 @@ Eager JAX and jit agree at every size measured (n = 10, 1000); NumPy agrees at e
 from __future__ import annotations
 
 from playground import messages
-from playground.ui import markdown as md
-from playground.ui.timing_views import ratio as speedup
-from playground.ui.timing_views import seconds
+from playground.server.ui import markdown as md
+from playground.server.ui.timing_views import ratio as speedup
+from playground.server.ui.timing_views import seconds
 
 DISPATCH_BOUND = 3  # a call taking up to this many times jit's smallest-size time is mostly fixed cost
 

@@ -6,10 +6,10 @@ import html
 
 from playground import messages
 from playground.server import text_diff
-from playground.ui import markdown as md
-from playground.ui import progress
-from playground.ui.inspect_views import source_pane
-from playground.ui.timing_views import seconds
+from playground.server.ui import markdown as md
+from playground.server.ui import progress
+from playground.server.ui.inspect_views import source_pane
+from playground.server.ui.timing_views import seconds
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
 OK, WARNING = md.verdict("ok"), md.verdict("warning")

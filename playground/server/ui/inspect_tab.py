@@ -15,12 +15,12 @@ from playground.gallery import EXAMPLES
 from playground.server import sharing
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Link, TabSchema, fields_of
-from playground.ui import example_runs, language, progress, share_links
-from playground.ui import inspect_views as views
-from playground.ui.derivatives_tab import LINK as DERIVATIVES_LINK
-from playground.ui.error_views import error_markdown
-from playground.ui.tabs import Tab, TabContext
-from playground.ui.translations import t, tab
+from playground.server.ui import example_runs, language, progress, share_links
+from playground.server.ui import inspect_views as views
+from playground.server.ui.derivatives_tab import LINK as DERIVATIVES_LINK
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.tabs import Tab, TabContext
+from playground.server.ui.translations import t, tab
 
 TAB = Tab("pg.tab.inspect", "inspect", 10)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 
 from playground import messages
-from playground.ui import markdown as md
+from playground.server.ui import markdown as md
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
 OK, DIFFERS = md.verdict("ok"), md.verdict("differs")

@@ -11,13 +11,13 @@ from playground.gallery import COMPILER_EXAMPLES
 from playground.server import text_diff
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Choice, Flag, TabSchema, fields_of
-from playground.ui import compiler_views as views
-from playground.ui import example_runs, language, progress, share_links
-from playground.ui.error_views import error_markdown
-from playground.ui.inspect_tab import parse_argnums
-from playground.ui.layout import beside
-from playground.ui.tabs import Tab, TabContext
-from playground.ui.translations import choice, composed, t, tab, text
+from playground.server.ui import compiler_views as views
+from playground.server.ui import example_runs, language, progress, share_links
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.inspect_tab import parse_argnums
+from playground.server.ui.layout import beside
+from playground.server.ui.tabs import Tab, TabContext
+from playground.server.ui.translations import choice, composed, t, tab, text
 
 TAB = Tab("pg.tab.compiler", "compiler", 20)
 

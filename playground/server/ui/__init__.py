@@ -1,4 +1,4 @@
-"""The Gradio UI: one module per tab, the only package that imports gradio."""
+"""The Gradio page: one module per tab (tabs.py), the only package that imports gradio."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import gradio as gr
 
 from playground.server.api import PlaygroundAPI
 from playground.server.config import Settings
-from playground.ui import endpoints, share_links
-from playground.ui.language import PAGE_LANGUAGE_JS, tab_titles_js
-from playground.ui.layout import PHONE_DIFFS_UNIFIED_JS, RESULT_IN_SIGHT_JS
-from playground.ui.shortcuts import RUN_SHORTCUT_JS
-from playground.ui.sketch_tool import BRUSH_FIRST_JS
-from playground.ui.tabs import TabContext, tab_modules
-from playground.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
-from playground.ui.translations import example_labels_js, t, tab, tab_titles
+from playground.server.ui import endpoints, share_links
+from playground.server.ui.language import PAGE_LANGUAGE_JS, tab_titles_js
+from playground.server.ui.layout import PHONE_DIFFS_UNIFIED_JS, RESULT_IN_SIGHT_JS
+from playground.server.ui.shortcuts import RUN_SHORTCUT_JS
+from playground.server.ui.sketch_tool import BRUSH_FIRST_JS
+from playground.server.ui.tabs import TabContext, tab_modules
+from playground.server.ui.translations import I18N as I18N  # the UI's words in en, de and zh-CN, for launch()
+from playground.server.ui.translations import example_labels_js, t, tab, tab_titles
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code in the sandbox pool shares one concurrency limit
 PARALLEL_QUEUE = "parallel"  # the Parallel tab has its own pool of several-device workers

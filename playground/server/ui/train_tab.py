@@ -15,12 +15,12 @@ from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainCon
 from playground.server import training_plots as figures
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Choice, Flag, Number, TabSchema, Text
-from playground.ui import language, share_links
-from playground.ui.error_views import error_markdown
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX
-from playground.ui.tabs import Tab, TabContext
-from playground.ui.train_sketch import sketch_to_ink
-from playground.ui.train_views import (
+from playground.server.ui import language, share_links
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX
+from playground.server.ui.tabs import Tab, TabContext
+from playground.server.ui.train_sketch import sketch_to_ink
+from playground.server.ui.train_views import (
     Curves,
     dataset_choices,
     device_banner,
@@ -28,7 +28,7 @@ from playground.ui.train_views import (
     status_markdown,
     train_config,
 )
-from playground.ui.translations import t
+from playground.server.ui.translations import t
 
 TAB = Tab("pg.tab.train", "train", 70)
 

@@ -11,13 +11,13 @@ from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs.arguments import MAX_REPEATS
 from playground.server import plots
 from playground.server.sharing import TabSchema, fields_of
-from playground.ui import jit_views, language, progress, share_links
-from playground.ui import markdown as md
-from playground.ui.error_views import error_markdown
-from playground.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.ui.tabs import Tab, TabContext
-from playground.ui.timing_views import parse_sizes, seconds, times_table
-from playground.ui.translations import t
+from playground.server.ui import jit_views, language, progress, share_links
+from playground.server.ui import markdown as md
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.server.ui.tabs import Tab, TabContext
+from playground.server.ui.timing_views import parse_sizes, seconds, times_table
+from playground.server.ui.translations import t
 
 TAB = Tab("jit", "jit", 50)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from playground import messages
 from playground.server import training_plots as figures
-from playground.ui import markdown as md
+from playground.server.ui import markdown as md
 
 
 @dataclass

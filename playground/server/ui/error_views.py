@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from playground import messages
 from playground.errors import TITLES
-from playground.ui import markdown as md
-from playground.ui.markdown import code_block
+from playground.server.ui import markdown as md
+from playground.server.ui.markdown import code_block
 
 
 def error_markdown(error: dict, language: str = "en", then: str = "") -> str:
