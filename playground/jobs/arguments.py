@@ -97,7 +97,7 @@ def wholes(name: str, doc: str, low: int, high: int, most: int, default: Any = R
            sort: bool = False) -> Argument:
     """A list of whole numbers (``sort``: sorted, each once); a form types it as text ("1, 10, 100")."""
     return Argument(name, lambda name, value: check.whole_numbers(name, value, low, high, most), doc,
-                    list[int] | None, Form("text", MAX_ARGS_CHARS), default,
+                    list[int] if default is REQUIRED else list[int] | None, Form("text", MAX_ARGS_CHARS), default,
                     _sorted_unique if sort else _wholes_list)
 
 

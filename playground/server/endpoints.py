@@ -19,20 +19,23 @@ from playground.jobs.arguments import BY_SERVER, REQUIRED
 
 @dataclass(frozen=True)
 class Endpoint:
-    """A public endpoint: its name (its URL /name, its MCP tool), the API method behind it, and its line.
+    """A public endpoint: its name (its URL /name, its MCP tool, the API's method behind it), and how it queues.
 
-    ``queue``: the concurrency line it waits in ("sandbox", "parallel", "accelerator", "training"), None for a
-    quick answer that skips the queue, "" for one that takes the queue with no limit of its own. ``session``: the
-    method's last argument is the caller's session, which the server fills in (the caller does not pass it).
+    ``queue``: the line it waits in with the tabs' events that run the same jobs ("sandbox", "parallel",
+    "accelerator", "training"); or ``SKIPS`` the queue (a quick answer), ``UNLIMITED`` (queued, no limit of its own),
+    ``DEFAULT`` (the server's default limit). ``session``: the method's last argument is the caller's session,
+    which the server fills in (the caller does not pass it).
     """
 
     name: str
-    queue: str | None
+    queue: str
     session: bool = False
 
 
-SERVER_ENDPOINTS = (Endpoint("train", "training", session=True), Endpoint("stop_training", None, session=True),
-                    Endpoint("predict", "", session=True), Endpoint("datasets", None), Endpoint("about", ""))
+SKIPS, UNLIMITED, DEFAULT = "skips the queue", "unlimited", "default"
+SERVER_ENDPOINTS = (Endpoint("train", "training", session=True), Endpoint("stop_training", SKIPS, session=True),
+                    Endpoint("predict", UNLIMITED, session=True), Endpoint("datasets", SKIPS),
+                    Endpoint("about", DEFAULT))
 
 
 def queue_of(kind: jobs.JobKind) -> str:

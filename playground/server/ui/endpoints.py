@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import gradio as gr
 
-from playground.server.endpoints import public_endpoints
+from playground.server.endpoints import DEFAULT, SKIPS, UNLIMITED, public_endpoints
 from playground.server.ui.tabs import TabContext
 
 
@@ -21,10 +21,12 @@ def register(context: TabContext) -> None:
     for endpoint in public_endpoints():
         method = getattr(context.api, endpoint.name)
         function = _with_session(method) if endpoint.session else method
-        if endpoint.queue is None:
+        if endpoint.queue == SKIPS:
             gr.api(function, api_name=endpoint.name, queue=False)
-        elif endpoint.queue == "":
+        elif endpoint.queue == UNLIMITED:
             gr.api(function, api_name=endpoint.name, concurrency_limit=None)
+        elif endpoint.queue == DEFAULT:
+            gr.api(function, api_name=endpoint.name)
         else:
             limit, queue = context.line(endpoint.queue)
             gr.api(function, api_name=endpoint.name, concurrency_limit=limit, concurrency_id=queue)
