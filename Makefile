@@ -6,8 +6,8 @@ RUNTIME := $(VENV)/.runtime-installed
 DEV := $(VENV)/.dev-installed
 
 # The JAX build this host needs: tools/jax_accelerator.py says cpu, cuda12, cuda13 or tpu (and on stderr, why),
-# once per make run; `make run JAX_ACCELERATOR=cuda12` overrides it. lint and clean need no JAX and skip it.
-ifneq ($(filter-out lint clean,$(or $(MAKECMDGOALS),run)),)
+# once per make run; `make run JAX_ACCELERATOR=cuda12` overrides it. lint, docs and clean need no JAX and skip it.
+ifneq ($(filter-out lint docs clean,$(or $(MAKECMDGOALS),run)),)
 ACCELERATOR := $(shell JAX_ACCELERATOR='$(JAX_ACCELERATOR)' $(PYTHON) tools/jax_accelerator.py)
 ifeq ($(filter cpu cuda12 cuda13 tpu,$(ACCELERATOR)),)
 $(error tools/jax_accelerator.py chose no JAX build: see its message above)
@@ -23,7 +23,7 @@ JAX_PLUGINS := $(JAX_PLUGINS_cuda12) $(JAX_PLUGINS_cuda13) $(JAX_PLUGINS_tpu)
 
 # One pip at a time in the venv.
 .NOTPARALLEL:
-.PHONY: run test test-quick test-under-load lint screenshots bench data clean
+.PHONY: run test test-quick test-under-load lint docs screenshots bench data clean
 
 run: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python app.py
@@ -50,9 +50,20 @@ test-under-load: $(DEV) $(JAX_STAMP)
 lint: $(DEV)
 	$(BIN)/ruff check .
 
-# The README's pictures in assets/, taken by the browser tests from the real app (run it when the UI changes).
+# The documentation's pictures in docs/assets/, taken by the browser tests from the real app (after a UI change).
 screenshots: $(DEV) $(JAX_STAMP)
-	PLAYGROUND_SCREENSHOTS=$(CURDIR)/assets $(BIN)/python -m pytest tests/browser $(PYTEST_PARALLEL) -q
+	PLAYGROUND_SCREENSHOTS=$(CURDIR)/docs/assets $(BIN)/python -m pytest tests/browser $(PYTEST_PARALLEL) -q
+
+# The documentation site in site/: MkDocs with the Material theme, in a venv of its own (its packages are not the
+# app's); --strict: a broken link, a missing anchor or a page left out of the nav fails the build.
+DOCS_VENV := .venv-docs
+$(DOCS_VENV)/.installed: requirements-docs.txt
+	test -x $(DOCS_VENV)/bin/python || $(PYTHON) -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/python -m pip install -q -r requirements-docs.txt
+	touch $@
+
+docs: $(DOCS_VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict
 
 bench: $(RUNTIME) $(JAX_STAMP)
 	$(BIN)/python benchmarks/inspect_latency.py
@@ -81,4 +92,4 @@ $(JAX_STAMP): $(RUNTIME) $(JAX_REQUIREMENTS)
 	touch $@
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DOCS_VENV) site .pytest_cache .ruff_cache

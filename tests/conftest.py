@@ -39,7 +39,7 @@ SLOW_PATHS = ("tests/e2e/", "tests/browser/", "tests/hostile/", "tests/test_host
 # For tests that hold only in the full sandbox: pytest_collection_modifyitems skips them in the process mode.
 full_sandbox_only = pytest.mark.full_sandbox_only
 _PROCESS_MODE_READS_FILES = ("the local process mode has no Landlock or seccomp: a job may read the user's files, "
-                             "by design (README: Run it); its own guards are tested in tests/test_process_pool.py")
+                             "by design (docs/deploy.md); its own guards are tested in tests/test_process_pool.py")
 
 
 @pytest.fixture(scope="session", params=SANDBOX_MODES)

@@ -11,7 +11,7 @@ JAX plugin that drives them (``jax-cuda12-plugin``, ``jax-cuda13-plugin``,
 A fresh worker that opens the device pays for a CUDA context (or a TPU
 client) before its job arrives; the pool warms workers ahead of time, but each
 warm one holds that context and its share of device memory. So only the jobs
-whose point is speed on the device (jit, vmap) run there; see README.
+whose point is speed on the device (jit, vmap) run there; see docs/deploy.md ("On a GPU or TPU").
 
 >>> Accelerator("cuda", 1, DevicePaths(("/dev/nvidia0",), ())).describe()
 'CUDA (1 device)'

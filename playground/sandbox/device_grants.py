@@ -62,7 +62,7 @@ from dataclasses import dataclass
 class Grant:
     name: str
     layer: str  # the layers it loosens: "landlock", "seccomp" or both
-    allows: str  # what the worker may then do, as About and README say it
+    allows: str  # what the worker may then do, as About and the security page (docs/security.md) say it
     platforms: tuple[str, ...]  # the JAX platforms whose drivers may need it
 
 

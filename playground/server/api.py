@@ -230,7 +230,7 @@ class PlaygroundAPI:
         }
 
     def updates(self, kind: str, **values) -> Iterator[dict]:
-        """Run a ``kind`` job from the registry, streaming its updates (job_runner.py; README's "The API").
+        """Run a ``kind`` job from the registry, streaming its updates (job_runner.py; docs/api.md).
 
         While the job waits: ``{"ok": True, "done": False, "phase": "queued" or "running", "queue": {"position",
         "running", "workers", "wait_s"}, "shared"}``; then Inspect's early reply; the last update (``done`` True) is

@@ -12,7 +12,7 @@ from tests.mnist_folders import start_training_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Where screenshots go: an ignored folder, so that `make test` leaves the tree clean. `make screenshots`
-# points it at assets/ to refresh the README's pictures.
+# points it at docs/assets/ to refresh the documentation's pictures.
 SCREENSHOTS = Path(os.environ.get("PLAYGROUND_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "test-artifacts")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 VIEWPORT = {"width": 1280, "height": 900}

@@ -1,7 +1,7 @@
 """benchmarks/device_check.py runs on this host's CPU, end to end, and prints its whole table.
 
 Small sizes keep it short (n = 1,000, one epoch); the full check (n = 10,000,
-three epochs) is what README's figures come from. Nothing is timed here: the
+three epochs) is what the documentation's figures come from. Nothing is timed here: the
 table's numbers are the benchmark's business, its rows are this test's.
 """
 
