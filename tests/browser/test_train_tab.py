@@ -82,7 +82,11 @@ def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
     assert len(steps) == 5 and steps == sorted(steps), steps
     assert page.locator("#train-loss .scatterlayer .trace").count() >= 1
 
-    page.locator("#train-stop").click()
+    # Pressed once it is enabled, not once it also holds still: while the curves redraw, a loaded machine kept
+    # Playwright's "stable" check of the button failing for over a minute (the whole suite on 2 cores).
+    stop = page.locator("#train-stop")
+    expect(stop).to_be_enabled()
+    stop.dispatch_event("click")
     expect(status).to_contain_text(re.compile("Stopping|Stopped"), timeout=WAIT_S * 1000)
     # The run stops at its next chunk (aimed at under a second), plus the browser's round trip. Then the whole test
     # set is measured and the weights saved ("Stopping: …"), which a loaded host may take seconds for: the weights
