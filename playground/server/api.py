@@ -126,7 +126,7 @@ class PlaygroundAPI:
             log.exception("internal error %s in a training run", incident)
             yield internal_error(incident)
 
-    def stop_training(self, session: str = "") -> dict:
+    def stop_training(self, session: str) -> dict:
         """Stop this session's training run: it ends within about a second, keeping its curves and parameters.
 
         Takes no arguments (the server fills ``session`` in from the caller's).
@@ -137,7 +137,7 @@ class PlaygroundAPI:
         stopping = self._training is not None and self._training.stop(session)
         return {"ok": True, "stopping": stopping}
 
-    def predict(self, image: list[list[float]], session: str = "") -> dict:
+    def predict(self, image: list[list[float]], session: str) -> dict:
         """Class probabilities of a grayscale digit (ink bright on dark) under this session's trained model.
 
         The image is prepared the way MNIST was: cropped to its ink, scaled to fit 20 x 20 and centred by its
