@@ -134,6 +134,10 @@ class Server:
         return Client(self.url, verbose=False, ssl_verify=False)
 
 
+# The ceiling of a server's start, from ``python app.py`` to its port answering, on a loaded machine.
+SERVER_START_S = 120
+
+
 def start_server(tmp_dir: Path, *, unprivileged: bool = False, **env_overrides: str) -> Server:
     """Launch ``python app.py`` on a free port and wait until it answers; ``unprivileged``: run it as a Space does
     (as DROP_UID with no capabilities, where this process is root; else as this process's own user)."""
@@ -154,7 +158,7 @@ def start_server(tmp_dir: Path, *, unprivileged: bool = False, **env_overrides: 
                                *(Path(value) for value in env_overrides.values() if os.path.isdir(value)))
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log_path.open("w"), stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + SERVER_START_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited early:\n{log_path.read_text()}")
