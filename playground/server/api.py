@@ -25,6 +25,7 @@ from playground.mnist.config import TrainConfig
 from playground.sandbox import device_grants
 from playground.server import graph_render, worker_pools
 from playground.server.config import Settings
+from playground.server.device_ceilings import DeviceCeilings
 from playground.server.endpoints import job_method
 from playground.server.job_runner import JobRunner
 from playground.server.result_cache import ResultCache, app_version
@@ -65,6 +66,7 @@ class PlaygroundAPI:
                  if settings.result_cache else None)
         self._runner = JobRunner(self._pools, settings.queue_size, lambda kind: limits.measure_timeout_s
                                  if jobs.REGISTRY[kind].timed else limits.timeout_s, cache)
+        self._ceilings = DeviceCeilings(self.updates)
 
     @classmethod
     def from_pools(cls, pools: worker_pools.Pools, settings: Settings,
@@ -244,13 +246,18 @@ class PlaygroundAPI:
         if job.get("ok") is False:
             yield {**job, "done": True}  # an argument failed its check
             return
-        if self._unavailable is None or jobs.pool_of(kind, job) != "accelerator":
-            yield from self._runner.updates(kind, job)
-            return
-        # The host's accelerator could not be opened inside the sandbox: this job runs on the CPU, and says why.
+        updates = self._runner.updates(kind, job)
+        if self._unavailable is not None and jobs.pool_of(kind, job) == "accelerator":
+            updates = self._measured_on_cpu(updates)
+        if kind == "speed_of_light":  # its reply placed under the device's ceilings
+            updates = self._ceilings.on_the_roofline(updates)
+        yield from updates
+
+    def _measured_on_cpu(self, updates: Iterator[dict]) -> Iterator[dict]:
+        """The host's accelerator could not be opened inside the sandbox: the job ran on the CPU, and says why."""
         fallback = messages.piece("accelerator.measured_on_cpu", why=self._unavailable)
         said = {"device_fallback": messages.render([fallback]), "device_fallback_words": fallback}
-        for update in self._runner.updates(kind, job):
+        for update in updates:
             yield {**update, **said} if update.get("ok") and "device" in update else update
 
     def _device_pool_status(self) -> dict:
@@ -259,6 +266,7 @@ class PlaygroundAPI:
         return {**pool.status(), "landlock": pool.layers.get("landlock"), "seccomp": pool.layers.get("seccomp"),
                 "grants": device_grants.describe(getattr(pool, "grants", ())),
                 "grants_tried": getattr(pool, "grant_trials", [])}
+
     def _runtime_info(self) -> dict:
         """Backend and devices, asked once of a worker that holds the accelerator, if any (the server never starts
         JAX itself)."""

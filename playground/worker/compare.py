@@ -78,7 +78,7 @@ def compare(code: str, args: str, max_chars: int, second_code: str = "", setting
         if a.call is None or b.call is None:
             notes.append(values.NOT_RUN)
         else:
-            runs_a, runs_b = _time_together(a.call, b.call, timing_budget_s, time_limit_s)
+            runs_a, runs_b = timing.measure_together((a.call, b.call), timing_budget_s, time_limit_s)
             a.report["run"], b.report["run"] = runs_a.to_dict(), runs_b.to_dict()
             if donate:
                 notes.append("Each timed call of both versions copies its arguments first (a donated buffer is used "
@@ -131,21 +131,6 @@ def _variant(code: str, args: str, static_argnums: tuple[int, ...], setting: com
 
 def _copy(leaf):
     return leaf.copy() if isinstance(leaf, jax.Array) else leaf
-
-
-def _time_together(call_a, call_b, budget_s: float, limit_s: float) -> tuple[timing.Timing, timing.Timing]:
-    """Each version timed in turn (A, B, A, B, ...), after one warm-up call each, until about ``budget_s``."""
-    seconds: tuple[list, list] = ([], [])
-    spent = 0.0
-    for call in (call_a, call_b):
-        jax.block_until_ready(call())
-    while len(seconds[0]) < 50 and (len(seconds[0]) < 3 or spent < budget_s) and (
-            not seconds[0] or spent < limit_s):
-        for call, kept in zip((call_a, call_b), seconds, strict=True):
-            elapsed = timing.time_once(call)
-            kept.append(elapsed)
-            spent += elapsed
-    return timing.Timing.from_samples(seconds[0]), timing.Timing.from_samples(seconds[1])
 
 
 def _same_result(a, b) -> tuple[bool | None, float | None]:

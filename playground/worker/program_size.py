@@ -13,6 +13,11 @@ from jax.extend.core import jaxprs_in_params
 
 # One instruction of HLO text: "%name = f32[4]{0} opcode(...)", with ROOT before the last one of a computation.
 _HLO_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?[\w.\-]+ = .+? ([a-z][a-z0-9\-]*)\(")
+# "%name = shape opcode(operands)": the shape may be a tuple; the operands run to the line's last ")" before its
+# attributes, so only what looks like "%name" inside is taken.
+_HLO_DEFINITION = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+) = (.+?) ([a-z][a-z0-9\-]*)\((.*?)\)(?:, |$)")
+_DTYPE_BYTES = {"pred": 1, "s4": 1, "u4": 1, "s8": 1, "u8": 1, "f8": 1, "s16": 2, "u16": 2, "f16": 2, "bf16": 2,
+                "s32": 4, "u32": 4, "f32": 4, "s64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16}
 _FREE_OPS = {"parameter", "constant", "bitcast", "tuple", "get-tuple-element", "after-all", "opt-barrier"}
 
 
@@ -55,9 +60,41 @@ def count_kernels(hlo_text: str) -> int:
     not counted; a ``while`` or ``conditional`` counts once, not its body.
     The classic benchmark's ``x + x*x + x*x*x`` becomes a single ``multiply_add_fusion``: 1.
     """
+    return len(kernels(hlo_text))
+
+
+def kernels(hlo_text: str) -> list[dict]:
+    """The kernels of ``count_kernels``, in the ENTRY computation's order: each instruction's ``name``, ``opcode``,
+    and ``bytes`` it reads and writes at least (its operands' and its result's sizes, from their shapes).
+
+    >>> [(k["name"], k["opcode"], k["bytes"]) for k in kernels(jax.jit(lambda x: x + x*x + x*x*x).lower(
+    ...     np.ones((10, 10), np.float32)).compile().as_text())]
+    [('multiply_add_fusion', 'fusion', 800)]
+    """
     entry = hlo_text[hlo_text.index("\nENTRY"):] if "\nENTRY" in hlo_text else hlo_text
-    body = entry.split("\n}", 1)[0].splitlines()[1:]
-    return sum(op not in _FREE_OPS for op in map(hlo_opcode, body) if op)
+    shapes: dict[str, int] = {}
+    found = []
+    for line in entry.split("\n}", 1)[0].splitlines()[1:]:
+        match = _HLO_DEFINITION.match(line)
+        if not match:
+            continue
+        name, shape, opcode, operands = match.groups()
+        shapes[name] = _shape_bytes(shape)
+        if opcode not in _FREE_OPS:
+            read = sum(shapes.get(operand, 0) for operand in re.findall(r"%([\w.\-]+)", operands))
+            found.append({"name": name, "opcode": opcode, "bytes": read + shapes[name]})
+    return found
+
+
+def _shape_bytes(shape: str) -> int:
+    """Bytes of an HLO shape ("f32[500,500]{1,0}", a tuple of them, "pred[]")."""
+    total = 0
+    for dtype, dims in re.findall(r"\b([a-z]+\d*(?:e\d+m\d+\w*)?)\[([\d,]*)\]", shape):
+        count = 1
+        for dim in filter(None, dims.split(",")):
+            count *= int(dim)
+        total += count * _DTYPE_BYTES.get(re.sub(r"e\d+m\d+\w*$", "", dtype), 1)
+    return total
 
 
 def peak_live_bytes(jaxpr) -> int:

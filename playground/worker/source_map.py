@@ -110,6 +110,17 @@ def hlo_lines(hlo_text: str) -> list[int | None]:
     return result
 
 
+def instruction_lines(hlo_text: str) -> dict[str, int | None]:
+    """The user line of each instruction of compiled HLO text, by the instruction's name."""
+    found: dict[str, int | None] = {}
+    for line, user_line in zip(hlo_text.splitlines(), hlo_lines(hlo_text), strict=True):
+        match = _DEFINED.match(line)
+        if match:
+            found.setdefault(match.group(1), user_line)
+    return found
+
+
+_DEFINED = re.compile(r"^\s*(?:ROOT\s+)?%?([\w.\-]+) = ")
 LOCATION_TABLES = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
 
 

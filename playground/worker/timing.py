@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import jax
@@ -82,6 +82,23 @@ def measure(fn: Callable[[], object], *, min_total_s: float = 0.2, max_runs: int
         seconds.append(elapsed)
         spent += elapsed
     return Timing.from_samples(seconds)
+
+
+def measure_together(calls: Sequence[Callable[[], object]], budget_s: float, limit_s: float = math.inf,
+                     max_runs: int = 50) -> list[Timing]:
+    """Each call timed in turn (A, B, A, B, ...) after one warm-up call each, until about ``budget_s`` (at least 3
+    rounds, none started past ``limit_s``): versions compared in one job see the same machine."""
+    seconds: list[list[float]] = [[] for _ in calls]
+    spent = 0.0
+    for call in calls:
+        jax.block_until_ready(call())
+    while len(seconds[0]) < max_runs and (len(seconds[0]) < 3 or spent < budget_s) and (
+            not seconds[0] or spent < limit_s):
+        for call, kept in zip(calls, seconds, strict=True):
+            elapsed = time_once(call)
+            kept.append(elapsed)
+            spent += elapsed
+    return [Timing.from_samples(kept) for kept in seconds]
 
 
 def time_once(fn: Callable[[], object]) -> float:

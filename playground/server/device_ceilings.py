@@ -1,0 +1,56 @@
+"""The device's ceilings for the roofline: measured once per pool and dtype, kept for the server's life.
+
+The measurement is a job of its own (``device_ceilings``, playground/worker/ceilings.py) in a fresh worker of the
+pool that runs the speed_of_light jobs, which runs no user code: what every user's roofline is drawn against
+can't be touched by anyone's function. It waits in line like any job; while it runs, the caller's stream shows
+where it stands. A failed measurement is not kept: the next request tries again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+from playground.server import roofline
+
+KIND = "device_ceilings"
+
+
+class DeviceCeilings:
+    def __init__(self, run: Callable[[str, dict], Iterator[dict]]) -> None:
+        """``run(kind, values)``: the API's job updates (api.updates)."""
+        self._run = run
+        self._found: dict[str, dict] = {}
+        self._lock = threading.Lock()
+        self._measuring: dict[str, threading.Lock] = {}
+
+    def on_the_roofline(self, updates: Iterator[dict]) -> Iterator[dict]:
+        """A speed_of_light job's updates, its final reply with its ``roofline`` (progress of a first measurement
+        of the ceilings in between)."""
+        for update in updates:
+            if update.get("done") and update.get("ok"):
+                ceilings, why = yield from self._ceilings(update["dtype"], update["device"])
+                update = {**update, "roofline": roofline.place(update, ceilings, why)}
+            yield update
+
+    def _ceilings(self, dtype: str, device: str) -> Iterator[dict]:
+        """Yields the measurement's progress; returns (ceilings, None) or (None, why there are none)."""
+        with self._lock:
+            measuring = self._measuring.setdefault(dtype, threading.Lock())
+        with measuring:  # one measurement per dtype at a time; whoever waited finds it kept
+            found = self._found.get(dtype)
+            if found is None:
+                reply: dict = {}
+                for update in self._run(KIND, {"dtype": dtype}):
+                    if update.get("done"):
+                        reply = update
+                    else:
+                        yield update
+                if not reply.get("ok"):
+                    error = reply.get("error") or {}
+                    return None, f"measuring this machine's ceilings failed: {error.get('message', 'no reply')}"
+                found = self._found.setdefault(dtype, {key: value for key, value in reply.items()
+                                                       if key not in ("done", "cache")})
+        if found["device"] != device:
+            return None, f"the ceilings were measured on {found['device']}, the function ran on {device}"
+        return found, None

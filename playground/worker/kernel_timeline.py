@@ -1,0 +1,143 @@
+"""The kernels XLA ran for a few calls, traced with ``jax.profiler`` and read back with its ``ProfileData``.
+
+The trace goes into a fresh folder below the worker's scratch folder; the one
+``*.xplane.pb`` it holds is read with the care the sandbox asks of anything
+there (no link followed, a plain file, at most ``MAX_TRACE_BYTES``) and parsed
+in memory (``ProfileData.from_serialized_xspace``). Of its events, those XLA
+tags with the HLO instruction they ran (the ``hlo_op`` stat) of this program's
+module (``hlo_module``) are the kernels: on a GPU the device's own lines (each
+kernel as the device ran it), on the CPU the host's thread lines (each
+thunk). The calls are told apart by XLA's ``run_id``.
+
+A call that would make an enormous trace (a loop of millions of iterations,
+each a kernel) is bounded three ways: few calls, only when a call is quick;
+the trace file's size; and the events kept (``left_out`` counts the rest).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Callable
+
+import jax
+
+MAX_TRACE_BYTES = 32 << 20
+MAX_EVENTS = 2_000
+MAX_SCANNED = 200_000  # events of the trace looked at, of every kind: reading one costs microseconds
+TRACE_BUDGET_S = 0.5  # the calls traced take about this long together, at least one and at most MAX_CALLS
+MAX_CALLS = 3
+_MAX_WALK = 200  # entries looked at while finding the trace file (the profiler makes a few folders)
+
+
+def calls_for(seconds_per_call: float) -> int:
+    """How many calls to trace for a call of ``seconds_per_call``: a few, one when a call is slow.
+
+    >>> calls_for(0.001), calls_for(0.2), calls_for(5.0)
+    (3, 2, 1)
+    """
+    return max(1, min(MAX_CALLS, int(TRACE_BUDGET_S / max(seconds_per_call, 1e-9))))
+
+
+def trace(call: Callable[[], object], calls: int, module: str, kernels: list[dict], lines: dict[str, int | None],
+          below: str) -> dict:
+    """The KERNELS record (playground/jobs/speed_of_light.py) of ``calls`` calls of ``call``, a compiled program
+    whose HLO module is named ``module`` and whose kernels are ``kernels`` (program_size.kernels)."""
+    fusions = [kernel["name"] for kernel in kernels]
+    folder = tempfile.mkdtemp(prefix="profile-", dir=below)
+    options = jax.profiler.ProfileOptions()
+    options.python_tracer_level = 0  # the kernels are XLA's; Python's own calls would only swell the trace
+    options.enable_hlo_proto = False  # the module is known already
+    try:
+        with jax.profiler.trace(folder, profiler_options=options):
+            for _ in range(calls):
+                jax.block_until_ready(call())
+    except Exception as exc:  # another trace running, a profiler the backend lacks
+        return _unavailable(fusions, f"jax.profiler could not trace here ({type(exc).__name__}: {exc})"[:2000])
+    data, problem = _read_trace(folder)
+    if data is None:
+        return _unavailable(fusions, problem)
+    from jax.profiler import ProfileData
+
+    try:
+        profile = ProfileData.from_serialized_xspace(data)
+    except Exception as exc:
+        return _unavailable(fusions, f"the trace could not be read ({type(exc).__name__})")
+    return _kernels(profile, module, kernels, lines, fusions)
+
+
+def _kernels(profile, module: str, kernels: list[dict], lines: dict, fusions: list[str]) -> dict:
+    """The events of ``module``'s instructions, of the device's planes where they have any, else the host's."""
+    found: dict[str, list[tuple[str, float, float, object]]] = {}
+    scanned = 0
+    for plane in profile.planes:
+        for line in plane.lines:
+            for event in line.events:
+                scanned += 1
+                if scanned > MAX_SCANNED:
+                    break
+                stats = dict(event.stats)
+                if stats.get("hlo_module") == module and stats.get("hlo_op"):
+                    found.setdefault(plane.name, []).append((str(stats["hlo_op"]), event.start_ns, event.duration_ns,
+                                                             stats.get("run_id")))
+    if not found:
+        return _unavailable(fusions, "the trace holds no event tagged with this program's instructions (the "
+                                     f"{jax.default_backend()} backend's profiler did not name them)")
+    plane = next((name for name in found if name.startswith("/device:")), next(iter(found)))
+    events = sorted(found[plane], key=lambda e: e[1])
+    runs = {run: i for i, run in enumerate(dict.fromkeys(e[3] for e in events))}
+    sizes = {kernel["name"]: kernel["bytes"] for kernel in kernels}
+    first = events[0][1]
+    kept = [{"name": name[:300], "call": runs[run], "start_s": (start - first) * 1e-9, "duration_s": duration * 1e-9,
+             "line": lines.get(name), "bytes": float(sizes[name]) if name in sizes else None}
+            for name, start, duration, run in events[:MAX_EVENTS]]
+    left_out = max(0, len(events) - MAX_EVENTS) + (scanned > MAX_SCANNED)  # past the scan's cap: at least one
+    return {"events": kept, "calls": len(runs), "fusions": fusions, "left_out": left_out,
+            "plane": plane[:200], "unavailable": None}
+
+
+def _unavailable(fusions: list[str], why: str) -> dict:
+    return {"events": [], "calls": 0, "fusions": fusions, "left_out": 0, "plane": "", "unavailable": why}
+
+
+def _read_trace(folder: str) -> tuple[bytes | None, str | None]:
+    """The bytes of the one ``.xplane.pb`` below ``folder`` (the profiler's plugins/profile/<run>/ folders), or
+    (None, why)."""
+    pending, looked = [folder], 0
+    while pending:
+        current = pending.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            looked += 1
+            if looked > _MAX_WALK:
+                return None, "the profiler's folder holds too many files"
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+            elif entry.name.endswith(".xplane.pb"):
+                return _read_plain(entry.path)
+    return None, "the profiler wrote no trace"
+
+
+def _read_plain(path: str) -> tuple[bytes | None, str | None]:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None, "the trace file could not be opened"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "the trace file is not a plain file"
+        if info.st_size > MAX_TRACE_BYTES:
+            return None, (f"the trace is too large to read ({info.st_size / 1e6:,.0f} MB, the limit is "
+                          f"{MAX_TRACE_BYTES / 1e6:,.0f} MB): a call runs too many kernels")
+        chunks, size = [], 0
+        while size <= MAX_TRACE_BYTES and (chunk := os.read(fd, MAX_TRACE_BYTES + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return (b"".join(chunks), None) if size <= MAX_TRACE_BYTES else (None, "the trace grew while it was read")
+    finally:
+        os.close(fd)
