@@ -66,7 +66,7 @@ class PlaygroundAPI:
                  if settings.result_cache else None)
         self._runner = JobRunner(self._pools, settings.queue_size, lambda kind: limits.measure_timeout_s
                                  if jobs.REGISTRY[kind].timed else limits.timeout_s, cache)
-        self._ceilings = DeviceCeilings(self.updates)
+        self._ceilings = DeviceCeilings(lambda kind, values: self.updates(kind, **values))
 
     @classmethod
     def from_pools(cls, pools: worker_pools.Pools, settings: Settings,

@@ -10,8 +10,9 @@ kernel as the device ran it), on the CPU the host's thread lines (each
 thunk). The calls are told apart by XLA's ``run_id``.
 
 A call that would make an enormous trace (a loop of millions of iterations,
-each a kernel) is bounded three ways: few calls, only when a call is quick;
-the trace file's size; and the events kept (``left_out`` counts the rest).
+each a kernel) is bounded four ways: a program with a loop is traced only
+when a call is quick; few calls; the trace file's size; and the events kept
+(``left_out`` counts the rest).
 """
 
 from __future__ import annotations
@@ -28,16 +29,24 @@ MAX_EVENTS = 2_000
 MAX_SCANNED = 200_000  # events of the trace looked at, of every kind: reading one costs microseconds
 TRACE_BUDGET_S = 0.5  # the calls traced take about this long together, at least one and at most MAX_CALLS
 MAX_CALLS = 3
+LOOP_TRACE_S = 0.2
 _MAX_WALK = 200  # entries looked at while finding the trace file (the profiler makes a few folders)
 
 
-def calls_for(seconds_per_call: float) -> int:
-    """How many calls to trace for a call of ``seconds_per_call``: a few, one when a call is slow.
+def calls_for(seconds_per_call: float, loops: int) -> tuple[int, str | None]:
+    """How many calls to trace for a call of ``seconds_per_call`` (a few, one when a call is slow), or (0, why not).
 
-    >>> calls_for(0.001), calls_for(0.2), calls_for(5.0)
-    (3, 2, 1)
+    A loop's kernels run once per iteration, each an event: a program with a loop is traced only while a call
+    is short enough (``LOOP_TRACE_S``) that its events stay readable; without one, the kernels are the program's
+    own, bounded by its size.
+
+    >>> calls_for(0.001, 0), calls_for(0.2, 0), calls_for(5.0, 0), calls_for(5.0, 1)[0]
+    ((3, None), (2, None), (1, None), 0)
     """
-    return max(1, min(MAX_CALLS, int(TRACE_BUDGET_S / max(seconds_per_call, 1e-9))))
+    if loops and seconds_per_call > LOOP_TRACE_S:
+        return 0, (f"a call takes {seconds_per_call:.2f} s and runs a loop, whose kernels are traced once per "
+                   f"iteration: too many to read (traced up to {LOOP_TRACE_S} s a call); a shorter loop shows them")
+    return max(1, min(MAX_CALLS, int(TRACE_BUDGET_S / max(seconds_per_call, 1e-9)))), None
 
 
 def trace(call: Callable[[], object], calls: int, module: str, kernels: list[dict], lines: dict[str, int | None],
@@ -54,16 +63,16 @@ def trace(call: Callable[[], object], calls: int, module: str, kernels: list[dic
             for _ in range(calls):
                 jax.block_until_ready(call())
     except Exception as exc:  # another trace running, a profiler the backend lacks
-        return _unavailable(fusions, f"jax.profiler could not trace here ({type(exc).__name__}: {exc})"[:2000])
+        return unavailable(fusions, f"jax.profiler could not trace here ({type(exc).__name__}: {exc})"[:2000])
     data, problem = _read_trace(folder)
     if data is None:
-        return _unavailable(fusions, problem)
+        return unavailable(fusions, problem)
     from jax.profiler import ProfileData
 
     try:
         profile = ProfileData.from_serialized_xspace(data)
     except Exception as exc:
-        return _unavailable(fusions, f"the trace could not be read ({type(exc).__name__})")
+        return unavailable(fusions, f"the trace could not be read ({type(exc).__name__})")
     return _kernels(profile, module, kernels, lines, fusions)
 
 
@@ -82,7 +91,7 @@ def _kernels(profile, module: str, kernels: list[dict], lines: dict, fusions: li
                     found.setdefault(plane.name, []).append((str(stats["hlo_op"]), event.start_ns, event.duration_ns,
                                                              stats.get("run_id")))
     if not found:
-        return _unavailable(fusions, "the trace holds no event tagged with this program's instructions (the "
+        return unavailable(fusions, "the trace holds no event tagged with this program's instructions (the "
                                      f"{jax.default_backend()} backend's profiler did not name them)")
     plane = next((name for name in found if name.startswith("/device:")), next(iter(found)))
     events = sorted(found[plane], key=lambda e: e[1])
@@ -97,7 +106,7 @@ def _kernels(profile, module: str, kernels: list[dict], lines: dict, fusions: li
             "plane": plane[:200], "unavailable": None}
 
 
-def _unavailable(fusions: list[str], why: str) -> dict:
+def unavailable(fusions: list[str], why: str) -> dict:
     return {"events": [], "calls": 0, "fusions": fusions, "left_out": 0, "plane": "", "unavailable": why}
 
 

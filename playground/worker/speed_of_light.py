@@ -87,8 +87,7 @@ def speed_of_light(code: str, args: str, gradient: bool = True, below: str | Non
             return inspect.explained_error(exc, code)
         runs = timing.measure_together((written.call, unfused.call), TIMING_BUDGET_S, time_limit_s / 4)
         memory, memory_unavailable = _memory(written)
-        kernels = kernel_timeline.trace(written.call, kernel_timeline.calls_for(runs[0].median_s),
-                                        written.module, written.kernels, written.lines, below)
+        kernels = _kernels(written, runs[0].median_s, below)
         gradient_report = _gradient(code, args, below) if gradient else None
         notes = [error_lessons.warning_note(w.category, str(w.message)) for w in caught]
     programs = [{**version.report, "run": run.to_dict()} for version, run in zip((written, unfused), runs, strict=True)]
@@ -134,7 +133,7 @@ def _memory(version: _Version, flops: float | None = None) -> tuple[dict | None,
     """The memory timeline of a compile that dumped its buffer assignment, or (None, why not)."""
     texts = []
     for ending in ("-buffer-assignment.txt", "-live-range.txt"):
-        text, problem = xla_dump.read_ending(version.dump, ending, MAX_DUMP_BYTES)
+        text, problem = xla_dump.read_ending(version.dump, version.module, ending, MAX_DUMP_BYTES)
         if text is None:
             return None, problem
         texts.append(text)
@@ -144,6 +143,13 @@ def _memory(version: _Version, flops: float | None = None) -> tuple[dict | None,
         return None, str(exc)
     finally:
         shutil.rmtree(version.dump, ignore_errors=True)  # the scratch folder's room is for the next dump
+
+
+def _kernels(version: _Version, seconds_per_call: float, below: str) -> dict:
+    calls, why_not = kernel_timeline.calls_for(seconds_per_call, version.report["loops"])
+    if why_not:
+        return kernel_timeline.unavailable([kernel["name"] for kernel in version.kernels], why_not)
+    return kernel_timeline.trace(version.call, calls, version.module, version.kernels, version.lines, below)
 
 
 def _gradient(code: str, args: str, below: str) -> dict:

@@ -138,15 +138,17 @@ def read(folder: str, max_files: int, max_bytes: int) -> Dump:
         os.close(directory)
 
 
-def read_ending(folder: str, ending: str, max_bytes: int) -> tuple[str | None, str | None]:
-    """(the text of the file in ``folder`` whose name ends with ``ending``, None), e.g. XLA's buffer assignment
-    ("-buffer-assignment.txt") of the one module a compile dumps; else (None, why): none, several, or one that is
-    no plain file or larger than ``max_bytes``."""
+def read_ending(folder: str, module: str, ending: str, max_bytes: int) -> tuple[str | None, str | None]:
+    """(the text of the file in ``folder`` of the HLO module ``module`` whose name ends with ``ending``, None),
+    e.g. XLA's buffer assignment ("-buffer-assignment.txt") of the program a compile dumps (a GPU compile may dump
+    other modules beside it); else (None, why): none, several, or one that is no plain file or larger than
+    ``max_bytes``."""
     directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         with os.scandir(directory) as entries:
             names = [entry.name for _, entry in zip(range(MAX_ENTRIES), entries, strict=False)
-                     if entry.name.endswith(ending) and entry.is_file(follow_symlinks=False)]
+                     if entry.name.endswith(ending) and f".{module}." in entry.name
+                     and entry.is_file(follow_symlinks=False)]
         if len(names) != 1:
             return None, f"XLA wrote {len(names)} files named *{ending}, not one"
         text, problem = _read_plain_file(directory, names[0], max_bytes)
