@@ -74,6 +74,17 @@ COMPILER_EXAMPLES = (
 )
 
 
+# The Speed of light tab's examples: one of each bound, and jax.checkpoint trading FLOPs for a smaller gradient peak.
+SPEED_EXAMPLES = (
+    Example("x + x*x + x*x*x (memory-bound)", "def f(x):\n    return x + x*x + x*x*x\n", "jnp.ones((2000, 2000))"),
+    Example("matmul (compute-bound)", "def f(a, b):\n    return a @ b\n",
+            "jnp.ones((2048, 2048)), jnp.ones((2048, 2048))"),
+    Example("layers with jax.checkpoint (remat)",
+            "def f(ws, x):\n    def layer(h, w):\n        return jnp.tanh(jnp.sin(h @ w) * 2.0), None\n"
+            "    x, _ = lax.scan(jax.checkpoint(layer), x, ws)\n    return x\n",
+            "jnp.ones((8, 256, 256)) * 0.01, jnp.ones((1024, 256))"),
+)
+
 # The Derivatives tab's presets (f: R -> R). derivatives.py knows their closed-form derivatives.
 DERIVATIVE_PRESETS = {
     "tanh": "def f(x):\n    return jnp.tanh(x)\n",

@@ -61,7 +61,8 @@ def test_on_accelerator_must_be_a_bool(value):
 
 def test_kinds_on_the_accelerator_for_about():
     assert jobs.kinds_on("accelerator") == ["inspect (when asked)", "passes (when asked)", "graph (when asked)",
-                                           "compare (when asked)", "vmap", "jit_speed"]
+                                           "compare (when asked)", "vmap", "jit_speed", "speed_of_light",
+                                           "device_ceilings"]
 
 
 @pytest.mark.parametrize(("order", "points", "x_min", "x_max"), [

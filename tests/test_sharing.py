@@ -28,11 +28,21 @@ from playground.server.sharing import (
     encode_link,
     exercise_html,
 )
-from playground.server.ui import compiler_tab, derivatives_tab, inspect_tab, jit_tab, parallel_tab, train_tab, vmap_tab
+from playground.server.ui import (
+    compiler_tab,
+    derivatives_tab,
+    inspect_tab,
+    jit_tab,
+    parallel_tab,
+    speed_tab,
+    train_tab,
+    vmap_tab,
+)
 
 SCHEMAS: dict[str, TabSchema] = {
     "inspect": inspect_tab.LINK, "compiler": compiler_tab.LINK, "derivatives": derivatives_tab.LINK,
     "vmap": vmap_tab.LINK, "jit": jit_tab.LINK, "parallel": parallel_tab.LINK, "train": train_tab.LINK,
+    "speed": speed_tab.LINK,
 }
 CODE = "def f(x):\n    return jnp.sin(x) ** 2\n"
 TYPICAL: dict[str, dict] = {
@@ -48,6 +58,8 @@ TYPICAL: dict[str, dict] = {
     "vmap": {"code": "def f(x, y):\n    return x @ y\n", "args": "(jnp.ones(3), jnp.ones(3))", "in_axes": "(0, None)",
              "out_axes": "0", "batch_sizes": "1, 8, 64"},
     "jit": {"code": "def f(x):\n    return x * 2\n", "sizes": "64, 256, 1024", "repeats": 5},
+    "speed": {"code": "def f(a, b):\n    return a @ b\n", "args": "jnp.ones((64, 64)), jnp.ones((64, 64))",
+              "gradient": False},
     "parallel": {"code": CODE, "args": "jnp.ones((8, 4))", "mesh_shape": "(4, 2)", "axis_names": "('x', 'y')",
                  "in_specs": "P('x', 'y')", "out_specs": "P('x')"},
     "train": {"dataset": "digits", "layers": "64, 32", "optimizer": "adam", "learning_rate": 0.001,

@@ -36,6 +36,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "pg.tab.inspect": {"en": "Inspect", "de": "Untersuchen", "zh": "检查"},
     "pg.tab.compiler": {"en": "Compiler", "de": "Compiler", "zh": "编译器"},
     "pg.tab.derivatives": {"en": "Derivatives", "de": "Ableitungen", "zh": "导数"},
+    "pg.tab.speed": {"en": "Speed of light", "de": "Lichtgeschwindigkeit", "zh": "光速上限"},
     "pg.tab.parallel": {"en": "Parallel", "de": "Parallel", "zh": "并行"},
     "pg.tab.train": {"en": "Train", "de": "Training", "zh": "训练"},
     "pg.tab.about": {"en": "About", "de": "Über", "zh": "关于"},
@@ -181,6 +182,14 @@ TEXTS: dict[str, dict[str, str]] = {
     "pg.example.mlp_layer": {"en": "MLP layer: dot + bias + relu",
                              "de": "MLP-Schicht: dot + bias + relu",
                              "zh": "MLP 层：dot + bias + relu"},
+    # The Speed of light tab's examples (gallery.py SPEED_EXAMPLES)
+    "pg.example.memory_bound": {"en": "x + x*x + x*x*x (memory-bound)",
+                                "de": "x + x*x + x*x*x (speichergebunden)",
+                                "zh": "x + x*x + x*x*x（受内存带宽限制）"},
+    "pg.example.compute_bound": {"en": "matmul (compute-bound)", "de": "Matmul (rechengebunden)",
+                                 "zh": "矩阵乘（受算力限制）"},
+    "pg.example.remat": {"en": "layers with jax.checkpoint (remat)", "de": "Schichten mit jax.checkpoint (Remat)",
+                         "zh": "带 jax.checkpoint 的多层（remat）"},
     # Compiler
     "pg.compiler.intro": {
         "en": "### Watch the compiler work\nXLA fuses operations and saves memory traffic. See each of its passes "
@@ -307,6 +316,36 @@ TEXTS: dict[str, dict[str, str]] = {
                        "zh": "每个尺寸至少计时运行的次数"},
     "pg.jit.run": {"en": "Measure", "de": "Messen", "zh": "测量"},
     "pg.jit.chart": {"en": "Time per call", "de": "Zeit pro Aufruf", "zh": "每次调用耗时"},
+    # Speed of light
+    "pg.speed.intro": {
+        "en": "### How close does your function come to what this machine can do?\nIts FLOPs and bytes (XLA's "
+              "cost analysis) and its time, as written and with XLA's fusion off, on a roofline under this "
+              "machine's measured ceilings: memory bandwidth and a matmul's FLOP/s. Then its memory over XLA's "
+              "schedule, the buffers alive at the peak, and the kernels XLA ran.",
+        "de": "### Wie nah kommt deine Funktion an das, was diese Maschine kann?\nIhre FLOPs und Bytes (die "
+              "Kostenanalyse von XLA) und ihre Zeit, wie geschrieben und ohne die Fusion von XLA, im "
+              "Roofline-Diagramm unter den gemessenen Grenzen dieser Maschine: Speicherbandbreite und die FLOP/s "
+              "einer Matmul. Dazu ihr Speicher über den Ablaufplan von XLA, die Puffer auf dem Höhepunkt und die "
+              "Kernels, die XLA ausgeführt hat.",
+        "zh": "### 你的函数离本机的能力上限有多近？\n它的 FLOP 数和字节数（XLA 的开销分析）以及耗时，"
+              "分别按原样编译和关闭 XLA fusion 编译，画在 roofline 图上，上方是本机实测的上限：内存带宽和矩阵乘的"
+              "每秒 FLOP 数。然后是它在 XLA 调度中的内存占用、峰值处的缓冲区，以及 XLA 运行的 kernel。"},
+    "pg.speed.gradient": {"en": "Gradient memory, with and without jax.checkpoint",
+                          "de": "Speicher des Gradienten, mit und ohne jax.checkpoint",
+                          "zh": "梯度的内存，使用与不使用 jax.checkpoint"},
+    "pg.speed.gradient_info": {
+        "en": "jax.grad of the sum of the output, by the first argument: its memory with your code's "
+              "jax.checkpoint calls and with them doing nothing",
+        "de": "jax.grad der Summe der Ausgabe, nach dem ersten Argument: sein Speicher mit den "
+              "jax.checkpoint-Aufrufen deines Codes und mit wirkungslos gemachten",
+        "zh": "对输出之和、关于第一个参数求 jax.grad：分别在你的代码中的 jax.checkpoint 生效和不起作用时的内存"},
+    "pg.speed.run": {"en": "Measure", "de": "Messen", "zh": "测量"},
+    "pg.speed.roofline": {"en": "Roofline", "de": "Roofline", "zh": "Roofline 图"},
+    "pg.speed.memory": {"en": "Memory over XLA's schedule", "de": "Speicher über den Ablaufplan von XLA",
+                        "zh": "XLA 调度中的内存占用"},
+    "pg.speed.gradient_plot": {"en": "Memory of jax.grad", "de": "Speicher von jax.grad",
+                               "zh": "jax.grad 的内存"},
+    "pg.speed.kernels": {"en": "Kernel timeline", "de": "Kernel-Zeitverlauf", "zh": "kernel 时间线"},
     # Parallel
     "pg.parallel.intro": {
         "en": "### Sharding a function across devices\nWithout an accelerator, these workers get {devices} "

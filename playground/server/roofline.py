@@ -75,34 +75,34 @@ def verdict(placed: dict, ceilings: dict | None, language: str) -> str:
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
-    def amount(value: float, unit: str, decimals: int = 2) -> str:
-        return _amount(value, unit, language, decimals)
+    def sized(value: float, unit: str, decimals: int = 2) -> str:
+        return amount(value, unit, language, decimals)
 
     if placed["intensity"] is None:
         return say("sol.no_point", why=placed["why_no_point"] or say("sol.no_time"))
-    took = _duration(placed["seconds"], language)
+    took = duration(placed["seconds"], language)
     if ceilings is None or placed["bound"] is None:
-        return say("sol.unplaced", bytes=amount(placed["bytes"], "B", 1), flops=amount(placed["flops"], "FLOP", 1),
+        return say("sol.unplaced", bytes=sized(placed["bytes"], "B", 1), flops=sized(placed["flops"], "FLOP", 1),
                    seconds=took)
     percent = messages.number(100 * placed["fraction"], language)
     if placed["bound"] == "memory" and placed["fraction"] > CACHED:
         times = messages.number(placed["fraction"], language, 1)
-        return say("sol.memory_bound_cached", bytes=amount(placed["bytes"], "B", 1), seconds=took,
-                   rate=amount(placed["achieved_bytes_s"], "B/s"), times=times,
-                   ceiling=amount(ceilings["bandwidth_bytes_s"], "B/s"))
+        return say("sol.memory_bound_cached", bytes=sized(placed["bytes"], "B", 1), seconds=took,
+                   rate=sized(placed["achieved_bytes_s"], "B/s"), times=times,
+                   ceiling=sized(ceilings["bandwidth_bytes_s"], "B/s"))
     if placed["bound"] == "memory":
-        return say("sol.memory_bound", bytes=amount(placed["bytes"], "B", 1), seconds=took,
-                   rate=amount(placed["achieved_bytes_s"], "B/s"), percent=percent,
-                   ceiling=amount(ceilings["bandwidth_bytes_s"], "B/s"))
-    return say("sol.compute_bound", flops=amount(placed["flops"], "FLOP", 1), seconds=took,
-               rate=amount(placed["achieved_flops_s"], "FLOP/s"), percent=percent,
-               ceiling=amount(ceilings["peak_flops_s"], "FLOP/s"), dtype=ceilings["dtype"])
+        return say("sol.memory_bound", bytes=sized(placed["bytes"], "B", 1), seconds=took,
+                   rate=sized(placed["achieved_bytes_s"], "B/s"), percent=percent,
+                   ceiling=sized(ceilings["bandwidth_bytes_s"], "B/s"))
+    return say("sol.compute_bound", flops=sized(placed["flops"], "FLOP", 1), seconds=took,
+               rate=sized(placed["achieved_flops_s"], "FLOP/s"), percent=percent,
+               ceiling=sized(ceilings["peak_flops_s"], "FLOP/s"), dtype=ceilings["dtype"])
 
 
-def _amount(value: float, unit: str, language: str, decimals: int = 2) -> str:
+def amount(value: float, unit: str, language: str, decimals: int = 2) -> str:
     """``value`` with an SI prefix: 32.0 MB, 4.20 GB/s, 229 GFLOP/s (three figures), as ``language`` writes numbers.
 
-    >>> _amount(3.2e7, "B", "de", 1), _amount(2.29e11, "FLOP/s", "en"), _amount(0.0, "B", "en")
+    >>> amount(3.2e7, "B", "de", 1), amount(2.29e11, "FLOP/s", "en"), amount(0.0, "B", "en")
     ('32,0 MB', '229 GFLOP/s', '0 B')
     """
     if not value:
@@ -113,10 +113,10 @@ def _amount(value: float, unit: str, language: str, decimals: int = 2) -> str:
     return f"{messages.number(scaled, language, places)} {prefix}{unit}"
 
 
-def _duration(seconds: float, language: str) -> str:
+def duration(seconds: float, language: str) -> str:
     """3.20 s, 6.40 ms, 12.5 µs.
 
-    >>> _duration(0.0064, "en"), _duration(1.25e-5, "de")
+    >>> duration(0.0064, "en"), duration(1.25e-5, "de")
     ('6.40 ms', '12,5 µs')
     """
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):

@@ -18,6 +18,7 @@ when a call is quick; few calls; the trace file's size; and the events kept
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Callable
@@ -63,8 +64,12 @@ def trace(call: Callable[[], object], calls: int, module: str, kernels: list[dic
             for _ in range(calls):
                 jax.block_until_ready(call())
     except Exception as exc:  # another trace running, a profiler the backend lacks
+        shutil.rmtree(folder, ignore_errors=True)
         return unavailable(fusions, f"jax.profiler could not trace here ({type(exc).__name__}: {exc})"[:2000])
-    data, problem = _read_trace(folder)
+    try:
+        data, problem = _read_trace(folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)  # read: the scratch folder's room is for the gradient's dumps
     if data is None:
         return unavailable(fusions, problem)
     from jax.profiler import ProfileData

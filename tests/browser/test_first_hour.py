@@ -17,7 +17,7 @@ HINT = "Nothing has run yet: press the button above (or Ctrl+Enter) and the resu
 # Each tab's result area before its first run (one fresh page walks them all: opening a tab runs nothing).
 FIRST_LOOK = (("Inspect", "inspect-status"), ("Compiler", "compiler-passes-status"), ("Derivatives", "deriv-status"),
               ("Derivatives", "grad-status"), ("vmap", "vmap-status"), ("jit", "jit-status"),
-              ("Parallel", "shard-status"))
+              ("Speed of light", "speed-status"), ("Parallel", "shard-status"))
 
 
 def test_before_the_first_run_each_result_area_says_what_to_do_and_train_waits_for_start(page: Page):

@@ -26,6 +26,7 @@ TABS = (
     ("derivatives", "pg.tab.derivatives", "#deriv-code"),
     ("vmap", None, "#vmap-code"),
     ("jit", None, "#jit-code"),
+    ("speed", "pg.tab.speed", "#speed-code"),
     ("parallel", "pg.tab.parallel", "#shard-code"),
     ("train", "pg.tab.train", "#train-start"),
     ("about", "pg.tab.about", "#about-summary"),
@@ -45,6 +46,7 @@ ALLOWED = {
     "sgd", "momentum", "adam", "api", "mcp", "json", "csv", "npz", "w0", "b0", "w1", "b1", "gpu", "tpu", "cpu",
     "all-reduce", "collective", "pmap", "shard_map", "eager", "block_until_ready", "jax_num_cpu_devices", "python",
     "gradio", "playground", "hessian", "markdown", "epoch", "diff", "params", "shape", "dtype", "f32", "mlir",
+    "roofline", "flop", "flops", "remat",
 }
 WORD = re.compile(r"/?[A-Za-z][A-Za-z0-9_'’.-]*[A-Za-z0-9_]|[A-Za-z]")
 CODE = re.compile(r"^/|[._]")  # an endpoint (/inspect), a dotted or snake_case name (jnp.arange, in_axes)

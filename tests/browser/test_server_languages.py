@@ -17,7 +17,7 @@ from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
 from tests.browser.test_train_tab import TRAIN_TIMEOUT_MS, set_number
 
 IF = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
-MAIN_TABS = ("inspect", "compiler", "derivatives", "vmap", "jit", "parallel", "train", "about")
+MAIN_TABS = ("inspect", "compiler", "derivatives", "vmap", "jit", "speed", "parallel", "train", "about")
 
 
 @pytest.fixture

@@ -1,0 +1,158 @@
+"""Pure figure builders for the Speed of light tab: a speed_of_light reply's parts in, plotly Figures out. This
+module: the roofline, and the look the tab's figures share; timeline_plots.py: the memory and kernel timelines.
+
+- The roofline: the device's two measured ceilings (streaming bandwidth, a
+  matmul's FLOP/s) as the roof, each program (as written, fusion off) a point
+  at its arithmetic intensity and achieved FLOP/s (playground/server/roofline.py).
+- The memory over XLA's schedule: the live bytes at each step, stacked by kind,
+  under what XLA reserves; and the gradient's, with and without jax.checkpoint.
+- The kernels of a few calls as a timeline, coloured by the line of the user's
+  code that made them (the caller's colours: playground/line_colours.py).
+
+Bytes and seconds are written with the SI prefixes of roofline.amount (32.0 MB is 32 × 10⁶ bytes) in the
+figures' own words and in plotly's axis ticks alike. No JAX, no gradio: the server process imports this module.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import plotly.graph_objects as go
+
+from playground.messages import say
+from playground.server.roofline import amount, duration, verdict
+from playground.server.training_plots import log_ticks
+
+MAIN, OTHER = "#636efa", "#EF553B"  # the figures' first colour (plots.py's plotly_white), and its contrast
+ROOF, RESERVED = "#2a3f5f", "#7f7f7f"
+LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
+# Several series: their names in rows under the x axis (as plots.py: a legend column on the right takes a phone's
+# width).
+LAYOUT_LEGEND_BELOW = {**LAYOUT, "margin": {**LAYOUT["margin"], "b": 60},
+                        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"}}
+_LABELS = {"as written": "plot.sol_as_written", "fusion off": "plot.sol_fusion_off"}  # the worker's program labels
+_HOVER_WIDTH = {"zh": 30}  # characters a hover line holds before it wraps (a phone's width); 60 elsewhere
+_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def layout(language: str, **settings: object) -> dict:
+    """The figures' look, with numbers as ``language`` writes them (German: 1.234,5) in ticks and hovers."""
+    return {"separators": ",." if language == "de" else ".,", **settings}
+
+
+def _label(label: str, language: str) -> str:
+    """A program's label ("as written", "fusion off") in ``language``; one the catalogue lacks as it came."""
+    return say(_LABELS[label], language) if label in _LABELS else label
+
+
+def _wrapped(text: str, language: str) -> str:
+    """A long sentence as hover lines short enough for a phone (plotly never wraps a hover label)."""
+    return "<br>".join(textwrap.wrap(text, _HOVER_WIDTH.get(language, 60)))
+
+
+def _figures(value: float, language: str) -> str:
+    """A plain number to three figures: 34.0, 0.0909, 341."""
+    return amount(value, "", language, 3).strip()
+
+
+def _tick(value: float, language: str) -> str:
+    """A log axis's tick as written in ``language``, with an SI prefix from a thousand on: 0.1, 50, 2k, 200G
+    (0,1 in German)."""
+    scale, prefix = next(((s, p) for s, p in _PREFIXES if value >= s), (1.0, ""))
+    text = f"{value / scale:g}{prefix}"
+    return text.replace(".", ",") if language == "de" else text
+
+
+# The roofline.
+
+
+def roofline_figure(roofline: dict, language: str = "en") -> go.Figure | None:
+    """Log-log FLOP/s against arithmetic intensity: the measured roof (bandwidth × intensity up to the ridge, then
+    the peak), each program with an intensity (above 0) a point where it ran. None when there is nothing to draw.
+
+    A point above the memory roof is drawn where it is: its data came from the caches, faster than the streaming
+    bandwidth measured past them (the verdict in its hover says so).
+    """
+    ceilings = roofline["ceilings"]
+    # No FLOPs (a transpose, a copy): intensity 0, which a log axis has no place for.
+    points = [p for p in roofline["programs"] if p["intensity"] and p["achieved_flops_s"]]
+    if not points and ceilings is None:
+        return None
+    xs, ys = _roofline_ranges(points, ceilings)
+    fig = go.Figure()
+    if ceilings is not None:
+        _add_roof(fig, ceilings, xs, language)
+    for index, point in enumerate(points):
+        fig.add_trace(_program_point(point, ceilings, index, language))
+    title = (say("plot.sol_roofline", language, device=ceilings["device"]) if ceilings is not None else
+             f"{say('plot.sol_roofline_plain', language)}<br><sup>{say('plot.sol_no_ceilings', language)}</sup>")
+    fig.update_layout(**layout(language, title=title, **LAYOUT_LEGEND_BELOW),
+                      xaxis=_log_axis(xs, say("plot.sol_intensity_axis", language), language),
+                      yaxis=_log_axis(ys, say("plot.sol_flops_axis", language), language))
+    return fig
+
+
+def _log_axis(span: tuple[float, float], title: str, language: str) -> dict:
+    """A log axis over ``span`` labelled with whole values (training_plots.log_ticks: plotly's own minor labels
+    are lone digits, or 9G 8G 7G piled up), written with SI prefixes: 0.1, 10, 200G."""
+    ticks = log_ticks(*span)
+    labels = {"tickvals": ticks, "ticktext": [_tick(t, language) for t in ticks]} if ticks else {}
+    return {"type": "log", "range": [math.log10(end) for end in span], "title": title, **labels}
+
+
+def _roofline_ranges(points: list[dict], ceilings: dict | None) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The axes' (low, high): every point, and with ceilings a decade each side of the ridge and the roof under
+    the points' intensities; a margin around it all (a factor of 3, and 5 above the peak for its label)."""
+    xs = [p["intensity"] for p in points]
+    ys = [p["achieved_flops_s"] for p in points]
+    if ceilings is not None:
+        xs += [ceilings["ridge"] / 10, ceilings["ridge"] * 10]
+        ys += [ceilings["peak_flops_s"], ceilings["bandwidth_bytes_s"] * min(xs) / 3]
+    return (min(xs) / 3, max(xs) * 3), (min(ys) / 3, max(ys) * 5)
+
+
+def _add_roof(fig: go.Figure, ceilings: dict, xs: tuple[float, float], language: str) -> None:
+    """The two ceilings, each a line with its measured value written on it, and the ridge where they meet."""
+    bandwidth, peak, ridge = ceilings["bandwidth_bytes_s"], ceilings["peak_flops_s"], ceilings["ridge"]
+    labels = ((say("plot.sol_measured", language, rate=amount(bandwidth, "B/s", language)),
+               say("plot.sol_bandwidth_how", language)),
+              (say("plot.sol_measured", language, rate=amount(peak, "FLOP/s", language)),
+               say("plot.sol_peak_how", language, dtype=ceilings["dtype"])))
+    line = {"color": ROOF, "width": 2.5}
+    for (x0, x1), (y0, y1), label in zip(((xs[0], ridge), (ridge, xs[1])), ((bandwidth * xs[0], peak), (peak, peak)),
+                                         labels, strict=True):
+        fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", name=" ".join(label), line=line,
+                                 hoverinfo="skip", showlegend=False))
+    # Above the roof, where no program reached on streamed data, the labels hide no point (the compute label next
+    # to the ridge: a large matmul's point lies on the roof far right); two lines each, to fit a phone's width.
+    for (x, y, anchor), label in zip(((ridge / 1.5, bandwidth * ridge / 1.5, "right"), (ridge * 1.2, peak, "left")),
+                                     labels, strict=True):
+        fig.add_annotation(x=math.log10(x), y=math.log10(y), text="<br>".join(label), xanchor=anchor,
+                           yanchor="bottom", align=anchor, showarrow=False, font={"color": ROOF, "size": 11})
+    fig.add_vline(x=ridge, line={"color": RESERVED, "dash": "dot", "width": 1})
+    fig.add_annotation(x=math.log10(ridge), y=0, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
+                       text=say("plot.sol_ridge", language, intensity=_figures(ridge, language)),
+                       font={"color": RESERVED, "size": 11})
+
+
+def _program_point(point: dict, ceilings: dict | None, index: int, language: str) -> go.Scatter:
+    """One program at (intensity, achieved FLOP/s): as written in the main colour, the others in contrast."""
+    # The first larger: where both programs ran alike (a matmul, fused or not), its circle rings the other.
+    style = ({"color": MAIN, "symbol": "circle", "size": 15} if index == 0
+             else {"color": OTHER, "symbol": "diamond", "size": 10})
+    name = _label(point["label"], language)
+    return go.Scatter(x=[point["intensity"]], y=[point["achieved_flops_s"]], mode="markers", name=name,
+                      marker={**style, "line": {"color": "white", "width": 1}},
+                      hovertext=[_point_hover(point, name, ceilings, language)],
+                      hovertemplate="%{hovertext}<extra></extra>")
+
+
+def _point_hover(point: dict, name: str, ceilings: dict | None, language: str) -> str:
+    """The program's name, its FLOPs, bytes and time, its rates, and the verdict (in ``language``)."""
+    work = say("plot.sol_point_work", language, flops=amount(point["flops"], "FLOP", language, 1),
+               bytes=amount(point["bytes"], "B", language, 1), seconds=duration(point["seconds"], language))
+    rates = say("plot.sol_point_rates", language, intensity=_figures(point["intensity"], language),
+                flops_rate=amount(point["achieved_flops_s"], "FLOP/s", language),
+                bytes_rate=amount(point["achieved_bytes_s"], "B/s", language))
+    return f"<b>{name}</b><br>{work}<br>{rates}<br>{_wrapped(verdict(point, ceilings, language), language)}"

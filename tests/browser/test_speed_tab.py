@@ -1,0 +1,161 @@
+"""The Speed of light tab in headless Chromium, against the real server: the default example run from the tab, its
+verdict, the roofline with its ceilings and points, the memory and kernel timelines, the buffers at the peak in the
+colours of the user's lines; at a phone's width with nothing wider than the screen; and in German.
+
+Screenshots: speed.png (the documentation's, with `make screenshots`), speed_phone.png and speed_de.png.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from playground import line_colours
+from playground.server.ui.translations import text
+from tests.browser.conftest import (
+    CUT_OFF_TABLES_JS,
+    SQUEEZED_CELLS_JS,
+    blank_tab,
+    reopen_app,
+    save_screenshot,
+    wait_until_finished,
+)
+from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
+from tests.browser.test_phone import (
+    NARROW_RESULTS_JS,
+    OVERLAPS_JS,
+    PHONE,
+    SQUEEZED_PLOT_AREAS_JS,
+)
+from tests.browser.test_share_links import copy_link
+
+TITLE = text("pg.tab.speed", "en")
+# The ceilings job runs once per server before the first roofline, then the function's job: both within this.
+SPEED_TIMEOUT_MS = 2 * RESULT_TIMEOUT_MS
+
+
+def open_speed_tab(page: Page, title: str = TITLE) -> None:
+    tab = page.get_by_role("tab", name=title, exact=True)
+    tab.click()
+    expect(tab).to_have_attribute("aria-selected", "true")  # a click during a re-render can be lost
+    expect(page.locator("#speed-code .cm-content")).to_contain_text("x + x*x + x*x*x")  # the first example
+
+
+def run_default(page: Page, title: str = TITLE, bound: str = "memory-bound") -> None:
+    """Run the tab's default example and wait for everything it draws: the verdict first, the figures after it."""
+    open_speed_tab(page, title)
+    page.locator("#speed-run").click()
+    expect(page.locator("#speed-verdict")).to_contain_text(bound, timeout=SPEED_TIMEOUT_MS)
+    for plot in ("speed-roofline", "speed-memory", "speed-gradient-plot", "speed-kernels"):
+        expect(page.locator(f"#{plot} .js-plotly-plot")).to_be_visible()
+    wait_until_finished(page.locator("#speed-notes"))
+
+
+def _rgb(colour: str) -> str:
+    """#fde2e4 as the browser computes it: rgb(253, 226, 228)."""
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgb({red}, {green}, {blue})"
+
+
+def test_the_default_example_is_memory_bound_under_the_measured_ceilings(page: Page):
+    run_default(page)
+    expect(page.locator("#speed-status .pg-verdict-ok")).to_have_text("OK")
+    verdict = page.locator("#speed-verdict")
+    expect(verdict.locator("li")).to_have_count(2)  # as written, fusion off: a sentence each
+    expect(verdict).to_contain_text("as written: memory-bound: moves 32.0 MB")
+    expect(verdict).to_contain_text("fusion off: memory-bound: moves 176 MB")
+    ceilings = page.locator("#speed-ceilings")
+    expect(ceilings).to_contain_text("This machine's ceilings")
+    expect(ceilings).to_contain_text("a 2048 × 2048 float32 matmul")
+
+    roofline = page.locator("#speed-roofline .js-plotly-plot")
+    expect(roofline.locator(".scatterlayer .trace")).to_have_count(4)  # the two ceilings and the two programs
+    expect(roofline.locator(".scatterlayer .point")).to_have_count(2)
+    expect(roofline.locator(".legendtext")).to_have_text(["as written", "fusion off"])
+    expect(roofline.locator(".annotation")).to_contain_text(["B/s", "FLOP/s"])  # each ceiling with its value
+
+    expect(page.locator("#speed-memory .js-plotly-plot .scatterlayer .trace").first).to_be_visible()
+    expect(page.locator("#speed-kernels .js-plotly-plot .barlayer .trace").first).to_be_visible()
+    buffers = page.locator("#speed-buffers")
+    expect(buffers).to_contain_text("are live; XLA reserves")
+    rows = buffers.locator("table tbody tr")
+    expect(rows).to_have_count(2)  # x and the fused output
+    output = rows.filter(has_text="multiply_add_fusion")
+    expect(output).to_contain_text("return x + x*x + x*x*x")
+    line = output.locator("span", has_text="line 2")  # in line 2's colour, as Inspect's Source ↔ IR paints it
+    expect(line).to_have_css("background-color", _rgb(line_colours.colours([2])[2]))
+    expect(page.locator("#speed-gradient-text")).to_contain_text("Your code calls no jax.checkpoint")
+    kernels = page.locator("#speed-kernel-table")
+    expect(kernels.locator("table tbody tr")).to_have_count(1)  # one fused kernel
+    expect(kernels).to_contain_text("multiply_add_fusion")
+    for table in (buffers, kernels):
+        assert table.evaluate(CUT_OFF_TABLES_JS) == []
+        assert table.evaluate(SQUEEZED_CELLS_JS) == []
+    save_screenshot(page, "speed.png")
+
+
+def test_the_remat_example_compares_the_gradient_with_and_without_checkpoint(page: Page):
+    open_speed_tab(page)
+    page.locator(".gallery-item", has_text="layers with jax.checkpoint (remat)").click()  # loads and runs it
+    expect(page.locator("#speed-code .cm-content")).to_contain_text("jax.checkpoint(layer)")
+    gradient = page.locator("#speed-gradient-text")
+    expect(gradient).to_contain_text("without jax.checkpoint and at", timeout=SPEED_TIMEOUT_MS)
+    expect(gradient).to_contain_text("computed again in the backward pass")
+    expect(page.locator("#speed-gradient-plot .js-plotly-plot .scatterlayer .trace")).to_have_count(2)
+    expect(page.locator("#speed-notes")).to_contain_text("counts a loop's body once")
+
+
+def test_a_link_restores_the_fields_and_measures_again(page: Page, chromium_browser: Browser):
+    open_speed_tab(page)
+    page.locator("#speed-gradient input").uncheck()
+    page.locator(".gallery-item", has_text="matmul (compute-bound)").click()  # loads and runs it
+    expect(page.locator("#speed-verdict")).to_contain_text("compute-bound", timeout=SPEED_TIMEOUT_MS)
+    link = copy_link(page, "speed")
+
+    other = blank_tab(chromium_browser)  # another visitor: nothing shared but the address
+    try:
+        reopen_app(other, link)
+        expect(other.get_by_role("tab", name=TITLE, exact=True)).to_have_attribute("aria-selected", "true")
+        expect(other.locator("#speed-verdict")).to_contain_text("compute-bound", timeout=SPEED_TIMEOUT_MS)
+        expect(other.locator("#speed-code .cm-content")).to_have_text("def f(a, b):    return a @ b")
+        expect(other.locator("#speed-args textarea")).to_have_value("jnp.ones((2048, 2048)), jnp.ones((2048, 2048))")
+        expect(other.locator("#speed-gradient input")).not_to_be_checked()
+        expect(other.locator("#speed-gradient-text")).to_contain_text("Gradient memory was not asked for")
+        expect(other.locator("#speed-gradient-plot")).to_be_hidden()  # no figure where none was asked for
+    finally:
+        other.context.close()
+
+
+@pytest.fixture
+def phone(chromium_browser: Browser, server):
+    page = blank_tab(chromium_browser, **PHONE)
+    yield reopen_app(page, server.url)
+    page.context.close()
+
+
+def test_the_tab_fits_a_phone(phone: Page):
+    run_default(phone)
+    panel = phone.locator("#main-tabs > div[role=tabpanel]:visible").first
+    save_screenshot(phone, "speed_phone.png")
+    width = phone.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= 390, f"the page is {width} px wide on a 390 px screen"
+    assert panel.evaluate(OVERLAPS_JS) == []
+    assert panel.evaluate(SQUEEZED_CELLS_JS) == []
+    assert panel.evaluate(NARROW_RESULTS_JS) == []
+    assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
+
+
+@pytest.fixture
+def german(chromium_browser: Browser, server):
+    page = blank_tab(chromium_browser, locale="de-DE")
+    yield reopen_app(page, server.url)
+    page.context.close()
+
+
+def test_the_verdict_in_german(german: Page):
+    run_default(german, text("pg.tab.speed", "de"), "speichergebunden")
+    expect(german.locator("#speed-verdict")).to_contain_text("wie geschrieben: speichergebunden: bewegt 32,0 MB")
+    expect(german.locator("#speed-ceilings")).to_contain_text("Die Grenzen dieser Maschine")
+    expect(german.locator("#speed-buffers table thead")).to_contain_text("deine Zeile")
+    expect(german.locator("#speed-run")).to_have_text(text("pg.speed.run", "de"))
+    save_screenshot(german, "speed_de.png")
