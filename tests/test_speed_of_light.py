@@ -337,6 +337,48 @@ def test_the_kernel_timeline_holds_the_kernels_xla_compiled():
         assert event["bytes"] > 0
 
 
+# Functions whose every kernel XLA's own count covers: elementwise, dots (batched too), reductions, softmax.
+COUNTED = {
+    "elementwise": (CUBIC, "jnp.ones((300, 300))"),
+    "dot and elementwise": (KERNELS, "jnp.ones((300, 300))"),
+    "batched dot": ("def f(a, b):\n    return jnp.einsum('bij,bjk->bik', a, b)\n",
+                    "jnp.ones((4, 32, 16)), jnp.ones((4, 16, 8))"),
+    "reduction": ("def f(x):\n    return jnp.sum(x * x, axis=1)\n", "jnp.ones((300, 300))"),
+    "softmax": ("def f(x):\n    return jax.nn.softmax(x, axis=-1)\n", "jnp.ones((64, 128))"),
+    "comparison": ("def f(x):\n    return jnp.where(x > 0, x, -x) * 2\n", "jnp.ones((100,))"),
+}
+
+
+@pytest.mark.parametrize("name", COUNTED)
+def test_each_kernels_flops_add_up_to_xlas_count_for_the_program(name, measured):
+    code, args = COUNTED[name]
+    reply = speed_of_light(code, args, gradient=False)
+    assert reply["ok"] is True, reply
+    xla = jax.jit(_f(code)).lower(*_args(args)).compile().cost_analysis()["flops"]
+    events = reply["kernels"]["events"]
+    per_kernel = {event["name"]: event["flops"] for event in events}
+    assert None not in per_kernel.values(), per_kernel
+    assert sum(per_kernel.values()) == xla, (per_kernel, xla)
+    # Each counted kernel with FLOPs is a point on the roofline, timed from its own events.
+    placed = roofline.place(reply, measured, None)
+    points = {kernel["label"]: kernel for kernel in placed["kernels"]}
+    assert set(points) == {name for name, flops in per_kernel.items() if flops}
+    for name, point in points.items():
+        durations = [e["duration_s"] for e in events if e["name"] == name]
+        assert min(durations) <= point["seconds"] <= max(durations)
+        assert point["intensity"] == per_kernel[name] / next(e["bytes"] for e in events if e["name"] == name)
+
+
+def test_a_kernel_the_count_does_not_cover_has_no_flops_and_no_point(measured):
+    # reduce-window (a cumulative sum) is not among the operations counted: no number rather than a guess.
+    reply = speed_of_light("def f(x):\n    return jnp.cumsum(x * 2.0)\n", "jnp.ones((1000,))", gradient=False)
+    assert reply["ok"] is True, reply
+    uncounted = [e for e in reply["kernels"]["events"] if e["flops"] is None]
+    assert uncounted, reply["kernels"]["events"]
+    placed = roofline.place(reply, measured, None)
+    assert not {e["name"] for e in uncounted} & {k["label"] for k in placed["kernels"]}
+
+
 def test_a_loop_is_one_kernel_and_the_reply_says_its_cost_is_one_pass(scan):
     assert [p["loops"] for p in scan["programs"]][0] >= 1
     assert any("counts a loop's body once" in note for note in scan["notes"]), scan["notes"]

@@ -9,10 +9,13 @@ import re
 import pytest
 
 from playground.line_colours import colours
+from playground.messages import say
 from playground.server import roofline as rl
 from playground.server import speed_plots as sp
 from playground.server import timeline_plots as tp
 from tests.test_training_plots import words
+
+KERNEL_POINTS = say("plot.sol_kernel_points", "en")
 
 POLY = "def f(x):\n    return x + x*x + x*x*x\n"
 SCAN = """def f(ws, x):
@@ -53,7 +56,12 @@ def _lines(fig) -> list:
 
 
 def _points(fig) -> list:
-    return [trace for trace in fig.data if trace.mode == "markers"]
+    """The programs' points (the traced kernels' are a trace of their own: _kernel_points)."""
+    return [trace for trace in fig.data if trace.mode == "markers" and trace.name != KERNEL_POINTS]
+
+
+def _kernel_points(fig):
+    return next((trace for trace in fig.data if trace.name == KERNEL_POINTS), None)
 
 
 # The roofline.
@@ -88,6 +96,19 @@ def test_each_program_is_a_point_at_its_intensity_and_achieved_flops(poly):
         assert rl.verdict(program, placed["ceilings"], "en") in hover
         assert rl.duration(program["seconds"], "en") in hover
     assert points[0].marker.color != points[1].marker.color and points[0].marker.symbol != points[1].marker.symbol
+
+
+def test_each_counted_kernel_is_a_small_point_in_its_lines_colour(poly):
+    placed = poly["roofline"]
+    line_colours = {2: "#abcdef"}
+    kernels = _kernel_points(sp.roofline_figure(placed, "en", line_colours))
+    assert placed["kernels"], placed  # x + x*x + x*x*x: one fusion, its FLOPs counted
+    assert list(kernels.x) == [k["intensity"] for k in placed["kernels"]]
+    assert list(kernels.y) == [k["achieved_flops_s"] for k in placed["kernels"]]
+    assert list(kernels.marker.color) == [line_colours.get(k["line"], sp.NO_LINE) for k in placed["kernels"]]
+    assert "#abcdef" in kernels.marker.color  # the fusion came from line 2
+    assert all(k["label"] in hover for k, hover in zip(placed["kernels"], kernels.hovertext, strict=True))
+    assert _kernel_points(sp.roofline_figure({**placed, "kernels": []})) is None
 
 
 def test_a_point_above_the_memory_roof_stays_where_it_ran_and_in_view(poly, ceilings):

@@ -47,7 +47,7 @@ GRADIENT = Record({
 })
 KERNELS = Record({
     "events": ListOf(Record({"name": Text(300), "call": COUNT, "start_s": SECONDS, "duration_s": SECONDS,
-                             "line": MAYBE_LINE, "bytes": MAYBE_AMOUNT}), MAX_EVENTS),
+                             "line": MAYBE_LINE, "bytes": MAYBE_AMOUNT, "flops": MAYBE_AMOUNT}), MAX_EVENTS),
     "calls": COUNT, "fusions": ListOf(Text(300), 10_000), "left_out": COUNT, "plane": Text(200),
     "unavailable": Either((SHORT, Null())),
 })
@@ -90,11 +90,14 @@ reports none). The memory timeline is the live bytes at each step of XLA's sched
 program's buffer assignment, with the largest buffers at the peak and the lines that made them; with
 ``gradient``, the same for ``jax.grad`` of the function with and without the ``jax.checkpoint`` calls in
 the code. The kernel timeline is a few calls traced with ``jax.profiler`` and read back with
-``jax.profiler.ProfileData``: each kernel XLA ran, named by its HLO instruction.
+``jax.profiler.ProfileData``: each kernel XLA ran, named by its HLO instruction, with its bytes and (counted
+from the optimised HLO by XLA's rules) its FLOPs; each kernel whose FLOPs are counted is a point of its own on
+the roofline.
 
 Returns ``{"ok", "function", "device", "dtype", "programs": [as written, fusion off], "roofline":
 {"ceilings", "programs": [{"label", "flops", "bytes", "seconds", "intensity", "achieved_flops_s",
-"achieved_bytes_s", "bound", "fraction", "verdict"}]}, "memory", "gradient", "kernels", "notes"}``.""",
+"achieved_bytes_s", "bound", "fraction", "verdict"}], "kernels": [the same, per kernel, with "line"]},
+"memory", "gradient", "kernels", "notes"}``.""",
         pool="accelerator", timed=True),
     JobKind("device_ceilings", "playground.worker.ceilings:ceilings_job", (DTYPE,), CEILINGS,
             "The device's measured ceilings: streaming bandwidth and a matmul's FLOP/s in ``dtype``.",

@@ -77,6 +77,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "plot.thinks": {"en": "What the model thinks", "de": "Was das Modell denkt", "zh": "模型的判断"},
     "plot.class": {"en": "class", "de": "Klasse", "zh": "类别"},
     "plot.probability": {"en": "probability (%)", "de": "Wahrscheinlichkeit (%)", "zh": "概率（%）"},
+    "plot.sol_kernel_points": {"en": "kernels (traced; FLOPs counted from the HLO)",
+                               "de": "Kernels (aufgezeichnet; FLOPs aus dem HLO gezählt)",
+                               "zh": "kernel（实际记录；FLOPs 按 HLO 统计）"},
     # playground/server/speed_plots.py and timeline_plots.py
     "plot.sol_as_written": {"en": "as written", "de": "wie geschrieben", "zh": "按原样"},
     "plot.sol_fusion_off": {"en": "fusion off", "de": "Fusion aus", "zh": "关闭融合"},

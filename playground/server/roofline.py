@@ -22,6 +22,7 @@ Where XLA reports no cost, there is no point, and the verdict says why.
 from __future__ import annotations
 
 import math
+import statistics
 
 from playground import messages
 
@@ -38,7 +39,33 @@ def place(reply: dict, ceilings: dict | None, unavailable: str | None) -> dict:
                                                   "stream_bytes", "matmul_n")},
                 "ridge": ceilings["peak_flops_s"] / ceilings["bandwidth_bytes_s"]},
             "ceilings_unavailable": unavailable,
-            "programs": [{**p, "verdict": verdict(p, ceilings, "en")} for p in placed]}
+            "programs": [{**p, "verdict": verdict(p, ceilings, "en")} for p in placed],
+            "kernels": place_kernels(reply["kernels"]["events"], ceilings)}
+
+
+def place_kernels(events: list[dict], ceilings: dict | None) -> list[dict]:
+    """Each traced kernel whose FLOPs are counted (worker/kernel_costs.py) as a point of its own: its time the
+    median over the calls of its events' time in a call (a loop's body runs many times in one), and its line.
+
+    >>> events = [{"name": "fusion", "call": c, "duration_s": s, "bytes": 8e6, "flops": 4e6, "line": 2}
+    ...           for c, s in ((0, 0.002), (1, 0.001), (2, 0.003))]
+    >>> [(k["label"], k["seconds"], k["intensity"], k["line"]) for k in place_kernels(events, None)]
+    [('fusion', 0.002, 0.5, 2)]
+    """
+    per_call: dict[str, dict[int, float]] = {}
+    known: dict[str, dict] = {}
+    for event in events:
+        if event.get("flops") and event.get("bytes"):
+            calls = per_call.setdefault(event["name"], {})
+            calls[event["call"]] = calls.get(event["call"], 0.0) + event["duration_s"]
+            known[event["name"]] = event
+    placed = []
+    for name, calls in per_call.items():
+        event = known[name]
+        program = {"label": name, "cost": {"flops": event["flops"], "bytes_accessed": event["bytes"]},
+                   "run": {"median_s": statistics.median(calls.values())}}
+        placed.append({**place_program(program, ceilings), "line": event["line"]})
+    return placed
 
 
 def place_program(program: dict, ceilings: dict | None) -> dict:

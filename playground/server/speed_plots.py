@@ -25,7 +25,7 @@ from playground.server.roofline import amount, duration, verdict
 from playground.server.training_plots import log_ticks
 
 MAIN, OTHER = "#636efa", "#EF553B"  # the figures' first colour (plots.py's plotly_white), and its contrast
-ROOF, RESERVED = "#2a3f5f", "#7f7f7f"
+ROOF, RESERVED, NO_LINE = "#2a3f5f", "#7f7f7f", "#c8ccd4"  # NO_LINE: what no line of the user's code made
 LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
 # Several series: their names in rows under the x axis (as plots.py: a legend column on the right takes a phone's
 # width).
@@ -67,9 +67,12 @@ def _tick(value: float, language: str) -> str:
 # The roofline.
 
 
-def roofline_figure(roofline: dict, language: str = "en") -> go.Figure | None:
+def roofline_figure(roofline: dict, language: str = "en", line_colours: dict[int, str] | None = None
+                    ) -> go.Figure | None:
     """Log-log FLOP/s against arithmetic intensity: the measured roof (bandwidth × intensity up to the ridge, then
-    the peak), each program with an intensity (above 0) a point where it ran. None when there is nothing to draw.
+    the peak), each program with an intensity (above 0) a point where it ran, and each traced kernel whose FLOPs
+    are counted a small point of its own, in the colour of its line (``line_colours``). None when there is
+    nothing to draw.
 
     A point above the memory roof is drawn where it is: its data came from the caches, faster than the streaming
     bandwidth measured past them (the verdict in its hover says so).
@@ -77,14 +80,17 @@ def roofline_figure(roofline: dict, language: str = "en") -> go.Figure | None:
     ceilings = roofline["ceilings"]
     # No FLOPs (a transpose, a copy): intensity 0, which a log axis has no place for.
     points = [p for p in roofline["programs"] if p["intensity"] and p["achieved_flops_s"]]
+    kernels = [k for k in roofline.get("kernels", []) if k["intensity"] and k["achieved_flops_s"]]
     if not points and ceilings is None:
         return None
-    xs, ys = _roofline_ranges(points, ceilings)
+    xs, ys = _roofline_ranges(points + kernels, ceilings)
     fig = go.Figure()
     if ceilings is not None:
         _add_roof(fig, ceilings, xs, language)
     for index, point in enumerate(points):
         fig.add_trace(_program_point(point, ceilings, index, language))
+    if kernels:
+        fig.add_trace(_kernel_points(kernels, ceilings, line_colours or {}, language))
     title = (say("plot.sol_roofline", language, device=ceilings["device"]) if ceilings is not None else
              f"{say('plot.sol_roofline_plain', language)}<br><sup>{say('plot.sol_no_ceilings', language)}</sup>")
     fig.update_layout(**layout(language, title=title, **LAYOUT_LEGEND_BELOW),
@@ -145,6 +151,16 @@ def _program_point(point: dict, ceilings: dict | None, index: int, language: str
     return go.Scatter(x=[point["intensity"]], y=[point["achieved_flops_s"]], mode="markers", name=name,
                       marker={**style, "line": {"color": "white", "width": 1}},
                       hovertext=[_point_hover(point, name, ceilings, language)],
+                      hovertemplate="%{hovertext}<extra></extra>")
+
+
+def _kernel_points(kernels: list[dict], ceilings: dict | None, colours: dict[int, str], language: str) -> go.Scatter:
+    """The traced kernels, one small point each, in their lines' colours (grey where no line made them)."""
+    return go.Scatter(x=[k["intensity"] for k in kernels], y=[k["achieved_flops_s"] for k in kernels], mode="markers",
+                      name=say("plot.sol_kernel_points", language),
+                      marker={"color": [colours.get(k["line"], NO_LINE) for k in kernels], "size": 8,
+                              "symbol": "square", "line": {"color": ROOF, "width": 1}},
+                      hovertext=[_point_hover(k, k["label"], ceilings, language) for k in kernels],
                       hovertemplate="%{hovertext}<extra></extra>")
 
 

@@ -11,9 +11,9 @@ import plotly.graph_objects as go
 
 from playground.messages import say
 from playground.server.roofline import amount, duration
-from playground.server.speed_plots import LAYOUT, LAYOUT_LEGEND_BELOW, MAIN, OTHER, RESERVED, ROOF, layout
+from playground.server.speed_plots import LAYOUT, LAYOUT_LEGEND_BELOW, MAIN, NO_LINE, OTHER, RESERVED, ROOF, layout
 
-NO_LINE, OUTLINE = "#c8ccd4", "#5b6478"  # a kernel of no line of the user's code; a bar's edge
+OUTLINE = "#5b6478"  # a bar's edge
 KIND_COLOURS = ("#636efa", "#00cc96", "#FFA15A")  # arguments, outputs, temporaries
 _BYTES_AXIS = {"tickformat": "~s", "ticksuffix": "B", "rangemode": "tozero"}  # 20MB: d3's SI prefixes, as amount's
 MIN_BAR = 1 / 200  # a kernel's bar is at least this share of the timeline wide: a 1 µs kernel in 5 ms stays visible

@@ -53,7 +53,8 @@ def calls_for(seconds_per_call: float, loops: int) -> tuple[int, str | None]:
 def trace(call: Callable[[], object], calls: int, module: str, kernels: list[dict], lines: dict[str, int | None],
           below: str) -> dict:
     """The KERNELS record (playground/jobs/speed_of_light.py) of ``calls`` calls of ``call``, a compiled program
-    whose HLO module is named ``module`` and whose kernels are ``kernels`` (program_size.kernels)."""
+    whose HLO module is named ``module`` and whose kernels are ``kernels`` (program_size.kernels, with their
+    ``flops`` from kernel_costs.py): each event carries its kernel's bytes and FLOPs where known."""
     fusions = [kernel["name"] for kernel in kernels]
     folder = tempfile.mkdtemp(prefix="profile-", dir=below)
     options = jax.profiler.ProfileOptions()
@@ -101,10 +102,11 @@ def _kernels(profile, module: str, kernels: list[dict], lines: dict, fusions: li
     plane = next((name for name in found if name.startswith("/device:")), next(iter(found)))
     events = sorted(found[plane], key=lambda e: e[1])
     runs = {run: i for i, run in enumerate(dict.fromkeys(e[3] for e in events))}
-    sizes = {kernel["name"]: kernel["bytes"] for kernel in kernels}
+    costs = {kernel["name"]: kernel for kernel in kernels}
     first = events[0][1]
     kept = [{"name": name[:300], "call": runs[run], "start_s": (start - first) * 1e-9, "duration_s": duration * 1e-9,
-             "line": lines.get(name), "bytes": float(sizes[name]) if name in sizes else None}
+             "line": lines.get(name), "bytes": float(costs[name]["bytes"]) if name in costs else None,
+             "flops": costs[name].get("flops") if name in costs else None}
             for name, start, duration, run in events[:MAX_EVENTS]]
     left_out = max(0, len(events) - MAX_EVENTS) + (scanned > MAX_SCANNED)  # past the scan's cap: at least one
     return {"events": kept, "calls": len(runs), "fusions": fusions, "left_out": left_out,

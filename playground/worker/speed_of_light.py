@@ -43,6 +43,7 @@ from playground.worker import about as runtime
 from playground.worker import (
     error_lessons,
     inspect,
+    kernel_costs,
     kernel_timeline,
     memory_timeline,
     program_size,
@@ -120,7 +121,8 @@ class _Version:
     def __init__(self, setting: compiler_settings.Setting, traced, compiled, call: Callable[[], object],
                  dump: str | None):
         hlo = compiled.as_text()
-        self.kernels = program_size.kernels(hlo)
+        flops = kernel_costs.kernel_flops(hlo)
+        self.kernels = [{**kernel, "flops": flops.get(kernel["name"])} for kernel in program_size.kernels(hlo)]
         self.lines = source_map.instruction_lines(hlo)
         self.module = hlo.split(",", 1)[0].removeprefix("HloModule ").strip()
         self.cost = xla_estimates.cost_summary(compiled)

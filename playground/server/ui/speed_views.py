@@ -80,7 +80,7 @@ def render(code: str, reply: dict, language: str = "en") -> Shown:
         status_markdown(reply, code, language),
         verdict_markdown(placed, language),
         ceilings_markdown(placed, language),
-        speed_plots.roofline_figure(placed, language) if placed else None,
+        speed_plots.roofline_figure(placed, language, colours) if placed else None,
         timeline_plots.memory_figure(memory, language) if memory else None,
         memory_markdown(memory, reply.get("memory_unavailable"), lines, colours, language),
         timeline_plots.gradient_memory_figure(gradient, language) if gradient else None,
