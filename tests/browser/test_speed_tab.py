@@ -69,9 +69,11 @@ def test_the_default_example_is_memory_bound_under_the_measured_ceilings(page: P
     expect(ceilings).to_contain_text("a 2048 × 2048 float32 matmul")
 
     roofline = page.locator("#speed-roofline .js-plotly-plot")
-    expect(roofline.locator(".scatterlayer .trace")).to_have_count(4)  # the two ceilings and the two programs
-    expect(roofline.locator(".scatterlayer .point")).to_have_count(2)
-    expect(roofline.locator(".legendtext")).to_have_text(["as written", "fusion off"])
+    # The two ceilings, the two programs and the traced kernels (one here: the fusion, a point of its own).
+    expect(roofline.locator(".scatterlayer .trace")).to_have_count(5)
+    expect(roofline.locator(".scatterlayer .point")).to_have_count(3)
+    expect(roofline.locator(".legendtext")).to_have_text(["as written", "fusion off",
+                                                          "kernels (traced; FLOPs counted from the HLO)"])
     expect(roofline.locator(".annotation")).to_contain_text(["B/s", "FLOP/s"])  # each ceiling with its value
 
     expect(page.locator("#speed-memory .js-plotly-plot .scatterlayer .trace").first).to_be_visible()
