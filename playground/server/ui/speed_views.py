@@ -148,15 +148,13 @@ def explanation(memory: dict, language: str = "en") -> str:
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
-    reserved = memory["reserved"]
-    # What XLA reserves for a call: its arguments, outputs and temporaries, less the outputs written into arguments.
-    total = sum(reserved.get(key) or 0 for key in ("argument_bytes", "output_bytes", "temp_bytes")) \
-        - (reserved.get("alias_bytes") or 0)
+    total = timeline_plots.reserved_bytes(memory)
     peak, steps = memory["peak_step"], memory.get("steps") or []
     point = peak // max(1, memory.get("merged", 1))  # a merged timeline shows each span at its step of most bytes
     instruction = md.code(steps[point]) if 0 <= point < len(steps) else "?"
     sentence = say("sol.memory.peak", step=peak + 1, steps=memory["schedule_length"], instruction=instruction,
-                   peak=_size(memory["peak_bytes"], language), reserved=_size(total, language))
+                   peak=_size(memory["peak_bytes"], language),
+                   reserved=_size(total, language) if total is not None else "?")
     pieces = [say(f"sol.explained.{piece['what']}", bytes=_size(abs(piece["bytes"]), language))
               for piece in memory.get("explained") or [] if piece.get("bytes")]
     rest = say("sol.memory.rest", pieces=messages.listed(pieces, language)) if pieces \
