@@ -302,7 +302,8 @@ def test_about_names_the_accelerator_and_asks_its_workers_for_the_devices(device
     assert [job["kind"] for job in device_pool.jobs] == ["about"]
     assert info["accelerator"] == {"device": "CUDA (1 device)", "why": "CUDA (1 device) through jax-cuda13-plugin",
                                    "jobs": ["inspect (when asked)", "passes (when asked)", "graph (when asked)",
-                                            "compare (when asked)", "vmap", "jit_speed"], "unavailable": None}
+                                            "compare (when asked)", "vmap", "jit_speed", "speed_of_light",
+                                            "device_ceilings"], "unavailable": None}
     assert info["sandbox"]["accelerator_pool"]["landlock"] == device_pool.layers["landlock"]
 
 

@@ -34,7 +34,7 @@ def speed_of_light_updates(dtype: str = "float32", device: str = "cpu") -> list[
     program = {"label": "as written", "cost": {"flops": 1.6e7, "bytes_accessed": 3.2e7, "unavailable": {}},
                "run": {"median_s": 0.0064}}
     return [dict(QUEUED), {"ok": True, "done": True, "cache": None, "function": "f", "device": device,
-                           "dtype": dtype, "programs": [program]}]
+                           "dtype": dtype, "programs": [program], "kernels": {"events": []}}]
 
 
 class FakeRun:

@@ -20,6 +20,7 @@ from playground.jobs.speed_of_light import CEILINGS, SPEED_OF_LIGHT
 from playground.replies import check
 from playground.sandbox.limits import Limits
 from playground.server import roofline
+from playground.worker import kernel_timeline
 from playground.worker.ceilings import ceilings
 from playground.worker.speed_of_light import speed_of_light
 
@@ -377,6 +378,29 @@ def test_a_kernel_the_count_does_not_cover_has_no_flops_and_no_point(measured):
     assert uncounted, reply["kernels"]["events"]
     placed = roofline.place(reply, measured, None)
     assert not {e["name"] for e in uncounted} & {k["label"] for k in placed["kernels"]}
+
+
+# A loop whose every iteration is two kernels (a dot, a tanh): more of them than a timeline keeps, or, run longer,
+# more than are traced at all.
+LOOP = "def f(x, w):\n    return jax.lax.fori_loop(0, {iterations}, lambda i, v: jnp.tanh(v @ w), x)\n"
+LOOP_ARGS = "jnp.ones((16, 16)), jnp.eye(16) * 0.5"
+
+
+def test_a_quick_loops_trace_is_one_call_that_keeps_its_first_events_and_counts_the_rest():
+    reply = speed_of_light(LOOP.format(iterations=3_000), LOOP_ARGS, gradient=False)
+    assert reply["ok"] is True, reply
+    timeline = reply["kernels"]
+    assert timeline["unavailable"] is None, timeline  # a call takes milliseconds: traced
+    assert timeline["calls"] == 1
+    assert len(timeline["events"]) == kernel_timeline.MAX_EVENTS and timeline["left_out"] > 0, timeline["left_out"]
+
+
+def test_a_long_loop_is_not_traced_and_says_why():
+    reply = speed_of_light(LOOP.format(iterations=200_000), LOOP_ARGS, gradient=False)
+    assert reply["ok"] is True, reply
+    assert reply["programs"][0]["run"]["median_s"] > kernel_timeline.LOOP_TRACE_S
+    timeline = reply["kernels"]
+    assert timeline["events"] == [] and "runs a loop" in timeline["unavailable"], timeline
 
 
 def test_a_loop_is_one_kernel_and_the_reply_says_its_cost_is_one_pass(scan):

@@ -7,6 +7,8 @@ Screenshots: speed.png (the documentation's, with `make screenshots`), speed_pho
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -66,7 +68,8 @@ def test_the_default_example_is_memory_bound_under_the_measured_ceilings(page: P
     expect(verdict).to_contain_text("fusion off: memory-bound: moves 176 MB")
     ceilings = page.locator("#speed-ceilings")
     expect(ceilings).to_contain_text("This machine's ceilings")
-    expect(ceilings).to_contain_text("a 2048 × 2048 float32 matmul")
+    # n grows until a call takes 50 ms: which n that is depends on the machine and its load.
+    expect(ceilings).to_contain_text(re.compile(r"a \d+ × \d+ float32 matmul"))
 
     roofline = page.locator("#speed-roofline .js-plotly-plot")
     # The two ceilings, the two programs and the traced kernels (one here: the fusion, a point of its own).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gradio as gr
 
 from playground import messages
@@ -67,7 +69,9 @@ def build(context: TabContext) -> share_links.Sharing:
             options |= _compare(api, function, jobs)
     example_runs.run_on_click(examples, [f"compiler-{name}-run" for name in VIEWS])
     for name, view_tab in zip(VIEWS, (passes_tab, graph_tab, compare_tab), strict=True):
-        view_tab.select(lambda name=name: name, None, view, queue=False)
+        # In the browser alone: a round trip to the server could land after Copy link on a busy server (a CI run's
+        # link opened Passes although it was made in Graph).
+        view_tab.select(None, None, view, js=f"() => {json.dumps(name)}", queue=False)
     return share_links.Sharing(
         "compiler", LINK, {"view": view, "code": code, "args": args, "static_argnums": static,
                            "on_accelerator": on_device, **options}, links, exercise, code=(code,),
