@@ -420,3 +420,20 @@ def test_an_exception_in_the_function_is_an_error_reply():
     assert reply["ok"] is False
     assert reply["error"]["kind"] == "user_exception" and reply["error"]["line"] == 2, reply
 
+
+
+def test_a_trace_file_past_its_cap_or_behind_a_link_is_not_read(tmp_path):
+    run = tmp_path / "plugins" / "profile" / "run"
+    run.mkdir(parents=True)
+    (run / "host.xplane.pb").write_bytes(b"\0" * (kernel_timeline.MAX_TRACE_BYTES + 1))
+    data, why = kernel_timeline._read_trace(str(tmp_path))
+    assert data is None and why.startswith("the trace is too large to read (34 MB, the limit is 34 MB)"), why
+    (run / "host.xplane.pb").unlink()
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"SECRET")
+    (run / "host.xplane.pb").symlink_to(secret)
+    data, why = kernel_timeline._read_trace(str(tmp_path))
+    assert data is None and "not a plain file" in why, why
+    (run / "host.xplane.pb").unlink()
+    (run / "host.xplane.pb").write_bytes(b"trace")
+    assert kernel_timeline._read_trace(str(tmp_path)) == (b"trace", None)

@@ -3,6 +3,7 @@ small functions, placed under ceilings measured here (playground/server/roofline
 
 from __future__ import annotations
 
+import html
 import math
 import re
 
@@ -276,3 +277,21 @@ def test_every_word_in_a_figure_is_in_the_readers_language(builders, language):
         assert not same, (name, same)
         hovers = [text for trace in english.data for text in (trace.hovertext or ())]
         assert hovers == [] or hovers != [text for trace in other.data for text in (trace.hovertext or ())], name
+
+
+def test_names_from_the_workers_reply_show_as_written_never_as_markup(poly):
+    """A worker's reply is whatever the code in it writes: its names reach plotly's HTML-like labels escaped."""
+    hostile = "<a href='https://example.com'>x</a>"
+    roofline = poly["roofline"]
+    placed = {**roofline, "ceilings": {**roofline["ceilings"], "device": hostile},
+              "programs": [{**roofline["programs"][0], "label": hostile}],
+              "kernels": [{**kernel, "label": hostile} for kernel in roofline["kernels"]]}
+    fig = sp.roofline_figure(placed)
+    program, kernels = _points(fig)[0], _kernel_points(fig)
+    assert "<a " not in fig.layout.title.text and "&lt;a href" in fig.layout.title.text
+    assert program.name == html.escape(hostile) and "<a " not in program.hovertext[0]
+    assert all("<a " not in text and "&lt;a href" in text for text in kernels.hovertext)
+    memory = {**poly["memory"], "steps": [hostile] * len(poly["memory"]["steps"])}
+    for fig in (tp.memory_figure(memory), tp.gradient_memory_figure({**poly["gradient"], "plain": memory})):
+        shown = [step for trace in fig.data if trace.customdata is not None for step in trace.customdata]
+        assert shown and all(step == html.escape(hostile) for step in shown), shown

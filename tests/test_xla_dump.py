@@ -155,7 +155,7 @@ def test_a_fifo_swapped_in_after_the_listing_is_opened_without_blocking_and_not_
     directory = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         result: list = []
-        thread = threading.Thread(target=lambda: result.append(xla_dump._read_plain_file(directory, "pipe", 100)),
+        thread = threading.Thread(target=lambda: result.append(xla_dump.read_plain_file(directory, "pipe", 100)),
                                   daemon=True)
         thread.start()
         thread.join(60)
@@ -172,8 +172,8 @@ def test_a_symlink_swapped_in_after_the_listing_is_not_followed(tmp_path):
     os.symlink(tmp_path / "secret", tmp_path / "link")
     directory = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        assert xla_dump._read_plain_file(directory, "link", 100) == (None, "unreadable")
-        assert xla_dump._read_plain_file(directory, "secret", 100) == (b"SECRET", None)
+        assert xla_dump.read_plain_file(directory, "link", 100) == (None, "unreadable")
+        assert xla_dump.read_plain_file(directory, "secret", 100) == (b"SECRET", None)
     finally:
         os.close(directory)
 

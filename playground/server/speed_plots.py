@@ -15,6 +15,7 @@ figures' own words and in plotly's axis ticks alike. No JAX, no gradio: the serv
 
 from __future__ import annotations
 
+import html
 import math
 import textwrap
 
@@ -42,8 +43,9 @@ def layout(language: str, **settings: object) -> dict:
 
 
 def _label(label: str, language: str) -> str:
-    """A program's label ("as written", "fusion off") in ``language``; one the catalogue lacks as it came."""
-    return say(_LABELS[label], language) if label in _LABELS else label
+    """A program's label ("as written", "fusion off") in ``language``; one the catalogue lacks as it came, escaped
+    (a figure's names and hovers are HTML to plotly)."""
+    return say(_LABELS[label], language) if label in _LABELS else html.escape(label)
 
 
 def _wrapped(text: str, language: str) -> str:
@@ -91,7 +93,7 @@ def roofline_figure(roofline: dict, language: str = "en", line_colours: dict[int
         fig.add_trace(_program_point(point, ceilings, index, language))
     if kernels:
         fig.add_trace(_kernel_points(kernels, ceilings, line_colours or {}, language))
-    title = (say("plot.sol_roofline", language, device=ceilings["device"]) if ceilings is not None else
+    title = (say("plot.sol_roofline", language, device=html.escape(ceilings["device"])) if ceilings is not None else
              f"{say('plot.sol_roofline_plain', language)}<br><sup>{say('plot.sol_no_ceilings', language)}</sup>")
     fig.update_layout(**layout(language, title=title, **LAYOUT_LEGEND_BELOW),
                       xaxis=_log_axis(xs, say("plot.sol_intensity_axis", language), language),
@@ -160,7 +162,7 @@ def _kernel_points(kernels: list[dict], ceilings: dict | None, colours: dict[int
                       name=say("plot.sol_kernel_points", language),
                       marker={"color": [colours.get(k["line"], NO_LINE) for k in kernels], "size": 8,
                               "symbol": "square", "line": {"color": ROOF, "width": 1}},
-                      hovertext=[_point_hover(k, k["label"], ceilings, language) for k in kernels],
+                      hovertext=[_point_hover(k, html.escape(k["label"]), ceilings, language) for k in kernels],
                       hovertemplate="%{hovertext}<extra></extra>")
 
 

@@ -24,9 +24,15 @@ def _totals(memory: dict) -> list[int]:
     return [sum(kinds) for kinds in zip(memory["arguments"], memory["outputs"], memory["temporaries"], strict=True)]
 
 
-def _peak_point(memory: dict) -> int:
+def peak_point(memory: dict) -> int:
     """The point that shows the peak: of a merged span, the span that holds the peak's step (its bytes exact)."""
     return min(memory["peak_step"] // memory["merged"], len(memory["steps"]) - 1)
+
+
+def _steps(memory: dict) -> list[str]:
+    """The instructions of the schedule's points, for the hovers (HTML to plotly), escaped: they come from a
+    worker's reply, and whatever a name holds shows as written."""
+    return [html.escape(step) for step in memory["steps"]]
 
 
 def reserved_bytes(memory: dict) -> int | None:
@@ -53,7 +59,7 @@ def memory_figure(memory: dict, language: str = "en", title: str | None = None) 
         # The instruction once, in the first kind's line of the shared hover (x unified). A step's bytes hold until
         # the next step: drawn as stairs ("hv"), not as slopes between steps.
         prefix = "<b>%{customdata}</b><br>" if field == "arguments" else ""
-        fig.add_trace(go.Scatter(x=xs, y=memory[field], customdata=memory["steps"], mode="lines", name=name,
+        fig.add_trace(go.Scatter(x=xs, y=memory[field], customdata=_steps(memory), mode="lines", name=name,
                                  stackgroup="live", line={"width": 0.5, "color": colour, "shape": "hv"},
                                  hovertemplate=f"{prefix}{name}: %{{y:.3~s}}B<extra></extra>"))
     reserved = reserved_bytes(memory)
@@ -61,7 +67,7 @@ def memory_figure(memory: dict, language: str = "en", title: str | None = None) 
         fig.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[reserved, reserved], mode="lines", hoverinfo="skip",
                                  name=say("plot.sol_reserved", language, bytes=amount(reserved, "B", language)),
                                  line={"color": RESERVED, "dash": "dash", "width": 2}))
-    fig.add_trace(_peak_marker(xs[_peak_point(memory)], memory, language))
+    fig.add_trace(_peak_marker(xs[peak_point(memory)], memory, language))
     fig.update_layout(**layout(language, title=title or say("plot.sol_memory", language), **LAYOUT_LEGEND_BELOW),
                       hovermode="x unified", xaxis_title=_step_axis(memory, language),
                       yaxis={**_BYTES_AXIS, "title": say("plot.sol_live_bytes", language)})
@@ -105,14 +111,14 @@ def gradient_memory_figure(gradient: dict | None, language: str = "en") -> go.Fi
 
 def _gradient_line(memory: dict, key: str, colour: str, language: str) -> go.Scatter:
     """One gradient's total live bytes against the share of its schedule; its peak a marker (in the same trace)."""
-    totals, peak = _totals(memory), _peak_point(memory)
+    totals, peak = _totals(memory), peak_point(memory)
     last = max(1, len(totals) - 1)
     peak_text = amount(memory["peak_bytes"], "B", language)
     what = say(key, language)
     name = (say("plot.sol_line_peak_flops", language, name=what, bytes=peak_text,
                 flops=amount(memory["flops"], "FLOP", language)) if memory["flops"] is not None
             else say("plot.sol_line_peak", language, name=what, bytes=peak_text))
-    return go.Scatter(x=[i / last for i in range(len(totals))], y=totals, customdata=memory["steps"],
+    return go.Scatter(x=[i / last for i in range(len(totals))], y=totals, customdata=_steps(memory),
                       mode="lines+markers+text", name=name, line={"color": colour, "width": 2, "shape": "hv"},
                       marker={"color": colour, "size": [11 if i == peak else 0 for i in range(len(totals))]},
                       text=[say("plot.sol_peak_bytes", language, bytes=peak_text) if i == peak else ""

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import tempfile
 from collections.abc import Callable
 
 import jax
 
+from playground.jobs.speed_of_light import MAX_EVENTS
+from playground.worker import xla_dump
+
 MAX_TRACE_BYTES = 32 << 20
-MAX_EVENTS = 2_000
 MAX_SCANNED = 200_000  # events of the trace looked at, of every kind: reading one costs microseconds
 TRACE_BUDGET_S = 0.5  # the calls traced take about this long together, at least one and at most MAX_CALLS
 MAX_CALLS = 3
@@ -138,26 +139,23 @@ def _read_trace(folder: str) -> tuple[bytes | None, str | None]:
             if entry.is_dir(follow_symlinks=False):
                 pending.append(entry.path)
             elif entry.name.endswith(".xplane.pb"):
-                return _read_plain(entry.path)
+                return _read_plain(current, entry)
     return None, "the profiler wrote no trace"
 
 
-def _read_plain(path: str) -> tuple[bytes | None, str | None]:
+def _read_plain(folder: str, entry: os.DirEntry) -> tuple[bytes | None, str | None]:
+    """The trace file's bytes, read as the dumps are (xla_dump.read_plain_file: a plain file, no link followed,
+    never blocking, within MAX_TRACE_BYTES), or (None, why)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None, "the trace file could not be opened"
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None, "the trace file is not a plain file"
-        if info.st_size > MAX_TRACE_BYTES:
-            return None, (f"the trace is too large to read ({info.st_size / 1e6:,.0f} MB, the limit is "
-                          f"{MAX_TRACE_BYTES / 1e6:,.0f} MB): a call runs too many kernels")
-        chunks, size = [], 0
-        while size <= MAX_TRACE_BYTES and (chunk := os.read(fd, MAX_TRACE_BYTES + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-        return (b"".join(chunks), None) if size <= MAX_TRACE_BYTES else (None, "the trace grew while it was read")
+        data, problem = xla_dump.read_plain_file(directory, entry.name, MAX_TRACE_BYTES)
     finally:
-        os.close(fd)
+        os.close(directory)
+    if problem == "bytes":
+        size = entry.stat(follow_symlinks=False).st_size
+        return None, (f"the trace is too large to read ({size / 1e6:,.0f} MB, the limit is "
+                      f"{MAX_TRACE_BYTES / 1e6:,.0f} MB): a call runs too many kernels")
+    return (data, None) if data is not None else (None, "the trace file is not a plain file, or could not be read")

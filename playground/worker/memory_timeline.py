@@ -1,4 +1,4 @@
-"""The live bytes at each step of XLA's schedule, from a compiled program's own buffer assignment. Stdlib only.
+"""The live bytes at each step of XLA's schedule, from a compiled program's own buffer assignment. No JAX.
 
 A compile with ``xla_dump_to`` writes, beside the optimised module, XLA's
 buffer assignment (each allocation: an argument, an output, the block of
@@ -39,8 +39,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-MAX_STEPS = 4_000
-MAX_AT_PEAK = 12
+from playground.jobs.speed_of_light import MAX_AT_PEAK, MAX_STEPS
 
 BUFFERS = """BufferAssignment:
 allocation 0: size 64, parameter 0, shape |f32[16]| at ShapeIndex {}:

@@ -126,7 +126,7 @@ def read(folder: str, max_files: int, max_bytes: int) -> Dump:
             if snapshots and order != snapshots[-1].order + 1:  # XLA numbers a module's files 0, 1, 2, ...
                 stopped = stopped or "gap"  # a name not listed (a full folder), or one that is not XLA's
                 break
-            text, problem = _read_plain_file(directory, name, max_bytes - read_bytes) if plain else (None,
+            text, problem = read_plain_file(directory, name, max_bytes - read_bytes) if plain else (None,
                                                                                                      "unreadable")
             if text is None:
                 stopped = problem
@@ -151,7 +151,7 @@ def read_ending(folder: str, module: str, ending: str, max_bytes: int) -> tuple[
                      and entry.is_file(follow_symlinks=False)]
         if len(names) != 1:
             return None, f"XLA wrote {len(names)} files named *{ending}, not one"
-        text, problem = _read_plain_file(directory, names[0], max_bytes)
+        text, problem = read_plain_file(directory, names[0], max_bytes)
         if text is None:
             return None, {"bytes": f"XLA's *{ending} is larger than {max_bytes / 1e6:,.0f} MB"}.get(
                 problem, f"XLA's *{ending} could not be read")
@@ -160,7 +160,7 @@ def read_ending(folder: str, module: str, ending: str, max_bytes: int) -> tuple[
         os.close(directory)
 
 
-def _read_plain_file(directory: int, name: str, most: int) -> tuple[bytes | None, str | None]:
+def read_plain_file(directory: int, name: str, most: int) -> tuple[bytes | None, str | None]:
     """(the file's bytes, None) if it is a regular file of at most ``most`` bytes; else (None, "bytes") when it is
     larger, (None, "unreadable") when it is no plain file or cannot be opened."""
     try:

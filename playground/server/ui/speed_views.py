@@ -150,8 +150,7 @@ def explanation(memory: dict, language: str = "en") -> str:
 
     total = timeline_plots.reserved_bytes(memory)
     peak, steps = memory["peak_step"], memory.get("steps") or []
-    point = peak // max(1, memory.get("merged", 1))  # a merged timeline shows each span at its step of most bytes
-    instruction = md.code(steps[point]) if 0 <= point < len(steps) else "?"
+    instruction = md.code(steps[timeline_plots.peak_point(memory)]) if steps else "?"
     sentence = say("sol.memory.peak", step=peak + 1, steps=memory["schedule_length"], instruction=instruction,
                    peak=_size(memory["peak_bytes"], language),
                    reserved=_size(total, language) if total is not None else "?")
