@@ -227,3 +227,50 @@ def test_sensitivity_is_the_jvp_along_each_inputs_own_size():
 
     no_jvp.defvjp(lambda v: (v, None), lambda _, g: (g,))
     assert rounding.input_sensitivity(no_jvp, (x,)) is None
+
+
+def _matmul_budget(f, *shapes) -> float:
+    return rounding.rounding_budget(jax.make_jaxpr(f)(*(jnp.ones(s) for s in shapes))).relative
+
+
+def test_a_float32_product_on_a_gpu_or_tpu_rounds_like_its_default_precision(monkeypatch):
+    f32 = float(jnp.finfo(jnp.float32).eps)
+    on_cpu = _matmul_budget(jnp.matmul, (8, 100), (100, 3))
+    assert on_cpu == pytest.approx(math.sqrt(100) * f32)
+    for platform, eps in (("gpu", 2.0 ** -10), ("tpu", 2.0 ** -7)):
+        monkeypatch.setattr(jax, "default_backend", lambda p=platform: p)
+        assert _matmul_budget(jnp.matmul, (8, 100), (100, 3)) == pytest.approx(math.sqrt(100) * eps)
+        # A sum is not a matrix product: float32 everywhere.
+        assert _matmul_budget(jnp.sum, (100,)) == pytest.approx(math.sqrt(100) * f32)
+        # Asked for float32 arithmetic, by the product or by the default: float32's rounding.
+        assert _matmul_budget(lambda a, b: jnp.matmul(a, b, precision="highest"), (8, 100), (100, 3)) == on_cpu
+        with jax.default_matmul_precision("float32"):
+            assert _matmul_budget(jnp.matmul, (8, 100), (100, 3)) == on_cpu
+        # float64 has no fast path on either.
+        with jax.enable_x64(True):
+            f64 = rounding.rounding_budget(jax.make_jaxpr(jnp.matmul)(jnp.ones((8, 100), jnp.float64),
+                                                                       jnp.ones((100, 3), jnp.float64)))
+        assert f64.relative == pytest.approx(math.sqrt(100) * float(jnp.finfo(jnp.float64).eps))
+
+
+def test_a_batch_computed_in_tensorfloat32_agrees_with_a_loop_in_float32_only_within_the_gpus_budget(monkeypatch):
+    """What the vmap tab met on an H200: the loop's matrix-vector products in float32, the batch's product with
+    operands rounded to TensorFloat-32. Here the rounding is made by hand (10 mantissa bits kept)."""
+    rng = np.random.default_rng(0)
+    w, xs = rng.standard_normal((784, 512)).astype(np.float32), rng.standard_normal((64, 784)).astype(np.float32)
+
+    def tf32(a):
+        return (a.view(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)  # keep 10 of 23 mantissa bits
+
+    looped = np.stack([np.tanh(x @ w) for x in xs])
+    batched = np.tanh(tf32(xs) @ tf32(w))
+
+    def budget():
+        return rounding.rounding_budget(jax.make_jaxpr(lambda x, w: jnp.tanh(x @ w))(xs[0], w)).relative
+
+    assert not numerics.compare_within_rounding(batched, looped, budget()).equal  # a CPU's float32 budget
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    assert numerics.compare_within_rounding(batched, looped, budget()).equal
+    wrong = batched.copy()
+    wrong[3] = np.tanh(tf32(xs[4]) @ tf32(w))  # a batching mistake: another example's row
+    assert not numerics.compare_within_rounding(wrong, looped, budget()).equal

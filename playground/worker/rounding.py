@@ -21,6 +21,15 @@ What was chosen, and what it misses:
   terms gets ``10 * 2**-23``.
 * Reductions inside a ``jax.shard_map`` count their per-device block; both runs
   execute the same shard_map program, so its order does not change.
+* A float32 matrix product (``dot_general``, a convolution) at the default
+  precision rounds its operands on an accelerator: to TensorFloat-32 (10
+  mantissa bits) on a GPU, to bfloat16 (7) on a TPU (``FAST_MATMUL_EPS``).
+  One example's product and a batch's may take different kernels there (a
+  matrix-vector product on the CUDA cores, a batched one on the tensor
+  cores), so its terms count with that epsilon where the job runs on such a
+  device, unless the product or ``jax.default_matmul_precision`` asks for
+  ``highest`` (``float32``). ``high`` is taken as the default: a looser
+  budget, never a false alarm.
 
 The size of the numbers those roundings act on is not always the size of the
 result: ``tanh(x @ w)`` and ``softmax`` squash large sums into small results,
@@ -91,6 +100,11 @@ REDUCTIONS: dict[str, Callable[[JaxprEqn], int]] = {
 }
 
 
+# The relative rounding of a float32 product's operands at XLA's default precision, by platform (a CPU's is float32's):
+# TensorFloat-32 keeps 10 mantissa bits, bfloat16 7.
+FAST_MATMUL_EPS = {"gpu": 2.0 ** -10, "tpu": 2.0 ** -7}
+MATMULS = frozenset({"dot_general", "conv_general_dilated"})
+
 # Operations whose float results are exact: they move, pick or negate numbers, never round them.
 EXACT = frozenset({
     "abs", "broadcast_in_dim", "ceil", "clamp", "concatenate", "conj", "copy", "copy_p", "device_put",
@@ -158,8 +172,20 @@ def _walk(jaxpr: Jaxpr, seen: dict[int, tuple[int, float]]) -> tuple[int, float]
 
 
 def _eps(eqn: JaxprEqn) -> float:
-    """Machine epsilon of the equation's result, 0.0 for exact ones (integers, booleans, keys)."""
+    """Machine epsilon of the equation's result (of its operands' rounding, for a float32 matrix product on an
+    accelerator), 0.0 for exact ones (integers, booleans, keys)."""
     dtype = getattr(eqn.outvars[0].aval, "dtype", None) if eqn.outvars else None
     if dtype is None or not jax.dtypes.issubdtype(dtype, jnp.inexact):
         return 0.0
-    return float(jnp.finfo(dtype).eps)
+    eps = float(jnp.finfo(dtype).eps)
+    if eqn.primitive.name in MATMULS and jnp.finfo(dtype).bits == 32 and not _full_precision(eqn):
+        return max(eps, FAST_MATMUL_EPS.get(jax.default_backend(), eps))
+    return eps
+
+
+def _full_precision(eqn: JaxprEqn) -> bool:
+    """The product asks for float32 arithmetic: ``precision=HIGHEST`` on an operand, or the default made so."""
+    precision = eqn.params.get("precision")
+    asked = {getattr(p, "name", str(p)).upper() for p in
+             (precision if isinstance(precision, tuple) else (precision,)) if p is not None}
+    return "HIGHEST" in asked or str(jax.config.jax_default_matmul_precision).lower() in ("highest", "float32")
