@@ -29,13 +29,15 @@ N_TRAIN, N_TEST = 2048, 512  # 32 steps an epoch
 # gradient scale or a skipped step moves the loss by percents.
 RTOL, ATOL = 1e-4, 1e-5
 
-# name -> (optimizer, data_parallel, multi_step)
+# name -> (optimizer, data_parallel, multi_step, block: None for the device's own, 5 for an accelerator's path
+# with blocks of 5 steps and each epoch's last 32 % 5 = 2 in one more)
 RUNS = {
-    "single_adam": ("adam", False, True),
-    "parallel_adam": ("adam", True, True),
-    "parallel_adam_per_step": ("adam", True, False),
-    "single_sgd": ("sgd", False, True),
-    "parallel_sgd": ("sgd", True, True),
+    "single_adam": ("adam", False, True, None),
+    "parallel_adam": ("adam", True, True, None),
+    "parallel_adam_per_step": ("adam", True, False, None),
+    "parallel_adam_blocks": ("adam", True, True, 5),
+    "single_sgd": ("sgd", False, True, None),
+    "parallel_sgd": ("sgd", True, True, None),
 }
 
 DRIVER = f"""
@@ -55,9 +57,9 @@ images, labels = synthetic_digits(payload["n_train"] + payload["n_test"], seed=1
 n_train = payload["n_train"]
 data = ArrayData(images[:n_train], labels[:n_train], images[n_train:], labels[n_train:])
 
-def run(name, optimizer, data_parallel, multi_step):
+def run(name, optimizer, data_parallel, multi_step, block):
     config = TrainConfig(**settings, optimizer=optimizer, data_parallel=data_parallel)
-    updates = list(train(config, data, update_every_s=0.02, multi_step=multi_step))
+    updates = list(train(config, data, update_every_s=0.02, multi_step=multi_step, block=block))
     np.savez(folder / f"{{name}}.npz", *[array for layer in updates[-1]["params"] for array in layer])
     return {{"losses": [[u["step"], u["loss"]] for u in updates if u["loss"] is not None],
              "devices": sorted({{u["devices"] for u in updates}}), "device": updates[-1]["device"],
@@ -126,11 +128,13 @@ def test_the_run_reports_its_eight_devices(results):
     assert parallel["updates"] >= 4  # several updates, so several losses were compared above
 
 
-def test_per_step_dispatch_matches_the_chunks_in_data_parallel_mode(results):
-    chunked, stepped = results["parallel_adam"], results["parallel_adam_per_step"]
+@pytest.mark.parametrize("other", ["parallel_adam_per_step", "parallel_adam_blocks"])
+def test_per_step_dispatch_and_blocks_match_the_chunks_in_data_parallel_mode(results, other):
+    chunked, stepped = results["parallel_adam"], results[other]
     np.testing.assert_allclose(*common_losses(chunked, stepped), rtol=RTOL)
     for ours, theirs in zip(chunked["params"], stepped["params"], strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL)
+    assert stepped["steps"] == chunked["steps"]
 
 
 def test_the_compiled_chunk_all_reduces_the_gradients_only_over_a_mesh(results):

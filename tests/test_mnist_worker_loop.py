@@ -122,21 +122,26 @@ def test_the_training_sample_is_spread_over_the_whole_training_set():
     assert worker_loop._spread(5, 1).tolist() == [0]
 
 
+def assert_same_training(ours: list[dict], theirs: list[dict], rtol: float, atol: float) -> None:
+    """The same losses at the steps both runs reported (chunk lengths follow the clock; epoch ends always report),
+    the same final parameters, as many steps."""
+    by_step = {u["step"]: u["loss"] for u in theirs if u["loss"] is not None}
+    common = [(u["loss"], by_step[u["step"]]) for u in ours if u["step"] in by_step and u["loss"] is not None]
+    assert len(common) >= 2
+    np.testing.assert_allclose(*zip(*common, strict=True), rtol=rtol)
+    for (w1, b1), (w2, b2) in zip(ours[-1]["params"], theirs[-1]["params"], strict=True):
+        np.testing.assert_allclose(w1, w2, rtol=rtol, atol=atol)
+        np.testing.assert_allclose(b1, b2, rtol=rtol, atol=atol)
+    assert ours[-1]["step"] == theirs[-1]["step"]
+
+
 @pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam"])
 def test_one_call_chunks_and_per_step_dispatch_agree(optimizer):
     config = TrainConfig(layers=TINY, batch_size=25, epochs=2, optimizer=optimizer, seed=3)
     data = synthetic(seed=1)
     chunked = run(config, data, multi_step=True, update_every_s=0.02)
-    stepped = run(config, data, multi_step=False, update_every_s=0.02)
-    # Chunk lengths follow the clock, so compare the steps both reported (epoch ends at least).
-    by_step = {u["step"]: u["loss"] for u in stepped if u["loss"] is not None}
-    common = [(u["loss"], by_step[u["step"]]) for u in chunked if u["step"] in by_step and u["loss"] is not None]
-    assert len(common) >= 2
-    np.testing.assert_allclose(*zip(*common, strict=True), rtol=1e-4)
-    for (w1, b1), (w2, b2) in zip(chunked[-1]["params"], stepped[-1]["params"], strict=True):
-        np.testing.assert_allclose(w1, w2, rtol=1e-4, atol=1e-5)
-        np.testing.assert_allclose(b1, b2, rtol=1e-4, atol=1e-5)
-    assert chunked[-1]["step"] == stepped[-1]["step"] == 24
+    assert_same_training(chunked, run(config, data, multi_step=False, update_every_s=0.02), 1e-4, 1e-5)
+    assert chunked[-1]["step"] == 24
 
 
 @pytest.mark.parametrize("multi_step", [True, False])
@@ -150,7 +155,9 @@ def test_stop_after_the_second_update(multi_step):
     final = rest[-1]
     assert [(u["phase"], u["stopped"], u["done"]) for u in rest[:-1]] == [("finishing", True, False)]
     assert final["done"] and final["stopped"] is True
-    assert final["step"] == seen[1]["step"] < 100 * 30  # not one step after the stop
+    # The chunk queued behind the one reported (the pipeline) still runs; no other starts. A chunk stays in its
+    # epoch (30 steps).
+    assert seen[1]["step"] < final["step"] <= seen[1]["step"] + 30 < 100 * 30
     assert len(final["params"]) == 2 and final["epoch_accuracy"] is None
 
 
@@ -181,7 +188,7 @@ def test_stop_mid_chunk_with_the_default_model(multi_step):
     assert update["stopped"] is True and update["step"] < 100 * 234
     assert phases[-2] == "finishing"  # what a waiting server sees before the final measurement
     # The flag is read before each chunk (and, one step at a time, before each step): the chunk it came in ends,
-    # and no other starts.
+    # and the one queued behind it; no other starts, and at most the first of the two is reported as training.
     chunks = [u["step"] for u in after_stop if u["phase"] == "training" and not u["done"]]
     assert len(chunks) <= 1 and after_stop[-2]["phase"] == "finishing", [u["phase"] for u in after_stop]
 
@@ -212,11 +219,35 @@ def test_make_optimizer_follows_the_config():
 
 
 def test_chunk_length_aims_at_the_target_and_grows_gently():
-    assert _next_chunk_steps(4, 0.001, 0.2) == 8  # far too short: grow, but at most 2x
-    assert _next_chunk_steps(100, 0.4, 0.2) == 50  # too long: shrink at once
-    assert _next_chunk_steps(100, 0.2, 0.2) == 100
-    assert _next_chunk_steps(1, 5.0, 0.2) == 1
-    assert _next_chunk_steps(4, 0.0, 0.2) == 8
+    assert _next_chunk_steps(4, 40_000, 0.2) == 8  # far too short: grow, but at most 2x
+    assert _next_chunk_steps(100, 125, 0.2) == 25  # too long: shrink at once
+    assert _next_chunk_steps(100, 500, 0.2) == 100
+    assert _next_chunk_steps(1, 0.2, 0.2) == 1
+
+
+def _chunk_sizes(seconds_per_step: float, epochs: int = 4, steps_per_epoch: int = 468) -> list[int]:
+    """The chunks a pace (0.2 s, blocks of 16) plans for a device that takes ``seconds_per_step``."""
+    pace, sizes, clock = worker_loop._Pace(target_s=0.2, block=16, batch_size=128), [], 0.0
+    for _, _, n in pace.chunks(epochs, steps_per_epoch):
+        sizes.append(n)
+        pace.record(n, clock, clock + n * seconds_per_step)
+        clock += n * seconds_per_step
+    return sizes
+
+
+def test_an_epochs_short_last_chunk_does_not_shrink_the_next_epochs_chunks():
+    sizes = _chunk_sizes(0.01)  # 100 steps/s: a 0.2 s chunk is 20 steps, 16 in whole blocks
+    assert sizes[0] == 16 and set(sizes[1:]) <= {16, 468 % 16}, sizes
+    sizes = _chunk_sizes(1e-5)  # a fast device: every epoch is one chunk once they have grown
+    assert sizes[-3:] == [468, 468, 468], sizes
+
+
+def test_a_chunks_time_runs_from_when_it_was_queued_or_the_one_before_it_ended():
+    pace = worker_loop._Pace(target_s=0.2, block=1, batch_size=10)
+    assert pace.record(10, queued_at=0.0, done_at=1.0) == 100.0  # 100 samples in 1 s
+    # Queued at 0.5 behind the first, done at 1.5: it ran from 1.0, so 100 samples in 0.5 s more; the window
+    # holds both: 200 samples in 1.5 s.
+    assert pace.record(10, queued_at=0.5, done_at=1.5) == pytest.approx(200 / 1.5)
 
 
 @pytest.mark.skipif(not REAL_DIGITS, reason=NO_REAL_DIGITS)
@@ -230,33 +261,107 @@ def test_real_mnist_digits_reach_95_percent():
     assert final["step"] == 8 * (8000 // 128) and final["n_test"] == 2000
 
 
-@pytest.mark.parametrize("n_steps", [5, 16, 21])
-def test_blocks_of_steps_train_exactly_as_one_step_a_turn(n_steps):
-    """An accelerator's chunk (blocks of 16 steps, the last one partly thrown away) gives the CPU's numbers."""
+def _pieces(n_train: int = 200, batch_size: int = 8):
     import jax
 
-    from playground.worker.training import steps as worker_steps
     from playground.worker.training.model import init_params
 
-    data = synthetic(n_train=200)
+    data = synthetic(n_train=n_train)
     optimizer = make_optimizer(TrainConfig(optimizer="adam"))
     images, labels = jax.device_put((data.train_images, data.train_labels.astype(np.int32)))
-    order = jax.random.permutation(jax.random.key(3), 200)
-    results = []
-    for block in (1, 16):
+    order = jax.random.permutation(jax.random.key(3), n_train)
+
+    def fresh_state():
         params = init_params(jax.random.key(0), TINY)
-        chunk = worker_steps.make_train_chunk(optimizer, 8, None, block)
-        params, _, smoothed = chunk(params, optimizer.init(params), worker_steps.initial_smoothed(), images, labels,
-                                    order, np.int32(2), np.int32(n_steps))
-        results.append((jax.device_get(params), worker_steps.smoothed_value(smoothed), int(smoothed[1])))
-    (one, loss_one, count_one), (blocks, loss_blocks, count_blocks) = results
-    assert count_one == count_blocks == n_steps  # the thrown-away steps are not counted in the loss either
-    np.testing.assert_allclose(loss_blocks, loss_one, rtol=1e-6)
-    for (w1, b1), (w2, b2) in zip(one, blocks, strict=True):
-        np.testing.assert_allclose(w2, w1, rtol=1e-5, atol=1e-7)
-        np.testing.assert_allclose(b2, b1, rtol=1e-5, atol=1e-7)
+        return worker_steps.TrainState(params, optimizer.init(params), worker_steps.initial_smoothed())
+    return optimizer, batch_size, fresh_state, images, labels, order, data
 
 
-def test_chunks_on_an_accelerator_come_in_whole_blocks():
-    assert [_next_chunk_steps(n, s, 0.2, 16) for n, s in ((16, 0.01), (32, 0.01), (64, 0.4), (16, 5.0))] == \
-        [32, 64, 32, 16]
+def test_blocks_train_exactly_as_one_call_per_chunk():
+    """An accelerator's chunk (blocks of 16 steps, and an epoch's last 25 % 16 = 9 in one more block) gives the
+    CPU's numbers."""
+    import jax
+
+    optimizer, batch_size, fresh_state, images, labels, order, _ = _pieces()
+    steps_per_epoch = 200 // batch_size  # 25
+    chunks = worker_steps.compile_chunks(optimizer, batch_size, None, fresh_state(), images, labels, order)
+    blocks = worker_steps.compile_blocks(optimizer, batch_size, None, 16, steps_per_epoch, fresh_state(), images,
+                                         labels, order)
+    results = []
+    for run, pieces in ((chunks, [(0, 25)]), (blocks, [(0, 16), (16, 9)]), (blocks, [(0, 25)])):
+        state = fresh_state()
+        for first, n in pieces:
+            state, done = run(state, order, first, n, lambda: False)
+            assert done == n
+        results.append((jax.device_get(state.params), worker_steps.smoothed_value(state.smoothed),
+                        int(state.smoothed[1])))
+    (one, loss_one, count_one), *others = results
+    for params, loss, count in others:
+        assert count == count_one == steps_per_epoch
+        np.testing.assert_allclose(loss, loss_one, rtol=1e-6)
+        for (w1, b1), (w2, b2) in zip(one, params, strict=True):
+            np.testing.assert_allclose(w2, w1, rtol=1e-5, atol=1e-7)
+            np.testing.assert_allclose(b2, b1, rtol=1e-5, atol=1e-7)
+    with pytest.raises(ValueError, match="whole 16-step blocks"):
+        blocks(fresh_state(), order, 0, 20, lambda: False)  # would need a 4-step block, never compiled
+    with pytest.raises(ValueError, match="block_steps must be from 1 to the epoch's 25 steps"):
+        worker_steps.compile_blocks(optimizer, batch_size, None, 26, steps_per_epoch, fresh_state(), images,
+                                    labels, order)
+
+
+def test_a_measurement_queued_before_the_next_chunk_sees_the_params_it_was_given():
+    """The pipeline's premise: the next chunk reuses (is donated) the parameters' buffers, yet a classification
+    queued before it classifies with the old parameters."""
+    import jax
+    import jax.numpy as jnp
+
+    optimizer, batch_size, fresh_state, images, labels, order, data = _pieces()
+    batches = jax.device_put(worker_steps.as_batches(data.test_images, 60))
+    for run in (worker_steps.compile_chunks(optimizer, batch_size, None, fresh_state(), images, labels, order),
+                worker_steps.compile_blocks(optimizer, batch_size, None, 5, 25, fresh_state(), images, labels,
+                                            order)):
+        state, _ = run(fresh_state(), order, 0, 5, lambda: False)
+        kept = jax.tree.map(jnp.copy, state.params)  # on the device: a host read would keep the buffers from reuse
+        queued = worker_steps.classify(state.params, batches)
+        later, _ = run(state, order, 5, 20, lambda: False)
+        assert state.params[0][0].is_deleted()  # donated to the chunk after
+        expected = worker_steps.classify(kept, batches)
+        assert np.array_equal(np.asarray(queued), np.asarray(expected))
+        assert not np.allclose(later.params[0][0], kept[0][0])  # the chunk after did train
+
+
+def test_the_next_chunk_is_queued_before_a_chunk_is_reported(monkeypatch):
+    queued_steps = [0]  # steps queued so far, as the loop queues them
+
+    def counting(compile_runner):
+        def compile_and_count(*args, **kwargs):
+            run = compile_runner(*args, **kwargs)
+
+            def counted(state, order, first, n, should_stop):
+                state, done = run(state, order, first, n, should_stop)
+                queued_steps.append(queued_steps[-1] + done)
+                return state, done
+            return counted
+        return compile_and_count
+
+    monkeypatch.setattr(worker_steps, "compile_chunks", counting(worker_steps.compile_chunks))
+    reported = []
+    for update in train(TrainConfig(layers=TINY, batch_size=10, epochs=3), synthetic(), update_every_s=0.02):
+        if update["phase"] == "training" and not update["done"]:
+            reported.append((update["step"], queued_steps[-1]))
+    assert len(reported) >= 3
+    assert all(queued > step for step, queued in reported), reported  # one chunk more than the update's
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_a_run_in_blocks_gives_the_one_call_runs_numbers(optimizer):
+    """The accelerator's path (``block``), run here on the CPU, through the whole loop: the same losses, the same
+    parameters, and every epoch measured."""
+    config = TrainConfig(layers=TINY, batch_size=12, epochs=3, optimizer=optimizer, seed=2)  # 25 steps an epoch
+    data = synthetic(seed=4)
+    blocked = run(config, data, block=4, update_every_s=0.02)
+    assert_same_training(blocked, run(config, data, update_every_s=0.02), 1e-5, 1e-6)
+    assert blocked[-1]["step"] == 75 and blocked[-1]["epoch_accuracy"] is not None
+    assert [u["step"] for u in blocked if u["epoch_accuracy"] is not None and not u["done"]] == [25, 50]
+    steps = [u["step"] for u in blocked if u["phase"] == "training"]
+    assert all(step % 25 % 4 == 0 or step % 25 == 0 for step in steps), steps  # whole blocks, or an epoch's end

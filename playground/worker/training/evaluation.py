@@ -34,10 +34,29 @@ class Images:
     def place(cls, replicate: Callable[[object], object], images: np.ndarray, labels: np.ndarray) -> Images:
         return cls(replicate(worker_steps.as_batches(images, EVAL_BATCH)), labels)
 
-    def accuracy(self, params: Params) -> tuple[float, np.ndarray]:
-        """The fraction classified right, and the predicted classes (the padding's cut off)."""
-        predictions = np.asarray(worker_steps.classify(params, self.batches))[:len(self.labels)]
+    def classify(self, params: Params) -> jax.Array:
+        """The predicted classes, padding included, as a device array that may still be computing."""
+        return worker_steps.classify(params, self.batches)
+
+    def score(self, classified: jax.Array) -> tuple[float, np.ndarray]:
+        """The fraction ``classify`` got right, and its predicted classes (the padding's cut off); waits for it."""
+        predictions = np.asarray(classified)[:len(self.labels)]
         return float(np.mean(predictions == self.labels)), predictions
+
+    def accuracy(self, params: Params) -> tuple[float, np.ndarray]:
+        """``score(classify(params))``: measured now."""
+        return self.score(self.classify(params))
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Accuracies asked for after a chunk, on their way: ``{metric: (images, classified)}``."""
+
+    pending: dict[str, tuple[Images, jax.Array]]
+
+    def result(self) -> dict:
+        """``{metric: accuracy}``, once the device has classified them all (waits for it)."""
+        return {metric: images.score(classified)[0] for metric, (images, classified) in self.pending.items()}
 
 
 class Evaluation:
@@ -58,7 +77,7 @@ class Evaluation:
                                Images.place(replicate, data.train_images[train_estimate],
                                             data.train_labels[train_estimate]))
         self.estimate_every_s = estimate_every_s
-        self.last_measured = -np.inf  # perf_counter() when the last measurement ended
+        self.last_measured = -np.inf  # perf_counter() when the last quick estimate or epoch's measurement was asked for
 
     def compile(self, params: Params) -> None:
         """Compile ``classify`` for each shape of batches now, so no chunk's timing includes a compile."""
@@ -66,24 +85,27 @@ class Evaluation:
         for batches in {s.batches.shape: s.batches for s in sets}.values():
             worker_steps.classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
 
-    def after_chunk(self, params: Params, epoch_ended: bool) -> dict:
-        """The metrics to refresh after a chunk: at an epoch's end the full test set and the training sample (and
-        their ``epoch_`` figures), else the quick estimate once ``estimate_every_s`` have passed, else none.
+    def start(self, params: Params, epoch_ended: bool) -> Measurement:
+        """The metrics to refresh after a chunk, asked of the device without waiting: at an epoch's end the full
+        test set and the training sample (and their ``epoch_`` figures), else the quick estimate once
+        ``estimate_every_s`` have passed since the last one was asked for, else none.
 
-        The clock restarts when a measurement ends, so the time a measurement
-        takes never eats into the training between two of them.
+        Asked right after the chunk is queued and read after the next chunk is
+        queued (the loop's pipeline), so the device measures between the two
+        chunks while the host sends the last update, and no measurement holds
+        the training up.
         """
         if epoch_ended:
-            test_accuracy, train_accuracy = self.test.accuracy(params)[0], self.train.accuracy(params)[0]
-            refreshed = {"epoch_accuracy": test_accuracy, "test_accuracy": test_accuracy,
-                         "epoch_train_accuracy": train_accuracy, "train_accuracy": train_accuracy}
+            test, train = self.test.classify(params), self.train.classify(params)
+            pending = {"epoch_accuracy": (self.test, test), "test_accuracy": (self.test, test),
+                       "epoch_train_accuracy": (self.train, train), "train_accuracy": (self.train, train)}
         elif time.perf_counter() - self.last_measured >= self.estimate_every_s:
-            refreshed = {"test_accuracy": self.estimate.accuracy(params)[0],
-                         "train_accuracy": self.train_estimate.accuracy(params)[0]}
+            pending = {"test_accuracy": (self.estimate, self.estimate.classify(params)),
+                       "train_accuracy": (self.train_estimate, self.train_estimate.classify(params))}
         else:
-            return {}
+            return Measurement({})
         self.last_measured = time.perf_counter()
-        return refreshed
+        return Measurement(pending)
 
     def final_updates(self, metrics: dict, params: Params, stopped: bool, completed: bool,
                       started: float) -> Iterator[dict]:

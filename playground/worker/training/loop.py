@@ -20,9 +20,15 @@ images as the estimate has test images) and ``epoch_train_accuracy`` beside
 the whole training set). The gap between the two curves is overfitting made
 visible.
 
+The loop keeps the device busy: it queues the next chunk (and the
+measurement after this one) before it waits for a chunk and reports it, so
+the device never idles while the host reads a loss, sends an update or
+starts the next chunk (JAX returns from a call once its work is queued).
+
 The last update has ``done: True``, the final parameters and the test-set
 predictions. The caller stops a run by making ``should_stop()`` return True;
-the loop asks before every chunk, and a chunk lasts about ``update_every_s``.
+the loop asks before every chunk, and a chunk lasts about ``update_every_s``:
+a stop ends the run after the chunk running and the one queued behind it.
 The update before the last has the phase ``finishing`` (and ``stopped``): no
 step is left, only the final measurement, which on a wide model and a
 loaded machine takes seconds, so a caller that waits a chunk's time for a
@@ -53,7 +59,7 @@ from jax.sharding import PartitionSpec as P
 from playground.mnist.catalogue import ROLES, ArrayData
 from playground.mnist.config import TrainConfig
 from playground.worker.training import steps as worker_steps
-from playground.worker.training.evaluation import Evaluation
+from playground.worker.training.evaluation import Evaluation, Measurement
 from playground.worker.training.model import init_params
 from playground.worker.training.steps import RunChunk, TrainState, make_optimizer
 
@@ -61,7 +67,7 @@ TRAIN_EVAL_SIZE = 10_000  # training images classified at each epoch's end: full
 RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
 CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
 FIRST_CHUNK_STEPS = 4
-ACCELERATOR_BLOCK_STEPS = 16  # steps between two looks of the host at a chunk's loop on a GPU or TPU
+ACCELERATOR_BLOCK_STEPS = 16  # steps per compiled block on a GPU or TPU: a call queues 16 steps of work
 
 
 def device_name(device: jax.Device) -> str:
@@ -104,24 +110,27 @@ class Placement:
 
 def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = lambda: False, *,
           update_every_s: float = 0.25, estimate_every_s: float = 2.0, estimate_size: int = 1000,
-          multi_step: bool = True, device: jax.Device | None = None) -> Iterator[dict]:
+          multi_step: bool = True, block: int | None = None, device: jax.Device | None = None) -> Iterator[dict]:
     """Train on ``data`` (any object with train/test images and labels) on ``device``, yielding metric dicts.
 
-    ``multi_step=True`` runs a whole chunk of steps in one compiled call
-    (``worker_steps.make_train_chunk``); ``False`` dispatches one jitted update per
-    batch from Python, the classic loop, with the same numbers, kept to
-    measure what the chunks buy. ``config.data_parallel`` trains on every
-    local device instead of ``device`` (``Placement.data_parallel``). Bad
-    data, a batch larger than the training set or one that does not split
-    over the devices raise ValueError here, at the call, not at the first ``next()``.
+    ``multi_step=True`` runs a chunk of steps in one compiled call on a CPU
+    (``worker_steps.compile_chunks``) and in blocks of ``block`` steps on an
+    accelerator (``worker_steps.compile_blocks``; ``block`` defaults to
+    ``block_steps(placement)``, and a ``block`` above 1 makes a CPU run
+    blocks too); ``False`` dispatches one jitted update per batch from
+    Python, the classic loop, with the same numbers, kept to measure what
+    the chunks buy. ``config.data_parallel`` trains on every local device
+    instead of ``device`` (``Placement.data_parallel``). Bad data, a batch
+    larger than the training set or one that does not split over the
+    devices raise ValueError here, at the call, not at the first ``next()``.
     """
     arrays = _checked_arrays(data)
     n_train = len(arrays.train_labels)
     if config.batch_size > n_train:
         raise ValueError(f"`batch_size` {config.batch_size} is larger than the {n_train:,} training images")
-    if update_every_s <= 0 or estimate_every_s <= 0 or estimate_size < 1:
-        raise ValueError("update_every_s and estimate_every_s must be positive, estimate_size at least 1")
-    return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step,
+    if update_every_s <= 0 or estimate_every_s <= 0 or estimate_size < 1 or (block is not None and block < 1):
+        raise ValueError("update_every_s and estimate_every_s must be positive, estimate_size and block at least 1")
+    return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step, block,
                    _placement(config, device))
 
 
@@ -139,12 +148,14 @@ def _placement(config: TrainConfig, device: jax.Device | None) -> Placement:
 
 
 def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool], update_every_s: float,
-            estimate_every_s: float, estimate_size: int, multi_step: bool, placement: Placement) -> Iterator[dict]:
+            estimate_every_s: float, estimate_size: int, multi_step: bool, block: int | None,
+            placement: Placement) -> Iterator[dict]:
     started = time.perf_counter()
     # Each epoch drops the last n_train % batch_size images of its permutation (a different few each epoch):
     # every batch then has the same shape, and one compiled step serves them all.
     steps_per_epoch = len(data.train_labels) // config.batch_size
     total_steps = steps_per_epoch * config.epochs
+    block = min(block or block_steps(placement), steps_per_epoch) if multi_step else 1
     metrics = {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
                "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None, "epoch_train_accuracy": None,
                "samples_per_s": 0.0, "elapsed_s": 0.0,
@@ -152,34 +163,60 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
                "n_test": len(data.test_labels), "done": False}
     yield dict(metrics)
 
-    state, run_chunk, epoch_order, evaluation = _prepare(config, data, placement, multi_step, estimate_size,
-                                                         estimate_every_s)
+    state, run_chunk, epoch_order, evaluation = _prepare(config, data, placement, multi_step, block,
+                                                         estimate_size, estimate_every_s)
     metrics["phase"] = "training"
 
-    step, stopped, pace = 0, False, _Pace(CHUNK_TARGET * update_every_s, block_steps(placement), config.batch_size)
+    # A pipeline one chunk deep: chunk k+1 (and chunk k's measurement) is queued before the host waits for chunk
+    # k and reports it, so the device never idles while the host sends an update or measures the time.
+    step, stopped, pace = 0, False, _Pace(CHUNK_TARGET * update_every_s, block, config.batch_size)
+    queued: _Queued | None = None
     for epoch, first, n in pace.chunks(config.epochs, steps_per_epoch):
-        order = epoch_order(epoch)
         if should_stop():
             stopped = True
             break
-        tic = time.perf_counter()
-        state, done = run_chunk(state, order, first, n, should_stop)
-        seconds = time.perf_counter() - tic
-        stopped, step = done < n, step + done  # a chunk runs short only when asked to stop
-        samples_per_s = pace.record(done, seconds)
-        metrics.update(step=step, epoch=step / steps_per_epoch, loss=worker_steps.smoothed_value(state.smoothed),
-                       samples_per_s=samples_per_s, epoch_accuracy=None, epoch_train_accuracy=None)
-        if stopped or step == total_steps:
-            break  # the final update measures the full test set
-        metrics.update(evaluation.after_chunk(state.params, epoch_ended=first + done == steps_per_epoch))
-        metrics["elapsed_s"] = time.perf_counter() - started
-        yield dict(metrics)
-
+        queued_at = time.perf_counter()
+        state, done = run_chunk(state, epoch_order(epoch), first, n, should_stop)
+        step += done
+        last = done < n or step == total_steps  # a chunk runs short only when asked to stop
+        measured = None if last else evaluation.start(state.params, epoch_ended=first + done == steps_per_epoch)
+        if queued is not None:
+            yield queued.report(metrics, pace, started)
+        queued = _Queued(step, done, steps_per_epoch, state.smoothed, measured, queued_at)
+        if last:
+            stopped = done < n
+            break
+    if queued is not None:  # the last chunk's figures go into the final updates, which measure the full test set
+        queued.report(metrics, pace, started)
     yield from evaluation.final_updates(metrics, state.params, stopped, not stopped and step == total_steps, started)
 
 
-def _prepare(config: TrainConfig, data: ArrayData, placement: Placement, multi_step: bool, estimate_size: int,
-             estimate_every_s: float) -> tuple[TrainState, RunChunk, Callable[[int], jax.Array], Evaluation]:
+@dataclass
+class _Queued:
+    """A chunk on its way: what its update will say once the device is done with it."""
+
+    step: int  # steps done when this chunk ends
+    done: int  # its own steps
+    steps_per_epoch: int
+    smoothed: worker_steps.Smoothed  # its loss (device scalars; waiting for them waits for the chunk)
+    measured: Measurement | None  # the accuracies asked for after it; None after the last chunk
+    queued_at: float  # perf_counter() when the loop began to queue it
+
+    def report(self, metrics: dict, pace: _Pace, started: float) -> dict:
+        """Wait for the chunk, fold its figures into ``metrics`` and return a copy for the stream."""
+        loss = worker_steps.smoothed_value(self.smoothed)  # waits for the chunk
+        samples_per_s = pace.record(self.done, self.queued_at, time.perf_counter())
+        metrics.update(step=self.step, epoch=self.step / self.steps_per_epoch, loss=loss,
+                       samples_per_s=samples_per_s, epoch_accuracy=None, epoch_train_accuracy=None)
+        if self.measured is not None:
+            metrics.update(self.measured.result())
+        metrics["elapsed_s"] = time.perf_counter() - started
+        return dict(metrics)
+
+
+def _prepare(config: TrainConfig, data: ArrayData, placement: Placement, multi_step: bool, block: int,
+             estimate_size: int, estimate_every_s: float
+             ) -> tuple[TrainState, RunChunk, Callable[[int], jax.Array], Evaluation]:
     """Everything before the first step: the first state, the chunk runner, ``epoch_order(epoch)`` (that epoch's
     permutation of the training images) and the evaluation, on the device(s), the runner and the evaluation
     compiled ahead of time (jit(...).lower(...).compile()), so that no chunk's timing includes a compile."""
@@ -196,12 +233,14 @@ def _prepare(config: TrainConfig, data: ArrayData, placement: Placement, multi_s
     def epoch_order(epoch: int) -> jax.Array:
         return placement.replicate(jax.random.permutation(jax.random.fold_in(shuffle_key, epoch), len(train_labels)))
 
-    if multi_step:
-        run_chunk = worker_steps.compile_chunks(optimizer, config.batch_size, placement.batch, block_steps(placement),
-                                                state, train_images, train_labels, epoch_order(0))
+    compiled = (state, train_images, train_labels, epoch_order(0))
+    if not multi_step:
+        run_chunk = worker_steps.compile_step_by_step(optimizer, config.batch_size, placement.batch, *compiled)
+    elif block == 1:
+        run_chunk = worker_steps.compile_chunks(optimizer, config.batch_size, placement.batch, *compiled)
     else:
-        run_chunk = worker_steps.compile_step_by_step(optimizer, config.batch_size, placement.batch, state,
-                                                      train_images, train_labels, epoch_order(0))
+        run_chunk = worker_steps.compile_blocks(optimizer, config.batch_size, placement.batch, block,
+                                                len(data.train_labels) // config.batch_size, *compiled)
     evaluation.compile(state.params)
     return state, run_chunk, epoch_order, evaluation
 
@@ -221,12 +260,13 @@ class _Pace:
         self.target_s, self.block, self.batch_size = target_s, block, batch_size
         self.chunk_steps = max(FIRST_CHUNK_STEPS, block)
         self.recent: deque[tuple[int, float]] = deque()  # (samples, seconds) of the latest chunks
+        self.last_done = -np.inf  # perf_counter() when the last chunk recorded was seen done
 
     def chunks(self, epochs: int, steps_per_epoch: int) -> Iterator[tuple[int, int, int]]:
         """``(epoch, first step in the epoch, steps)`` of each chunk; a chunk never crosses an epoch boundary.
 
-        Each chunk's length is read when it is due, after ``record`` saw the
-        one before. The caller stops iterating after a chunk that ran short.
+        Each chunk's length is read when it is due, from the chunks ``record``
+        saw before. The caller stops iterating after a chunk that ran short.
         """
         for epoch in range(epochs):
             first = 0
@@ -235,13 +275,22 @@ class _Pace:
                 yield epoch, first, n
                 first += n
 
-    def record(self, steps: int, seconds: float) -> float:
-        """Size the next chunk after this one; returns the samples/s over the chunks of about the last second."""
-        self.chunk_steps = _next_chunk_steps(steps, seconds, self.target_s, self.block)
+    def record(self, steps: int, queued_at: float, done_at: float) -> float:
+        """A chunk of ``steps`` queued at ``queued_at`` was seen done at ``done_at`` (perf_counter() times): sizes
+        the chunks to come, and returns the samples/s over the chunks of about the last second.
+
+        A chunk's time runs from when it was queued, or from when the chunk
+        before it was done if it waited behind that one in the device's queue.
+        """
+        seconds = done_at - max(queued_at, self.last_done)
+        self.last_done = done_at
         self.recent.append((steps * self.batch_size, seconds))
         while len(self.recent) > 1 and sum(s for _, s in self.recent) - self.recent[0][1] >= RATE_WINDOW_S:
             self.recent.popleft()
-        return sum(n for n, _ in self.recent) / max(sum(s for _, s in self.recent), 1e-9)
+        samples_per_s = sum(n for n, _ in self.recent) / max(sum(s for _, s in self.recent), 1e-9)
+        self.chunk_steps = _next_chunk_steps(self.chunk_steps, samples_per_s / self.batch_size, self.target_s,
+                                             self.block)
+        return samples_per_s
 
 
 def _spread(n: int, k: int) -> np.ndarray:
@@ -253,26 +302,29 @@ def _spread(n: int, k: int) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, min(n, k)).round().astype(np.int64))
 
 
-def _next_chunk_steps(steps_done: int, seconds: float, target_s: float, block: int = 1) -> int:
-    """Steps for the next chunk so that it lasts about ``target_s``, growing at most 2x at a time, in whole blocks.
+def _next_chunk_steps(planned: int, steps_per_s: float, target_s: float, block: int = 1) -> int:
+    """Steps for the next chunk so that it lasts about ``target_s`` at ``steps_per_s``, at most twice the ``planned``
+    length of the chunks so far, in whole blocks.
 
-    The cap matters at the start: a first chunk that ran unusually fast (or a
-    clock tick of 0) must not make the next one many times too long. The first
-    steps after compiling measure 2-3x faster than the steady state on a CPU
-    (measured: 13 steps at 4 ms, the next 45 at 11 ms, one 0.5 s chunk where
-    0.2 s was meant), so growth is gentle: 2x, not more. A chunk of whole
-    ``block``s computes no step it throws away (worker_steps.make_train_chunk).
+    The cap matters at the start: the first steps after compiling measure
+    2-3x faster than the steady state on a CPU (measured: 13 steps at 4 ms,
+    the next 45 at 11 ms, one 0.5 s chunk where 0.2 s was meant), so growth
+    is gentle: 2x, not more. It is taken of the length planned, not of the
+    steps a chunk ran: the last chunk of an epoch runs only the epoch's
+    rest, and a cap on that would shrink the next epoch's chunks for no
+    reason. A chunk of whole ``block``s computes every step of each block
+    (worker_steps.compile_blocks).
 
-    >>> _next_chunk_steps(16, 0.001, 0.2, 16), _next_chunk_steps(160, 0.5, 0.2, 16)
-    (32, 64)
+    >>> _next_chunk_steps(16, 16_000, 0.2, 16), _next_chunk_steps(160, 320, 0.2, 16), _next_chunk_steps(4, 0, 0.2)
+    (32, 64, 1)
     """
-    ideal = steps_done * target_s / seconds if seconds > 0 else steps_done * 2
-    steps = max(1, min(int(ideal), 2 * steps_done))
+    steps = max(1, min(int(steps_per_s * target_s), 2 * planned))
     return max(block, steps - steps % block)
 
 
 def block_steps(placement: Placement) -> int:
-    """Steps per turn of a chunk's loop (worker_steps.make_train_chunk): 1 on a CPU, 16 on an accelerator."""
+    """Steps per compiled block on an accelerator (worker_steps.compile_blocks), or 1 on a CPU: one call per chunk,
+    a loop of any length (worker_steps.compile_chunks), which on a CPU costs nothing more."""
     return 1 if placement.devices[0].platform == "cpu" else ACCELERATOR_BLOCK_STEPS
 
 

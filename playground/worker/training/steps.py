@@ -1,18 +1,22 @@
 """The jitted pieces of training, in the training worker: one optimiser step, many steps in one call, evaluation.
 
-The loop runs a chunk of steps one of two ways, each compiled ahead of time
-for the run's arrays (``compile_chunks``, ``compile_step_by_step``), behind
-one signature (``RunChunk``), so the loop does not care which.
+The loop runs a chunk of steps one of three ways, each compiled ahead of
+time for the run's arrays, behind one signature (``RunChunk``), so the loop
+does not care which: one call per chunk on a CPU (``compile_chunks``),
+blocks of a fixed number of steps queued one after the other on an
+accelerator (``compile_blocks``), and one call per step
+(``compile_step_by_step``, the classic loop, kept to measure what the other
+two buy).
 
 Images stay ``uint8`` on the device (1 byte per pixel, a quarter of float32)
 and become floats in [0, 1] inside the compiled step, where XLA fuses the
 conversion into the first matmul's input.
 
-Why ``make_train_chunk`` exists: every call of a jitted function costs a
+Why chunks and blocks exist: every call of a jitted function costs a
 dispatch from Python (tens of microseconds, more on an accelerator), and a
 small MLP step may take less than that. Running many steps inside ONE call,
 a ``lax.fori_loop`` that slices each batch out of the permuted indices on the
-device, pays that cost once per chunk instead of once per step.
+device, pays that cost once per chunk (or block) instead of once per step.
 
 Data-parallel runs compile the same functions over a mesh of devices: the
 batch's gather ends in ``lax.with_sharding_constraint`` to a sharding split
@@ -52,7 +56,8 @@ class TrainState(NamedTuple):
 
 
 # run(state, order, first_step, n_steps, should_stop) -> (state, steps run): steps first_step, first_step + 1, ...
-# of the epoch whose permutation is ``order``. Fewer than n_steps run only when should_stop() said so.
+# of the epoch whose permutation is ``order``. Fewer than n_steps run only when should_stop() said so. The state
+# may still be computing when run returns (JAX dispatches asynchronously): block on it to wait for the chunk.
 RunChunk = Callable[[TrainState, jax.Array, int, int, Callable[[], bool]], tuple[TrainState, int]]
 
 
@@ -76,7 +81,7 @@ def optimizer_step(optimizer: optax.GradientTransformation, params: Params, opt_
                    images: jax.Array, labels: jax.Array) -> tuple[Params, optax.OptState, jax.Array]:
     """One step of ``optimizer`` (SGD, momentum or Adam) on one batch: the loss, its gradient, the update.
 
-    Not jitted itself: ``make_update`` and ``make_train_chunk`` compile it.
+    Not jitted itself: ``make_update``, ``make_train_chunk`` and ``make_train_block`` compile it.
     """
     batch_loss, grads = jax.value_and_grad(loss)(params, as_float(images), labels)
     updates, opt_state = optimizer.update(grads, opt_state, params)
@@ -112,8 +117,19 @@ def initial_smoothed() -> Smoothed:
     return np.float32(0.0), np.int32(0)
 
 
+def _step(optimizer: optax.GradientTransformation, batch_size: int, batch_sharding: NamedSharding | None,
+          images: jax.Array, labels: jax.Array, order: jax.Array) -> Callable[[jax.Array, TrainState], TrainState]:
+    """``step(i, state)``: the state after step ``i`` of the permutation ``order`` (the body of every compiled loop)."""
+    def step(i, carry):
+        params, opt_state, smoothed = carry
+        params, opt_state, batch_loss = optimizer_step(
+            optimizer, params, opt_state, *batch_of(images, labels, order, i, batch_size, batch_sharding))
+        return params, opt_state, smooth_loss(smoothed, batch_loss)
+    return step
+
+
 def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int,
-                     batch_sharding: NamedSharding | None = None, block_steps: int = 1) -> Callable:
+                     batch_sharding: NamedSharding | None = None) -> Callable:
     """``chunk(params, opt_state, smoothed, images, labels, order, first_step, n_steps)``: ``n_steps`` steps, one call.
 
     Step ``first_step + i`` trains on ``images[order[(first_step + i) * batch_size :][:batch_size]]``
@@ -123,42 +139,44 @@ def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int,
     every chunk length the caller picks. The smoothed loss rides in the loop
     carry, so the host needs nothing back until the chunk ends.
 
-    ``block_steps``: steps per turn of that loop, an inner loop of a fixed
-    length. On a GPU, XLA runs a loop whose trip count it does not know by
-    copying its condition back to the host after every turn (a round trip of
-    tens of microseconds, as long as a small MLP's step); a loop of a known
-    length runs without one. With blocks of 16 the outer loop asks the host
-    once per 16 steps. The steps past ``n_steps`` in the last block are
-    computed and thrown away (``jnp.where`` keeps the carry), so callers ask
-    for whole blocks where they can. On a CPU the loop runs on the host
-    anyway: one step a turn (the default) wastes nothing.
+    For a CPU, where XLA runs a loop on the host anyway. On a GPU, a loop
+    whose trip count XLA does not know copies its condition back to the host
+    after every turn (a round trip as long as a small MLP's step) and holds
+    the dispatching thread until the loop ends: ``make_train_block`` is the
+    accelerator's piece.
+
+    ``params`` and ``opt_state`` are donated (the chunk writes the new ones
+    into their buffers); ``smoothed`` is not, so the caller can read a
+    chunk's loss after handing its state to the next chunk.
 
     With ``batch_sharding`` (a data-parallel run) each batch is split along
     it inside the loop: see the module docstring for the all-reduce this adds.
     """
-    if block_steps < 1:
-        raise ValueError(f"block_steps must be at least 1, got {block_steps}")
-
     def chunk(params, opt_state, smoothed, images, labels, order, first_step, n_steps):
-        end = first_step + n_steps
+        step = _step(optimizer, batch_size, batch_sharding, images, labels, order)
+        return lax.fori_loop(first_step, first_step + n_steps, step, (params, opt_state, smoothed))
 
-        def step(i, carry):
-            params, opt_state, smoothed = carry
-            batch = batch_of(images, labels, order, i, batch_size, batch_sharding)
-            params, opt_state, batch_loss = optimizer_step(optimizer, params, opt_state, *batch)
-            stepped = params, opt_state, smooth_loss(smoothed, batch_loss)
-            if block_steps == 1:  # every turn is a real step: nothing to keep back
-                return stepped
-            return jax.tree.map(lambda new, old: jnp.where(i < end, new, old), stepped, carry)
+    return jax.jit(chunk, donate_argnums=(0, 1))
 
-        def block(b, carry):
-            start = first_step + b * block_steps
-            return lax.fori_loop(0, block_steps, lambda j, inner: step(start + j, inner), carry)
 
-        blocks = (n_steps + block_steps - 1) // block_steps
-        return lax.fori_loop(0, blocks, block, (params, opt_state, smoothed))
+def make_train_block(optimizer: optax.GradientTransformation, batch_size: int,
+                     batch_sharding: NamedSharding | None, steps: int) -> Callable:
+    """``block(params, opt_state, smoothed, images, labels, order, first_step)``: exactly ``steps`` steps, one call.
 
-    return jax.jit(chunk, donate_argnums=(0, 1, 2))
+    The accelerator's piece of a chunk: a loop whose length is known when it
+    is compiled runs on a GPU without asking the host between turns, and its
+    call returns as soon as the work is queued, so the next block, the
+    evaluation and the next chunk queue up behind it while the device works.
+    Steps are numbered as in ``make_train_chunk``, with the same donations.
+    """
+    if steps < 1:
+        raise ValueError(f"a block has at least 1 step, got {steps}")
+
+    def block(params, opt_state, smoothed, images, labels, order, first_step):
+        step = _step(optimizer, batch_size, batch_sharding, images, labels, order)
+        return lax.fori_loop(0, steps, lambda i, carry: step(first_step + i, carry), (params, opt_state, smoothed))
+
+    return jax.jit(block, donate_argnums=(0, 1))
 
 
 def batch_of(images: jax.Array, labels: jax.Array, order: jax.Array, step: jax.Array, batch_size: int,
@@ -179,20 +197,49 @@ take_batch = jax.jit(batch_of, static_argnames=("batch_size", "batch_sharding"))
 
 
 def compile_chunks(optimizer: optax.GradientTransformation, batch_size: int, batch_sharding: NamedSharding | None,
-                   block_steps: int, state: TrainState, images: jax.Array, labels: jax.Array,
-                   order: jax.Array) -> RunChunk:
+                   state: TrainState, images: jax.Array, labels: jax.Array, order: jax.Array) -> RunChunk:
     """A chunk in one compiled call (``make_train_chunk``), compiled now for these arrays' shapes.
 
     One call cannot be interrupted: a chunk runs all its steps and never asks
     ``should_stop`` (the loop asks between chunks, and a chunk is short).
     """
-    chunk = make_train_chunk(optimizer, batch_size, batch_sharding, block_steps).lower(
+    chunk = make_train_chunk(optimizer, batch_size, batch_sharding).lower(
         *state, images, labels, order, np.int32(0), np.int32(1)).compile()
 
     def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
             should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
-        state = TrainState(*chunk(*state, images, labels, order, np.int32(first_step), np.int32(n_steps)))
-        jax.block_until_ready((state.params, state.smoothed))
+        return TrainState(*chunk(*state, images, labels, order, np.int32(first_step), np.int32(n_steps))), n_steps
+
+    return run
+
+
+def compile_blocks(optimizer: optax.GradientTransformation, batch_size: int, batch_sharding: NamedSharding | None,
+                   block_steps: int, steps_per_epoch: int, state: TrainState, images: jax.Array, labels: jax.Array,
+                   order: jax.Array) -> RunChunk:
+    """A chunk as blocks of ``block_steps`` steps (``make_train_block``), queued one after the other, and an epoch's
+    last ``steps_per_epoch % block_steps`` steps as one more block of that length; both compiled now.
+
+    Chunks must start at a whole number of blocks into their epoch (the
+    loop's chunks do: their lengths are whole blocks, or the rest of the
+    epoch), so that no step is computed and thrown away. A chunk never asks
+    ``should_stop``, as in ``compile_chunks``.
+    """
+    if not 1 <= block_steps <= steps_per_epoch:
+        raise ValueError(f"block_steps must be from 1 to the epoch's {steps_per_epoch} steps, got {block_steps}")
+    blocks = {steps: make_train_block(optimizer, batch_size, batch_sharding, steps).lower(
+        *state, images, labels, order, np.int32(0)).compile()
+        for steps in {block_steps, steps_per_epoch % block_steps} - {0}}
+
+    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
+            should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
+        if first_step % block_steps or not (n_steps % block_steps == 0 or first_step + n_steps == steps_per_epoch):
+            raise ValueError(f"a chunk of {n_steps} steps from step {first_step} is not made of whole "
+                             f"{block_steps}-step blocks and the epoch's last steps")
+        step, end = first_step, first_step + n_steps
+        while step < end:
+            block = blocks[min(block_steps, end - step)]
+            state = TrainState(*block(*state, images, labels, order, np.int32(step)))
+            step += min(block_steps, end - step)
         return state, n_steps
 
     return run
