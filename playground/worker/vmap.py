@@ -18,9 +18,11 @@ batch included, as in ``[f(x) for x in xs]``) and stacks the outputs along
 ``out_axes`` with ``jnp.stack`` in chunks of 128 (one stack of 10,000 arrays
 makes XLA compile a 10,000-operand concatenate: over a minute); ``vmap`` is
 ``jax.vmap(f, in_axes, out_axes)``, eager; ``jit_vmap`` is its ``jax.jit``,
-compiled before timing. All three are compared (``np.allclose``, rtol 1e-5,
-atol 1e-6) BEFORE any timing, and a mismatch returns ``equal: False`` with no
-times at all. Times are medians of repeats after a warm-up, each waiting with
+compiled before timing. All three are compared BEFORE any timing, within the
+rounding of one example's jaxpr (``numerics.compare_within_rounding`` with
+``rounding.rounding_budget``: a batched product sums in another order, and on
+an accelerator may round its operands otherwise), and a mismatch returns
+``equal: False`` with no times at all. Times are medians of repeats after a warm-up, each waiting with
 ``block_until_ready``. The loop's cost is capped: its checking pass stops after
 ``LOOP_PASS_LIMIT_S`` (the examples done are checked against the same slice of
 the vmap result) and then gets null; its repeats run within ``LOOP_BUDGET_S``.
