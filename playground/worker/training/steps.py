@@ -141,8 +141,9 @@ def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int,
 
     For a CPU, where XLA runs a loop on the host anyway. On a GPU, a loop
     whose trip count XLA does not know copies its condition back to the host
-    after every turn (a round trip as long as a small MLP's step) and holds
-    the dispatching thread until the loop ends: ``make_train_block`` is the
+    after every turn (a round trip as long as a small MLP's step), and by
+    XLA's runtime as read (not measured) the dispatching thread waits at each
+    copy, so nothing queues behind the chunk: ``make_train_block`` is the
     accelerator's piece.
 
     ``params`` and ``opt_state`` are donated (the chunk writes the new ones
