@@ -128,14 +128,19 @@ class Server:
     def client(self):
         """A gradio_client Client of this server. Its URL is plain HTTP on loopback, so there is no certificate to
         verify: with ssl_verify (the default) every request built an SSL context from certifi's bundle (16 ms of
-        CPU each, measured: 40 % of what a test process spent)."""
+        CPU each, measured: 40 % of what a test process spent). Its requests wait up to ``CLIENT_TIMEOUT_S`` for
+        the server to answer, not httpx's 5 s."""
         from gradio_client import Client
 
-        return Client(self.url, verbose=False, ssl_verify=False)
+        return Client(self.url, verbose=False, ssl_verify=False, httpx_kwargs={"timeout": CLIENT_TIMEOUT_S})
 
 
 # The ceiling of a server's start, from ``python app.py`` to its port answering, on a loaded machine.
 SERVER_START_S = 120
+# The ceiling of one HTTP request of a test's client (joining the queue, a file, /about): httpx's default, 5 s, ran
+# out for one client of a 20-request burst against a local-process-mode server on a loaded 2-core machine, whose
+# answer was a ReadTimeout instead of the result or the "busy" the test checks for.
+CLIENT_TIMEOUT_S = 60.0
 
 
 def start_server(tmp_dir: Path, *, unprivileged: bool = False, **env_overrides: str) -> Server:
