@@ -19,6 +19,7 @@ from playground.worker.training.steps import as_float
 from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, real_digits
 
 TINY = (784, 32, 10)
+WAIT_S = 60.0  # the ceiling of a wait for what the test itself releases
 KEYS = {"phase", "step", "epoch", "epochs", "loss", "test_accuracy", "epoch_accuracy", "train_accuracy",
         "epoch_train_accuracy", "samples_per_s", "elapsed_s", "device", "devices", "n_train", "n_test", "done"}
 
@@ -351,6 +352,45 @@ def test_the_next_chunk_is_queued_before_a_chunk_is_reported(monkeypatch):
             reported.append((update["step"], queued_steps[-1]))
     assert len(reported) >= 3
     assert all(queued > step for step, queued in reported), reported  # one chunk more than the update's
+
+
+def test_a_stop_is_heard_while_the_host_waits_for_the_device(monkeypatch):
+    """The first chunk's measurement stays on its way until the test releases it, and the Stop comes while the host
+    waits for it: the loop says "finishing" at once, without it (the final update measures anew), as the server's
+    2 s grace after a Stop needs however long a chunk or an epoch's measurement takes."""
+    from playground.worker.training.evaluation import Evaluation, Measurement
+
+    stop, release = threading.Event(), threading.Event()
+
+    class Held:
+        """A classification the device has not finished; the host's first look at it brings the Stop."""
+
+        def is_ready(self) -> bool:
+            stop.set()
+            return release.is_set()
+
+    start, measured = Evaluation.start, []
+
+    def start_and_hold(self, params, epoch_ended):
+        measured.append(epoch_ended)
+        return Measurement({"test_accuracy": (self.estimate, Held())}) if len(measured) == 1 else \
+            start(self, params, epoch_ended)
+
+    monkeypatch.setattr(Evaluation, "start", start_and_hold)
+    ceiling = threading.Timer(WAIT_S, release.set)  # a loop that waits for it anyway gets it, late, and fails below
+    ceiling.start()
+    try:
+        stream = train(TrainConfig(layers=TINY, batch_size=10, epochs=5), synthetic(), stop.is_set,
+                       update_every_s=0.02)
+        assert next(stream)["phase"] == "compiling"
+        finishing = next(stream)
+        assert not release.is_set()  # said while the measurement was still on its way
+        assert (finishing["phase"], finishing["stopped"]) == ("finishing", True)
+    finally:
+        ceiling.cancel()
+        release.set()
+    final = next(stream)
+    assert final["done"] and final["stopped"] is True and final["step"] > 0 and final["test_accuracy"] is not None
 
 
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])

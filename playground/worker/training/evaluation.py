@@ -10,7 +10,7 @@ compiled ``worker_steps.classify`` per shape serves every measurement.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import jax
@@ -53,6 +53,10 @@ class Measurement:
     """Accuracies asked for after a chunk, on their way: ``{metric: (images, classified)}``."""
 
     pending: dict[str, tuple[Images, jax.Array]]
+
+    def arrays(self) -> list[jax.Array]:
+        """The classifications on their way."""
+        return [classified for _, classified in self.pending.values()]
 
     def result(self) -> dict:
         """``{metric: accuracy}``, once the device has classified them all (waits for it)."""
@@ -107,17 +111,10 @@ class Evaluation:
         self.last_measured = time.perf_counter()
         return Measurement(pending)
 
-    def final_updates(self, metrics: dict, params: Params, stopped: bool, completed: bool,
-                      started: float) -> Iterator[dict]:
-        """The loop's last two updates: ``finishing`` at once, then, once the full test set and the training sample
-        are measured, the final one, with ``done``, the parameters and the test set's predictions.
-
-        ``finishing`` comes first because the measurement can take seconds (a
-        wide model, a loaded machine): a caller waiting for a stop sees the
-        loop wrap up. ``completed``: every epoch ran, so the final figures are
-        also the last epoch's.
-        """
-        yield dict(metrics, phase="finishing", stopped=stopped, elapsed_s=time.perf_counter() - started)
+    def final_update(self, metrics: dict, params: Params, stopped: bool, completed: bool, started: float) -> dict:
+        """The loop's last update, once the full test set and the training sample are measured: ``done``, the
+        parameters and the test set's predictions. ``completed``: every epoch ran, so the final figures are also
+        the last epoch's."""
         test_accuracy, predictions = self.test.accuracy(params)
         train_accuracy = self.train.accuracy(params)[0]
         metrics.update(test_accuracy=test_accuracy, epoch_accuracy=test_accuracy if completed else None,
@@ -126,4 +123,4 @@ class Evaluation:
                        params=[(np.asarray(w, np.float32), np.asarray(b, np.float32))
                                for w, b in jax.device_get(params)],
                        test_predictions=predictions.astype(np.int64))
-        yield metrics
+        return metrics

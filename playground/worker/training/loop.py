@@ -27,12 +27,15 @@ starts the next chunk (JAX returns from a call once its work is queued).
 
 The last update has ``done: True``, the final parameters and the test-set
 predictions. The caller stops a run by making ``should_stop()`` return True;
-the loop asks before every chunk, and a chunk lasts about ``update_every_s``:
-a stop ends the run after the chunk running and the one queued behind it.
-The update before the last has the phase ``finishing`` (and ``stopped``): no
-step is left, only the final measurement, which on a wide model and a
-loaded machine takes seconds, so a caller that waits a chunk's time for a
-stop can tell a loop that is wrapping up from one that ignores it.
+the loop asks before every chunk and, while it waits for the device, every
+``STOP_POLL_S``. A stop ends the run after the chunk running and the one
+queued behind it (a chunk lasts about ``update_every_s``). The update before
+the last has the phase ``finishing`` (and ``stopped``): no step will be
+queued any more. At the end of a run it comes once the last chunk is done;
+after a stop it comes at once, before the queued chunks, the epoch's
+measurement and the final one end, which on a wide model and a loaded
+machine take seconds: a caller that waits a moment for a stop can tell a
+loop that is wrapping up from one that ignores it.
 
 All state (params, optimiser state, PRNG keys) is local to one call: run two
 trainings side by side and they share nothing.
@@ -45,6 +48,7 @@ another order).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import time
 from collections import deque
@@ -67,6 +71,7 @@ TRAIN_EVAL_SIZE = 10_000  # training images classified at each epoch's end: full
 RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
 CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
 FIRST_CHUNK_STEPS = 4
+STOP_POLL_S = 0.002  # how often the host, waiting for the device, asks whether the run was stopped
 ACCELERATOR_BLOCK_STEPS = 16  # steps per compiled block on a GPU or TPU: a call queues 16 steps of work
 
 
@@ -180,15 +185,37 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
         step += done
         last = done < n or step == total_steps  # a chunk runs short only when asked to stop
         measured = None if last else evaluation.start(state.params, epoch_ended=first + done == steps_per_epoch)
+        chunk = _Queued(step, done, steps_per_epoch, state.smoothed, measured, queued_at)
         if queued is not None:
+            if not _wait_unless_stopped(queued.arrays(), should_stop):
+                stopped, queued = True, chunk  # the chunk before it needs no update: the final one comes after it
+                break
             yield queued.report(metrics, pace, started)
-        queued = _Queued(step, done, steps_per_epoch, state.smoothed, measured, queued_at)
+        queued = chunk
         if last:
             stopped = done < n
             break
-    if queued is not None:  # the last chunk's figures go into the final updates, which measure the full test set
+    # "finishing": no step will be queued any more. At the end of the run, once its last chunk is done; after a stop
+    # at once, so that the server hears it within its short grace, however long the chunks still queued and the
+    # epoch's measurement take (the final update waits for them).
+    if queued is not None and not stopped:
         queued.report(metrics, pace, started)
-    yield from evaluation.final_updates(metrics, state.params, stopped, not stopped and step == total_steps, started)
+        queued = None
+    yield dict(metrics, phase="finishing", stopped=stopped, elapsed_s=time.perf_counter() - started)
+    if queued is not None:
+        dataclasses.replace(queued, measured=None).report(metrics, pace, started)  # the final update measures
+    yield evaluation.final_update(metrics, state.params, stopped, not stopped and step == total_steps, started)
+
+
+def _wait_unless_stopped(arrays: list[object], should_stop: Callable[[], bool]) -> bool:
+    """Wait until the device has computed ``arrays``; False as soon as ``should_stop()`` says so instead (asked
+    every ``STOP_POLL_S``), so that a stop is heard while the host waits for a long chunk or measurement."""
+    pending = [array for array in arrays if hasattr(array, "is_ready")]  # host values (numpy) are ready
+    while not all(array.is_ready() for array in pending):
+        if should_stop():
+            return False
+        time.sleep(STOP_POLL_S)
+    return True
 
 
 @dataclass
@@ -201,6 +228,10 @@ class _Queued:
     smoothed: worker_steps.Smoothed  # its loss (device scalars; waiting for them waits for the chunk)
     measured: Measurement | None  # the accuracies asked for after it; None after the last chunk
     queued_at: float  # perf_counter() when the loop began to queue it
+
+    def arrays(self) -> list[object]:
+        """What the chunk's update reads: its loss, and the accuracies measured after it."""
+        return [*self.smoothed, *(self.measured.arrays() if self.measured is not None else [])]
 
     def report(self, metrics: dict, pace: _Pace, started: float) -> dict:
         """Wait for the chunk, fold its figures into ``metrics`` and return a copy for the stream."""
