@@ -126,8 +126,8 @@ def read(folder: str, max_files: int, max_bytes: int) -> Dump:
             if snapshots and order != snapshots[-1].order + 1:  # XLA numbers a module's files 0, 1, 2, ...
                 stopped = stopped or "gap"  # a name not listed (a full folder), or one that is not XLA's
                 break
-            text, problem = read_plain_file(directory, name, max_bytes - read_bytes) if plain else (None,
-                                                                                                     "unreadable")
+            text, problem = (read_plain_file(directory, name, max_bytes - read_bytes) if plain
+                             else (None, "unreadable"))
             if text is None:
                 stopped = problem
                 break

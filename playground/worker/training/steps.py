@@ -238,9 +238,9 @@ def compile_blocks(optimizer: optax.GradientTransformation, batch_size: int, bat
                              f"{block_steps}-step blocks and the epoch's last steps")
         step, end = first_step, first_step + n_steps
         while step < end:
-            block = blocks[min(block_steps, end - step)]
-            state = TrainState(*block(*state, images, labels, order, np.int32(step)))
-            step += min(block_steps, end - step)
+            steps = min(block_steps, end - step)
+            state = TrainState(*blocks[steps](*state, images, labels, order, np.int32(step)))
+            step += steps
         return state, n_steps
 
     return run
