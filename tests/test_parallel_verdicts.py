@@ -15,7 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground.worker import numerics, rounding
+from playground.measure import numerics
+from playground.worker import rounding
 from tests.eight_devices import MARKER, run_driver
 
 EPS32 = 2.0**-23
@@ -229,31 +230,32 @@ def test_sensitivity_is_the_jvp_along_each_inputs_own_size():
     assert rounding.input_sensitivity(no_jvp, (x,)) is None
 
 
-def _matmul_budget(f, *shapes) -> float:
-    return rounding.rounding_budget(jax.make_jaxpr(f)(*(jnp.ones(s) for s in shapes))).relative
+def _matmul_budget(f, *shapes, platform: str = "cpu") -> float:
+    return rounding.rounding_budget(jax.make_jaxpr(f)(*(jnp.ones(s) for s in shapes)), platform).relative
 
 
-def test_a_float32_product_on_a_gpu_or_tpu_rounds_like_its_default_precision(monkeypatch):
+def test_a_float32_product_on_a_gpu_or_tpu_rounds_like_its_default_precision():
     f32 = float(jnp.finfo(jnp.float32).eps)
     on_cpu = _matmul_budget(jnp.matmul, (8, 100), (100, 3))
     assert on_cpu == pytest.approx(math.sqrt(100) * f32)
     for platform, eps in (("gpu", 2.0 ** -10), ("tpu", 2.0 ** -7)):
-        monkeypatch.setattr(jax, "default_backend", lambda p=platform: p)
-        assert _matmul_budget(jnp.matmul, (8, 100), (100, 3)) == pytest.approx(math.sqrt(100) * eps)
+        assert _matmul_budget(jnp.matmul, (8, 100), (100, 3), platform=platform) == pytest.approx(
+            math.sqrt(100) * eps)
         # A sum is not a matrix product: float32 everywhere.
-        assert _matmul_budget(jnp.sum, (100,)) == pytest.approx(math.sqrt(100) * f32)
+        assert _matmul_budget(jnp.sum, (100,), platform=platform) == pytest.approx(math.sqrt(100) * f32)
         # Asked for float32 arithmetic, by the product or by the default: float32's rounding.
-        assert _matmul_budget(lambda a, b: jnp.matmul(a, b, precision="highest"), (8, 100), (100, 3)) == on_cpu
+        assert _matmul_budget(lambda a, b: jnp.matmul(a, b, precision="highest"), (8, 100), (100, 3),
+                              platform=platform) == on_cpu
         with jax.default_matmul_precision("float32"):
-            assert _matmul_budget(jnp.matmul, (8, 100), (100, 3)) == on_cpu
+            assert _matmul_budget(jnp.matmul, (8, 100), (100, 3), platform=platform) == on_cpu
         # float64 has no fast path on either.
         with jax.enable_x64(True):
             f64 = rounding.rounding_budget(jax.make_jaxpr(jnp.matmul)(jnp.ones((8, 100), jnp.float64),
-                                                                       jnp.ones((100, 3), jnp.float64)))
+                                                                       jnp.ones((100, 3), jnp.float64)), platform)
         assert f64.relative == pytest.approx(math.sqrt(100) * float(jnp.finfo(jnp.float64).eps))
 
 
-def test_a_batch_computed_in_tensorfloat32_agrees_with_a_loop_in_float32_only_within_the_gpus_budget(monkeypatch):
+def test_a_batch_computed_in_tensorfloat32_agrees_with_a_loop_in_float32_only_within_the_gpus_budget():
     """What the vmap tab met on an H200: the loop's matrix-vector products in float32, the batch's product with
     operands rounded to TensorFloat-32. Here the rounding is made by hand (10 mantissa bits kept)."""
     rng = np.random.default_rng(0)
@@ -265,12 +267,11 @@ def test_a_batch_computed_in_tensorfloat32_agrees_with_a_loop_in_float32_only_wi
     looped = np.stack([np.tanh(x @ w) for x in xs])
     batched = np.tanh(tf32(xs) @ tf32(w))
 
-    def budget():
-        return rounding.rounding_budget(jax.make_jaxpr(lambda x, w: jnp.tanh(x @ w))(xs[0], w)).relative
+    def budget(platform):
+        return rounding.rounding_budget(jax.make_jaxpr(lambda x, w: jnp.tanh(x @ w))(xs[0], w), platform).relative
 
-    assert not numerics.compare_within_rounding(batched, looped, budget()).equal  # a CPU's float32 budget
-    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
-    assert numerics.compare_within_rounding(batched, looped, budget()).equal
+    assert not numerics.compare_within_rounding(batched, looped, budget("cpu")).equal  # a CPU's float32 budget
+    assert numerics.compare_within_rounding(batched, looped, budget("gpu")).equal
     wrong = batched.copy()
     wrong[3] = np.tanh(tf32(xs[4]) @ tf32(w))  # a batching mistake: another example's row
-    assert not numerics.compare_within_rounding(wrong, looped, budget()).equal
+    assert not numerics.compare_within_rounding(wrong, looped, budget("gpu")).equal

@@ -6,11 +6,11 @@ import os
 
 import pytest
 
+from playground.measure import xla_dump
+from playground.measure.xla_dump import Snapshot
 from playground.sandbox.limits import Limits
 from playground.worker import passes as pass_pipeline
-from playground.worker import xla_dump
 from playground.worker.passes import pass_records
-from playground.worker.xla_dump import Snapshot
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 BIG = "jnp.ones((1000, 1000))"

@@ -15,8 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground.worker import timing
-from playground.worker.timing import Timing, compile_time, measure
+from playground.measure import timing
+from playground.measure.timing import Timing, compile_time, measure
 
 
 class HandClock:

@@ -12,12 +12,13 @@ import pytest
 
 from playground.errors import UserCodeError
 from playground.gallery import VMAP_PRESETS
+from playground.measure import numerics
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
 from playground.server.ui import vmap_tab
 from playground.server.ui.markdown import verdict
 from playground.server.ui.vmap_views import render
-from playground.worker import numerics, usercode
+from playground.worker import usercode
 from playground.worker import vmap as vectorize
 from playground.worker.vmap import compare, make_batch, python_loop
 from playground.worker.vmap_axes import parse_axes

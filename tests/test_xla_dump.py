@@ -1,4 +1,4 @@
-"""playground.worker.xla_dump: XLA's per-pass dump files read back with the care the scratch folder needs."""
+"""playground.measure.xla_dump: XLA's per-pass dump files read back with the care the scratch folder needs."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from playground.worker import xla_dump
-from playground.worker.xla_dump import Snapshot
+from playground.measure import xla_dump
+from playground.measure.xla_dump import Snapshot
 
 
 def _name(order: int, after: str, before: str | None = "dce", module: int = 4, pipeline: str = "simplification",

@@ -41,9 +41,11 @@ class JobKind:
     doc: str  # the endpoint's docstring, less its Args and Returns (made from ``arguments`` and ``returns``)
     returns: str = "the dict above"
     public: bool = True  # an HTTP and MCP endpoint of the same name (False: the server's own use only)
-    # Which workers run it: "sandbox" (CPU), "accelerator" (the GPU or TPU where the host has one, else the
-    # sandbox's), "parallel" (workers that see several devices), or a function of the built job naming one.
+    # Which line it waits in: "sandbox" (the CPU workers), "device" (the device owner's, one job at a time: the
+    # job's worker asks the owner to run what it lowered; ``device`` must be set), "parallel" (workers that see
+    # several devices), or a function of the built job naming one.
     pool: str | Callable[[dict], str] = "sandbox"
+    device: bool = False  # its handler takes ``device`` (worker/device.py): the device owner, through the server
     timed: bool = False  # it measures time: the longer wall clock (Limits.measure_timeout_s)
     early: bool = False  # its handler takes ``early``: replies ahead of the final one (same schema), each newer
     # The result when the job failed after its early reply (the checks ran out of time, memory, ...): the early

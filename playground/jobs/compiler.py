@@ -88,7 +88,7 @@ XLA's dump of every pass (into the job's scratch folder). Returns ``{{"ok",
 from the text before it; ``before``/``after`` index ``modules`` (each distinct
 module text once; null past the size cap); ``nested`` marks a pipeline that
 ran inside another, listed as one pass; ``about`` is a sentence on the
-passes worth knowing first.""", pool=on_accelerator_if_asked, finish=_FINISH + "passes"),
+passes worth knowing first.""", pool=on_accelerator_if_asked, device=True, finish=_FINISH + "passes"),
     JobKind("graph", "playground.worker.graph:graph_job", (code(), ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
             GRAPH, f"""The program as pictures: the jaxpr and the optimised HLO as dataflow graphs, in SVG.
 
@@ -99,7 +99,7 @@ passes worth knowing first.""", pool=on_accelerator_if_asked, finish=_FINISH + "
 HLO graph each fusion is a box around the operations it fused (``fusions``
 lists them). Nodes take the colour of the user line that made them
 (``line_colours``). Without Graphviz the SVGs are empty and ``renderer`` says why.""",
-            pool=on_accelerator_if_asked, finish=_FINISH + "graph"),
+            pool=on_accelerator_if_asked, device=True, finish=_FINISH + "graph"),
     JobKind("compare", "playground.worker.compare:compare_job", (
         code(), ARGS, SECOND_CODE, SETTING, STATIC_ARGNUMS, ON_ACCELERATOR), COMPARE,
         """Two versions side by side: A is the function as written; B is ``second_code`` (another function, on
@@ -111,5 +111,6 @@ Returns ``{"ok", "device", "setting", "variants": [A, B], "diff": {"jaxpr", "hlo
 ``what``, ``jaxpr``, ``hlo``, ``kernels``, ``hlo_instructions``, ``jaxpr_equations``,
 ``cost``, ``memory``, ``compile_s``, ``run`` (``median_s``, ``iqr_s``, ``runs``:
 both timed in the same job, in turn) and ``result``.""",
-        pool=on_accelerator_if_asked, timed=True, together=_one_version_b, finish=_FINISH + "compare"),
+        pool=on_accelerator_if_asked, device=True, timed=True, together=_one_version_b,
+        finish=_FINISH + "compare"),
 )

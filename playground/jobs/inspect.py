@@ -14,7 +14,7 @@ POSITION = 10
 
 def on_accelerator_if_asked(job: dict) -> str:
     """The pool of the jobs that compile for the CPU unless ``on_accelerator`` asks for the host's GPU or TPU."""
-    return "accelerator" if job["on_accelerator"] else "sandbox"
+    return "device" if job["on_accelerator"] else "sandbox"
 
 
 def _checks_unfinished(early: dict, failure: dict) -> dict:
@@ -75,4 +75,4 @@ KINDS = (JobKind(
         text("second_args", 'arguments of a second call, to see whether JAX traces again ("": no second call).', ""),
         ON_ACCELERATOR),
     INSPECT, DOC,
-    pool=on_accelerator_if_asked, early=True, after_early=_checks_unfinished),)
+    pool=on_accelerator_if_asked, device=True, early=True, after_early=_checks_unfinished),)

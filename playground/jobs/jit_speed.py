@@ -34,4 +34,4 @@ KINDS = (JobKind(
                MAX_SIZES, BY_SERVER, sort=True),
         whole("repeats", "timed runs per size and variant.", 1, MAX_REPEATS, 5)),
     JIT_SPEED, DOC,
-    pool="accelerator", timed=True, early=True),)  # early: the sizes measured so far
+    pool="device", device=True, timed=True, early=True),)  # early: the sizes measured so far

@@ -98,8 +98,8 @@ Returns ``{"ok", "function", "device", "dtype", "programs": [as written, fusion 
 {"ceilings", "programs": [{"label", "flops", "bytes", "seconds", "intensity", "achieved_flops_s",
 "achieved_bytes_s", "bound", "fraction", "verdict"}], "kernels": [the same, per kernel, with "line"]},
 "memory", "gradient", "kernels", "notes"}``.""",
-        pool="accelerator", timed=True),
-    JobKind("device_ceilings", "playground.worker.ceilings:ceilings_job", (DTYPE,), CEILINGS,
+        pool="device", device=True, timed=True),
+    JobKind("device_ceilings", "playground.worker.speed_of_light:ceilings_job", (DTYPE,), CEILINGS,
             "The device's measured ceilings: streaming bandwidth and a matmul's FLOP/s in ``dtype``.",
-            public=False, pool="accelerator", timed=True),
+            public=False, pool="device", device=True, timed=True),
 )

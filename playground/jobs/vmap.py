@@ -40,4 +40,4 @@ KINDS = (JobKind(
                DEFAULT_BATCH_SIZES),
         text("out_axes", "``jax.vmap``'s out_axes as a Python literal.", "0")),
     VMAP, DOC,
-    pool="accelerator", timed=True, early=True),)  # early: the sizes measured so far
+    pool="device", device=True, timed=True, early=True),)  # early: the sizes measured so far

@@ -114,6 +114,36 @@ TEXTS: dict[str, dict[str, str]] = {
         "de": "Der Server ist ausgelastet: {waiting} Jobs warten auf 1 Worker, etwa {retry} s Arbeit. Versuch es in "
               "{retry} s noch einmal.",
         "zh": "服务器繁忙：有 {waiting} 个作业在等待 1 个工作进程，约 {retry} 秒的工作量。请在 {retry} 秒后重试。"},
+    "device.timeout": {
+        "en": "Time limit on the device: your program ran longer than the {seconds} s the job had left and was "
+              "stopped. A device cannot be interrupted, so its owner process was restarted (other jobs go on after "
+              "it). Look for a loop that never ends, such as a lax.while_loop whose condition stays true.",
+        "de": "Zeitlimit auf dem Gerät: Dein Programm lief länger als die {seconds} s, die dem Job blieben, und wurde "
+              "gestoppt. Ein Gerät lässt sich nicht unterbrechen, darum wurde sein Besitzerprozess neu gestartet "
+              "(die anderen Jobs laufen danach weiter). Such nach einer Schleife, die nie endet, etwa einer "
+              "lax.while_loop, deren Bedingung wahr bleibt.",
+        "zh": "设备上的时间限制：你的程序运行超过了作业剩余的 {seconds} 秒，已被停止。设备无法被中断，因此其所有者进程"
+              "已重启（其他作业会在其后继续）。请检查是否有永不结束的循环，例如条件始终为真的 lax.while_loop。"},
+    "device.memory": {
+        "en": "Out of memory on the device's host: the device's owner process held {held} MB of memory (its own, "
+              "the device's mappings left out), more than its limit of {limit} MB, and was restarted.",
+        "de": "Kein Speicher mehr auf dem Host des Geräts: Der Besitzerprozess des Geräts hielt {held} MB Speicher "
+              "(seinen eigenen, ohne die Abbildungen des Geräts), mehr als sein Limit von {limit} MB, und wurde neu "
+              "gestartet.",
+        "zh": "设备主机内存不足：设备的所有者进程占用了 {held} MB 内存（其自身的内存，不计设备的映射），超过了 "
+              "{limit} MB 的限制，已被重启。"},
+    "device.crashed": {
+        "en": "The device's owner process ended during this job ({why}) and was restarted; your program was the "
+              "one running on the device.",
+        "de": "Der Besitzerprozess des Geräts endete während dieses Jobs ({why}) und wurde neu gestartet; auf dem "
+              "Gerät lief gerade dein Programm.",
+        "zh": "设备的所有者进程在此作业期间结束（{why}），已被重启；当时在设备上运行的正是你的程序。"},
+    "device.restarting": {
+        "en": "The device's owner process is starting again after the last job ended it; please run this again in "
+              "a few seconds.",
+        "de": "Der Besitzerprozess des Geräts startet neu, nachdem der letzte Job ihn beendet hat; bitte führ das "
+              "in ein paar Sekunden noch einmal aus.",
+        "zh": "设备的所有者进程在上一个作业使其结束后正在重新启动；请在几秒后再运行一次。"},
     "internal.bug": {
         "en": "This is a bug in the playground, not in your code. Its id is {incident}: the server's log has the "
               "details under that id. Please report it, with the code you ran.",

@@ -44,13 +44,14 @@ def probe() -> dict[str, dict]:
 
 
 def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Iterable[str] = (),
-          private_scratch: bool = False) -> dict[str, dict]:
+          private_scratch: bool = False, readable: Iterable[str] = (), writable: Iterable[str] = ()) -> dict[str, dict]:
     """Apply every layer to the current (single-threaded) process; return the report.
 
     ``devices`` (``{"read_write": [...], "read_only": [...]}``, from the server's
     accelerator.DevicePaths) are the accelerator's files, and ``grants`` what its
     driver needs beyond them (device_grants.py), for workers that hold it; others get neither.
-    Those that need a private scratch folder are withheld where it is not one.
+    Those that need a private scratch folder are withheld where it is not one. ``readable`` and ``writable``: more
+    folders than the system's and the scratch folder (the device owner's data and kept compiles).
 
     ``private_scratch``: the scratch folder is a tmpfs of the job's own, whose size
     the kernel counts whole. Where it is not (no namespaces: a server without
@@ -72,7 +73,7 @@ def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Ite
     for name, step in (
         ("rlimits", lambda: _set_rlimits(limits)),
         ("capabilities", _drop_capabilities),
-        ("landlock", lambda: _landlock(scratch, devices or {}, grants, private_scratch)),
+        ("landlock", lambda: _landlock(scratch, devices or {}, grants, private_scratch, readable, writable)),
         # seccomp lets a worker granted compiler_programs run programs; only Landlock says which.
         ("seccomp", lambda: _seccomp(grants if layers["landlock"]["active"] else grants - {"compiler_programs"},
                                      private_scratch)),
@@ -133,7 +134,8 @@ def _drop_capabilities() -> str:
     return f"all {last_cap + 1} capabilities dropped (running as root)"
 
 
-def _landlock(scratch: str, devices: dict, grants: frozenset[str], private_scratch: bool) -> str:
+def _landlock(scratch: str, devices: dict, grants: frozenset[str], private_scratch: bool, readable: Iterable[str],
+              writable: Iterable[str]) -> str:
     device_files, driver_files = devices.get("read_write", []), devices.get("read_only", [])
     existing = []
     if "thread_names" in grants:
@@ -144,8 +146,8 @@ def _landlock(scratch: str, devices: dict, grants: frozenset[str], private_scrat
     programs = cuda_programs.find(cuda_programs.folders(os.environ)) if "compiler_programs" in grants else []
     if programs:
         existing.append("/dev/null")  # posix_spawn gives the program /dev/null, opened read-write, as its stdin
-    enforced = landlock.restrict_self([*readable_paths(), *driver_files],
-                                      [*([scratch] if private_scratch else []), *device_files],
+    enforced = landlock.restrict_self([*readable_paths(), *driver_files, *readable],
+                                      [*([scratch] if private_scratch else []), *device_files, *writable],
                                       write_existing=existing, keep_files=[] if private_scratch else [scratch],
                                       executable=programs)
     extras = [name for name, on in (("TCP", enforced["tcp_denied"]), ("signals", enforced["signals_scoped"])) if on]

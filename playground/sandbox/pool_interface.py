@@ -46,12 +46,14 @@ class JobPool(Protocol):
         ...
 
     def run(self, job: dict, timeout_s: float | None = None,
-            on_early: Callable[[dict], None] | None = None) -> dict:
+            on_early: Callable[[dict], None] | None = None,
+            on_ask: Callable[[object, float], object] | None = None) -> dict:
         """Run one built job (playground/jobs/) in a fresh worker and return its reply: a result or an error dict.
 
         Never raises for what the user's code did, and answers "busy" when no worker is free in time.
         ``timeout_s`` replaces the pool's wall clock for this job (None: the pool's own); ``on_early`` is called
-        with each reply the worker sends ahead of its final one.
+        with each reply the worker sends ahead of its final one; ``on_ask(request, seconds left)`` answers each
+        question the worker asks while it runs (a device job's requests to the device owner).
         """
         ...
 

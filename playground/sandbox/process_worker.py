@@ -47,7 +47,8 @@ def main(channel: str, handlers_module: str) -> NoReturn:
             status = 1
             return
         job = protocol.receive(sock, limits.message_bytes)
-        protocol.send(sock, handlers.run(job, limits, lambda reply: protocol.send(sock, {"early": reply})))
+        protocol.send(sock, handlers.run(job, limits, lambda reply: protocol.send(sock, {"early": reply}),
+                                         protocol.asker(sock, limits.message_bytes)))
     except BaseException:  # reaches the server's log through stderr, never the user
         traceback.print_exc()
         status = 1

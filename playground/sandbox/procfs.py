@@ -46,3 +46,28 @@ def _from_psutil(pid: int) -> Sample | None:
             return Sample(rss_mb=memory.rss / _MB, address_space_mb=memory.vms / _MB, threads=process.num_threads())
     except (psutil.Error, OSError):
         return None
+
+
+# Mappings of a device's memory or registers into the process, which are not RAM: a TPU chip's VFIO windows
+# (two of 4 GiB on a v5e), NVIDIA's device files. libtpu's own premapped host buffer is RAM, and counts.
+DEVICE_MAPPINGS = ("anon_inode:[vfio-device]", "/dev/vfio/", "/dev/accel", "/dev/nvidia")
+
+
+def resident_without_devices_mb(pid: int) -> float | None:
+    """Resident memory of ``pid`` without the device mappings above (from /proc/<pid>/smaps); where there is no
+    /proc, what the OS calls resident (psutil); None once it is gone."""
+    if not _HAS_PROC:
+        found = _from_psutil(pid)
+        return None if found is None else found.rss_mb
+    total_kb = 0
+    device = False
+    try:
+        with open(f"/proc/{pid}/smaps", "rb") as f:
+            for line in f:
+                if line[:1].isdigit() or line[:1] in b"abcdef":  # a mapping's first line: "start-end perms ... path"
+                    device = any(name.encode() in line for name in DEVICE_MAPPINGS)
+                elif line.startswith(b"Rss:") and not device:
+                    total_kb += int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return total_kb / 1024

@@ -111,3 +111,14 @@ def _read_exactly(sock: socket.socket, size: int) -> bytes:
             raise EOFError("peer closed the connection")
         data += chunk
     return bytes(data)
+
+
+def asker(sock: socket.socket, max_bytes: int):
+    """A worker's ``ask(request) -> answer``: ``{"ask": request}`` to the server, then its ``{"answer": ...}``."""
+    def ask(request: object) -> object:
+        send(sock, {"ask": request})
+        reply = receive(sock, max_bytes)
+        if not isinstance(reply, dict) or "answer" not in reply:
+            raise EOFError("the server answered a question with something else")
+        return reply["answer"]
+    return ask

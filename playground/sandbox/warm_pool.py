@@ -30,7 +30,7 @@ from playground.sandbox import protocol
 from playground.sandbox.bootstrap import worker_environment
 from playground.sandbox.limits import Limits
 from playground.sandbox.pool_interface import JobPool
-from playground.sandbox.watch import JobWatch
+from playground.sandbox.watch import Ask, JobWatch
 
 log = logging.getLogger(__name__)
 
@@ -133,11 +133,13 @@ class WarmPool(JobPool, abc.ABC, Generic[Worker]):
 
     # -- running a job ------------------------------------------------------
 
-    def run(self, job: dict, timeout_s: float | None = None, on_early: Callable[[dict], None] | None = None) -> dict:
+    def run(self, job: dict, timeout_s: float | None = None, on_early: Callable[[dict], None] | None = None,
+            on_ask: Ask | None = None) -> dict:
         """Run one job in a fresh worker; always returns a result dict, never raises for user faults.
 
         ``timeout_s`` replaces the limits' wall clock for this job (measuring jobs need longer). ``on_early`` is
-        called with each reply the worker sends ahead of its final one (see JobWatch.watch).
+        called with each reply the worker sends ahead of its final one, ``on_ask`` with each question it asks
+        (see JobWatch.watch).
         """
         worker = self._acquire()
         if worker is None:
@@ -145,7 +147,7 @@ class WarmPool(JobPool, abc.ABC, Generic[Worker]):
         self._count("jobs")
         try:
             worker.channel.sendall(protocol.encode(job))
-            return self._watch.watch(worker, job, timeout_s or self.limits.timeout_s, on_early)
+            return self._watch.watch(worker, job, timeout_s or self.limits.timeout_s, on_early, on_ask)
         except OSError:
             return self._watch.ended(worker)
         finally:

@@ -5,6 +5,12 @@ and threads from /proc/<pid>/stat, and the scratch folder (only where it is not
 a tmpfs of the job's own) with a walk that has a time budget per tick and goes
 on where it stopped, so a folder too big for one tick is counted whole over several. The reply is read
 as it arrives, bounded in size. What the user is told comes from verdicts.py.
+
+A job may ask the server a question while it runs (``{"ask": request}``; a device job asks its device owner,
+through the server, to run what it lowered): the question goes to ``on_ask`` on a thread of its own, so the
+watchdogs go on meanwhile, and its answer back to the worker as ``{"answer": ...}``. One question at a time;
+a job whose pool was given no ``on_ask`` is answered ``{"error": ...}``. ``on_ask`` may end the job instead, by
+raising ``AskEnded`` with the job's error (the device owner was killed on this job's account).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 import select
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,6 +39,47 @@ _WATCH_TICK_S = 0.05
 _WALK_EVERY_S = 0.25
 _WALK_BUDGET_S = 0.02
 MAX_EARLY = 8  # replies ahead of the final one that a job may send (Inspect sends one; vmap one per batch size)
+Ask = Callable[[object, float], object]  # (the worker's request, seconds the job has left) -> the answer
+
+
+class AskEnded(Exception):
+    """Raised by ``on_ask``: the job ends with ``result`` (an error dict), whatever the worker does next."""
+
+    def __init__(self, result: dict) -> None:
+        super().__init__(result.get("error", {}).get("kind"))
+        self.result = result
+
+
+class _Asking:
+    """The one question a job may have open: answered on a thread, while the watch goes on."""
+
+    def __init__(self, worker: WorkerHandle, on_ask: Ask | None) -> None:
+        self._worker, self._on_ask = worker, on_ask
+        self._open = threading.Event()  # a question is being answered
+        self.ended: dict | None = None  # set when on_ask ended the job
+
+    def start(self, request: object, remaining_s: float) -> str | None:
+        """Start answering ``request``; the reason it is refused instead, or None."""
+        if self._open.is_set():
+            return "it asked a second question before the first was answered"
+        self._open.set()
+        threading.Thread(target=self._answer, args=(request, remaining_s), name="job-ask", daemon=True).start()
+        return None
+
+    def _answer(self, request: object, remaining_s: float) -> None:
+        if self._on_ask is None:
+            answer: object = {"error": "this job may not ask the server anything"}
+        else:
+            try:
+                answer = self._on_ask(request, remaining_s)
+            except AskEnded as ended:
+                self.ended = ended.result
+                return
+        self._open.clear()  # before the answer: the worker's next question may come at once
+        try:
+            self._worker.channel.sendall(protocol.encode({"answer": answer}))
+        except OSError:
+            pass  # the worker is gone; the watch says why
 
 
 @dataclass
@@ -45,7 +93,7 @@ class JobWatch:
     count: Callable[[str], None]
 
     def watch(self, worker: WorkerHandle, job: dict, timeout_s: float,
-              on_early: Callable[[dict], None] | None = None) -> dict:
+              on_early: Callable[[dict], None] | None = None, on_ask: Ask | None = None) -> dict:
         """Wait for the reply while every watchdog runs; none of them can delay the deadline.
 
         Replies the worker sends ahead of its final one (``{"early": reply}``, at most ``MAX_EARLY``) go to
@@ -55,13 +103,13 @@ class JobWatch:
         walk = None if worker.private_scratch else scratch.Walk(worker.scratch, self.limits.scratch_files,
                                                                  self.limits.scratch_depth)
         try:
-            return self._watch(worker, job, timeout_s, on_early, walk)
+            return self._watch(worker, job, timeout_s, on_early, walk, _Asking(worker, on_ask))
         finally:
             if walk is not None:
                 walk.close()
 
     def _watch(self, worker: WorkerHandle, job: dict, timeout_s: float, on_early: Callable[[dict], None] | None,
-               walk: scratch.Walk | None) -> dict:
+               walk: scratch.Walk | None, asking: _Asking) -> dict:
         limits = self.limits
         early_count = 0
         buffer = protocol.MessageBuffer(limits.message_bytes)
@@ -74,7 +122,13 @@ class JobWatch:
                     return self.ended(worker)
                 try:
                     message = buffer.feed(chunk)
-                    while _is_early(message):  # one chunk may hold several messages
+                    while _is_early(message) or _is_ask(message):  # one chunk may hold several messages
+                        if _is_ask(message):
+                            refused = asking.start(message["ask"], deadline - time.monotonic())
+                            if refused:
+                                return verdicts.reply_refused(refused)
+                            message = buffer.feed(b"")
+                            continue
                         early_count += 1
                         if early_count > MAX_EARLY:
                             return verdicts.reply_refused(f"it sent more than {MAX_EARLY} early replies")
@@ -86,6 +140,8 @@ class JobWatch:
                     return verdicts.reply_refused(str(exc))
                 if message is not None:
                     return self._with_kernel_facts(worker, validated(message, job.get("kind", "?")))
+            if asking.ended is not None:
+                return asking.ended
             worker.log.drain()
             sample = worker.sample()
             if sample is not None and sample.rss_mb > limits.memory_mb:
@@ -144,3 +200,7 @@ class JobWatch:
 
 def _is_early(message: object) -> bool:
     return isinstance(message, dict) and len(message) == 1 and "early" in message
+
+
+def _is_ask(message: object) -> bool:
+    return isinstance(message, dict) and len(message) == 1 and "ask" in message

@@ -33,9 +33,10 @@ _PR_SET_PDEATHSIG = 1
 
 
 def serve_one_job(job_fd: int, log_fd: int, gate_fd: int | None, request: dict, handlers: ModuleType) -> NoReturn:
-    """Run one job with ``handlers`` (a module with ``warm_up()`` and ``run(job, limits, early) -> dict``).
+    """Run one job with ``handlers`` (a module with ``warm_up()`` and ``run(job, limits, early, ask) -> dict``).
 
-    ``early(reply)`` sends a reply ahead of the final one, as ``{"early": reply}`` (protocol.py).
+    ``early(reply)`` sends a reply ahead of the final one, as ``{"early": reply}``; ``ask(request)`` asks the
+    server a question and waits for its answer (protocol.py).
     ``gate_fd``: where a worker without a cgroup sends its thread gate's listener (thread_gate.py).
     """
     status = 0
@@ -66,7 +67,8 @@ def serve_one_job(job_fd: int, log_fd: int, gate_fd: int | None, request: dict, 
             status = 1
             return
         job = protocol.receive(channel, budget.message_bytes)
-        protocol.send(channel, handlers.run(job, budget, lambda reply: protocol.send(channel, {"early": reply})))
+        protocol.send(channel, handlers.run(job, budget, lambda reply: protocol.send(channel, {"early": reply}),
+                                            protocol.asker(channel, budget.message_bytes)))
     except BaseException:  # reaches the server's log through the pipe, never the user
         traceback.print_exc()
         status = 1

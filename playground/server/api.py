@@ -22,7 +22,6 @@ from playground import jobs, matrix_memory, messages, replies
 from playground.errors import error_dict, internal_error, new_incident_id, said_error
 from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
-from playground.sandbox import device_grants
 from playground.server import graph_render, worker_pools
 from playground.server.config import Settings
 from playground.server.device_ceilings import DeviceCeilings
@@ -45,18 +44,18 @@ class PlaygroundAPI:
     own endpoints written here (About, training)."""
 
     def __init__(self, pool: JobPool, settings: Settings, parallel_pool: JobPool | None = None,
-                 training: TrainingService | None = None, accelerator_pool: JobPool | None = None,
+                 training: TrainingService | None = None, device_pool: JobPool | None = None,
                  accelerator: str | None = None, accelerator_why: str = "",
                  accelerator_unavailable: list | None = None) -> None:
-        """``accelerator_pool`` holds the host's GPU or TPU (``accelerator`` names it); None: ``pool`` runs all.
-
-        ``accelerator_unavailable``: the catalogue piece saying why the host's accelerator could not be opened
-        inside the sandbox; the jobs that would have run there then run on ``pool`` and say so.
+        """``device_pool``: the device owner's line (device_pool.py); None: ``pool`` runs its jobs too (tests).
+        ``accelerator`` names the host's GPU or TPU the owner holds (None: it holds the CPU), ``accelerator_why``
+        says why, and ``accelerator_unavailable`` is the catalogue piece saying why the host's accelerator could not
+        be opened: the jobs that measure then run on the CPU and say so.
         """
-        self._pools = {"sandbox": pool, "parallel": parallel_pool or pool, "accelerator": accelerator_pool or pool}
+        self._pools = {"sandbox": pool, "parallel": parallel_pool or pool, "device": device_pool or pool}
         self._training = training
         self._settings = settings
-        self.accelerator = accelerator if accelerator_pool is not None else None
+        self.accelerator = accelerator
         self._accelerator_why = accelerator_why
         self._unavailable = accelerator_unavailable
         self._runtime: dict | None = None
@@ -71,10 +70,9 @@ class PlaygroundAPI:
     @classmethod
     def from_pools(cls, pools: worker_pools.Pools, settings: Settings,
                    training: TrainingService | None = None) -> PlaygroundAPI:
-        """The API over the pools ``worker_pools.build`` made for this host."""
-        on_device = pools.accelerator if pools.device is not None else None
-        return cls(pools.sandbox, settings, pools.parallel, training, on_device,
-                   pools.device.describe() if pools.device else None, pools.device_why, pools.unavailable)
+        """The API over the pools and the device owner ``worker_pools.start`` made for this host."""
+        return cls(pools.sandbox, settings, pools.parallel, training, pools.device,
+                   pools.accelerator.describe() if pools.accelerator else None, pools.device_why, pools.unavailable)
 
     def default_matrix_sizes(self) -> list[int]:
         """The jit benchmark's sizes that fit this server's memory limit (10,000 needs about 3 GB)."""
@@ -215,10 +213,10 @@ class PlaygroundAPI:
                 "mechanisms": self._pools["sandbox"].mechanisms(),
                 "pool": self._pools["sandbox"].status(),
                 "parallel_pool": self._pools["parallel"].status(),
-                "accelerator_pool": None if self.accelerator is None else self._device_pool_status(),
+                "device_owner": self._owner_status(),
             },
             "accelerator": {"device": self.accelerator, "why": self._accelerator_why,
-                            "jobs": jobs.kinds_on("accelerator") if self.accelerator else [],
+                            "jobs": jobs.kinds_on("device"),
                             "unavailable": messages.render([self._unavailable]) if self._unavailable else None},
             "limits": limits.to_dict(),
             "graphs": {"renderer": graph_render.renderer(), "missing": None if graph_render.renderer() else
@@ -247,7 +245,7 @@ class PlaygroundAPI:
             yield {**job, "done": True}  # an argument failed its check
             return
         updates = self._runner.updates(kind, job)
-        if self._unavailable is not None and jobs.pool_of(kind, job) == "accelerator":
+        if self._unavailable is not None and jobs.pool_of(kind, job) == "device":
             updates = self._measured_on_cpu(updates)
         if kind == "speed_of_light":  # its reply placed under the device's ceilings
             updates = self._ceilings.on_the_roofline(updates)
@@ -260,21 +258,29 @@ class PlaygroundAPI:
         for update in updates:
             yield {**update, **said} if update.get("ok") and "device" in update else update
 
-    def _device_pool_status(self) -> dict:
-        """The accelerator pool's counts, the backend its warm workers reported, its layers and the driver's grants."""
-        pool = self._pools["accelerator"]
-        return {**pool.status(), "landlock": pool.layers.get("landlock"), "seccomp": pool.layers.get("seccomp"),
-                "grants": device_grants.describe(getattr(pool, "grants", ())),
-                "grants_tried": getattr(pool, "grant_trials", [])}
+    def _owner_status(self) -> dict | None:
+        """The device owner: its process (alive, restarts, why the last one ended, resident memory), the device it
+        opened, and the layers it runs under; None where there is no owner (a test's pools)."""
+        owner = getattr(self._pools["device"], "owner", None)
+        if owner is None:
+            return None
+        hello = owner.hello
+        return {**owner.status(), "platform": owner.setup.platform, "device": (hello.get("about") or {}).get("label"),
+                "devices": (hello.get("about") or {}).get("devices", []), "layers": hello.get("layers", {}),
+                "memory_limit_mb": owner.setup.memory_mb}
 
     def _runtime_info(self) -> dict:
-        """Backend and devices, asked once of a worker that holds the accelerator, if any (the server never starts
-        JAX itself)."""
+        """What the workers run: Python, JAX's backend and devices, asked once of a CPU worker (the server never
+        starts JAX itself); the devices of the device owner where there is one."""
         with self._runtime_lock:
             if self._runtime is None or not self._runtime.get("ok"):
                 job = jobs.build("about", {})
-                self._runtime = replies.check(jobs.REGISTRY["about"].reply, self._pools["accelerator"].run(job))
-            return self._runtime
+                self._runtime = replies.check(jobs.REGISTRY["about"].reply, self._pools["sandbox"].run(job))
+            runtime = dict(self._runtime)
+        owner = self._owner_status()
+        if owner is not None and owner["devices"]:
+            runtime.update(backend=owner["platform"], devices=owner["devices"])
+        return runtime
 
 
 for _kind in jobs.REGISTRY.values():

@@ -44,8 +44,7 @@ class Settings:
     queue_size: int = 32  # requests waiting beyond that; more get "busy, try again"
     parallel_workers: int = 1  # jobs at once for the Parallel tab, in workers that see several devices
     cpu_devices: int = 8  # simulated CPU devices those workers get on a CPU-only host (JAX_NUM_CPU_DEVICES)
-    accelerator_workers: int = 1  # jit and vmap jobs at once on the GPU/TPU, where the host has one (else on the CPU)
-    device_memory_fraction: float = 0.5  # share of each device's memory those workers may use together
+    owner_memory_mb: int = 6144  # the device owner's resident memory, the device's own mappings left out
     training_jobs: int = 1  # training runs at once, each in its own worker (one per accelerator); others wait
     training_max_s: float = 900.0  # a run is stopped (keeping its parameters) after this long
     namespaces: bool = True  # a PID namespace and a private tmpfs per job where the kernel allows (off: for tests)
@@ -69,9 +68,7 @@ class Settings:
             queue_size=_number(env, "PLAYGROUND_QUEUE_SIZE", int, max(cls.queue_size, 8 * workers)),
             parallel_workers=_number(env, "PLAYGROUND_PARALLEL_WORKERS", int, cls.parallel_workers),
             cpu_devices=_number(env, "PLAYGROUND_CPU_DEVICES", int, cls.cpu_devices),
-            accelerator_workers=_number(env, "PLAYGROUND_ACCELERATOR_WORKERS", int, cls.accelerator_workers),
-            device_memory_fraction=_number(env, "PLAYGROUND_DEVICE_MEMORY_FRACTION", float,
-                                           cls.device_memory_fraction),
+            owner_memory_mb=_number(env, "PLAYGROUND_OWNER_MEMORY_MB", int, cls.owner_memory_mb),
             training_jobs=_number(env, "PLAYGROUND_TRAINING_JOBS", int, cls.training_jobs),
             training_max_s=_number(env, "PLAYGROUND_TRAINING_MAX_S", float, cls.training_max_s),
             namespaces=_switch(env, "PLAYGROUND_NAMESPACES", cls.namespaces),
@@ -93,11 +90,8 @@ class Settings:
             raise ValueError(f"PLAYGROUND_PARALLEL_WORKERS must be at least 1, got {self.parallel_workers}")
         if not 1 <= self.cpu_devices <= 64:
             raise ValueError(f"PLAYGROUND_CPU_DEVICES must be from 1 to 64, got {self.cpu_devices}")
-        if not 1 <= self.accelerator_workers <= 8:
-            raise ValueError(f"PLAYGROUND_ACCELERATOR_WORKERS must be from 1 to 8, got {self.accelerator_workers}")
-        if not 0.05 <= self.device_memory_fraction <= 0.9:  # NaN fails this too
-            raise ValueError("PLAYGROUND_DEVICE_MEMORY_FRACTION must be from 0.05 to 0.9 (training gets the rest), "
-                             f"got {self.device_memory_fraction}")
+        if not 1024 <= self.owner_memory_mb <= 1 << 20:
+            raise ValueError(f"PLAYGROUND_OWNER_MEMORY_MB must be from 1024 to 1048576, got {self.owner_memory_mb}")
         if not 1 <= self.training_jobs <= 16:
             raise ValueError(f"PLAYGROUND_TRAINING_JOBS must be from 1 to 16, got {self.training_jobs}")
         if not 1 <= self.training_max_s <= 86400:

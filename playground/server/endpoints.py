@@ -22,7 +22,7 @@ class Endpoint:
     """A public endpoint: its name (its URL /name, its MCP tool, the API's method behind it), and how it queues.
 
     ``queue``: the line it waits in with the tabs' events that run the same jobs ("sandbox", "parallel",
-    "accelerator", "training"); or ``SKIPS`` the queue (a quick answer), ``UNLIMITED`` (queued, no limit of its own),
+    "device", "training"); or ``SKIPS`` the queue (a quick answer), ``UNLIMITED`` (queued, no limit of its own),
     ``DEFAULT`` (the server's default limit). ``session``: the method's last argument is the caller's session,
     which the server fills in (the caller does not pass it).
     """

@@ -96,7 +96,10 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     for name, mechanism in pools.sandbox.mechanisms().items():
         if not mechanism["active"]:
             logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
-    training = TrainingService(worker_pools.training_env(settings, pools, os.environ),
+    for name, layer in pools.owner.hello.get("layers", {}).items():
+        if not layer["active"]:
+            logging.warning("device owner: %s is not in force: %s", name, layer["detail"])
+    training = TrainingService({**os.environ, "JAX_PLATFORMS": "cpu"},
                                worker_pools.training_slots(settings, pools, dict(os.environ)),
                                settings.training_max_s)
     services.callback(training.close)

@@ -1,160 +1,131 @@
-"""Which workers run which jobs: the CPU pool, the accelerator pool (on a host with a GPU or TPU), the Parallel pool.
+"""Which processes this host gets: the CPU workers' pools and the device owner, and how the owner is set up.
 
-Why two pools on an accelerator host: a worker that opens the GPU pays for a
-CUDA context before its job arrives, and each warm one holds that context and
-device memory. The jit and vmap comparisons exist to show speed on the device,
-so they run there ("accelerator"); Inspect, derivatives and the rest stay on
-CPU workers, which start in tens of milliseconds ("sandbox"), and Inspect can
-ask for the accelerator's compiler with ``on_accelerator``. On a CPU-only host
-both names are one pool.
+Three kinds of process run jobs (docs/deploy.md, "On a GPU or TPU"):
 
-Every pool pins its workers to one JAX platform (``JAX_PLATFORMS``): a worker
-given the GPU that cannot open it inside the sandbox fails its warm-up with
-JAX's reason, never runs on the CPU unnoticed. ``start`` then keeps those jobs
-on the CPU pool and says why, once: in the log, in About, and on the tabs whose
-jobs would have run on the device (``Pools.unavailable``).
+- the sandbox's CPU workers (``sandbox``): every job's user code, pinned to the CPU (``JAX_PLATFORMS=cpu``);
+- the device owner (``device``, playground/owner/): the one process that opens the host's GPU or TPU, or, on a
+  host without one, the CPU it measures on. The jobs that measure (jit, vmap, Speed of light, Inspect's and the
+  Compiler's "on the accelerator") wait in its line and run in CPU workers of its own that hand it what they
+  lowered (device_pool.py);
+- the Parallel tab's workers (``parallel``), which see several simulated CPU devices.
 
-Memory on the device: workers never preallocate (bootstrap.py), and the
-workers holding the device (the accelerator pool's, and the Parallel pool's
-on a host with several devices) share ``device_memory_fraction`` of it, each
-capped by ``XLA_PYTHON_CLIENT_MEM_FRACTION``; a training worker gets what is
-left beside them (``training_memory_fraction``), so both fit on one card.
-Past its share a job gets XLA's RESOURCE_EXHAUSTED, reported as a ``memory`` error.
+An accelerator the owner cannot open (its driver refused inside the sandbox, no plugin) leaves the owner on
+the CPU: the log, About and the tabs that would have used it say why (``Pools.unavailable``), and never pass the
+CPU off as the device.
 """
 
 from __future__ import annotations
 
 import logging
+import resource
+import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from playground import messages
-from playground.sandbox.accelerator import Accelerator, detect, worker_env
-from playground.sandbox.warm_pool import DeviceUnavailable
+from playground.mnist.catalogue import DATA_VARIABLES
+from playground.owner.handle import DeviceOwner, DeviceUnavailable, OwnerSetup
+from playground.sandbox import JobPool
+from playground.sandbox.accelerator import NO_DEVICE, Accelerator, detect, owner_env
+from playground.sandbox.limits import Limits
 from playground.server.config import Settings
-
-if TYPE_CHECKING:
-    from playground.sandbox import JobPool
+from playground.server.device_pool import DevicePool
 
 log = logging.getLogger(__name__)
 
 HANDLERS = "playground.worker.handlers"  # the module the sandbox's workers run jobs with (the job registry's handlers)
-CONTEXT_HEADROOM = 0.1  # of device memory, outside XLA's allocator: each process's CUDA context and libraries
 _NAMES = {"cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
 
 
 @dataclass
 class Pools:
     sandbox: JobPool
-    accelerator: JobPool  # the same object as ``sandbox`` where the host has no accelerator (or it failed)
+    device: DevicePool  # the device owner's line, over CPU workers of its own
     parallel: JobPool
-    device: Accelerator | None  # the accelerator the jobs use; None when there is none, or it could not be opened
+    accelerator: Accelerator | None  # the GPU or TPU the owner holds; None: it holds the CPU
     device_why: str  # why the host's accelerator is or is not used, for the log and About
-    # Set when the host has an accelerator that the sandbox's workers could not open: the catalogue piece "the GPU
-    # could not be opened inside the sandbox: <JAX's reason>". Its jobs then run on the CPU, and say so.
+    # Set when the host has an accelerator that the owner could not open: the catalogue piece "the GPU could not be
+    # opened inside the sandbox: <JAX's reason>". The owner then measures on the CPU, and the tabs say so.
     unavailable: list | None = None
 
     def all(self) -> list[JobPool]:
-        """Each distinct pool once, to start and to close."""
-        return list({id(p): p for p in (self.sandbox, self.accelerator, self.parallel)}.values())
+        """Each pool once, to start and to close."""
+        return [self.sandbox, self.device, self.parallel]
+
+    @property
+    def owner(self) -> DeviceOwner:
+        return self.device.owner
 
 
-def build(settings: Settings, env: dict[str, str]) -> Pools:
-    """The pools for this host (not started yet): the full sandbox's, or the local process mode's."""
-    device, why = detect(env)
-    if device is None:
-        return _cpu_pools(settings, why)
+def start(settings: Settings, env: dict[str, str], started: Callable[[object], object] = lambda pool: None) -> Pools:
+    """The owner started on the host's accelerator (on the CPU where there is none, or it cannot be opened), then
+    the pools; ``started(each)`` after each, with the owner first (its ``close`` ends it)."""
+    accelerator, why = detect(env)
+    owner, unavailable = _started_owner(settings, env, accelerator)
+    started(owner)
+    if unavailable is not None:
+        why = f"{messages.render([unavailable])}; the jobs that measure run on the CPU"
+        accelerator = None
     make = _process_pool if settings.sandbox == "process" else _sandbox_pool
-    cpu = make(settings, settings.workers, settings.limits)
-    # CUDA reserves huge address ranges up front: the RSS watchdog and the cgroup bound these workers instead.
-    device_limits = replace(settings.limits, address_space_mb=0)
-    # Real devices for the Parallel tab where there are several (the full sandbox only), else simulated CPU ones.
-    parallel_on_device = device.count >= 2 and settings.sandbox != "process"
-    holders = settings.accelerator_workers + (settings.parallel_workers if parallel_on_device else 0)
-    device_env = {"XLA_PYTHON_CLIENT_MEM_FRACTION": f"{settings.device_memory_fraction / holders:.3f}",
-                  **worker_env(device.platform)}
-    accelerator = make(settings, settings.accelerator_workers, device_limits, device, device_env)
-    parallel = (make(settings, settings.parallel_workers, device_limits, device, device_env) if parallel_on_device
-                else _simulated_parallel(settings))
-    return Pools(cpu, accelerator, parallel, device, why)
-
-
-def start(settings: Settings, env: dict[str, str],
-          started: Callable[[JobPool], object] = lambda pool: None) -> Pools:
-    """Build this host's pools and start them, the accelerator's first; ``started(pool)`` after each has started.
-
-    An accelerator that the sandbox's workers cannot open leaves every job on
-    the CPU pools; the returned Pools say why (``unavailable``), and the log does.
-    """
-    pools = build(settings, env)
-    if pools.device is not None:
-        on_device = [pool for pool in (pools.accelerator, pools.parallel) if pool.platform != "cpu"]
-        try:
-            for pool in on_device:
-                pool.start()
-                started(pool)
-        except DeviceUnavailable as exc:
-            for pool in on_device:
-                pool.close()
-            name = _NAMES.get(pools.device.platform, pools.device.platform.upper())
-            unavailable = messages.piece("accelerator.unavailable", device=name, reason=str(exc))
-            log.warning("accelerator: %s; its jobs run on the CPU", messages.render([unavailable]))
-            cpu_parallel = pools.parallel if pools.parallel.platform == "cpu" else _simulated_parallel(settings)
-            pools = Pools(pools.sandbox, pools.sandbox, cpu_parallel, None,
-                          f"{messages.render([unavailable])}; every job runs on the CPU", unavailable)
+    pools = Pools(make(settings, settings.workers, settings.limits),
+                  DevicePool(make(settings, 1, settings.limits), owner),
+                  make(settings, settings.parallel_workers, settings.limits,
+                       {"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)}),
+                  accelerator, why, unavailable)
     for pool in pools.all():
-        if pool.platform == "cpu":
-            pool.start()
-            started(pool)
+        pool.start()
+        started(pool)
     return pools
 
 
-def _cpu_pools(settings: Settings, why: str) -> Pools:
-    make = _process_pool if settings.sandbox == "process" else _sandbox_pool
-    cpu = make(settings, settings.workers, settings.limits)
-    return Pools(cpu, cpu, _simulated_parallel(settings), None, why)
+def _started_owner(settings: Settings, env: dict[str, str], accelerator: Accelerator | None
+                   ) -> tuple[DeviceOwner, list | None]:
+    """The owner, running: on ``accelerator``, or on the CPU (with why not, as a piece) where it cannot open it."""
+    if accelerator is not None:
+        owner = DeviceOwner(owner_setup(settings, env, accelerator))
+        try:
+            owner.start()
+            return owner, None
+        except DeviceUnavailable as exc:
+            owner.close()
+            name = _NAMES.get(accelerator.platform, accelerator.platform.upper())
+            unavailable = messages.piece("accelerator.unavailable", device=name, reason=str(exc))
+            log.warning("accelerator: %s; the jobs that measure run on the CPU", messages.render([unavailable]))
+    else:
+        unavailable = None
+    owner = DeviceOwner(owner_setup(settings, env, None))
+    owner.start()  # the CPU: a failure here is the host's, and stops the start
+    return owner, unavailable
 
 
-def _simulated_parallel(settings: Settings) -> JobPool:
-    make = _process_pool if settings.sandbox == "process" else _sandbox_pool
-    return make(settings, settings.parallel_workers, settings.limits, None,
-                {"JAX_NUM_CPU_DEVICES": str(settings.cpu_devices)})
+def owner_setup(settings: Settings, env: dict[str, str], accelerator: Accelerator | None) -> OwnerSetup:
+    """What the owner of ``accelerator`` (None: the CPU) is started with: its environment (the whitelist, with the
+    driver's variables), its rlimits, its memory limit, its files."""
+    platform = accelerator.platform if accelerator is not None else "cpu"
+    data = tuple(env[name] for name in DATA_VARIABLES if env.get(name))
+    return OwnerSetup(
+        platform=platform, sandbox=settings.sandbox, scratch=tempfile.mkdtemp(prefix="jax-playground-owner-"),
+        limits=Limits(cpu_s=resource.RLIM_INFINITY, address_space_mb=0, file_size_mb=1024, open_files=4096),
+        memory_mb=settings.owner_memory_mb, env=owner_env(env, platform),
+        devices=accelerator.paths if accelerator is not None else NO_DEVICE, readable=data)
 
 
-def _sandbox_pool(settings: Settings, size: int, limits, device: Accelerator | None = None,
-                  env: dict[str, str] | None = None) -> JobPool:
-    """A full sandbox's pool; on ``device``, pinned to it and given its files (and the grants found at start)."""
+def _sandbox_pool(settings: Settings, size: int, limits: Limits, env: dict[str, str] | None = None) -> JobPool:
+    """A full sandbox's pool of CPU workers."""
     from playground.sandbox.pool import WorkerPool  # Linux only: imported where it is used
 
-    if device is None:
-        return WorkerPool(size, limits, HANDLERS, namespaces=settings.namespaces, extra_env=env)
-    return WorkerPool(size, limits, HANDLERS, namespaces=settings.namespaces, extra_env=env, devices=device.paths,
-                      platform=device.platform)
+    return WorkerPool(size, limits, HANDLERS, namespaces=settings.namespaces, extra_env=env)
 
 
-def _process_pool(settings: Settings, size: int, limits, device: Accelerator | None = None,
-                  env: dict[str, str] | None = None) -> JobPool:
-    """The local process mode's pool: spawned workers; on ``device``, pinned to it."""
+def _process_pool(settings: Settings, size: int, limits: Limits, env: dict[str, str] | None = None) -> JobPool:
+    """The local process mode's pool: spawned CPU workers."""
     from playground.sandbox.process_pool import ProcessPool
 
-    return ProcessPool(size, limits, HANDLERS, extra_env=env, platform=device.platform if device else "cpu")
-
-
-def training_memory_fraction(settings: Settings) -> float:
-    """The share of a device's memory a training worker may use: what the sandbox's workers leave, less headroom."""
-    return max(0.05, 1.0 - settings.device_memory_fraction - CONTEXT_HEADROOM)
-
-
-def training_env(settings: Settings, pools: Pools, env: dict[str, str]) -> dict[str, str]:
-    """The training workers' environment: on an accelerator host, with their share of device memory."""
-    if pools.device is None and pools.unavailable is None:
-        return dict(env)
-    return {**env, "XLA_PYTHON_CLIENT_MEM_FRACTION": f"{training_memory_fraction(settings):.3f}"}
+    return ProcessPool(size, limits, HANDLERS, extra_env=env)
 
 
 def training_slots(settings: Settings, pools: Pools, env: dict[str, str]) -> int:
     """Training runs at once: ``PLAYGROUND_TRAINING_JOBS`` where set, else one per accelerator device (1 on a CPU)."""
-    if env.get("PLAYGROUND_TRAINING_JOBS") or pools.device is None:
+    if env.get("PLAYGROUND_TRAINING_JOBS") or pools.accelerator is None:
         return settings.training_jobs
-    return min(pools.device.count, 16)
+    return min(pools.accelerator.count, 16)

@@ -3,7 +3,9 @@
 Both versions are traced, lowered and compiled on the same arguments; their
 jaxpr, optimised HLO, kernel counts, XLA's cost and memory estimates and their
 run times come back together. The run times are measured in the same job,
-interleaved (A, B, A, B, ...), so that both see the same machine.
+interleaved (A, B, A, B, ...), so that both see the same machine. With a
+``device`` (the Compiler tab's "on the accelerator"), both are lowered with
+``jax.export`` and compiled, run and timed in the device owner (worker/device.py).
 
 >>> r = compare("def f(x):\\n    return x + x*x + x*x*x\\n", "jnp.ones((1000, 1000))", 200_000, setting="fusion: off")
 >>> [v["kernels"] for v in r["variants"]], r["same_result"]
@@ -23,52 +25,52 @@ import jax
 import numpy as np
 
 from playground import compiler_settings
-from playground.errors import cap_text
+from playground.errors import cap_text, error_dict
+from playground.measure import timing, xla_estimates
 from playground.sandbox.limits import Limits
 from playground.worker import about as runtime
-from playground.worker import (
-    error_lessons,
-    inspect,
-    program_size,
-    source_map,
-    timing,
-    user_jit,
-    usercode,
-    values,
-    xla_estimates,
-)
+from playground.worker import error_lessons, inspect, program_size, source_map, user_jit, usercode, values
+from playground.worker.device import Device, exported_call
 
 PLAIN = compiler_settings.Setting("as written", "Your function, compiled as jit compiles it.")
 RTOL, ATOL = 1e-5, 1e-6  # a reordering of float32 arithmetic (fusion, another pass) moves the last bits
 
 
+DONATE_ON_DEVICE = ("Donated arguments are compared on the CPU only: a program sent to the device is called again "
+                    "and again on the same arrays there, which donation would use up.")
+
+
 @dataclass
 class Variant:
     report: dict
-    value: Any  # the result (None when the arguments are only shapes)
-    call: Any  # one timed call, or None
+    value: Any  # the result (None when the arguments are only shapes, or it stayed on the device)
+    call: Any  # one timed call (here a function, on the device a call of device_ops.py), or None
+    outputs: list[int] | None = None  # on the device: the result's arrays there
 
 
 def compare(code: str, args: str, max_chars: int, second_code: str = "", setting: str = "",
-            static_argnums: tuple[int, ...] = (), timing_budget_s: float = 0.5, time_limit_s: float = math.inf) -> dict:
+            static_argnums: tuple[int, ...] = (), timing_budget_s: float = 0.5, time_limit_s: float = math.inf,
+            device: Device | None = None) -> dict:
     """Version A: the function as written. Version B: ``second_code`` on the same arguments, or the function
-    under the named ``setting`` (playground/compiler_settings.py)."""
+    under the named ``setting`` (playground/compiler_settings.py). Both on ``device`` where one is given."""
     chosen = compiler_settings.SETTINGS.get(setting)
     donate = chosen is not None and chosen.donate
+    if donate and device is not None:
+        return error_dict("invalid_input", DONATE_ON_DEVICE)
     with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(usercode.CappedText(0)):
         warnings.simplefilter("always")
         warnings.simplefilter("ignore", ResourceWarning)
         try:
-            a = _variant(code, args, static_argnums, PLAIN, max_chars, copy_inputs=donate)
+            a = _variant(code, args, static_argnums, PLAIN, max_chars, donate, device, None)
         except Exception as exc:
             return inspect.explained_error(exc, code)
         try:
             if chosen is not None:
-                b = _variant(code, args, static_argnums, chosen, max_chars, copy_inputs=donate)
+                b = _variant(code, args, static_argnums, chosen, max_chars, donate, device, setting)
             else:
                 b = _variant(second_code, args, static_argnums,
                              compiler_settings.Setting("second function", "Your second function, on the same "
-                                                       "arguments."), max_chars)
+                                                       "arguments."), max_chars, False, device, None)
         except Exception as exc:
             result = inspect.explained_error(exc, second_code or code)
             result["error"]["message"] = f"Version B ({chosen.label if chosen else 'the second function'}): " \
@@ -78,18 +80,22 @@ def compare(code: str, args: str, max_chars: int, second_code: str = "", setting
         if a.call is None or b.call is None:
             notes.append(values.NOT_RUN)
         else:
-            runs_a, runs_b = timing.measure_together((a.call, b.call), timing_budget_s, time_limit_s)
+            runs_a, runs_b = (timing.measure_together((a.call, b.call), timing_budget_s, time_limit_s)
+                              if device is None else device.time_together([a.call, b.call], timing_budget_s,
+                                                                          time_limit_s))
             a.report["run"], b.report["run"] = runs_a.to_dict(), runs_b.to_dict()
             if donate:
                 notes.append("Each timed call of both versions copies its arguments first (a donated buffer is used "
                              "up by the call), so both times include the copy.")
-    same, difference = _same_result(a.value, b.value)
-    return {"ok": True, "device": runtime.device_label(), "setting": setting or None, "variants": [a.report, b.report],
+    same, difference = _same_result(a.value, b.value) if device is None else _same_on_device(device, a, b)
+    label = runtime.device_label() if device is None else device.label
+    return {"ok": True, "device": label, "setting": setting or None, "variants": [a.report, b.report],
             "same_result": same, "max_abs_diff": difference, "notes": [cap_text(n, 2000) for n in notes]}
 
 
 def _variant(code: str, args: str, static_argnums: tuple[int, ...], setting: compiler_settings.Setting,
-             max_chars: int, copy_inputs: bool = False) -> Variant:
+             max_chars: int, copy_inputs: bool, device: Device | None, name: str | None) -> Variant:
+    """One version: ``setting``, by its ``name`` in compiler_settings.SETTINGS where it has one."""
     with jax.enable_x64(True) if setting.x64 else contextlib.nullcontext():
         program, arguments, choice = inspect.prepared(code, args, static_argnums)
         if setting.donate:
@@ -98,20 +104,15 @@ def _variant(code: str, args: str, static_argnums: tuple[int, ...], setting: com
                                                 donate_argnums=dynamic_positions), choice.plain,
                                         choice.static_argnums, own=False, note=None, donate_argnums=dynamic_positions)
         choice, traced, _, _ = user_jit.trace(choice, arguments)
-        lowered = traced.lower()
-        started = time.perf_counter()
-        compiled = lowered.compile(compiler_options=setting.compiler_options or None)
-        compile_s = time.perf_counter() - started
         dynamic = inspect.dynamic_arguments(arguments, choice.static_argnums)
-        call = value = None
-        if not values.any_shape_dtype_struct(dynamic):
-            def call():
-                inputs = jax.tree.map(_copy, dynamic) if copy_inputs else dynamic
-                return compiled(*inputs)
-
-            value = jax.block_until_ready(call())
-    hlo = source_map.hlo_with_lines(compiled.as_text())[0]
-    report = {
+        runnable = not values.any_shape_dtype_struct(dynamic)
+        if device is None:
+            compiled, variant = _here(traced, setting, dynamic if runnable else None, copy_inputs)
+        else:
+            compiled, variant = _there(device, choice, arguments, name if setting.compiler_options else None,
+                                        runnable)
+    hlo = source_map.hlo_with_lines(compiled["hlo"])[0]
+    variant.report = {
         "label": setting.label,
         "what": setting.what,
         "function": program.name,
@@ -120,13 +121,53 @@ def _variant(code: str, args: str, static_argnums: tuple[int, ...], setting: com
         "jaxpr_equations": program_size.count_equations(traced.jaxpr.jaxpr),
         "hlo_instructions": program_size.count_hlo_instructions(hlo),
         "kernels": program_size.count_kernels(hlo),
-        "cost": xla_estimates.cost_summary(compiled),
-        "memory": xla_estimates.memory_summary(compiled),
-        "compile_s": compile_s,
+        "cost": compiled["cost"],
+        "memory": compiled["memory"],
+        "compile_s": compiled["compile_s"],
         "run": None,
-        "result": cap_text(values.describe(value if value is not None else traced.out_info), max_chars),
+        "result": cap_text(values.describe(variant.value if variant.value is not None else traced.out_info),
+                           max_chars),
     }
-    return Variant(report, value, call)
+    return variant
+
+
+def _here(traced, setting: compiler_settings.Setting, dynamic: tuple | None, copy_inputs: bool) -> tuple:
+    """Compiled and run in this worker: (what the report needs of the compile, the variant less its report)."""
+    lowered = traced.lower()
+    started = time.perf_counter()
+    compiled = lowered.compile(compiler_options=setting.compiler_options or None)
+    found = {"compile_s": time.perf_counter() - started, "hlo": compiled.as_text(),
+             "cost": xla_estimates.cost_summary(compiled), "memory": xla_estimates.memory_summary(compiled)}
+    if dynamic is None:
+        return found, Variant({}, None, None)
+
+    def call():
+        inputs = jax.tree.map(_copy, dynamic) if copy_inputs else dynamic
+        return compiled(*inputs)
+
+    return found, Variant({}, jax.block_until_ready(call()), call)
+
+
+def _there(device: Device, choice: user_jit.JitChoice, arguments: tuple, options: str | None,
+           runnable: bool) -> tuple:
+    """Exported, compiled (under the setting named ``options``, with XLA options) and run on the device: (what the
+    report needs of the compile, the variant less its report; its result stays on the device, to be compared)."""
+    call = exported_call(device, choice.jitted, arguments, choice.static_argnums)
+    if options is not None:
+        call = {**call, "setting": options}
+    compiled = device.compile(call["program"], setting=options)
+    if not runnable:
+        return compiled, Variant({}, None, None)
+    outputs, _ = device.run(call)
+    return compiled, Variant({}, None, call, outputs)
+
+
+def _same_on_device(device: Device, a: Variant, b: Variant) -> tuple[bool | None, float | None]:
+    """Whether the two results on the device agree to float32's rounding, and by how much they differ at most."""
+    if a.outputs is None or b.outputs is None:
+        return None, None
+    found = device.compare(a.outputs, b.outputs, rtol=RTOL, atol=ATOL)
+    return found["equal"], found["largest"]
 
 
 def _copy(leaf):
@@ -153,7 +194,8 @@ def _same_result(a, b) -> tuple[bool | None, float | None]:
 
 
 def compare_job(limits: Limits, code: str, args: str, second_code: str, setting: str, static_argnums: list[int],
-                on_accelerator: bool = False) -> dict:
-    """The registry's "compare" job: the timed runs stop at a quarter of its time limit, whatever they found."""
+                on_accelerator: bool, device: Device) -> dict:
+    """The registry's "compare" job: the timed runs stop at a quarter of its time limit, whatever they found; on
+    the device where ``on_accelerator`` asked for it."""
     return compare(code, args, limits.output_chars, second_code, setting, tuple(static_argnums),
-                   time_limit_s=limits.measure_timeout_s / 4)
+                   time_limit_s=limits.measure_timeout_s / 4, device=device if on_accelerator else None)

@@ -21,6 +21,7 @@ from jax.extend.core import ClosedJaxpr, Jaxpr, Literal
 from playground.errors import USER_FILENAME
 from playground.sandbox.limits import Limits
 from playground.worker import about, hlo_text, inspect, source_map, user_jit, usercode
+from playground.worker.device import Device, exported_call
 
 MAX_NODES = 300  # per graph: past it, the graph says how many it left out
 MAX_LABEL = 120
@@ -227,21 +228,28 @@ def fusion_boxes(graph: dict) -> list[dict]:
             for c in graph["clusters"] if c["kind"] == "fusion"]
 
 
-def graphs(code: str, args: str, static_argnums: tuple[int, ...] = (), max_nodes: int = MAX_NODES) -> dict:
-    """Trace and compile the user's function: its jaxpr graph and its optimised HLO graph, with the fusions."""
+def graphs(code: str, args: str, static_argnums: tuple[int, ...] = (), max_nodes: int = MAX_NODES,
+           device: Device | None = None) -> dict:
+    """Trace and compile the user's function: its jaxpr graph and its optimised HLO graph, with the fusions
+    (compiled on ``device``, where one is given: its compiler fuses otherwise)."""
     with contextlib.redirect_stdout(usercode.CappedText(0)):
         try:
             program, arguments, choice = inspect.prepared(code, args, static_argnums)
             choice, traced, _, _ = user_jit.trace(choice, arguments)
-            compiled = traced.lower().compile()
+            if device is None:
+                optimised, label = traced.lower().compile().as_text(), about.device_label()
+            else:
+                call = exported_call(device, choice.jitted, arguments, choice.static_argnums)
+                optimised, label = device.compile(call["program"])["hlo"], device.label
         except Exception as exc:
             return inspect.explained_error(exc, code)
-    text = source_map.redact_file_names(compiled.as_text())
+    text = source_map.redact_file_names(optimised)
     hlo = hlo_graph(text, source_map.hlo_lines(text), max_nodes)
-    return {"ok": True, "function": program.name, "device": about.device_label(),
+    return {"ok": True, "function": program.name, "device": label,
             "jaxpr_graph": jaxpr_graph(traced.jaxpr, max_nodes), "hlo_graph": hlo, "fusions": fusion_boxes(hlo)}
 
 
-def graph_job(limits: Limits, code: str, args: str, static_argnums: list[int], on_accelerator: bool = False) -> dict:
-    """The registry's "graph" job (``on_accelerator`` chose the pool; the worker compiles for its device)."""
-    return graphs(code, args, tuple(static_argnums))
+def graph_job(limits: Limits, code: str, args: str, static_argnums: list[int], on_accelerator: bool,
+              device: Device) -> dict:
+    """The registry's "graph" job: compiled on the device where ``on_accelerator`` asked for it."""
+    return graphs(code, args, tuple(static_argnums), device=device if on_accelerator else None)

@@ -20,6 +20,7 @@ from playground import jobs
 from playground.errors import error_dict
 from playground.sandbox.limits import Limits
 from playground.worker import user_errors, usercode
+from playground.worker.device import Device, DeviceRefused
 
 _MAX_TRACEBACK_CHARS = 20_000
 
@@ -69,19 +70,26 @@ def warm_up() -> dict:
     return runtime.backend()
 
 
-def run(job: dict, limits: Limits, early: Callable[[dict], None] | None = None) -> dict:
+def run(job: dict, limits: Limits, early: Callable[[dict], None] | None = None,
+        ask: Callable[[object], object] | None = None) -> dict:
     """The job's result; whatever its handler raises is reported as ``internal``, with the traceback.
 
     ``early`` sends a first reply ahead of the final one, for kinds whose handler can give one (the registry's
-    ``early`` rows).
+    ``early`` rows); ``ask`` reaches the device owner through the server, for kinds that measure on the device
+    (the registry's ``device`` rows: their handler gets a ``device``, worker/device.py).
     """
     usercode.forbid_new_processes()
     user_errors.CallbackFailures.install()
     arguments = {key: value for key, value in job.items() if key != "kind"}
+    row = jobs.REGISTRY[job["kind"]]
     try:
-        if jobs.REGISTRY[job["kind"]].early and early is not None:
+        if row.early and early is not None:
             arguments["early"] = lambda reply: early(_with_limits(reply, limits))
+        if row.device:
+            arguments["device"] = Device(ask)
         return _with_limits(_handler(job["kind"])(limits, **arguments), limits)
+    except DeviceRefused as exc:  # the owner refused what the worker sent: said, as any refusal of the user's
+        return error_dict(exc.kind, str(exc))
     except Exception:
         return internal(traceback.format_exc())
 

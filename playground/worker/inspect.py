@@ -17,6 +17,7 @@ stage is timed on its own.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 import math
@@ -29,11 +30,13 @@ import jax
 
 from playground import messages
 from playground.errors import UserCodeError, cap_text
+from playground.measure import xla_estimates
 from playground.sandbox.limits import Limits
 from playground.worker import about as runtime
 from playground.worker import (
     call_signature,
     error_lessons,
+    on_device,
     purity,
     pytrees,
     source_map,
@@ -42,13 +45,13 @@ from playground.worker import (
     user_jit,
     usercode,
     values,
-    xla_estimates,
 )
+from playground.worker.device import Device
 
 
 def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...] = (),
             second_args: str = "", checks_budget_s: float = math.inf,
-            early: Callable[[dict], None] | None = None) -> dict:
+            early: Callable[[dict], None] | None = None, device: Device | None = None) -> dict:
     """Every stage of ``jax.jit`` on the user's function, plus purity and retracing checks.
 
     The stages come first: with ``early``, the reply without the checks that
@@ -56,7 +59,8 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
     the stages are done, so the result and the three texts need not wait for
     them. The behavioural purity checks run the function eagerly (an eager op
     compiles a kernel on first use) and trace it twice more; they are skipped,
-    with a note, when the stages alone took over ``checks_budget_s``.
+    with a note, when the stages alone took over ``checks_budget_s``. With ``device``, the program is compiled
+    and run on the device (on_device.py); the checks still run here, on the CPU.
     """
     started = time.perf_counter()
     stdout = usercode.CappedText(max_chars)
@@ -66,13 +70,15 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
         program = choice = None
         try:
             program, arguments, choice = prepared(code, args, static_argnums)
-            report, choice, out_info, value, printed_while_tracing = run_stages(choice, arguments, max_chars, stdout)
+            stages = run_stages if device is None else functools.partial(on_device.run_stages, device)
+            report, choice, out_info, value, printed_while_tracing = stages(choice, arguments, max_chars, stdout)
         except Exception as exc:
             return explained_error(exc, code, jitted_here=program.name if choice and not choice.own else None)
     notes = _stage_notes(caught, choice, printed_while_tracing)
     findings = purity.static_findings(code, program.defined_in)
     abstract = values.any_shape_dtype_struct(arguments)
-    reply = {**_stages_reply(program, choice, report, arguments, out_info), "retrace": None, "purity": findings,
+    label = device.label if device is not None else runtime.device_label()
+    reply = {**_stages_reply(program, choice, report, arguments, out_info, label), "retrace": None, "purity": findings,
              "pending": _pending_checks(abstract, second_args), "stdout": stdout.getvalue(),
              "warnings": _capped_notes(notes)}
     if early is not None and reply["pending"]:
@@ -81,7 +87,9 @@ def inspect(code: str, args: str, max_chars: int, static_argnums: tuple[int, ...
         if abstract:
             notes.append(values.NOT_RUN)
         elif (spent := time.perf_counter() - started) <= checks_budget_s:
-            findings = findings + purity.behavioural_findings(program.function, arguments, choice.static_argnums, value)
+            jitted = purity.NOT_GIVEN if device is not None else value  # the checks compare runs on this CPU
+            findings = findings + purity.behavioural_findings(program.function, arguments, choice.static_argnums,
+                                                              jitted)
         else:
             notes.append(_checks_skipped_note(spent))
         retrace = (second_call(choice, arguments, second_args, program.namespace) if second_args.strip()
@@ -102,12 +110,12 @@ def _stage_notes(caught: list[warnings.WarningMessage], choice: user_jit.JitChoi
 
 
 def _stages_reply(program: usercode.UserProgram, choice: user_jit.JitChoice, report: dict, arguments: tuple,
-                  out_info: object) -> dict:
+                  out_info: object, device: str) -> dict:
     """The reply's part on the stages: the function, the jit applied, the report and the input and output trees."""
     return {
         "ok": True,
         "function": program.name,
-        "device": runtime.device_label(),
+        "device": device,
         "static_argnums": list(choice.static_argnums),
         "jit": {"own": choice.own, "static_from": choice.static_from, "note": choice.note},
         **report,
@@ -170,10 +178,10 @@ def run_stages(choice: user_jit.JitChoice, arguments: tuple, max_chars: int,
              else jax.block_until_ready(compiled(*dynamic_arguments(choice.call_arguments(arguments), static_argnums))))
     t4 = time.perf_counter()
 
-    jaxpr, jaxpr_lines = _capped(*source_map.jaxpr_with_lines(traced.jaxpr), max_chars)
-    stablehlo, stablehlo_lines = _capped(*source_map.stablehlo_with_lines(lowered), max_chars)
+    jaxpr, jaxpr_lines = source_map.capped(*source_map.jaxpr_with_lines(traced.jaxpr), max_chars)
+    stablehlo, stablehlo_lines = source_map.capped(*source_map.stablehlo_with_lines(lowered), max_chars)
     hlo_text, hlo_line_map, hlo_locations = source_map.hlo_with_lines(compiled.as_text())
-    hlo, hlo_line_map = _capped(hlo_text, hlo_line_map, max_chars)
+    hlo, hlo_line_map = source_map.capped(hlo_text, hlo_line_map, max_chars)
     report = {
         "result": cap_text(values.describe(value), max_chars),
         "jaxpr": jaxpr,
@@ -272,22 +280,12 @@ def explained_error(exc: BaseException, code: str, jitted_here: str | None = Non
     return result
 
 
-def _capped(text: str, lines: list, max_chars: int) -> tuple[str, list]:
-    """Cut a long text with its notice, and its line map to match."""
-    capped = cap_text(text, max_chars)
-    if capped is text:
-        return text, lines
-    kept = capped.count("\n") + 1
-    return capped, (lines + [None] * kept)[:kept]
-
-
 def inspect_job(limits: Limits, code: str, args: str, static_argnums: list[int], second_args: str,
-                on_accelerator: bool = False, early: Callable[[dict], None] | None = None) -> dict:
+                on_accelerator: bool, device: Device, early: Callable[[dict], None] | None = None) -> dict:
     """The registry's "inspect" job: texts capped at the limits' length, purity checks within a fifth of its time.
 
-    ``on_accelerator`` chose the pool (a worker holding the GPU or TPU, where the host has one); here it changes
-    nothing: the worker compiles for the device it has. ``early`` gets the reply before the checks that run
-    the function again.
+    ``on_accelerator``: compiled and run on the device (the job waited in the device's line); else here, on the
+    CPU. ``early`` gets the reply before the checks that run the function again.
     """
     return inspect(code, args, limits.output_chars, static_argnums=tuple(static_argnums), second_args=second_args,
-                   checks_budget_s=limits.timeout_s / 5, early=early)
+                   checks_budget_s=limits.timeout_s / 5, early=early, device=device if on_accelerator else None)

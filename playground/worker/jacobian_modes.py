@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from playground.worker import timing
+from playground.measure import timing
 
 EXPLANATION = ("Forward mode (jacfwd) costs one pass per input and reverse mode (jacrev) one pass per output, "
                "so jacrev wins for wide Jacobians (few outputs, many inputs) and jacfwd for tall ones "

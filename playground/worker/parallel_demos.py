@@ -14,8 +14,9 @@ from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from playground.errors import UserCodeError
+from playground.measure import numerics
 from playground.sandbox.limits import Limits
-from playground.worker import numerics, user_errors
+from playground.worker import user_errors
 from playground.worker.shard import (
     ATOL,
     RTOL,

@@ -24,10 +24,12 @@ import time
 import jax
 
 from playground.errors import cap_text, error_dict
+from playground.measure import xla_dump
 from playground.sandbox import scratch as scratch_folder
 from playground.sandbox.limits import Limits
 from playground.worker import about as runtime
-from playground.worker import inspect, program_size, source_map, user_jit, usercode, xla_dump
+from playground.worker import inspect, program_size, source_map, user_jit, usercode
+from playground.worker.device import Device, exported_call
 
 MAX_PASSES = 1_000  # pass files read; XLA's CPU pipeline runs about 150, a GPU's several hundred
 MAX_MODULE_CHARS = 6_000_000  # distinct module texts kept for the reply, all together
@@ -36,42 +38,74 @@ START = "pipeline-start"
 
 
 def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
-           static_argnums: tuple[int, ...] = (), scratch: str | None = None) -> dict:
+           static_argnums: tuple[int, ...] = (), scratch: str | None = None, device: Device | None = None) -> dict:
     """Compile the user's function with a dump of every pass; the passes in order, with the module after each.
 
     The dump goes into a fresh folder below ``scratch`` (the working directory: in a worker, the job's scratch
-    folder), removed once read.
+    folder), removed once read. With ``device``, the function is exported and compiled on the device, where the
+    owner dumps it (owner/dumps.py) and sends back each distinct module text once.
     """
     with contextlib.redirect_stdout(usercode.CappedText(0)):
         try:
-            program, lowered = _lowered(code, args, static_argnums)
+            program, lowered, choice, arguments = _lowered(code, args, static_argnums)
             pattern, notices = _dump_pattern(lowered, dump_budget_bytes)
-            folder = xla_dump.new_folder(scratch or os.getcwd())
-            made = xla_dump.identity(folder)
-            compile_s = _compile_with_dump(lowered, folder, pattern)
+            if device is None:
+                dump, compile_s, replaced = _dumped_here(lowered, pattern, dump_budget_bytes, scratch or os.getcwd())
+            else:
+                dump, compile_s, replaced = _dumped_on(device, choice, arguments, pattern)
+        except _FolderReplaced as exc:
+            return _folder_replaced(str(exc))
         except Exception as exc:
             return inspect.explained_error(exc, code)
-        try:
-            replaced = xla_dump.identity(folder) != made  # something the user's code started moved or swapped it
-            dump = xla_dump.whole_modules(xla_dump.read(folder, MAX_PASSES, dump_budget_bytes))
-        except OSError as exc:  # the folder is no longer ours: something the user's code started replaced it
-            return _folder_replaced(f" ({exc.strerror})")
-        finally:
-            # The scratch folder is a tmpfs (memory) where it can be. Removed by descriptor, never following a link
-            # or opening a FIFO: user code may have put either in the folder's place.
-            scratch_folder.remove(folder, 2.0)
     if not dump.snapshots:
         return _no_snapshots_error(dump, replaced)
     if dump.capped:
         notices.append(_capped_notice(dump, dump_budget_bytes))
-    return _reply(program, dump, pattern == xla_dump.EVERY_PASS, max_chars, compile_s, notices)
+    label = runtime.device_label() if device is None else device.label
+    return _reply(program, dump, pattern == xla_dump.EVERY_PASS, max_chars, compile_s, notices, label)
 
 
-def _lowered(code: str, args: str, static_argnums: tuple[int, ...]) -> tuple[usercode.UserProgram, jax.stages.Lowered]:
-    """The user's program and its function traced and lowered under the jit that applies, as Inspect does."""
+class _FolderReplaced(Exception):
+    """The dump's folder is no longer ours: something the user's code started replaced it (the words: why)."""
+
+
+def _dumped_here(lowered: jax.stages.Lowered, pattern: str, dump_budget_bytes: int, scratch: str) -> tuple:
+    """(the dump of the passes ``pattern`` matches, read back, the compile's seconds, whether the folder was
+    replaced meanwhile)."""
+    folder = xla_dump.new_folder(scratch)
+    made = xla_dump.identity(folder)
+    try:
+        compile_s = _compile_with_dump(lowered, folder, pattern)
+        replaced = xla_dump.identity(folder) != made  # something the user's code started moved or swapped it
+        try:
+            dump = xla_dump.whole_modules(xla_dump.read(folder, MAX_PASSES, dump_budget_bytes))
+        except OSError as exc:
+            raise _FolderReplaced(f" ({exc.strerror})") from None
+    finally:
+        # The scratch folder is a tmpfs (memory) where it can be. Removed by descriptor, never following a link or
+        # opening a FIFO: user code may have put either in the folder's place.
+        scratch_folder.remove(folder, 2.0)
+    return dump, compile_s, replaced
+
+
+def _lowered(code: str, args: str, static_argnums: tuple[int, ...]) -> tuple:
+    """The user's program and its function traced and lowered under the jit that applies, as Inspect does; the
+    jit and the arguments too, for the device."""
     program, arguments, choice = inspect.prepared(code, args, static_argnums)
     choice, traced, _, _ = user_jit.trace(choice, arguments)
-    return program, traced.lower()
+    return program, traced.lower(), choice, arguments
+
+
+def _dumped_on(device: Device, choice: user_jit.JitChoice, arguments: tuple, pattern: str) -> tuple:
+    """As ``_dumped_here``, from the device's compile (the owner dumps it in its own folder)."""
+    call = exported_call(device, choice.jitted, arguments, choice.static_argnums)
+    compiled = device.compile(call["program"], dump="passes" if pattern == xla_dump.EVERY_PASS else "key_passes",
+                              hlo=False)
+    found = compiled["dump"]
+    snapshots = [xla_dump.Snapshot(order, pipeline, after, found["texts"][text])
+                 for order, pipeline, after, text in found["snapshots"]]
+    dump = xla_dump.whole_modules(xla_dump.Dump(snapshots, found["bytes_read"], found["stopped"]))
+    return dump, compiled["compile_s"], False
 
 
 def _dump_pattern(lowered: jax.stages.Lowered, dump_budget_bytes: int) -> tuple[str, list[str]]:
@@ -125,7 +159,7 @@ def _capped_notice(dump: xla_dump.Dump, dump_budget_bytes: int) -> str:
 
 
 def _reply(program: usercode.UserProgram, dump: xla_dump.Dump, exhaustive: bool, max_chars: int, compile_s: float,
-           notices: list[str]) -> dict:
+           notices: list[str], device: str) -> dict:
     """The job's reply from the dump read: a record per pass, the distinct module texts, and counts."""
     records, modules, lines = pass_records(dump.snapshots, max_chars, exhaustive)
     if len(modules) < len({s.text for s in dump.snapshots}):
@@ -134,7 +168,7 @@ def _reply(program: usercode.UserProgram, dump: xla_dump.Dump, exhaustive: bool,
     return {
         "ok": True,
         "function": program.name,
-        "device": runtime.device_label(),
+        "device": device,
         "exhaustive": exhaustive and not dump.capped,
         "passes": records,
         "modules": modules,
@@ -228,10 +262,10 @@ def _record(index: int, snapshot: xla_dump.Snapshot, nested: bool, before: str, 
     }
 
 
-def passes_job(limits: Limits, code: str, args: str, static_argnums: list[int], on_accelerator: bool = False) -> dict:
-    """The registry's "passes" job: the dump may fill a quarter of the scratch folder, and no file past its limit.
-
-    ``on_accelerator`` chose the pool; the worker compiles for the device it has (a GPU's pipeline differs).
-    """
+def passes_job(limits: Limits, code: str, args: str, static_argnums: list[int], on_accelerator: bool,
+               device: Device) -> dict:
+    """The registry's "passes" job: the dump may fill a quarter of the scratch folder, and no file past its limit;
+    on the device where ``on_accelerator`` asked for it (a GPU's or TPU's pipeline differs)."""
     budget = min(limits.scratch_mb // 4, limits.file_size_mb) << 20
-    return passes(code, args, limits.output_chars, budget, tuple(static_argnums))
+    return passes(code, args, limits.output_chars, budget, tuple(static_argnums),
+                  device=device if on_accelerator else None)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from playground.measure.numerics import as_numbers, compare
 from playground.user_ast import dotted, find_function, parse, root_name
-from playground.worker.numerics import as_numbers, compare
 
 MUTATING_METHODS = frozenset("append extend insert update pop popitem clear remove setdefault add discard sort reverse"
                              .split())
@@ -39,7 +39,7 @@ _IO = {
              "Ask outside the function and pass the answer in as an argument.",
 }
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_NOT_GIVEN = object()
+NOT_GIVEN = object()
 
 
 @dataclass
@@ -196,7 +196,7 @@ def static_findings(source: str, function_name: str) -> list[dict]:
 
 
 def behavioural_findings(function: Callable, args: tuple, static_argnums: tuple[int, ...] = (),
-                         jitted: object = _NOT_GIVEN) -> list[dict]:
+                         jitted: object = NOT_GIVEN) -> list[dict]:
     """Run the function and compare what a pure function would keep equal.
 
     1. Two traces with ``jax.make_jaxpr``, each through a fresh wrapper (a new
@@ -217,7 +217,7 @@ def behavioural_findings(function: Callable, args: tuple, static_argnums: tuple[
         first = jax.make_jaxpr(lambda *a: function(*a), static_argnums=static_argnums)(*args)
         second = jax.make_jaxpr(lambda *a: function(*a), static_argnums=static_argnums)(*args)
         stage = "running the function under jax.jit"
-        if jitted is _NOT_GIVEN:
+        if jitted is NOT_GIVEN:
             jitted = jax.jit(lambda *a: function(*a), static_argnums=static_argnums)(*args)
         stage = "running the function eagerly"
         with jax.disable_jit():

@@ -27,9 +27,10 @@ What was chosen, and what it misses:
   One example's product and a batch's may take different kernels there (a
   matrix-vector product on the CUDA cores, a batched one on the tensor
   cores), so its terms count with that epsilon where the job runs on such a
-  device, unless the product or ``jax.default_matmul_precision`` asks for
-  ``highest`` (``float32``). ``high`` is taken as the default: a looser
-  budget, never a false alarm.
+  device (``platform``, as ``jax.Device.platform`` names it), unless the
+  product or ``jax.default_matmul_precision`` asks for ``highest``
+  (``float32``). ``high`` is taken as the default: a looser budget, never a
+  false alarm.
 
 The size of the numbers those roundings act on is not always the size of the
 result: ``tanh(x @ w)`` and ``softmax`` squash large sums into small results,
@@ -114,9 +115,10 @@ EXACT = frozenset({
 })
 
 
-def rounding_budget(jaxpr: ClosedJaxpr | Jaxpr) -> RoundingBudget:
-    """The terms the program's floating-point results pass through, and the relative rounding they allow."""
-    terms, squared = _walk(jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr, {})
+def rounding_budget(jaxpr: ClosedJaxpr | Jaxpr, platform: str = "cpu") -> RoundingBudget:
+    """The terms the program's floating-point results pass through, and the relative rounding they allow on
+    ``platform`` (where the program runs: "cpu", "gpu", "tpu")."""
+    terms, squared = _walk(jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr, {}, platform)
     return RoundingBudget(terms, math.sqrt(squared))
 
 
@@ -150,7 +152,7 @@ def input_sensitivity(f: Callable, arguments: tuple) -> Any | None:
         return None
 
 
-def _walk(jaxpr: Jaxpr, seen: dict[int, tuple[int, float]]) -> tuple[int, float]:
+def _walk(jaxpr: Jaxpr, seen: dict[int, tuple[int, float]], platform: str) -> tuple[int, float]:
     """(terms, sum of terms * eps ** 2); ``seen`` keeps each sub-jaxpr's count, so shared ones cost one walk."""
     if id(jaxpr) in seen:
         return seen[id(jaxpr)]
@@ -160,10 +162,10 @@ def _walk(jaxpr: Jaxpr, seen: dict[int, tuple[int, float]]) -> tuple[int, float]
         if inner:
             repeats = eqn.params.get("length", 1) if eqn.primitive.name == "scan" else 1
             for sub in inner:
-                sub_terms, sub_squared = _walk(sub, seen)
+                sub_terms, sub_squared = _walk(sub, seen, platform)
                 terms, squared = terms + repeats * sub_terms, squared + repeats * sub_squared
             continue
-        eps = 0.0 if eqn.primitive.name in EXACT else _eps(eqn)
+        eps = 0.0 if eqn.primitive.name in EXACT else _eps(eqn, platform)
         if eps:
             count = max(1, REDUCTIONS[eqn.primitive.name](eqn)) if eqn.primitive.name in REDUCTIONS else 1
             terms, squared = terms + count, squared + count * eps * eps
@@ -171,7 +173,7 @@ def _walk(jaxpr: Jaxpr, seen: dict[int, tuple[int, float]]) -> tuple[int, float]
     return terms, squared
 
 
-def _eps(eqn: JaxprEqn) -> float:
+def _eps(eqn: JaxprEqn, platform: str) -> float:
     """Machine epsilon of the equation's result (of its operands' rounding, for a float32 matrix product on an
     accelerator), 0.0 for exact ones (integers, booleans, keys)."""
     dtype = getattr(eqn.outvars[0].aval, "dtype", None) if eqn.outvars else None
@@ -179,7 +181,7 @@ def _eps(eqn: JaxprEqn) -> float:
         return 0.0
     eps = float(jnp.finfo(dtype).eps)
     if eqn.primitive.name in MATMULS and jnp.finfo(dtype).bits == 32 and not _full_precision(eqn):
-        return max(eps, FAST_MATMUL_EPS.get(jax.default_backend(), eps))
+        return max(eps, FAST_MATMUL_EPS.get(platform, eps))
     return eps
 
 

@@ -38,8 +38,9 @@ from jax.sharding import AxisType, Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from playground.errors import UserCodeError, cap_text
+from playground.measure import numerics
 from playground.sandbox.limits import Limits
-from playground.worker import inspect, numerics, program_size, rounding, user_errors, usercode, values
+from playground.worker import inspect, program_size, rounding, user_errors, usercode, values
 from playground.worker.partition_specs import match_specs, parse_specs
 
 COLLECTIVES = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
@@ -114,7 +115,7 @@ def _run_sharded(f: Callable, arguments: tuple, in_shardings: tuple, out_shardin
     placed = tuple(jax.device_put(a, s) for a, s in zip(arguments, in_shardings, strict=True))
     compiled = jax.jit(f, in_shardings=in_shardings, out_shardings=out_shardings).lower(*placed).compile()
     value = jax.block_until_ready(compiled(*placed))
-    budget = rounding.rounding_budget(traced.jaxpr)
+    budget = rounding.rounding_budget(traced.jaxpr, jax.default_backend())
     moved = rounding.input_sensitivity(f, arguments)
     verdict = numerics.compare_within_rounding(value, reference, budget.relative, moved)
     names, lines = collectives_in(compiled.as_text())

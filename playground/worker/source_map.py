@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from playground.errors import USER_FILENAME
+from playground.errors import USER_FILENAME, cap_text
 
 _FILE = re.escape(USER_FILENAME)
 _JAXPR_SOURCE = re.compile(rf"\s+# {_FILE}:(\d+)(?::\d+)? \([^)]*\)$")
@@ -179,3 +179,12 @@ def _section(text: str, title: str) -> str:
     """The lines under a heading like ``FileNames`` in HLO text, up to the next blank line."""
     match = re.search(rf"^{title}\n(.*?)(?:\n\n|\Z)", text, re.S | re.M)
     return match.group(1) if match else ""
+
+
+def capped(text: str, lines: list, max_chars: int) -> tuple[str, list]:
+    """Cut a long text with its notice, and its line map to match."""
+    shortened = cap_text(text, max_chars)
+    if shortened is text:
+        return text, lines
+    kept = shortened.count("\n") + 1
+    return shortened, (lines + [None] * kept)[:kept]

@@ -1,31 +1,35 @@
 """Write for one example, batch with ``jax.vmap``: checked against a Python loop, then timed. Runs inside a worker.
 
->>> out = compare("def f(x):\\n    return x + x*x + x*x*x", "jnp.ones(3)", "0", "0", [8, 1000])
->>> out["equal"], out["batch_sizes"], len(out["jit_vmap_s"])
-(True, [8, 1000], 2)
+>>> from tests.owner_doubles import local_device
+>>> out = compare("def f(x):\\n    return x + x*x + x*x*x", "jnp.ones(3)", "0", "0", [8, 1000], local_device())
+>>> out["equal"], out["batch_sizes"], len(out["jit_vmap_s"]), out["device"]
+(True, [8, 1000], 2, 'cpu')
 >>> print(out["batched_jaxpr"])  # f's jaxpr, every array with a batch axis in front
 { lambda ; a:f32[8,3]. let
     b:f32[8,3] = mul a a ...
 
-A batch of ``B`` is made from the one example: every leaf that ``in_axes`` maps
-is stacked ``B`` times along its axis, floating ones varied (example ``i`` is
-``leaf * (1 + 0.01 * (i % 100))``, below 2x so ``exp`` cannot overflow), so the
-check compares different inputs; integer, bool and key leaves are repeated.
-Example 0 is the user's own; None-mapped arguments are shared as they are.
+The user's code runs here, in the worker; the three ways run on the device, in
+the device owner (worker/device.py), where the worker sends what it lowered
+with ``jax.export``: the per-example function as one program, called on each
+example in a Python loop (``loop``); ``jax.vmap(f, in_axes, out_axes)`` run as
+eager JAX runs it, one program per equation of its jaxpr dispatched in turn
+(``vmap``, eager_plan.py); and ``jax.jit`` of it, one program (``jit_vmap``).
 
-Per size: ``loop`` calls ``f`` eagerly on each example (taking it out of the
-batch included, as in ``[f(x) for x in xs]``) and stacks the outputs along
-``out_axes`` with ``jnp.stack`` in chunks of 128 (one stack of 10,000 arrays
-makes XLA compile a 10,000-operand concatenate: over a minute); ``vmap`` is
-``jax.vmap(f, in_axes, out_axes)``, eager; ``jit_vmap`` is its ``jax.jit``,
-compiled before timing. All three are compared BEFORE any timing, within the
-rounding of one example's jaxpr (``numerics.compare_within_rounding`` with
-``rounding.rounding_budget``: a batched product sums in another order, and on
-an accelerator may round its operands otherwise), and a mismatch returns
-``equal: False`` with no times at all. Times are medians of repeats after a warm-up, each waiting with
-``block_until_ready``. The loop's cost is capped: its checking pass stops after
-``LOOP_PASS_LIMIT_S`` (the examples done are checked against the same slice of
-the vmap result) and then gets null; its repeats run within ``LOOP_BUDGET_S``.
+A batch of ``B`` is made from the one example in the owner (owner/batches.py):
+every leaf that ``in_axes`` maps is stacked ``B`` times along its axis, floating
+ones varied (example ``i`` is ``leaf * (1 + 0.01 * (i % 100))``), so the check
+compares different inputs; integer and bool leaves are repeated. Example 0 is
+the user's own; None-mapped arguments are shared as they are.
+
+Per size, all three are compared BEFORE any timing, within the rounding of one
+example's jaxpr on the device's platform (``numerics.compare_within_rounding``
+with ``rounding.rounding_budget``: a batched product sums in another order, and
+on an accelerator may round its operands otherwise), and a mismatch returns
+``equal: False`` with no times at all. Times are medians of repeats after a
+warm-up, each waiting with ``block_until_ready``. The loop's cost is capped:
+its checking pass stops after ``LOOP_PASS_LIMIT_S`` (the examples done are
+checked against the same slice of the vmap result) and then gets null; its
+repeats run within ``LOOP_BUDGET_S``.
 """
 
 from __future__ import annotations
@@ -39,39 +43,28 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from playground.errors import UserCodeError, cap_text
 from playground.sandbox.limits import Limits
-from playground.worker import about as runtime
-from playground.worker import (
-    call_signature,
-    inspect,
-    numerics,
-    rounding,
-    source_map,
-    timing,
-    usercode,
-    values,
-    vmap_axes,
-)
+from playground.worker import call_signature, eager_plan, inspect, rounding, source_map, usercode, values, vmap_axes
+from playground.worker.device import Device, keyed, spec_of, wire_leaves
 
 MAX_BATCH_BYTES = 256 * 2**20  # batched inputs plus outputs, per batch size
 MAX_TEXT_CHARS = 200_000
 LOOP_PASS_LIMIT_S = 2.0
 LOOP_BUDGET_S = 12.0
 REPEATS, LOOP_REPEATS = 5, 3
-_CHUNK = 128
 _MAX_REPEATS = 201
 SHOWN_BATCH = 8  # the batch the batched jaxpr is printed for where every size asked for is 1
 FILL_S = 0.05  # vmap and jit_vmap repeat until their calls add up to this
 ARGS_LABEL = "One example's arguments"  # the vmap tab's name for ``args``
 
-def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list[int],
-            early: Callable[[dict], None] | None = None) -> dict:
-    """The user writes f for ONE example; we batch it with jax.vmap and compare with a Python loop.
 
-    Success: ``{"ok", "function", "in_axes", "out_axes", "jaxpr", "batched_jaxpr",
+def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list[int], device: Device,
+            early: Callable[[dict], None] | None = None) -> dict:
+    """The user writes f for ONE example; we batch it with jax.vmap and compare with a Python loop, on ``device``.
+
+    Success: ``{"ok", "function", "device", "in_axes", "out_axes", "jaxpr", "batched_jaxpr",
     "batch_sizes", "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff",
     "checked_examples", "stdout", "pending_sizes"}``. ``checked_examples`` has, for each size
     compared (in order, up to the first that disagrees), how many examples the
@@ -97,12 +90,12 @@ def compare(code: str, args: str, in_axes: str, out_axes: str, batch_sizes: list
                                     "jax.ShapeDtypeStructs (a shape and a dtype, no values).")
 
             def reply(report: dict) -> dict:
-                return {"ok": True, "function": program.name, "device": runtime.device_label(),
+                return {"ok": True, "function": program.name, "device": device.label,
                         "in_axes": vmap_axes.axes_json(in_spec), "out_axes": vmap_axes.axes_json(out_spec),
                         **report, "stdout": stdout.getvalue()}
 
             so_far = (lambda report: early(reply(report))) if early is not None else None
-            report = _run(program.function, example, in_spec, out_spec, list(batch_sizes), so_far)
+            report = _run(program.function, example, in_spec, out_spec, list(batch_sizes), device, so_far)
     except Exception as exc:
         return inspect.explained_error(exc, code)  # tracer errors and the lessons, as on every tab
     return reply(report)
@@ -118,50 +111,68 @@ def shown_batch(sizes: list[int]) -> int:
     return min((size for size in sizes if size > 1), default=SHOWN_BATCH)
 
 
-def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[int],
+def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[int], device: Device,
          so_far: Callable[[dict], None] | None = None) -> dict:
     in_axes = vmap_axes.conform_in_axes(in_spec, example)
     one_output = jax.eval_shape(f, *example)
     out_axes = vmap_axes.conform(out_spec, one_output)
     vmap_axes.check_leaves(one_output, out_axes, "out_axes", "the output of f")
     vmapped = jax.vmap(f, in_axes=in_axes, out_axes=out_axes)
-    jitted = jax.jit(vmapped)
     for size in sizes:
         _check_memory(vmapped, example, in_axes, size)
-    times: dict[str, list] = {"loop_s": [], "vmap_s": [], "jit_vmap_s": []}
-    equal, worst, loop_spent, checked = True, 0.0, 0.0, []
+    leaves, tree = jax.tree.flatten(example)
+    leaf_axes = [None if a is None else a % (np.ndim(leaf) + 1) for leaf, a in zip(leaves, _flat_axes(in_axes, example),
+                                                                                     strict=True)]
+    output_axes = [None if a is None else a % (len(o.shape) + 1) for o, a in
+                   zip(jax.tree.leaves(one_output), _flat_axes(out_axes, one_output), strict=True)]
+    wired, impls = wire_leaves(leaves)
+
+    def flat(function: Callable) -> Callable:
+        return keyed(lambda *args: function(*jax.tree.unflatten(tree, args)), impls)
+
     # vmap and the loop do the same arithmetic in other orders (a batched dot sums its terms differently):
     # they agree when they differ by no more than the rounding of the reductions in one example's jaxpr.
-    budget = rounding.rounding_budget(jax.make_jaxpr(f)(*example)).relative
+    budget = rounding.rounding_budget(jax.make_jaxpr(f)(*example), device.platform).relative
     jaxprs = {"jaxpr": _jaxpr_text(jax.make_jaxpr(f)(*example)),
-              "batched_jaxpr": _jaxpr_text(jax.make_jaxpr(vmapped)(*make_batch(example, in_axes,
-                                                                               shown_batch(sizes))))}
+              "batched_jaxpr": _jaxpr_text(jax.make_jaxpr(vmapped)(*jax.tree.unflatten(
+                  tree, _batch_specs(leaves, leaf_axes, shown_batch(sizes)))))}
+    one = device.export(flat(f), *map(spec_of, wired))
+    on_device = device.put(wired)
+    times: dict[str, list] = {"loop_s": [], "vmap_s": [], "jit_vmap_s": []}
+    equal, worst, loop_spent, checked = True, 0.0, 0.0, []
     for index, size in enumerate(sizes):
-        batch = make_batch(example, in_axes, size)
+        batch = device.batch(on_device, leaf_axes, size)
+        specs = _batch_specs(wired, leaf_axes, size)
+        calls = {"vmap_s": eager_plan.plan(device, flat(vmapped), specs, batch),
+                 "jit_vmap_s": device.export(flat(vmapped), *specs).call(batch)}
 
-        def loop(deadline: float = math.inf, b: tuple = batch, n: int = size) -> tuple[Any, int]:
-            return python_loop(f, b, in_axes, out_axes, n, deadline)
+        def loop(limit_s: float, b: list[int] = batch, n: int = size) -> dict:
+            return {"loop": {"program": one.id, "batch": b, "in_axes": leaf_axes, "out_axes": output_axes,
+                             "count": n, "limit_s": limit_s}}
+        limit = min(LOOP_PASS_LIMIT_S, max(LOOP_BUDGET_S - loop_spent, 0.2))
         started = time.perf_counter()
-        looped, done = loop(started + min(LOOP_PASS_LIMIT_S, max(LOOP_BUDGET_S - loop_spent, 0.2)))
+        looped, done = device.run(loop(limit))
         pass_s = time.perf_counter() - started
         loop_spent += pass_s
         checked.append(done)
-        for other in (vmapped(*batch), jitted(*batch)):  # jitted(...) compiles here: the timing below excludes it
-            found = numerics.compare_within_rounding(_first(other, out_axes, done), looped, budget)
-            same, diff = found.equal, found.largest
-            equal, worst = equal and same, None if diff is None or worst is None else max(worst, diff)
+        for call in calls.values():  # the jitted program compiles on its first run here: the timing excludes it
+            batched, _ = device.run(call)
+            found = device.compare(batched, looped, rounding=budget, first=(output_axes, done))
+            device.free(batched)
+            equal = equal and found["equal"]
+            worst = None if found["largest"] is None or worst is None else max(worst, found["largest"])
+        device.free(looped)
         if not equal:
             break
         loop_s = None
         if done == size and loop_spent + LOOP_REPEATS * pass_s <= LOOP_BUDGET_S:  # the check pass was its warm-up
-            loop_s = timing.measure(lambda lp=loop: lp()[0], min_runs=LOOP_REPEATS, min_total_s=0.0,
-                                    warmup=0).median_s
+            loop_s = device.time(loop(math.inf), min_runs=LOOP_REPEATS, min_total_s=0.0, warmup=0).median_s
             loop_spent += LOOP_REPEATS * loop_s
         times["loop_s"].append(loop_s)
-        for key, batched in (("vmap_s", vmapped), ("jit_vmap_s", jitted)):
+        for key, call in calls.items():
             # Calls of a few microseconds are noisy (thread wake-ups): keep going until FILL_S has passed.
-            times[key].append(timing.measure(lambda g=batched, b=batch: g(*b), min_runs=REPEATS, min_total_s=FILL_S,
-                                             max_runs=_MAX_REPEATS).median_s)
+            times[key].append(device.time(call, min_runs=REPEATS, min_total_s=FILL_S, max_runs=_MAX_REPEATS).median_s)
+        device.free(batch)
         if so_far is not None and index + 1 < len(sizes):  # the table grows by a row while the rest is measured
             so_far({**jaxprs, "batch_sizes": sizes[:index + 1], **{key: list(row) for key, row in times.items()},
                     "equal": True, "max_abs_diff": worst, "checked_examples": list(checked),
@@ -177,56 +188,21 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
     }
 
 
-def make_batch(example: tuple, in_axes: Any, size: int) -> tuple:
-    """``size`` variants of the example, stacked along each mapped leaf's axis (see the module docstring).
+def _flat_axes(axes: Any, tree: Any) -> list[int | None]:
+    """The axis of each leaf of ``tree`` (in ``jax.tree.leaves`` order) that ``axes``, a prefix of it, gives it."""
+    found: list[int | None] = []
 
-    Floating leaves are varied on the host with NumPy and sent to the device once: done with jnp, each of the
-    five small operations compiled anew for every batch size in a fresh worker (1.3 s of the default preset's 5).
-    """
-    def variants(leaf, axis):
-        leaf = jnp.asarray(leaf)
-        if jnp.issubdtype(leaf.dtype, jnp.inexact):
-            scale = 1 + 0.01 * (np.arange(size) % 100).astype(np.float32)
-            stacked = (np.asarray(leaf)[None] * scale.reshape((size,) + (1,) * leaf.ndim)).astype(leaf.dtype)
-            return jnp.asarray(np.moveaxis(stacked, 0, axis))
-        return jnp.moveaxis(jnp.broadcast_to(leaf[None], (size,) + leaf.shape), 0, axis)  # ints, bools, keys
-    return vmap_axes.map_mapped(variants, example, in_axes)
+    def part(axis, subtree):
+        found.extend([axis] * len(jax.tree.leaves(subtree)))
+        return subtree
+    jax.tree.map(part, axes, tree, is_leaf=lambda node: node is None)
+    return found
 
 
-def python_loop(f: Callable, batch: tuple, in_axes: Any, out_axes: Any, size: int,
-                deadline: float = math.inf) -> tuple[Any, int]:
-    """Eager ``f`` on each example in turn, outputs stacked along ``out_axes``: (stacked, examples done).
-
-    Stops early, after at least one example, once ``time.perf_counter()`` passes ``deadline``.
-    """
-    outputs = []
-    for i in range(size):
-        if i and time.perf_counter() > deadline:
-            break
-        one = vmap_axes.map_mapped(lambda leaf, axis, i=i: lax.dynamic_index_in_dim(leaf, i, axis % leaf.ndim, False),
-                          batch, in_axes)
-        outputs.append(f(*one))
-
-    def stack(axis, *parts):
-        return parts[0] if axis is None else jax.tree.map(lambda *leaves: _stack(leaves, axis), *parts)
-    return jax.tree.map(stack, out_axes, *outputs, is_leaf=lambda node: node is None), len(outputs)
-
-
-def _stack(leaves: tuple, axis: int) -> jax.Array:
-    if len(leaves) <= _CHUNK:
-        return jnp.stack(leaves, axis)
-    parts = [jnp.stack(leaves[i:i + _CHUNK], axis) for i in range(0, len(leaves), _CHUNK)]
-    while len(parts) > _CHUNK:
-        parts = [jnp.concatenate(parts[i:i + _CHUNK], axis) for i in range(0, len(parts), _CHUNK)]
-    return jnp.concatenate(parts, axis)
-
-
-def _first(tree: Any, out_axes: Any, count: int) -> Any:
-    """The first ``count`` examples of a batched output."""
-    def first(leaf, axis):
-        return lax.slice_in_dim(leaf, 0, count, axis=axis % leaf.ndim)
-
-    return vmap_axes.map_mapped(first, tree, out_axes)
+def _batch_specs(leaves: list, axes: list[int | None], size: int) -> list[jax.ShapeDtypeStruct]:
+    """The batch's leaves as shapes and dtypes: each mapped leaf with ``size`` inserted at its axis."""
+    return [spec_of(x) if a is None else jax.ShapeDtypeStruct((*x.shape[:a], size, *x.shape[a:]), x.dtype)
+            for x, a in zip(leaves, axes, strict=True)]
 
 
 def _check_memory(vmapped: Callable, example: tuple, in_axes: Any, size: int) -> None:
@@ -257,6 +233,6 @@ def _jaxpr_text(closed_jaxpr) -> str:
 
 
 def vmap_job(limits: Limits, code: str, args: str, in_axes: str, batch_sizes: list[int], out_axes: str,
-             early: Callable[[dict], None] | None = None) -> dict:
+             device: Device, early: Callable[[dict], None] | None = None) -> dict:
     """The registry's "vmap" job: the sizes measured so far go ahead, one reply per size."""
-    return compare(code, args, in_axes, out_axes, batch_sizes, early)
+    return compare(code, args, in_axes, out_axes, batch_sizes, device, early)

@@ -17,7 +17,7 @@ from playground.server.ui.translations import example_labels_js, t, tab, tab_tit
 
 SANDBOX_QUEUE = "sandbox"  # every event that runs user code in the sandbox pool shares one concurrency limit
 PARALLEL_QUEUE = "parallel"  # the Parallel tab has its own pool of several-device workers
-ACCELERATOR_QUEUE = "accelerator"  # the jit and vmap tabs, where the host's GPU or TPU has a pool of its own
+DEVICE_QUEUE = "device"  # the jobs that measure on the device, one at a time in its owner
 # Training runs wait inside the training service, which tells each one its place in line and lets Stop
 # leave it; Gradio's own limit for them is just the queue's size.
 TRAINING_QUEUE = "training"
@@ -80,10 +80,8 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
             gr.Markdown(t("pg.app.intro"))
         # Jobs wait in their pool's line (playground/server/job_line.py), which tells each its place and its wait, and
         # answers identical ones from the cache: Gradio lets them all in, up to the line's size and as many more.
-        # The jit and vmap comparisons run where the accelerator is (worker_pools.py): its own workers, if any.
-        device_queue = ACCELERATOR_QUEUE if api.accelerator else SANDBOX_QUEUE
         context = TabContext(api, demo, settings, {"sandbox": SANDBOX_QUEUE, "parallel": PARALLEL_QUEUE,
-                                                   "accelerator": device_queue, "training": TRAINING_QUEUE})
+                                                   "device": DEVICE_QUEUE, "training": TRAINING_QUEUE})
         # First, so that each takes its own name (Gradio gives a later event of the same name another).
         endpoints.register(context)
         notice = gr.HTML(visible=False, elem_id="share-notice")  # why a link could not be opened

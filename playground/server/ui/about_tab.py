@@ -58,7 +58,8 @@ def to_markdown(info: dict, language: str = "en") -> str:
         + _cache_markdown(queue.get("cache"), say)
         + _graphs_markdown(info.get("graphs"), say, warning)
         + _pools_markdown(info["sandbox"], say)
-        + _accelerator_markdown(info.get("accelerator"), info["sandbox"].get("accelerator_pool"), say)
+        + _accelerator_markdown(info.get("accelerator"), say)
+        + _owner_markdown(info["sandbox"].get("device_owner"), info.get("accelerator") or {}, say)
         + _training_markdown(info.get("training"), say)
     )
 
@@ -83,23 +84,34 @@ def _graphs_markdown(graphs: dict | None, say, warning: str) -> str:
 def _pools_markdown(sandbox: dict, say) -> str:
     """The backend each pool's warm workers reported opening (not what the device files suggest)."""
     seen = []
-    for name, key in (("CPU", "pool"), ("Parallel", "parallel_pool"), ("accelerator", "accelerator_pool")):
+    for name, key in (("CPU", "pool"), ("Parallel", "parallel_pool")):
         status = sandbox.get(key) or {}
         if status.get("backend"):
             seen.append(f"{name}: {status['backend']} ({', '.join(status.get('devices') or [])})")
     return "  \n" + say("about.pool_backend", pools=md.text("; ".join(seen))) if seen else ""
 
 
-def _accelerator_markdown(accelerator: dict | None, device_pool: dict | None, say) -> str:
-    """Which device runs which jobs: the host's GPU or TPU for the speed comparisons, or why every job is on the CPU;
-    and what its driver needed beyond its device files."""
+def _accelerator_markdown(accelerator: dict | None, say) -> str:
+    """The host's GPU or TPU, or why the jobs that measure run on the CPU."""
     if not accelerator:
         return ""
     if not accelerator.get("device"):
         return "\n\n" + say("about.no_accelerator", why=md.text(accelerator["why"] or say("about.cpu_only")))
-    grants = say("about.grants", grants=md.text(device_pool["grants"])) if device_pool else ""
-    return "\n\n" + say("about.accelerator", device=accelerator["device"], why=accelerator["why"],
-                          kinds=", ".join(accelerator["jobs"])) + grants
+    return "\n\n" + say("about.accelerator", device=accelerator["device"], why=md.text(accelerator["why"]))
+
+
+def _owner_markdown(owner: dict | None, accelerator: dict, say) -> str:
+    """The one process that holds the device: what it runs, its layers, its memory, its restarts."""
+    if not owner:
+        return ""
+    layers = "; ".join(f"{name} {say('about.active') if layer['active'] else say('about.not_active')}"
+                       for name, layer in owner["layers"].items())
+    last = say("about.owner_last_end", why=md.text(owner["last_end"])) if owner.get("last_end") else ""
+    resident = f"{owner['resident_mb']:,.0f}" if owner.get("resident_mb") is not None else "?"
+    return "\n\n" + say("about.owner", device=md.text(owner.get("device") or owner["platform"]),
+                          pid=owner.get("pid") or "?", kinds=", ".join(accelerator.get("jobs") or []),
+                          layers=md.text(layers), resident=resident, limit=f"{owner['memory_limit_mb']:,}",
+                          restarts=owner["restarts"], last=last)
 
 
 def _training_markdown(training: dict | None, say) -> str:

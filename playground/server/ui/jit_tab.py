@@ -28,7 +28,7 @@ LINK = TabSchema(fields_of("jit_speed"), tuple(HIDEABLE))
 
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
-    concurrency, concurrency_id = context.line("accelerator")
+    concurrency, concurrency_id = context.line("device")
     exercise = share_links.exercise_box("jit")
     gr.Markdown(t("pg.jit.intro"))
     with gr.Row():

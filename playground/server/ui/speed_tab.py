@@ -29,7 +29,7 @@ PLOTS = ("roofline", "memory", "gradient", "kernels")  # the outputs that are fi
 
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
-    concurrency, concurrency_id = context.line("accelerator")  # it times the function where jit and vmap do
+    concurrency, concurrency_id = context.line("device")  # it times the function where jit and vmap do
     exercise = share_links.exercise_box("speed")
     gr.Markdown(t("pg.speed.intro"))
     with gr.Row():

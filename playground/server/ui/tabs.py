@@ -31,7 +31,7 @@ class Tab:
 @dataclass(frozen=True)
 class TabContext:
     """The API, the page, the server's settings, and the concurrency id of each line jobs wait in ("sandbox",
-    "parallel", "accelerator", "training")."""
+    "parallel", "device", "training")."""
 
     api: PlaygroundAPI
     demo: gr.Blocks | None

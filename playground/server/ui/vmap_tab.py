@@ -34,7 +34,7 @@ LINK = TabSchema(fields_of("vmap"), tuple(HIDEABLE))
 
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
-    concurrency, concurrency_id = context.line("accelerator")
+    concurrency, concurrency_id = context.line("device")
     exercise = share_links.exercise_box("vmap")
     gr.Markdown(t("pg.vmap.intro"))
     first = VMAP_PRESETS[_FIRST]

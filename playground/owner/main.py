@@ -1,0 +1,112 @@
+"""The device owner's process: lock down, open the device once, then serve every job's device work, one at a time.
+
+Started by the server (handle.py) as ``main(channel)``; its first message is the set-up (``OwnerSetup`` of
+handle.py, as a dict). In order:
+
+1. die with the server (``PR_SET_PDEATHSIG``), be undumpable (its environment holds the ``TPU_*`` variables);
+2. lock down as a sandbox worker does, with every layer the host has (sandbox/lockdown.py: rlimits,
+   capabilities, Landlock with the device's files and the owner's own folders, seccomp), while still one
+   thread: what the driver needs beyond its files is granted by name (device_grants.py);
+3. open the device (``JAX_PLATFORMS`` is pinned: failing to open it is an error with JAX's reason, never a quiet
+   CPU) and compile once;
+4. say hello (ready, the device, the layers) and serve.
+
+Messages from the server (sandbox/protocol.py framing), each with an ``id`` its answer repeats:
+``{"open": session}``, ``{"session": s, "request": {...}}`` (device_ops.py's ops), ``{"close": session}``.
+No message makes it run code it was sent: programs pass programs.py's checks and are compiled by XLA.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import faulthandler
+import os
+import signal
+import sys
+import tempfile
+import traceback
+from typing import NoReturn
+
+from playground.sandbox import child_channel, lockdown, protocol
+from playground.sandbox.limits import Limits
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
+MAX_MESSAGE_BYTES = 64 << 20
+
+
+def main(channel: str) -> NoReturn:
+    status = 0
+    try:
+        sock = child_channel.connect(channel)
+        setup = protocol.receive(sock, 1 << 20)
+        _settle_in(setup["scratch"])
+        layers = _lock_down(setup)
+        hello = _open_device(setup, layers)
+        protocol.send(sock, hello)
+        if hello["ready"]:
+            from playground.owner.serve import Owner  # imports JAX: after the lockdown, as its first use
+
+            Owner(sock, setup).serve()
+    except BaseException:  # the server's log gets it through our stderr
+        traceback.print_exc()
+        status = 1
+    finally:
+        sys.stderr.flush()
+        os._exit(status)
+
+
+def _settle_in(scratch: str) -> None:
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    os.chdir(scratch)
+    os.environ["HOME"] = os.environ["TMPDIR"] = scratch
+    tempfile.tempdir = scratch
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    if hasattr(signal, "SIGUSR1"):  # the server asks where a hung owner is before it kills it
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
+
+
+def _lock_down(setup: dict) -> dict:
+    """Every layer the host allows (the full sandbox), or the rlimits alone (the local process mode)."""
+    limits = Limits(**setup["limits"])
+    if setup["sandbox"] != "full":
+        return {"rlimits": _rlimits_only(limits)}
+    return lockdown.apply(limits, setup["scratch"], setup["devices"], setup["grants"], private_scratch=True,
+                          readable=setup["readable"], writable=setup["writable"])
+
+
+def _rlimits_only(limits: Limits) -> dict:
+    try:
+        import resource
+    except ImportError:  # Windows
+        return {"active": False, "detail": "this OS has no rlimits"}
+    for name, value in lockdown.wanted_rlimits(limits).items():
+        which = getattr(resource, lockdown.RLIMITS[name][0], None)
+        if which is not None:
+            try:
+                resource.setrlimit(which, (value, value))
+            except (ValueError, OSError):
+                continue
+    return {"active": True, "detail": "file size, open files, no core dumps"}
+
+
+def _open_device(setup: dict, layers: dict) -> dict:
+    """Open the device and compile once; the hello says what opened, or why nothing did (JAX's words)."""
+    try:
+        import jax
+        import jax.numpy as jnp
+
+        from playground.owner.session import about
+
+        jax.jit(lambda x: x * 2 + 1)(jnp.arange(4.0)).block_until_ready()
+        device = jax.devices()[0]
+        return {"ready": True, "backend": jax.default_backend(), "about": about(device, setup["memory_mb"]),
+                "layers": layers,
+                "pid": os.getpid()}
+    except Exception as exc:
+        traceback.print_exc()
+        said = str(exc) or f"JAX opened no backend for JAX_PLATFORMS={os.environ.get('JAX_PLATFORMS', '')!r}"
+        return {"ready": False, "reason": f"{type(exc).__name__}: {said}"[:4000], "layers": layers}
