@@ -1,25 +1,28 @@
-"""One device check: the whole accelerator path through the API layer, on whatever this host has, in one table.
+"""One device check: the whole device path through the API layer, on whatever this host has, in one table.
 
-Run: ``.venv/bin/python benchmarks/device_check.py [--mnist-dir DIR] [--size 10000] [--epochs 3]``
-(``MNIST_DIR`` works too). No browser and no Gradio: the same sandbox pools,
-``PlaygroundAPI`` and training service the app builds (``worker_pools.start``),
-driven from this process. It runs on a GPU, a TPU and a CPU alike, and accepts
-the JAX it finds (0.10 or newer). In order:
+Run: ``.venv/bin/python benchmarks/device_check.py [--mnist-dir DIR] [--size 10000] [--epochs 3] [--hostile]``
+(``MNIST_DIR`` works too). No browser and no Gradio: the same device owner, sandbox pools, ``PlaygroundAPI`` and
+training service the app builds (``worker_pools.start``), driven from this process, which never opens the device
+itself (one process at a time may open a TPU chip: plain JAX's reference figures come from a process of
+bare_device.py once the app's owner has ended). It runs on a GPU, a TPU and a CPU alike. In order:
 
-1. About: the devices a worker sees, which jobs the accelerator runs, and the sandbox layers in force;
-2. what a fresh worker costs: back-to-back jobs in a one-worker pool are paced by spawning and warming the
-   next worker, for the CPU pool and (where there is one) the accelerator's, which opens the device first;
-3. an Inspect job (and, with an accelerator, the same one compiled for it);
+1. About: the devices, the owner (its start, its layers), which jobs run there, and the sandbox's layers;
+2. what a fresh CPU worker costs: back-to-back jobs in a one-worker pool are paced by spawning and warming the
+   next worker;
+3. an Inspect job, and the same one compiled and run on the device (``on_accelerator``);
 4. the jit comparison at n = ``--size`` (default 10,000: 10^4 x 10^4 float32): NumPy and jit medians, their
-   ratio, and the jitted ``x + x*x + x*x*x``'s achieved memory bandwidth (it reads x once and writes the result
-   once: 8 n^2 bytes) against the device's (the vendor's figure for known GPUs; elsewhere, CPUs included, the
-   simplest streaming kernel, a jitted ``x * 2``, measured here on the same device);
-5. the vmap tab's batched-MLP preset at ``--vmap-batch`` examples (default 1,024): where it ran, the Python
-   loop, vmap and jit(vmap);
-6. a ``--epochs`` training run of the 784-512-256-10 MLP on MNIST from ``MNIST_DIR`` through ``/train``,
-   against the bare jitted loops of benchmarks/train_throughput.py on the same device in the same run, and the
-   time to 97 % test accuracy (from the request, so the worker's start and compiling count);
-7. the data-parallel variant where there are several devices.
+   ratio, and a jit job at n = 4,000 end to end with the owner warm (its second run: the first compiles);
+5. the vmap tab's batched-MLP preset at ``--vmap-batch`` examples (default 1,024);
+6. the Speed of light tab's first example on the device: its programs' medians, its memory peak, its kernels;
+7. a ``--epochs`` training run of the 784-512-256-10 MLP on MNIST from ``MNIST_DIR`` through ``/train``, and
+   the time to 97 % test accuracy (from the request, so compiling counts), and the data-parallel variant where
+   there are several devices;
+8. with ``--hostile``: what the owner does with a program that never ends, one that wants more memory than the
+   device has, and programs crafted to call out of the device (a host callback, a transfer to the host): each
+   ends with its error, and the next job runs;
+9. once the app has ended: plain ``jax.jit`` of the jit tab's function at the same sizes (the app's jit median
+   against it), the jitted ``x * 2``'s bandwidth (the jit tab's against it, or a known GPU's data sheet), and
+   train_throughput.py's bare loops (the app's rate against the faster).
 
 A step that fails is a row that names it and says why; the rows of every other step are still printed.
 
@@ -30,7 +33,10 @@ Where ``MNIST_DIR`` holds only the 10,000 test digits (t10k files, as ../shared 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -42,14 +48,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import numpy as np  # noqa: E402
 
-from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE, VMAP_PRESETS  # noqa: E402
+import device_hostile as hostile  # noqa: E402
+import train_throughput  # noqa: E402
+
+from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE, SPEED_EXAMPLES, VMAP_PRESETS  # noqa: E402
 from playground.mnist import fetch  # noqa: E402
 from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable, role_shape  # noqa: E402
 from playground.mnist.idx import read_idx, write_idx  # noqa: E402
 from playground.mnist.load import load  # noqa: E402
-from playground.sandbox import Limits, WorkerPool  # noqa: E402
+from playground.sandbox import Limits, ProcessPool, WorkerPool  # noqa: E402
 from playground.server import worker_pools  # noqa: E402
 from playground.server.api import PlaygroundAPI, final  # noqa: E402
 from playground.server.config import Settings  # noqa: E402
@@ -66,6 +74,10 @@ KNOWN_BANDWIDTH_GB_S = (
 )
 
 
+WARM_JIT_N = 4_000  # the jit job timed end to end with the owner warm
+HOSTILE_CLOCK_S = 20.0  # the hostile programs' wall clock
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mnist-dir", default=os.environ.get("MNIST_DIR") or str(SHARED_MNIST))
@@ -73,39 +85,65 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--vmap-batch", type=int, default=1024, help="examples in the vmap comparison's batch")
+    parser.add_argument("--hostile", action="store_true", help="also the programs the owner must survive")
     args = parser.parse_args()
     started = time.perf_counter()
     memory_mb = max(2048, int(12 * args.size ** 2 * 4 / 2**20) + 1024)  # the benchmark's arrays, with room
     settings = Settings(limits=Limits(memory_mb=memory_mb, address_space_mb=0, timeout_s=120.0,
                                       measure_timeout_s=400.0),
+                        owner_memory_mb=max(6144, 2 * memory_mb),
                         result_cache=False)  # every figure measured now, none a kept result
     rows: list[tuple[str, str]] = []
+    found: dict = {}  # the app's figures the references are held against
     try:
-        with tempfile.TemporaryDirectory(prefix="device-check-") as folder, ExitStack() as services:
+        with tempfile.TemporaryDirectory(prefix="device-check-") as folder:
             mnist_dir, data_note, data = step(rows, "MNIST data", lambda: mnist_data(Path(args.mnist_dir),
                                                                                       Path(folder)), (None,) * 3)
             env = {**os.environ, "MNIST_DIR": str(mnist_dir or args.mnist_dir)}
-            pools = worker_pools.start(settings, env, started=lambda pool: services.callback(pool.close))
-            training = TrainingService(worker_pools.training_env(settings, pools, env),
-                                       worker_pools.training_slots(settings, pools, env))
-            services.callback(training.close)
-            api = PlaygroundAPI.from_pools(pools, settings, training)
-            for name, rows_of in (
-                ("About", lambda: about_rows(api)),
-                ("fresh workers", lambda: fresh_worker_rows(pools)),
-                ("Inspect", lambda: inspect_rows(api)),
-                ("jit comparison", lambda: jit_comparison(api, args.size, args.repeats)),
-                ("vmap comparison", lambda: vmap_rows(api, args.vmap_batch)),
-                ("training", lambda: training_rows(api, args.epochs, data_note, data) if data else
-                 [("training", "skipped: no MNIST data (the row above says why)")]),
-            ):
-                rows += step(rows, name, rows_of, [])
+            with ExitStack() as services:
+                api, pools = app(settings, env, services, rows)
+                for name, rows_of in (
+                    ("About", lambda: about_rows(api)),
+                    ("fresh workers", lambda: fresh_worker_rows(pools)),
+                    ("Inspect", lambda: inspect_rows(api)),
+                    ("jit comparison", lambda: jit_comparison(api, args.size, args.repeats, found)),
+                    ("vmap comparison", lambda: vmap_rows(api, args.vmap_batch)),
+                    ("Speed of light", lambda: speed_rows(api)),
+                    ("training", lambda: training_rows(api, args.epochs, data_note, data, found) if data else
+                     [("training", "skipped: no MNIST data (the row above says why)")]),
+                ):
+                    rows += step(rows, name, rows_of, [])
+            if args.hostile:  # an app of its own, whose clock ends a program that never ends in seconds
+                with ExitStack() as services:
+                    api, pools = app(Settings(limits=Limits(timeout_s=20.0, measure_timeout_s=HOSTILE_CLOCK_S),
+                                              result_cache=False), env, services, rows)
+                    rows += step(rows, "hostile programs", lambda: hostile_rows(api, pools), [])
+            rows += step(rows, "bare JAX", lambda: reference_rows(args, found, mnist_dir), [])
     except BaseException as exc:  # whatever stopped the check, the rows it has are printed, and the step is named
         rows.append(("check stopped", f"FAILED ({type(exc).__name__}): {exc}"[:400]))
         raise
     finally:
         rows.append(("whole check", f"{time.perf_counter() - started:.0f} s"))
         print_table(rows)
+
+
+def app(settings: Settings, env: dict[str, str], services: ExitStack, rows: list) -> tuple:
+    """The app's device owner, pools and training service, started as the app starts them; the owner's start timed."""
+    runs = tempfile.mkdtemp(prefix="device-check-runs-")
+    services.callback(shutil.rmtree, runs, True)
+    began = time.perf_counter()
+    marks = {}
+
+    def started(what) -> None:
+        marks.setdefault("owner", time.perf_counter() - began)  # the owner starts first
+        services.callback(what.close)
+
+    pools = worker_pools.start(settings, env, runs, started=started)
+    rows.append(("device owner's start", f"{marks['owner']:.1f} s (its lockdown, opening the device, a compile)"))
+    marks.clear()
+    training = TrainingService(pools.owner, env, runs, worker_pools.training_slots(settings, pools, env))
+    services.callback(training.close)
+    return PlaygroundAPI.from_pools(pools, settings, training), pools
 
 
 def step(rows: list[tuple[str, str]], name: str, run, otherwise):
@@ -141,89 +179,89 @@ def about_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
     info = api.about()
     layers = info["sandbox"]["layers"]
     accelerator = info["accelerator"]
+    owner = info["sandbox"].get("device_owner") or {}
     where = (f"{accelerator['device']}: {', '.join(accelerator['jobs'])}" if accelerator["device"]
              else f"none ({accelerator['why']})")
-    device_pool = info["sandbox"].get("accelerator_pool") or {}
-    opened = {name: info["sandbox"].get(key) or {} for name, key in (
-        ("CPU", "pool"), ("Parallel", "parallel_pool"), ("accelerator", "accelerator_pool"))}
     return [
         ("devices (About)", ", ".join(info["devices"]) or "none answered"),
         ("JAX", f"{info['versions']['jax']} (jaxlib {info['versions']['jaxlib']}), backend {info['backend']}"),
         ("accelerator runs", where),
-        *[(f"{name} pool's workers opened", f"{status.get('backend')} ({', '.join(status.get('devices') or [])})")
-          for name, status in opened.items() if status],
+        ("device owner", f"{owner.get('device')} (pid {owner.get('pid')}), resident "
+                         f"{owner.get('resident_mb') or 0:,.0f} MB of {owner.get('memory_limit_mb', 0):,} MB, the "
+                         "device's mappings left out"),
+        ("device owner's layers", ", ".join(f"{name} {'on' if layer['active'] else 'OFF'}"
+                                            for name, layer in owner.get("layers", {}).items())),
+        *[(f"device owner's {name}", layer["detail"][:300]) for name, layer in owner.get("layers", {}).items()
+          if name in ("landlock", "seccomp")],
+        ("CPU pool's workers opened", f"{info['sandbox']['pool'].get('backend')} "
+                                      f"({', '.join(info['sandbox']['pool'].get('devices') or [])})"),
         ("sandbox layers", ", ".join(f"{name} {'on' if layer['active'] else 'OFF'}" for name, layer in layers.items())),
-        ("accelerator workers' Landlock", (device_pool.get("landlock") or {}).get("detail", "no accelerator pool")),
-        ("accelerator workers' seccomp", (device_pool.get("seccomp") or {}).get("detail", "no accelerator pool")),
-        ("driver's grants", device_pool.get("grants", "no accelerator pool")),
-        *[(f"grants tried: {', '.join(trial['grants']) or 'none'}",
-           "opened" if trial["opened"] else f"failed: {trial['reason'][:200]}")
-          for trial in device_pool.get("grants_tried", [])],
     ]
 
 
 def fresh_worker_rows(pools: worker_pools.Pools) -> list[tuple[str, str]]:
-    """Jobs back to back in a pool of one warm worker: each waits for the next worker's start and warm-up."""
-    rows = []
-    kinds = [("CPU worker", pools.sandbox)]
-    if pools.device is not None:
-        kinds.append(("accelerator worker", pools.accelerator))
-    for name, like in kinds:
-        pool = WorkerPool(1, like.limits, worker_pools.HANDLERS, namespaces=like.namespaces, devices=like.devices,
-                          platform=like.platform, extra_env={k: v for k, v in like._env.items() if k in (
-                              "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_FLAGS", "CUDA_CACHE_DISABLE")})
-        pool.start()
-        try:
-            pool.run({"kind": "about"})
-            tic = time.perf_counter()
-            for _ in range(FRESH_WORKER_JOBS):
-                assert pool.run({"kind": "about"})["ok"]
-            rows.append((f"fresh {name}", f"{(time.perf_counter() - tic) / FRESH_WORKER_JOBS * 1000:,.0f} ms "
-                                          "a job, back to back (start + warm-up of the next worker)"))
-        finally:
-            pool.close()
-    return rows
+    """Jobs back to back in a pool of one warm CPU worker: each waits for the next worker's start and warm-up."""
+    like = pools.sandbox
+    pool = WorkerPool(1, like.limits, worker_pools.HANDLERS, namespaces=like.namespaces) \
+        if isinstance(like, WorkerPool) else ProcessPool(1, like.limits, worker_pools.HANDLERS)
+    pool.start()
+    try:
+        pool.run({"kind": "about"})
+        tic = time.perf_counter()
+        for _ in range(FRESH_WORKER_JOBS):
+            assert pool.run({"kind": "about"})["ok"]
+        return [("fresh CPU worker", f"{(time.perf_counter() - tic) / FRESH_WORKER_JOBS * 1000:,.0f} ms a job, back "
+                                     "to back (start + warm-up of the next worker)")]
+    finally:
+        pool.close()
 
 
 def inspect_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
     example = EXAMPLES[0]
     rows = []
-    for on_accelerator in ((False, True) if api.accelerator else (False,)):
+    for on_accelerator in (False, True):
         final(api.inspect(example.code, example.args, on_accelerator=on_accelerator))  # the first job per pool warms it
         tic = time.perf_counter()
         reply = final(api.inspect(example.code, example.args, on_accelerator=on_accelerator))
         elapsed = time.perf_counter() - tic
+        name = "Inspect on the device" if on_accelerator else "Inspect"
         if not reply["ok"]:
-            rows.append((f"Inspect ({'accelerator' if on_accelerator else 'cpu'})", failed(reply)))
+            rows.append((name, failed(reply)))
             continue
         fused = reply["hlo"].count(" fusion(")
-        rows.append((f"Inspect ({reply['device']})", f"{elapsed * 1000:,.0f} ms through the API, compile "
+        rows.append((f"{name} ({reply['device']})", f"{elapsed * 1000:,.0f} ms through the API, compile "
                      f"{reply['compile_s'] * 1000:,.0f} ms, {fused} fusion(s) in the optimised HLO"))
     return rows
 
 
-def jit_comparison(api: PlaygroundAPI, n: int, repeats: int) -> list[tuple[str, str]]:
+def jit_comparison(api: PlaygroundAPI, n: int, repeats: int, found: dict) -> list[tuple[str, str]]:
+    """The jit tab's job at n, and at WARM_JIT_N twice (the second end to end: the owner warm, its compile kept)."""
     reply = final(api.jit_speed(JIT_BENCHMARK_CODE, [n], repeats))
     if not reply["ok"] or n not in reply["sizes"]:
         return [(f"jit comparison, n={n:,}", failed(reply))]
     numpy_s, jit_s = reply["numpy_s"][0], reply["jit_s"][0]
-    moved = 2 * n * n * 4  # x read once, the result written once: what a fused kernel must move
-    achieved = moved / jit_s / 1e9
-    bandwidth, source = device_bandwidth(reply["device"], n)
-    bare_s, bare_device = bare_jit_median(n)
-    return [
+    found.update(device=reply["device"], jit={n: jit_s})
+    rows = [
         ("jit measured on", reply["device"] + (f" ({reply['device_fallback']})" if reply.get("device_fallback")
                                                else "")),
-        (f"NumPy, n={n:,}", f"{numpy_s * 1000:,.1f} ms" if numpy_s else "unavailable"),
+        (f"NumPy, n={n:,}", f"{numpy_s * 1000:,.1f} ms" if numpy_s else f"not timed: {reply['numpy_unavailable']}"),
         (f"jit, n={n:,}", f"{jit_s * 1000:,.2f} ms (compile {reply['compile_s'][0] * 1000:,.0f} ms, "
                           f"{reply['fused_kernels']} fused kernel(s))"),
-        (f"bare jax.jit, n={n:,}", f"{bare_s * 1000:,.2f} ms on {bare_device} (this process, median of "
-                                   f"{BARE_RUNS} calls after a warm-up: what a user's own script would measure)"),
-        ("app's jit / bare jax.jit", f"{jit_s / bare_s:.2f}"),
+        (f"eager JAX, n={n:,}", f"{reply['eager_s'][0] * 1000:,.2f} ms (one compiled program per jaxpr equation, "
+                                "dispatched in turn)"),
         ("NumPy / jit", f"{numpy_s / jit_s:,.1f}x" if numpy_s else "-"),
-        ("jit's achieved bandwidth", f"{achieved:,.1f} GB/s = {achieved / bandwidth:.0%} of {bandwidth:,.0f} GB/s "
-                                     f"({source})"),
     ]
+    final(api.jit_speed(JIT_BENCHMARK_CODE, [WARM_JIT_N], repeats))
+    tic = time.perf_counter()
+    warm = final(api.jit_speed(JIT_BENCHMARK_CODE, [WARM_JIT_N], repeats))
+    elapsed = time.perf_counter() - tic
+    if warm["ok"] and warm["sizes"]:
+        found["jit"][WARM_JIT_N] = warm["jit_s"][0]
+        rows.append((f"jit job, n={WARM_JIT_N:,}, owner warm", f"{elapsed:.2f} s end to end (NumPy, eager and jit "
+                     f"timed; jit {warm['jit_s'][0] * 1000:,.3f} ms)"))
+    else:
+        rows.append((f"jit job, n={WARM_JIT_N:,}, owner warm", failed(warm)))
+    return rows
 
 
 def vmap_rows(api: PlaygroundAPI, batch: int = 1024) -> list[tuple[str, str]]:
@@ -238,100 +276,55 @@ def vmap_rows(api: PlaygroundAPI, batch: int = 1024) -> list[tuple[str, str]]:
     if not reply["equal"]:  # the tab shows no time for results that disagree
         return [where, (name, f"no times: the three results disagreed (largest difference "
                               f"{reply.get('max_abs_diff')})")]
-    medians = {key: reply[key][reply["batch_sizes"].index(batch)] for key in ("vmap_s", "jit_vmap_s")}
-    loop = reply["loop_s"][reply["batch_sizes"].index(batch)] if len(reply["loop_s"]) == len(reply["batch_sizes"]) \
-        else None
-    return [where, (name, (f"Python loop {loop * 1000:,.1f} ms, " if loop else "") +
-                    f"vmap {medians['vmap_s'] * 1000:,.2f} ms, jit(vmap) {medians['jit_vmap_s'] * 1000:,.2f} ms "
-                    "(medians)")]
+    index = reply["batch_sizes"].index(batch)
+    loop = reply["loop_s"][index]
+    return [where, (name, (f"Python loop {loop * 1000:,.1f} ms, " if loop else "Python loop: over its time, ") +
+                    f"vmap {reply['vmap_s'][index] * 1000:,.2f} ms, jit(vmap) {reply['jit_vmap_s'][index] * 1000:,.2f}"
+                    " ms (medians)")]
 
 
-BARE_RUNS = 100
+def speed_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
+    """The Speed of light tab's first example: where it ran, its two programs' medians, its peak, its kernels."""
+    example = SPEED_EXAMPLES[0]
+    reply = final(api.speed_of_light(example.code, example.args, True))
+    if not reply["ok"]:
+        return [("Speed of light", failed(reply))]
+    runs = ", ".join(f"{p['label']} {p['run']['median_s'] * 1000:,.3f} ms" for p in reply["programs"])
+    memory = reply["memory"]
+    kernels = reply["kernels"]
+    return [("Speed of light measured on", reply["device"]),
+            (f"Speed of light, {example.name}", f"{runs}; memory peak "
+             f"{memory['peak_bytes'] / 2**20:,.1f} MB" if memory else f"{runs}; memory: {reply['memory_unavailable']}"),
+            ("Speed of light's kernels", f"{len(kernels['events'])} traced on {kernels['plane'] or '-'}"
+             if not kernels["unavailable"] else f"none: {kernels['unavailable']}"),
+            ("Speed of light's ceilings", ", ".join(f"{c['dtype']}: {c['bandwidth_bytes_s'] / 1e9:,.0f} GB/s, "
+                                                    f"{c['peak_flops_s'] / 1e12:,.2f} TFLOP/s"
+                                                    for c in reply["roofline"]["ceilings"].values())
+             if isinstance(reply.get("roofline", {}).get("ceilings"), dict) else str(reply.get("roofline"))[:200])]
 
 
-def bare_jit_median(n: int) -> tuple[float, str]:
-    """Median seconds of a plain ``jax.jit`` of the benchmark's function on this process's default device, timed
-    as a user's script would: the same input as the app's (n x n float32 in [-1, 1)), a warm-up call, then
-    ``block_until_ready`` on each of ``BARE_RUNS`` calls."""
-    jax = own_jax()
-    namespace: dict = {}
-    exec(JIT_BENCHMARK_CODE, {"jnp": jax.numpy}, namespace)  # our own gallery text, not user code
-    fn = jax.jit(namespace["fn"])
-    x = np.random.default_rng(0).random((n, n), dtype=np.float32) * 2 - 1
-    x = jax.device_put(x)
-    fn(x).block_until_ready()
-    seconds = []
-    for _ in range(BARE_RUNS):
-        tic = time.perf_counter()
-        fn(x).block_until_ready()
-        seconds.append(time.perf_counter() - tic)
-    device = x.devices().pop()
-    return float(np.median(seconds)), f"{device.platform}: {device.device_kind}"
-
-
-def device_bandwidth(device: str, n: int) -> tuple[float, str]:
-    """The device's peak memory bandwidth in GB/s, and where the figure comes from."""
-    for name, gb_s in KNOWN_BANDWIDTH_GB_S:
-        if name in device:
-            return float(gb_s), f"{name}'s data sheet"
-    return streamed_bandwidth(n), "measured here: a jitted x * 2 at the same n on the same device, best of 5"
-
-
-def own_jax():
-    """JAX in this process (after the pools were built, so that their environment is the app's), which runs the
-    bandwidth probe and the bare loops; beside the workers, it must not take the whole device either."""
-    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-    os.environ.setdefault("XLA_PYTHON_CLIENT_MEM_FRACTION", "0.2")
-    import jax
-
-    return jax
-
-
-def streamed_bandwidth(n: int) -> float:
-    """GB/s of the simplest streaming kernel (read x, write 2x) on this process's default device: its floor."""
-    jax = own_jax()
-    jnp = jax.numpy
-
-    double = jax.jit(lambda x: x * 2)
-    x = jnp.ones((n, n), jnp.float32)
-    double(x).block_until_ready()
-    best = np.inf
-    for _ in range(5):
-        tic = time.perf_counter()
-        double(x).block_until_ready()
-        best = min(best, time.perf_counter() - tic)
-    return 2 * x.nbytes / best / 1e9
-
-
-def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset) -> list[tuple[str, str]]:
-    own_jax()
-    import train_throughput as bare  # its bare loops run in this process
-
-    train_x, train_y, test_x, test_y = data.train_images, data.train_labels, data.test_images, data.test_labels
-    config = {"epochs": epochs, "layers": list(bare.LAYERS), "batch_size": bare.BATCH}
+def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset, found: dict
+                  ) -> list[tuple[str, str]]:
+    config = {"epochs": epochs, "layers": list(train_throughput.LAYERS), "batch_size": train_throughput.BATCH}
     run = Watched(api.train(config, "device-check"))
-    rate, per_epoch = rate_of(bare, run, len(train_x))
-    final = run.updates[-1]
-    if not final.get("ok") or not final.get("done"):
-        return [("training", failed(final))]
-    bare_s = bare.bare_loops(train_x, train_y, test_x, test_y, epochs)
-    fastest = min(bare_s.values())
-    samples = (len(train_x) // bare.BATCH) * bare.BATCH
+    rate, per_epoch = rate_of(run, len(data.train_images))
+    last = run.updates[-1]
+    if not last.get("ok") or not last.get("done"):
+        return [("training", failed(last))]
+    found.update(train=(rate, per_epoch, len(data.train_images)), epochs=epochs)
     rows = [
-        ("training data", f"{data_note}: {final['n_train']:,} training, {final['n_test']:,} test images"),
-        ("training on", final["device"]),
+        ("training data", f"{data_note}: {last['n_train']:,} training, {last['n_test']:,} test images"),
+        ("training on", last["device"]),
         ("app: samples/s, s/epoch", f"{rate:,.0f}, {per_epoch:.2f} s"),
-        *[(f"{name}: samples/s, s/epoch", f"{samples / s:,.0f}, {s:.2f} s") for name, s in bare_s.items()],
-        ("app / fastest bare loop", f"{fastest / per_epoch:.2f}"),
-        ("final test accuracy", f"{final['test_accuracy']:.2%} after {epochs} epochs"),
+        ("final test accuracy", f"{last['test_accuracy']:.2%} after {epochs} epochs"),
         (f"time to {TARGET_ACCURACY:.0%} test accuracy",
-         f"{run.reached_s:.1f} s from the request (worker start and compiling included)"
+         f"{run.reached_s:.1f} s from the request (compiling included)"
          if run.reached_s is not None else f"not reached in {epochs} epochs"),
     ]
     devices = len(api.about()["devices"])
     if devices >= 2:
         parallel = Watched(api.train({**config, "data_parallel": True}, "device-check"))
-        p_rate, p_epoch = rate_of(bare, parallel, len(train_x))
+        p_rate, p_epoch = rate_of(parallel, len(data.train_images))
         if parallel.updates[-1].get("ok") and p_rate is not None:
             rows.append((f"data-parallel over {devices}: samples/s, s/epoch", f"{p_rate:,.0f}, {p_epoch:.2f} s"))
         else:
@@ -341,12 +334,76 @@ def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset
     return rows
 
 
-def rate_of(bare, run: Watched, n_train: int) -> tuple[float | None, float | None]:
-    """Samples/s and s/epoch of a run as its updates arrive; None, None when it never reached training."""
+def rate_of(run: Watched, n_train: int) -> tuple[float | None, float | None]:
+    """Samples/s and s/epoch of a run as its updates arrive; None, None when it never trained long enough."""
     try:
-        return bare.stream_rate(run, n_train, bare.BATCH)
-    except IndexError:  # no training update came: the run failed first (its last update says why)
+        return train_throughput.stream_rate(run, n_train, train_throughput.BATCH)
+    except train_throughput.NoTraining:  # the run failed first (its last update says why)
         return None, None
+
+
+def hostile_rows(api: PlaygroundAPI, pools: worker_pools.Pools) -> list[tuple[str, str]]:
+    """Each hostile program's end, and the job after it."""
+    rows = []
+    for name, run in (("a loop that never ends (jit)", lambda: api.jit_speed(hostile.LOOP, [100], 2)),
+                      ("more memory than the device has (Speed of light)",
+                       lambda: api.speed_of_light(hostile.HOG, "jnp.ones(3)", False))):
+        tic = time.perf_counter()
+        reply = final(run())
+        ended = f"{reply['error']['kind']}: {reply['error']['message'][:200]}" if not reply["ok"] else "ran (!)"
+        tic2 = time.perf_counter()
+        after = final(api.jit_speed(JIT_BENCHMARK_CODE, [100], 2))
+        rows.append((f"hostile: {name}", f"{ended} ({tic2 - tic:.1f} s); the next job: "
+                     f"{'ok' if after['ok'] else failed(after)} ({time.perf_counter() - tic2:.1f} s)"))
+    for name, problem in hostile.crafted(pools.owner).items():
+        rows.append((f"crafted program: {name}", problem))
+    rows.append(("device owner after them", f"restarted {pools.owner.restarts} time(s); alive: {pools.owner.alive()}"))
+    return rows
+
+
+def reference_rows(args, found: dict, mnist_dir: Path | None) -> list[tuple[str, str]]:
+    """Plain JAX on the device, in a process of bare_device.py now that the app's owner has ended."""
+    rows = []
+    for n, app_s in sorted(found.get("jit", {}).items()):
+        bare = bare_device("jit", str(n))
+        rows.append((f"bare jax.jit, n={n:,}", f"{bare['jit_s'] * 1000:,.3f} ms on {bare['device']} (a process of "
+                     f"its own, median of {bare_device_runs()} calls after a warm-up)"))
+        rows.append((f"app's jit / bare jax.jit, n={n:,}", f"{app_s / bare['jit_s']:.2f}"))
+        if n == args.size:
+            bandwidth, source = device_bandwidth(found["device"], bare["bytes"] / bare["double_s"] / 1e9)
+            achieved = bare["bytes"] / app_s / 1e9
+            rows.append(("jit's achieved bandwidth", f"{achieved:,.1f} GB/s = {achieved / bandwidth:.0%} of "
+                                                     f"{bandwidth:,.0f} GB/s ({source})"))
+    if "train" in found and mnist_dir is not None:
+        rate, per_epoch, n_train = found["train"]
+        bare = bare_device("train", str(mnist_dir), str(found["epochs"]), ",".join(map(str, train_throughput.LAYERS)))
+        bare.pop("device")
+        samples = (n_train // train_throughput.BATCH) * train_throughput.BATCH
+        rows += [(f"{name}: samples/s, s/epoch", f"{samples / s:,.0f}, {s:.2f} s") for name, s in bare.items()]
+        rows.append(("app / fastest bare loop", f"{min(bare.values()) / per_epoch:.2f}"))
+    return rows
+
+
+def bare_device(*arguments: str) -> dict:
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("bare_device.py")), *arguments],
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"bare_device.py {' '.join(arguments)} failed: {done.stderr[-600:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def bare_device_runs() -> int:
+    import bare_device as reference
+
+    return reference.RUNS
+
+
+def device_bandwidth(device: str, streamed_gb_s: float) -> tuple[float, str]:
+    """The device's peak memory bandwidth in GB/s, and where the figure comes from."""
+    for name, gb_s in KNOWN_BANDWIDTH_GB_S:
+        if name in device:
+            return float(gb_s), f"{name}'s data sheet"
+    return streamed_gb_s, "measured: a jitted x * 2 at the same n on the same device, best of 5"
 
 
 def failed(reply: dict) -> str:

@@ -1,4 +1,4 @@
-"""Training throughput: the app's path (worker process + metric stream) against bare jitted JAX loops of the same MLP.
+"""Training throughput: the app's path (device owner + metric stream) against bare jitted JAX loops of the same MLP.
 
 Run: ``.venv/bin/python benchmarks/train_throughput.py [--epochs 3] [--rounds 3]``
 
@@ -6,14 +6,17 @@ All variants train the 784-512-256-10 MLP of the German blog post "Need for
 Speed: JAX" with SGD (batch 128) on the same 60,000 images (the real MNIST test
 digits tiled six times where ../shared has them, synthetic digits otherwise)
 and evaluate the full 10,000-image test set at each epoch end, as that post's
-loop does. They run in one process, alternating round by round, so the shared
-machine's noise hits them alike:
+loop does. They alternate round by round, so the shared machine's noise hits
+them alike, each in a process of its own (one process at a time may open a TPU
+chip: this one never opens the device):
 
 - bare, per-step: data on the device, one jitted update per batch (the blog post's loop);
-- bare, scanned: one jitted ``lax.scan`` over all of an epoch's batches;
-- app: ``TrainingService`` -> training worker process -> ``worker_loop.train`` (adaptive
-  multi-step chunks, periodic quick test estimates, metric messages), timed here
-  from the updates as they arrive, between the first and the last training update.
+- bare, scanned: one jitted ``lax.scan`` over all of an epoch's batches
+  (both in a process of bare_device.py);
+- app: ``TrainingService`` -> the device owner (started for the round, as the
+  app starts it) -> ``owner/training/loop.train`` (adaptive multi-step chunks,
+  periodic quick test estimates, metric messages), timed here from the updates
+  as they arrive, between the first and the last training update.
 
 Samples/s exclude compilation (the bare loops are warmed up; the app's window
 starts after its first chunk). Ratio = app / the faster bare loop.
@@ -22,8 +25,11 @@ starts after its first chunk). Ratio = app / the faster bare loop.
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -39,13 +45,21 @@ import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
 from jax import lax  # noqa: E402
 
+from playground import mlp as model  # noqa: E402
 from playground.mnist.config import TrainConfig  # noqa: E402
 from playground.mnist.idx import write_idx  # noqa: E402
+from playground.owner.handle import DeviceOwner  # noqa: E402
+from playground.sandbox.accelerator import detect  # noqa: E402
+from playground.server import worker_pools  # noqa: E402
+from playground.server.config import Settings  # noqa: E402
 from playground.server.training.service import TrainingService  # noqa: E402
-from playground.worker.training import model as model  # noqa: E402
 from tests.mnist_folders import REAL_DIGITS, real_digits, synthetic_digits  # noqa: E402
 
 LAYERS, BATCH, LEARNING_RATE = (784, 512, 256, 10), 128, 0.1
+
+
+class NoTraining(RuntimeError):
+    """A run that never trained long enough to be timed: its error or its last update says why."""
 
 
 def dataset() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -105,21 +119,25 @@ def bare_loops(train_x, train_y, test_x, test_y, epochs: int, layers: tuple[int,
     return results
 
 
-def app_path(service: TrainingService, epochs: int, n_train: int, layers: tuple[int, ...]) -> tuple[float, float]:
-    """Samples/s between the first and last training update, and seconds per epoch, as a client sees them."""
+def app_path(service: TrainingService, epochs: int, n_train: int, layers: tuple[int, ...], timed: bool = True):
+    """The updates of a run of the app's, as a client sees them."""
     config = TrainConfig.from_dict({"layers": list(layers), "optimizer": "sgd", "learning_rate": LEARNING_RATE,
                                     "batch_size": BATCH, "epochs": epochs})
-    return stream_rate(service.train(config, "benchmark"), n_train, BATCH)
+    return service.train(config, "benchmark" if timed else "warm-up")
 
 
 def stream_rate(updates, n_train: int, batch: int) -> tuple[float, float]:
-    """Samples/s and seconds per epoch of a stream of training updates, timed as they arrive."""
-    marks, epoch_ends = [], []
+    """Samples/s and seconds per epoch of a stream of training updates, timed as they arrive; NoTraining when it
+    held fewer than two training updates (a failed run: the error says what its last update said)."""
+    marks, epoch_ends, last = [], [], None
     for update in updates:
-        if update["phase"] == "training" and update["step"] > 0:
+        last = update
+        if update.get("phase") == "training" and update.get("step", 0) > 0:
             marks.append((time.perf_counter(), update["step"]))
             if update.get("epoch_accuracy") is not None:
                 epoch_ends.append(time.perf_counter())
+    if len(marks) < 2:
+        raise NoTraining(f"the run gave {len(marks)} training update(s); its last: {str(last)[:300]}")
     (t0, s0), (t1, s1) = marks[0], marks[-1]
     per_epoch = statistics.median(np.diff(epoch_ends)) if len(epoch_ends) > 1 else (t1 - t0) * (
         n_train // batch) / (s1 - s0)
@@ -135,32 +153,56 @@ def main() -> None:
     args = parser.parse_args()
     layers = tuple(int(width) for width in args.layers.split(","))
     train_x, train_y, test_x, test_y = dataset()
-    device = jax.devices()[0]
-    print(f"device: {device.platform.upper()} · {device.device_kind}; {len(train_x):,} training images "
-          f"({'real MNIST digits' if REAL_DIGITS else 'synthetic'}), {len(test_x):,} test; "
-          f"{' · '.join(map(str, layers))}, SGD, batch {BATCH}; {args.epochs} epochs × {args.rounds} rounds\n")
     with tempfile.TemporaryDirectory() as folder:
         for prefix, images, labels in (("train", train_x, train_y), ("t10k", test_x, test_y)):
             write_idx(Path(folder) / f"{prefix}-images-idx3-ubyte", images)
             write_idx(Path(folder) / f"{prefix}-labels-idx1-ubyte", labels)
-        service = TrainingService({**os.environ, "MNIST_DIR": folder}, slots=1)
+        rows: dict[str, list[float]] = {}
+        device = None
+        for _ in range(args.rounds):
+            bare = bare_reference(folder, args.epochs, layers)
+            device = bare.pop("device")
+            for name, seconds in bare.items():
+                rows.setdefault(name, []).append(seconds)
+            try:
+                samples_per_s, per_epoch = app_round(folder, args.epochs, len(train_x), layers)
+            except NoTraining as exc:
+                print(f"app round FAILED: {exc}")
+                continue
+            rows.setdefault("app (owner + stream)", []).append(per_epoch)
+            rows.setdefault("app samples/s", []).append(samples_per_s)
+    print(f"device: {device}; {len(train_x):,} training images ({'real MNIST digits' if REAL_DIGITS else 'synthetic'}),"
+          f" {len(test_x):,} test; {' · '.join(map(str, layers))}, SGD, batch {BATCH}; {args.epochs} epochs × "
+          f"{args.rounds} rounds\n")
+    report(rows, len(train_x))
+
+
+def bare_reference(folder: str, epochs: int, layers: tuple[int, ...]) -> dict:
+    """The bare loops' seconds per epoch, in a process of bare_device.py (which opens the device, then ends)."""
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("bare_device.py")), "train", folder,
+                           str(epochs), ",".join(map(str, layers))], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def app_round(folder: str, epochs: int, n_train: int, layers: tuple[int, ...]) -> tuple[float, float]:
+    """A device owner started as the app starts it, a warm-up run (its start, the data, the compiles), and the timed
+    run; the owner then ends, so that the next round's bare loops can open the device."""
+    env = {**os.environ, "MNIST_DIR": folder}
+    with tempfile.TemporaryDirectory() as runs:
+        owner = DeviceOwner(worker_pools.owner_setup(Settings(), env, detect(env)[0], runs))
+        owner.start()
+        service = TrainingService(owner, env, runs, slots=1)
         try:
-            list(service.train(TrainConfig.from_dict({"epochs": 1}), "warm-up"))  # start the worker, load data
-            rows: dict[str, list[float]] = {}
-            for _ in range(args.rounds):
-                for name, seconds in bare_loops(train_x, train_y, test_x, test_y, args.epochs, layers).items():
-                    rows.setdefault(name, []).append(seconds)
-                samples_per_s, per_epoch = app_path(service, args.epochs, len(train_x), layers)
-                rows.setdefault("app (worker + stream)", []).append(per_epoch)
-                rows.setdefault("app samples/s", []).append(samples_per_s)
+            list(app_path(service, 1, n_train, layers, timed=False))
+            return stream_rate(app_path(service, epochs, n_train, layers), n_train, BATCH)
         finally:
             service.close()
-    report(rows, len(train_x))
+            owner.close()
 
 
 def report(rows: dict[str, list[float]], n_train: int) -> None:
     samples = (n_train // BATCH) * BATCH
-    app = statistics.median(rows.pop("app samples/s"))
+    app = statistics.median(rows.pop("app samples/s", [math.nan]))
     print(f"{'variant':<24}{'s / epoch':>12}{'samples / s':>14}")
     rates = {}
     for name, seconds in rows.items():

@@ -106,7 +106,7 @@ class VmapPreset:
     in_axes: str
 
 
-# The Train tab's MLP (playground/worker/training/model.py) as a user would write it: a test keeps the two equal.
+# The Train tab's MLP (playground/mlp.py) as a user would write it: a test keeps the two equal.
 _MLP_CODE = '''\
 def init_params(key, sizes):
     """One (W, b) pair per layer from an explicit PRNG key; He scaling, W ~ N(0, 2/fan_in), suits ReLU."""

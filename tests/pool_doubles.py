@@ -47,7 +47,8 @@ class ScriptedPool:
         self.started = True
 
     def run(self, job: dict, timeout_s: float | None = None,
-            on_early: Callable[[dict], None] | None = None) -> dict:
+            on_early: Callable[[dict], None] | None = None,
+            on_ask: Callable[[object, float], object] | None = None) -> dict:
         with self._ran:
             self.jobs.append(job)
             self.timeouts.append(timeout_s)

@@ -14,7 +14,7 @@ import pytest
 
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
-from playground.worker.training.loop import train
+from playground.owner.training.loop import train
 from tests.eight_devices import MARKER, run_driver
 from tests.mnist_folders import synthetic_digits
 
@@ -44,11 +44,11 @@ DRIVER = f"""
 import json, sys
 from pathlib import Path
 import jax, numpy as np
-from playground.worker.training import steps as worker_steps
+from playground.owner.training import steps as worker_steps
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
-from playground.worker.training.loop import Placement, make_optimizer, train
-from playground.worker.training.model import init_params
+from playground.owner.training.loop import Placement, make_optimizer, train
+from playground.mlp import init_params
 from tests.mnist_folders import synthetic_digits
 
 payload = json.loads(sys.argv[1])

@@ -85,13 +85,13 @@ def test_lax_cond_example_fixes_the_python_if():
 
 
 def test_the_mlp_preset_is_the_train_tabs_mlp():
-    """One MLP: the vmap preset's code gives the same params and the same predictions as worker/training/model.py."""
+    """One MLP: the vmap preset's code gives the same params and the same predictions as playground/mlp.py."""
     import jax
     import numpy as np
 
+    from playground import mlp as model
     from playground.gallery import VMAP_PRESETS
     from playground.worker import usercode
-    from playground.worker.training import model
 
     preset = usercode.load(VMAP_PRESETS["batched MLP predict"].code).namespace
     key, sizes = jax.random.key(3), (784, 32, 16, 10)

@@ -21,30 +21,33 @@ def _invalid(kind: str, **values) -> str:
 
 
 def test_every_handler_exists_and_takes_its_rows_arguments():
-    """Each row names a real function that takes ``limits`` and exactly the row's arguments (and ``early`` for
-    the rows that send an early reply)."""
+    """Each row names a real function that takes ``limits`` and exactly the row's arguments (then ``device`` for
+    the rows that reach the device owner, ``early`` for those that send an early reply); a row that may wait in
+    the device's line reaches the owner."""
     for kind, row in REGISTRY.items():
         module, _, name = row.handler.partition(":")
         handler = getattr(importlib.import_module(module), name)
         parameters = list(inspect.signature(handler).parameters)
-        assert parameters == ["limits", *[a.name for a in row.arguments], *["early"] * row.early], (kind, parameters)
+        assert parameters == ["limits", *[a.name for a in row.arguments], *["device"] * row.device,
+                              *["early"] * row.early], (kind, parameters)
         assert callable(row.pool) or row.pool in POOLS, kind
+        assert row.device or row.pool in ("sandbox", "parallel"), kind
 
 
-POOLS = ("sandbox", "accelerator", "parallel")
+POOLS = ("sandbox", "device", "parallel")
 
 
 @pytest.mark.parametrize(("kind", "values", "pool"), [
     ("inspect", {"code": CUBIC, "args": "1.0"}, "sandbox"),
-    ("inspect", {"code": CUBIC, "args": "1.0", "on_accelerator": True}, "accelerator"),
+    ("inspect", {"code": CUBIC, "args": "1.0", "on_accelerator": True}, "device"),
     ("derivatives", {"code": TANH}, "sandbox"),
-    ("vmap", {"code": CUBIC, "args": "jnp.ones(3)"}, "accelerator"),
-    ("jit_speed", {"code": CUBIC, "sizes": [10]}, "accelerator"),
+    ("vmap", {"code": CUBIC, "args": "jnp.ones(3)"}, "device"),
+    ("jit_speed", {"code": CUBIC, "sizes": [10]}, "device"),
     ("shard", {"code": CUBIC, "args": "jnp.ones(8)", "mesh_shape": [8], "axis_names": ["data"],
                "in_specs": "(P('data'),)", "out_specs": "P('data')"}, "parallel"),
 ])
 def test_each_job_names_its_pool(kind, values, pool):
-    """The speed comparisons run where the accelerator is; Inspect only when asked; the rest on CPU workers."""
+    """The speed comparisons wait in the device owner's line; Inspect only when asked; the rest on CPU workers."""
     job = build(kind, values)
     assert job.get("ok") is not False, job
     assert jobs.pool_of(kind, job) == pool
@@ -59,10 +62,10 @@ def test_on_accelerator_must_be_a_bool(value):
                                                                 on_accelerator=value)
 
 
-def test_kinds_on_the_accelerator_for_about():
-    assert jobs.kinds_on("accelerator") == ["inspect (when asked)", "passes (when asked)", "graph (when asked)",
-                                           "compare (when asked)", "vmap", "jit_speed", "speed_of_light",
-                                           "device_ceilings"]
+def test_kinds_on_the_device_for_about():
+    assert jobs.kinds_on("device") == ["inspect (when asked)", "passes (when asked)", "graph (when asked)",
+                                      "compare (when asked)", "vmap", "jit_speed", "speed_of_light",
+                                      "device_ceilings"]
 
 
 @pytest.mark.parametrize(("order", "points", "x_min", "x_max"), [
@@ -135,7 +138,7 @@ def test_passes_and_graph_take_the_function_and_its_arguments_with_defaults(kind
 def test_compiler_jobs_run_on_the_cpu_workers_unless_asked(kind):
     values = {"code": CUBIC, "args": "1.0", **({"setting": "cse: off"} if kind == "compare" else {})}
     assert jobs.pool_of(kind, build(kind, values)) == "sandbox"
-    assert jobs.pool_of(kind, build(kind, {**values, "on_accelerator": True})) == "accelerator"
+    assert jobs.pool_of(kind, build(kind, {**values, "on_accelerator": True})) == "device"
 
 
 def test_compiler_rows_are_finished_by_the_server():

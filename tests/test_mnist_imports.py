@@ -1,5 +1,5 @@
 """Which side of training imports what: the server's and the shared data modules import no JAX, and the server's
-training modules (playground/server/training/) none of the worker's (playground/worker/training/)."""
+training modules (playground/server/training/) none of the worker's (playground/owner/training/)."""
 
 from __future__ import annotations
 

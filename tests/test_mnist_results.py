@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from playground.worker.training import results
+from playground.owner.training import results
 
 
 def test_confusion_matrix_matches_a_python_loop():

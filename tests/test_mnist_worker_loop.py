@@ -9,13 +9,13 @@ import time
 import numpy as np
 import pytest
 
+from playground.mlp import batched_predict
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
-from playground.worker.training import loop as worker_loop
-from playground.worker.training import steps as worker_steps
-from playground.worker.training.loop import _next_chunk_steps, make_optimizer, train
-from playground.worker.training.model import batched_predict
-from playground.worker.training.steps import as_float
+from playground.owner.training import loop as worker_loop
+from playground.owner.training import steps as worker_steps
+from playground.owner.training.loop import _next_chunk_steps, make_optimizer, train
+from playground.owner.training.steps import as_float
 from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, real_digits
 
 TINY = (784, 32, 10)
@@ -265,7 +265,7 @@ def test_real_mnist_digits_reach_95_percent():
 def _pieces(n_train: int = 200, batch_size: int = 8):
     import jax
 
-    from playground.worker.training.model import init_params
+    from playground.mlp import init_params
 
     data = synthetic(n_train=n_train)
     optimizer = make_optimizer(TrainConfig(optimizer="adam"))
@@ -358,7 +358,7 @@ def test_a_stop_is_heard_while_the_host_waits_for_the_device(monkeypatch):
     """The first chunk's measurement stays on its way until the test releases it, and the Stop comes while the host
     waits for it: the loop says "finishing" at once, without it (the final update measures anew), as the server's
     2 s grace after a Stop needs however long a chunk or an epoch's measurement takes."""
-    from playground.worker.training.evaluation import Evaluation, Measurement
+    from playground.owner.training.evaluation import Evaluation, Measurement
 
     stop, release = threading.Event(), threading.Event()
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from jax.test_util import check_grads
 
-from playground.worker.training.model import accuracy, batched_predict, init_params, loss, predict
+from playground.mlp import accuracy, batched_predict, init_params, loss, predict
 
 
 @pytest.mark.parametrize("layers", [(784, 512, 256, 10), (4, 5, 3)])

@@ -113,6 +113,20 @@ def test_the_real_pools_implement_it(real_pool):
     assert isinstance(real_pool.mechanisms(), dict)
 
 
+def test_the_device_line_implements_it(tmp_path):
+    """The device owner's line (server/device_pool.py): one job at a time, over CPU workers of its own; made here
+    without starting its workers or its owner."""
+    from playground.owner.handle import DeviceOwner, OwnerSetup
+    from playground.sandbox import ProcessPool
+    from playground.server.device_pool import DevicePool
+
+    line = DevicePool(ProcessPool(1, Limits(), HANDLERS), DeviceOwner(OwnerSetup("cpu", "process", str(tmp_path),
+                                                                                  Limits(), 1024)))
+    assert interface_problems(line) == []
+    assert line.size == 1 and line.platform == "cpu" and line.status()["owner"]["alive"] is False
+    line.close()
+
+
 @pytest.mark.parametrize("where", DOUBLES)
 def test_each_test_double_implements_it(where):
     pool = make_double(where)
@@ -141,13 +155,14 @@ def test_a_double_that_drifts_from_the_pools_fails():
 
         def start(self): ...
 
-        def run(self, job, timeout_s=None, on_early=None): ...
+        def run(self, job, timeout_s=None, on_early=None, on_ask=None): ...
 
         def close(self): ...
 
         def status(self): ...
 
-    assert interface_problems(NoEarlyReplies()) == ["run() has no parameter 'on_early'"]
+    assert interface_problems(NoEarlyReplies()) == ["run() has no parameter 'on_early'",
+                                                    "run() has no parameter 'on_ask'"]
     assert "run() does not take 'job' as positional argument 1" in interface_problems(TimeoutFirst())
     assert "run() has no default for 'timeout_s' (the Protocol's: None)" in interface_problems(TimeoutFirst())
     assert interface_problems(NeedsMore()) == ["start() needs 'ready_timeout_s', which the server never passes"]

@@ -181,7 +181,7 @@ def test_the_process_mode_imports_without_linux_only_modules():
         "    sys.modules[name] = None\n"
         "import playground.server.worker_pools, playground.server.api, playground.server.launch\n"
         "import playground.sandbox.process_worker\n"
-        "import playground.server.training.worker_handle, playground.worker.training.main, playground.server.ui\n"
+        "import playground.server.training.worker_handle, playground.owner.training.main, playground.server.ui\n"
         "from playground.sandbox import ProcessPool\n"
         "assert 'playground.sandbox.pool' not in sys.modules, 'the Linux pool was imported'\n"
         "print('ok')\n"

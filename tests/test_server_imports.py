@@ -101,7 +101,7 @@ def test_a_worker_loads_none_of_the_servers_code():
     """What a sandbox worker's template loads before it forks (every handler, and JAX) and what the training worker
     loads: no module of playground/server/ or playground/server/ui/, and no Gradio."""
     probe = ("import sys\nfrom playground.worker import handlers\nhandlers.preload()\n"
-             "import playground.worker.training.main\nprint(' '.join(sys.modules))\n")
+             "import playground.owner.training.main\nprint(' '.join(sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-4000:]
     loaded = done.stdout.split()

@@ -138,6 +138,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "de": "Der Besitzerprozess des Geräts endete während dieses Jobs ({why}) und wurde neu gestartet; auf dem "
               "Gerät lief gerade dein Programm.",
         "zh": "设备的所有者进程在此作业期间结束（{why}），已被重启；当时在设备上运行的正是你的程序。"},
+    "device.training_hung": {
+        "en": "A training run did not stop when asked, so the device's owner process was restarted.",
+        "de": "Ein Trainingslauf hielt nicht an, als er sollte, darum wurde der Besitzerprozess des Geräts neu "
+              "gestartet.",
+        "zh": "一个训练任务在被要求停止时没有停止，因此设备的所有者进程已被重启。"},
     "device.restarting": {
         "en": "The device's owner process is starting again after the last job ended it; please run this again in "
               "a few seconds.",

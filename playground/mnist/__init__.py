@@ -2,5 +2,5 @@
 catalogue (the datasets), fetch (folder, cache or download) with download (pooch) and idx (the file format),
 preprocess (drawings -> MNIST frames), params_file (weights on disk); fetch_cli is ``make data``.
 
-The training worker is playground/worker/training/, the server's side of it playground/server/training/.
+The training worker is playground/owner/training/, the server's side of it playground/server/training/.
 """

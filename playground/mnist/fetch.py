@@ -36,8 +36,10 @@ from playground.mnist.idx import IdxError, read_idx
 
 
 def cache_dir(env: Mapping[str, str]) -> Path:
-    """The cache root: ``$PLAYGROUND_CACHE`` or ``~/.cache/jax-playground``; each dataset gets a subfolder."""
-    return Path(env.get("PLAYGROUND_CACHE") or Path.home() / ".cache" / "jax-playground").expanduser()
+    """The cache root: ``$PLAYGROUND_CACHE`` or ``~/.cache/jax-playground`` (``$HOME`` of ``env`` where it has one);
+    each dataset gets a subfolder."""
+    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    return Path(env.get("PLAYGROUND_CACHE") or home / ".cache" / "jax-playground").expanduser()
 
 
 def mirrors_for(spec: DatasetSpec, env: Mapping[str, str]) -> tuple[str, ...]:
@@ -172,3 +174,20 @@ def availability(env: Mapping[str, str]) -> dict[str, str | None]:
         where[name] = (label if len(there) == len(spec.files) else
                        f"{label}, test set only" if there == set(TEST_ROLES) else None)
     return where
+
+
+def data_env(env: Mapping[str, str]) -> dict[str, str]:
+    """Where the datasets are, for a process that reads them with ``load`` but has another ``$HOME`` (the device
+    owner, whose home is its scratch folder): each dataset's folder variable, and the cache root resolved.
+
+    >>> data_env({"HOME": "/home/ada", "MNIST_DIR": "/data/mnist"})["PLAYGROUND_CACHE"]
+    '/home/ada/.cache/jax-playground'
+    """
+    folders = {spec.folder_variable: env[spec.folder_variable] for spec in DATASETS.values()
+               if spec.folder_variable and env.get(spec.folder_variable)}
+    return {**folders, "PLAYGROUND_CACHE": str(cache_dir(env))}
+
+
+def data_folders(env: Mapping[str, str]) -> list[str]:
+    """The folders a dataset is read from: each dataset's folder variable's, and the cache root."""
+    return [str(Path(folder).expanduser()) for folder in data_env(env).values()]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import queue
 import signal
 import subprocess
 import sys
@@ -86,6 +87,8 @@ class DeviceOwner:
         self._channel = None
         self._log: StderrLog | None = None
         self._answers: dict[int, dict] = {}
+        self._runs: dict[int, TrainingStream] = {}  # the training runs on the running owner, by number
+        self._send_lock = threading.Lock()
         self._generation = 0
         self._ending: OwnerLost | None = None  # why the running owner is being killed (the watchdog's verdict)
         self._closed = False
@@ -149,6 +152,37 @@ class DeviceOwner:
         ``timeout_s`` (the time the job has left) or by the watchdog."""
         return self._exchange({"session": session, "request": request}, timeout_s).get("reply", {})
 
+    # -- training runs ------------------------------------------------------------------------------------------
+
+    def train(self, order: dict) -> TrainingStream:
+        """Start a training run (training/runs.py's order, less its number); its stream of messages."""
+        with self._changed:
+            if not self._ready.is_set() or self._channel is None:
+                raise OwnerLost("crashed", ["device.restarting", {}])
+            stream = TrainingStream(self, next(self._ids), self._generation)
+            self._runs[stream.run] = stream
+        self._send({"train": {**order, "run": stream.run}}, stream.generation)
+        return stream
+
+    def _stop_run(self, stream: TrainingStream) -> None:
+        self._send({"stop": stream.run}, stream.generation)
+
+    def _forget_run(self, stream: TrainingStream) -> None:
+        with self._changed:
+            self._runs.pop(stream.run, None)
+
+    # -- the socket -------------------------------------------------------------------------------------------
+
+    def _send(self, message: dict, generation: int) -> None:
+        with self._send_lock:
+            channel = self._channel
+            if channel is None or generation != self._generation:
+                raise self._lost(generation)
+            try:
+                protocol.send(channel, message)
+            except OSError:
+                raise self._lost(generation) from None
+
     def _exchange(self, message: dict, timeout_s: float) -> dict:
         with self._lock:
             with self._changed:
@@ -156,10 +190,7 @@ class DeviceOwner:
                     raise OwnerLost("crashed", ["device.restarting", {}])
                 generation = self._generation
                 number = next(self._ids)
-            try:
-                protocol.send(self._channel, {"id": number, **message})
-            except OSError:
-                raise self._lost(generation) from None
+            self._send({"id": number, **message}, generation)
             return self._await(number, generation, timeout_s)
 
     def _await(self, number: int, generation: int, timeout_s: float) -> dict:
@@ -179,6 +210,7 @@ class DeviceOwner:
         raise self._lost(generation)
 
     def _lost(self, generation: int) -> OwnerLost:
+        """Why the owner of ``generation`` is gone (waiting a moment for the watchdog to say, if it is the one)."""
         with self._changed:
             self._changed.wait_for(lambda: self._generation != generation or self._closed, timeout=5.0)
             return self._ending or OwnerLost("crashed", ["device.crashed", {"why": self.last_end or "?"}])
@@ -227,6 +259,8 @@ class DeviceOwner:
                     if isinstance(message, dict) and isinstance(message.get("id"), int):
                         self._answers[message["id"]] = message
                         self._changed.notify_all()
+                    elif isinstance(message, dict) and message.get("run") in self._runs:
+                        self._runs[message["run"]].messages.put(message)
                 try:
                     message = buffer.feed(b"")
                 except ValueError:
@@ -237,6 +271,11 @@ class DeviceOwner:
         """The owner's socket closed: it died (or was killed). Restart it, unless the server is closing."""
         self._kill_and_restart(generation)
 
+    def _abandon(self, generation: int) -> None:
+        with self._changed:
+            self._ending = OwnerLost("timeout", ["device.training_hung", {}])
+        self._kill_and_restart(generation)
+
     def _kill_and_restart(self, generation: int) -> None:
         with self._changed:
             if self._generation != generation:
@@ -245,6 +284,9 @@ class DeviceOwner:
             self._ready.clear()
             self._generation += 1
             self._answers.clear()
+            for stream in self._runs.values():
+                stream.messages.put(None)  # the run ended with its owner
+            self._runs.clear()
             self._changed.notify_all()
         if process is not None:
             self.last_end = self._describe_end(process)
@@ -318,3 +360,31 @@ class DeviceOwner:
                     self._ending = OwnerLost("memory", ["device.memory", {"held": f"{held:,.0f}",
                                                                           "limit": f"{self.setup.memory_mb:,}"}])
                 self._kill_and_restart(generation)
+
+
+class TrainingStream:
+    """One training run's messages from the owner (``receive``), and its stop."""
+
+    def __init__(self, owner: DeviceOwner, run: int, generation: int) -> None:
+        self._owner, self.run, self.generation = owner, run, generation
+        self.messages: queue.Queue[dict | None] = queue.Queue()
+
+    def receive(self, timeout_s: float) -> dict | None:
+        """The run's next message, None when none came within ``timeout_s``; OwnerLost when the owner ended."""
+        try:
+            message = self.messages.get(timeout=timeout_s)
+        except queue.Empty:
+            return None
+        if message is None:
+            raise self._owner._lost(self.generation)
+        return message
+
+    def stop(self) -> None:
+        self._owner._stop_run(self)
+
+    def close(self) -> None:
+        self._owner._forget_run(self)
+
+    def abandon(self) -> None:
+        """The run did not stop when asked: its owner is killed and started again (a hung device is the owner's)."""
+        self._owner._abandon(self.generation)

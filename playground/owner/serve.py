@@ -1,13 +1,18 @@
-"""The owner's serving loop: each message answered in turn, sessions kept until the server closes them.
+"""The owner's serving: the jobs' sessions answered one request at a time, the training runs beside them.
 
-One thing runs on the device at a time: the server opens one session at a time (its device line), and this loop
-answers one request at a time. An exception of our own in an op is answered as ``{"error", "internal": True}``
-(its traceback on stderr, the server's log) and the owner serves on.
+Messages from the server (sandbox/protocol.py framing): ``{"id", "open": session}``, ``{"id", "session",
+"request"}`` (device_ops.py's ops), ``{"id", "close": session}``, each answered with its ``id``, in turn, on one
+thread; ``{"train": {...}}`` and ``{"stop": run}`` for the training runs (training/runs.py), each on a thread of
+its own. A session has the device to itself from its first op that uses it to its close (turns.py): the training
+runs pause meanwhile. An exception of our own in an op is answered as ``{"error", "internal": True}`` (its
+traceback on stderr, the server's log) and the owner serves on.
 """
 
 from __future__ import annotations
 
+import queue
 import socket
+import threading
 import traceback
 
 import jax
@@ -16,26 +21,52 @@ from playground.owner.ceilings import Ceilings
 from playground.owner.compiled import CompiledCache
 from playground.owner.main import MAX_MESSAGE_BYTES
 from playground.owner.session import Session, about
+from playground.owner.training.runs import TrainingRuns
+from playground.owner.turns import DeviceTurns
 from playground.sandbox import protocol
+
+_NO_TURN = frozenset({"about"})  # ops that do not touch the device: they do not pause the training
 
 
 class Owner:
     def __init__(self, channel: socket.socket, setup: dict) -> None:
         self._channel = channel
+        self._send_lock = threading.Lock()
         self._scratch = setup["scratch"]
         self._device = jax.devices()[0]
         self._compiled = CompiledCache()
         self._memory_mb = setup["memory_mb"]
         self._ceilings = Ceilings(lambda: about(self._device, self._memory_mb)["label"], self._memory_mb)
         self._sessions: dict[int, Session] = {}
+        self._holding: set[int] = set()  # the sessions that have the device (one at a time, by the server's line)
+        self._turns = DeviceTurns()
+        self._training = TrainingRuns(self._send, self._turns)
+        self._requests: queue.Queue[dict | None] = queue.Queue()
 
     def serve(self) -> None:
+        threading.Thread(target=self._answer_requests, name="owner-sessions", daemon=True).start()
         while True:
             try:
                 message = protocol.receive(self._channel, MAX_MESSAGE_BYTES)
             except EOFError:
                 return  # the server is gone
-            protocol.send(self._channel, {"id": message.get("id"), **self._answer(message)})
+            if not isinstance(message, dict):
+                continue
+            if "train" in message:
+                self._training.start(message["train"])
+            elif "stop" in message:
+                self._training.stop(message["stop"])
+            else:
+                self._requests.put(message)
+
+    def _send(self, message: dict) -> None:
+        with self._send_lock:
+            protocol.send(self._channel, message)
+
+    def _answer_requests(self) -> None:
+        while True:
+            message = self._requests.get()
+            self._send({"id": message.get("id"), **self._answer(message)})
 
     def _answer(self, message: dict) -> dict:
         if "open" in message:
@@ -46,12 +77,20 @@ class Owner:
             session = self._sessions.pop(message["close"], None)
             if session is not None:
                 session.close()
+            if message["close"] in self._holding:
+                self._holding.discard(message["close"])
+                self._turns.give_back()
             return {}
-        session = self._sessions.get(message.get("session"))
+        number = message.get("session")
+        session = self._sessions.get(number)
         if session is None:
             return {"reply": {"error": "no such session"}}
+        request = message.get("request")
+        if number not in self._holding and not (isinstance(request, dict) and request.get("op") in _NO_TURN):
+            self._turns.take()
+            self._holding.add(number)
         try:
-            return {"reply": session.handle(message.get("request"))}
+            return {"reply": session.handle(request)}
         except Exception:  # our bug: said, and the owner serves on
             traceback.print_exc()
             return {"reply": {"error": "the device owner failed on this request (a bug of the playground's)",

@@ -54,7 +54,7 @@ class Session:
         self._devices = len(jax.devices())
         self._scratch = scratch
         self._compiled = compiled
-        self._ceilings = ceilings
+        self._measured_ceilings = ceilings
         self._programs: list[tuple[str, object]] = []  # (sha256 of the artifact, the checked program)
         self._buffers: dict[int, jax.Array] = {}
         self._uploads: list[_Upload | None] = []
@@ -216,7 +216,7 @@ class Session:
         return profile.trace(call, max(count, 1), str(request["module"])[:300], self._scratch)
 
     def _ceilings(self, request: dict) -> dict:
-        return self._ceilings(str(request["dtype"]))
+        return self._measured_ceilings(str(request["dtype"]))
 
     def _free(self, request: dict) -> dict:
         for i in request["buffers"]:

@@ -4,8 +4,8 @@ POSIX: a socket pair, the child's end inherited (``fd:N``). Windows cannot
 hand a socket to a child, so there the child connects back to a one-time
 listener on 127.0.0.1 (``tcp:PORT``) and proves itself with a token it reads
 from its stdin; any other connection that reaches the port first is dropped.
-Used for the process mode's workers (process_pool.py) and the training
-workers (server/training/worker_handle.py).
+Used for the process mode's workers (process_pool.py) and the device owner
+(owner/handle.py).
 """
 
 from __future__ import annotations

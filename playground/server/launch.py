@@ -87,9 +87,11 @@ def _stop_on_signals(services: ExitStack, launched: list) -> None:
 
 
 def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
-    """The sandbox's pools and the training service started (each closed by ``services``), and the API over them."""
+    """The device owner, the sandbox's pools and the training service started (each closed by ``services``), and the
+    API over them."""
+    runs = tempfile.mkdtemp(prefix="jax-playground-runs-")  # the training runs' weights, written by the owner
     try:
-        pools = worker_pools.start(settings, dict(os.environ), started=lambda pool: services.callback(pool.close))
+        pools = worker_pools.start(settings, dict(os.environ), runs, started=lambda pool: services.callback(pool.close))
     except RuntimeError as exc:
         raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
     logging.info("accelerator: %s", pools.device_why)
@@ -99,7 +101,7 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     for name, layer in pools.owner.hello.get("layers", {}).items():
         if not layer["active"]:
             logging.warning("device owner: %s is not in force: %s", name, layer["detail"])
-    training = TrainingService({**os.environ, "JAX_PLATFORMS": "cpu"},
+    training = TrainingService(pools.owner, dict(os.environ), runs,
                                worker_pools.training_slots(settings, pools, dict(os.environ)),
                                settings.training_max_s)
     services.callback(training.close)

@@ -10,7 +10,7 @@ on every figure so a user's zoom and legend clicks survive the redraws.
 
 Accuracies and probabilities come in as fractions in [0, 1] and are shown in
 percent. Plots only: the numbers behind the confusion matrix and the digit grid come from
-playground/worker/training/results.py. No gradio, no jax: the Gradio server process imports this module.
+playground/owner/training/results.py. No gradio, no jax: the Gradio server process imports this module.
 """
 
 from __future__ import annotations

@@ -17,13 +17,14 @@ CPU off as the device.
 from __future__ import annotations
 
 import logging
+import os
 import resource
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from playground import messages
-from playground.mnist.catalogue import DATA_VARIABLES
+from playground.mnist.fetch import cache_dir, data_folders
 from playground.owner.handle import DeviceOwner, DeviceUnavailable, OwnerSetup
 from playground.sandbox import JobPool
 from playground.sandbox.accelerator import NO_DEVICE, Accelerator, detect, owner_env
@@ -57,11 +58,13 @@ class Pools:
         return self.device.owner
 
 
-def start(settings: Settings, env: dict[str, str], started: Callable[[object], object] = lambda pool: None) -> Pools:
+def start(settings: Settings, env: dict[str, str], runs: str,
+          started: Callable[[object], object] = lambda pool: None) -> Pools:
     """The owner started on the host's accelerator (on the CPU where there is none, or it cannot be opened), then
-    the pools; ``started(each)`` after each, with the owner first (its ``close`` ends it)."""
+    the pools; ``started(each)`` after each, with the owner first (its ``close`` ends it). ``runs``: the folder the
+    training runs' weights go into, which the owner may write to."""
     accelerator, why = detect(env)
-    owner, unavailable = _started_owner(settings, env, accelerator)
+    owner, unavailable = _started_owner(settings, env, accelerator, runs)
     started(owner)
     if unavailable is not None:
         why = f"{messages.render([unavailable])}; the jobs that measure run on the CPU"
@@ -78,11 +81,11 @@ def start(settings: Settings, env: dict[str, str], started: Callable[[object], o
     return pools
 
 
-def _started_owner(settings: Settings, env: dict[str, str], accelerator: Accelerator | None
+def _started_owner(settings: Settings, env: dict[str, str], accelerator: Accelerator | None, runs: str
                    ) -> tuple[DeviceOwner, list | None]:
     """The owner, running: on ``accelerator``, or on the CPU (with why not, as a piece) where it cannot open it."""
     if accelerator is not None:
-        owner = DeviceOwner(owner_setup(settings, env, accelerator))
+        owner = DeviceOwner(owner_setup(settings, env, accelerator, runs))
         try:
             owner.start()
             return owner, None
@@ -93,21 +96,23 @@ def _started_owner(settings: Settings, env: dict[str, str], accelerator: Acceler
             log.warning("accelerator: %s; the jobs that measure run on the CPU", messages.render([unavailable]))
     else:
         unavailable = None
-    owner = DeviceOwner(owner_setup(settings, env, None))
+    owner = DeviceOwner(owner_setup(settings, env, None, runs))
     owner.start()  # the CPU: a failure here is the host's, and stops the start
     return owner, unavailable
 
 
-def owner_setup(settings: Settings, env: dict[str, str], accelerator: Accelerator | None) -> OwnerSetup:
+def owner_setup(settings: Settings, env: dict[str, str], accelerator: Accelerator | None, runs: str) -> OwnerSetup:
     """What the owner of ``accelerator`` (None: the CPU) is started with: its environment (the whitelist, with the
-    driver's variables), its rlimits, its memory limit, its files."""
+    driver's variables), its rlimits, its memory limit, its files: the device's, the datasets' folders to read
+    (the cache's made now, so that Landlock can name it before anything is downloaded) and ``runs`` to write."""
     platform = accelerator.platform if accelerator is not None else "cpu"
-    data = tuple(env[name] for name in DATA_VARIABLES if env.get(name))
+    os.makedirs(cache_dir(env), exist_ok=True)
     return OwnerSetup(
         platform=platform, sandbox=settings.sandbox, scratch=tempfile.mkdtemp(prefix="jax-playground-owner-"),
         limits=Limits(cpu_s=resource.RLIM_INFINITY, address_space_mb=0, file_size_mb=1024, open_files=4096),
         memory_mb=settings.owner_memory_mb, env=owner_env(env, platform),
-        devices=accelerator.paths if accelerator is not None else NO_DEVICE, readable=data)
+        devices=accelerator.paths if accelerator is not None else NO_DEVICE, readable=tuple(data_folders(env)),
+        writable=(runs,))
 
 
 def _sandbox_pool(settings: Settings, size: int, limits: Limits, env: dict[str, str] | None = None) -> JobPool:

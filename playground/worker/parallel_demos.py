@@ -13,6 +13,7 @@ import numpy as np
 from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from playground import mlp as model
 from playground.errors import UserCodeError
 from playground.measure import numerics
 from playground.sandbox.limits import Limits
@@ -25,7 +26,6 @@ from playground.worker.shard import (
     make_mesh,
     placement,
 )
-from playground.worker.training import model as model
 
 LAYER_SIZES = (784, 64, 10)
 EXAMPLES_PER_DEVICE = 8
@@ -131,7 +131,7 @@ def pmap_vs_shard_map() -> dict:
 
 
 def sgd_step(params: model.Params, images: jax.Array, labels: jax.Array) -> model.Params:
-    """Params in, params out: one step of plain SGD on the Train tab's MLP (playground/worker/training/model.py)."""
+    """Params in, params out: one step of plain SGD on the Train tab's MLP (playground/mlp.py)."""
     grads = jax.grad(model.loss)(params, images, labels)
     return jax.tree.map(lambda p, g: p - LEARNING_RATE * g, params, grads)
 

@@ -131,7 +131,7 @@ def test_stopped_mid_job_the_server_takes_everything_with_it(tmp_path_factory, s
 
         recorded = [i for i in map(process_identity, support.descendants(server.process.pid)) if i]
         commands = " | ".join(i[2] for i in recorded)
-        assert "playground.sandbox.template" in commands and "playground.worker.training.main" in commands, commands
+        assert "playground.sandbox.template" in commands and "playground.owner.training.main" in commands, commands
         assert len(recorded) >= 2 + WORKERS + PARALLEL_WORKERS, commands  # two templates, their warm workers, more
 
         server.process.send_signal(signum)

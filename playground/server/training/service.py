@@ -1,10 +1,11 @@
-"""The server's training service: fetch the data, wait for a worker, stream the run, keep the result.
+"""The server's training service: fetch the data, wait for a slot, stream the run, keep the result.
 
 Runs in the Gradio server process and never imports JAX: the training itself
-happens in a training worker process (server_worker_handle.py, one per
-accelerator). Each browser session (or gradio_client) has at most one run at a
-time and keeps its latest result (server_results.py), so ``/predict`` answers
-with the model that session trained last.
+happens in the device owner (playground/owner/training/), which holds the
+device and takes turns on it with the jobs that measure (one slot per device).
+Each browser session (or gradio_client) has at most one run at a time and keeps
+its latest result (results.py), so ``/predict`` answers with the model that
+session trained last.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import dataclasses
 import importlib.util
 import itertools
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Generator, Iterator, Mapping
@@ -23,20 +23,23 @@ from pathlib import Path
 import numpy as np
 
 from playground.messages import piece, render
+from playground.messages import render as render_piece
 from playground.mnist import fetch
 from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.config import TrainConfig
+from playground.mnist.fetch import data_env
+from playground.owner.handle import DeviceOwner, OwnerLost, TrainingStream
 from playground.server.training.results import METRIC_COLUMNS, NoTrainedModel, SessionResults
 from playground.server.training.slots import SlotQueue
-from playground.server.training.worker_handle import TrainingWorkerHandle, WorkerDied
 
 __all__ = ["NoTrainedModel", "TrainingFailed", "TrainingService"]
 POLL_S = 0.1
+START_WAIT_S = 300.0  # an owner starting again (opening a TPU took up to 16 s)
 OFFLINE_DATASET = "digits"  # what a run trains on when its dataset cannot be had here (it ships with scikit-learn)
 
 
 class TrainingFailed(RuntimeError):
-    """The run could not finish: the worker reported an error or died."""
+    """The run could not finish: the owner reported an error, or ended."""
 
 
 @dataclass
@@ -46,18 +49,21 @@ class _Run:
 
 
 class TrainingService:
-    def __init__(self, env: Mapping[str, str], slots: int = 1, max_run_s: float = 900.0,
-                 stop_grace_s: float = 2.0, finish_grace_s: float = 120.0, max_sessions: int = 64) -> None:
-        """``stop_grace_s``: how long a worker has after a Stop to end its chunk and say it is finishing;
+    def __init__(self, owner: DeviceOwner, env: Mapping[str, str], runs: str, slots: int = 1,
+                 max_run_s: float = 900.0, stop_grace_s: float = 2.0, finish_grace_s: float = 120.0,
+                 max_sessions: int = 64) -> None:
+        """``owner`` trains; ``runs``: the folder the runs' weights go into (the owner may write there).
+        ``stop_grace_s``: how long a run has after a Stop to end its chunk and say it is finishing;
         ``finish_grace_s``: how long it then has for the final measurement and the weights (seconds on a wide
-        model, and more on a loaded machine). A worker that misses either is killed, and its weights are lost."""
+        model, and more on a loaded machine). A run that misses either is taken for a hung device: its owner is
+        killed and started again, and its weights are lost."""
+        self._owner = owner
         self._env = dict(env)
         self._queue = SlotQueue(slots)
-        self._workers = [TrainingWorkerHandle(self._env, slot) for slot in range(slots)]
         self.max_run_s = max_run_s
         self.stop_grace_s = stop_grace_s
         self.finish_grace_s = finish_grace_s
-        self._root = Path(tempfile.mkdtemp(prefix="jax-playground-runs-"))
+        self._root = Path(runs)
         self._lock = threading.Lock()
         self._runs: dict[str, _Run] = {}
         self._results = SessionResults(max_sessions)
@@ -92,7 +98,7 @@ class TrainingService:
                         return
                     yield {**base, "phase": "queued", "queue_position": self._queue.position(ticket),
                            "elapsed_s": time.monotonic() - started}
-                yield from self._train_on(self._workers[ticket.slot], config, session, run, base)
+                yield from self._train_on(ticket.slot, config, session, run, base)
             finally:
                 self._queue.leave(ticket)
         finally:
@@ -123,8 +129,6 @@ class TrainingService:
                 for name, spec in DATASETS.items()]
 
     def close(self) -> None:
-        for worker in self._workers:
-            worker.kill()
         shutil.rmtree(self._root, ignore_errors=True)
 
     # -- the steps of a run ---------------------------------------------------
@@ -168,46 +172,59 @@ class TrainingService:
             raise error
         return name
 
-    def _train_on(self, worker: TrainingWorkerHandle, config: TrainConfig, session: str, run: _Run,
-                  base: dict) -> Iterator[dict]:
-        if worker.ensure_started():
+    def _train_on(self, slot: int, config: TrainConfig, session: str, run: _Run, base: dict) -> Iterator[dict]:
+        if not self._owner.alive():  # starting again after a job or a run ended it
             yield {**base, "phase": "starting"}
+            self._owner.wait_ready(START_WAIT_S)
         folder = self._root / f"run-{next(self._numbers)}"
         folder.mkdir()
         rows: list[dict] = []
         latest = {**base, "phase": "starting"}
+        stream: TrainingStream | None = None
+        try:
+            stream = self._owner.train({"config": config.to_dict(), "run_dir": str(folder), "slot": slot,
+                                        "data_env": data_env(self._env)})
+            yield from self._follow(stream, session, run, folder, rows, latest, base)
+        except OwnerLost as lost:
+            raise TrainingFailed(render_piece([lost.piece])) from None
+        finally:
+            if stream is not None:
+                stream.close()
+
+    def _follow(self, stream: TrainingStream, session: str, run: _Run, folder: Path, rows: list[dict],
+                latest: dict, base: dict) -> Iterator[dict]:
         finished = False
         try:
-            worker.send({"kind": "train", "config": config.to_dict(), "run_dir": str(folder)})
             deadline = time.monotonic() + self.max_run_s
-            kill_at = None  # set by a stop: when a worker that has not sent "done" is killed
-            finishing = False  # the worker's steps are over; only the final measurement is left
+            give_up_at = None  # set by a stop: when a run that has not sent "done" is taken for hung
+            finishing = False  # the run's steps are over; only the final measurement is left
             while True:
-                if kill_at is None and (run.stop.is_set() or time.monotonic() > deadline):
+                if give_up_at is None and (run.stop.is_set() or time.monotonic() > deadline):
                     if not run.stop.is_set():
                         run.reason = piece("train.stopped_time_limit", limit=f"{self.max_run_s:g}")
-                    worker.send({"kind": "stop"})
-                    kill_at = time.monotonic() + (self.finish_grace_s if finishing else self.stop_grace_s)
-                if kill_at is not None and time.monotonic() > kill_at:
-                    worker.kill()  # it did not stop in time: a fresh one serves the next run
+                    stream.stop()
+                    give_up_at = time.monotonic() + (self.finish_grace_s if finishing else self.stop_grace_s)
+                if give_up_at is not None and time.monotonic() > give_up_at:
+                    stream.abandon()  # it did not stop in time: a hung device, whose owner starts again
                     finished = True
                     self._results.keep(session, folder, None, rows, latest.get("class_names"))
                     yield _stopped(latest, piece("train.worker_restarted"))
                     return
-                message = worker.receive(POLL_S)
+                message = stream.receive(POLL_S)
                 if message is None:
                     continue
                 kind = message.pop("kind", None)
+                message.pop("run", None)
                 if kind == "error":
                     finished = True
                     if message.get("invalid_input"):
                         raise ValueError(message.get("message"))
-                    raise TrainingFailed(message.get("message", "the training worker failed"))
+                    raise TrainingFailed(message.get("message", "the training run failed"))
                 latest = {**base, **message}
                 if latest["phase"] == "finishing":
                     finishing = True
-                    if kill_at is not None:  # it stopped in time; the measurement and the weights get their own
-                        kill_at = time.monotonic() + self.finish_grace_s
+                    if give_up_at is not None:  # it stopped in time; the measurement and the weights get their own
+                        give_up_at = time.monotonic() + self.finish_grace_s
                     yield latest
                     continue
                 rows.append({column: latest.get(column) for column in METRIC_COLUMNS})
@@ -221,25 +238,21 @@ class TrainingService:
                            "params_file": str(result.params_file), "metrics_file": str(result.metrics_file)}
                     return
                 yield latest
-        except WorkerDied as exc:
-            finished = True
-            worker.kill()
-            raise TrainingFailed(str(exc)) from None
         finally:
-            if not finished:  # the client went away mid-run: stop the worker before the slot is reused
-                self._abandon(worker)
+            if not finished:  # the client went away mid-run: stop it before the slot is reused
+                self._abandon(stream)
 
-    def _abandon(self, worker: TrainingWorkerHandle) -> None:
+    def _abandon(self, stream: TrainingStream) -> None:
         try:
-            worker.send({"kind": "stop"})
-            deadline = time.monotonic() + self.stop_grace_s
+            stream.stop()
+            deadline = time.monotonic() + self.stop_grace_s + self.finish_grace_s
             while time.monotonic() < deadline:
-                message = worker.receive(POLL_S)
+                message = stream.receive(POLL_S)
                 if message and message.get("kind") in ("done", "error"):
                     return
-        except WorkerDied:
-            pass
-        worker.kill()
+        except OwnerLost:
+            return
+        stream.abandon()
 
 
 def _stopped(update: dict, words: list, **more: object) -> dict:

@@ -40,8 +40,8 @@ import optax
 from jax import lax
 from jax.sharding import NamedSharding
 
+from playground.mlp import Params, batched_predict, loss
 from playground.mnist.config import TrainConfig
-from playground.worker.training.model import Params, batched_predict, loss
 
 LOSS_SMOOTHING = 0.98  # the smoothed loss averages roughly the last 1 / (1 - 0.98) = 50 steps
 Smoothed = tuple[jax.Array, jax.Array]  # (running average, steps averaged): see smooth_loss

@@ -1,4 +1,5 @@
-"""The MLP classifier, in the training worker, written as JAX's ``mnist_classifier_fromscratch`` writes it.
+"""The MNIST MLP classifier, written as JAX's ``mnist_classifier_fromscratch`` writes it: the device owner trains
+it, the Parallel tab's data-parallel demo steps it.
 
 The network is the one of the German blog post "Need for Speed: JAX" (a
 784-512-256-10 MLP trained with SGD); its code is pure functions of pytrees.

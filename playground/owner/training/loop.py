@@ -60,12 +60,12 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding, Sharding, SingleDeviceSharding
 from jax.sharding import PartitionSpec as P
 
+from playground.mlp import init_params
 from playground.mnist.catalogue import ROLES, ArrayData
 from playground.mnist.config import TrainConfig
-from playground.worker.training import steps as worker_steps
-from playground.worker.training.evaluation import Evaluation, Measurement
-from playground.worker.training.model import init_params
-from playground.worker.training.steps import RunChunk, TrainState, make_optimizer
+from playground.owner.training import steps as worker_steps
+from playground.owner.training.evaluation import Evaluation, Measurement
+from playground.owner.training.steps import RunChunk, TrainState, make_optimizer
 
 TRAIN_EVAL_SIZE = 10_000  # training images classified at each epoch's end: full MNIST's 60,000 would cost 6 test sets
 RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
@@ -73,6 +73,7 @@ CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays 
 FIRST_CHUNK_STEPS = 4
 STOP_POLL_S = 0.002  # how often the host, waiting for the device, asks whether the run was stopped
 ACCELERATOR_BLOCK_STEPS = 16  # steps per compiled block on a GPU or TPU: a call queues 16 steps of work
+Pause = Callable[[list, Callable[[], bool]], float | None]  # (the work on its way, should_stop) -> when seen done
 
 
 def device_name(device: jax.Device) -> str:
@@ -115,7 +116,8 @@ class Placement:
 
 def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = lambda: False, *,
           update_every_s: float = 0.25, estimate_every_s: float = 2.0, estimate_size: int = 1000,
-          multi_step: bool = True, block: int | None = None, device: jax.Device | None = None) -> Iterator[dict]:
+          multi_step: bool = True, block: int | None = None, device: jax.Device | None = None,
+          pause: Pause = lambda queued, should_stop: None) -> Iterator[dict]:
     """Train on ``data`` (any object with train/test images and labels) on ``device``, yielding metric dicts.
 
     ``multi_step=True`` runs a chunk of steps in one compiled call on a CPU
@@ -128,6 +130,9 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
     instead of ``device`` (``Placement.data_parallel``). Bad data, a batch
     larger than the training set or one that does not split over the
     devices raise ValueError here, at the call, not at the first ``next()``.
+    ``pause(queued, should_stop)`` is called at each chunk's edge with the
+    arrays of the work on its way (the device owner's turns, owner/turns.py): it
+    may wait for them and hold the run; it returns when it saw them done, or None.
     """
     arrays = _checked_arrays(data)
     n_train = len(arrays.train_labels)
@@ -136,7 +141,7 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
     if update_every_s <= 0 or estimate_every_s <= 0 or estimate_size < 1 or (block is not None and block < 1):
         raise ValueError("update_every_s and estimate_every_s must be positive, estimate_size and block at least 1")
     return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step, block,
-                   _placement(config, device))
+                   _placement(config, device), pause)
 
 
 def _placement(config: TrainConfig, device: jax.Device | None) -> Placement:
@@ -154,7 +159,7 @@ def _placement(config: TrainConfig, device: jax.Device | None) -> Placement:
 
 def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool], update_every_s: float,
             estimate_every_s: float, estimate_size: int, multi_step: bool, block: int | None,
-            placement: Placement) -> Iterator[dict]:
+            placement: Placement, pause: Pause) -> Iterator[dict]:
     started = time.perf_counter()
     # Each epoch drops the last n_train % batch_size images of its permutation (a different few each epoch):
     # every batch then has the same shape, and one compiled step serves them all.
@@ -177,6 +182,8 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     step, stopped, pace = 0, False, _Pace(CHUNK_TARGET * update_every_s, block, config.batch_size)
     queued: _Queued | None = None
     for epoch, first, n in pace.chunks(config.epochs, steps_per_epoch):
+        if queued is not None:
+            queued.done_at = pause(queued.arrays(), should_stop)
         if should_stop():
             stopped = True
             break
@@ -204,6 +211,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     yield dict(metrics, phase="finishing", stopped=stopped, elapsed_s=time.perf_counter() - started)
     if queued is not None:
         dataclasses.replace(queued, measured=None).report(metrics, pace, started)  # the final update measures
+    pause([], lambda: False)  # a stop may have cut a pause short: the final measurement waits for its turn
     yield evaluation.final_update(metrics, state.params, stopped, not stopped and step == total_steps, started)
 
 
@@ -228,6 +236,7 @@ class _Queued:
     smoothed: worker_steps.Smoothed  # its loss (device scalars; waiting for them waits for the chunk)
     measured: Measurement | None  # the accuracies asked for after it; None after the last chunk
     queued_at: float  # perf_counter() when the loop began to queue it
+    done_at: float | None = None  # when it was seen done, where that was before its report (a pause)
 
     def arrays(self) -> list[object]:
         """What the chunk's update reads: its loss, and the accuracies measured after it."""
@@ -236,7 +245,7 @@ class _Queued:
     def report(self, metrics: dict, pace: _Pace, started: float) -> dict:
         """Wait for the chunk, fold its figures into ``metrics`` and return a copy for the stream."""
         loss = worker_steps.smoothed_value(self.smoothed)  # waits for the chunk
-        samples_per_s = pace.record(self.done, self.queued_at, time.perf_counter())
+        samples_per_s = pace.record(self.done, self.queued_at, self.done_at or time.perf_counter())
         metrics.update(step=self.step, epoch=self.step / self.steps_per_epoch, loss=loss,
                        samples_per_s=samples_per_s, epoch_accuracy=None, epoch_train_accuracy=None)
         if self.measured is not None:

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
+from playground.mlp import Params
 from playground.mnist.catalogue import ArrayData
-from playground.worker.training import steps as worker_steps
-from playground.worker.training.model import Params
+from playground.owner.training import steps as worker_steps
 
 EVAL_BATCH = 1000  # images per evaluation batch: bounds activation memory for any test-set size
 
