@@ -143,9 +143,11 @@ SERVER_START_S = 120
 CLIENT_TIMEOUT_S = 60.0
 
 
-def start_server(tmp_dir: Path, *, unprivileged: bool = False, **env_overrides: str) -> Server:
+def start_server(tmp_dir: Path, *, unprivileged: bool = False, wrapper: tuple[str, ...] = (),
+                 **env_overrides: str) -> Server:
     """Launch ``python app.py`` on a free port and wait until it answers; ``unprivileged``: run it as a Space does
-    (as DROP_UID with no capabilities, where this process is root; else as this process's own user)."""
+    (as DROP_UID with no capabilities, where this process is root; else as this process's own user); ``wrapper``:
+    the command that runs it (e.g. tests/without_syscalls.py's)."""
     refuse_in_quick_run("a real server")
     port = free_port()
     env = {
@@ -157,7 +159,7 @@ def start_server(tmp_dir: Path, *, unprivileged: bool = False, **env_overrides: 
         **env_overrides,
     }
     log_path = tmp_dir / f"server-{port}.log"
-    command = [sys.executable, "app.py"]
+    command = [*wrapper, sys.executable, "app.py"]
     if unprivileged and os.geteuid() == 0:
         command = drop_privileges(command, env, tmp_dir,
                                *(Path(value) for value in env_overrides.values() if os.path.isdir(value)))

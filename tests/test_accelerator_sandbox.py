@@ -361,20 +361,22 @@ def test_without_namespaces_a_gpu_that_cannot_compile_says_why(tmp_path, namespa
 
 @pytest.mark.slow  # a real worker pool
 def test_a_worker_gone_before_the_pool_holds_it_still_says_why(tmp_path, monkeypatch):
-    """A worker whose warm-up fails can end, and be reaped by the template, before the pool opens its pidfd (a
-    full run met it: ProcessLookupError out of pool.start). Its reason still reaches the caller."""
-    from playground.sandbox import pool as pool_module
+    """A worker whose warm-up fails can end, and be reaped by the template, before the pool has its handle (a full
+    run met it when the pool opened the pidfd itself: ProcessLookupError out of pool.start). Its reason still
+    reaches the caller."""
+    from playground.sandbox.template_link import TemplateLink
     from playground.sandbox.warm_pool import DeviceUnavailable
 
-    real_pidfd_open = os.pidfd_open
+    real_spawn = TemplateLink.spawn
 
-    def once_reaped(pid: int) -> int:
+    def once_reaped(link, request, fds):
+        child = real_spawn(link, request, fds)
         deadline = time.monotonic() + 60
-        while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        while os.path.exists(f"/proc/{child.pid}") and time.monotonic() < deadline:
             time.sleep(0.05)
-        return real_pidfd_open(pid)
+        return child
 
-    monkeypatch.setattr(pool_module.os, "pidfd_open", once_reaped)
+    monkeypatch.setattr(TemplateLink, "spawn", once_reaped)
     (tmp_path / "nvidia0").touch()
     pool = WorkerPool(1, Limits(address_space_mb=0), HANDLERS, devices=DevicePaths((str(tmp_path / "nvidia0"),), ()),
                       platform="cuda", namespaces=False)

@@ -38,9 +38,19 @@ def _ok(pool: WorkerPool) -> None:
 
 def test_layers_are_reported_for_every_layer(pool):
     assert set(pool.layers) == {"cgroups", "namespaces", "rlimits", "capabilities", "landlock", "seccomp",
-                                "pid_namespace"}
+                                "pid_namespace", "pidfd"}
     assert all(set(layer) == {"active", "detail"} for layer in pool.layers.values())
     assert pool.layers["rlimits"]["active"] is True
+
+
+def test_workers_are_held_by_pidfds_where_the_kernel_has_them(pool):
+    """The race-free way where there is one (tests/test_missing_kernel_features.py: where there is none)."""
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError as exc:
+        pytest.skip(f"no pidfds on this kernel: {exc}")
+    assert pool.layers["pidfd"]["active"] is True, pool.layers["pidfd"]
+    assert all(worker.process.pidfd is not None for worker in pool._idle.queue)
 
 
 def test_each_job_gets_a_fresh_process_and_its_scratch_dir_is_removed(pool):

@@ -5,14 +5,17 @@ from __future__ import annotations
 import fcntl
 import os
 import resource
-import select
 import signal
 import socket
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from playground.sandbox import lockdown, procfs
 from playground.sandbox.limits import Limits
 from playground.sandbox.procfs import Sample
+
+if TYPE_CHECKING:
+    from playground.sandbox.template_link import Child
 
 _F_SETPIPE_SZ = 1031
 
@@ -63,8 +66,7 @@ class LogPipe:
 
 @dataclass
 class WorkerHandle:
-    pid: int
-    pidfd: int
+    process: Child  # its end and its signals: through a pidfd, or through its parent, the template
     channel: socket.socket
     log: LogPipe
     scratch: str
@@ -75,17 +77,18 @@ class WorkerHandle:
     exit_known: bool = False
 
     @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
     def private_scratch(self) -> bool:
         return bool(self.hello.get("private_scratch"))
 
     def exited(self, wait_s: float = 0.0) -> bool:
-        return bool(select.select([self.pidfd], [], [], wait_s)[0])
+        return self.process.ended(wait_s)
 
     def signal(self, signum: int) -> None:
-        try:
-            signal.pidfd_send_signal(self.pidfd, signum)
-        except ProcessLookupError:
-            pass
+        self.process.signal(signum)
 
     def ask_where(self) -> bool:
         """Ask the worker's faulthandler for its stack (SIGUSR1, into the log pipe); True: asked."""
@@ -122,11 +125,19 @@ class WorkerHandle:
                 return f"the kernel says {label} is {soft}/{hard}, not {wanted[name]}"
         return None
 
+    def exit_report(self) -> dict | None:
+        """How it ended, as the template reaped it (the kernel's wait status); None where no report came in 1 s."""
+        if not self.exit_known:
+            self.exit = self.process.exit_report(wait_s=1.0)
+            self.exit_known = True
+        return self.exit
+
     def destroy(self) -> None:
-        """Kill it and wait (briefly) until it is gone. The scratch folder and cgroups are the pool's to remove."""
-        self.signal(signal.SIGKILL)
+        """Kill it and wait (briefly) until it is gone and reaped; its scratch folder and cgroups are the pool's."""
+        self.kill()
         self.exited(wait_s=2.0)
-        os.close(self.pidfd)
+        self.exit_report()
+        self.process.close()
         self.channel.close()
         self.log.close()
 

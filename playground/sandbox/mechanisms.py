@@ -17,6 +17,12 @@ def _why(layers: dict, name: str) -> str:
     return layers.get(name, {}).get("detail") or "not reported"
 
 
+def _through(layers: dict) -> str:
+    """How the server's kill reaches a worker, where not through a pidfd: only its parent can name it safely then."""
+    return " (sent by the template, the worker's parent: no pidfds here)" if layers.get("pidfd", {}).get(
+        "active") is False else ""
+
+
 def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict[str, dict]:
     pid_ns, seccomp, private = _on(layers, "pid_namespace"), _on(layers, "seccomp"), _on(layers, "namespaces")
     cgroups = _on(layers, "cgroups") and cgroup_memory_mb is not None
@@ -73,7 +79,7 @@ def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict
                             f"burst can pass the limit between two counts ({_why(layers, 'thread_gate')}); new "
                             f"processes are denied; no cgroup pids limit: {reason}")
     time_ = (True, f"wall clock {limits.timeout_s:g} s ({limits.measure_timeout_s:g} s for timing jobs), then SIGKILL "
-                   f"from the server, whatever else it is measuring; CPU time {limits.cpu_s} s (rlimit)")
+                   f"from the server{_through(layers)}, whatever else it measures; CPU time {limits.cpu_s} s (rlimit)")
     return {name: {"active": active, "detail": detail} for name, (active, detail) in
             (("processes", processes), ("disk", disk), ("memory", memory), ("tasks", tasks), ("time", time_))}
 

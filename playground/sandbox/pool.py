@@ -80,13 +80,14 @@ class WorkerPool(WarmPool[WorkerHandle]):
         """Start the template and wait until the first worker is warm (its layers are then known)."""
         if not sys.platform.startswith("linux"):
             raise RuntimeError(
-                "the sandbox needs Linux (process control with pidfds; Landlock and seccomp where the kernel "
+                "the sandbox needs Linux (forking from a template; Landlock and seccomp where the kernel "
                 f"has them), not {sys.platform}; on macOS or Windows, use the local process mode (process_pool.py, "
                 "the default there) or run it in Docker or WSL 2"
             )
         protect_server_process()
         self._cgroups = JobCgroups()
-        self._watch = JobWatch(self.limits, self._cgroups, self._cgroup_memory_mb(), self._exit_report, self._count)
+        self._watch = JobWatch(self.limits, self._cgroups, self._cgroup_memory_mb(), WorkerHandle.exit_report,
+                               self._count)
         self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s, self.handlers)
         self._remover.start()
         if self.platform != "cpu":
@@ -116,17 +117,9 @@ class WorkerPool(WarmPool[WorkerHandle]):
         # A dead template takes its workers with it (PR_SET_PDEATHSIG), a moment after it: none of them is used.
         return not worker.exited() and self._template_alive()
 
-    def _exit_report(self, worker: WorkerHandle) -> dict | None:
-        if not worker.exit_known:
-            link = self._link
-            worker.exit = link.exit_report(worker.pid, wait_s=1.0) if link is not None else None
-            worker.exit_known = True
-        return worker.exit
-
     def _retire(self, worker: WorkerHandle) -> None:
         """Kill the worker, then remove its cgroups and its scratch folder (never trusting what is in it)."""
-        worker.destroy()
-        self._exit_report(worker)  # the template has reaped it: its cgroups are empty now
+        worker.destroy()  # and the template has reaped it: its cgroups are empty now
         if self._cgroups is not None:
             self._cgroups.remove(worker.cgroups)
         self._remove_scratch(worker.scratch)
@@ -160,7 +153,8 @@ class WorkerPool(WarmPool[WorkerHandle]):
     # -- keeping workers warm -----------------------------------------------
 
     def _layers_of(self, worker: WorkerHandle) -> dict[str, dict]:
-        layers = {**worker.hello.get("layers", {}), "pid_namespace": self._link.pid_namespaces}
+        link = worker.process.link
+        layers = {**worker.hello.get("layers", {}), "pid_namespace": link.pid_namespaces, "pidfd": link.pidfds}
         if self._cgroups is not None and not self._cgroups.active:  # the worker knows only that it got none
             layers["cgroups"] = {"active": False, "detail": self._cgroups.detail}
         return layers
@@ -179,24 +173,21 @@ class WorkerPool(WarmPool[WorkerHandle]):
                        "grants": list(self.grants if grants is None else grants)}
             with self._link_lock:
                 link = self._link
-            pid = link.spawn(request, [worker_end.fileno(), log_pipe.write_fd])
-            try:
-                pidfd = os.pidfd_open(pid)
-            except ProcessLookupError:
-                # Ended already, and its parent (the template) has reaped it: a worker whose warm-up fails can be
-                # gone before the template's reply reaches us. What it said before it ended is still in the socket.
-                raise self._ended_at_start(pid, server_end) from None
+            # A worker whose warm-up fails may have ended, and been reaped, by the time this returns: its handle
+            # still says so (a pidfd opened before the template reaped it, or the template's report), and what it
+            # said before it ended is still in its socket.
+            child = link.spawn(request, [worker_end.fileno(), log_pipe.write_fd])
         except BaseException:
             server_end.close()
             log_pipe.close()
             if self._cgroups is not None:
                 self._cgroups.remove(cgroups, wait_s=0)
-            self._remove_scratch(folder)  # a worker that ended at start may have written into it
+            self._remove_scratch(folder)
             raise
         finally:
             worker_end.close()
             log_pipe.close_write_end()
-        worker = WorkerHandle(pid=pid, pidfd=pidfd, channel=server_end, log=log_pipe, scratch=folder, cgroups=cgroups)
+        worker = WorkerHandle(process=child, channel=server_end, log=log_pipe, scratch=folder, cgroups=cgroups)
         try:
             server_end.settimeout(self.spawn_timeout_s)
             hello = protocol.receive(server_end, 1 << 20)
@@ -204,24 +195,11 @@ class WorkerPool(WarmPool[WorkerHandle]):
             worker.hello = self._checked_hello(hello)
             problem = worker.limits_problem(self.limits)
             if problem:
-                raise WorkerRefused(f"worker {pid} refused: {problem}")
+                raise WorkerRefused(f"worker {worker.pid} refused: {problem}")
         except BaseException:
             self._retire(worker)
             raise
         return worker
-
-    def _ended_at_start(self, pid: int, channel: socket.socket) -> Exception:
-        """Why worker ``pid``, gone before we could hold it, did not become a warm worker: what its hello says."""
-        channel.settimeout(self.spawn_timeout_s)
-        try:
-            hello = protocol.receive(channel, 1 << 20)
-        except (OSError, EOFError, ValueError):
-            hello = None
-        try:
-            self._checked_hello(hello)
-        except Exception as exc:  # WarmUpFailed with its reason, or what else its hello says
-            return exc
-        return RuntimeError(f"worker {pid} said it was ready and ended at once")
 
     def _open_device(self) -> None:
         """The smallest set of the reviewed grants (device_grants.py) with which a worker opens the device.

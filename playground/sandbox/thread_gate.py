@@ -95,11 +95,15 @@ class ThreadGate:
         else:
             response.error = -errno.EAGAIN
             self.refused += 1
-        try:
-            fcntl.ioctl(self._listener, _SEND, response)
-        except OSError as exc:
-            if exc.errno != errno.ENOENT:  # ENOENT: the thread that asked is gone
-                raise
+        while True:
+            try:
+                fcntl.ioctl(self._listener, _SEND, response)
+                return
+            except OSError as exc:
+                if exc.errno == errno.ENOENT:  # the thread that asked is gone
+                    return
+                if exc.errno != errno.EINTR:  # EINTR: a signal to the template (SIGCHLD) came first: again
+                    raise
 
     def close(self) -> None:
         os.close(self._listener)

@@ -95,6 +95,9 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     except RuntimeError as exc:
         raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
     logging.info("accelerator: %s", pools.device_why)
+    for name, layer in pools.sandbox.layers.items():
+        if not layer["active"]:
+            logging.warning("sandbox: layer %s is not in force here: %s", name, layer["detail"])
     for name, mechanism in pools.sandbox.mechanisms().items():
         if not mechanism["active"]:
             logging.warning("sandbox: %s is not fully bounded here: %s", name, mechanism["detail"])
