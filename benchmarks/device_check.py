@@ -86,6 +86,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--vmap-batch", type=int, default=1024, help="examples in the vmap comparison's batch")
     parser.add_argument("--hostile", action="store_true", help="also the programs the owner must survive")
+    parser.add_argument("--about", metavar="FILE", help="also write the whole /about answer there, as JSON")
     args = parser.parse_args()
     started = time.perf_counter()
     memory_mb = max(2048, int(12 * args.size ** 2 * 4 / 2**20) + 1024)  # the benchmark's arrays, with room
@@ -103,7 +104,7 @@ def main() -> None:
             with ExitStack() as services:
                 api, pools = app(settings, env, services, rows)
                 for name, rows_of in (
-                    ("About", lambda: about_rows(api)),
+                    ("About", lambda: about_rows(api, args.about)),
                     ("fresh workers", lambda: fresh_worker_rows(pools)),
                     ("Inspect", lambda: inspect_rows(api)),
                     ("jit comparison", lambda: jit_comparison(api, args.size, args.repeats, found)),
@@ -175,8 +176,10 @@ def mnist_data(source: Path, scratch: Path) -> tuple[Path, str, Dataset]:
     return scratch, note, load("mnist", {"MNIST_DIR": str(scratch)})
 
 
-def about_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
+def about_rows(api: PlaygroundAPI, keep: str | None = None) -> list[tuple[str, str]]:
     info = api.about()
+    if keep:
+        Path(keep).write_text(json.dumps(info, indent=1))
     layers = info["sandbox"]["layers"]
     accelerator = info["accelerator"]
     owner = info["sandbox"].get("device_owner") or {}

@@ -61,8 +61,13 @@ MAX_TAKE = 1 << 16
 MAX_PLAN_STEPS = 20_000
 MAX_LOOP = 100_000
 MAX_DIMS = 32
-DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
-          "float32", "float64", "complex64", "complex128")
+# JAX's own dtypes that NumPy lacks come from ml_dtypes, JAX's dtypes package; float0 is JAX's tangent of an integer.
+ML_DTYPES = ("bfloat16", "int2", "int4", "uint2", "uint4", "float4_e2m1fn", "float8_e3m4", "float8_e4m3",
+             "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz",
+             "float8_e8m0fnu")
+FLOAT0 = np.dtype([("float0", np.void, 0)])
+DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+          "float64", "complex64", "complex128", "float0", *ML_DTYPES)
 
 
 class BadArray(ValueError):
@@ -72,7 +77,7 @@ class BadArray(ValueError):
 def encode_array(array: np.ndarray) -> dict:
     """``array`` for the wire (C order, native little-endian bytes), or as its one value when it holds only one."""
     array = np.asarray(array, order="C")  # a scalar stays one (np.ascontiguousarray would make it 1-D)
-    shape = {"dtype": array.dtype.name, "shape": list(array.shape)}
+    shape = {"dtype": dtype_name(array.dtype), "shape": list(array.shape)}
     if is_uniform(array):
         return {**shape, "fill": base64.b64encode(array.reshape(-1)[:1].tobytes()).decode()}
     return {**shape, "data": base64.b64encode(array.tobytes()).decode()}
@@ -90,6 +95,8 @@ def decode_array(value: object, most: int = MAX_PUT_BYTES) -> np.ndarray:
             len(encoded) > 4 * (most // 3 + 1):
         raise BadArray(f"an array of {size:,} bytes is more than {most:,}")
     raw = _bytes(encoded)
+    if dtype.itemsize == 0:  # float0: a shape with no bytes
+        return np.zeros(shape, dtype)
     if "fill" in value:
         if len(raw) != dtype.itemsize:
             raise BadArray(f"a fill of dtype {dtype.name} is {dtype.itemsize} bytes, not {len(raw)}")
@@ -109,16 +116,16 @@ def checked_spec(dtype: object, shape: object) -> tuple[np.dtype, list[int]]:
     return _dtype(dtype), shape
 
 
-def parts(array: np.ndarray, most: int = MAX_PUT_BYTES) -> list[str]:
-    """``array``'s bytes in pieces of at most ``most``, as base64, for ``append``."""
-    raw = np.asarray(array, order="C").tobytes()
+def parts(array: np.ndarray) -> list[str]:
+    """``array``'s bytes in pieces of at most MAX_PUT_BYTES, as base64, for ``append``."""
+    raw, most = np.asarray(array, order="C").tobytes(), MAX_PUT_BYTES
     return [base64.b64encode(raw[i:i + most]).decode() for i in range(0, max(len(raw), 1), most)]
 
 
-def part_bytes(encoded: object, most: int = MAX_PUT_BYTES) -> bytes:
-    """One ``append``'s bytes (at most ``most``)."""
-    if not isinstance(encoded, str) or len(encoded) > 4 * (most // 3 + 1):
-        raise BadArray(f"a part carries at most {most:,} bytes")
+def part_bytes(encoded: object) -> bytes:
+    """One ``append``'s bytes (at most MAX_PUT_BYTES)."""
+    if not isinstance(encoded, str) or len(encoded) > 4 * (MAX_PUT_BYTES // 3 + 1):
+        raise BadArray(f"a part carries at most {MAX_PUT_BYTES:,} bytes")
     return _bytes(encoded)
 
 
@@ -135,7 +142,7 @@ def is_uniform(array: np.ndarray) -> bool:
     >>> is_uniform(np.ones((2, 3))), is_uniform(np.float32([0.0, -0.0])), is_uniform(np.ones(1))
     (True, False, False)
     """
-    if array.size < 2:
+    if array.size < 2 or array.dtype.itemsize == 0:
         return False
     flat = array.reshape(-1).view(np.uint8).reshape(array.size, -1)
     return bool((flat == flat[0]).all())
@@ -156,7 +163,16 @@ def uniform(shape: tuple[int, ...], dtype: object, seed: int) -> np.ndarray:
 
 
 def spec(shape: tuple[int, ...], dtype: object) -> list:
-    return [list(shape), np.dtype(dtype).name if not hasattr(dtype, "name") else dtype.name]
+    return [list(shape), dtype_name(np.dtype(dtype))]
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    """The name a dtype travels by (NumPy calls float0 "void").
+
+    >>> dtype_name(np.dtype(np.float32)), dtype_name(FLOAT0)
+    ('float32', 'float0')
+    """
+    return "float0" if dtype == FLOAT0 else dtype.name
 
 
 def problem(request: object) -> str | None:
@@ -171,8 +187,8 @@ def problem(request: object) -> str | None:
 
 
 def _dtype(name: str) -> np.dtype:
-    if name == "bfloat16":
-        import ml_dtypes  # JAX's own dtypes package, which NumPy lacks
+    if name in ML_DTYPES:
+        import ml_dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(name)
+        return np.dtype(getattr(ml_dtypes, name))
+    return FLOAT0 if name == "float0" else np.dtype(name)

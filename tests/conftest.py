@@ -17,7 +17,7 @@ from tests.pool_doubles import ScriptedPool
 ROOT = Path(__file__).resolve().parent.parent
 # --doctest-modules imports every module under testpaths; these break things when imported (a handler, an import),
 # which only a test's own worker process may do.
-collect_ignore = ["faulty_handlers.py", "broken_training_worker.py"]
+collect_ignore = ["faulty_handlers.py"]
 FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
 HANDLERS = "playground.worker.handlers"  # what the workers of a test pool run jobs with
 LINUX = sys.platform.startswith("linux")
@@ -187,14 +187,14 @@ def refuse_in_quick_run(what: str) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _quick_run_starts_nothing_slow():
-    """In `make test-quick`: worker pools and training workers refuse to start (refuse_in_quick_run)."""
+    """In `make test-quick`: worker pools and device owners refuse to start (refuse_in_quick_run)."""
     if not QUICK:
         yield
         return
+    from playground.owner.handle import DeviceOwner
     from playground.sandbox.warm_pool import WarmPool
-    from playground.server.training.worker_handle import TrainingWorkerHandle
 
-    spawning, starting = WarmPool._start_spawning, TrainingWorkerHandle.ensure_started
+    spawning, starting = WarmPool._start_spawning, DeviceOwner.start
 
     def refuse(what, original):
         def refused(*args, **kwargs):
@@ -203,11 +203,11 @@ def _quick_run_starts_nothing_slow():
         return refused
 
     WarmPool._start_spawning = refuse("a worker pool", spawning)
-    TrainingWorkerHandle.ensure_started = refuse("a training worker", starting)
+    DeviceOwner.start = refuse("a device owner", starting)
     try:
         yield
     finally:
-        WarmPool._start_spawning, TrainingWorkerHandle.ensure_started = spawning, starting
+        WarmPool._start_spawning, DeviceOwner.start = spawning, starting
 
 
 def drop_privileges(command: list[str], env: dict[str, str], *folders: Path) -> list[str]:

@@ -8,5 +8,5 @@ from playground.server.ui.tabs import TabContext
 
 
 def tab_context(api: PlaygroundAPI, settings: Settings | None = None) -> TabContext:
-    return TabContext(api, None, settings or Settings(), dict.fromkeys(("sandbox", "parallel", "accelerator",
-                                                                        "training"), "jobs"))
+    return TabContext(api, None, settings or Settings(), dict.fromkeys(("sandbox", "parallel", "device", "training"),
+                                                                       "jobs"))

@@ -1,33 +1,43 @@
-"""The accelerator in the sandbox: which files its workers may open, which pools exist, and a real device if any.
+"""The accelerator and its one owner: which files it may open, how the owner is set up, and a real device if any.
 
 The host's device files are found under a root folder, so fake ``/dev/nvidia*``
-trees stand in for a GPU host here; Landlock's enforcement of the device rules
-is checked in a locked-down subprocess with a stand-in device file; and where
-this machine has a real GPU or TPU with its JAX plugin, a real worker opens it
-(else that test is skipped, saying why).
+trees stand in for a GPU host here; the owner's set-up (worker_pools.owner_setup)
+is checked without starting it, and the search for its driver's grants with
+stand-in owners; Landlock's enforcement of the device rules is checked in a
+locked-down subprocess with a stand-in device file; a TPU that cannot be opened
+(a device file, but no libtpu) starts the app on a CPU owner; and where this
+machine has a real GPU or TPU with its JAX plugin, a real owner opens it (else
+that test is skipped, saying why).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from playground.sandbox import Limits, WorkerPool, accelerator, lockdown
+from playground import messages
+from playground.owner import device_grants
+from playground.owner.handle import DeviceUnavailable
+from playground.sandbox import Limits, accelerator, bootstrap, lockdown
 from playground.sandbox.accelerator import NO_DEVICE, Accelerator, DevicePaths
 from playground.server import worker_pools
 from playground.server.config import Settings
-from tests.conftest import HANDLERS
+from tests.conftest import HANDLERS, LINUX
+from tests.pool_doubles import ScriptedPool
 
 ROOT = Path(__file__).resolve().parent.parent
 LANDLOCK = lockdown.probe()["landlock"]
 HOST_DEVICE, HOST_WHY = accelerator.detect(dict(os.environ))
+CUDA = device_grants.candidates("cuda")
 
 
 def _touch(root: Path, *names: str) -> None:
@@ -85,7 +95,7 @@ def test_tpu_paths(tmp_path):
 
 
 def test_this_hosts_paths_all_exist():
-    """The rules a worker would get here name real files only (none at all on a host without the device)."""
+    """The rules the owner would get here name real files only (none at all on a host without the device)."""
     for platform in ("cuda", "tpu"):
         paths = accelerator.device_paths(platform)
         assert all(os.path.exists(p) for p in (*paths.read_write, *paths.read_only)), paths
@@ -132,75 +142,198 @@ def test_a_host_without_device_files_runs_everything_on_the_cpu(tmp_path):
     assert device is None and why == "no GPU or TPU device files on this host: every job runs on the CPU"
 
 
-# -- the pools for a host ---------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def close_pools():
-    made = []
-    yield made.append
-    for pools in made:
-        for pool in pools.all():
-            pool.close()
-
-
-def test_a_cpu_host_has_one_pool_for_the_sandbox_and_the_accelerator_jobs(monkeypatch, close_pools):
-    monkeypatch.setattr(worker_pools, "detect", lambda env: (None, "no GPU or TPU device files on this host"))
-    pools = worker_pools.build(Settings(), {})
-    close_pools(pools)
-    assert pools.accelerator is pools.sandbox and pools.device is None and len(pools.all()) == 2
-    assert pools.sandbox.devices == NO_DEVICE and pools.parallel.devices == NO_DEVICE
-    assert pools.sandbox._env["JAX_PLATFORMS"] == pools.parallel._env["JAX_PLATFORMS"] == "cpu"
-    assert worker_pools.training_env(Settings(), pools, {"A": "1"}) == {"A": "1"}
-    assert worker_pools.training_slots(Settings(), pools, {}) == 1
+# -- the owner's set-up: its device, its files, its environment (nothing is started) ---------------------------------
 
 
 def _fake_gpu(count: int) -> Accelerator:
     return Accelerator("cuda", count, DevicePaths(("/dev/nvidia0", "/dev/nvidiactl"), ("/proc/driver/nvidia",)))
 
 
-def test_a_gpu_host_keeps_the_cpu_jobs_off_the_device_and_bounds_its_memory(monkeypatch, close_pools):
-    monkeypatch.setattr(worker_pools, "detect", lambda env: (_fake_gpu(1), "CUDA (1 device) through a plugin"))
-    settings = Settings(accelerator_workers=2, device_memory_fraction=0.6)
-    pools = worker_pools.build(settings, {})
-    close_pools(pools)
-    assert len(pools.all()) == 3
-    assert pools.sandbox.devices == NO_DEVICE and pools.sandbox._env["JAX_PLATFORMS"] == "cpu"
-    assert pools.accelerator.devices == _fake_gpu(1).paths
-    assert pools.accelerator.platform == pools.accelerator._env["JAX_PLATFORMS"] == "cuda"  # pinned: never a quiet CPU
-    assert pools.accelerator._env["CUDA_CACHE_DISABLE"] == "1"  # a cache would only fill each new worker's scratch
-    assert pools.accelerator._env["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.300"  # 0.6 shared by 2 workers
-    assert pools.accelerator._env["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false"
-    assert pools.accelerator.limits.address_space_mb == 0  # CUDA reserves huge address ranges
-    assert pools.sandbox.limits == settings.limits
-    # One GPU: the Parallel tab keeps its simulated CPU devices.
-    assert pools.parallel.devices == NO_DEVICE and pools.parallel._env["JAX_PLATFORMS"] == "cpu"
-    assert pools.parallel._env["JAX_NUM_CPU_DEVICES"] == str(settings.cpu_devices)
-    # Training gets what the workers leave, less room for each process's CUDA context.
-    assert worker_pools.training_env(settings, pools, {})["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.300"
+def _fake_tpu() -> Accelerator:
+    return Accelerator("tpu", 1, DevicePaths(("/dev/vfio/0", "/dev/vfio/vfio"), ("/sys/class/accel",)))
 
 
-def test_several_gpus_give_the_parallel_tab_real_devices_within_the_same_share(monkeypatch, close_pools):
-    monkeypatch.setattr(worker_pools, "detect", lambda env: (_fake_gpu(4), "CUDA (4 devices)"))
-    pools = worker_pools.build(Settings(accelerator_workers=1, parallel_workers=1), {})
-    close_pools(pools)
-    assert pools.parallel.devices == _fake_gpu(4).paths and pools.parallel._env["JAX_PLATFORMS"] == "cuda"
-    for pool in (pools.accelerator, pools.parallel):
-        assert pool._env["XLA_PYTHON_CLIENT_MEM_FRACTION"] == "0.250"  # the default 0.5, over two workers
-    # One training slot per device, unless the variable says otherwise.
-    assert worker_pools.training_slots(Settings(), pools, {}) == 4
-    assert worker_pools.training_slots(Settings(training_jobs=2), pools, {"PLAYGROUND_TRAINING_JOBS": "2"}) == 2
+SECRETS = {"HF_TOKEN": "hf_secret", "AWS_SECRET_ACCESS_KEY": "aws_secret"}
+TPU_VARIABLES = {"TPU_ACCELERATOR_TYPE": "v5litepod-1", "TPU_WORKER_ID": "0", "TPU_WORKER_HOSTNAMES": "localhost",
+                 "TPU_CHIPS_PER_HOST_BOUNDS": "1,1,1", "LIBTPU_INIT_ARGS": "--xla_tpu_enable_log_recorder=false"}
 
 
-@pytest.mark.parametrize(("variable", "value"), [("PLAYGROUND_DEVICE_MEMORY_FRACTION", "0.95"),
-                                                 ("PLAYGROUND_DEVICE_MEMORY_FRACTION", "nan"),
-                                                 ("PLAYGROUND_ACCELERATOR_WORKERS", "0")])
-def test_accelerator_settings_are_checked(variable, value):
-    with pytest.raises(ValueError, match=variable):
-        Settings.from_env({variable: value})
+@pytest.fixture
+def setup_of(tmp_path):
+    """``owner_setup`` as the server calls it (the datasets' cache under tmp_path); each set-up's scratch removed."""
+    made = []
+
+    def make(env: dict[str, str], device: Accelerator | None, grants: tuple[str, ...] = ()):
+        setup = worker_pools.owner_setup(Settings(), {"PLAYGROUND_CACHE": str(tmp_path / "cache"), **env}, device,
+                                         str(tmp_path / "runs"), grants)
+        made.append(setup)
+        return setup
+
+    yield make
+    for setup in made:
+        shutil.rmtree(setup.scratch, ignore_errors=True)
 
 
-# -- Landlock: a worker holding the device may open its files, no other worker may ----------------------------------
+def test_a_cpu_hosts_owner_holds_the_cpu_and_no_device_file(setup_of, tmp_path):
+    setup = setup_of(SECRETS, None)
+    assert setup.platform == "cpu" and setup.devices == NO_DEVICE and setup.grants == ()
+    assert setup.env["JAX_PLATFORMS"] == "cpu"
+    assert not set(SECRETS) & set(setup.env)
+    assert setup.writable == (str(tmp_path / "runs"),) and os.path.isdir(setup.scratch)
+    assert "env" not in setup.message()  # its environment is the process's, never a message
+
+
+def test_a_gpu_hosts_owner_holds_its_files_and_the_hosts_choice_of_gpus(setup_of):
+    setup = setup_of({"CUDA_VISIBLE_DEVICES": "1", **SECRETS}, _fake_gpu(1), ("thread_names", "own_sockets"))
+    assert setup.platform == "cuda" and setup.devices == _fake_gpu(1).paths
+    assert setup.env["JAX_PLATFORMS"] == "cuda"  # pinned: never a quiet CPU
+    assert setup.env["CUDA_VISIBLE_DEVICES"] == "1"
+    assert setup.grants == ("thread_names", "own_sockets") and setup.message()["grants"] == setup.grants
+    assert setup.limits.address_space_mb == 0  # CUDA reserves huge address ranges
+    assert not set(SECRETS) & set(setup.env)
+
+
+@pytest.mark.parametrize("premapped", [None, "1073741824"])
+def test_the_tpu_variables_reach_the_owner_and_nothing_else(setup_of, monkeypatch, premapped):
+    host = {**TPU_VARIABLES, **SECRETS, **({"TPU_PREMAPPED_BUFFER_SIZE": premapped} if premapped else {})}
+    env = setup_of(host, _fake_tpu()).env
+    assert env["JAX_PLATFORMS"] == "tpu"
+    assert {name: env.get(name) for name in TPU_VARIABLES} == TPU_VARIABLES  # every TPU_* and LIBTPU_INIT_ARGS
+    assert env["TPU_PREMAPPED_BUFFER_SIZE"] == (premapped or "268435456")  # 256 MiB unless the host says
+    assert env["TPU_SKIP_MDS_QUERY"] == "1" and env["TPU_LOG_DIR"] == "disabled"
+    assert not set(SECRETS) & set(env)
+    # The CPU workers: the sandbox's whitelist, and each pool's environment, made from the server's own.
+    for name, value in host.items():
+        monkeypatch.setenv(name, value)
+    from playground.sandbox import ProcessPool
+
+    pools = [ProcessPool(1, Limits(), HANDLERS)]
+    if LINUX:
+        from playground.sandbox import WorkerPool
+
+        pools.append(WorkerPool(1, Limits(), HANDLERS))
+    try:
+        for worker_env in (bootstrap.worker_environment(host), *(pool._env for pool in pools)):
+            assert not [name for name in worker_env if name.startswith("TPU_") or name == "LIBTPU_INIT_ARGS"]
+            assert not set(SECRETS) & set(worker_env)
+        assert [pool._env["JAX_PLATFORMS"] for pool in pools] == ["cpu"] * len(pools)
+    finally:
+        for pool in pools:
+            pool.close()
+
+
+def test_training_runs_at_once_are_one_per_accelerator_device_unless_set():
+    def slots(device: Accelerator | None, settings: Settings | None = None, env: dict | None = None) -> int:
+        pools = worker_pools.Pools(ScriptedPool(), None, ScriptedPool(), device, "")
+        return worker_pools.training_slots(settings or Settings(), pools, env or {})
+
+    assert slots(None) == 1 and slots(None, Settings(training_jobs=3)) == 3  # a CPU: the setting's
+    assert slots(_fake_gpu(4)) == 4 and slots(_fake_gpu(40)) == 16
+    assert slots(_fake_gpu(4), Settings(training_jobs=2), {"PLAYGROUND_TRAINING_JOBS": "2"}) == 2
+
+
+def test_the_accelerator_pools_settings_are_gone_and_the_owners_memory_is_checked():
+    assert not {field.name for field in dataclasses.fields(Settings)} & {"accelerator_workers",
+                                                                         "device_memory_fraction"}
+    retired = {"PLAYGROUND_ACCELERATOR_WORKERS": "3", "PLAYGROUND_DEVICE_MEMORY_FRACTION": "0.9"}
+    assert Settings.from_env(retired) == Settings.from_env({})
+    for mb in (1024, 1 << 20):
+        assert Settings.from_env({"PLAYGROUND_OWNER_MEMORY_MB": str(mb)}).owner_memory_mb == mb
+    for mb in ("1023", "1048577", "0"):
+        with pytest.raises(ValueError, match="PLAYGROUND_OWNER_MEMORY_MB must be from 1024 to 1048576"):
+            Settings.from_env({"PLAYGROUND_OWNER_MEMORY_MB": mb})
+    with pytest.raises(ValueError, match="PLAYGROUND_OWNER_MEMORY_MB must be a whole number"):
+        Settings.from_env({"PLAYGROUND_OWNER_MEMORY_MB": "6 GB"})
+
+
+# -- the search for the driver's grants: one owner started per set, never two at once -------------------------------
+
+
+@pytest.fixture
+def driver(monkeypatch, tmp_path):
+    """Stand-in owners (for DeviceOwner) whose device opens with ``driver.needs`` granted (None: with nothing), on
+    the CPU always. Records the grants of each start; a second owner started while one is open fails the test."""
+    state = SimpleNamespace(needs=set(), started=[], open=[], env={"PLAYGROUND_CACHE": str(tmp_path / "cache")},
+                            runs=str(tmp_path / "runs"))
+
+    class Owner:
+        hello = {"about": {"label": "cuda: NVIDIA H200", "devices": ["cuda:0 NVIDIA H200"]}, "layers": {}}
+
+        def __init__(self, setup):
+            self.setup = setup
+            self.grant_trials = []
+
+        def start(self) -> None:
+            assert not state.open, "a second owner started while one held the device"
+            if self.setup.platform != "cpu":
+                state.started.append(self.setup.grants)
+                if state.needs is None or state.needs - set(self.setup.grants):
+                    raise DeviceUnavailable(f"CUDA_ERROR_OPERATING_SYSTEM (granted {list(self.setup.grants)})")
+            state.open.append(self)
+
+        def close(self) -> None:
+            if self in state.open:
+                state.open.remove(self)
+            shutil.rmtree(self.setup.scratch, ignore_errors=True)
+
+        def status(self) -> dict:
+            return {"alive": True, "pid": 42, "restarts": 0, "last_end": None, "resident_mb": 100.0}
+
+    monkeypatch.setattr(worker_pools, "DeviceOwner", Owner)
+    yield state
+    for owner in list(state.open):
+        owner.close()
+
+
+def test_the_owner_gets_the_smallest_set_that_opens_its_gpu(driver):
+    driver.needs = {"thread_names"}
+    owner = worker_pools._accelerator_owner(Settings(), driver.env, _fake_gpu(1), driver.runs)
+    assert owner.setup.grants == ("thread_names",) and driver.open == [owner]
+    assert driver.started[:2] == [(), CUDA] and len(driver.started) == len(CUDA) + 2
+    assert [trial["opened"] for trial in owner.grant_trials] == [False, True, False, True, True, True]
+    assert owner.grant_trials[0]["reason"] == "CUDA_ERROR_OPERATING_SYSTEM (granted [])"
+    said = worker_pools.owner_grants(owner)
+    assert said == {"grants": device_grants.describe(("thread_names",)), "grants_tried": owner.grant_trials}
+
+
+def test_where_the_last_set_tried_fails_the_chosen_one_is_started_again(driver):
+    driver.needs = set(CUDA)
+    owner = worker_pools._accelerator_owner(Settings(), driver.env, _fake_gpu(1), driver.runs)
+    assert owner.setup.grants == CUDA and driver.open == [owner]
+    assert driver.started == [(), CUDA, *[tuple(n for n in CUDA if n != left) for left in CUDA], CUDA]
+    assert len(owner.grant_trials) == len(CUDA) + 2  # the sets tried; starting the chosen one again is not one
+
+
+def test_a_tpu_is_tried_once_and_a_failure_leaves_a_cpu_owner_that_says_why(driver):
+    driver.needs = None
+    tpu = _fake_tpu()
+    owner, unavailable = worker_pools._started_owner(Settings(), driver.env, tpu, driver.runs)
+    assert driver.started == [()]  # no candidates: one start
+    assert owner.setup.platform == "cpu" and driver.open == [owner]
+    assert messages.render([unavailable]) == ("the TPU could not be opened inside the sandbox: "
+                                              "CUDA_ERROR_OPERATING_SYSTEM (granted [])")
+    assert worker_pools.owner_grants(owner) == {"grants": device_grants.describe(()), "grants_tried": []}
+
+
+def test_about_shows_what_the_driver_was_granted(driver):
+    from playground.server.api import PlaygroundAPI
+    from playground.server.ui import about_tab
+
+    driver.needs = {"thread_names", "absent_daemons"}
+    line = ScriptedPool({"ok": True})
+    line.owner = worker_pools._accelerator_owner(Settings(), driver.env, _fake_gpu(1), driver.runs)
+    runtime = {"ok": True, "python": "3.11.7", "backend": "cpu", "devices": ["TFRT_CPU_0"]}
+    api = PlaygroundAPI(ScriptedPool(runtime), Settings(), device_pool=line, accelerator="CUDA (1 device)",
+                        accelerator_why="CUDA (1 device) through jax-cuda13-plugin")
+    owner = api.about()["sandbox"]["device_owner"]
+    assert owner["grants"] == device_grants.describe(("thread_names", "absent_daemons"))
+    assert [trial["grants"] for trial in owner["grants_tried"]][:2] == [[], list(CUDA)]
+    text = about_tab.to_markdown(api.about())
+    assert ("**What its driver needed beyond its device files** (found at start-up, for the owner only): landlock: "
+            "write to the files beneath its own /proc/self/task") in text
+
+
+# -- Landlock: the owner may open its device's files; a process given none may not ----------------------------------
 
 
 CHILD = textwrap.dedent("""
@@ -210,7 +343,7 @@ CHILD = textwrap.dedent("""
 
     scratch, device_file, driver_dir, give = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "give"
     devices = {"read_write": [device_file], "read_only": [driver_dir]} if give else None
-    layers = lockdown.apply(Limits(), scratch, devices)
+    layers = lockdown.apply(Limits(), scratch, devices=devices)
     results = {}
 
     def attempt(name, action):
@@ -252,7 +385,7 @@ def _locked_child(tmp_path: Path, give: bool) -> dict:
 
 
 @pytest.mark.skipif(not LANDLOCK["active"], reason=f"Landlock unavailable: {LANDLOCK['detail']}")
-def test_landlock_opens_the_device_files_only_for_a_worker_given_them(tmp_path):
+def test_landlock_opens_the_device_files_only_for_a_process_given_them(tmp_path):
     given = _locked_child(tmp_path, give=True)
     assert given["results"] == {"open_device": "allowed", "read_driver": "allowed", "write_driver": "denied"}
     assert "the accelerator's 1 device files read-write and its 1 driver paths read-only" in \
@@ -263,7 +396,7 @@ def test_landlock_opens_the_device_files_only_for_a_worker_given_them(tmp_path):
 
 
 def test_no_device_path_is_readable_by_default():
-    """A CPU worker's rules name no GPU or TPU file: those come only with the accelerator pool's ``devices``."""
+    """A CPU worker's rules name no GPU or TPU file: those come only with the owner's ``devices``."""
     for path in lockdown.readable_paths():
         assert not path.startswith(("/dev/nvidia", "/proc/driver", "/dev/accel", "/dev/vfio")), path
 
@@ -272,27 +405,19 @@ def test_no_device_path_is_readable_by_default():
 
 
 @pytest.mark.skipif(HOST_DEVICE is None, reason=f"no accelerator to open here: {HOST_WHY}")
-@pytest.mark.slow  # a real worker pool
-def test_a_worker_given_the_device_opens_it_inside_the_sandbox():
-    pool = WorkerPool(1, Limits(address_space_mb=0, timeout_s=60.0), HANDLERS, devices=HOST_DEVICE.paths,
-                      platform=HOST_DEVICE.platform, extra_env={"XLA_PYTHON_CLIENT_MEM_FRACTION": "0.2",
-                                                                **accelerator.worker_env(HOST_DEVICE.platform)})
-    pool.start()
+@pytest.mark.slow  # a real device owner
+def test_the_owner_opens_the_hosts_device_inside_the_sandbox(tmp_path):
+    (tmp_path / "runs").mkdir()
+    owner = worker_pools._accelerator_owner(Settings(), dict(os.environ), HOST_DEVICE, str(tmp_path / "runs"))
     try:
-        print("grants found:", pool.grants, pool.grant_trials)
-        about = pool.run({"kind": "about"})
-        assert about["ok"] and about["backend"] != "cpu", about
-        assert pool.status()["backend"] == about["backend"]
-        job = {"kind": "inspect", "code": "def f(x):\n    return jnp.sin(x) * x + 3\n", "args": "jnp.ones(8)",
-               "static_argnums": [], "second_args": "", "on_accelerator": True}
-        inspected = pool.run(job)
-        assert inspected["ok"] and not inspected["device"].startswith("cpu"), inspected
-        assert pool.layers["landlock"]["active"] == LANDLOCK["active"]
+        print("grants found:", owner.setup.grants, owner.grant_trials)
+        assert owner.hello["backend"] != "cpu", owner.hello
+        assert owner.hello["layers"]["landlock"]["active"] == LANDLOCK["active"]
     finally:
-        pool.close()
+        owner.close()
 
 
-# -- a device that cannot be opened inside the sandbox: said, never taken for the accelerator ----------------------
+# -- a device that cannot be opened: said, never taken for the accelerator ----------------------------------------
 
 
 def _unopenable_tpu(tmp_path: Path) -> Accelerator:
@@ -301,127 +426,41 @@ def _unopenable_tpu(tmp_path: Path) -> Accelerator:
     return Accelerator("tpu", 1, DevicePaths((str(tmp_path / "accel0"),), ()))
 
 
-@pytest.mark.slow  # a real worker pool
+@pytest.mark.slow  # a real device owner and real worker pools
 @pytest.mark.parametrize("sandbox", ["full", "process"])
 def test_a_device_that_cannot_be_opened_leaves_its_jobs_on_the_cpu_and_says_why(tmp_path, monkeypatch, sandbox):
     from playground.server.api import PlaygroundAPI, final
     from playground.server.ui import about_tab, jit_tab
 
-    if sandbox == "full" and not sys.platform.startswith("linux"):
+    if sandbox == "full" and not LINUX:
         pytest.skip("the full sandbox is Linux's")
     tpu = _unopenable_tpu(tmp_path)
     monkeypatch.setattr(worker_pools, "detect", lambda env: (tpu, "TPU (1 device) through libtpu"))
     settings = Settings(sandbox=sandbox, workers=1, parallel_workers=1)
+    (tmp_path / "runs").mkdir()
     started = []
-    pools = worker_pools.start(settings, {}, started=started.append)
     try:
-        assert pools.device is None and pools.accelerator is pools.sandbox
-        assert [pool.platform for pool in started] == ["cpu", "cpu"]  # the failed pool was closed, not kept
+        pools = worker_pools.start(settings, {"PLAYGROUND_CACHE": str(tmp_path / "cache")}, str(tmp_path / "runs"),
+                                   started=started.append)
+        assert started[0] is pools.owner and pools.owner.setup.platform == "cpu"  # the TPU's owner was ended
+        assert pools.accelerator is None and pools.unavailable is not None
         api = PlaygroundAPI.from_pools(pools, settings)
         about = api.about()
         unavailable = about["accelerator"]["unavailable"]
         assert unavailable.startswith("the TPU could not be opened inside the sandbox: RuntimeError: Unable to "
                                       "initialize backend 'tpu'"), unavailable  # JAX's own reason
-        assert about["accelerator"]["device"] is None and about["accelerator"]["jobs"] == []
-        assert about["accelerator"]["why"] == f"{unavailable}; every job runs on the CPU"
-        assert about["sandbox"]["accelerator_pool"] is None
+        assert about["accelerator"]["device"] is None
+        assert about["accelerator"]["why"] == f"{unavailable}; the jobs that measure run on the CPU"
+        assert about["sandbox"]["device_owner"]["platform"] == "cpu"
         assert about["sandbox"]["pool"]["backend"] == "cpu" and about["backend"] == "cpu"
         assert "the TPU could not be opened inside the sandbox" in about_tab.to_markdown(about)
-        # The jit tab's job ran on the CPU pool, and its page says so; a CPU job of Inspect's does not.
+        # The jit tab's job was measured on the CPU owner, and its page says so; a CPU job of Inspect's does not.
         reply = final(api.jit_speed("def f(x):\n    return x * 2\n", [8], 1))
-        assert reply["ok"] and reply["device"] == "cpu", reply
+        assert reply["ok"] and reply["device"].startswith("cpu"), reply
         assert reply["device_fallback"] == f"**Measured on the CPU**, not the accelerator: {unavailable}."
         assert "Auf der CPU gemessen" in jit_tab.render(reply, "de")[0]
         inspected = final(api.inspect("def f(x):\n    return x + 1\n", "1.0"))
         assert inspected["ok"] and "device_fallback" not in inspected
     finally:
-        for pool in pools.all():
-            pool.close()
-
-
-@pytest.mark.slow  # a real worker pool
-@pytest.mark.parametrize("namespaces", [True, False])
-def test_without_namespaces_a_gpu_that_cannot_compile_says_why(tmp_path, namespaces):
-    """No private scratch folder: the grant to start ptxas is withheld, and the reason says so (JAX's follows)."""
-    from playground.sandbox.device_grants import NEED_PRIVATE_SCRATCH, candidates
-    from playground.sandbox.warm_pool import DeviceUnavailable
-
-    if namespaces and os.geteuid() != 0:
-        pytest.skip("namespaces (a private scratch folder) need root")
-    (tmp_path / "nvidia0").touch()
-    pool = WorkerPool(1, Limits(address_space_mb=0), HANDLERS, devices=DevicePaths((str(tmp_path / "nvidia0"),), ()),
-                      platform="cuda", namespaces=namespaces)
-    with pytest.raises(DeviceUnavailable) as failed:
-        pool.start()
-    said = str(failed.value)
-    assert "JAX opened no backend for JAX_PLATFORMS='cuda'" in said  # the warm-up's reason (no CUDA plugin here)
-    assert (NEED_PRIVATE_SCRATCH["compiler_programs"] in said) is not namespaces, said
-    assert [trial["grants"] for trial in pool.grant_trials] == [[], list(candidates("cuda"))]
-
-
-@pytest.mark.slow  # a real worker pool
-def test_a_worker_gone_before_the_pool_holds_it_still_says_why(tmp_path, monkeypatch):
-    """A worker whose warm-up fails can end, and be reaped by the template, before the pool has its handle (a full
-    run met it when the pool opened the pidfd itself: ProcessLookupError out of pool.start). Its reason still
-    reaches the caller."""
-    from playground.sandbox.template_link import TemplateLink
-    from playground.sandbox.warm_pool import DeviceUnavailable
-
-    real_spawn = TemplateLink.spawn
-
-    def once_reaped(link, request, fds):
-        child = real_spawn(link, request, fds)
-        deadline = time.monotonic() + 60
-        while os.path.exists(f"/proc/{child.pid}") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return child
-
-    monkeypatch.setattr(TemplateLink, "spawn", once_reaped)
-    (tmp_path / "nvidia0").touch()
-    pool = WorkerPool(1, Limits(address_space_mb=0), HANDLERS, devices=DevicePaths((str(tmp_path / "nvidia0"),), ()),
-                      platform="cuda", namespaces=False)
-    with pytest.raises(DeviceUnavailable, match="JAX opened no backend for JAX_PLATFORMS='cuda'"):
-        pool.start()
-    assert [trial["opened"] for trial in pool.grant_trials] == [False, False]
-
-
-def test_a_worker_whose_jax_opened_another_backend_is_refused():
-    from playground.sandbox.warm_pool import WarmUpFailed, WorkerRefused
-
-    pool = WorkerPool(1, Limits(), HANDLERS, platform="cuda")
-    try:
-        hello = {"ready": True, "backend": {"backend": "cpu", "devices": ["cpu:0 cpu"]}}
-        with pytest.raises(WorkerRefused, match="its JAX opened 'cpu', not 'gpu'"):
-            pool._checked_hello(hello)
-        with pytest.raises(WarmUpFailed, match="CUDA_ERROR_OPERATING_SYSTEM"):
-            pool._checked_hello({"ready": False, "warm_up_failed": "RuntimeError: CUDA_ERROR_OPERATING_SYSTEM"})
-        assert pool._checked_hello({**hello, "backend": {"backend": "gpu", "devices": []}})["ready"]
-    finally:
-        pool.close()
-
-
-# -- running out of device memory ----------------------------------------------------------------------------------
-
-
-def _exhausted():
-    """A real XLA RESOURCE_EXHAUSTED: more memory than this process may map (its address space is capped here)."""
-    import jax.numpy as jnp
-
-    try:
-        jnp.zeros((1 << 40,), jnp.float32).block_until_ready()
-    except Exception as exc:  # noqa: BLE001 - the test wants whatever JAX raises
-        return exc
-    pytest.skip("a 4 TB array was allocated: no RESOURCE_EXHAUSTED to test with")
-
-
-def test_device_memory_errors_name_the_jobs_share(monkeypatch):
-    from playground.worker import user_errors
-
-    exc = _exhausted()
-    assert user_errors.classify(exc) == "memory", exc
-    monkeypatch.setenv("XLA_PYTHON_CLIENT_MEM_FRACTION", "0.25")
-    monkeypatch.setattr(user_errors, "_accelerator_backend", lambda: True)
-    message = user_errors.error_result(exc)["error"]["message"]
-    assert message.startswith("Out of device memory: each job here may use 25% of the accelerator's memory")
-    monkeypatch.setattr(user_errors, "_accelerator_backend", lambda: False)
-    assert user_errors.error_result(exc)["error"]["message"].startswith("Out of memory: the sandbox gives each job")
+        for each in reversed(started):
+            each.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.metadata
 import platform
 import threading
+from types import SimpleNamespace
 
 import pytest
 
@@ -271,22 +272,35 @@ def test_without_a_training_service_the_endpoints_say_so(api):
     assert api.about()["training"] is None
 
 
-# -- the accelerator's own pool ------------------------------------------------------------------------------------
+# -- the device owner's line -------------------------------------------------------------------------------------
+
+
+class OwnerStub:
+    """What the API reads of a DeviceOwner (playground/owner/handle.py) for About."""
+
+    setup = SimpleNamespace(platform="tpu", memory_mb=6144)
+    grant_trials: list = []
+    hello = {"about": {"label": "tpu: TPU v5 lite", "devices": ["tpu:0 TPU v5 lite"]},
+             "layers": {"seccomp": {"active": True, "detail": "134 system calls denied or narrowed"}}}
+
+    def status(self) -> dict:
+        return {"alive": True, "pid": 42, "restarts": 1, "last_end": "killed (timeout)", "resident_mb": 2300.0}
 
 
 @pytest.fixture
 def device_pool() -> RecordingPool:
-    return RecordingPool({"about": [{"ok": True, "python": "3.12.0", "backend": "gpu",
-                                     "devices": ["gpu:0 NVIDIA H200"]}]})
+    line = RecordingPool({})
+    line.owner = OwnerStub()
+    return line
 
 
 @pytest.fixture
 def device_api(pool, device_pool) -> PlaygroundAPI:
-    return PlaygroundAPI(pool, Settings(), accelerator_pool=device_pool, accelerator="CUDA (1 device)",
-                         accelerator_why="CUDA (1 device) through jax-cuda13-plugin")
+    return PlaygroundAPI(pool, Settings(), device_pool=device_pool, accelerator="TPU (1 device)",
+                         accelerator_why="TPU (1 device) through libtpu")
 
 
-def test_speed_comparisons_run_on_the_accelerator_pool_and_inspect_only_when_asked(device_api, pool, device_pool):
+def test_the_jobs_that_measure_wait_in_the_device_line_and_inspect_only_when_asked(device_api, pool, device_pool):
     final(device_api.jit_speed(GOOD_CODE, [10]))
     final(device_api.vmap(GOOD_CODE, "jnp.ones(3)"))
     final(device_api.inspect(GOOD_CODE, GOOD_ARGS, on_accelerator=True))
@@ -296,21 +310,23 @@ def test_speed_comparisons_run_on_the_accelerator_pool_and_inspect_only_when_ask
     assert [job["kind"] for job in pool.jobs] == ["inspect", "derivatives"]
 
 
-def test_about_names_the_accelerator_and_asks_its_workers_for_the_devices(device_api, device_pool):
+def test_about_names_the_device_its_owner_and_the_jobs_it_runs(device_api, pool, device_pool):
     info = device_api.about()
-    assert info["backend"] == "gpu" and info["devices"] == ["gpu:0 NVIDIA H200"]
-    assert [job["kind"] for job in device_pool.jobs] == ["about"]
-    assert info["accelerator"] == {"device": "CUDA (1 device)", "why": "CUDA (1 device) through jax-cuda13-plugin",
+    assert info["backend"] == "tpu" and info["devices"] == ["tpu:0 TPU v5 lite"]
+    assert [job["kind"] for job in pool.jobs] == ["about"] and device_pool.jobs == []  # Python's version: a worker's
+    assert info["accelerator"] == {"device": "TPU (1 device)", "why": "TPU (1 device) through libtpu",
                                    "jobs": ["inspect (when asked)", "passes (when asked)", "graph (when asked)",
                                             "compare (when asked)", "vmap", "jit_speed", "speed_of_light",
                                             "device_ceilings"], "unavailable": None}
-    assert info["sandbox"]["accelerator_pool"]["landlock"] == device_pool.layers["landlock"]
+    owner = info["sandbox"]["device_owner"]
+    assert owner["device"] == "tpu: TPU v5 lite" and owner["pid"] == 42 and owner["restarts"] == 1
+    assert owner["layers"]["seccomp"]["active"] is True and owner["memory_limit_mb"] == 6144
 
 
-def test_without_an_accelerator_one_pool_runs_everything(api, pool):
+def test_without_a_device_line_one_pool_runs_everything(api, pool):
     final(api.jit_speed(GOOD_CODE, [10]))
     final(api.inspect(GOOD_CODE, GOOD_ARGS, on_accelerator=True))
     assert [job["kind"] for job in pool.jobs] == ["jit_speed", "inspect"]
     info = api.about()
-    assert info["accelerator"]["device"] is None and info["accelerator"]["jobs"] == []
-    assert info["sandbox"]["accelerator_pool"] is None
+    assert info["accelerator"]["device"] is None
+    assert info["sandbox"]["device_owner"] is None

@@ -10,7 +10,8 @@ from playground.compiler_settings import SETTINGS
 from playground.sandbox.limits import Limits
 from playground.worker import compare as compare_module
 from playground.worker import values
-from playground.worker.compare import compare
+from playground.worker.compare import DONATE_ON_DEVICE, compare
+from tests.owner_doubles import local_device
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 FACTORED = "def g(x):\n    return x * (1 + x + x*x)\n"
@@ -186,7 +187,82 @@ def test_the_job_stops_the_timed_runs_at_a_quarter_of_its_time_limit(monkeypatch
         return {"ok": True}
 
     monkeypatch.setattr(compare_module, "compare", fake)
+    device = local_device()
     compare_module.compare_job(Limits(measure_timeout_s=40.0, output_chars=999), CUBIC, "1.0",
-                               second_code="", setting="cse: off", static_argnums=[0])
+                               second_code="", setting="cse: off", static_argnums=[0], on_accelerator=False,
+                               device=device)
     assert seen["args"] == (CUBIC, "1.0", 999, "", "cse: off", (0,))
-    assert seen["kwargs"] == {"time_limit_s": 10.0}
+    assert seen["kwargs"] == {"time_limit_s": 10.0, "device": None}  # on this worker's CPU
+    compare_module.compare_job(Limits(measure_timeout_s=40.0, output_chars=999), CUBIC, "1.0",
+                               second_code="", setting="cse: off", static_argnums=[0], on_accelerator=True,
+                               device=device)
+    assert seen["kwargs"] == {"time_limit_s": 10.0, "device": device}  # "on the accelerator": the owner's
+
+
+# --- on the device: both versions exported, compiled, run, timed and compared in the owner -----------------------
+
+
+@pytest.fixture(scope="module")
+def on_device() -> dict:
+    return {name: compare(CUBIC, BIG, 200_000, setting=name, timing_budget_s=QUICK, device=local_device())
+            for name in SETTINGS if not SETTINGS[name].donate}
+
+
+def test_on_the_device_every_setting_but_donation_compiles_runs_and_agrees(on_device):
+    for name, reply in on_device.items():
+        assert reply["ok"] is True, reply
+        assert reply["device"] == "cpu" and reply["setting"] == name  # the owner's device, as it names itself
+        assert reply["same_result"] is True and reply["max_abs_diff"] == 0.0, name
+        assert [v["function"] for v in reply["variants"]] == ["f", "f"]
+        runs = [v["run"] for v in reply["variants"]]
+        assert runs[0]["runs"] == runs[1]["runs"] >= 3, name  # timed together in the owner, A, B, A, B, ...
+        assert all(v["compile_s"] > 0 for v in reply["variants"])
+        assert reply["notes"] == [], name
+
+
+def test_on_the_device_fusion_off_makes_four_kernels_of_one(on_device):
+    a, b = on_device["fusion: off"]["variants"]
+    assert (a["kernels"], b["kernels"]) == (1, 4) and a["jaxpr"] == b["jaxpr"] and a["hlo"] != b["hlo"]
+    assert b["memory"]["temp_bytes"] > a["memory"]["temp_bytes"]
+
+
+def test_on_the_device_x64_doubles_the_bytes_of_version_b(on_device):
+    a, b = on_device["x64: on"]["variants"]
+    assert a["memory"]["argument_bytes"] == MB4 and b["memory"]["argument_bytes"] == 2 * MB4
+    assert "f64[1000,1000]" in b["jaxpr"] and b["result"].startswith("f64[1000, 1000]")
+    assert jnp.ones(2).dtype == jnp.float32 and not jax.config.jax_enable_x64
+
+
+def test_on_the_device_a_result_that_ran_is_not_called_a_shape_without_values(on_device):
+    for reply in on_device.values():
+        assert all("ShapeDtypeStruct" not in v["result"] for v in reply["variants"])
+
+
+def test_on_the_device_a_second_function_is_compared_with_the_first():
+    other = compare(CUBIC, "jnp.arange(4.0)", 200_000, second_code="def g(x):\n    return x * 2\n",
+                    timing_budget_s=QUICK, device=local_device())
+    assert (other["same_result"], other["max_abs_diff"]) == (False, pytest.approx(33.0))  # 39 - 6 at x = 3
+    shaped = compare(CUBIC, "jnp.arange(4.0)", 200_000, second_code="def g(x):\n    return x.sum()\n",
+                     timing_budget_s=QUICK, device=local_device())
+    assert (shaped["same_result"], shaped["max_abs_diff"]) == (False, None)
+    factored = compare(CUBIC, BIG, 200_000, second_code=FACTORED, timing_budget_s=QUICK, device=local_device())
+    assert factored["same_result"] is True and [v["function"] for v in factored["variants"]] == ["f", "g"]
+
+
+def test_on_the_device_static_arguments_are_baked_into_both_versions():
+    reply = compare("def f(x, n):\n    return x * n\n", "(jnp.ones(3), 4)", 200_000, setting="cse: off",
+                    static_argnums=(1,), timing_budget_s=QUICK, device=local_device())
+    assert reply["ok"] is True and reply["same_result"] is True, reply
+
+
+def test_on_the_device_donation_is_refused_with_why():
+    reply = compare(CUBIC, BIG, 200_000, setting="donate: on", device=local_device())
+    assert reply == {"ok": False, "error": {"kind": "invalid_input", "message": DONATE_ON_DEVICE, "line": None}}
+
+
+def test_on_the_device_shape_dtype_struct_arguments_are_compiled_not_run():
+    reply = compare(CUBIC, "jax.ShapeDtypeStruct((1000, 1000), jnp.float32)", 200_000, setting="fusion: off",
+                    device=local_device())
+    assert reply["ok"] is True, reply
+    assert [v["run"] for v in reply["variants"]] == [None, None] and [v["kernels"] for v in reply["variants"]] == [1, 4]
+    assert reply["notes"] == [values.NOT_RUN] and (reply["same_result"], reply["max_abs_diff"]) == (None, None)

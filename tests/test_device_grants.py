@@ -1,11 +1,12 @@
-"""What an accelerator's driver is granted beyond its device files (sandbox/device_grants.py), and only there.
+"""What an accelerator's driver is granted beyond its device files (owner/device_grants.py), and only there.
 
 The search for the smallest working set is checked with stand-in drivers; the
-grants themselves in a locked-down child process: its seccomp answer for the
+grants themselves (as sandbox/lockdown.py applies them, by name) in a locked-down
+child process, as the device owner locks itself down: its seccomp answer for the
 socket calls CUDA makes, checked against a real listening UNIX socket, the
 Landlock rule that lets it name its threads, and the programs it may start
-(a stand-in ``ptxas`` on its PATH, any other program, a fork), with and
-without the grants.
+(a stand-in ``ptxas`` on its PATH, found as the owner finds it, any other
+program, a fork), with and without the grants.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from playground.sandbox import device_grants, lockdown
+from playground.owner import device_grants
+from playground.sandbox import lockdown
 from playground.sandbox.limits import Limits
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,9 +77,16 @@ def test_a_driver_that_no_set_opens_is_reported_with_its_reason():
     assert tried == [()]
 
 
-def test_unknown_grants_are_refused_before_anything_is_applied():
+def test_the_reviewed_grants_are_exactly_those_the_lockdown_knows_how_to_apply():
+    assert set(device_grants.GRANTS) == lockdown.GRANTS
+    assert lockdown.NEED_PRIVATE_SCRATCH <= lockdown.GRANTS
+
+
+def test_unknown_grants_and_programs_without_their_grant_are_refused_before_anything_is_applied():
     with pytest.raises(ValueError, match="unknown device grants"):
-        lockdown.apply(Limits(), "/nonexistent", None, ["write_everywhere"])
+        lockdown.apply(Limits(), "/nonexistent", grants=["write_everywhere"])
+    with pytest.raises(ValueError, match="only with the compiler_programs grant"):
+        lockdown.apply(Limits(), "/nonexistent", grants=["thread_names"], programs=["/bin/sh"])
 
 
 def test_the_grants_are_described_for_about():
@@ -92,6 +101,7 @@ def test_the_grants_are_described_for_about():
 
 CHILD = textwrap.dedent("""
     import errno, json, os, socket, sys, threading
+    from playground.owner import cuda_programs
     from playground.sandbox import lockdown
     from playground.sandbox.limits import Limits
 
@@ -100,8 +110,10 @@ CHILD = textwrap.dedent("""
         def unavailable(*args, **kwargs):
             raise OSError("Landlock is not available on this kernel")
         lockdown.landlock.restrict_self = unavailable
-    layers = lockdown.apply(Limits(), scratch, {"read_write": [], "read_only": []}, grants,
-                            private_scratch=sys.argv[4] == "private")
+    # As the owner does (owner/main.py): the programs found before the lockdown, where the grant is asked for.
+    programs = cuda_programs.find(cuda_programs.folders(os.environ)) if "compiler_programs" in grants else []
+    layers = lockdown.apply(Limits(), scratch, devices={"read_write": [], "read_only": []}, grants=grants,
+                            programs=programs, private_scratch=sys.argv[4] == "private")
     results = {}
 
     def attempt(name, action):
@@ -180,7 +192,7 @@ NOTHING_GRANTED = {"connect": "EPERM", "bind_abstract": "EPERM", "listen": "EPER
 
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory):
-    """A real UNIX socket that listens, as a daemon's would: no connection may reach it from a worker."""
+    """A real UNIX socket that listens, as a daemon's would: no connection may reach it from a locked-down process."""
     path = str(tmp_path_factory.mktemp("daemon") / "control")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -216,7 +228,7 @@ def _nobody_connected(listener: socket.socket) -> bool:
 
 
 @needs_layers
-def test_a_worker_without_grants_is_refused_every_call_cuda_makes(tmp_path, daemon):
+def test_a_process_without_grants_is_refused_every_call_cuda_makes(tmp_path, daemon):
     path, listener = daemon
     child = _locked_child(tmp_path, path, ())
     assert child["results"] == NOTHING_GRANTED
@@ -257,17 +269,6 @@ def test_each_grant_changes_only_its_own_calls(tmp_path, daemon, grant):
     assert changed == {"thread_names": {"name_a_thread"}, "own_sockets": {"bind_abstract", "listen"},
                        "absent_daemons": {"connect"},
                        "compiler_programs": {"run_compiler", "run_other_program"}}[grant], results
-
-
-def test_the_grants_are_given_to_no_cpu_pool():
-    from playground.sandbox.pool import WorkerPool
-
-    cpu = WorkerPool(1, Limits(), "playground.worker.handlers")
-    try:
-        assert cpu.platform == "cpu" and cpu.grants == () and cpu._env["JAX_PLATFORMS"] == "cpu"
-    finally:
-        cpu.close()
-    assert os.environ.get("JAX_PLATFORMS") != "cuda"
 
 
 @needs_layers

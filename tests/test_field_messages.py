@@ -7,6 +7,7 @@ import pytest
 from playground.server.ui.inspect_tab import parse_argnums
 from playground.server.ui.timing_views import parse_sizes
 from playground.worker import inspect, jit_speed
+from tests.owner_doubles import local_device
 
 F = "def f(x):\n    return x * 2\n"
 
@@ -45,5 +46,6 @@ def test_sizes_that_are_empty_or_not_numbers_name_the_field(text, message):
 
 
 def test_the_jit_benchmark_needs_a_one_argument_function():
-    reply = jit_speed.jit_speed("def fn(x, y):\n    return x\n", [10], 1, memory_mb=65_536)  # pytest, no worker
+    reply = jit_speed.jit_speed("def fn(x, y):\n    return x\n", [10], 1, memory_mb=65_536,
+                                device=local_device())  # in pytest's process, no worker
     assert reply["error"]["kind"] == "invalid_input" and "must take exactly one argument" in reply["error"]["message"]

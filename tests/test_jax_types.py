@@ -19,6 +19,7 @@ from playground.server.ui.inspect_views import pytree_markdown
 from playground.worker import derivatives, hessians, pytrees, values, vmap
 from playground.worker import inspect as staging
 from playground.worker import shard as parallel
+from tests.owner_doubles import local_device
 
 PRINTED = 5e-7  # half the last digit of the 6 decimals the result shows
 
@@ -251,13 +252,24 @@ def test_a_static_argument_whose_repr_raises_is_shown_by_its_type():
 
 
 def test_vmap_over_keys_matches_the_loop():
-    out = vmap.compare("def f(k):\n    return jax.random.normal(k, (2,))", "jax.random.key(0)", "0", "0", [4])
+    out = vmap.compare("def f(k):\n    return jax.random.normal(k, (2,))", "jax.random.key(0)", "0", "0", [4],
+                       local_device())
     assert out["ok"] and out["equal"], out
     assert "a:key<fry>[]" in out["jaxpr"] and "key<fry>[4]" in out["batched_jaxpr"]  # the size asked for
 
 
+@pytest.mark.parametrize("args", ["jax.random.key(0)", "jax.random.key(1, impl='rbg')"])
+def test_vmap_returns_keys_made_from_keys(args):
+    """A key output travels back from the device as its key data, compared bit for bit with the loop's."""
+    out = vmap.compare("def f(k):\n    return jax.random.split(k)", args, "0", "0", [1, 4], local_device())
+    assert out["ok"] and out["equal"], out
+    assert out["max_abs_diff"] == 0.0 and out["checked_examples"] == [1, 4]
+    assert f"{jaxpr_type(eval(args, {'jax': jax}))[:-2]}[4,2]" in out["batched_jaxpr"]
+
+
 def test_vmap_refuses_a_shape_dtype_struct_plainly():
-    out = vmap.compare("def f(x):\n    return x * 2", "jax.ShapeDtypeStruct((3,), jnp.float32)", "0", "0", [4])
+    out = vmap.compare("def f(x):\n    return x * 2", "jax.ShapeDtypeStruct((3,), jnp.float32)", "0", "0", [4],
+                       local_device())
     assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
     assert "ShapeDtypeStruct" in out["error"]["message"]
 
@@ -281,3 +293,46 @@ def test_shard_places_keys_and_describes_the_keys_it_returns():
     np.testing.assert_array_equal(numbers(data), printed_by_jax(expected)[1])
     assert out["matches_unsharded"] is True
     assert all(len(shard["index"]) == 1 for shard in out["placement"][0] + out["out_placement"])
+
+
+# --- on the device: each kind of value travels to the owner and back ----------------------------------------------
+
+ON_DEVICE = [
+    ("def f(k):\n    return jax.random.normal(k, (3,))", "jax.random.key(0)"),
+    ("def f(k):\n    return jax.random.split(k)", "jax.random.key(0)"),
+    ("def f(k):\n    return jax.random.fold_in(k, 3)", "jax.random.key(1, impl='rbg')"),
+    ("def f(k):\n    return k", "jax.random.split(jax.random.key(0), 3)"),
+    ("def f(d):\n    return {'a': d['k'], 'b': (d['pair'][0], d['pair'][1] * 2)}",
+     "{'k': jax.random.key(1), 'pair': (jax.random.key(2), jnp.ones(2))}"),
+    ("def f(k):\n    return jax.random.normal(k, (3,)), k", "jax.random.PRNGKey(0)"),
+    *[("def f(x):\n    return x, x * 2", args) for args in (
+        "jnp.arange(3.0, dtype=jnp.bfloat16)", "jnp.array([1 + 2j, 3 - 1j], dtype=jnp.complex64)", "jnp.float32(2.5)",
+        "jnp.zeros((0, 3))", "np.ones(3)")],
+]
+
+
+@pytest.mark.parametrize(("code", "args"), ON_DEVICE)
+def test_on_the_device_each_kind_of_value_comes_back_as_on_the_cpu(code, args):
+    here = inspect(code, args)
+    there = inspect(code, args, device=local_device())
+    assert there["result"] == here["result"]
+    assert there["pytree"] == here["pytree"] and there["jaxpr"] == here["jaxpr"]
+
+
+def test_on_the_device_an_int4_argument_comes_back_as_on_the_cpu():
+    code, args = "def f(x):\n    return x, x * 2", "jnp.arange(3, dtype=jnp.int4)"
+    assert inspect(code, args, device=local_device())["result"] == inspect(code, args)["result"]
+
+
+def test_on_the_device_float0_tangents_are_shown_as_their_type_alone():
+    code = "def f(x, n):\n    return jax.grad(lambda x, n: x * n, argnums=(0, 1), allow_int=True)(x, n)"
+    assert inspect(code, "1.0, 3", device=local_device())["result"] == "[0]: f32[] 3.0\n[1]: float0[]"
+
+
+@pytest.mark.parametrize("args", ["jax.ShapeDtypeStruct((2, 3), jnp.float32)",
+                                  "jax.ShapeDtypeStruct((), jax.random.key(0).dtype), jnp.ones(2)"])
+def test_on_the_device_a_shape_dtype_struct_argument_is_compiled_not_run(args):
+    code = "def f(x, y=None):\n    return jnp.sin(x).sum(0) if y is None else (jax.random.split(x, 2), y + 1)"
+    there = inspect(code, args, device=local_device())
+    assert there["result"] == inspect(code, args)["result"] and "a ShapeDtypeStruct" in there["result"]
+    assert there["hlo"] and values.NOT_RUN in there["warnings"]

@@ -7,13 +7,17 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground import jobs, replies
+from playground import device_ops, jobs, replies
 from playground.gallery import JIT_BENCHMARK_CODE
+from playground.measure import numerics
 from playground.worker import jit_speed as jb
 from playground.worker import numpy_stand_in, program_size
+from tests.device_requests import ops, recording_device
+from tests.owner_doubles import local_device
 
 # These tests call the benchmark in pytest's own process, whose resident memory is the whole suite's so far
-# (hundreds of compiled programs): a worker's 2 GB limit would leave no room late in a run.
+# (hundreds of compiled programs): a worker's 2 GB limit would leave no room late in a run. The device is the owner's
+# session in this process too (tests/owner_doubles.py), on the CPU, with the memory local_device() gives it.
 IN_PROCESS_MB = 65_536
 RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
                "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "checked_sizes", "numpy_checked_sizes",
@@ -23,7 +27,7 @@ RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager
 @pytest.fixture(scope="module")
 def classic():
     job = jobs.build("jit_speed", {"code": JIT_BENCHMARK_CODE, "sizes": [100, 10], "repeats": 3})  # as the API sends it
-    return jb.jit_speed(job["code"], job["sizes"], job["repeats"], memory_mb=IN_PROCESS_MB)
+    return jb.jit_speed(job["code"], job["sizes"], job["repeats"], memory_mb=IN_PROCESS_MB, device=local_device())
 
 
 def test_classic_result_has_every_key_and_a_time_per_size(classic):
@@ -52,9 +56,9 @@ def test_classic_jaxpr_has_five_equations_and_xla_fuses_them_into_one_kernel(cla
 
 
 def test_numpy_eager_and_jit_compute_the_same_numbers():
-    x = jb._input(50)
+    x = device_ops.uniform((50, 50), np.float32, jb.SEED)
     assert x.dtype == np.float32 and x.min() >= -1 and x.max() < 1
-    np.testing.assert_array_equal(x, jb._input(50))  # a fixed seed
+    np.testing.assert_array_equal(x, device_ops.uniform((50, 50), np.float32, jb.SEED))  # a fixed seed
     as_numpy, why = numpy_stand_in.numpy_version(JIT_BENCHMARK_CODE, "fn")
     assert why is None
     by_numpy = as_numpy(x)
@@ -65,24 +69,75 @@ def test_numpy_eager_and_jit_compute_the_same_numbers():
     np.testing.assert_allclose(np.asarray(jax.jit(fn)(xd)), by_numpy, rtol=1e-6, atol=1e-6)
 
 
-def test_sizes_that_do_not_fit_are_skipped_with_a_reason():
-    # The budget counts this process's own memory, which depends on the tests run before: give it
-    # 1 GB on top of that, far less than the ~3 GB that n = 10000 needs.
-    memory_mb = int(jb._resident_bytes() / 2**20 / jb.HEADROOM) + 1024
-    r = jb.jit_speed(JIT_BENCHMARK_CODE, [10000, 10], repeats=1, memory_mb=memory_mb)
+def test_the_owner_makes_the_same_input_the_worker_gives_numpy():
+    device = local_device()
+    [made] = device.fetch([device.random((50, 50), np.float32, jb.SEED)])
+    np.testing.assert_array_equal(made, device_ops.uniform((50, 50), np.float32, jb.SEED))
+    assert made.dtype == np.float32
+
+
+def test_the_device_and_numpy_results_agree_at_every_element_of_a_size():
+    device = local_device()
+    x = device_ops.uniform((30, 30), np.float32, jb.SEED)
+    program = device.export(jax.jit(jb.usercode.load(JIT_BENCHMARK_CODE).function),
+                            jax.ShapeDtypeStruct((30, 30), np.float32))
+    (by_jit,), _ = device.run(program.call([device.random((30, 30), np.float32, jb.SEED)]))
+    as_numpy, _ = numpy_stand_in.numpy_version(JIT_BENCHMARK_CODE, "fn")
+    assert jb._check_numpy(as_numpy, x, device, by_jit, "fn") == (as_numpy, None)
+    off_by_one = jb._check_numpy(lambda y: as_numpy(y) + np.float32(1), x, device, by_jit, "fn")
+    assert off_by_one[0] is None and "gives other results at n=30" in off_by_one[1]
+
+
+def test_above_256_squared_numpy_is_compared_at_spread_elements_the_last_among_them():
+    n = 300  # 90,000 elements: more than MAX_CHECKED, so only a spread of them come back from the device
+    device = local_device()
+    x = device_ops.uniform((n, n), np.float32, jb.SEED)
+    program = device.export(jax.jit(lambda y: y * 2), jax.ShapeDtypeStruct((n, n), np.float32))
+    (by_jit,), _ = device.run(program.call([device.random((n, n), np.float32, jb.SEED)]))
+
+    def last_element_off(y):
+        out = y * 2
+        out[-1, -1] += 1
+        return out
+    assert jb._check_numpy(lambda y: y * 2, x, device, by_jit, "f")[1] is None
+    found = jb._check_numpy(last_element_off, x, device, by_jit, "f")
+    assert found[0] is None and "gives other results at n=300 (largest difference 1)" in found[1]
+
+
+def test_sizes_that_do_not_fit_the_device_are_skipped_with_a_reason():
+    # The device's memory is the owner's: 1 GB here, far less than the ~1.6 GB that n = 10000 needs at least
+    # (ARRAYS_FLOOR / 2 arrays of 400 MB on the device; the worker's own memory is NumPy's, checked apart).
+    r = jb.jit_speed(JIT_BENCHMARK_CODE, [10000, 10], repeats=1, memory_mb=IN_PROCESS_MB,
+                     device=local_device(memory_mb=1024))
     assert r["ok"], r
     assert r["sizes"] == [10] and len(r["jit_s"]) == 1
     [skip] = r["skipped"]
     assert skip["size"] == 10000
-    assert skip["reason"].startswith("needs about ") and f"the sandbox allows {memory_mb:,} MB" in skip["reason"]
+    assert skip["reason"].startswith("needs about ") and "on the device, which has 1,024 MB" in skip["reason"]
     needed = int(skip["reason"].split()[2].replace(",", ""))
-    assert needed >= jb.ARRAYS_FLOOR * 10000 * 10000 * 4 / 2**20
+    assert needed >= jb.ARRAYS_FLOOR / 2 * 10000 * 10000 * 4 / 2**20
+
+
+def test_numpy_stops_at_the_size_the_sandbox_has_no_room_for():
+    # The budget counts this process's own memory, which depends on the tests run before: give it 300 MB on top of
+    # that (240 MB under HEADROOM), room for NumPy at n = 10 (a few hundred bytes) and not at n = 4000 (about 670 MB:
+    # SAFETY times the input, a copy, the result and the function's live values, 64 MB each).
+    memory_mb = int(jb._worker_resident_mb() / jb.HEADROOM) + 300
+    r = jb.jit_speed(JIT_BENCHMARK_CODE, [10, 4000], repeats=1, memory_mb=memory_mb, device=local_device())
+    assert r["ok"], r
+    assert r["sizes"] == [10, 4000] and r["skipped"] == []  # the device had room for both
+    assert r["numpy_checked_sizes"] == [10]
+    assert isinstance(r["numpy_s"][0], float) and r["numpy_s"][1] is None
+    assert r["numpy_unavailable"].startswith("NumPy was not timed from n=4,000 on: it needs about ")
+    assert f"which allows {memory_mb:,} MB" in r["numpy_unavailable"]
+    assert all(v > 0 for v in r["eager_s"] + r["jit_s"])
 
 
 def test_when_no_size_fits_the_job_says_so():
-    r = jb.jit_speed(JIT_BENCHMARK_CODE, [10000], repeats=1, memory_mb=300)
+    r = jb.jit_speed(JIT_BENCHMARK_CODE, [10000], repeats=1, memory_mb=IN_PROCESS_MB,
+                     device=local_device(memory_mb=300))
     assert r["error"]["kind"] == "memory"
-    assert "n=10000 needs about" in r["error"]["message"]
+    assert "device's memory" in r["error"]["message"] and "n=10000 needs about" in r["error"]["message"]
 
 
 def test_a_function_with_big_temporaries_needs_more_than_the_floor():
@@ -94,7 +149,8 @@ def test_a_function_with_big_temporaries_needs_more_than_the_floor():
 
 
 def test_jax_only_functions_get_no_numpy_time_and_say_why():
-    r = jb.jit_speed("def f(x):\n    return lax.cumsum(x, axis=0)\n", [10, 20], repeats=1, memory_mb=IN_PROCESS_MB)
+    r = jb.jit_speed("def f(x):\n    return lax.cumsum(x, axis=0)\n", [10, 20], repeats=1, memory_mb=IN_PROCESS_MB,
+                     device=local_device())
     assert r["ok"], r
     assert r["numpy_s"] == [None, None] and r["spread"]["numpy"] == [None, None]
     assert "lax.cumsum is JAX-only" in r["numpy_unavailable"]
@@ -109,17 +165,17 @@ def test_jax_only_functions_get_no_numpy_time_and_say_why():
 def test_usual_ways_of_writing_jnp_run_under_numpy(code):
     as_numpy, why = numpy_stand_in.numpy_version(code, "f")
     assert why is None
-    assert type(as_numpy(jb._input(4))) is np.ndarray
+    assert type(as_numpy(device_ops.uniform((4, 4), np.float32, jb.SEED))) is np.ndarray
 
 
 @pytest.mark.parametrize(("code", "reason"), [
     ("from jax import lax\ndef f(x):\n    return lax.cummax(x, 0)\n", "cannot import name 'lax'"),
-    ("def f(x):\n    return x + jnp.ones(x.shape)\n", "computes in float64, JAX in float32"),
+    ("def f(x):\n    return x + jnp.ones(x.shape)\n", "gives float64 of shape (10, 10), JAX float32"),
     ("def f(x):\n    x += 1\n    return x\n", "changes its input in place"),
     ("def f(x):\n    return x + jax.random.uniform(jax.random.key(0), x.shape)\n", "jax.random is JAX-only"),
 ])
 def test_numpy_versions_that_would_mislead_are_left_out(code, reason):
-    r = jb.jit_speed(code, [10], repeats=1, memory_mb=IN_PROCESS_MB)
+    r = jb.jit_speed(code, [10], repeats=1, memory_mb=IN_PROCESS_MB, device=local_device())
     assert r["ok"], r
     assert r["numpy_s"] == [None] and reason in r["numpy_unavailable"]
 
@@ -132,18 +188,34 @@ def test_numpy_versions_that_would_mislead_are_left_out(code, reason):
     ("def f():\n    return 1.0\n", "must take exactly one argument"),
 ])
 def test_functions_that_do_not_map_an_array_to_one_of_its_shape(code, words):
-    r = jb.jit_speed(code, [10], repeats=1, memory_mb=IN_PROCESS_MB)
+    r = jb.jit_speed(code, [10], repeats=1, memory_mb=IN_PROCESS_MB, device=local_device())
     assert r["error"]["kind"] == "invalid_input" and words in r["error"]["message"], r
 
 
 def test_eager_and_jit_must_agree_before_anything_is_timed():
     impure = "import random\ndef f(x):\n    return x * random.random()\n"
-    r = jb.jit_speed(impure, [10], repeats=1, memory_mb=IN_PROCESS_MB)
+    r = jb.jit_speed(impure, [10], repeats=1, memory_mb=IN_PROCESS_MB, device=local_device())
     assert r["error"]["kind"] == "invalid_input" and "eagerly and under jit" in r["error"]["message"]
 
 
+def test_a_disagreement_of_eager_and_jit_in_the_owner_stops_the_job_before_any_time(monkeypatch):
+    compared = []
+
+    def disagrees(a, b, rtol, atol, *rest):
+        compared.append((a[0].shape, b[0].shape, rtol, atol))
+        return numerics.Comparison(False, 0.5)
+    monkeypatch.setattr(numerics, "compare", disagrees)  # the owner's comparison (owner/session.py's compare op)
+    device, requests = recording_device()
+    r = jb.jit_speed(JIT_BENCHMARK_CODE, [10, 20], repeats=1, memory_mb=IN_PROCESS_MB, device=device)
+    assert r["error"]["kind"] == "invalid_input", r
+    assert "gives different results eagerly and under jit at n=10 (largest difference 0.5)" in r["error"]["message"]
+    assert compared == [((10, 10), (10, 10), jb.RTOL, jb.ATOL)]  # eager's result against jit's, on the device
+    assert not {"time", "time_each", "time_together"} & set(ops(requests))  # nothing was timed
+
+
 def test_user_errors_keep_their_kind_and_line():
-    r = jb.jit_speed("def f(x):\n    return x / missing\n", [10], repeats=1, memory_mb=IN_PROCESS_MB)
+    r = jb.jit_speed("def f(x):\n    return x / missing\n", [10], repeats=1, memory_mb=IN_PROCESS_MB,
+                     device=local_device())
     assert r["error"]["kind"] == "user_exception" and r["error"]["line"] == 2
 
 
@@ -181,7 +253,8 @@ ENTRY %main (x: f32[4]) -> (f32[4], f32[4]) {
 
 def test_each_size_but_the_last_goes_ahead_with_the_rest_pending():
     sent = []
-    out = jb.jit_speed(JIT_BENCHMARK_CODE, [10, 20, 30], repeats=1, memory_mb=IN_PROCESS_MB, early=sent.append)
+    out = jb.jit_speed(JIT_BENCHMARK_CODE, [10, 20, 30], repeats=1, memory_mb=IN_PROCESS_MB, device=local_device(),
+                      early=sent.append)
     assert [reply["sizes"] for reply in sent] == [[10], [10, 20]]
     assert [reply["pending_sizes"] for reply in sent] == [[20, 30], [30]]
     assert all(set(reply) == RESULT_KEYS for reply in sent)
@@ -193,7 +266,8 @@ def test_each_size_but_the_last_goes_ahead_with_the_rest_pending():
 
 
 def test_a_spent_budget_skips_the_sizes_not_reached():
-    out = jb.jit_speed(JIT_BENCHMARK_CODE, [10, 20, 30], repeats=3, memory_mb=4096, budget_s=0.0)
+    out = jb.jit_speed(JIT_BENCHMARK_CODE, [10, 20, 30], repeats=3, memory_mb=4096, device=local_device(),
+                      budget_s=0.0)
     assert out["ok"] is True and out["sizes"] == [10]
     assert [s["size"] for s in out["skipped"]] == [20, 30]
     assert all("time budget" in s["reason"] for s in out["skipped"])

@@ -393,6 +393,68 @@ def test_a_stop_is_heard_while_the_host_waits_for_the_device(monkeypatch):
     assert final["done"] and final["stopped"] is True and final["step"] > 0 and final["test_accuracy"] is not None
 
 
+def test_the_pause_is_asked_at_each_chunks_edge_with_the_work_on_its_way_and_before_the_final_measurement():
+    """The device owner's turns (owner/turns.py) hold a run at a chunk's edge: the loop hands them the arrays of the
+    chunk on its way (to wait for before pausing), and asks once more before the final measurement, which waits
+    for its turn even after a stop (its should_stop never says stop)."""
+    import jax
+
+    asked = []
+
+    def pause(queued, should_stop):
+        asked.append((list(queued), should_stop()))
+        return None
+
+    updates = run(TrainConfig(layers=TINY, batch_size=10, epochs=3), synthetic(), pause=pause, update_every_s=0.02)
+    *edges, (final_queued, final_stop) = asked
+    training = [u for u in updates if u["phase"] == "training" and not u["done"]]
+    assert len(edges) == len(training) >= 3  # one edge before each chunk but the first, each reported
+    assert all(queued and all(isinstance(array, jax.Array) for array in queued) for queued, _ in edges)
+    assert final_queued == [] and final_stop is False
+    assert updates[-1]["done"] and updates[-1]["step"] == 90
+
+
+def test_a_chunk_seen_done_before_a_pause_is_timed_to_then_not_to_the_pauses_end(monkeypatch):
+    """A paused run's samples/s counts the device's work, not the time the run waited for a job's session: the
+    chunk drained before the pause is timed to when the pause saw it done (its return value)."""
+    recorded, record = [], worker_loop._Pace.record
+    monkeypatch.setattr(worker_loop._Pace, "record",
+                        lambda self, steps, queued_at, done_at: recorded.append(done_at) or
+                        record(self, steps, queued_at, done_at))
+    import jax
+
+    edges = []
+
+    def pause(queued, should_stop):
+        if not queued:
+            return None
+        jax.block_until_ready(queued)
+        edges.append(time.perf_counter())  # when this pause saw the chunk done: the chunk's end
+        return edges[-1]
+
+    run(TrainConfig(layers=TINY, batch_size=10, epochs=2), synthetic(), pause=pause, update_every_s=0.02)
+    assert len(edges) >= 2 and set(edges) <= set(recorded)
+
+
+def test_a_stop_heard_in_a_pause_ends_the_run_at_once_and_the_final_measurement_still_asks_its_turn():
+    stop = threading.Event()
+    asked = []
+
+    def pause(queued, should_stop):
+        asked.append(bool(queued))
+        if len(asked) == 2:
+            stop.set()  # as turns.py does: a paused run that hears a stop returns at once
+            assert should_stop()
+        return None
+
+    updates = run(TrainConfig(layers=TINY, batch_size=10, epochs=5), synthetic(), stop.is_set, pause=pause,
+                  update_every_s=0.02)
+    assert asked == [True, True, False]  # no chunk after the stop; the final measurement asked for its turn
+    finishing, final = updates[-2:]
+    assert (finishing["phase"], finishing["stopped"]) == ("finishing", True)
+    assert final["done"] and final["stopped"] and 0 < final["step"] < 150 and final["test_accuracy"] is not None
+
+
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
 def test_a_run_in_blocks_gives_the_one_call_runs_numbers(optimizer):
     """The accelerator's path (``block``), run here on the CPU, through the whole loop: the same losses, the same

@@ -11,6 +11,8 @@ from playground.measure.xla_dump import Snapshot
 from playground.sandbox.limits import Limits
 from playground.worker import passes as pass_pipeline
 from playground.worker.passes import pass_records
+from tests.device_requests import recording_device
+from tests.owner_doubles import local_device
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 BIG = "jnp.ones((1000, 1000))"
@@ -309,15 +311,75 @@ def test_an_error_raised_by_the_function_is_the_users(scratch):
 def test_the_job_gives_the_dump_a_quarter_of_the_scratch_folder(scratch, monkeypatch):
     seen = {}
 
-    def fake(code, args, max_chars, budget, static_argnums=(), **_):
-        seen.update(max_chars=max_chars, budget=budget, static_argnums=static_argnums)
+    def fake(code, args, max_chars, budget, static_argnums=(), device=None, **_):
+        seen.update(max_chars=max_chars, budget=budget, static_argnums=static_argnums, device=device)
         return {"ok": True}
 
     monkeypatch.setattr(pass_pipeline, "passes", fake)
-    pass_pipeline.passes_job(Limits(scratch_mb=256, file_size_mb=64, output_chars=1234), CUBIC, "1.0", [0])
-    assert seen == {"max_chars": 1234, "budget": 64 << 20, "static_argnums": (0,)}
-    pass_pipeline.passes_job(Limits(scratch_mb=100, file_size_mb=64), CUBIC, "1.0", [])
+    device = local_device()
+    pass_pipeline.passes_job(Limits(scratch_mb=256, file_size_mb=64, output_chars=1234), CUBIC, "1.0", [0], False,
+                             device)
+    assert seen == {"max_chars": 1234, "budget": 64 << 20, "static_argnums": (0,), "device": None}
+    pass_pipeline.passes_job(Limits(scratch_mb=100, file_size_mb=64), CUBIC, "1.0", [], False, device)
     assert seen["budget"] == 25 << 20
-    pass_pipeline.passes_job(Limits(scratch_mb=400, file_size_mb=16), CUBIC, "1.0", [])
-    assert seen["budget"] == 16 << 20
+    pass_pipeline.passes_job(Limits(scratch_mb=400, file_size_mb=16), CUBIC, "1.0", [], True, device)
+    assert seen["budget"] == 16 << 20 and seen["device"] is device  # "on the accelerator": the owner compiles
+
+
+# -- on the device: the owner compiles and dumps, and sends each distinct module text once -------------------------
+
+
+@pytest.fixture(scope="module")
+def on_device(tmp_path_factory) -> tuple[dict, list[dict], str]:
+    owners_scratch = str(tmp_path_factory.mktemp("owners-scratch"))
+    device, requests = recording_device(scratch=owners_scratch)
+    return pass_pipeline.passes(CUBIC, BIG, 200_000, BUDGET, device=device), requests, owners_scratch
+
+
+def test_on_the_device_the_passes_are_those_of_a_compile_here(on_device, cubic):
+    reply, _, _ = on_device
+    assert reply["ok"] is True, reply
+    assert reply["device"] == "cpu" and reply["function"] == "f" and reply["exhaustive"] is True
+    # The owner's CPU runs this CPU's pipeline (on the exported program, whose wrapper call the call-inliner inlines).
+    names = [(p["pipeline"], p["name"]) for p in reply["passes"]]
+    assert names == [(p["pipeline"], p["name"]) for p in cubic["passes"]]
+    fusion = next(p for p in reply["passes"] if p["name"] == "fusion")
+    assert "fusion(" in reply["modules"][fusion["after"]] and "fusion(" not in reply["modules"][fusion["before"]]
+    assert reply["counts"]["passes"] == len(reply["passes"]) > 20 and reply["dump_bytes"] > 0
+    assert reply["compile_s"] > 0 and reply["notices"] == []
+
+
+def test_on_the_device_each_distinct_module_text_travels_once(on_device):
+    reply, requests, _ = on_device
+    [compile_request] = [r for r in requests if r["op"] == "compile"]
+    assert compile_request["dump"] == "passes" and compile_request["hlo"] is False  # the dump, not the HLO again
+    assert len(reply["modules"]) == len(set(reply["modules"]))
+
+
+def test_on_the_device_the_owners_dump_folder_is_removed_once_read(on_device):
+    _, _, owners_scratch = on_device
+    assert os.listdir(owners_scratch) == []
+
+
+def test_on_the_device_a_large_program_has_the_owner_dump_only_the_key_passes(on_device, monkeypatch):
+    monkeypatch.setattr(pass_pipeline, "PASSES_PER_MODULE", 10**12)
+    device, requests = recording_device()
+    reply = pass_pipeline.passes(CUBIC, BIG, 200_000, BUDGET, device=device)
+    assert reply["ok"] is True and reply["exhaustive"] is False, reply
+    assert [r["dump"] for r in requests if r["op"] == "compile"] == ["key_passes"]
+    assert any("only the passes a learner meets first" in n for n in reply["notices"])
+    assert "fusion" in {p["name"] for p in reply["passes"]} and len(reply["passes"]) < len(on_device[0]["passes"])
+
+
+def test_on_the_device_a_user_error_is_an_error_dict_before_anything_is_sent():
+    device, requests = recording_device()
+    reply = pass_pipeline.passes("def f(x):\n    raise ValueError('no')\n", "1.0", 200_000, BUDGET, device=device)
+    assert reply["ok"] is False and reply["error"]["kind"] == "user_exception" and reply["error"]["line"] == 2
+    assert requests == []
+
+
+def test_on_the_device_shape_dtype_struct_arguments_are_compiled_with_their_passes():
+    reply = pass_pipeline.passes(CUBIC, "jax.ShapeDtypeStruct((1000, 1000), jnp.float32)", 200_000, BUDGET,
+                                 device=local_device())
+    assert reply["ok"] is True and any(p["name"] == "fusion" for p in reply["passes"]), reply
 

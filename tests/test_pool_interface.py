@@ -102,7 +102,7 @@ def real_pool(request):
 
 
 def test_the_protocol_has_the_members_the_server_uses():
-    assert set(DATA) == {"size", "platform", "layers"}
+    assert set(DATA) == {"size", "layers"}  # a CPU pool's platform is no member: the server never reads it
     assert set(METHODS) == {"start", "run", "close", "status", "mechanisms"}
 
 
@@ -111,6 +111,27 @@ def test_the_real_pools_implement_it(real_pool):
     assert interface_problems(real_pool) == []
     assert real_pool.status()["size"] == real_pool.size
     assert isinstance(real_pool.mechanisms(), dict)
+
+
+@pytest.mark.parametrize("real_pool", REAL.values(), ids=REAL.keys(), indirect=True)
+def test_the_real_pools_run_every_worker_on_the_cpu_and_refuse_one_that_opened_anything_else(real_pool):
+    """The device is the device owner's: no worker runs on one unnoticed. JAX_PLATFORMS is pinned to the CPU, and what
+    a warm worker says its JAX opened is checked before it is given a job."""
+    from playground.sandbox.warm_pool import WarmUpFailed, WorkerRefused
+
+    asked = type(real_pool)(1, Limits(), HANDLERS, extra_env={"JAX_PLATFORMS": "cuda"})
+    try:
+        assert real_pool._env["JAX_PLATFORMS"] == asked._env["JAX_PLATFORMS"] == "cpu"  # whatever it is given
+    finally:
+        asked.close()
+    cpu = {"ready": True, "backend": {"backend": "cpu", "devices": ["cpu:0 cpu"]}}
+    assert real_pool._checked_hello(cpu) is cpu
+    for other in ("gpu", "tpu"):
+        with pytest.raises(WorkerRefused, match=f"its JAX opened '{other}', not 'cpu'"):
+            real_pool._checked_hello({**cpu, "backend": {"backend": other, "devices": []}})
+    with pytest.raises(WarmUpFailed, match="RuntimeError: no backend"):
+        real_pool._checked_hello({"ready": False, "warm_up_failed": "RuntimeError: no backend"})
+    assert real_pool.status()["platform"] == "cpu"
 
 
 def test_the_device_line_implements_it(tmp_path):
@@ -151,7 +172,7 @@ def test_a_double_that_drifts_from_the_pools_fails():
             pass
 
     class NoMechanisms:
-        size, platform, layers = 1, "cpu", {}
+        size, layers = 1, {}
 
         def start(self): ...
 

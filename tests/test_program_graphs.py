@@ -11,6 +11,7 @@ import pytest
 from playground import gallery
 from playground.worker import graph as program_graphs
 from playground.worker.graph import GraphBuilder, fusion_boxes, graphs, hlo_graph, jaxpr_graph
+from tests.owner_doubles import local_device
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 BIG = "jnp.ones((1000, 1000))"
@@ -334,6 +335,42 @@ def test_a_user_error_is_an_error_dict(code, args, kind):
 def test_graph_job_passes_the_static_argnums():
     from playground.sandbox.limits import Limits
 
-    reply = program_graphs.graph_job(Limits(), "def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", [1])
+    for on_accelerator in (False, True):
+        reply = program_graphs.graph_job(Limits(), "def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", [1],
+                                         on_accelerator, local_device())
+        assert reply["ok"] is True, reply
+        assert [n["label"] for n in reply["jaxpr_graph"]["nodes"] if n["kind"] == "input"] == ["a:f32[2]"]
+
+
+def test_the_graph_job_compiles_on_the_device_only_when_asked(monkeypatch):
+    from playground.sandbox.limits import Limits
+
+    seen = []
+    monkeypatch.setattr(program_graphs, "graphs", lambda *args, **kwargs: seen.append(kwargs["device"]))
+    device = local_device()
+    program_graphs.graph_job(Limits(), CUBIC, "1.0", [], False, device)
+    program_graphs.graph_job(Limits(), CUBIC, "1.0", [], True, device)
+    assert seen == [None, device]
+
+
+# -- on the device: the HLO the owner compiled, drawn here ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("example", [e for e in (*gallery.COMPILER_EXAMPLES, *gallery.EXAMPLES) if e.pure],
+                         ids=lambda e: e.name)
+def test_on_the_device_every_example_draws_the_graphs_of_the_program_the_owner_compiled(example):
+    """The owner here is this process's CPU: its compile of the exported program is the one made here, fused alike."""
+    static = tuple(int(n) for n in example.static_argnums.split(",") if n.strip())
+    here = graphs(example.code, example.args, static)
+    there = graphs(example.code, example.args, static, device=local_device())
+    assert there["ok"] is True, there
+    assert there["device"] == "cpu" and there["function"] == here["function"]
+    assert there["jaxpr_graph"] == here["jaxpr_graph"]  # traced in the worker either way
+    assert there["fusions"] == here["fusions"] and _ops(there["hlo_graph"]) == _ops(here["hlo_graph"])
+    _check_consistent(there["hlo_graph"])
+
+
+def test_on_the_device_shape_dtype_struct_arguments_are_compiled():
+    reply = graphs(CUBIC, "jax.ShapeDtypeStruct((1000, 1000), jnp.float32)", device=local_device())
     assert reply["ok"] is True, reply
-    assert [n["label"] for n in reply["jaxpr_graph"]["nodes"] if n["kind"] == "input"] == ["a:f32[2]"]
+    assert reply["fusions"] == graphs(CUBIC, "jax.ShapeDtypeStruct((1000, 1000), jnp.float32)")["fusions"]

@@ -1,6 +1,7 @@
 """playground.worker.speed_of_light, in this process: the roofline of a function against the device's measured
 ceilings, its memory over XLA's schedule (with and without its jax.checkpoint calls, for jax.grad), and the
-kernels XLA ran.
+kernels XLA ran. The device is an owner's session in this process, on the CPU (tests/owner_doubles.py): the job
+exports its programs, and the owner compiles, dumps, times and traces them, as across the processes.
 
 What the job says is checked against what this test works out on its own: XLA's memory_analysis and
 cost_analysis of an independent compile, the ENTRY computation of its optimised HLO. No clock is asserted:
@@ -16,12 +17,14 @@ import jax.numpy as jnp
 import pytest
 
 from playground.jobs.speed_of_light import CEILINGS, SPEED_OF_LIGHT
+from playground.owner import profile
 from playground.replies import check
 from playground.sandbox.limits import Limits
 from playground.server import roofline
 from playground.worker import kernel_timeline
-from playground.worker.ceilings import ceilings
-from playground.worker.speed_of_light import speed_of_light
+from playground.worker import speed_of_light as speed_of_light_job
+from tests.device_requests import ops, recording_device
+from tests.owner_doubles import local_device
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 CUBIC_ARGS = "jnp.ones((2000, 2000))"
@@ -62,10 +65,15 @@ def _args(text: str) -> tuple:
     return eval(f"({text},)", {"jax": jax, "jnp": jnp})  # this test's own arguments
 
 
+def speed_of_light(code: str, args: str, gradient: bool, **options) -> dict:
+    """The job, measuring on an owner's session in this process."""
+    return speed_of_light_job.speed_of_light(code, args, local_device(), gradient=gradient, **options)
+
+
 @pytest.fixture(scope="module")
 def measured() -> dict:
-    """This machine's ceilings in float32, as the device_ceilings job measures them."""
-    return ceilings("float32", Limits().memory_mb)
+    """This machine's ceilings in float32, as the device_ceilings job has the owner measure them."""
+    return speed_of_light_job.ceilings_job(Limits(), "float32", local_device(Limits().memory_mb))
 
 
 @pytest.fixture(scope="module")
@@ -383,13 +391,17 @@ def test_a_loop_is_one_kernel_and_the_reply_says_its_cost_is_one_pass(scan):
 @pytest.mark.parametrize(("code", "args"), [(CUBIC, "jnp.ones((300, 300))"),
                                              (SCAN, "jnp.ones((2, 64, 64)), jnp.ones((32, 64))")],
                          ids=["without checkpoint", "with checkpoint"])
-def test_the_job_leaves_nothing_in_its_scratch_folder(tmp_path, code, args):
-    # XLA's dumps and the profiler's trace (up to 32 MB) are read and removed as the job goes: the worker's scratch
-    # folder is small, and its room is for the next compile's dump.
-    reply = speed_of_light(code, args, gradient=True, below=str(tmp_path))
+def test_the_job_leaves_nothing_in_the_owners_scratch_folder(tmp_path, code, args):
+    # XLA's dumps and the profiler's trace (up to 32 MB) are read and removed as the owner makes them: its scratch
+    # folder serves every job for the owner's life, and its room is for the next compile's dump.
+    device, requests = recording_device(scratch=str(tmp_path))
+    reply = speed_of_light_job.speed_of_light(code, args, device, gradient=True)
     assert reply["ok"] is True, reply
     assert reply["memory"] is not None and reply["gradient"]["plain"] is not None
     assert reply["kernels"]["unavailable"] is None and reply["kernels"]["events"]
+    assert {"compile", "trace"} <= set(ops(requests))  # the dumps and the trace were the owner's
+    assert [r["dump"] for r in requests if r["op"] == "compile"] == ["buffers", None] + ["buffers"] * (
+        1 + (code == SCAN))  # as written, fusion off; the gradient (and its checkpointed version)
     assert sorted(path.name for path in tmp_path.iterdir()) == []
 
 
@@ -408,6 +420,29 @@ def test_shape_dtype_structs_are_refused_with_a_clear_message():
     assert "ShapeDtypeStruct" in reply["error"]["message"] and "arrays" in reply["error"]["message"]
 
 
+def test_a_host_callback_cannot_be_sent_to_the_device_and_says_why():
+    printing = "def f(x):\n    jax.debug.print('x {}', x)\n    return x * 2\n"
+    calling_back = "def f(x):\n    return jax.pure_callback(lambda v: v * 2, jax.ShapeDtypeStruct((3,), x.dtype), x)\n"
+    for code in (printing, calling_back):
+        reply = speed_of_light(code, "jnp.ones(3)", gradient=False)
+        assert reply["ok"] is False and reply["error"]["kind"] == "invalid_input", reply
+        assert "cannot be sent to the device" in reply["error"]["message"], reply
+        assert "the Inspect tab runs them on the CPU" in reply["error"]["message"]
+
+
+def test_the_owner_times_each_version_on_its_own_and_traces_the_one_as_written():
+    device, requests = recording_device()
+    reply = speed_of_light_job.speed_of_light(CUBIC, "jnp.ones((300, 300))", device, gradient=False)
+    assert reply["ok"] is True, reply
+    [timed] = [r for r in requests if r["op"] == "time_each"]
+    assert "time_together" not in ops(requests)  # not in turn: each finds its data where a loop of it leaves it
+    written, unfused = timed["calls"]
+    assert unfused == {**written, "setting": "fusion: off"}  # one program, compiled twice
+    [traced] = [r for r in requests if r["op"] == "trace"]
+    assert traced["call"] == written and traced["calls"] == reply["kernels"]["calls"]
+    assert [p["run"]["runs"] >= 3 for p in reply["programs"]] == [True, True]
+
+
 def test_a_syntax_error_is_an_error_reply_at_its_line():
     reply = speed_of_light("def f(x):\n    return x * (2\n", "jnp.ones(3)", gradient=True)
     assert reply["ok"] is False
@@ -423,17 +458,18 @@ def test_an_exception_in_the_function_is_an_error_reply():
 
 
 def test_a_trace_file_past_its_cap_or_behind_a_link_is_not_read(tmp_path):
+    # The owner reads the profiler's trace (owner/profile.py): a file it did not make there is not followed.
     run = tmp_path / "plugins" / "profile" / "run"
     run.mkdir(parents=True)
-    (run / "host.xplane.pb").write_bytes(b"\0" * (kernel_timeline.MAX_TRACE_BYTES + 1))
-    data, why = kernel_timeline._read_trace(str(tmp_path))
+    (run / "host.xplane.pb").write_bytes(b"\0" * (profile.MAX_TRACE_BYTES + 1))
+    data, why = profile._read_trace(str(tmp_path))
     assert data is None and why.startswith("the trace is too large to read (34 MB, the limit is 34 MB)"), why
     (run / "host.xplane.pb").unlink()
     secret = tmp_path / "secret"
     secret.write_bytes(b"SECRET")
     (run / "host.xplane.pb").symlink_to(secret)
-    data, why = kernel_timeline._read_trace(str(tmp_path))
+    data, why = profile._read_trace(str(tmp_path))
     assert data is None and "not a plain file" in why, why
     (run / "host.xplane.pb").unlink()
     (run / "host.xplane.pb").write_bytes(b"trace")
-    assert kernel_timeline._read_trace(str(tmp_path)) == (b"trace", None)
+    assert profile._read_trace(str(tmp_path)) == (b"trace", None)

@@ -1,5 +1,6 @@
 """The Speed of light tab's figures, drawn from real replies: the worker's speed_of_light run in this process on
-small functions, placed under ceilings measured here (playground/server/roofline.py)."""
+small functions, measured by an owner's session in this process (tests/owner_doubles.py) and placed under the
+ceilings that session measured (playground/server/roofline.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from playground.messages import say
 from playground.server import roofline as rl
 from playground.server import speed_plots as sp
 from playground.server import timeline_plots as tp
+from tests.owner_doubles import local_device
 from tests.test_training_plots import words
 
 KERNEL_POINTS = say("plot.sol_kernel_points", "en")
@@ -29,15 +31,15 @@ SCAN = """def f(ws, x):
 
 @pytest.fixture(scope="module")
 def ceilings() -> dict:
-    from playground.worker.ceilings import ceilings
-
-    return ceilings("float32", 2048)  # a second or two: once for the module
+    found = local_device(memory_mb=2048).ceilings("float32")  # measured in the owner: a second or two, once
+    assert found["ok"], found
+    return found
 
 
 def _reply(code: str, args: str, ceilings: dict) -> dict:
     from playground.worker.speed_of_light import speed_of_light
 
-    reply = speed_of_light(code, args)
+    reply = speed_of_light(code, args, local_device())
     assert reply["ok"], reply
     return {**reply, "roofline": rl.place(reply, ceilings, None)}
 

@@ -422,7 +422,7 @@ def _accelerator_checkbox(api: PlaygroundAPI) -> gr.Checkbox:
 def test_compile_for_the_accelerator_shows_only_where_there_is_one():
     assert _accelerator_checkbox(PlaygroundAPI(pool=FakePool(), settings=Settings())).visible is False
     device_pool = FakePool()
-    api = PlaygroundAPI(pool=FakePool(), settings=Settings(), accelerator_pool=device_pool,
+    api = PlaygroundAPI(pool=FakePool(), settings=Settings(), device_pool=device_pool,
                         accelerator="CUDA (1 device)")
     box = _accelerator_checkbox(api)
     assert box.visible is True and shown(box.label) == "Compile for the accelerator (CUDA (1 device))"
@@ -430,17 +430,31 @@ def test_compile_for_the_accelerator_shows_only_where_there_is_one():
     assert [job["kind"] for job in device_pool.jobs] == ["inspect"]
 
 
-def test_about_says_which_jobs_the_accelerator_runs_or_why_there_is_none():
-    with_gpu = {**sample_about(devices=("gpu:0 NVIDIA H200",), backend="gpu"),
-                "accelerator": {"device": "CUDA (1 device)", "why": "CUDA (1 device) through jax-cuda13-plugin",
+OWNER = {"alive": True, "pid": 42, "restarts": 1, "last_end": "killed (timeout)", "resident_mb": 2300.0,
+         "platform": "tpu", "device": "tpu: TPU v5 lite", "devices": ["tpu:0 TPU v5 lite"],
+         "layers": {"seccomp": {"active": True, "detail": "134 calls"}, "landlock": {"active": False, "detail": "-"}},
+         "memory_limit_mb": 6144}
+
+
+def test_about_names_the_device_its_owner_and_the_jobs_it_runs_or_why_there_is_none():
+    with_tpu = {**sample_about(devices=("tpu:0 TPU v5 lite",), backend="tpu"),
+                "accelerator": {"device": "TPU (1 device)", "why": "TPU (1 device) through libtpu",
                                 "jobs": ["inspect (when asked)", "vmap", "jit_speed"]}}
-    text = about_tab.to_markdown(with_gpu)
-    assert ("### Accelerator\n**CUDA (1 device)** (CUDA (1 device) through jax-cuda13-plugin) runs inspect (when "
-            "asked), vmap, jit_speed; every other job runs on CPU workers") in text
+    with_tpu["sandbox"] = {**with_tpu["sandbox"], "device_owner": OWNER}
+    text = about_tab.to_markdown(with_tpu)
+    assert "### Accelerator\n**TPU (1 device)** (TPU (1 device) through libtpu)." in text
+    assert ("### Device owner\n**tpu: TPU v5 lite** is held by one long-lived process (pid 42), the only one that "
+            "opens it. It runs inspect (when asked), vmap, jit_speed, one job at a time, and the training runs."
+            ) in text
+    assert "**Its layers:** seccomp active; landlock not active" in text
+    assert "**Its memory:** 2,300 MB of its 6,144 MB" in text
+    assert "**restarts:** 1 (the last: killed (timeout))" in text
     without = {**sample_about(), "accelerator": {"device": None, "why": "no GPU or TPU device files on this host: "
                                                  "every job runs on the CPU", "jobs": []}}
     assert "### Accelerator\nNone in use: no GPU or TPU device files on this host" in about_tab.to_markdown(without)
     assert "### Accelerator" not in about_tab.to_markdown(sample_about())  # an older server's reply
+    assert "### Device owner" not in about_tab.to_markdown(sample_about())
+    assert "### Gerätebesitzer\n**tpu: TPU v5 lite**" in about_tab.to_markdown(with_tpu, "de")
 
 
 def test_gradios_own_words_that_its_german_and_chinese_lack_are_ours_with_the_same_fields():

@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from playground.worker import compare, jit_speed, speed_of_light, user_jit, usercode
 from playground.worker import inspect as staging
-from playground.worker import jit_speed, user_jit, usercode
+from tests.owner_doubles import local_device
 
 MAX_CHARS = 100_000
 
@@ -140,9 +141,30 @@ def test_choose_reads_the_declared_options():
 
 def test_the_jit_tab_times_the_users_jitted_function_against_its_plain_version():
     code = "@jax.jit\ndef fn(x):\n    return x + x*x + x*x*x\n"
-    reply = jit_speed.jit_speed(code, [10, 50], 2, memory_mb=65_536)  # in pytest's process, not a worker
+    reply = jit_speed.jit_speed(code, [10, 50], 2, memory_mb=65_536, device=local_device())  # in pytest's process
     assert reply["ok"], reply
     assert reply["checked_sizes"] == [10, 50] and all(reply["eager_s"]) and all(reply["jit_s"])
     program = usercode.load(code)
     choice = user_jit.choose(program.function, (), 1)
     assert choice.jitted is program.function and user_jit.declared(choice.plain) is None
+
+
+@pytest.mark.parametrize(("code", "args", "result", "static"), [
+    (POWER_PARTIAL, f"{X}, 3", "f32[4] [ 1.  8. 27. 64.]", [1]),
+    (POWER_FACTORY, f"{X}, 3", "f32[4] [ 1.  8. 27. 64.]", [1]),
+    (POWER_ASSIGNED, f"{X}, 3", "f32[4] [ 1.  8. 27. 64.]", [1]),
+    (HELPER_STATIC, f"{X}, 3", "f32[] 30.0", [1]),
+    (DONATING, X, "f32[4] [2. 3. 4. 5.]", []),
+], ids=["partial", "factory", "assigned", "helper", "donating"])
+def test_on_the_device_the_users_jit_is_the_one_exported_and_run(code, args, result, static):
+    """The owner runs what the worker exported of the user's own jit: static arguments baked in, a donating jit
+    run again and again (Speed of light times it, the Compiler compares two compiles of it)."""
+    reply = inspect(code, args, device=local_device(), second_args=args)
+    assert reply["result"] == result and reply["static_argnums"] == static
+    assert reply["jit"] == inspect(code, args)["jit"] and "HloModule jit_f" in reply["hlo"]
+    assert reply["retrace"]["retraced"] is False
+    timed = speed_of_light.speed_of_light(code, args, local_device(), gradient=False)
+    assert timed["ok"], timed
+    assert all(p["run"]["runs"] >= 1 for p in timed["programs"])
+    compared = compare.compare(code, args, MAX_CHARS, setting="fusion: off", device=local_device())
+    assert compared["ok"] and compared["same_result"] is True, compared

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import math
 
 import gradio as gr
@@ -10,19 +11,23 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from playground import device_ops
 from playground.errors import UserCodeError
 from playground.gallery import VMAP_PRESETS
 from playground.measure import numerics
+from playground.owner import calls
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
 from playground.server.ui import vmap_tab
 from playground.server.ui.markdown import verdict
 from playground.server.ui.vmap_views import render
-from playground.worker import usercode
+from playground.worker import usercode, vmap_axes
 from playground.worker import vmap as vectorize
-from playground.worker.vmap import compare, make_batch, python_loop
+from playground.worker.device import wire_leaves
 from playground.worker.vmap_axes import parse_axes
 from tests.conftest import OnePool
+from tests.device_requests import ops, recording_device
+from tests.owner_doubles import local_device
 from tests.tab_context import tab_context
 
 ERROR, OK = (verdict("error"), verdict("ok"))  # the labels that replaced emoji
@@ -34,6 +39,38 @@ SUCCESS_KEYS = {"ok", "function", "device", "in_axes", "out_axes", "jaxpr", "bat
                 "loop_s", "vmap_s", "jit_vmap_s", "equal", "max_abs_diff", "checked_examples", "stdout",
                 "pending_sizes"}
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
+
+
+def compare(code, args, in_axes, out_axes, batch_sizes, **options):
+    """The vmap job (playground/worker/vmap.py) measuring on an owner's session in this process, on the CPU."""
+    return vectorize.compare(code, args, in_axes, out_axes, batch_sizes, local_device(), **options)
+
+
+def leaf_axes(example: tuple, in_axes) -> list:
+    """Each leaf's axis, as the job sends them to the owner (a prefix of the example's tree, made flat)."""
+    axes = vectorize._flat_axes(vmap_axes.conform_in_axes(in_axes, example), example)
+    return [None if a is None else a % (np.ndim(leaf) + 1)
+            for leaf, a in zip(jax.tree.leaves(example), axes, strict=True)]
+
+
+def owner_batch(example: tuple, in_axes, size: int) -> tuple:
+    """The batch the owner makes of ``example`` (owner/batches.py, asked through a session), as the example's tree."""
+    device = local_device()
+    leaves, tree = jax.tree.flatten(example)
+    batch = device.batch(device.put(wire_leaves(leaves)[0]), leaf_axes(example, in_axes), size)
+    return jax.tree.unflatten(tree, [device.fetch([leaf])[0] for leaf in batch])
+
+
+def owner_loop(f, batch: list, in_axes: list, out_axes: list, size: int, limit_s: float = math.inf) -> tuple:
+    """The owner's Python loop (owner/calls.py ``run_loop``) of ``f`` over a batch of flat leaves: (the outputs
+    stacked, the examples it reached)."""
+    device = local_device()
+    one = [jax.ShapeDtypeStruct(np.delete(np.shape(x), a).tolist() if a is not None else np.shape(x),
+                                np.asarray(x).dtype) for x, a in zip(batch, in_axes, strict=True)]
+    program = device.export(f, *one)
+    looped, done = device.run({"loop": {"program": program.id, "batch": device.put(batch), "in_axes": in_axes,
+                                        "out_axes": out_axes, "count": size, "limit_s": limit_s}})
+    return [device.fetch([leaf])[0] for leaf in looped], done
 
 
 def numpy_batch(example, in_axes, size):
@@ -74,7 +111,7 @@ def test_presets_vmap_equals_a_python_loop(preset):
     program, example, in_axes = load(preset)
     in_axes = tuple(in_axes) if isinstance(in_axes, list) else in_axes
     size = 7
-    batch = make_batch(example, in_axes, size)
+    batch = owner_batch(example, in_axes, size)
     jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-6), batch, numpy_batch(example, in_axes, size))
     expected = reference_loop(program.function, batch, in_axes, size)
     for batched in (jax.vmap(program.function, in_axes), jax.jit(jax.vmap(program.function, in_axes))):
@@ -108,7 +145,7 @@ def test_per_example_gradients_equal_a_loop_of_grad():
     loss = program.namespace["loss"]
     params, _, _ = example
     size = 6
-    _, xs, ys = make_batch(example, tuple(in_axes), size)
+    _, xs, ys = owner_batch(example, tuple(in_axes), size)
     grads = jax.vmap(program.function, in_axes=(None, 0, 0))(params, xs, ys)
     assert grads["w"].shape == (size, 3) and grads["b"].shape == (size,)
     for i in range(size):
@@ -123,7 +160,7 @@ def test_per_example_gradients_equal_a_loop_of_grad():
 def test_two_batched_arguments_with_in_axes_0_and_1():
     code = "def f(x, y):\n    return jnp.dot(x, y) * jnp.sin(x)\n"
     example = (jnp.arange(1.0, 4.0), jnp.array([0.5, -1.0, 2.0]))
-    batch = make_batch(example, (0, 1), 5)
+    batch = owner_batch(example, (0, 1), 5)
     assert batch[0].shape == (5, 3) and batch[1].shape == (3, 5)
     np.testing.assert_allclose(batch[1][:, 2], example[1] * 1.02, rtol=1e-6)
 
@@ -138,8 +175,8 @@ def test_two_batched_arguments_with_in_axes_0_and_1():
 
 def test_out_axes_1_stacks_along_axis_1():
     example, size = (jnp.arange(3.0),), 4
-    batch = make_batch(example, 0, size)
-    stacked, done = python_loop(lambda x: x * 2, batch, 0, 1, size)
+    batch = owner_batch(example, 0, size)
+    (stacked,), done = owner_loop(lambda x: x * 2, list(batch), [0], [1], size)
     assert done == size and stacked.shape == (3, size)
     np.testing.assert_allclose(stacked, np.asarray(batch[0]).T * 2)
     np.testing.assert_allclose(jax.vmap(lambda x: x * 2, 0, 1)(*batch), stacked)
@@ -154,7 +191,18 @@ def test_pytree_arguments_and_outputs():
                   "{'y': 0, 's': None}", [3])
     assert out["ok"], out
     assert out["equal"] and out["in_axes"] == [{"w": None, "n": None}, 0] and out["out_axes"] == {"y": 0, "s": None}
-    ints = make_batch((jnp.arange(3), True), 0, 4)
+
+
+def test_pytree_arguments_of_arrays_and_outputs():
+    code = "def f(p, x):\n    return {'y': p['w'] * x, 's': jnp.sum(p['w'])}\n"
+    out = compare(code, "({'w': jnp.ones(2), 'n': jnp.int32(3)}, jnp.ones(2))", "({'w': None, 'n': None}, 0)",
+                  "{'y': 0, 's': None}", [3])
+    assert out["ok"], out
+    assert out["equal"] and out["in_axes"] == [{"w": None, "n": None}, 0] and out["out_axes"] == {"y": 0, "s": None}
+
+
+def test_integer_and_bool_leaves_are_repeated_not_varied():
+    ints = owner_batch((jnp.arange(3), True), 0, 4)
     assert ints[0].dtype == jnp.int32 and np.all(np.asarray(ints[0]) == np.arange(3))
     assert ints[1].shape == (4,) and bool(np.all(ints[1]))
 
@@ -220,7 +268,8 @@ def test_times_are_positive_and_one_per_size():
 
 
 def test_a_real_mismatch_shows_no_times():
-    """A Python side effect: the loop runs it once per example, vmap and jit only once, at trace time."""
+    """A Python side effect at trace time: each program the job exports (the loop's per-example one, vmap's
+    equations, jit(vmap)'s) is traced anew and sees another count, so no two of them agree."""
     code = "calls = [0]\n\ndef f(x):\n    calls[0] += 1\n    return x + calls[0]\n"
     out = compare(code, "jnp.ones(3)", "0", "0", [4, 8])
     assert out["ok"] is True
@@ -253,8 +302,8 @@ def test_slow_loop_is_checked_on_a_prefix_and_not_timed(monkeypatch):
     assert "At batch size 500 the Python loop stopped at its time limit after 1 example:" in status
     assert "the other 499 were not compared" in status
     assert all(t > 0 for t in out["vmap_s"] + out["jit_vmap_s"])
-    batch = make_batch((jnp.ones(3),), 0, 500)
-    stacked, done = python_loop(lambda x: x * 2, batch, 0, 1, 500, deadline=0.0)
+    batch = owner_batch((jnp.ones(3),), 0, 500)
+    (stacked,), done = owner_loop(lambda x: x * 2, list(batch), [0], [1], 500, limit_s=0.0)
     assert done == 1 and stacked.shape == (3, 1)
 
 
@@ -270,7 +319,7 @@ def test_difference_handles_nan_inf_shapes_and_structure():
 
 def test_stacking_in_chunks_equals_one_stack():
     leaves = [jnp.full((2,), float(i)) for i in range(300)]
-    np.testing.assert_array_equal(vectorize._stack(tuple(leaves), 1), np.stack([np.asarray(x) for x in leaves], 1))
+    np.testing.assert_array_equal(calls.stacked(leaves, 1), np.stack([np.asarray(x) for x in leaves], 1))
 
 
 def test_user_errors_keep_their_line_and_prints_are_captured():
@@ -329,8 +378,9 @@ def test_a_new_comparison_first_clears_the_last_one_then_shows_its_own():
 
 
 def test_the_compare_button_streams_so_that_the_first_update_can_clear_the_last_run():
+    context = tab_context(PlaygroundAPI(pool=OnePool({"ok": True}), settings=Settings()))
     with gr.Blocks() as demo:
-        vmap_tab.build(tab_context(PlaygroundAPI(pool=OnePool({"ok": True}), settings=Settings())))
+        vmap_tab.build(context)
     (handler,) = [f for f in demo.fns.values() if f.name == "on_run"]
     assert handler.types_generator
 
@@ -352,3 +402,84 @@ def test_each_size_but_the_last_goes_ahead_with_the_rest_pending():
     assert all(set(reply) == SUCCESS_KEYS for reply in sent)
     assert out["pending_sizes"] == [] and sent[1]["vmap_s"] == out["vmap_s"][:2]
     assert sent[0]["loop_s"] is not out["loop_s"]  # a copy of the times so far, not the list that grows
+
+
+# --- on the device: what the worker sends the owner, and what the owner makes of it ------------------------------
+
+
+def test_the_owner_varies_float_leaves_and_repeats_the_others():
+    batch = owner_batch((jnp.float32([1.0, 2.0]), jnp.int32(7), jnp.bool_(True), jnp.ones(2)), (1, 0, 0, None), 3)
+    np.testing.assert_array_equal(batch[0], np.float32([[1.0, 1.01, 1.02], [2.0, 2.02, 2.04]]))  # along axis 1
+    assert batch[1].dtype == np.int32 and batch[1].tolist() == [7, 7, 7]
+    assert batch[2].dtype == np.bool_ and batch[2].tolist() == [True, True, True]
+    np.testing.assert_array_equal(batch[3], np.ones(2, np.float32))  # shared as it is
+    assert batch[3].shape == (2,)
+
+
+def test_the_owner_varies_examples_by_less_than_2x_in_a_cycle_of_100():
+    (batch,) = owner_batch((jnp.float32([80.0]),), 0, 250)
+    scale = batch[:, 0] / np.float32(80.0)
+    assert scale[0] == 1 and 1 <= scale.min() and scale.max() < 2  # so that exp of an example's values stays near
+    np.testing.assert_array_equal(batch[100:200], batch[:100])  # example i is scaled by 1 + 0.01 * (i % 100)
+
+
+def test_the_batch_is_made_in_the_owner_from_the_one_example():
+    device, requests = recording_device()
+    out = vectorize.compare(CUBIC, "jnp.arange(1_000_000.0)", "0", "0", [5], device)
+    assert out["ok"] and out["equal"], out
+    assert [r["size"] for r in requests if r["op"] == "batch"] == [5]
+    sent = [array for r in requests if r["op"] == "put" for array in r["arrays"]]
+    assert [a["shape"] for a in sent] == [[1_000_000]]  # the example, 4 MB; its batch of 20 MB never travels
+    assert "upload" not in ops(requests)
+
+
+def test_an_argument_larger_than_one_request_goes_in_parts():
+    device, requests = recording_device()
+    code = "def f(w, x):\n    return x * w[:3] + w[-3:]\n"
+    out = vectorize.compare(code, "(jnp.arange(3_000_000.0), jnp.arange(3.0))", "(None, 0)", "0", [4], device)
+    assert out["ok"] and out["equal"], out
+    [upload] = [r for r in requests if r["op"] == "upload"]
+    assert upload["shape"] == [3_000_000] and upload["dtype"] == "float32"  # 12 MB, more than one request carries
+    parts = [r for r in requests if r["op"] == "append"]
+    assert len(parts) == math.ceil(12_000_000 / device_ops.MAX_PUT_BYTES)
+    assert all(len(r["data"]) <= 4 * (device_ops.MAX_PUT_BYTES // 3 + 1) for r in parts)
+
+
+def test_an_argument_of_one_repeated_value_travels_as_that_value():
+    device, requests = recording_device()
+    code = "def f(w, x):\n    return x * w[:3]\n"
+    out = vectorize.compare(code, "(jnp.full(4_000_000, 2.0), jnp.arange(3.0))", "(None, 0)", "0", [4], device)
+    assert out["ok"] and out["equal"], out
+    assert "upload" not in ops(requests)
+    [filled] = [a for r in requests if r["op"] == "put" for a in r["arrays"] if a["shape"] == [4_000_000]]
+    assert set(filled) == {"dtype", "shape", "fill"}  # 16 MB made in the owner from one element
+    assert np.frombuffer(base64.b64decode(filled["fill"]), np.float32).tolist() == [2.0]
+
+
+def test_vmap_over_a_typed_key_and_a_batch_of_floats():
+    code = "def f(k, x):\n    return jax.random.normal(k, x.shape) * x\n"
+    for in_axes in ("(0, 0)", "(None, 0)"):
+        out = compare(code, "(jax.random.key(0), jnp.arange(1.0, 4.0))", in_axes, "0", [1, 5])
+        assert out["ok"] and out["equal"], out
+        assert out["checked_examples"] == [1, 5]
+        assert "key<fry>[]" in out["jaxpr"]
+    assert "key<fry>[5]" in compare(code, "(jax.random.key(0), jnp.ones(3))", "(0, 0)", "0", [5])["batched_jaxpr"]
+
+
+def test_a_typed_key_argument_travels_as_its_key_data():
+    device, requests = recording_device()
+    out = vectorize.compare("def f(k, x):\n    return jax.random.uniform(k) * x\n",
+                            "(jax.random.key(3), jnp.ones(3))", "(None, 0)", "0", [2], device)
+    assert out["ok"] and out["equal"], out
+    sent = [a for r in requests if r["op"] == "put" for a in r["arrays"]]
+    key_data = np.asarray(jax.random.key_data(jax.random.key(3)))
+    assert [(a["dtype"], a["shape"]) for a in sent] == [("uint32", list(key_data.shape)), ("float32", [3])]
+
+
+@pytest.mark.parametrize(("args", "in_axes"), [("(jnp.ones(3), 2.0)", "(0, None)"), ("(jnp.ones(3), 2)", "(0, None)"),
+                                               ("2.0", "0")])
+def test_a_python_number_in_the_arguments_is_a_leaf_like_any_other(args, in_axes):
+    out = compare("def f(x, s=1.0):\n    return x * s\n", args, in_axes, "0", [1, 4])
+    assert out["ok"] and out["equal"], out
+    assert out["checked_examples"] == [1, 4]
+    assert "f32[4" in out["batched_jaxpr"] and "f64" not in out["batched_jaxpr"]  # a Python number is weak

@@ -125,27 +125,45 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "### Accelerator\n**{device}** ({why}).",
         "de": "### Beschleuniger\n**{device}** ({why}).",
         "zh": "### 加速器\n**{device}**（{why}）。"},
+    "accelerator.unavailable": {
+        "en": "the {device} could not be opened inside the sandbox: {reason}",
+        "de": "{device} ließ sich in der Sandbox nicht öffnen: {reason}",
+        "zh": "无法在沙箱内打开 {device}：{reason}"},
+    "accelerator.measured_on_cpu": {
+        "en": "**Measured on the CPU**, not the accelerator: {why}.",
+        "de": "**Auf der CPU gemessen**, nicht auf dem Beschleuniger: {why}.",
+        "zh": "**在 CPU 上测量**，而不是在加速器上：{why}。"},
     "about.owner": {
         "en": "### Device owner\n**{device}** is held by one long-lived process (pid {pid}), the only one that opens "
               "it. It runs {kinds}, one job at a time, and the training runs. No user code runs in it: the sandbox's "
               "CPU workers run your code and send it what they lowered with jax.export, and it checks each program "
               "before it compiles it (only pure computations: no host callbacks, only the custom calls jax.export "
               "treats as stable).  \n**Its layers:** {layers}  \n**Its memory:** {resident} MB of its {limit} MB "
-              "(the device's own mappings left out); **restarted:** {restarts} times{last}",
+              "(the device's own mappings left out); **restarts:** {restarts}{last}",
         "de": "### Gerätebesitzer\n**{device}** gehört einem langlebigen Prozess (PID {pid}), dem einzigen, der es "
               "öffnet. Er führt {kinds} aus, einen Job nach dem anderen, und die Trainingsläufe. In ihm läuft kein "
               "Code von Nutzern: Die CPU-Worker der Sandbox führen deinen Code aus und schicken ihm, was sie mit "
               "jax.export heruntergebrochen haben, und er prüft jedes Programm, bevor er es kompiliert (nur reine "
               "Berechnungen: keine Host-Callbacks, nur die Custom Calls, die jax.export als stabil behandelt).  \n"
               "**Seine Schichten:** {layers}  \n**Sein Speicher:** {resident} MB von {limit} MB (ohne die "
-              "Abbildungen des Geräts); **neu gestartet:** {restarts}-mal{last}",
+              "Abbildungen des Geräts); **Neustarts:** {restarts}{last}",
         "zh": "### 设备所有者\n**{device}** 由一个长期运行的进程（pid {pid}）持有，它是唯一打开该设备的进程。"
               "它逐个运行 {kinds} 以及训练任务。其中不运行任何用户代码：沙箱的 CPU 工作进程运行你的代码，"
               "并把用 jax.export 降级后的程序发给它；它在编译前检查每个程序"
               "（只接受纯计算：没有主机回调，只允许 jax.export 视为稳定的自定义调用）。"
               "  \n**其安全层：** {layers}  \n**其内存：** {resident} MB / {limit} MB"
               "（不计设备自身的映射）；**重启次数：** {restarts}{last}"},
-    "about.owner_last_end": {"en": " (the last one {why})", "de": " (der letzte: {why})", "zh": "（上一次：{why}）"},
+    "about.owner_last_end": {"en": " (the last: {why})", "de": " (der letzte: {why})", "zh": "（上一次：{why}）"},
+    "about.pool_backend": {
+        "en": "**What each pool's warm workers opened:** {pools}",
+        "de": "**Was die bereiten Worker jedes Pools geöffnet haben:** {pools}",
+        "zh": "**每个池中预热的工作进程实际打开的设备：** {pools}"},
+    "about.grants": {
+        "en": "  \n**What its driver needed beyond its device files** (found at start-up, for the owner only): "
+              "{grants}",
+        "de": "  \n**Was sein Treiber über die Gerätedateien hinaus brauchte** (beim Start ermittelt, nur für den "
+              "Gerätebesitzer): {grants}",
+        "zh": "  \n**其驱动在设备文件之外还需要的权限**（启动时确定，仅授予设备所有者）：{grants}"},
     "about.training": {
         "en": "### Training\n**Runs at once:** {slots} (one per accelerator), **running:** {running}, **waiting:** "
               "{waiting}, **stopped after:** {max_run_s} s  \n{process}",

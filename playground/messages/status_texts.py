@@ -109,10 +109,11 @@ TEXTS: dict[str, dict[str, str]] = {
                                  "de": "Am Zeitlimit von {limit} s pro Lauf beendet",
                                  "zh": "到达每次运行 {limit} 秒的时间上限后结束"},
     "train.worker_restarted": {
-        "en": "The worker did not stop in time and was restarted; the curves are kept, the parameters are lost",
-        "de": "Der Worker hat nicht rechtzeitig angehalten und wurde neu gestartet; die Kurven bleiben, die "
-              "Parameter sind verloren",
-        "zh": "工作进程没有及时停止，已被重启；曲线保留，参数丢失",
+        "en": "The run did not stop in time, so the device's owner process was restarted; the curves are kept, the "
+              "parameters are lost",
+        "de": "Der Lauf hat nicht rechtzeitig angehalten, darum wurde der Besitzerprozess des Geräts neu gestartet; "
+              "die Kurven bleiben, die Parameter sind verloren",
+        "zh": "这次运行没有及时停止，因此设备的所有者进程已被重启；曲线保留，参数丢失",
     },
     "train.epoch": {"en": "epoch {epoch} of {epochs}", "de": "Epoche {epoch} von {epochs}",
                     "zh": "第 {epoch} / {epochs} 轮"},
@@ -180,12 +181,6 @@ TEXTS.update({
     "prefix.memory": {"en": "Out of memory: the sandbox gives each job a fixed amount of memory. ",
                       "de": "Kein Speicher mehr: Die Sandbox gibt jedem Job eine feste Menge Speicher. ",
                       "zh": "内存不足：沙箱给每个作业分配固定数量的内存。"},
-    "prefix.device_memory": {
-        "en": "Out of device memory: each job here may use {share} of the accelerator's memory (beside the other "
-              "jobs and training). ",
-        "de": "Kein Gerätespeicher mehr: Jeder Job darf hier {share} des Speichers des Beschleunigers nutzen (neben "
-              "den anderen Jobs und dem Training). ",
-        "zh": "设备内存不足：这里每个作业最多可以使用加速器内存的 {share}（与其他作业和训练共享）。"},
     "prefix.file_too_large": {"en": "File too large: each file the job writes may hold at most {mb} MB. ",
                               "de": "Datei zu groß: Jede Datei, die der Job schreibt, darf höchstens {mb} MB "
                                     "enthalten. ",

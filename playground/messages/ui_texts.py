@@ -298,15 +298,21 @@ TEXTS: dict[str, dict[str, str]] = {
     "pg.vmap.chart": {"en": "Time per batch", "de": "Zeit pro Batch", "zh": "每批耗时"},
     # jit
     "pg.jit.intro": {
-        "en": "### What does `jit` buy?\nThe same function on an n × n float32 input: NumPy, JAX op by op "
-              "(eager), and JAX compiled with `jit` (compile time shown apart). Medians of repeated runs, after a "
-              "warm-up, each waiting for the device (`block_until_ready`).",
-        "de": "### Was bringt `jit`?\nDieselbe Funktion auf einer n × n-Eingabe in float32: NumPy, JAX Operation für "
-              "Operation (eager) und JAX mit `jit` kompiliert (die Kompilierzeit steht extra). Mediane wiederholter "
-              "Läufe nach einem Aufwärmlauf, jeder wartet auf das Gerät (`block_until_ready`).",
-        "zh": "### `jit` 能带来什么？\n同一个函数，输入为 n × n 的 float32 数组：NumPy、逐个运算执行的 JAX（eager），"
-              "以及用 `jit` 编译的 JAX（编译时间单独列出）。结果是预热之后多次运行的中位数，每次都等待设备完成"
-              "（`block_until_ready`）。"},
+        "en": "### What does `jit` buy?\nThe same function on an n × n float32 input: NumPy on this server's CPU, "
+              "JAX op by op (eager), and JAX compiled with `jit` (compile time shown apart), both on the device. "
+              "Eager JAX is run as it runs: each operation of the function's jaxpr is a compiled program of its own, "
+              "dispatched one after another, its result waiting on the device for the next. Medians of repeated "
+              "runs, after a warm-up, each waiting for the device (`block_until_ready`).",
+        "de": "### Was bringt `jit`?\nDieselbe Funktion auf einer n × n-Eingabe in float32: NumPy auf der CPU dieses "
+              "Servers, JAX Operation für Operation (eager) und JAX mit `jit` kompiliert (die Kompilierzeit steht "
+              "extra), beide auf dem Gerät. Eager JAX läuft, wie es läuft: Jede Operation des jaxprs der Funktion ist "
+              "ein eigenes kompiliertes Programm, eines nach dem anderen gestartet, sein Ergebnis wartet auf dem "
+              "Gerät auf das nächste. Mediane wiederholter Läufe nach einem Aufwärmlauf, jeder wartet auf das Gerät "
+              "(`block_until_ready`).",
+        "zh": "### `jit` 能带来什么？\n同一个函数，输入为 n × n 的 float32 数组：在本服务器 CPU 上运行的 NumPy，"
+              "逐个运算执行的 JAX（eager），以及用 `jit` 编译的 JAX（编译时间单独列出），后两者都在设备上运行。"
+              "eager JAX 按它本来的方式运行：函数 jaxpr 中的每个运算都是一个单独编译的程序，依次派发，其结果留在设备上"
+              "等待下一个。结果是预热之后多次运行的中位数，每次都等待设备完成（`block_until_ready`）。"},
     "pg.jit.function": {"en": "Your function (one array in, one out)",
                         "de": "Deine Funktion (ein Array rein, eins raus)",
                         "zh": "你的函数（输入一个数组，输出一个数组）"},

@@ -138,6 +138,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "de": "Der Besitzerprozess des Geräts endete während dieses Jobs ({why}) und wurde neu gestartet; auf dem "
               "Gerät lief gerade dein Programm.",
         "zh": "设备的所有者进程在此作业期间结束（{why}），已被重启；当时在设备上运行的正是你的程序。"},
+    "device.run_lost": {
+        "en": "The device's owner process ended during this run ({why}) and was restarted; the run ended with it. "
+              "Please start it again.",
+        "de": "Der Besitzerprozess des Geräts endete während dieses Laufs ({why}) und wurde neu gestartet; der Lauf "
+              "endete mit ihm. Bitte starte ihn noch einmal.",
+        "zh": "设备的所有者进程在此次运行期间结束（{why}），已被重启；这次运行随之结束。请重新开始运行。"},
     "device.training_hung": {
         "en": "A training run did not stop when asked, so the device's owner process was restarted.",
         "de": "Ein Trainingslauf hielt nicht an, als er sollte, darum wurde der Besitzerprozess des Geräts neu "

@@ -1,15 +1,16 @@
-"""The server's end of the device owner: start it, relay a session's requests, watch it, kill and restart it.
+"""The server's end of the device owner: keep one running, relay sessions' requests and training runs, watch it.
 
 Runs in the web server (standard library only; no JAX). One ``DeviceOwner`` per
-accelerator: the only process that ever opens it. Its watchdog kills the owner
-when a request runs past the time its job has left (an endless ``lax.while_loop``,
-a compile that never ends: a device cannot be interrupted, only its process ended),
-when its resident memory passes its limit (counted without the device's own
-mappings: libtpu maps its chip's ~8 GB windows and a CUDA driver its device memory
-into the process, which are not RAM; sandbox/procfs.py), or when it dies; a new
-owner is then started at once, and the session that was running hears why
-(``OwnerLost``, with a catalogue piece for the job's error). Sessions that wait
-in the server's line behind it run on the new owner.
+host: the only process that ever opens its accelerator (process.py starts one).
+Its watchdog kills the owner when a request runs past the time its job has left
+(an endless ``lax.while_loop``, a compile that never ends: a device cannot be
+interrupted, only its process ended), when its resident memory passes its limit
+(counted without the device's own mappings: libtpu maps its chip's ~8 GB windows
+and a CUDA driver its device memory into the process, which are not RAM;
+sandbox/procfs.py), or when it dies; a new owner is then started at once, and the
+session or training run that was on it hears why (``OwnerLost``, with a catalogue
+piece for the job's error). Sessions that wait in the server's line behind it run
+on the new owner.
 """
 
 from __future__ import annotations
@@ -17,62 +18,34 @@ from __future__ import annotations
 import itertools
 import logging
 import queue
-import signal
-import subprocess
-import sys
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 
-from playground.sandbox import child_channel, procfs, protocol, scratch
-from playground.sandbox.accelerator import NO_DEVICE, DevicePaths
-from playground.sandbox.limits import Limits
-from playground.sandbox.process_handle import StderrLog
+from playground.owner.process import START_TIMEOUT_S, DeviceUnavailable, OwnerProcess, OwnerSetup
+from playground.sandbox import scratch
 
+__all__ = ["DeviceOwner", "DeviceUnavailable", "OwnerLost", "OwnerSetup", "Session", "TrainingStream"]
 log = logging.getLogger(__name__)
-
-OWNER_MODULE = "playground.owner.main"
-MAX_MESSAGE_BYTES = 64 << 20
 WATCH_EVERY_S = 0.25
-START_TIMEOUT_S = 300.0  # opening a TPU took up to 16 s, and a loaded CPU host imports JAX slowly
-
-
-class DeviceUnavailable(RuntimeError):
-    """The owner could not open its device (JAX's reason), or could not start at all."""
+# An owner that ends by itself this soon after it opened the device (one that cannot import what it serves with,
+# say) is started again only after a wait, doubling each time up to MAX_BACKOFF_S: not once a second for ever.
+# One this side killed (a job's time or memory) is started again at once.
+SHORT_LIFE_S = 30.0
+MAX_BACKOFF_S = 60.0
 
 
 class OwnerLost(RuntimeError):
-    """The owner ended while a session's request ran: ``piece`` says why (a catalogue piece), ``kind`` the error's."""
+    """The owner ended while a request or a run was on it: ``piece`` says why (a catalogue piece), ``kind`` is the
+    job's error kind."""
 
     def __init__(self, kind: str, piece: list) -> None:
         super().__init__(kind)
         self.kind, self.piece = kind, piece
 
 
-@dataclass(frozen=True)
-class OwnerSetup:
-    """What an owner is started with (sent as its first message, less ``env``)."""
-
-    platform: str  # JAX_PLATFORMS: "cpu", "tpu", "cuda"
-    sandbox: str  # "full": every layer the host has; "process": the rlimits alone (the local mode)
-    scratch: str  # its own folder: dumps, traces
-    limits: Limits  # its rlimits (no CPU-time or address-space limit: it lives long, and drivers map much)
-    memory_mb: int  # resident memory, the device's mappings left out, before the watchdog kills it
-    env: dict[str, str] = field(default_factory=dict)
-    devices: DevicePaths = NO_DEVICE
-    grants: tuple[str, ...] = ()
-    readable: tuple[str, ...] = ()
-    writable: tuple[str, ...] = ()
-
-    def message(self) -> dict:
-        sent = asdict(self)
-        del sent["env"]
-        sent["limits"], sent["devices"] = self.limits.to_dict(), self.devices.to_dict()
-        return sent
-
-
 class DeviceOwner:
-    """One owner process at a time, restarted when it ends; ``ask`` is safe from several threads."""
+    """One owner process at a time, started again when it ends; its methods are safe from several threads."""
 
     def __init__(self, setup: OwnerSetup, start_timeout_s: float = START_TIMEOUT_S) -> None:
         self.setup = setup
@@ -80,21 +53,18 @@ class DeviceOwner:
         self.hello: dict = {}
         self.restarts = 0
         self.last_end: str | None = None  # why the last owner ended, for About
+        self.grant_trials: list[dict] = []  # the driver's sets of grants tried before this owner opened the device
         self._ids = itertools.count(1)
-        self._lock = threading.Lock()  # one request at a time on the socket
+        self._lock = threading.Lock()  # one request at a time: the server's line sends one session's at a time
         self._changed = threading.Condition()
-        self._process: subprocess.Popen | None = None
-        self._channel = None
-        self._log: StderrLog | None = None
+        self._process: OwnerProcess | None = None
+        self._generation = 0  # which owner: a request or a run belongs to the one it was sent to
         self._answers: dict[int, dict] = {}
         self._runs: dict[int, TrainingStream] = {}  # the training runs on the running owner, by number
-        self._send_lock = threading.Lock()
-        self._generation = 0
-        self._ending: OwnerLost | None = None  # why the running owner is being killed (the watchdog's verdict)
+        self._endings: dict[int, OwnerLost] = {}  # why each owner ended, by generation (the last few)
         self._closed = False
-        self._ready = threading.Event()
         self._wanted = threading.Event()  # set when the owner ended and a new one is to be started
-        self._watch: threading.Thread | None = None
+        self._ended_itself = False  # whether the last owner ended without this side killing it
 
     # -- life ---------------------------------------------------------------------------------------------------
 
@@ -110,178 +80,136 @@ class DeviceOwner:
         started.wait()
         if first:
             raise first[0]
-        self._watch = threading.Thread(target=self._watchdog, name="owner-watchdog", daemon=True)
-        self._watch.start()
+        threading.Thread(target=self._watchdog, name="owner-watchdog", daemon=True).start()
 
     def close(self) -> None:
         """End the owner; remove its scratch folder (as a job's is removed: never trusting what is in it)."""
         with self._changed:
             self._closed = True
+            process, self._process = self._process, None
             self._changed.notify_all()
         self._wanted.set()
-        self._kill()
+        if process is not None:
+            process.kill()
         scratch.remove(self.setup.scratch, 30.0)
 
     def wait_ready(self, timeout_s: float) -> bool:
-        return self._ready.wait(timeout_s)
+        with self._changed:
+            return self._changed.wait_for(lambda: self._process is not None or self._closed, timeout_s) \
+                and not self._closed
 
     def alive(self) -> bool:
-        return self._process is not None and self._process.poll() is None and self._ready.is_set()
+        process = self._process
+        return process is not None and process.alive()
 
     def status(self) -> dict:
-        return {"alive": self.alive(), "pid": self._process.pid if self._process else None,
-                "restarts": self.restarts, "last_end": self.last_end,
-                "resident_mb": self._resident_mb()}
+        process = self._process
+        return {"alive": self.alive(), "pid": process.pid if process else None, "restarts": self.restarts,
+                "last_end": self.last_end, "resident_mb": process.resident_mb() if process else None}
 
-    # -- sessions -----------------------------------------------------------------------------------------------
+    # -- a job's session ----------------------------------------------------------------------------------------
 
-    def open_session(self) -> int:
-        """A new session on the running owner; its number (OwnerLost when the owner is not running)."""
-        session = next(self._ids)
-        self._exchange({"open": session}, 60.0)
+    def open_session(self) -> Session:
+        """A new session on the running owner (OwnerLost when none is running)."""
+        session = Session(next(self._ids), self._running()[1])
+        self._exchange({"open": session.number}, 60.0, session.generation)
         return session
 
-    def close_session(self, session: int) -> None:
+    def close_session(self, session: Session) -> None:
         try:
-            self._exchange({"close": session}, 60.0)
+            self._exchange({"close": session.number}, 60.0, session.generation)
         except OwnerLost:
             pass  # the owner that held it is gone, and with it the session
 
-    def ask(self, session: int, request: dict, timeout_s: float) -> dict:
-        """The owner's answer to one of ``session``'s requests; OwnerLost when the owner ended first, killed after
-        ``timeout_s`` (the time the job has left) or by the watchdog."""
-        return self._exchange({"session": session, "request": request}, timeout_s).get("reply", {})
+    def ask(self, session: Session, request: dict, timeout_s: float) -> dict:
+        """The owner's answer to one of ``session``'s requests; OwnerLost when its owner ended first (a later owner
+        knows nothing of it), or was killed after ``timeout_s`` (the time the job has left) or by the watchdog."""
+        return self._exchange({"session": session.number, "request": request}, timeout_s,
+                              session.generation).get("reply", {})
+
+    def _exchange(self, message: dict, timeout_s: float, owner: int) -> dict:
+        """``message`` to the owner of generation ``owner`` (OwnerLost where it is no longer the running one)."""
+        with self._lock:
+            process, generation = self._running()
+            if generation != owner:
+                raise self._lost(owner)
+            number = next(self._ids)
+            self._send(process, generation, {"id": number, **message})
+            deadline = time.monotonic() + timeout_s
+            with self._changed:
+                while number not in self._answers:
+                    if self._generation != generation or self._closed:
+                        raise self._lost(generation)
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self._changed.wait(min(remaining, WATCH_EVERY_S))
+                else:
+                    return self._answers.pop(number)
+            self._kill(generation, OwnerLost("timeout", ["device.timeout", {"seconds": f"{timeout_s:,.0f}"}]))
+            raise self._lost(generation)
 
     # -- training runs ------------------------------------------------------------------------------------------
 
     def train(self, order: dict) -> TrainingStream:
         """Start a training run (training/runs.py's order, less its number); its stream of messages."""
+        process, generation = self._running()
+        stream = TrainingStream(self, next(self._ids), generation)
         with self._changed:
-            if not self._ready.is_set() or self._channel is None:
-                raise OwnerLost("crashed", ["device.restarting", {}])
-            stream = TrainingStream(self, next(self._ids), self._generation)
             self._runs[stream.run] = stream
-        self._send({"train": {**order, "run": stream.run}}, stream.generation)
+        self._send(process, generation, {"train": {**order, "run": stream.run}})
         return stream
 
     def _stop_run(self, stream: TrainingStream) -> None:
-        self._send({"stop": stream.run}, stream.generation)
+        with self._changed:
+            process = self._process if self._generation == stream.generation else None
+        if process is None:
+            raise self._lost(stream.generation)
+        self._send(process, stream.generation, {"stop": stream.run})
 
     def _forget_run(self, stream: TrainingStream) -> None:
         with self._changed:
             self._runs.pop(stream.run, None)
 
-    # -- the socket -------------------------------------------------------------------------------------------
-
-    def _send(self, message: dict, generation: int) -> None:
-        with self._send_lock:
-            channel = self._channel
-            if channel is None or generation != self._generation:
-                raise self._lost(generation)
-            try:
-                protocol.send(channel, message)
-            except OSError:
-                raise self._lost(generation) from None
-
-    def _exchange(self, message: dict, timeout_s: float) -> dict:
-        with self._lock:
-            with self._changed:
-                if not self._ready.is_set() or self._channel is None:
-                    raise OwnerLost("crashed", ["device.restarting", {}])
-                generation = self._generation
-                number = next(self._ids)
-            self._send({"id": number, **message}, generation)
-            return self._await(number, generation, timeout_s)
-
-    def _await(self, number: int, generation: int, timeout_s: float) -> dict:
-        deadline = time.monotonic() + timeout_s
-        with self._changed:
-            while number not in self._answers:
-                if self._generation != generation or self._closed:
-                    raise self._lost(generation)
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self._ending = OwnerLost("timeout", ["device.timeout", {"seconds": f"{timeout_s:,.0f}"}])
-                    break
-                self._changed.wait(min(remaining, WATCH_EVERY_S))
-            else:
-                return self._answers.pop(number)
-        self._kill_and_restart(generation)
-        raise self._lost(generation)
-
-    def _lost(self, generation: int) -> OwnerLost:
-        """Why the owner of ``generation`` is gone (waiting a moment for the watchdog to say, if it is the one)."""
-        with self._changed:
-            self._changed.wait_for(lambda: self._generation != generation or self._closed, timeout=5.0)
-            return self._ending or OwnerLost("crashed", ["device.crashed", {"why": self.last_end or "?"}])
+    def _abandon(self, generation: int) -> None:
+        self._kill(generation, OwnerLost("timeout", ["device.training_hung", {}]))
 
     # -- the process --------------------------------------------------------------------------------------------
 
-    def _start_one(self) -> None:
-        process, channel = child_channel.start(OWNER_MODULE, env=self.setup.env, stdout=subprocess.DEVNULL,
-                                               stderr=subprocess.PIPE, connect_s=self.start_timeout_s)
-        log_ = StderrLog(process.stderr, echo=getattr(sys.stderr, "buffer", None))
+    def _running(self) -> tuple[OwnerProcess, int]:
+        with self._changed:
+            if self._process is None:
+                raise OwnerLost("crashed", ["device.restarting", {}])
+            return self._process, self._generation
+
+    def _send(self, process: OwnerProcess, generation: int, message: dict) -> None:
         try:
-            channel.settimeout(self.start_timeout_s)
-            protocol.send(channel, self.setup.message())
-            hello = protocol.receive(channel, 1 << 20)
-            channel.settimeout(None)
-        except (OSError, EOFError, ValueError) as exc:
-            process.kill()
-            process.wait()
-            raise DeviceUnavailable(f"the device owner did not start ({exc}); its output ends: "
-                                    f"{log_.text()[-1500:]!r}") from None
-        if not isinstance(hello, dict) or not hello.get("ready"):
-            process.kill()
-            process.wait()
-            reason = hello.get("reason") if isinstance(hello, dict) else None
-            raise DeviceUnavailable(str(reason or "the device owner did not say it was ready"))
-        with self._changed:
-            self._process, self._channel, self._log, self.hello = process, channel, log_, hello
-            self._ending = None
-            self._ready.set()
-        threading.Thread(target=self._read, args=(channel, self._generation), name="owner-reader",
-                         daemon=True).start()
+            process.send(message)
+        except OSError:
+            raise self._lost(generation) from None
 
-    def _read(self, channel, generation: int) -> None:
-        buffer = protocol.MessageBuffer(MAX_MESSAGE_BYTES)
-        while True:
-            try:
-                chunk = channel.recv(1 << 20)
-                message = buffer.feed(chunk) if chunk else None
-            except (OSError, ValueError):
-                chunk = b""
-            if not chunk:
-                self._ended(generation)
+    def _lost(self, generation: int) -> OwnerLost:
+        """Why the owner of ``generation`` is gone (waiting a moment for its end to be seen, if it is not yet)."""
+        with self._changed:
+            self._changed.wait_for(lambda: generation in self._endings or self._closed, timeout=5.0)
+            return self._endings.get(generation) or OwnerLost("crashed", ["device.crashed", {"why": "?"}])
+
+    def _heard(self, generation: int, message: dict) -> None:
+        with self._changed:
+            if generation != self._generation:
                 return
-            while message is not None:
-                with self._changed:
-                    if isinstance(message, dict) and isinstance(message.get("id"), int):
-                        self._answers[message["id"]] = message
-                        self._changed.notify_all()
-                    elif isinstance(message, dict) and message.get("run") in self._runs:
-                        self._runs[message["run"]].messages.put(message)
-                try:
-                    message = buffer.feed(b"")
-                except ValueError:
-                    self._ended(generation)
-                    return
+            if isinstance(message.get("id"), int):
+                self._answers[message["id"]] = message
+                self._changed.notify_all()
+            elif message.get("run") in self._runs:
+                self._runs[message["run"]].messages.put(message)
 
-    def _ended(self, generation: int) -> None:
-        """The owner's socket closed: it died (or was killed). Restart it, unless the server is closing."""
-        self._kill_and_restart(generation)
-
-    def _abandon(self, generation: int) -> None:
-        with self._changed:
-            self._ending = OwnerLost("timeout", ["device.training_hung", {}])
-        self._kill_and_restart(generation)
-
-    def _kill_and_restart(self, generation: int) -> None:
+    def _kill(self, generation: int, why: OwnerLost | None = None) -> None:
+        """End the owner of ``generation`` (``why``: the verdict, where this side ended it) and start another."""
         with self._changed:
             if self._generation != generation:
                 return  # another thread saw this end first
-            process = self._process
-            self._ready.clear()
+            process, self._process = self._process, None
             self._generation += 1
             self._answers.clear()
             for stream in self._runs.values():
@@ -289,9 +217,15 @@ class DeviceOwner:
             self._runs.clear()
             self._changed.notify_all()
         if process is not None:
-            self.last_end = self._describe_end(process)
+            process.kill()
+            self.last_end = f"killed ({why.kind})" if why is not None else process.describe_end()
             log.warning("device owner ended: %s", self.last_end)
-        self._kill()
+        with self._changed:
+            self._endings[generation] = why or OwnerLost("crashed", ["device.crashed", {"why": self.last_end}])
+            self._ended_itself = why is None
+            for old in [g for g in self._endings if g < generation - 16]:
+                del self._endings[old]
+            self._changed.notify_all()
         self._wanted.set()
 
     def _keep(self, first: list, started: threading.Event) -> None:
@@ -303,63 +237,57 @@ class DeviceOwner:
             return
         finally:
             started.set()
+        started_at, wait_s = time.monotonic(), 0.0
         while True:
             self._wanted.wait()
             self._wanted.clear()
-            backoff = 1.0
-            while not self._closed:
+            short = time.monotonic() - started_at < SHORT_LIFE_S and self._ended_itself
+            wait_s = min(max(2 * wait_s, 1.0), MAX_BACKOFF_S) if short else 0.0
+            if wait_s:
+                log.warning("device owner ended %.0f s after it started: the next starts in %.0f s",
+                            time.monotonic() - started_at, wait_s)
+            while True:
+                with self._changed:
+                    if self._changed.wait_for(lambda: self._closed, wait_s):
+                        return
                 try:
                     self._start_one()
                     self.restarts += 1
+                    started_at = time.monotonic()
                     break
                 except DeviceUnavailable as exc:
                     log.warning("device owner could not restart: %s", exc)
-                    time.sleep(backoff)
-                    backoff = min(backoff * 2, 30.0)
-            if self._closed:
-                return
+                    wait_s = min(max(2 * wait_s, 1.0), MAX_BACKOFF_S)
 
-    def _describe_end(self, process: subprocess.Popen) -> str:
-        if self._ending is not None:
-            return f"killed ({self._ending.kind})"
-        code = process.poll()
-        if code is None:
-            return "its connection closed"
-        if code < 0:
-            return f"killed by {signal.Signals(-code).name}" if -code in signal.valid_signals() else f"signal {-code}"
-        tail = self._log.text().strip().splitlines()[-1:] if self._log else []
-        return f"exited with code {code}" + (f": {tail[0][:300]}" if tail else "")
-
-    def _kill(self) -> None:
+    def _start_one(self) -> None:
         with self._changed:
-            process, channel, log_ = self._process, self._channel, self._log
-            self._process = self._channel = self._log = None
-        if process is not None and process.poll() is None:
-            process.kill()
-        if process is not None:
-            process.wait()
-        if channel is not None:
-            channel.close()
-        if log_ is not None:
-            log_.close()
-
-    def _resident_mb(self) -> float | None:
-        process = self._process
-        return None if process is None else procfs.resident_without_devices_mb(process.pid)
+            generation = self._generation
+        process = OwnerProcess(self.setup, lambda message: self._heard(generation, message),
+                               lambda: self._kill(generation), self.start_timeout_s)
+        with self._changed:
+            if self._closed:
+                process.kill()
+                return
+            self._process, self.hello = process, process.hello
+            self._changed.notify_all()
 
     def _watchdog(self) -> None:
         while not self._closed:
             time.sleep(WATCH_EVERY_S)
             with self._changed:
                 process, generation = self._process, self._generation
-            if process is None or not self._ready.is_set():
-                continue
-            held = procfs.resident_without_devices_mb(process.pid)
+            held = process.resident_mb() if process is not None else None
             if held is not None and held > self.setup.memory_mb:
-                with self._changed:
-                    self._ending = OwnerLost("memory", ["device.memory", {"held": f"{held:,.0f}",
-                                                                          "limit": f"{self.setup.memory_mb:,}"}])
-                self._kill_and_restart(generation)
+                self._kill(generation, OwnerLost("memory", ["device.memory", {
+                    "held": f"{held:,.0f}", "limit": f"{self.setup.memory_mb:,}"}]))
+
+
+@dataclass(frozen=True)
+class Session:
+    """A job's session: its number, on the owner of ``generation``."""
+
+    number: int
+    generation: int
 
 
 class TrainingStream:

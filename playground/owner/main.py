@@ -6,7 +6,9 @@ handle.py, as a dict). In order:
 1. die with the server (``PR_SET_PDEATHSIG``), be undumpable (its environment holds the ``TPU_*`` variables);
 2. lock down as a sandbox worker does, with every layer the host has (sandbox/lockdown.py: rlimits,
    capabilities, Landlock with the device's files and the owner's own folders, seccomp), while still one
-   thread: what the driver needs beyond its files is granted by name (device_grants.py);
+   thread: what the driver needs beyond its files is granted by name (device_grants.py: the server found the
+   smallest set that opens the device), with ptxas and nvlink found here for ``compiler_programs``
+   (cuda_programs.py);
 3. open the device (``JAX_PLATFORMS`` is pinned: failing to open it is an error with JAX's reason, never a quiet
    CPU) and compile once;
 4. say hello (ready, the device, the layers) and serve.
@@ -27,7 +29,8 @@ import tempfile
 import traceback
 from typing import NoReturn
 
-from playground.sandbox import child_channel, lockdown, protocol
+from playground.owner import cuda_programs
+from playground.sandbox import child_channel, protocol
 from playground.sandbox.limits import Limits
 
 _PR_SET_PDEATHSIG = 1
@@ -74,13 +77,20 @@ def _lock_down(setup: dict) -> dict:
     limits = Limits(**setup["limits"])
     if setup["sandbox"] != "full":
         return {"rlimits": _rlimits_only(limits)}
-    return lockdown.apply(limits, setup["scratch"], setup["devices"], setup["grants"], private_scratch=True,
-                          readable=setup["readable"], writable=setup["writable"])
+    from playground.sandbox import lockdown  # Linux's, as the full sandbox is: it needs resource, which Windows lacks
+
+    grants = setup["grants"]
+    programs = cuda_programs.find(cuda_programs.folders(os.environ)) if "compiler_programs" in grants else []
+    # The scratch folder is the owner's own (no job writes there, nothing walks it): private.
+    return lockdown.apply(limits, setup["scratch"], devices=setup["devices"], grants=grants, programs=programs,
+                          private_scratch=True, readable=setup["readable"], writable=setup["writable"])
 
 
 def _rlimits_only(limits: Limits) -> dict:
     try:
         import resource
+
+        from playground.sandbox import lockdown
     except ImportError:  # Windows
         return {"active": False, "detail": "this OS has no rlimits"}
     for name, value in lockdown.wanted_rlimits(limits).items():

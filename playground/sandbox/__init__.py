@@ -1,7 +1,7 @@
 """Runs user code out of the server process, in single-use workers.
 
 Two kinds of pool, one interface, ``JobPool`` (pool_interface.py: size,
-platform, layers, start, run, close, status, mechanisms: what the server asks
+layers, start, run, close, status, mechanisms: what the server asks
 of a pool): ``WorkerPool`` (pool.py), locked-down workers forked from a
 template, Linux only; and ``ProcessPool`` (process_pool.py), freshly spawned
 interpreters with the limits any OS offers, for one's own laptop (macOS,

@@ -119,7 +119,7 @@ def installed_plugin(platform: str) -> str | None:
 
 
 def detect(env: dict[str, str], root: str = "/") -> tuple[Accelerator | None, str]:
-    """The accelerator the sandbox can give workers, or None, and why, in words for the log and About.
+    """The accelerator the device owner is to open, or None, and why, in words for the log and About.
 
     ``PLAYGROUND_ACCELERATOR=off`` keeps every job on the CPU; ``JAX_PLATFORMS=cpu`` does too.
     """

@@ -1,10 +1,16 @@
-"""Lock a freshly forked worker down, layer by layer, and say which layers hold.
+"""Lock a process down, layer by layer, and say which layers hold: each sandbox worker, and the device owner.
 
 Order: rlimits -> capabilities -> Landlock -> seccomp, all while the process
 is still single-threaded (Landlock binds the calling thread and the threads
 it starts later; XLA starts its thread pools during warm-up, so warm-up comes
 after this, not before). A layer that cannot be applied is reported with the
 reason, never skipped silently.
+
+A sandbox worker gets the layers as they are. The device owner
+(playground/owner/main.py) also gets its device's files and, by name, what its
+driver needs beyond them (``GRANTS``): which of those it needs, and why each is
+safe to give, is the owner's to decide (owner/device_grants.py); how each is
+applied is this module's and seccomp_filter.py's.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import site
 import sys
 from collections.abc import Iterable
 
-from playground.sandbox import cuda_programs, device_grants, landlock, seccomp_filter
+from playground.sandbox import landlock, seccomp_filter
 from playground.sandbox.limits import Limits
 
 _MB = 1024 * 1024
@@ -24,8 +30,14 @@ _PR_CAPBSET_DROP = 24
 _PR_CAP_AMBIENT = 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAPABILITY_VERSION_3 = 0x20080522
-_PINNED: list[int] = []  # descriptors a worker keeps open for its Landlock rules (one process, one job)
+_PINNED: list[int] = []  # descriptors a process keeps open for its Landlock rules (for its whole life)
 _KEEPS_FILES = False  # set by apply(): this process may not delete or rename files in its scratch folder
+
+# The grants a driver may be given, by name: each loosens one rule of Landlock's or seccomp's (device_grants.py).
+GRANTS = frozenset({"thread_names", "own_sockets", "absent_daemons", "compiler_programs"})
+# Applied only with a private scratch folder: XLA deletes the temporary files it hands to ptxas and stops when it
+# cannot, and a scratch folder that keeps every file (see ``apply``) lets nothing be deleted.
+NEED_PRIVATE_SCRATCH = frozenset({"compiler_programs"})
 
 
 def scratch_keeps_files() -> bool:
@@ -43,38 +55,48 @@ def probe() -> dict[str, dict]:
     }
 
 
-def apply(limits: Limits, scratch: str, devices: dict | None = None, grants: Iterable[str] = (),
-          private_scratch: bool = False, readable: Iterable[str] = (), writable: Iterable[str] = ()) -> dict[str, dict]:
+def apply(limits: Limits, scratch: str, *, devices: dict | None = None, grants: Iterable[str] = (),
+          programs: Iterable[str] = (), private_scratch: bool = False, readable: Iterable[str] = (),
+          writable: Iterable[str] = ()) -> dict[str, dict]:
     """Apply every layer to the current (single-threaded) process; return the report.
 
-    ``devices`` (``{"read_write": [...], "read_only": [...]}``, from the server's
-    accelerator.DevicePaths) are the accelerator's files, and ``grants`` what its
-    driver needs beyond them (device_grants.py), for workers that hold it; others get neither.
-    Those that need a private scratch folder are withheld where it is not one. ``readable`` and ``writable``: more
-    folders than the system's and the scratch folder (the device owner's data and kept compiles).
+    For the device owner only (a sandbox worker gets none of them): ``devices``
+    (``{"read_write": [...], "read_only": [...]}``, accelerator.DevicePaths) are
+    the accelerator's files; ``grants``, names from ``GRANTS``, what its driver
+    needs beyond them; ``programs``, with ``compiler_programs``, the files it may
+    execute (the owner finds ptxas, nvlink and their loaders: owner/cuda_programs.py).
+    Grants in ``NEED_PRIVATE_SCRATCH`` are left out where the scratch folder is
+    not private. ``readable`` and ``writable``: more folders than the system's
+    and the scratch folder (the owner's data and kept compiles).
 
-    ``private_scratch``: the scratch folder is a tmpfs of the job's own, whose size
-    the kernel counts whole. Where it is not (no namespaces: a server without
-    root, a Space), the server walks it, and so it only grows: the job may not
-    delete or rename anything there (Landlock) nor make a file without a name
-    (O_TMPFILE, seccomp). A file deleted while still open would hold disk that
-    no walk sees, and a folder renamed while the walk goes down would hide what
-    is below it from that walk.
+    ``private_scratch``: the scratch folder is a tmpfs of the job's own, whose
+    size the kernel counts whole (the owner's: a folder of its own, which no walk
+    bounds). Where it is not (no namespaces: a server without root, a Space),
+    the server walks it, and so it only grows: the job may not delete or rename
+    anything there (Landlock) nor make a file without a name (O_TMPFILE,
+    seccomp). A file deleted while still open would hold disk that no walk sees,
+    and a folder renamed while the walk goes down would hide what is below it
+    from that walk.
     """
     global _KEEPS_FILES
     _KEEPS_FILES = not private_scratch
-    grants = frozenset(grants)
-    unknown = grants - device_grants.GRANTS.keys()
+    grants, programs = frozenset(grants), list(programs)
+    unknown = grants - GRANTS
     if unknown:
         raise ValueError(f"unknown device grants: {sorted(unknown)}")
+    if programs and "compiler_programs" not in grants:
+        raise ValueError("programs may be executed only with the compiler_programs grant")
     if not private_scratch:
-        grants -= device_grants.NEED_PRIVATE_SCRATCH.keys()
+        grants -= NEED_PRIVATE_SCRATCH
+    if "compiler_programs" not in grants:
+        programs = []
     layers = {}
     for name, step in (
         ("rlimits", lambda: _set_rlimits(limits)),
         ("capabilities", _drop_capabilities),
-        ("landlock", lambda: _landlock(scratch, devices or {}, grants, private_scratch, readable, writable)),
-        # seccomp lets a worker granted compiler_programs run programs; only Landlock says which.
+        ("landlock", lambda: _landlock(scratch, devices or {}, grants, programs, private_scratch, readable,
+                                       writable)),
+        # seccomp lets a process granted compiler_programs run programs; only Landlock says which.
         ("seccomp", lambda: _seccomp(grants if layers["landlock"]["active"] else grants - {"compiler_programs"},
                                      private_scratch)),
     ):
@@ -134,16 +156,15 @@ def _drop_capabilities() -> str:
     return f"all {last_cap + 1} capabilities dropped (running as root)"
 
 
-def _landlock(scratch: str, devices: dict, grants: frozenset[str], private_scratch: bool, readable: Iterable[str],
-              writable: Iterable[str]) -> str:
+def _landlock(scratch: str, devices: dict, grants: frozenset[str], programs: list[str], private_scratch: bool,
+              readable: Iterable[str], writable: Iterable[str]) -> str:
     device_files, driver_files = devices.get("read_write", []), devices.get("read_only", [])
     existing = []
     if "thread_names" in grants:
-        # Resolved here, after the fork, so it is this worker's own task folder. Held open for the worker's life: the
+        # Resolved here, in the process being locked down, so it is its own task folder. Held open for its life: the
         # folder then stays the one (the same inode, which the rule is bound to) its later threads' files are beneath.
         _PINNED.append(os.open("/proc/self/task", os.O_PATH | os.O_CLOEXEC))
         existing.append("/proc/self/task")
-    programs = cuda_programs.find(cuda_programs.folders(os.environ)) if "compiler_programs" in grants else []
     if programs:
         existing.append("/dev/null")  # posix_spawn gives the program /dev/null, opened read-write, as its stdin
     enforced = landlock.restrict_self([*readable_paths(), *driver_files, *readable],

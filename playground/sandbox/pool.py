@@ -8,7 +8,9 @@ happens, the worker is then killed, its cgroups and scratch folder removed,
 and a background thread keeps ``size`` warm workers ready.
 
 A worker is refused (and the template restarted) when its rlimits are not the
-ones asked for, by its own report and by the kernel's /proc/<pid>/limits.
+ones asked for, by its own report and by the kernel's /proc/<pid>/limits, or
+when its JAX opened anything but the CPU (warm_pool.py). Every worker runs on
+the CPU alone: the device is the device owner's (playground/owner/).
 """
 
 from __future__ import annotations
@@ -21,14 +23,13 @@ import sys
 import tempfile
 import threading
 
-from playground.sandbox import device_grants, mechanisms, protocol, scratch
-from playground.sandbox.accelerator import NO_DEVICE, DevicePaths
+from playground.sandbox import mechanisms, protocol, scratch
 from playground.sandbox.bootstrap import protect_server_process
 from playground.sandbox.cgroups import JobCgroups
 from playground.sandbox.handle import LogPipe, WorkerHandle
 from playground.sandbox.limits import Limits
 from playground.sandbox.template_link import TemplateLink
-from playground.sandbox.warm_pool import REMOVE_BUDGET_S, DeviceUnavailable, WarmPool, WarmUpFailed, WorkerRefused
+from playground.sandbox.warm_pool import REMOVE_BUDGET_S, WarmPool, WorkerRefused
 from playground.sandbox.watch import JobWatch
 
 log = logging.getLogger(__name__)
@@ -57,17 +58,11 @@ class WorkerPool(WarmPool[WorkerHandle]):
         acquire_timeout_s: float = 30.0,
         spawn_timeout_s: float = 60.0,
         namespaces: bool = True,
-        devices: DevicePaths = NO_DEVICE,
-        platform: str = "cpu",
     ) -> None:
-        """``platform``: the JAX platform every worker is pinned to; ``devices``: its files, for one not "cpu"."""
         # One spawner: the template forks one worker at a time anyway.
         super().__init__(size, limits, handlers, extra_env=extra_env, acquire_timeout_s=acquire_timeout_s,
-                         spawn_timeout_s=spawn_timeout_s, spawners=1, platform=platform)
+                         spawn_timeout_s=spawn_timeout_s, spawners=1)
         self.namespaces = namespaces
-        self.devices = devices  # the accelerator's files, which these workers' Landlock rules open (else none)
-        self.grants: tuple[str, ...] = ()  # what the driver needs beyond them (device_grants.py), found at start
-        self.grant_trials: list[dict] = []  # the sets tried to find those, each with its outcome, for About
         self._link_lock = threading.Lock()
         self._link: TemplateLink | None = None
         self._cgroups: JobCgroups | None = None
@@ -90,8 +85,6 @@ class WorkerPool(WarmPool[WorkerHandle]):
                                self._count)
         self._link = TemplateLink(self._env, self._scratch_root, self.spawn_timeout_s, self.handlers)
         self._remover.start()
-        if self.platform != "cpu":
-            self._open_device()
         self._start_spawning(ready_timeout_s)
 
     def close(self) -> None:
@@ -159,8 +152,8 @@ class WorkerPool(WarmPool[WorkerHandle]):
             layers["cgroups"] = {"active": False, "detail": self._cgroups.detail}
         return layers
 
-    def _spawn(self, grants: tuple[str, ...] | None = None) -> WorkerHandle:
-        """A new warm worker, with the pool's device grants or (while they are being found) ``grants``."""
+    def _spawn(self) -> WorkerHandle:
+        """A new warm worker, locked down, that has said it is ready on the CPU."""
         folder = tempfile.mkdtemp(prefix="job-", dir=self._scratch_root)
         log_pipe = LogPipe()
         server_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -169,8 +162,7 @@ class WorkerPool(WarmPool[WorkerHandle]):
             if self._cgroups is not None and self._cgroups.active:
                 cgroups = self._cgroups.create(self.limits.max_tasks, self._cgroup_memory_mb() * 2**20)
             request = {"scratch": folder, "limits": self.limits.to_dict(), "cgroups": cgroups,
-                       "namespaces": self.namespaces, "devices": self.devices.to_dict(),
-                       "grants": list(self.grants if grants is None else grants)}
+                       "namespaces": self.namespaces}
             with self._link_lock:
                 link = self._link
             # A worker whose warm-up fails may have ended, and been reaped, by the time this returns: its handle
@@ -200,35 +192,6 @@ class WorkerPool(WarmPool[WorkerHandle]):
             self._retire(worker)
             raise
         return worker
-
-    def _open_device(self) -> None:
-        """The smallest set of the reviewed grants (device_grants.py) with which a worker opens the device.
-
-        Each set tried is one worker forked, locked down and warmed up, then
-        discarded; the first that opens the device is kept as the pool's first
-        warm worker. None opening it: DeviceUnavailable, with JAX's reason for
-        the widest set tried (and this pool closed).
-        """
-        kept: list[WorkerHandle] = []  # the worker of the smallest set that opened it so far
-
-        def opens(grants: tuple[str, ...]) -> str | None:
-            try:
-                worker = self._spawn(grants)
-            except WarmUpFailed as exc:
-                self.grant_trials.append({"grants": list(grants), "opened": False, "reason": str(exc)})
-                return str(exc)
-            self.grant_trials.append({"grants": list(grants), "opened": True, "reason": None})
-            while kept:
-                self._retire(kept.pop())
-            kept.append(worker)
-            return None
-
-        try:
-            self.grants = device_grants.smallest(device_grants.candidates(self.platform), opens)
-        except device_grants.NoneOpens as exc:
-            self.close()
-            raise DeviceUnavailable(str(exc)) from None
-        self._keep(kept[0])
 
     def _after_failed_spawn(self) -> None:
         """A refused or failed worker may be the template's fault: start a new template."""

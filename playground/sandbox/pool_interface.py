@@ -5,10 +5,6 @@ members of its pools and nothing else; both real pools are WarmPools
 (warm_pool.py), which declare it. A test's stand-in pool implements it without
 inheriting it, and tests/test_pool_interface.py checks each one, and the real
 pools, against it: the members here, with signatures that take the same calls.
-
-Beyond it, a full sandbox's pool on an accelerator has ``grants`` and
-``grant_trials`` (pool.py), which the server reads with ``getattr`` and a
-default: those are no part of the interface.
 """
 
 from __future__ import annotations
@@ -24,24 +20,19 @@ class JobPool(Protocol):
     ``size``: how many jobs may run at once (the workers it keeps warm); the
     server's line in front of the pool (job_line.py) lets that many through.
 
-    ``platform``: the JAX platform each of its workers is pinned to ("cpu",
-    "cuda", "rocm", "tpu"); worker_pools.py starts the accelerator's pools first.
-
     ``layers``: the sandbox's layers as its newest warm worker reported them,
     by name (``{"landlock": {"active": bool, "detail": str}, ...}``); empty
     before ``start``. About shows them.
     """
 
     size: int
-    platform: str
     layers: dict[str, dict]
 
     def start(self) -> None:
         """Make the workers, and return once the first is warm (``layers`` are then known).
 
-        Raises when none could be made in time; a pool pinned to an accelerator its workers cannot open raises
-        DeviceUnavailable (warm_pool.py) with JAX's reason, and is closed. A pool may take optional arguments
-        (how long to wait); the server passes none.
+        Raises when none could be made in time. A pool may take optional arguments (how long to wait); the server
+        passes none.
         """
         ...
 
@@ -63,7 +54,7 @@ class JobPool(Protocol):
 
     def status(self) -> dict:
         """The pool's counts now, fresh on each call: at least ``size``; the real pools add warm workers, jobs,
-        timeouts and other ends, failed starts, the platform and the backend their workers opened."""
+        timeouts and other ends, failed starts, and the backend their workers opened (the CPU)."""
         ...
 
     def mechanisms(self) -> dict[str, dict]:

@@ -40,22 +40,17 @@ class ProcessPool(WarmPool[SpawnedWorker]):
 
     def __init__(self, size: int, limits: Limits, handlers: str, *, extra_env: dict[str, str] | None = None,
                  acquire_timeout_s: float = 60.0, spawn_timeout_s: float = 120.0,
-                 channel: str = child_channel.DEFAULT, platform: str = "cpu") -> None:
+                 channel: str = child_channel.DEFAULT) -> None:
         if channel not in child_channel.KINDS:
             raise ValueError(f"channel must be one of {child_channel.KINDS}, got {channel!r}")
         super().__init__(size, limits, handlers, extra_env=extra_env, acquire_timeout_s=acquire_timeout_s,
-                         spawn_timeout_s=spawn_timeout_s, platform=platform,
+                         spawn_timeout_s=spawn_timeout_s,
                          spawners=min(size, 2))  # two at a time: a spawn is mostly JAX's import
         self.channel = channel
         self._watch = JobWatch(limits, None, None, SpawnedWorker.exit_report, self._count)
 
     def start(self, ready_timeout_s: float = 180.0) -> None:
-        """Start spawning, and wait until the first worker is warm (its layers are then known).
-
-        A pool pinned to an accelerator makes its first worker at once: DeviceUnavailable when it cannot open it.
-        """
-        if self.platform != "cpu":
-            self._open_device()
+        """Start spawning, and wait until the first worker is warm (its layers are then known)."""
         self._start_spawning(ready_timeout_s)
 
     def close(self) -> None:

@@ -75,7 +75,7 @@ def _settle_in(scratch: str) -> None:
 
 def _set_rlimits(limits: Limits) -> dict:
     """The rlimits this OS offers: CPU time, file size, open files, no core dumps; address space on Linux only
-    (macOS does not enforce it, and CUDA needs it off). Windows has none of them."""
+    (macOS does not enforce it). Windows has none of them."""
     try:
         import resource
     except ImportError:

@@ -59,15 +59,25 @@ def resident_without_devices_mb(pid: int) -> float | None:
     if not _HAS_PROC:
         found = _from_psutil(pid)
         return None if found is None else found.rss_mb
-    total_kb = 0
-    device = False
     try:
         with open(f"/proc/{pid}/smaps", "rb") as f:
-            for line in f:
-                if line[:1].isdigit() or line[:1] in b"abcdef":  # a mapping's first line: "start-end perms ... path"
-                    device = any(name.encode() in line for name in DEVICE_MAPPINGS)
-                elif line.startswith(b"Rss:") and not device:
-                    total_kb += int(line.split()[1])
+            return resident_in_smaps(f) / 1024
     except (OSError, ValueError, IndexError):
         return None
-    return total_kb / 1024
+
+
+def resident_in_smaps(lines) -> int:
+    """The kB resident in an smaps listing's mappings, less the device's (DEVICE_MAPPINGS).
+
+    >>> resident_in_smaps([b"7f00-7f10 rw-p 00000000 00:00 0 [heap]", b"Rss: 100 kB",
+    ...                    b"7f20-7f30 rw-s 00000000 00:0e 12 anon_inode:[vfio-device]", b"Rss: 4194304 kB"])
+    100
+    """
+    total_kb = 0
+    device = False
+    for line in lines:
+        if line[:1].isdigit() or line[:1] in b"abcdef":  # a mapping's first line: "start-end perms ... path"
+            device = any(name.encode() in line for name in DEVICE_MAPPINGS)
+        elif line.startswith(b"Rss:") and not device:
+            total_kb += int(line.split()[1])
+    return total_kb

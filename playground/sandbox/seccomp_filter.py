@@ -1,4 +1,4 @@
-"""The worker's system-call filter, built with libseccomp (through ``pyseccomp``).
+"""The system-call filter of each sandbox worker (and of the device owner), built with libseccomp (``pyseccomp``).
 
 Why pyseccomp: libseccomp is the reference implementation (it handles every
 architecture's syscall numbers and the x32/i386 escape hatches for us), and
@@ -92,8 +92,8 @@ _ONLY = (
     ("ioprio_get", 0, _IOPRIO_WHO_PROCESS), ("ioprio_get", 1, 0),
 )
 _SIGNALS = ("kill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")  # first argument: a process id
-# The denied calls a device grant allows (own_sockets, compiler_programs) or answers with another error
-# (absent_daemons).
+# The denied calls a device grant (the device owner's: lockdown.GRANTS) allows (own_sockets, compiler_programs) or
+# answers with another error (absent_daemons).
 _RELAXED_BY = {"bind": "own_sockets", "listen": "own_sockets", "connect": "absent_daemons",
                "execve": "compiler_programs"}
 _CLONE_VM, _CLONE_VFORK = 0x00000100, 0x00004000
@@ -108,7 +108,7 @@ def available() -> tuple[bool, str]:
 def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False) -> dict:
     """Load the filter into this process (all its threads). Needs no_new_privs or CAP_SYS_ADMIN.
 
-    ``grants`` (device_grants.py) narrow it for a worker that holds an accelerator:
+    ``grants`` (lockdown.GRANTS) narrow it for the device owner, whose driver needs them:
     ``own_sockets`` allows bind and listen; ``absent_daemons`` makes ``connect``
     fail with ENOENT, not EPERM; ``compiler_programs`` allows ``execve`` (which
     programs, Landlock decides) and a new process made the way ``posix_spawn``
@@ -161,11 +161,9 @@ def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False
     return {"denied_syscalls": rules, "relaxed": relaxed}
 
 
-def install_thread_gate(processes: bool = False) -> int:
+def install_thread_gate() -> int:
     """A second filter that hands every ``clone`` of a thread to a supervisor (thread_gate.py); its listener.
 
-    ``processes``: every ``clone`` of a process too (a worker granted
-    ``compiler_programs``, whose first filter lets posix_spawn's through).
     Filters stack, and the strictest answer wins, so this one adds a question and
     takes nothing away. Installed while the process is single-threaded: nothing
     waits for an answer before the listener has reached the template. The caller
@@ -174,10 +172,7 @@ def install_thread_gate(processes: bool = False) -> int:
     if seccomp is None:
         raise RuntimeError(_LOAD_ERROR)
     gate = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    if processes:
-        gate.add_rule(seccomp.NOTIFY, "clone")
-    else:
-        gate.add_rule(seccomp.NOTIFY, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, _CLONE_THREAD))
+    gate.add_rule(seccomp.NOTIFY, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, _CLONE_THREAD, _CLONE_THREAD))
     gate.load()
     # pyseccomp 0.1.2 has no public call for the listener; libseccomp's own (seccomp_notify_fd) gives it.
     listener = seccomp._libseccomp.seccomp_notify_fd(gate._filter)

@@ -20,7 +20,7 @@ answers each request for a new thread (thread_gate.py), and says how many it
 refused when the worker ends.
 
 Sockets (SOCK_SEQPACKET, one JSON datagram each):
-- control: server -> {"scratch", "limits", "cgroups", "namespaces", "devices", "grants"} with
+- control: server -> {"scratch", "limits", "cgroups", "namespaces"} with
   the worker's job socket and the write end of its log pipe attached (SCM_RIGHTS);
   template -> {"pid": pid, "worker": n} (pid as the server sees it; n counts the template's workers and, unlike a
   pid, is never used twice), with the worker's pidfd attached where the kernel has pidfds, or {"error": text}.

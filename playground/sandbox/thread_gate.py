@@ -11,12 +11,8 @@ its limit, else EAGAIN, which ``pthread_create`` reports as "resource
 temporarily unavailable", as ``pids.max`` would. The worker keeps no copy of
 the listener, so its own code cannot answer for itself. Each refusal is
 counted and reported with the worker's end (a structured fact for the verdict).
-
-A worker granted ``compiler_programs`` (device_grants.py) asks for its new
-processes too: XLA starts ptxas and nvlink with ``posix_spawn``. The worker
-itself may then have at most ``MAX_PROGRAMS`` such children at a time, a
-child may make no process of its own, and the children's threads count with
-the worker's against the same limit.
+A worker has no children to count: its own filter (seccomp_filter.py) denies
+every new process, and the gate's asks only about threads.
 
 Threads that were let through but are not yet listed in ``/proc/<pid>/stat``
 (the kernel finishes a ``clone`` after it is woken) count as running until a
@@ -35,7 +31,6 @@ import time
 from playground.sandbox import procfs
 
 IN_FLIGHT_S = 1.0
-MAX_PROGRAMS = 4  # XLA may compile several kernels at once (autotuning), each with one ptxas
 _CONTINUE = 1  # SECCOMP_USER_NOTIF_FLAG_CONTINUE (Linux 5.5)
 _CLONE_THREAD = 0x00010000
 
@@ -86,10 +81,7 @@ class ThreadGate:
             raise
         threads = self._threads()
         response = _Response(id=request.id)
-        if not request.data.args[0] & _CLONE_THREAD and not self._may_start_program(request.pid):
-            response.error = -errno.EAGAIN
-            self.refused += 1
-        elif threads < self.max_tasks:
+        if request.data.args[0] & _CLONE_THREAD and threads < self.max_tasks:  # a new process is never let through
             response.flags = _CONTINUE
             self._in_flight.append((threads + 1, time.monotonic()))
         else:
@@ -108,38 +100,10 @@ class ThreadGate:
     def close(self) -> None:
         os.close(self._listener)
 
-    def _may_start_program(self, asking: int) -> bool:
-        """A new process: only for the worker itself (not a child of it), and fewer than MAX_PROGRAMS at a time.
-
-        Refused where the kernel lists no children (CONFIG_PROC_CHILDREN): they could then not be counted.
-        """
-        return (os.path.exists(f"/proc/{self.pid}/task/{asking}")
-                and os.path.exists(f"/proc/{self.pid}/task/{self.pid}/children")
-                and len(self._children()) < MAX_PROGRAMS)
-
-    def _children(self) -> list[int]:
-        children = []
-        for task in _listing(f"/proc/{self.pid}/task"):
-            try:
-                with open(f"/proc/{self.pid}/task/{task}/children") as f:
-                    children += [int(pid) for pid in f.read().split()]
-            except (OSError, ValueError):
-                continue
-        return children
-
     def _threads(self) -> int:
-        """The threads of the worker and its children now, counting those let through that are not listed yet."""
-        listed = 0
-        for pid in (self.pid, *self._children()):
-            sample = procfs.sample(pid)
-            listed += sample.threads if sample is not None else 0
+        """The worker's threads now, counting those let through that are not listed yet."""
+        sample = procfs.sample(self.pid)
+        listed = sample.threads if sample is not None else 0
         now = time.monotonic()
         self._in_flight = [(after, at) for after, at in self._in_flight if listed < after and now - at < IN_FLIGHT_S]
         return max(listed, max((after for after, _ in self._in_flight), default=0))
-
-
-def _listing(folder: str) -> list[str]:
-    try:
-        return os.listdir(folder)
-    except OSError:
-        return []

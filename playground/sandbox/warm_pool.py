@@ -39,19 +39,16 @@ _MAX_BACKOFF_S = 10.0
 
 
 class WorkerRefused(RuntimeError):
-    """A new worker does not run under the limits it was asked to, or not on the platform it was pinned to."""
+    """A new worker does not run under the limits it was asked to, or its JAX opened anything but the CPU."""
 
 
 class WarmUpFailed(RuntimeError):
-    """A new worker could not warm up: for a worker pinned to an accelerator, JAX's reason it could not open it."""
+    """A new worker could not warm up (its reason, from the worker's own report)."""
 
 
-class DeviceUnavailable(RuntimeError):
-    """The accelerator this pool was given cannot be opened by its workers (the reason is JAX's)."""
-
-
-# What ``jax.default_backend()`` reports for each value of JAX_PLATFORMS a pool pins its workers to.
-BACKEND_OF = {"cpu": "cpu", "cuda": "gpu", "rocm": "gpu", "tpu": "tpu"}
+# Every worker runs on the CPU (the device is the device owner's, playground/owner/): JAX_PLATFORMS pins it, and a
+# worker whose JAX reports another backend is refused, never used for a job.
+PLATFORM = "cpu"
 
 
 Worker = TypeVar("Worker")
@@ -63,18 +60,14 @@ class WarmPool(JobPool, abc.ABC, Generic[Worker]):
     worker_kind = "worker"  # how the log names one, e.g. "sandbox worker failed to start: ..."
 
     def __init__(self, size: int, limits: Limits, handlers: str, *, extra_env: dict[str, str] | None,
-                 acquire_timeout_s: float, spawn_timeout_s: float, spawners: int, platform: str) -> None:
+                 acquire_timeout_s: float, spawn_timeout_s: float, spawners: int) -> None:
         if size < 1:
             raise ValueError(f"pool size must be at least 1, got {size}")
-        if platform not in BACKEND_OF:
-            raise ValueError(f"platform must be one of {sorted(BACKEND_OF)}, got {platform!r}")
         self.size, self.limits, self.handlers = size, limits, handlers  # handlers: the module workers run jobs with
         self.acquire_timeout_s, self.spawn_timeout_s = acquire_timeout_s, spawn_timeout_s
-        # Every worker is pinned to its platform: one that cannot open it fails its warm-up, never falls back.
-        self.platform = platform
         self.layers: dict[str, dict] = {}
         self.backend: dict = {}  # what the newest warm worker's JAX opened: {"backend", "devices"}
-        self._env = worker_environment(dict(os.environ), {**(extra_env or {}), "JAX_PLATFORMS": platform})
+        self._env = worker_environment(dict(os.environ), {**(extra_env or {}), "JAX_PLATFORMS": PLATFORM})
         self._idle: queue.Queue[Worker] = queue.Queue()
         self._wake = threading.Event()
         self._closed = threading.Event()
@@ -129,7 +122,7 @@ class WarmPool(JobPool, abc.ABC, Generic[Worker]):
         with self._counts_lock:
             counts = dict(self._counts)
         return {"size": self.size, "warm": self._idle.qsize(), "template_alive": self._template_alive(),
-                "platform": self.platform, **self.backend, **counts}
+                "platform": PLATFORM, **self.backend, **counts}
 
     # -- running a job ------------------------------------------------------
 
@@ -202,30 +195,15 @@ class WarmPool(JobPool, abc.ABC, Generic[Worker]):
         self._idle.put(worker)
 
     def _checked_hello(self, hello: object) -> dict:
-        """The worker's hello when it is warm on the platform it was pinned to; else WarmUpFailed or WorkerRefused."""
+        """The worker's hello when it is warm on the CPU; else WarmUpFailed or WorkerRefused."""
         if not isinstance(hello, dict):
             raise RuntimeError("the worker did not say it was ready")
         if not hello.get("ready"):
             raise WarmUpFailed(str(hello.get("warm_up_failed") or "the worker did not say it was ready"))
         opened = (hello.get("backend") or {}).get("backend")
-        if opened != BACKEND_OF[self.platform]:
-            raise WorkerRefused(f"its JAX opened {opened!r}, not {BACKEND_OF[self.platform]!r} "
-                                f"(JAX_PLATFORMS={self.platform})")
+        if opened != PLATFORM:
+            raise WorkerRefused(f"its JAX opened {opened!r}, not {PLATFORM!r} (JAX_PLATFORMS={PLATFORM})")
         return hello
-
-    def _open_device(self) -> None:
-        """Make the first worker of a pool pinned to an accelerator now, before any job could be sent to it.
-
-        A device that cannot be opened raises DeviceUnavailable with JAX's reason
-        (and this pool is closed): the caller then runs these jobs on the CPU and
-        says so. The full sandbox's pool first looks for the grants the driver needs.
-        """
-        try:
-            worker = self._spawn()
-        except WarmUpFailed as exc:
-            self.close()
-            raise DeviceUnavailable(str(exc)) from None
-        self._keep(worker)
 
     # -- what each kind of pool supplies ------------------------------------
 

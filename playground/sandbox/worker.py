@@ -23,7 +23,7 @@ import traceback
 from types import ModuleType
 from typing import NoReturn
 
-from playground.sandbox import device_grants, lockdown, namespaces, protocol, seccomp_filter, thread_gate
+from playground.sandbox import lockdown, namespaces, protocol, seccomp_filter
 from playground.sandbox.limits import Limits
 from playground.sandbox.warm_up import warmed_up
 
@@ -48,20 +48,14 @@ def serve_one_job(job_fd: int, log_fd: int, gate_fd: int | None, request: dict, 
         layers = {"cgroups": _join_cgroups(request.get("cgroups") or [])}
         layers["namespaces"] = _namespaces(request, budget)
         _settle_in(scratch)
-        layers.update(lockdown.apply(budget, scratch, request.get("devices"), request.get("grants") or (),
-                                     private_scratch=layers["namespaces"]["active"]))
+        layers.update(lockdown.apply(budget, scratch, private_scratch=layers["namespaces"]["active"]))
         if gate is not None:
-            programs = "compiler_programs" in (request.get("grants") or ()) and layers["namespaces"]["active"]
-            layers["thread_gate"] = _hand_over_thread_gate(gate, budget, layers["seccomp"]["active"], programs)
+            layers["thread_gate"] = _hand_over_thread_gate(gate, budget, layers["seccomp"]["active"])
         channel = socket.socket(fileno=JOB_FD)
         hello = {
             **warmed_up(handlers), "layers": layers, "rlimits": lockdown.rlimits_in_force(),
             "private_scratch": layers["namespaces"]["active"], "pid_namespace": os.getpid() == 1,
         }
-        withheld = [why for grant, why in device_grants.NEED_PRIVATE_SCRATCH.items()
-                    if grant in (request.get("grants") or ()) and not hello["private_scratch"]]
-        if not hello["ready"] and withheld:
-            hello["warm_up_failed"] = f"{'; '.join(withheld)} ({hello['warm_up_failed']})"
         protocol.send(channel, hello)
         if not hello["ready"]:  # the warm-up's traceback is in the log already
             status = 1
@@ -98,21 +92,19 @@ def _isolate(job_fd: int, log_fd: int, gate_fd: int | None) -> int | None:
     return None if gate_fd is None else GATE_FD
 
 
-def _hand_over_thread_gate(gate_fd: int, budget: Limits, seccomp_active: bool, programs: bool) -> dict:
-    """Every new thread (and, with ``programs``, process) from now on waits for the template's yes (thread_gate.py)."""
+def _hand_over_thread_gate(gate_fd: int, budget: Limits, seccomp_active: bool) -> dict:
+    """Every new thread from now on waits for the template's yes (thread_gate.py)."""
     handoff = socket.socket(fileno=gate_fd)
     try:
         if not seccomp_active:
             return {"active": False, "detail": "needs seccomp, which is not active here"}
-        listener = seccomp_filter.install_thread_gate(processes=programs)
+        listener = seccomp_filter.install_thread_gate()
         try:
             socket.send_fds(handoff, [b"gate"], [listener])
         finally:
             os.close(listener)  # the worker's own code must never answer for itself
-        also = (f"; each program it starts too, at most {thread_gate.MAX_PROGRAMS} at a time, their threads counted "
-                "with its own" if programs else "")
         return {"active": True, "detail": f"each new thread waits for the template's yes, given below "
-                                          f"{budget.max_tasks:,} threads (seccomp user notification){also}"}
+                                          f"{budget.max_tasks:,} threads (seccomp user notification)"}
     except OSError as exc:
         return {"active": False, "detail": f"refused by the kernel: {exc}"}
     finally:

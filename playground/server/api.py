@@ -259,15 +259,15 @@ class PlaygroundAPI:
             yield {**update, **said} if update.get("ok") and "device" in update else update
 
     def _owner_status(self) -> dict | None:
-        """The device owner: its process (alive, restarts, why the last one ended, resident memory), the device it
-        opened, and the layers it runs under; None where there is no owner (a test's pools)."""
+        """The device owner: its process (alive, restarts, last end, resident memory), its device, its layers, what
+        its driver was granted beyond them and the sets tried to find that; None where there is none (a test's)."""
         owner = getattr(self._pools["device"], "owner", None)
         if owner is None:
             return None
         hello = owner.hello
         return {**owner.status(), "platform": owner.setup.platform, "device": (hello.get("about") or {}).get("label"),
                 "devices": (hello.get("about") or {}).get("devices", []), "layers": hello.get("layers", {}),
-                "memory_limit_mb": owner.setup.memory_mb}
+                "memory_limit_mb": owner.setup.memory_mb, **worker_pools.owner_grants(owner)}
 
     def _runtime_info(self) -> dict:
         """What the workers run: Python, JAX's backend and devices, asked once of a CPU worker (the server never

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from playground import device_ops
 from playground.errors import said_error
 from playground.messages import piece
-from playground.owner.handle import DeviceOwner, OwnerLost
+from playground.owner.handle import DeviceOwner, OwnerLost, Session
 from playground.sandbox import JobPool
 from playground.sandbox.watch import AskEnded
 
@@ -75,7 +75,7 @@ class DevicePool:
         finally:
             self.owner.close_session(session)
 
-    def _relay(self, session: int, request: object, left_s: float) -> dict:
+    def _relay(self, session: Session, request: object, left_s: float) -> dict:
         problem = device_ops.problem(request)
         if problem:
             return {"error": problem}

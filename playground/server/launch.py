@@ -104,9 +104,10 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     for name, layer in pools.owner.hello.get("layers", {}).items():
         if not layer["active"]:
             logging.warning("device owner: %s is not in force: %s", name, layer["detail"])
+    # A stopped run's final measurement waits for any job holding the device, which its time limit bounds.
     training = TrainingService(pools.owner, dict(os.environ), runs,
                                worker_pools.training_slots(settings, pools, dict(os.environ)),
-                               settings.training_max_s)
+                               settings.training_max_s, finish_grace_s=max(120.0, settings.measure_timeout_s + 60))
     services.callback(training.close)
     return PlaygroundAPI.from_pools(pools, settings, training)
 

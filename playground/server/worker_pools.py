@@ -9,28 +9,35 @@ Three kinds of process run jobs (docs/deploy.md, "On a GPU or TPU"):
   lowered (device_pool.py);
 - the Parallel tab's workers (``parallel``), which see several simulated CPU devices.
 
-An accelerator the owner cannot open (its driver refused inside the sandbox, no plugin) leaves the owner on
-the CPU: the log, About and the tabs that would have used it say why (``Pools.unavailable``), and never pass the
-CPU off as the device.
+The owner of a GPU is started with the smallest set of the reviewed grants its driver needs inside the sandbox
+(owner/device_grants.py: each set tried is one owner started, one at a time). An accelerator the owner cannot open
+with any of them (or with none, on a TPU: it has no candidates, so one start) leaves the owner on the CPU: the log,
+About and the tabs that would have used it say why (``Pools.unavailable``), and never pass the CPU off as the
+device.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import resource
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from playground import messages
 from playground.mnist.fetch import cache_dir, data_folders
+from playground.owner import device_grants
 from playground.owner.handle import DeviceOwner, DeviceUnavailable, OwnerSetup
 from playground.sandbox import JobPool
 from playground.sandbox.accelerator import NO_DEVICE, Accelerator, detect, owner_env
 from playground.sandbox.limits import Limits
 from playground.server.config import Settings
 from playground.server.device_pool import DevicePool
+
+try:
+    from resource import RLIM_INFINITY
+except ImportError:  # Windows (the local process mode): it has no rlimits, and the owner there sets none
+    RLIM_INFINITY = -1
 
 log = logging.getLogger(__name__)
 
@@ -84,35 +91,87 @@ def start(settings: Settings, env: dict[str, str], runs: str,
 def _started_owner(settings: Settings, env: dict[str, str], accelerator: Accelerator | None, runs: str
                    ) -> tuple[DeviceOwner, list | None]:
     """The owner, running: on ``accelerator``, or on the CPU (with why not, as a piece) where it cannot open it."""
+    unavailable = None
     if accelerator is not None:
-        owner = DeviceOwner(owner_setup(settings, env, accelerator, runs))
         try:
-            owner.start()
-            return owner, None
-        except DeviceUnavailable as exc:
-            owner.close()
+            return _accelerator_owner(settings, env, accelerator, runs), None
+        except (device_grants.NoneOpens, DeviceUnavailable) as exc:
             name = _NAMES.get(accelerator.platform, accelerator.platform.upper())
             unavailable = messages.piece("accelerator.unavailable", device=name, reason=str(exc))
             log.warning("accelerator: %s; the jobs that measure run on the CPU", messages.render([unavailable]))
-    else:
-        unavailable = None
     owner = DeviceOwner(owner_setup(settings, env, None, runs))
     owner.start()  # the CPU: a failure here is the host's, and stops the start
     return owner, unavailable
 
 
-def owner_setup(settings: Settings, env: dict[str, str], accelerator: Accelerator | None, runs: str) -> OwnerSetup:
+def _accelerator_owner(settings: Settings, env: dict[str, str], accelerator: Accelerator, runs: str) -> DeviceOwner:
+    """The owner of ``accelerator``, started with the smallest set of grants that opens it (device_grants.smallest).
+
+    Each set tried is one owner started, and ended before the next is: two processes never hold the device at once
+    (a TPU's chip opens in one process only). The sets tried, each with its outcome, are kept as the owner's
+    ``grant_trials``, for About. NoneOpens (JAX's reason) when no set opens it.
+    """
+    trials: list[dict] = []
+    opened: list[DeviceOwner] = []  # the owner of the last set tried, where it opened the device
+
+    def opens(grants: tuple[str, ...]) -> str | None:
+        while opened:
+            opened.pop().close()
+        try:
+            opened.append(_started(owner_setup(settings, env, accelerator, runs, grants)))
+        except DeviceUnavailable as exc:
+            trials.append({"grants": list(grants), "opened": False, "reason": str(exc)})
+            return str(exc)
+        trials.append({"grants": list(grants), "opened": True, "reason": None})
+        return None
+
+    try:
+        grants = device_grants.smallest(device_grants.candidates(accelerator.platform), opens)
+        if opened and opened[-1].setup.grants == grants:
+            owner = opened.pop()
+        else:  # a smaller set, tried after the chosen one had opened the device, failed: the chosen is started again
+            owner = _started(owner_setup(settings, env, accelerator, runs, grants))
+    finally:
+        while opened:
+            opened.pop().close()
+    owner.grant_trials = trials
+    log.info("accelerator: the driver's grants: %s (%d sets tried)", device_grants.describe(grants), len(trials))
+    return owner
+
+
+def owner_grants(owner: DeviceOwner) -> dict:
+    """What the owner's driver was granted beyond its files, in words, and the sets tried to find that, for About
+    (none for an owner started otherwise: a test's)."""
+    return {"grants": device_grants.describe(getattr(owner.setup, "grants", ())),
+            "grants_tried": list(owner.grant_trials)}
+
+
+def _started(setup: OwnerSetup) -> DeviceOwner:
+    """An owner started with ``setup``; DeviceUnavailable (and nothing left running) when it could not open its
+    device."""
+    owner = DeviceOwner(setup)
+    try:
+        owner.start()
+    except BaseException:
+        owner.close()
+        raise
+    return owner
+
+
+def owner_setup(settings: Settings, env: dict[str, str], accelerator: Accelerator | None, runs: str,
+                grants: tuple[str, ...] = ()) -> OwnerSetup:
     """What the owner of ``accelerator`` (None: the CPU) is started with: its environment (the whitelist, with the
     driver's variables), its rlimits, its memory limit, its files: the device's, the datasets' folders to read
-    (the cache's made now, so that Landlock can name it before anything is downloaded) and ``runs`` to write."""
+    (the cache's made now, so that Landlock can name it before anything is downloaded) and ``runs`` to write;
+    ``grants``: what its driver needs beyond its files (device_grants.py)."""
     platform = accelerator.platform if accelerator is not None else "cpu"
     os.makedirs(cache_dir(env), exist_ok=True)
     return OwnerSetup(
         platform=platform, sandbox=settings.sandbox, scratch=tempfile.mkdtemp(prefix="jax-playground-owner-"),
-        limits=Limits(cpu_s=resource.RLIM_INFINITY, address_space_mb=0, file_size_mb=1024, open_files=4096),
+        limits=Limits(cpu_s=RLIM_INFINITY, address_space_mb=0, file_size_mb=1024, open_files=4096),
         memory_mb=settings.owner_memory_mb, env=owner_env(env, platform),
-        devices=accelerator.paths if accelerator is not None else NO_DEVICE, readable=tuple(data_folders(env)),
-        writable=(runs,))
+        devices=accelerator.paths if accelerator is not None else NO_DEVICE, grants=tuple(grants),
+        readable=tuple(data_folders(env)), writable=(runs,))
 
 
 def _sandbox_pool(settings: Settings, size: int, limits: Limits, env: dict[str, str] | None = None) -> JobPool:

@@ -29,7 +29,7 @@ from playground.errors import cap_text, error_dict
 from playground.measure import timing, xla_estimates
 from playground.sandbox.limits import Limits
 from playground.worker import about as runtime
-from playground.worker import error_lessons, inspect, program_size, source_map, user_jit, usercode, values
+from playground.worker import error_lessons, inspect, on_device, program_size, source_map, user_jit, usercode, values
 from playground.worker.device import Device, exported_call
 
 PLAIN = compiler_settings.Setting("as written", "Your function, compiled as jit compiles it.")
@@ -43,9 +43,10 @@ DONATE_ON_DEVICE = ("Donated arguments are compared on the CPU only: a program s
 @dataclass
 class Variant:
     report: dict
-    value: Any  # the result (None when the arguments are only shapes, or it stayed on the device)
+    value: Any  # the result (None when the arguments are only shapes)
     call: Any  # one timed call (here a function, on the device a call of device_ops.py), or None
     outputs: list[int] | None = None  # on the device: the result's arrays there
+    note: str | None = None  # why the value is only shapes, where it ran
 
 
 def compare(code: str, args: str, max_chars: int, second_code: str = "", setting: str = "",
@@ -110,7 +111,7 @@ def _variant(code: str, args: str, static_argnums: tuple[int, ...], setting: com
             compiled, variant = _here(traced, setting, dynamic if runnable else None, copy_inputs)
         else:
             compiled, variant = _there(device, choice, arguments, name if setting.compiler_options else None,
-                                        runnable)
+                                        traced.out_info if runnable else None)
     hlo = source_map.hlo_with_lines(compiled["hlo"])[0]
     variant.report = {
         "label": setting.label,
@@ -125,8 +126,8 @@ def _variant(code: str, args: str, static_argnums: tuple[int, ...], setting: com
         "memory": compiled["memory"],
         "compile_s": compiled["compile_s"],
         "run": None,
-        "result": cap_text(values.describe(variant.value if variant.value is not None else traced.out_info),
-                           max_chars),
+        "result": cap_text(values.describe(variant.value if variant.value is not None else traced.out_info)
+                           + (f"\n({variant.note})" if variant.note else ""), max_chars),
     }
     return variant
 
@@ -149,17 +150,19 @@ def _here(traced, setting: compiler_settings.Setting, dynamic: tuple | None, cop
 
 
 def _there(device: Device, choice: user_jit.JitChoice, arguments: tuple, options: str | None,
-           runnable: bool) -> tuple:
-    """Exported, compiled (under the setting named ``options``, with XLA options) and run on the device: (what the
-    report needs of the compile, the variant less its report; its result stays on the device, to be compared)."""
+           out_info: object) -> tuple:
+    """Exported, compiled (under the setting named ``options``, with XLA options) and, where the arguments have
+    values (``out_info`` is then the result's structure), run on the device: (what the report needs of the compile,
+    the variant less its report; its result stays on the device too, to be compared)."""
     call = exported_call(device, choice.jitted, arguments, choice.static_argnums)
     if options is not None:
         call = {**call, "setting": options}
     compiled = device.compile(call["program"], setting=options)
-    if not runnable:
+    if out_info is None:
         return compiled, Variant({}, None, None)
     outputs, _ = device.run(call)
-    return compiled, Variant({}, None, call, outputs)
+    value, note = on_device.brought_back(device, outputs, out_info)
+    return compiled, Variant({}, value, call, outputs, note)
 
 
 def _same_on_device(device: Device, a: Variant, b: Variant) -> tuple[bool | None, float | None]:

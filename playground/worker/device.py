@@ -125,7 +125,7 @@ class Device:
             ids[i] = buffer
 
     def _upload(self, array: np.ndarray) -> int:
-        upload = self.request("upload", dtype=array.dtype.name, shape=list(array.shape))["upload"]
+        upload = self.request("upload", dtype=device_ops.dtype_name(array.dtype), shape=list(array.shape))["upload"]
         for part in device_ops.parts(array):
             answer = self.request("append", upload=upload, data=part)
         return answer["buffers"][0]
@@ -196,7 +196,8 @@ class Device:
 
 def exported_call(device: Device, function: Callable, arguments: tuple, static: Sequence[int] = ()) -> dict:
     """``function(*arguments)`` on the device: the function, of the arguments' array leaves (``static`` positions
-    stay Python values, baked in), exported and loaded, and the leaves put there; the ``call`` to run it."""
+    stay Python values, baked in), exported and loaded, and the leaves put there; the ``call`` to run it. Where a
+    leaf is a ``jax.ShapeDtypeStruct`` there is nothing to put: the call names only the program, to compile."""
     dynamic = [i for i in range(len(arguments)) if i not in static]
     leaves, tree = jax.tree.flatten(tuple(arguments[i] for i in dynamic))
     wired, impls = wire_leaves(leaves)
@@ -210,6 +211,8 @@ def exported_call(device: Device, function: Callable, arguments: tuple, static: 
     of_leaves.__name__ = getattr(function, "__name__", "f")
 
     program = device.export(keyed(of_leaves, impls), *map(spec_of, wired))
+    if any(isinstance(leaf, jax.ShapeDtypeStruct) for leaf in wired):
+        return {"program": program.id}
     return program.call(device.put(wired))
 
 
@@ -218,16 +221,22 @@ def spec_of(leaf: jax.Array) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(leaf.shape, leaf.dtype, weak_type=getattr(leaf, "weak_type", False))
 
 
-def wire_leaves(leaves: Sequence[object]) -> tuple[list[object], list[str | None]]:
+def wire_leaves(leaves: Sequence[object]) -> tuple[list[object], list[object]]:
     """Leaves as they travel to the device, as JAX arrays (a Python number or a NumPy array made one as jit would:
     float64 to float32 unless x64 is on), a typed PRNG key as its bits (``jax.random.key_data``, uint32), with its
-    implementation's name (else None) so that ``keyed`` can make it a key again inside a program."""
-    impls = [jax.random.key_impl(leaf) if is_key(leaf) else None for leaf in leaves]
-    return [jax.random.key_data(leaf) if impl else jnp.asarray(leaf)
-            for leaf, impl in zip(leaves, impls, strict=True)], impls
+    implementation (else None) so that ``keyed`` can make it a key again inside a program. A
+    ``jax.ShapeDtypeStruct`` stays one (a key's, the shape of its bits)."""
+    impls = [key_impl(leaf.dtype) if is_key(leaf) else None for leaf in leaves]
+    return [_wired(leaf, impl is not None) for leaf, impl in zip(leaves, impls, strict=True)], impls
 
 
-def keyed(function: Callable, impls: Sequence[str | None]) -> Callable:
+def _wired(leaf: object, key: bool) -> object:
+    if isinstance(leaf, jax.ShapeDtypeStruct):
+        return jax.eval_shape(jax.random.key_data, leaf) if key else leaf
+    return jax.random.key_data(leaf) if key else jnp.asarray(leaf)
+
+
+def keyed(function: Callable, impls: Sequence[object]) -> Callable:
     """``function`` of the leaves as ``wire_leaves`` sends them: key bits made keys again, key outputs sent back as
     bits (the owner's arrays are plain ones)."""
     def on_the_wire(*args):

@@ -29,7 +29,9 @@ from playground.worker.device import Device, is_key, key_impl
 
 def plan(device: Device, function: Callable, specs: list[jax.ShapeDtypeStruct], inputs: list[int]) -> dict:
     """A ``plan`` call (device_ops.py) of ``function`` on the owner's arrays ``inputs`` (one per spec)."""
-    closed = jax.make_jaxpr(function)(*specs)
+    # A wrapper of its own, so that JAX's trace cache gives it a trace of its own: a function impure at trace time
+    # (a random draw baked in) then differs from the jitted program it is checked against, as eager JAX would.
+    closed = jax.make_jaxpr(lambda *args: function(*args))(*specs)
     steps, result = plan_steps(closed)
     consts = device.put(closed.consts) if closed.consts else []
     literals = [out.val for out in closed.jaxpr.outvars if isinstance(out, core.Literal)]

@@ -81,8 +81,8 @@ def run(job: dict, limits: Limits, early: Callable[[dict], None] | None = None,
     usercode.forbid_new_processes()
     user_errors.CallbackFailures.install()
     arguments = {key: value for key, value in job.items() if key != "kind"}
-    row = jobs.REGISTRY[job["kind"]]
     try:
+        row = jobs.REGISTRY[job["kind"]]
         if row.early and early is not None:
             arguments["early"] = lambda reply: early(_with_limits(reply, limits))
         if row.device:

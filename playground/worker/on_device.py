@@ -58,20 +58,26 @@ def run_stages(device: Device, choice: user_jit.JitChoice, arguments: tuple, max
 
 
 def _result(device: Device, call: dict, out_info: object) -> tuple[object, str | None, float]:
-    """The program's result on the device, brought back (keys made keys again), or its shapes and why not; and
-    the seconds the run took, as the worker saw it (the request's round trip included)."""
+    """The program's result on the device, brought back, or its shapes and why not; and the seconds the run took,
+    as the worker saw it (the request's round trip included)."""
     started = time.perf_counter()
     outputs, _ = device.run(call)
     run_s = time.perf_counter() - started
+    value, note = brought_back(device, outputs, out_info)
+    device.free(outputs)
+    return value, note, run_s
+
+
+def brought_back(device: Device, outputs: list[int], out_info: object) -> tuple[object, str | None]:
+    """The result whose arrays are ``outputs`` on the device, fetched (keys made keys again), or, when too large to
+    fetch, its shapes (``out_info``) and why."""
     leaves, tree = jax.tree.flatten(out_info)
     bits = [jax.eval_shape(jax.random.key_data, leaf) if is_key(leaf) else leaf for leaf in leaves]
     size = sum(int(np.prod(b.shape)) * np.dtype(b.dtype).itemsize for b in bits)
     if size > device_ops.MAX_FETCH_BYTES:
-        device.free(outputs)
         return out_info, (f"the result, {size / 2**20:,.1f} MB, stays on the device: at most "
-                          f"{device_ops.MAX_FETCH_BYTES / 2**20:,.0f} MB come back to be shown"), run_s
+                          f"{device_ops.MAX_FETCH_BYTES / 2**20:,.0f} MB come back to be shown")
     fetched = device.fetch(outputs)
-    device.free(outputs)
     made = [jax.random.wrap_key_data(data, impl=key_impl(leaf.dtype)) if is_key(leaf) else data
             for data, leaf in zip(fetched, leaves, strict=True)]
-    return jax.tree.unflatten(tree, made), None, run_s
+    return jax.tree.unflatten(tree, made), None

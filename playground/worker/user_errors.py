@@ -36,7 +36,7 @@ def error_result(exc: BaseException) -> dict:
         result["error"]["traceback"] = "".join(traceback.format_exception(exc))[-20_000:]
         return result
     prefix = {
-        "memory": _memory_prefix,
+        "memory": lambda _: messages.piece("prefix.memory"),  # a worker's memory: the device's is the owner's
         "forbidden": _forbidden_prefix,
         "disk": _disk_full,
         "tasks": lambda _: messages.piece("prefix.tasks"),
@@ -58,20 +58,6 @@ def _forbidden_prefix(exc: BaseException) -> list:
             os.path.realpath(name).startswith(os.getcwd() + os.sep):
         return messages.piece("prefix.forbidden_kept")
     return messages.piece("prefix.forbidden")
-
-
-def _memory_prefix(exc: BaseException) -> list:
-    """Host memory, or the accelerator's: XLA's RESOURCE_EXHAUSTED in a worker holding a GPU or TPU is the device's."""
-    share = os.environ.get("XLA_PYTHON_CLIENT_MEM_FRACTION")
-    if share and _is_jax_runtime_error(exc) and _accelerator_backend():
-        return messages.piece("prefix.device_memory", share=f"{float(share):.0%}")
-    return messages.piece("prefix.memory")
-
-
-def _accelerator_backend() -> bool:
-    import jax  # already started: this job raised a JAX runtime error
-
-    return jax.default_backend() != "cpu"
 
 
 _DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)

@@ -200,9 +200,11 @@ def _flat_axes(axes: Any, tree: Any) -> list[int | None]:
 
 
 def _batch_specs(leaves: list, axes: list[int | None], size: int) -> list[jax.ShapeDtypeStruct]:
-    """The batch's leaves as shapes and dtypes: each mapped leaf with ``size`` inserted at its axis."""
+    """The batch's leaves as shapes and dtypes: each mapped leaf with ``size`` inserted at its axis (a Python number
+    or NumPy array first made a JAX array, as vmap makes it)."""
+    arrays = [x if isinstance(x, jax.Array | jax.ShapeDtypeStruct) else jnp.asarray(x) for x in leaves]
     return [spec_of(x) if a is None else jax.ShapeDtypeStruct((*x.shape[:a], size, *x.shape[a:]), x.dtype)
-            for x, a in zip(leaves, axes, strict=True)]
+            for x, a in zip(arrays, axes, strict=True)]
 
 
 def _check_memory(vmapped: Callable, example: tuple, in_axes: Any, size: int) -> None:

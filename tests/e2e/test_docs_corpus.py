@@ -25,7 +25,9 @@ import numpy as np
 import pytest
 from jax import lax
 
-from playground.worker.vmap import make_batch
+from playground.owner import batches
+from playground.worker.device import wire_leaves
+from playground.worker.vmap_axes import map_mapped
 from tests.conftest import SANDBOX, SHARED_CLOCK_S, start_server, stop_server
 from tests.e2e import docs_corpus as corpus
 from tests.e2e.docs_corpus import Entry, Fails, Ok
@@ -406,6 +408,16 @@ def shown_batch(sizes: list[int]) -> int:
     return min([size for size in sizes if size > 1] or [8])
 
 
+def documented_batch(example: tuple, in_axes, size: int) -> tuple:
+    """The batch /vmap makes of one example: each mapped leaf as it travels to the device (a key as its key data),
+    batched by the owner's rule (playground/owner/batches.py), a key made a key again; unmapped leaves as they are."""
+    def batched(leaf, axis):
+        [wired], [impl] = wire_leaves([leaf])
+        [made] = batches.batch([wired], [axis % (len(getattr(leaf, "shape", np.shape(leaf))) + 1)], size)
+        return jax.random.wrap_key_data(made, impl=impl) if impl else made
+    return map_mapped(batched, example, in_axes)
+
+
 def check_vmap(entry: Entry, expect: Ok, reply: dict) -> None:
     a = entry.arguments
     fn, namespace = load(entry, expect.function)
@@ -415,7 +427,7 @@ def check_vmap(entry: Entry, expect: Ok, reply: dict) -> None:
     out_axes = ast.literal_eval(a["out_axes"])
     out_axes = _conform(out_axes, jax.eval_shape(fn, *example))
 
-    batch = make_batch(example, in_axes, shown_batch(a["batch_sizes"]))  # the documented batch, as the tab builds it
+    batch = documented_batch(example, in_axes, shown_batch(a["batch_sizes"]))  # the documented batch, as the tab's
     vmapped = jax.vmap(fn, in_axes=in_axes, out_axes=out_axes)
     plain_jaxpr = str(jax.make_jaxpr(fn)(*example))
     plain_batched = str(jax.make_jaxpr(vmapped)(*batch))

@@ -1,4 +1,4 @@
-"""/train, /stop_training, /predict and /datasets end to end: a real server and training worker, via gradio_client.
+"""/train, /stop_training, /predict and /datasets end to end, by gradio_client: a real server, its owner training.
 
 The server's MNIST_DIR holds real MNIST digits (the shared test set split into
 "training" and "test" files) where that folder exists, synthetic ones otherwise;
@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from gradio_client import Client
 
+from playground.gallery import JIT_BENCHMARK_CODE
 from tests.conftest import stop_server
 from tests.e2e.responses import assert_error
 from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, held_out_digits, start_training_server
@@ -107,9 +108,32 @@ def test_stop_training_ends_the_run_and_keeps_the_params(server):
     assert client.predict(api_name="/stop_training") == {"ok": True, "stopping": True}
     final = job.result(timeout=STOP_S)
     assert final["stopped"] and final["phase"] == "stopped"
-    # Stopped by the worker itself, within the service's graces (a worker killed after them leaves no weights).
+    # Stopped by the run itself, within the service's graces (a run abandoned after them, its owner restarted, leaves
+    # no weights).
     assert final["epoch"] < 100 and final["params_file"].endswith(".npz")
     assert client.predict(np.eye(28).tolist(), api_name="/predict")["ok"]  # the params so far are kept
+
+
+def test_a_job_that_measures_on_the_device_takes_its_turn_while_a_run_trains(server):
+    """The device owner runs both: the jit job's session has the device while the run pauses (owner/turns.py), then
+    the run goes on where it was, and stops with its weights."""
+    trainer, measurer = new_client(server), new_client(server)
+    running = trainer.submit(LONG, api_name="/train")
+    while not any(u.get("phase") == "training" for u in running.outputs()):
+        assert not running.done(), running.outputs()[-1:]
+        time.sleep(0.05)
+    response = measurer.predict(JIT_BENCHMARK_CODE, [10, 100], 1, api_name="/jit_speed")
+    assert response["ok"] and response["checked_sizes"] == [10, 100], response
+    step = running.outputs()[-1]["step"]
+    deadline = time.monotonic() + WAIT_S
+    while running.outputs()[-1]["step"] <= step and time.monotonic() < deadline:
+        assert not running.done(), running.outputs()[-1:]
+        time.sleep(0.05)
+    assert running.outputs()[-1]["step"] > step  # it trains on after the job
+    assert trainer.predict(api_name="/stop_training") == {"ok": True, "stopping": True}
+    final = running.result(timeout=STOP_S)
+    assert final["phase"] == "stopped" and final["message_words"] == ["train.stopped", {}]
+    assert final["params_file"].endswith(".npz")
 
 
 def test_a_second_client_waits_its_turn_and_sees_its_place(server):

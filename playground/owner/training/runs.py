@@ -19,7 +19,7 @@ import jax
 import numpy as np
 
 from playground.mnist import params_file
-from playground.mnist.catalogue import Dataset
+from playground.mnist.catalogue import Dataset, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.load import load
 from playground.owner.training import results
@@ -49,6 +49,9 @@ class TrainingRuns:
         run, stop = order["run"], self._stops[order["run"]]
         try:
             self._train(order, stop.is_set)
+        except DataUnavailable as exc:  # said as the server says its own (a dataset the owner could not load)
+            self._send({"run": run, "kind": "error", "message": str(exc),
+                        "unavailable": {"said": exc.said, "fix": exc.fix, "details": exc.details}})
         except ValueError as exc:  # the config does not fit the data, e.g. a batch larger than the dataset
             self._send({"run": run, "kind": "error", "message": str(exc), "invalid_input": True})
         except Exception as exc:  # report it; the owner serves on

@@ -186,7 +186,11 @@ class TrainingService:
                                         "data_env": data_env(self._env)})
             yield from self._follow(stream, session, run, folder, rows, latest, base)
         except OwnerLost as lost:
-            raise TrainingFailed(render_piece([lost.piece])) from None
+            if lost.piece[0] == "device.restarting":  # asked of an owner between two lives
+                raise TrainingFailed(render_piece([lost.piece])) from None
+            # the owner ended under the run (a job's program hung or crashed it, or the run did)
+            why = lost.piece[1].get("why") or f"killed ({lost.kind})"
+            raise TrainingFailed(render_piece([piece("device.run_lost", why=why)])) from None
         finally:
             if stream is not None:
                 stream.close()
@@ -219,6 +223,8 @@ class TrainingService:
                     finished = True
                     if message.get("invalid_input"):
                         raise ValueError(message.get("message"))
+                    if isinstance(message.get("unavailable"), dict):
+                        raise DataUnavailable(message.get("message", ""), **message["unavailable"])
                     raise TrainingFailed(message.get("message", "the training run failed"))
                 latest = {**base, **message}
                 if latest["phase"] == "finishing":

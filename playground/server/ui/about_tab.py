@@ -101,17 +101,20 @@ def _accelerator_markdown(accelerator: dict | None, say) -> str:
 
 
 def _owner_markdown(owner: dict | None, accelerator: dict, say) -> str:
-    """The one process that holds the device: what it runs, its layers, its memory, its restarts."""
+    """The one process that holds the device: what it runs, its layers, its memory, its restarts; on a GPU or TPU,
+    what its driver needed beyond its device files."""
     if not owner:
         return ""
     layers = "; ".join(f"{name} {say('about.active') if layer['active'] else say('about.not_active')}"
                        for name, layer in owner["layers"].items())
     last = say("about.owner_last_end", why=md.text(owner["last_end"])) if owner.get("last_end") else ""
     resident = f"{owner['resident_mb']:,.0f}" if owner.get("resident_mb") is not None else "?"
+    on_device = owner.get("grants") and owner.get("platform") != "cpu"
+    grants = say("about.grants", grants=md.text(owner["grants"])) if on_device else ""
     return "\n\n" + say("about.owner", device=md.text(owner.get("device") or owner["platform"]),
                           pid=owner.get("pid") or "?", kinds=", ".join(accelerator.get("jobs") or []),
                           layers=md.text(layers), resident=resident, limit=f"{owner['memory_limit_mb']:,}",
-                          restarts=owner["restarts"], last=last)
+                          restarts=owner["restarts"], last=last) + grants
 
 
 def _training_markdown(training: dict | None, say) -> str:

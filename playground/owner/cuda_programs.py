@@ -5,10 +5,11 @@ JAX's CUDA plugins as pip installs them have no PTX compiler built in
 supported", "LibNvJitLink is not supported"), and XLA's fallback to the
 driver's compiler is not offered on its JIT path ("Stream executor provided:
 0"). So XLA compiles every GPU kernel by starting these two programs
-(``posix_spawn``), and a worker that may start no program can open the GPU
-but never run anything on it. The ``compiler_programs`` device grant
-(device_grants.py) lets exactly these files, and the ELF loader that the
-kernel starts each one with, be executed.
+(``posix_spawn``), and a process that may start no program can open the GPU
+but never run anything on it. With the ``compiler_programs`` device grant
+(device_grants.py), the owner (main.py) finds them here before it locks itself
+down, and Landlock lets exactly these files, and the ELF loader that the kernel
+starts each one with, be executed (sandbox/lockdown.apply's ``programs``).
 
 XLA looks in its ``--xla_gpu_cuda_data_dir``, the directories of ``PATH``,
 the usual CUDA folders and beside the CUDA plugin (NVIDIA's pip packages);

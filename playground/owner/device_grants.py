@@ -1,21 +1,22 @@
-"""What an accelerator's driver needs beyond its device files, granted only to the workers that hold the device.
+"""What an accelerator's driver needs beyond its device files, granted only to the device owner.
 
-The sandbox's layers stay on for those workers. A few of their rules stop the
-driver from opening the device at all; each grant below loosens exactly one
-such rule, for those workers only, and says why. The reviewed list:
+The owner (main.py) locks itself down with every layer the host has before it
+opens the device. A few of those layers' rules stop a driver from opening the
+device at all; each grant below loosens exactly one such rule, for the owner
+only, and says why (sandbox/lockdown.py and seccomp_filter.py apply each by its
+name; the sandbox's CPU workers never get any). The reviewed list:
 
-- ``thread_names`` (Landlock): write access to the files beneath the worker's
+- ``thread_names`` (Landlock): write access to the files beneath the owner's
   own ``/proc/self/task``. CUDA's ``cuInit`` names the threads it starts by
   writing ``/proc/self/task/<tid>/comm`` and fails with CUDA_ERROR_OPERATING_SYSTEM
   when it cannot (NVIDIA/OpenShell#1486, nolabs-ai/nono#924; on an H200, Landlock
   with read-only /proc made cuInit fail). The files there change only the
-  worker itself (its threads' names, its own OOM score upwards).
+  owner itself (its threads' names, its own OOM score upwards).
 - ``own_sockets`` (seccomp): ``bind`` and ``listen`` on UNIX sockets. ``cuInit``
   binds and listens on an abstract socket of its own (``@cuda-uvmfd-<ns>-<pid>``,
   canonical/snapd's CUDA rules) and fails when refused; on an H200 the filter
   without its socket rules opened the GPU. ``accept`` stays denied, so nothing
-  that connects is ever served (and in a network namespace of its own the name
-  is the worker's alone).
+  that connects is ever served.
 - ``absent_daemons`` (seccomp): ``connect`` fails with ENOENT ("no such file")
   instead of EPERM, as where no daemon runs: the driver looks for the MPS control
   daemon's socket (``/tmp/nvidia-mps/control``) and carries on after ENOENT
@@ -23,24 +24,25 @@ such rule, for those workers only, and says why. The reviewed list:
 - ``compiler_programs`` (seccomp and Landlock): start NVIDIA's ``ptxas`` and
   ``nvlink``, and nothing else. Opening the GPU is not enough: XLA compiles
   each GPU kernel by running these two programs (cuda_programs.py says why
-  the pip plugins leave no other way; on an H200 every compile failed with
-  "No PTX compilation provider is available" until they could run). seccomp
-  then allows ``execve`` and a ``clone`` made the way ``posix_spawn`` makes
-  one (the parent waits until the exec); Landlock lets exactly those files,
-  and the ELF loader the kernel starts them with, be executed. The programs
-  run under the worker's own seccomp filter, Landlock rules and rlimits, and
-  where there is no cgroup the thread gate counts them and their threads
-  with the worker's (thread_gate.py). The loader could start any other
-  program the worker can read, under those same bounds.
+  the pip plugins leave no other way, and finds them; on an H200 every compile
+  failed with "No PTX compilation provider is available" until they could
+  run). seccomp then allows ``execve`` and a ``clone`` made the way
+  ``posix_spawn`` makes one (the parent waits until the exec); Landlock lets
+  exactly those files, and the ELF loader the kernel starts them with, be
+  executed. The programs run under the owner's own seccomp filter, Landlock
+  rules and rlimits. The loader could start any other program the owner can
+  read, under those same bounds. Applied only with a private scratch folder
+  (XLA deletes the files it hands to ptxas), which the owner's is.
 
-A TPU's libtpu needs none of them as far as is known without one (its lock
-file and its metadata-server query are turned off through its environment
-instead: accelerator.worker_env). Not yet tried on a TPU.
+A TPU's libtpu needs none of them as far as is known (its lock file and its
+metadata-server query are turned off through its environment instead:
+sandbox/accelerator.owner_env).
 
 Which of them a host's driver needs differs between driver versions, so the
-accelerator pool finds the smallest working set when it starts (``smallest``:
-nothing first, then all, then each left out in turn) and reports the sets it
-tried and the one it chose in About. Nothing outside this list is ever tried.
+server finds the smallest working set when it starts the owner
+(server/worker_pools.py, with ``smallest``: nothing first, then all, then each
+left out in turn, each try one owner started) and reports the sets it tried
+and the one it chose in About. Nothing outside this list is ever tried.
 
 >>> tried = []
 >>> def opens(grants):  # a driver that needs thread names and nothing else
@@ -62,7 +64,7 @@ from dataclasses import dataclass
 class Grant:
     name: str
     layer: str  # the layers it loosens: "landlock", "seccomp" or both
-    allows: str  # what the worker may then do, as About and the security page (docs/security.md) say it
+    allows: str  # what the owner may then do, as About and the security page (docs/security.md) say it
     platforms: tuple[str, ...]  # the JAX platforms whose drivers may need it
 
 
@@ -78,17 +80,8 @@ GRANTS: dict[str, Grant] = {grant.name: grant for grant in (
 )}
 
 
-# Grants withheld where the scratch folder keeps every file (no private tmpfs: a server without namespaces), and why.
-NEED_PRIVATE_SCRATCH = {
-    "compiler_programs": "GPU kernels cannot be compiled in this sandbox: XLA deletes the temporary files it hands "
-                         "to ptxas and stops when it cannot, and without namespaces (a server without root) the "
-                         "sandbox's scratch folder lets nothing be deleted (deleted files could hide their bytes "
-                         "from the walk that bounds its size)",
-}
-
-
 class NoneOpens(RuntimeError):
-    """No set of the reviewed grants lets a worker open the device; the message is JAX's reason."""
+    """No set of the reviewed grants lets the owner open the device; the message is JAX's reason."""
 
 
 def candidates(platform: str) -> tuple[str, ...]:
