@@ -98,7 +98,7 @@ def main() -> None:
     found: dict = {}  # the app's figures the references are held against
     try:
         with tempfile.TemporaryDirectory(prefix="device-check-") as folder:
-            mnist_dir, data_note, data = step(rows, "MNIST data", lambda: mnist_data(Path(args.mnist_dir),
+            mnist_dir, data_note, data = step(rows, "MNIST data", lambda: mnist_data(Path(args.mnist_dir).resolve(),
                                                                                       Path(folder)), (None,) * 3)
             env = {**os.environ, "MNIST_DIR": str(mnist_dir or args.mnist_dir)}
             with ExitStack() as services:
@@ -300,10 +300,15 @@ def speed_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
              f"{memory['peak_bytes'] / 2**20:,.1f} MB" if memory else f"{runs}; memory: {reply['memory_unavailable']}"),
             ("Speed of light's kernels", f"{len(kernels['events'])} traced on {kernels['plane'] or '-'}"
              if not kernels["unavailable"] else f"none: {kernels['unavailable']}"),
-            ("Speed of light's ceilings", ", ".join(f"{c['dtype']}: {c['bandwidth_bytes_s'] / 1e9:,.0f} GB/s, "
-                                                    f"{c['peak_flops_s'] / 1e12:,.2f} TFLOP/s"
-                                                    for c in reply["roofline"]["ceilings"].values())
-             if isinstance(reply.get("roofline", {}).get("ceilings"), dict) else str(reply.get("roofline"))[:200])]
+            ("Speed of light's ceilings", _ceilings(reply["roofline"]))]
+
+
+def _ceilings(roofline: dict) -> str:
+    found = roofline["ceilings"]
+    if found is None:
+        return f"none: {roofline['ceilings_unavailable']}"
+    return (f"{found['dtype']} on {found['device']}: {found['bandwidth_bytes_s'] / 1e9:,.0f} GB/s, "
+            f"{found['peak_flops_s'] / 1e12:,.2f} TFLOP/s")
 
 
 def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset, found: dict

@@ -137,3 +137,46 @@ def test_the_owners_scratch_folder_goes_with_it(tmp_path):
     owner.close()
     assert not os.path.exists(owner.setup.scratch)
     assert procfs.sample(owner.status()["pid"] or 0) is None
+
+
+_UNPRIVILEGED_SERVER = """
+import os, resource, sys
+from playground.owner.handle import DeviceOwner, OwnerSetup
+from playground.sandbox.bootstrap import worker_environment
+from playground.sandbox.limits import Limits
+limits = Limits(cpu_s=resource.RLIM_INFINITY, address_space_mb=0, file_size_mb=1024, open_files=4096)
+owner = DeviceOwner(OwnerSetup("cpu", sys.argv[1], sys.argv[2], limits, 4096,
+                               worker_environment(dict(os.environ), {"JAX_PLATFORMS": "cpu"})))
+owner.start()
+try:
+    try:
+        with open(f"/proc/{owner.status()['pid']}/smaps", "rb") as smaps:
+            smaps.read()
+        by_path = "readable"
+    except PermissionError:
+        by_path = "closed"
+    print(owner.status()["resident_mb"], by_path)
+finally:
+    owner.close()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root to drop to another uid")
+def test_a_server_without_root_reads_the_undumpable_owners_memory_through_the_smaps_it_handed_over(tmp_path):
+    """An undumpable process's /proc files belong to root: a server without root (a Space, a TPU host) cannot open
+    them, and reads the owner's memory from the /proc/self/smaps the owner opened and sent it (owner/main.py)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT, drop_privileges
+
+    folder = tmp_path / "server"
+    folder.mkdir()
+    (folder / "owner").mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = drop_privileges([sys.executable, "-c", _UNPRIVILEGED_SERVER, SANDBOX, str(folder / "owner")], env,
+                              folder)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, cwd=folder)
+    assert done.returncode == 0, done.stderr[-3000:]
+    resident, by_path = done.stdout.split()
+    assert by_path == "closed" and float(resident) > 50  # an interpreter with JAX imported

@@ -473,3 +473,21 @@ def test_a_trace_file_past_its_cap_or_behind_a_link_is_not_read(tmp_path):
     (run / "host.xplane.pb").unlink()
     (run / "host.xplane.pb").write_bytes(b"trace")
     assert profile._read_trace(str(tmp_path)) == (b"trace", None)
+
+
+def test_a_program_the_device_cannot_compile_for_want_of_memory_is_the_users_memory_error():
+    """A TPU's compiler refuses a program whose buffers exceed the chip's memory (RESOURCE_EXHAUSTED before
+    anything runs): the owner's refusal comes back as the job's memory error, in the user's words, not as our bug."""
+    device = local_device()
+    ask = device._ask
+
+    def compile_refused(request):
+        if request["op"] == "compile":
+            return {"error": "RESOURCE_EXHAUSTED: Ran out of memory on HBM, the total memory required for HLO "
+                             "temporaries (32.00G) exceeds available HBM (15.75G).", "status": "RESOURCE_EXHAUSTED"}
+        return ask(request)
+
+    device._ask = compile_refused
+    out = speed_of_light_job.speed_of_light("def f(x):\n    return x * 2\n", "jnp.ones(3)", device)
+    assert out["ok"] is False and out["error"]["kind"] == "memory", out
+    assert out["error"]["message"].startswith("Out of device memory: RESOURCE_EXHAUSTED: Ran out of memory on HBM")

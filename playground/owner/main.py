@@ -3,7 +3,9 @@
 Started by the server (handle.py) as ``main(channel)``; its first message is the set-up (``OwnerSetup`` of
 handle.py, as a dict). In order:
 
-1. die with the server (``PR_SET_PDEATHSIG``), be undumpable (its environment holds the ``TPU_*`` variables);
+1. die with the server (``PR_SET_PDEATHSIG``), be undumpable (its environment holds the ``TPU_*`` variables),
+   and hand the server its own /proc/self/smaps, open (``send_memory_reader``): the server's watchdog reads it
+   there, where an undumpable process's /proc files are closed to a server without root;
 2. lock down as a sandbox worker does, with every layer the host has (sandbox/lockdown.py: rlimits,
    capabilities, Landlock with the device's files and the owner's own folders, seccomp), while still one
    thread: what the driver needs beyond its files is granted by name (device_grants.py: the server found the
@@ -24,6 +26,7 @@ import ctypes
 import faulthandler
 import os
 import signal
+import socket
 import sys
 import tempfile
 import traceback
@@ -44,6 +47,7 @@ def main(channel: str) -> NoReturn:
         sock = child_channel.connect(channel)
         setup = protocol.receive(sock, 1 << 20)
         _settle_in(setup["scratch"])
+        send_memory_reader(sock)
         layers = _lock_down(setup)
         hello = _open_device(setup, layers)
         protocol.send(sock, hello)
@@ -70,6 +74,20 @@ def _settle_in(scratch: str) -> None:
     faulthandler.enable(file=sys.stderr, all_threads=True)
     if hasattr(signal, "SIGUSR1"):  # the server asks where a hung owner is before it kills it
         faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
+
+
+def send_memory_reader(sock: socket.socket) -> None:
+    """One byte, with /proc/self/smaps open attached where the channel can carry it (a UNIX socket on Linux):
+    opened by the process itself, it stays readable after PR_SET_DUMPABLE 0 and the lockdown."""
+    smaps = "/proc/self/smaps"
+    if sock.family != getattr(socket, "AF_UNIX", None) or not os.path.exists(smaps):
+        sock.sendall(b"-")
+        return
+    fd = os.open(smaps, os.O_RDONLY)
+    try:
+        socket.send_fds(sock, [b"m"], [fd])
+    finally:
+        os.close(fd)
 
 
 def _lock_down(setup: dict) -> dict:

@@ -7,7 +7,9 @@ set-up and whose hello says whether it opened its device (and if not, JAX's reas
 
 from __future__ import annotations
 
+import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +27,17 @@ START_TIMEOUT_S = 300.0  # opening a TPU took up to 16 s, and a loaded CPU host 
 # abseil inside XLA logs each time it may not read a thread's scheduling parameters by thread id (the owner's
 # seccomp filter lets a process read only its own, by 0): a line per lock contended, which says nothing.
 _NOISE = b"RAW: pthread_getschedparam failed"
+
+
+def _memory_reader(channel: socket.socket) -> int | None:
+    """The owner's /proc/self/smaps, open, where it sent one (main.send_memory_reader), else None."""
+    if channel.family == getattr(socket, "AF_UNIX", None):
+        data, fds, _flags, _address = socket.recv_fds(channel, 1, 1)
+    else:
+        data, fds = channel.recv(1), []
+    if not data:
+        raise EOFError("the owner ended before it started")
+    return fds[0] if fds else None
 
 
 class DeviceUnavailable(RuntimeError):
@@ -64,9 +77,12 @@ class OwnerProcess:
                                                            stderr=subprocess.PIPE, connect_s=timeout_s)
         self._log = StderrLog(self._process.stderr, echo=_Quiet(getattr(sys.stderr, "buffer", None)))
         self._send_lock = threading.Lock()
+        self._smaps: int | None = None
+        self._smaps_lock = threading.Lock()  # the watchdog reads it while another thread may kill and close it
         try:
             self._channel.settimeout(timeout_s)
             protocol.send(self._channel, setup.message())
+            self._smaps = _memory_reader(self._channel)
             hello = protocol.receive(self._channel, 1 << 20)
             self._channel.settimeout(None)
         except (OSError, EOFError, ValueError) as exc:
@@ -90,13 +106,23 @@ class OwnerProcess:
         return self._process.poll() is None
 
     def resident_mb(self) -> float | None:
-        return procfs.resident_without_devices_mb(self.pid) if self.alive() else None
+        """Its resident memory, the device's mappings left out (from the smaps it sent; else by its pid)."""
+        with self._smaps_lock:
+            if not self.alive():
+                return None
+            if self._smaps is not None:
+                return procfs.resident_in_open_smaps_mb(self._smaps)
+            return procfs.resident_without_devices_mb(self.pid)
 
     def kill(self) -> None:
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
         self._channel.close()
+        with self._smaps_lock:
+            if self._smaps is not None:
+                os.close(self._smaps)
+                self._smaps = None
         self._log.close()
 
     def describe_end(self) -> str:

@@ -66,6 +66,19 @@ def resident_without_devices_mb(pid: int) -> float | None:
         return None
 
 
+def resident_in_open_smaps_mb(fd: int) -> float | None:
+    """``resident_without_devices_mb`` from an smaps file the process opened itself and handed over (read from
+    its start each time); None where it cannot be read (the process is gone)."""
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return resident_in_smaps(b"".join(chunks).splitlines()) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def resident_in_smaps(lines) -> int:
     """The kB resident in an smaps listing's mappings, less the device's (DEVICE_MAPPINGS).
 

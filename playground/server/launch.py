@@ -107,7 +107,7 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     # A stopped run's final measurement waits for any job holding the device, which its time limit bounds.
     training = TrainingService(pools.owner, dict(os.environ), runs,
                                worker_pools.training_slots(settings, pools, dict(os.environ)),
-                               settings.training_max_s, finish_grace_s=max(120.0, settings.measure_timeout_s + 60))
+                               settings.training_max_s, finish_grace_s=max(120.0, settings.limits.measure_timeout_s + 60))
     services.callback(training.close)
     return PlaygroundAPI.from_pools(pools, settings, training)
 

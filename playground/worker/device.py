@@ -29,12 +29,9 @@ _KINDS = {"RESOURCE_EXHAUSTED": "memory"}
 _EXPORTS = {"gpu": "cuda"}  # jax.devices()' name for a platform -> jax.export's
 
 
-class DeviceRefused(Exception):
-    """The owner could not do what was asked; ``kind`` is the job's error kind."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
+class DeviceRefused(UserCodeError):
+    """The owner could not do what was asked; ``kind`` is the job's error kind. A job that catches the user's
+    errors reports it as one of theirs (their program was too large, or called out of the device)."""
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def run(job: dict, limits: Limits, early: Callable[[dict], None] | None = None,
             arguments["device"] = Device(ask)
         return _with_limits(_handler(job["kind"])(limits, **arguments), limits)
     except DeviceRefused as exc:  # the owner refused what the worker sent: said, as any refusal of the user's
-        return error_dict(exc.kind, str(exc))
+        return exc.to_result()
     except Exception:
         return internal(traceback.format_exc())
 

@@ -50,7 +50,7 @@ from playground.worker import (
     usercode,
     values,
 )
-from playground.worker.device import Device, DeviceRefused, exported_call
+from playground.worker.device import Device, exported_call
 
 AS_WRITTEN = compiler_settings.Setting("as written", "Your function, compiled as jit compiles it.")
 FUSION_NAME = "fusion: off"
@@ -166,7 +166,7 @@ def _gradient_call(code: str, args: str, device: Device) -> dict:
 
 
 def _why_no_gradient(exc: BaseException, code: str) -> str:
-    explained = str(exc) if isinstance(exc, DeviceRefused) else inspect.explained_error(exc, code)["error"]["message"]
+    explained = inspect.explained_error(exc, code)["error"]["message"]
     return cap_text(f"jax.grad of the function (of the sum of its output, by its first argument) failed: {explained}",
                     2000)
 
