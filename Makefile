@@ -39,7 +39,7 @@ PYTEST_PARALLEL := -n $(TEST_PROCESSES) --dist loadgroup --durations=10
 test: $(DEV) $(JAX_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
-# Unit tests and doctests alone (no server, worker pool, training worker or browser): the edit-test loop.
+# Unit tests and doctests alone (no server, worker pool, device owner or browser): the edit-test loop.
 test-quick: $(DEV) $(JAX_STAMP)
 	PLAYGROUND_TEST_QUICK=1 $(BIN)/python -m pytest -n 2 --dist loadgroup -m "not slow" -q
 

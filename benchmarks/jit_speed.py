@@ -2,7 +2,8 @@
 
 In one process, for the classic benchmark ``x + x*x + x*x*x`` (the AWS article on NumPy to JAX) on a 4000 x 4000
 float32 input:
-  1. the app's own measurement, ``jit_benchmark.jit_speed`` (the job a worker runs);
+  1. the app's own measurement, ``jit_benchmark.jit_speed`` (the job a worker runs), measuring on a device
+     owner's session in this process (tests/owner_doubles.py) as it does in the owner;
   2. a minimal hand-written loop that shares no code with it: its own input
      (float32 from ``default_rng(0).uniform``), ``time.perf_counter``,
      ``block_until_ready``, NumPy and ``jax.jit``, the median of 20 runs;
@@ -32,6 +33,7 @@ import numpy as np  # noqa: E402
 from playground.gallery import JIT_BENCHMARK_CODE  # noqa: E402
 from playground.matrix_memory import CANDIDATE_SIZES  # noqa: E402
 from playground.worker import jit_speed as jit_benchmark  # noqa: E402
+from tests.owner_doubles import local_device  # noqa: E402  (an owner's session in this process)
 
 MEMORY_MB = 8192
 AGREEMENT = 0.15
@@ -88,7 +90,8 @@ def independent_ratio(n: int, runs: int = 20) -> tuple[float, float, float, floa
 
 
 def app_ratio(n: int) -> dict:
-    result = jit_benchmark.jit_speed(JIT_BENCHMARK_CODE, [n], repeats=5, memory_mb=MEMORY_MB)
+    result = jit_benchmark.jit_speed(JIT_BENCHMARK_CODE, [n], repeats=5, memory_mb=MEMORY_MB,
+                                    device=local_device(MEMORY_MB))
     if not result["ok"]:
         raise SystemExit(f"jit_speed failed: {result['error']}")
     if result["skipped"]:
@@ -146,7 +149,7 @@ def main() -> None:
     print(f"  agreement within 15%: {agreed}/{args.rounds} rounds")
     if not args.no_table:
         print_table(jit_benchmark.jit_speed(JIT_BENCHMARK_CODE, list(CANDIDATE_SIZES), repeats=5,
-                                            memory_mb=MEMORY_MB))
+                                            memory_mb=MEMORY_MB, device=local_device(MEMORY_MB)))
 
 
 if __name__ == "__main__":

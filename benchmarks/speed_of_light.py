@@ -30,8 +30,8 @@ import jax.numpy as jnp  # noqa: E402
 
 from playground.sandbox.limits import Limits  # noqa: E402
 from playground.server import roofline  # noqa: E402
-from playground.worker.ceilings import ceilings  # noqa: E402
-from playground.worker.speed_of_light import speed_of_light  # noqa: E402
+from playground.worker.speed_of_light import ceilings_job, speed_of_light  # noqa: E402
+from tests.owner_doubles import local_device  # noqa: E402  (an owner's session in this process)
 
 CASES = (  # (name, code, arguments, the rate the roofline bounds it by, XLA's amount that rate counts)
     ("x + x*x + x*x*x, 2000 x 2000", "def f(x):\n    return x + x*x + x*x*x\n", "jnp.ones((2000, 2000))",
@@ -62,7 +62,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     rounds = parser.parse_args().rounds
-    measured = ceilings("float32", Limits().memory_mb)
+    device = local_device(Limits().memory_mb)
+    measured = ceilings_job(Limits(), "float32", device)
     print(f"ceilings: {roofline.amount(measured['bandwidth_bytes_s'], 'B/s', 'en')}, "
           f"{roofline.amount(measured['peak_flops_s'], 'FLOP/s', 'en')} ({measured['device']})")
     for name, code, args_text, rate, amount in CASES:
@@ -70,7 +71,7 @@ def main() -> None:
         print(f"\n{name}: job (median, fastest) against a jax.jit loop before and after it (median, fastest)")
         for _ in range(rounds):
             before = loop_seconds(code, args_text)
-            reply = speed_of_light(code, args_text, gradient=False)
+            reply = speed_of_light(code, args_text, device, gradient=False)
             after = loop_seconds(code, args_text)
             placed = roofline.place(reply, measured, None)["programs"][0]
             run, loop = reply["programs"][0]["run"], before + after

@@ -31,7 +31,7 @@ SANDBOX_MODES = ("full", "process") if LINUX else ("process",)
 PRIVILEGES = ("root", "unprivileged") if LINUX and os.geteuid() == 0 else ("unprivileged",)
 DROP_UID = 1000
 # `make test-quick` (PLAYGROUND_TEST_QUICK=1, `-m "not slow"`): unit tests and doctests only. Tests that start a
-# server, a worker pool, a training worker or a browser are `slow`: the suites of real servers by their folder
+# server, a worker pool, a device owner or a browser are `slow`: the suites of real servers by their folder
 # (SLOW_PATHS), the others by their module's own mark; in the quick run, starting one anyway fails the test and
 # says to mark it, so that the quick run can never quietly grow slow.
 QUICK = os.environ.get("PLAYGROUND_TEST_QUICK") == "1"

@@ -15,13 +15,10 @@ from tests.conftest import ROOT
 
 DOCS = ROOT / "docs"
 SETTING = re.compile(r"PLAYGROUND_[A-Z0-9_]+|[A-Z_]*MNIST_DIR|GRADIO_SERVER_[A-Z]+")
-# Read from an environment, yet no setting: what the server sets for its own workers and they read back, or what a
-# worker searches as the tools it runs would.
+# Read from an environment, yet no setting: what the device owner searches as the tools it runs would.
 NOT_SETTINGS = {
     "PATH": "searched for CUDA's ptxas and nvlink, where XLA looks for them",
-    "XLA_FLAGS": "the sandbox's flags for a GPU worker, added to in the worker",
-    "XLA_PYTHON_CLIENT_MEM_FRACTION": "each accelerator worker's share, set by the server from "
-                                      "PLAYGROUND_DEVICE_MEMORY_FRACTION",
+    "XLA_FLAGS": "searched for --xla_gpu_cuda_data_dir, where XLA looks for ptxas and nvlink first",
 }
 
 

@@ -1,8 +1,9 @@
 """Which folder may import which, read from the source with ``ast`` (nothing here is imported).
 
-The folders are the processes: playground/worker/ runs inside the sandboxed and training workers,
-playground/server/ (its page, ui/, too) in the web server only, and what lies beside them at the top (errors,
-messages, schemas, the job registry, the data, the sandbox) is shared by both.
+The folders are the processes: playground/worker/ runs inside the sandboxed workers, playground/owner/ in the
+device owner (its handle.py and process.py in the server), playground/server/ (its page, ui/, too) in the web
+server only, and what lies beside them at the top (errors, messages, schemas, the job registry, the data, the
+sandbox) is shared.
 
 * Nothing in server/ imports worker/ (the server never loads JAX or user code's helpers), nothing in worker/
   imports server/ (a worker never loads the server's code), and the shared modules import neither side: a job's

@@ -19,7 +19,7 @@ from tests.conftest import HANDLERS
 # process gone): far beyond it on a loaded machine, so that only a real fault runs into it.
 WAIT_S = 60.0
 
-pytestmark = pytest.mark.slow  # real worker pools or training workers: make test-quick leaves it out
+pytestmark = pytest.mark.slow  # real worker pools: make test-quick leaves it out
 
 
 def inspect_job(code: str, args: str) -> dict:

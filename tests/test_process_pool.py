@@ -21,7 +21,7 @@ from playground import jobs
 from playground.sandbox import Limits, ProcessPool, child_channel
 from tests.conftest import HANDLERS, ROOT
 
-pytestmark = pytest.mark.slow  # real worker pools or training workers: make test-quick leaves it out
+pytestmark = pytest.mark.slow  # real worker pools: make test-quick leaves it out
 
 
 def inspect_job(code: str, args: str) -> dict:

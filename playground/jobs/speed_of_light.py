@@ -1,5 +1,5 @@
 """The Speed of light tab's jobs: where a function's time goes against what the device can do, and the device's
-ceilings (measured once per worker kind by a job that runs no user code; the server keeps them)."""
+ceilings (measured once per dtype in the device owner by a job that runs no user code; the server keeps them)."""
 
 from __future__ import annotations
 
@@ -84,9 +84,9 @@ timeline and a kernel timeline.
 The function (``code`` and ``args`` as in ``inspect``) is compiled as written and with XLA's fusion passes
 off; each is timed (on its own, one after the other, in the same job) and placed on a roofline under the
 device's measured ceilings: memory bandwidth from a jitted ``x * 2`` well past the caches, peak FLOP/s from
-a large matmul in the function's dtype (measured once per worker kind by a job that runs no user code, and
-kept for the server's life). FLOPs and bytes are XLA's own cost analysis (null, with the reason, where the backend
-reports none). The memory timeline is the live bytes at each step of XLA's schedule, from the compiled
+a large matmul in the function's dtype (measured once per dtype in the device owner by a job that runs no user
+code, and kept for the server's life). FLOPs and bytes are XLA's own cost analysis (null, with the reason, where
+the backend reports none). The memory timeline is the live bytes at each step of XLA's schedule, from the compiled
 program's buffer assignment, with the largest buffers at the peak and the lines that made them; with
 ``gradient``, the same for ``jax.grad`` of the function with and without the ``jax.checkpoint`` calls in
 the code. The kernel timeline is a few calls traced with ``jax.profiler`` and read back with

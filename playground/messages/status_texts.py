@@ -86,9 +86,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "正在等待加速器，它正在训练别人的模型：你排在第 **#{place}** 位。轮到你时会自动开始；按 Stop "
               "可离开队列。",
     },
-    "train.starting": {"en": "Starting the training worker (loads JAX and the data once)…",
-                       "de": "Starte den Trainings-Worker (lädt JAX und die Daten einmal)…",
-                       "zh": "正在启动训练工作进程（只加载一次 JAX 和数据）…"},
+    "train.starting": {"en": "Starting the training run (the device's owner loads the data once)…",
+                       "de": "Starte den Trainingslauf (der Besitzerprozess des Geräts lädt die Daten einmal)…",
+                       "zh": "正在启动训练（设备的所有者进程只加载一次数据）…"},
     "train.compiling": {"en": "Compiling the training step…", "de": "Kompiliere den Trainingsschritt…",
                         "zh": "正在编译训练步骤…"},
     "train.training": {"en": "Training: {summary}", "de": "Training: {summary}", "zh": "训练中：{summary}"},

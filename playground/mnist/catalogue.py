@@ -1,6 +1,6 @@
 """The datasets the Train tab offers: what each one is, its files and their checksums, where it is published.
 
-No I/O and no JAX: the server and the training worker both read this table.
+No I/O and no JAX: the server and the device owner both read this table.
 
     >>> DATASETS["mnist"].files["test_labels"], DATASETS["mnist"].folder_variable
     ('t10k-labels-idx1-ubyte.gz', 'MNIST_DIR')
@@ -115,7 +115,7 @@ DATASETS: dict[str, DatasetSpec] = {
         "digits", "scikit-learn digits (8×8, offline)", tuple(str(d) for d in range(10)), {}, {}, (), None),
 }
 
-# What the training worker needs from the server's environment to find the same files: $HOME (the default
+# What the device owner needs from the server's environment to find the same files: $HOME (the default
 # cache is below it), the cache root, and each dataset's folder variable.
 DATA_VARIABLES = ("HOME", "PLAYGROUND_CACHE",
                   *(spec.folder_variable for spec in DATASETS.values() if spec.folder_variable))

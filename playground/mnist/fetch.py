@@ -18,7 +18,7 @@ images, as a classroom may have) is used as it is: :func:`fetch` returns its two
 test files alone, and load.py trains on a fixed split of them. Offline with nothing
 cached, :class:`DataUnavailable` says what to do (``make data`` while online, a
 folder, or the offline "digits"). No JAX here: the Gradio server fetches before a
-run is queued, and the training worker then finds the files.
+run is queued, and the device owner then finds the files.
 """
 
 from __future__ import annotations

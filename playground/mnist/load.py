@@ -9,7 +9,7 @@ and, online (the first time, 11 MB go into the cache), ``load("mnist",
 os.environ).train_images.shape`` is ``(60000, 28, 28)``; from a folder holding only the test
 set, ``(8000, 28, 28)``: 8,000 of its 10,000 images, the other 2,000 to test on.
 
-The training worker loads here (the server has fetched the files already); no JAX.
+The device owner loads here (the server has fetched the files already); no JAX.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The trained MLP's weights on disk: the training worker saves them, the server loads them for ``/predict``.
+"""The trained MLP's weights on disk: the device owner saves them, the server loads them for ``/predict``.
 
 An ``.npz`` file with arrays ``w0, b0, w1, b1, ...``, where ``w_i`` has shape
 ``(n_in, n_out)`` and ``b_i`` shape ``(n_out,)``; both sides check that they

@@ -13,7 +13,7 @@ first, or accuracy collapses. ::
     ((28, 28), dtype('uint8'), 255)
 
 Pure numpy + Pillow (no JAX): the Gradio server calls this on every drawing (server/ui/train_sketch.py turns
-Gradio's Sketchpad value into the ink array), the training worker on each of scikit-learn's 8×8 digits.
+Gradio's Sketchpad value into the ink array), the device owner on each of scikit-learn's 8×8 digits.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How the server starts its helper processes: a clean command line and an environment without secrets.
 
-Used for the sandbox template and for the training workers alike.
+Used for the sandbox template, the local mode's workers and the device owner alike.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """A worker's warm-up, and the first words of its hello: ready with the backend it opened, or not, and why.
 
 Shared by both kinds of worker (worker.py, forked in the full sandbox; process_worker.py, spawned in the local
-mode). A worker pinned to a platform (``JAX_PLATFORMS``) that cannot open it fails its warm-up with JAX's own
-reason; the server reports that reason (log, About, the tabs that would have used the device) and never takes
-such a worker's CPU for the accelerator.
+mode). Every worker is pinned to the CPU (``JAX_PLATFORMS=cpu``; the device is the device owner's,
+playground/owner/): one whose JAX cannot open it fails its warm-up with JAX's own reason, and is discarded.
 """
 
 from __future__ import annotations

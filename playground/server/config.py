@@ -45,7 +45,7 @@ class Settings:
     parallel_workers: int = 1  # jobs at once for the Parallel tab, in workers that see several devices
     cpu_devices: int = 8  # simulated CPU devices those workers get on a CPU-only host (JAX_NUM_CPU_DEVICES)
     owner_memory_mb: int = 6144  # the device owner's resident memory, the device's own mappings left out
-    training_jobs: int = 1  # training runs at once, each in its own worker (one per accelerator); others wait
+    training_jobs: int = 1  # training runs at once in the device owner (one per accelerator device); others wait
     training_max_s: float = 900.0  # a run is stopped (keeping its parameters) after this long
     namespaces: bool = True  # a PID namespace and a private tmpfs per job where the kernel allows (off: for tests)
     result_cache: bool = True  # identical jobs answered from kept results (result_cache.py); off: every job runs

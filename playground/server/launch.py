@@ -1,10 +1,10 @@
-"""JAX Playground's start: builds the app, starts the sandbox pool, launches. Nothing else.
+"""JAX Playground's start: builds the app, starts the pools and the device owner, launches. Nothing else.
 
 Run by ``python app.py`` (Hugging Face Spaces, ``make run``) and by
 ``python -m playground`` (any OS, no make needed).
 
 SIGTERM (how Hugging Face Spaces and ``docker stop`` end an app) and Ctrl+C both
-end it cleanly: every worker, the templates and the training workers are
+end it cleanly: every worker, the templates and the device owner are
 stopped, and the run's temporary folder (scratch roots, training runs,
 downloads) is removed.
 """
@@ -106,8 +106,8 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
             logging.warning("device owner: %s is not in force: %s", name, layer["detail"])
     # A stopped run's final measurement waits for any job holding the device, which its time limit bounds.
     training = TrainingService(pools.owner, dict(os.environ), runs,
-                               worker_pools.training_slots(settings, pools, dict(os.environ)),
-                               settings.training_max_s, finish_grace_s=max(120.0, settings.limits.measure_timeout_s + 60))
+                               worker_pools.training_slots(settings, pools, dict(os.environ)), settings.training_max_s,
+                               finish_grace_s=max(120.0, settings.limits.measure_timeout_s + 60))
     services.callback(training.close)
     return PlaygroundAPI.from_pools(pools, settings, training)
 

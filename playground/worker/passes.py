@@ -1,7 +1,7 @@
 """XLA's optimisation passes one by one: which ran, in what order, which changed the module. Runs inside a worker.
 
 The user's function is traced and lowered as in Inspect, then compiled once
-with XLA's dump of every pass (playground/worker/xla_dump.py). Each pass becomes one
+with XLA's dump of every pass (playground/measure/xla_dump.py). Each pass becomes one
 record: its pipeline, its name, whether it changed the module (the text after
 it differs from the text before it), the instruction count after it, and
 which of the distinct module texts it read and wrote (``before``, ``after``:

@@ -159,7 +159,7 @@ def children(pid: int) -> list[int]:
 
 
 def descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (the template, its workers, the training worker), from one look at /proc: the
+    """Every process below ``pid`` (the template, its workers, the device owner), from one look at /proc: the
     tests poll this while they wait, and a pass over /proc per process of the tree made that wait a busy one."""
     below: dict[int, list[int]] = {}
     for child, parent in parents().items():

@@ -4,7 +4,7 @@ A server started with its own TMPDIR puts everything it makes there: the pools'
 scratch roots, the training runs folder, Gradio's cache. Stopped by SIGTERM (what
 ``docker stop`` and Spaces send) or SIGINT (Ctrl+C) while a job runs and a model
 trains, it must exit within seconds, take every process it started with it (the
-sandbox templates, their workers, the training worker), and leave TMPDIR empty.
+sandbox templates, their workers, the device owner), and leave TMPDIR empty.
 And while it runs, a finished job's scratch folder is gone however the job ended.
 
 These tests start their own servers, one at a time.
@@ -116,7 +116,7 @@ def test_stopped_mid_job_the_server_takes_everything_with_it(tmp_path_factory, s
     recorded: list = []
     try:
         client = server.client()
-        # A model training (so the training worker runs), and a job that would run for IN_FLIGHT_S.
+        # A model training (in the device owner), and a job that would run for IN_FLIGHT_S.
         training = client.submit(LONG_TRAINING, api_name="/train")
         assert wait_for(lambda: any(u.get("phase") == "training" for u in training.outputs() if isinstance(u, dict)),
                         120, 0.5), f"training never started: {short(training.outputs()[-3:])}"

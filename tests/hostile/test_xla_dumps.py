@@ -2,7 +2,7 @@
 may ask for dumps of its own.
 
 /passes compiles the user's function with per-call debug options (``xla_dump_to`` a fresh folder in the job's
-scratch folder, ``xla_dump_hlo_pass_re``) and reads the files back (playground/worker/xla_dump.py); /graph and /compare
+scratch folder, ``xla_dump_hlo_pass_re``) and reads the files back (playground/measure/xla_dump.py); /graph and /compare
 compile it too. The user's code runs in all three, and may itself:
 
 - compile with ``xla_dump_to`` pointing outside its scratch folder (absolute paths, ``../..``, ``/tmp/..``):

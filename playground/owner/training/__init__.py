@@ -1,2 +1,2 @@
-"""The training worker: a long-lived trusted process (our code on checked hyperparameters, never user code) that
-trains the MLP with JAX and optax and streams its progress to the server (playground/server/training/)."""
+"""The training runs, in the device owner: our code on checked hyperparameters, never user code, training the MLP
+with JAX and optax and streaming its progress to the server (playground/server/training/)."""

@@ -1,4 +1,4 @@
-"""Evaluation, in the training worker: the accuracies the training loop reports, when it measures them, its last update.
+"""Evaluation, in the device owner: the accuracies the training loop reports, when it measures them, its last update.
 
 Four sets of images are measured: the whole test set, the quick estimate
 (the first ``estimate_size`` test images) and a training twin of each (the

@@ -1,4 +1,4 @@
-"""The training loop, in the training worker: a generator that yields one small dict of metrics per chunk of steps.
+"""The training loop, in the device owner: a generator that yields one small dict of metrics per chunk of steps.
 
     data = ArrayData(images[:8000], labels[:8000], images[8000:], labels[8000:])  # uint8 (n, 28, 28), labels (n,)
     for update in train(TrainConfig(epochs=2), data):

@@ -1,6 +1,6 @@
 """What a finished run reports about the test set: the confusion matrix and a grid of test digits to show.
 
-Plain numpy: the training worker computes these once per run and sends them to
+Plain numpy: the device owner computes these once per run and sends them to
 the server; training_plots.py only draws them. ::
 
     >>> confusion_matrix(np.array([0, 1, 1]), np.array([0, 1, 0]), n_classes=2)

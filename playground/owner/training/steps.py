@@ -1,4 +1,4 @@
-"""The jitted pieces of training, in the training worker: one optimiser step, many steps in one call, evaluation.
+"""The jitted pieces of training, in the device owner: one optimiser step, many steps in one call, evaluation.
 
 The loop runs a chunk of steps one of three ways, each compiled ahead of
 time for the run's arrays, behind one signature (``RunChunk``), so the loop

@@ -1,2 +1,2 @@
-"""The server's side of training: one training worker per slot, a run's stream, its results and the drawn digit's
-prediction; the worker itself is playground/owner/training/."""
+"""The server's side of training: the line for the slots, a run's stream from the device owner, its results and the
+drawn digit's prediction; the training itself is playground/owner/training/."""

@@ -1,6 +1,6 @@
 """The trained MLP's forward pass in NumPy, for ``/predict`` (a digit drawn in the browser).
 
-The Gradio server never imports JAX, so the forward pass of worker_model.py is
+The Gradio server never imports JAX, so the forward pass of playground/mlp.py is
 written again here in NumPy, and must agree with it: for each layer
 ``x @ w + b``, ReLU between layers, softmax at the end::
 

@@ -1,4 +1,4 @@
-"""The server's line for the training workers: first come, first served, with each waiter's place in line."""
+"""The server's line for the training slots: first come, first served, with each waiter's place in line."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ class Ticket:
 
     @property
     def slot(self) -> int | None:
-        """The worker this run may use once it is its turn: its one slot, or slot 0 when it holds them all."""
+        """The slot this run trains in once it is its turn: its one slot, or slot 0 when it holds them all."""
         return min(self.held) if self.held else None
 
 

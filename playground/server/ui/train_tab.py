@@ -213,7 +213,7 @@ def _datasets(api: PlaygroundAPI) -> list[dict]:
 
 
 def _planned_device(api: PlaygroundAPI) -> str:
-    """What a sandbox worker sees ("cpu:0 cpu"); the training worker runs on the same host."""
+    """What the device owner holds, as About lists it ("cpu:0 cpu"): training runs there."""
     about = api.about()
     devices = about.get("devices") or []
     if not devices:
