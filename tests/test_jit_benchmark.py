@@ -118,6 +118,13 @@ def test_sizes_that_do_not_fit_the_device_are_skipped_with_a_reason():
     assert needed >= jb.ARRAYS_FLOOR / 2 * 10000 * 10000 * 4 / 2**20
 
 
+def test_when_no_size_fits_the_device_the_answer_is_a_memory_error_with_the_reason():
+    r = jb.jit_speed(JIT_BENCHMARK_CODE, [10000], repeats=1, memory_mb=IN_PROCESS_MB, device=local_device(1024))
+    assert r["ok"] is False and r["error"]["kind"] == "memory", r
+    assert r["error"]["message"].startswith("No size fits in the device's memory: n=10000 needs about ")
+    assert "on the device, which has 1,024 MB" in r["error"]["message"]
+
+
 def test_numpy_stops_at_the_size_the_sandbox_has_no_room_for():
     # The budget counts this process's own memory, which depends on the tests run before: give it 300 MB on top of
     # that (240 MB under HEADROOM), room for NumPy at n = 10 (a few hundred bytes) and not at n = 4000 (about 670 MB:

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 
 import pytest
 
 from playground import jobs, replies
+from playground.sandbox import Limits, WorkerPool
 
 JOBS = {
     "inspect": {"kind": "inspect", "code": "def f(x, n):\n    print(n)\n    return {'a': x * n, 'b': [jnp.sin(x)]}\n",
-                "args": "(jnp.arange(3.0), 2)", "static_argnums": [1], "second_args": "(jnp.arange(4.0), 2)"},
+                "args": "(jnp.arange(3.0), 2)", "static_argnums": [1], "second_args": "(jnp.arange(4.0), 2)",
+                "on_accelerator": False},
     "derivatives": {"kind": "derivatives", "code": "def f(x):\n    return jnp.tanh(x)\n", "order": 3,
                     "x_min": -1.0, "x_max": 1.0, "points": 9},
     "gradient": {"kind": "gradient", "code": "def f(x):\n    return jnp.sum(jnp.log(x))\n", "point": "jnp.arange(3.0)"},
@@ -24,9 +27,21 @@ JOBS = {
 
 
 @pytest.fixture(scope="module")
-def real(pool) -> dict:
-    """Real replies of real sandboxed workers (the pool checks their framing, not their schema)."""
-    return {kind: pool.run(job, timeout_s=60) for kind, job in JOBS.items()}
+def real(pool, tmp_path_factory) -> dict:
+    """Real replies of real sandboxed workers (the pool checks their framing, not their schema); the kinds that
+    measure on the device in the device's line, with a real owner of this host's CPU."""
+    from playground.server.device_pool import DevicePool
+    from tests.conftest import HANDLERS
+    from tests.training_owner import running_owner
+
+    with running_owner(os.environ, tmp_path_factory.mktemp("runs")) as owner:
+        line = DevicePool(WorkerPool(1, Limits(timeout_s=60.0), HANDLERS), owner)
+        line.start()
+        try:
+            return {kind: (line if jobs.REGISTRY[kind].device else pool).run(job, timeout_s=60)
+                    for kind, job in JOBS.items()}
+        finally:
+            line.close()
 
 
 def _schema(kind: str):

@@ -115,14 +115,14 @@ TEXTS: dict[str, dict[str, str]] = {
               "{retry} s noch einmal.",
         "zh": "服务器繁忙：有 {waiting} 个作业在等待 1 个工作进程，约 {retry} 秒的工作量。请在 {retry} 秒后重试。"},
     "device.timeout": {
-        "en": "Time limit on the device: your program ran longer than the {seconds} s the job had left and was "
+        "en": "Time limit on the device: your program was still running when the job's {seconds} s were up, and was "
               "stopped. A device cannot be interrupted, so its owner process was restarted (other jobs go on after "
               "it). Look for a loop that never ends, such as a lax.while_loop whose condition stays true.",
-        "de": "Zeitlimit auf dem Gerät: Dein Programm lief länger als die {seconds} s, die dem Job blieben, und wurde "
+        "de": "Zeitlimit auf dem Gerät: Dein Programm lief noch, als die {seconds} s des Jobs um waren, und wurde "
               "gestoppt. Ein Gerät lässt sich nicht unterbrechen, darum wurde sein Besitzerprozess neu gestartet "
               "(die anderen Jobs laufen danach weiter). Such nach einer Schleife, die nie endet, etwa einer "
               "lax.while_loop, deren Bedingung wahr bleibt.",
-        "zh": "设备上的时间限制：你的程序运行超过了作业剩余的 {seconds} 秒，已被停止。设备无法被中断，因此其所有者进程"
+        "zh": "设备上的时间限制：作业的 {seconds} 秒用完时你的程序仍在运行，已被停止。设备无法被中断，因此其所有者进程"
               "已重启（其他作业会在其后继续）。请检查是否有永不结束的循环，例如条件始终为真的 lax.while_loop。"},
     "device.memory": {
         "en": "Out of memory on the device's host: the device's owner process held {held} MB of memory (its own, "

@@ -70,16 +70,19 @@ class DevicePool:
         except OwnerLost as lost:
             return said_error(lost.kind, lost.piece)
         try:
-            return self._workers.run(job, timeout_s, on_early, lambda request, left: self._relay(session, request,
-                                                                                                 left))
+            return self._workers.run(job, timeout_s, on_early, lambda request, left: self._relay(
+                session, request, left, timeout_s))
         finally:
             self.owner.close_session(session)
 
-    def _relay(self, session: Session, request: object, left_s: float) -> dict:
+    def _relay(self, session: Session, request: object, left_s: float, clock_s: float | None) -> dict:
         problem = device_ops.problem(request)
         if problem:
             return {"error": problem}
         try:
             return self.owner.ask(session, request, max(0.1, left_s - ASK_MARGIN_S))
         except OwnerLost as lost:
-            raise AskEnded(said_error(lost.kind, lost.piece)) from None
+            words = lost.piece
+            if words[0] == "device.timeout" and clock_s is not None:  # named by the job's clock, as any timeout is
+                words = ["device.timeout", {"seconds": f"{clock_s:,.0f}"}]
+            raise AskEnded(said_error(lost.kind, words)) from None

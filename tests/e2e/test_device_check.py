@@ -14,10 +14,11 @@ import sys
 from tests.conftest import ROOT, SANDBOX
 from tests.mnist_folders import make_mnist_dir
 
-ROWS = ("devices (About)", "accelerator runs", "CPU pool's workers opened", "sandbox layers", "fresh CPU worker",
-        "Inspect (", "jit measured on", "NumPy, n=1,000", "jit, n=1,000", "bare jax.jit, n=1,000",
+ROWS = ("device owner's start", "devices (About)", "accelerator runs", "device owner", "device owner's layers",
+        "CPU pool's workers opened", "sandbox layers", "fresh CPU worker", "Inspect (", "Inspect on the device (",
+        "jit measured on", "NumPy, n=1,000", "jit, n=1,000", "eager JAX, n=1,000", "bare jax.jit, n=1,000",
         "app's jit / bare jax.jit", "NumPy / jit", "jit's achieved bandwidth", "vmap measured on",
-        "vmap, batched MLP, 16 examples", "training on",
+        "vmap, batched MLP, 16 examples", "Speed of light measured on", "training on",
         "app: samples/s, s/epoch", "bare, per-step: samples/s", "app / fastest bare loop", "final test accuracy",
         "time to 97% test accuracy", "data-parallel", "whole check")
 
@@ -41,7 +42,8 @@ def test_the_device_check_prints_every_row_on_the_cpu(tmp_path, sandbox_mode):
     assert table["jit measured on"] == "cpu"
     assert table["accelerator runs"].startswith("none (")
     assert table["CPU pool's workers opened"] == "cpu (cpu:0 cpu)"
-    assert float(table["app's jit / bare jax.jit"]) > 0
+    assert float(table["app's jit / bare jax.jit, n=1,000"]) > 0
+    assert table["device owner"].startswith("cpu (pid ") and "MB of 6,144 MB" in table["device owner"]
     assert table["data-parallel"] == "skipped: one device"
     assert "MNIST from" in table["training data"] and "3,000 training, 1,000 test images" in table["training data"]
 

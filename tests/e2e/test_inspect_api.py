@@ -280,4 +280,11 @@ def test_compile_for_the_accelerator_is_the_cpu_where_there_is_none(client, thre
     """On this CPU-only host ``on_accelerator`` runs in the one pool there is, and says where it compiled."""
     asked = ok(inspect(client, THREE_LINES, ARGS, on_accelerator=True))
     assert asked["device"] == three_lines["device"] == "cpu"
-    assert asked["result"] == three_lines["result"] and asked["hlo"] == three_lines["hlo"]
+    assert asked["result"] == three_lines["result"]
+    # The same instructions under the same names (the owner compiled the exported program, a function of the
+    # arguments' leaves: its numbering and its parameters' names, args[0] for x, differ)
+    instructions = re.compile(r"= \S+ (\w+)\(.*?op_name=\"([^\"]*)\"")
+
+    def computed(hlo: str) -> list:
+        return [found for found in instructions.findall(hlo) if found[0] != "parameter"]
+    assert computed(asked["hlo"]) == computed(three_lines["hlo"]) != []

@@ -131,8 +131,9 @@ def test_stopped_mid_job_the_server_takes_everything_with_it(tmp_path_factory, s
 
         recorded = [i for i in map(process_identity, support.descendants(server.process.pid)) if i]
         commands = " | ".join(i[2] for i in recorded)
-        assert "playground.sandbox.template" in commands and "playground.owner.training.main" in commands, commands
-        assert len(recorded) >= 2 + WORKERS + PARALLEL_WORKERS, commands  # two templates, their warm workers, more
+        assert "playground.sandbox.template" in commands and "playground.owner.main" in commands, commands
+        # three templates (the sandbox's, the Parallel tab's, the device line's), their warm workers, the owner
+        assert len(recorded) >= 3 + WORKERS + PARALLEL_WORKERS + support.DEVICE_LINE_WORKERS + 1, commands
 
         server.process.send_signal(signum)
         name = signal.Signals(signum).name
@@ -222,7 +223,7 @@ def test_a_jobs_scratch_folder_is_gone_however_it_ended(running, ending):
         stale = {d for inside in folders.values() for d in inside} - live
         return (not files_named(tmpdir, marker) and not stale
                 and all(len(inside) <= WORKERS for inside in folders.values())
-                and sum(map(len, folders.values())) <= WORKERS + PARALLEL_WORKERS)
+                and sum(map(len, folders.values())) <= WORKERS + PARALLEL_WORKERS + support.DEVICE_LINE_WORKERS)
 
     # The job's worker was retired before its answer came (its folder removed, or queued for removal: "removing"):
     # once nothing is being removed and the disk agrees, the folder is gone for good, not between removal and refill.
