@@ -172,8 +172,8 @@ class _Bench:
     def _numpy_timing(self, run: Callable[[], object] | None, n: int, options: dict) -> timing.Timing | None:
         if run is None:
             return None
-        try:
-            return timing.measure(run, **options)
+        try:  # its check (_check_numpy) ran it once at this size already: that was its warm-up
+            return timing.measure(run, **options, warmup=0)
         except Exception as exc:
             why = user_errors.error_result(exc)["error"]["message"]
             self.as_numpy, self.numpy_unavailable = None, f"The NumPy version failed at n={n}: {why}"
