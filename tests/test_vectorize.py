@@ -185,17 +185,10 @@ def test_out_axes_1_stacks_along_axis_1():
     assert "f32[3,4]" in out["batched_jaxpr"]  # printed for the size asked for
 
 
-def test_pytree_arguments_and_outputs():
+@pytest.mark.parametrize("n", ["3", "jnp.int32(3)"])  # a Python number leaf, and an array one
+def test_pytree_arguments_and_outputs(n):
     code = "def f(p, x):\n    return {'y': p['w'] * x, 's': jnp.sum(p['w'])}\n"
-    out = compare(code, "({'w': jnp.ones(2), 'n': 3}, jnp.ones(2))", "({'w': None, 'n': None}, 0)",
-                  "{'y': 0, 's': None}", [3])
-    assert out["ok"], out
-    assert out["equal"] and out["in_axes"] == [{"w": None, "n": None}, 0] and out["out_axes"] == {"y": 0, "s": None}
-
-
-def test_pytree_arguments_of_arrays_and_outputs():
-    code = "def f(p, x):\n    return {'y': p['w'] * x, 's': jnp.sum(p['w'])}\n"
-    out = compare(code, "({'w': jnp.ones(2), 'n': jnp.int32(3)}, jnp.ones(2))", "({'w': None, 'n': None}, 0)",
+    out = compare(code, f"({{'w': jnp.ones(2), 'n': {n}}}, jnp.ones(2))", "({'w': None, 'n': None}, 0)",
                   "{'y': 0, 's': None}", [3])
     assert out["ok"], out
     assert out["equal"] and out["in_axes"] == [{"w": None, "n": None}, 0] and out["out_axes"] == {"y": 0, "s": None}

@@ -33,7 +33,7 @@ import traceback
 from typing import NoReturn
 
 from playground.owner import cuda_programs
-from playground.sandbox import child_channel, protocol
+from playground.sandbox import child_channel, process_worker, protocol
 from playground.sandbox.limits import Limits
 
 _PR_SET_PDEATHSIG = 1
@@ -94,7 +94,7 @@ def _lock_down(setup: dict) -> dict:
     """Every layer the host allows (the full sandbox), or the rlimits alone (the local process mode)."""
     limits = Limits(**setup["limits"])
     if setup["sandbox"] != "full":
-        return {"rlimits": _rlimits_only(limits)}
+        return {"rlimits": process_worker.set_rlimits(limits)}  # the local process mode's, as its workers get
     from playground.sandbox import lockdown  # Linux's, as the full sandbox is: it needs resource, which Windows lacks
 
     grants = setup["grants"]
@@ -102,23 +102,6 @@ def _lock_down(setup: dict) -> dict:
     # The scratch folder is the owner's own (no job writes there, nothing walks it): private.
     return lockdown.apply(limits, setup["scratch"], devices=setup["devices"], grants=grants, programs=programs,
                           private_scratch=True, readable=setup["readable"], writable=setup["writable"])
-
-
-def _rlimits_only(limits: Limits) -> dict:
-    try:
-        import resource
-
-        from playground.sandbox import lockdown
-    except ImportError:  # Windows
-        return {"active": False, "detail": "this OS has no rlimits"}
-    for name, value in lockdown.wanted_rlimits(limits).items():
-        which = getattr(resource, lockdown.RLIMITS[name][0], None)
-        if which is not None:
-            try:
-                resource.setrlimit(which, (value, value))
-            except (ValueError, OSError):
-                continue
-    return {"active": True, "detail": "file size, open files, no core dumps"}
 
 
 def _open_device(setup: dict, layers: dict) -> dict:

@@ -41,5 +41,13 @@ class Limits:
         if self.address_space_mb and self.address_space_mb < 2048:
             raise ValueError("address_space_mb below 2048 breaks XLA; use 0 to turn it off")
 
+    def cpu_description(self) -> str:
+        """RLIMIT_CPU in words: RLIM_INFINITY (-1 on Linux, 2**63 - 1 on macOS: the device owner's) is unlimited.
+
+        >>> Limits().cpu_description(), Limits(cpu_s=-1).cpu_description()
+        ('300 s', 'unlimited')
+        """
+        return f"{self.cpu_s} s" if 0 <= self.cpu_s < 2**62 else "unlimited"
+
     def to_dict(self) -> dict:
         return asdict(self)

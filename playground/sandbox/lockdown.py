@@ -134,7 +134,7 @@ def _set_rlimits(limits: Limits) -> str:
         resource.setrlimit(getattr(resource, RLIMITS[name][0]), (value, value))
     address_space = f"AS {limits.address_space_mb} MB" if limits.address_space_mb else "AS unlimited"
     return (
-        f"{address_space}, CPU {limits.cpu_s} s, file size {limits.file_size_mb} MB, "
+        f"{address_space}, CPU {limits.cpu_description()}, file size {limits.file_size_mb} MB, "
         f"{limits.open_files} open files, no core dumps"
     )
 

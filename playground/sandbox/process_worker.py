@@ -38,7 +38,7 @@ def main(channel: str, handlers_module: str) -> NoReturn:
         request = protocol.receive(sock, 1 << 20)
         limits = Limits(**request["limits"])
         _settle_in(request["scratch"])
-        layers = {"rlimits": _set_rlimits(limits)}
+        layers = {"rlimits": set_rlimits(limits)}
         handlers = importlib.import_module(handlers_module)
         handlers.preload()
         hello = {**warmed_up(handlers), "layers": layers, "pid": os.getpid()}
@@ -73,7 +73,7 @@ def _settle_in(scratch: str) -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file gives EFBIG instead of a kill
 
 
-def _set_rlimits(limits: Limits) -> dict:
+def set_rlimits(limits: Limits) -> dict:
     """The rlimits this OS offers: CPU time, file size, open files, no core dumps; address space on Linux only
     (macOS does not enforce it). Windows has none of them."""
     try:
@@ -96,5 +96,5 @@ def _set_rlimits(limits: Limits) -> dict:
             continue
     address = f"address space {limits.address_space_mb:,} MB, " if "RLIMIT_AS" in set_ else ""
     return {"active": len(set_) == len(wanted),
-            "detail": f"{address}CPU {limits.cpu_s} s, file size {limits.file_size_mb} MB, {limits.open_files} open "
-                      f"files, no core dumps (rlimits set: {', '.join(set_) or 'none'})"}
+            "detail": f"{address}CPU {limits.cpu_description()}, file size {limits.file_size_mb} MB, "
+                      f"{limits.open_files} open files, no core dumps (rlimits set: {', '.join(set_) or 'none'})"}
