@@ -225,8 +225,8 @@ class PlaygroundAPI:
                       **self._runner.status()},
             "training": None if self._training is None else {
                 **self._training.status(), "max_run_s": self._settings.training_max_s,
-                "process": "one long-lived trusted worker per slot (our code on validated hyperparameters, never "
-                           "user code): not sandboxed, outside the server"},
+                "process": "in the device owner, between the jobs' turns on the device (our code on validated "
+                           "hyperparameters, never user code)"},
         }
 
     def updates(self, kind: str, **values) -> Iterator[dict]:
