@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import socket
 import struct
+
+from playground.errors import UserCodeError
 
 _HEADER = struct.Struct("!Q")
 MAX_DEPTH = 32  # no result of ours nests deeper than about six
@@ -114,11 +117,22 @@ def _read_exactly(sock: socket.socket, size: int) -> bytes:
 
 
 def asker(sock: socket.socket, max_bytes: int):
-    """A worker's ``ask(request) -> answer``: ``{"ask": request}`` to the server, then its ``{"answer": ...}``."""
+    """A worker's ``ask(request) -> answer``: ``{"ask": request, "tag": tag}`` to the server, then its
+    ``{"answer": ..., "tag": tag}``.
+
+    The tag is fresh for each question: an answer with another tag answers a question the user's code wrote on
+    this socket and left unread, so the worker's own exchange is out of step. That ends the job as the user's
+    doing (``forbidden``) instead of reading the wrong answer as the right one.
+    """
     def ask(request: object) -> object:
-        send(sock, {"ask": request})
+        tag = secrets.token_hex(8)
+        send(sock, {"ask": request, "tag": tag})
         reply = receive(sock, max_bytes)
         if not isinstance(reply, dict) or "answer" not in reply:
             raise EOFError("the server answered a question with something else")
+        if reply.get("tag") != tag:
+            raise UserCodeError("forbidden", "the job's own code asked the server a question on the worker's "
+                                             "connection and left the answer unread, so the job's questions are "
+                                             "out of step with their answers")
         return reply["answer"]
     return ask

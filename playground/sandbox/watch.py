@@ -6,9 +6,10 @@ a tmpfs of the job's own) with a walk that has a time budget per tick and goes
 on where it stopped, so a folder too big for one tick is counted whole over several. The reply is read
 as it arrives, bounded in size. What the user is told comes from verdicts.py.
 
-A job may ask the server a question while it runs (``{"ask": request}``; a device job asks its device owner,
-through the server, to run what it lowered): the question goes to ``on_ask`` on a thread of its own, so the
-watchdogs go on meanwhile, and its answer back to the worker as ``{"answer": ...}``. One question at a time;
+A job may ask the server a question while it runs (``{"ask": request, "tag": tag}``; a device job asks its
+device owner, through the server, to run what it lowered): the question goes to ``on_ask`` on a thread of its own,
+so the watchdogs go on meanwhile, and its answer back to the worker as ``{"answer": ..., "tag": tag}`` (the tag
+lets the worker tell its own answers from those of questions user code wrote itself). One question at a time;
 a job whose pool was given no ``on_ask`` is answered ``{"error": ...}``. ``on_ask`` may end the job instead, by
 raising ``AskEnded`` with the job's error (the device owner was killed on this job's account).
 """
@@ -58,15 +59,17 @@ class _Asking:
         self._open = threading.Event()  # a question is being answered
         self.ended: dict | None = None  # set when on_ask ended the job
 
-    def start(self, request: object, remaining_s: float) -> str | None:
-        """Start answering ``request``; the reason it is refused instead, or None."""
+    def start(self, question: dict, remaining_s: float) -> str | None:
+        """Start answering ``question`` (``{"ask": request}``, maybe with a ``tag``); the reason it is refused
+        instead, or None."""
         if self._open.is_set():
             return "it asked a second question before the first was answered"
         self._open.set()
-        threading.Thread(target=self._answer, args=(request, remaining_s), name="job-ask", daemon=True).start()
+        threading.Thread(target=self._answer, args=(question["ask"], question.get("tag"), remaining_s),
+                         name="job-ask", daemon=True).start()
         return None
 
-    def _answer(self, request: object, remaining_s: float) -> None:
+    def _answer(self, request: object, tag: str | None, remaining_s: float) -> None:
         if self._on_ask is None:
             answer: object = {"error": "this job may not ask the server anything"}
         else:
@@ -77,7 +80,7 @@ class _Asking:
                 return
         self._open.clear()  # before the answer: the worker's next question may come at once
         try:
-            self._worker.channel.sendall(protocol.encode({"answer": answer}))
+            self._worker.channel.sendall(protocol.encode({"answer": answer, "tag": tag}))
         except OSError:
             pass  # the worker is gone; the watch says why
 
@@ -124,7 +127,7 @@ class JobWatch:
                     message = buffer.feed(chunk)
                     while _is_early(message) or _is_ask(message):  # one chunk may hold several messages
                         if _is_ask(message):
-                            refused = asking.start(message["ask"], deadline - time.monotonic())
+                            refused = asking.start(message, deadline - time.monotonic())
                             if refused:
                                 return verdicts.reply_refused(refused)
                             message = buffer.feed(b"")
@@ -203,4 +206,5 @@ def _is_early(message: object) -> bool:
 
 
 def _is_ask(message: object) -> bool:
-    return isinstance(message, dict) and len(message) == 1 and "ask" in message
+    return isinstance(message, dict) and "ask" in message and message.keys() <= {"ask", "tag"} \
+        and isinstance(message.get("tag", ""), str)
