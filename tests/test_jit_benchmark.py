@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -11,7 +14,7 @@ from playground import device_ops, jobs, replies
 from playground.gallery import JIT_BENCHMARK_CODE
 from playground.measure import numerics
 from playground.worker import jit_speed as jb
-from playground.worker import numpy_stand_in, program_size
+from playground.worker import numpy_side, numpy_stand_in, program_size
 from tests.device_requests import ops, recording_device
 from tests.owner_doubles import local_device
 
@@ -83,13 +86,26 @@ def test_the_device_and_numpy_results_agree_at_every_element_of_a_size():
                             jax.ShapeDtypeStruct((30, 30), np.float32))
     (by_jit,), _ = device.run(program.call([device.random((30, 30), np.float32, jb.SEED)]))
     as_numpy, _ = numpy_stand_in.numpy_version(JIT_BENCHMARK_CODE, "fn")
-    assert jb._check_numpy(as_numpy, x, device, by_jit, "fn") == (as_numpy, None)
-    off_by_one = jb._check_numpy(lambda y: as_numpy(y) + np.float32(1), x, device, by_jit, "fn")
-    assert off_by_one[0] is None and "gives other results at n=30" in off_by_one[1]
+    assert numpy_check(as_numpy, x, device, by_jit) is None
+    assert "gives other results at n=30" in numpy_check(lambda y: as_numpy(y) + np.float32(1), x, device, by_jit)
+
+
+def numpy_check(as_numpy, x, device, by_jit) -> str | None:
+    """Why NumPy's version is left out at x's size (its host side, then its comparison with jit's), or None."""
+    by_numpy, why = numpy_side.result(as_numpy, x)
+    return why if by_numpy is None else numpy_side.disagreement(by_numpy, device, by_jit, jb.RTOL, jb.ATOL)
+
+
+def test_a_numpy_version_that_changes_its_input_in_place_is_left_out():
+    def in_place(y):
+        y *= 2
+        return y
+    by_numpy, why = numpy_side.result(in_place, device_ops.uniform((5, 5), np.float32, jb.SEED))
+    assert by_numpy is None and "changes its input in place" in why
 
 
 def test_above_256_squared_numpy_is_compared_at_spread_elements_the_last_among_them():
-    n = 300  # 90,000 elements: more than MAX_CHECKED, so only a spread of them come back from the device
+    n = 300  # 90,000 elements: more than numpy_side.MAX_CHECKED, so only a spread of them come back from the device
     device = local_device()
     x = device_ops.uniform((n, n), np.float32, jb.SEED)
     program = device.export(jax.jit(lambda y: y * 2), jax.ShapeDtypeStruct((n, n), np.float32))
@@ -99,9 +115,8 @@ def test_above_256_squared_numpy_is_compared_at_spread_elements_the_last_among_t
         out = y * 2
         out[-1, -1] += 1
         return out
-    assert jb._check_numpy(lambda y: y * 2, x, device, by_jit, "f")[1] is None
-    found = jb._check_numpy(last_element_off, x, device, by_jit, "f")
-    assert found[0] is None and "gives other results at n=300 (largest difference 1)" in found[1]
+    assert numpy_check(lambda y: y * 2, x, device, by_jit) is None
+    assert "gives other results at n=300 (largest difference 1)" in numpy_check(last_element_off, x, device, by_jit)
 
 
 def test_sizes_that_do_not_fit_the_device_are_skipped_with_a_reason():
@@ -279,3 +294,24 @@ def test_a_spent_budget_skips_the_sizes_not_reached():
     assert [s["size"] for s in out["skipped"]] == [20, 30]
     assert all("time budget" in s["reason"] for s in out["skipped"])
     assert len(out["jit_s"]) == 1
+
+
+def test_numpy_runs_beside_an_accelerator_and_in_turn_with_the_hosts_cpu():
+    assert isinstance(numpy_side.host_for(local_device()), numpy_side._InTurn)
+    accelerator = type("Accelerator", (), {"about": {"platform": "tpu"}})()
+    with numpy_side.host_for(accelerator) as host:
+        assert host.submit(lambda: threading.current_thread().name).result().startswith("numpy")
+
+
+def test_beside_the_device_numpy_is_checked_and_timed_on_its_own_thread(monkeypatch):
+    threads, result_on = [], numpy_side.result
+
+    def recorded(*args):
+        threads.append(threading.current_thread())
+        return result_on(*args)
+    monkeypatch.setattr(numpy_side, "result", recorded)
+    monkeypatch.setattr(numpy_side, "host_for", lambda device: ThreadPoolExecutor(1, thread_name_prefix="numpy"))
+    out = jb.jit_speed(JIT_BENCHMARK_CODE, [10, 20], repeats=2, memory_mb=IN_PROCESS_MB, device=local_device())
+    assert out["numpy_checked_sizes"] == [10, 20] and all(t > 0 for t in out["numpy_s"])
+    assert all(t > 0 for t in out["eager_s"] + out["jit_s"])
+    assert len(threads) == 2 and all(t.name.startswith("numpy") for t in threads)

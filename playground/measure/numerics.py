@@ -174,11 +174,12 @@ def _leaf(x: np.ndarray, y: np.ndarray, rtol: float, atol: float) -> tuple[int, 
     for start in range(0, max(flat_x.size, 1), _BLOCK_ELEMENTS):
         u = flat_x[start:start + _BLOCK_ELEMENTS].astype(wide)
         v = flat_y[start:start + _BLOCK_ELEMENTS].astype(wide)
-        within = np.isclose(u, v, rtol=rtol, atol=atol, equal_nan=True)
-        close += int(within.sum())
         same = (u == v) | (np.isnan(u) & np.isnan(v))  # equal infinities and NaN in both: no difference
         with np.errstate(invalid="ignore"):
-            gap = np.where(same, 0.0, np.abs(u - v))
+            gap = np.abs(u - v)
+            # np.isclose(u, v, rtol, atol, equal_nan=True), with the difference it needs computed once
+            close += int((same | ((gap <= atol + rtol * np.abs(v)) & np.isfinite(v))).sum())
+            gap[same] = 0.0
         if gap.size:
             largest = float(np.max([largest, np.max(gap)]))  # np.max keeps NaN: then not finite
     return close, largest

@@ -10,7 +10,14 @@ what eager JAX does, one compiled program per equation of the function's jaxpr
 dispatched one after another (eager_plan.py). The device's input is made in the
 owner from the same seed, so no transfer is timed. Every time is
 measure/timing.py's (a warm-up, ``block_until_ready`` before the clock stops,
-the median of at least ``repeats`` runs).
+the median of at least ``repeats`` runs); each engine's check run at a size is
+its warm-up there.
+
+On an accelerator, NumPy's work (its check, then its timing) runs on a thread of
+the worker while the owner checks and times the device's engines: the two share
+no processor (the host's CPU against the accelerator), so neither figure moves,
+and the job takes about the longer of the two instead of their sum. Where the
+device is the host's CPU they would compete for the same cores, so they run in turn.
 
 Each size's results are compared before it is timed: eager JAX and jit must
 agree (else the job stops), and NumPy is timed only where it agrees with jit,
@@ -33,6 +40,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from concurrent.futures import Executor
 
 import jax
 import numpy as np
@@ -40,10 +48,10 @@ import numpy as np
 from playground import device_ops
 from playground.errors import UserCodeError
 from playground.matrix_memory import ARRAYS_FLOOR, HEADROOM
-from playground.measure import numerics, timing
+from playground.measure import timing
 from playground.sandbox import procfs
 from playground.sandbox.limits import Limits
-from playground.worker import eager_plan, numpy_stand_in, program_size, user_errors, user_jit, usercode
+from playground.worker import eager_plan, numpy_side, numpy_stand_in, program_size, user_errors, user_jit, usercode
 from playground.worker import inspect as staging
 from playground.worker.device import Device
 
@@ -56,7 +64,6 @@ MIN_TOTAL_S = 0.2
 SAFETY = 1.5
 RTOL, ATOL = 1e-4, 1e-5  # float32, and XLA may fuse a*b+c into one rounding where NumPy rounds twice
 SEED = 0
-MAX_CHECKED = device_ops.MAX_TAKE  # NumPy is compared with jit at every element up to this many, else at as many
 
 
 def jit_speed(code: str, sizes: list[int], repeats: int, memory_mb: int, device: Device, budget_s: float = math.inf,
@@ -97,13 +104,17 @@ class _Bench:
             raise UserCodeError("memory", "No size fits in the device's memory: "
                                 + "; ".join(f"n={s['size']} {s['reason']}" for s in self.skipped))
         self.as_numpy, self.numpy_unavailable = numpy_stand_in.numpy_version(self.code, self.program.name)
+        with numpy_side.host_for(self.device) as host:
+            return self._run(kept, repeats, early, host)
+
+    def _run(self, kept: list[int], repeats: int, early: Callable[[dict], None] | None, host: Executor) -> dict:
         for i, n in enumerate(kept):
             if i and time.perf_counter() > self.deadline:
                 self.skipped += [{"size": m, "reason": "the job's time budget ran out before this size"}
                                  for m in kept[i:]]
                 kept = kept[:i]
                 break
-            self._measure(n, repeats, len(kept) - i)
+            self._measure(n, repeats, len(kept) - i, host)
             if early is not None and i + 1 < len(kept):  # the table grows by a row while the rest is measured
                 early(self._reply(kept[:i + 1], pending=kept[i + 1:]))
         return self._reply(kept, pending=[])
@@ -124,8 +135,9 @@ class _Bench:
                              f"{budget / 2**20:,.0f} MB (the benchmark keeps under {HEADROOM:.0%} of it)"})
         return False
 
-    def _measure(self, n: int, repeats: int, sizes_left: int) -> None:
+    def _measure(self, n: int, repeats: int, sizes_left: int, host: Executor) -> None:
         device, spec = self.device, jax.ShapeDtypeStruct((n, n), np.float32)
+        prepared = host.submit(self._numpy_prepared, n)
         x = device.random((n, n), np.float32, SEED)
         jit_call = self.compiled[n]["program"].call([x])
         eager_call = eager_plan.plan(device, self.eager, [spec], [x])
@@ -136,23 +148,24 @@ class _Bench:
         if not found["equal"]:
             raise UserCodeError(
                 "invalid_input", f"`{self.program.name}` gives different results eagerly and under jit at n={n} "
-                f"({_difference(found)}): timing two different computations would mean nothing. Is the function pure?")
+                f"({numpy_side.difference(found)}): timing two different computations would mean nothing. Is the "
+                "function pure?")
         device.free([by_eager])
         runs = {"jit": jit_call, "eager": eager_call}
-        numpy_run = self._numpy_checked(n, by_jit)
+        numpy_run = self._numpy_checked(n, prepared.result(), by_jit)
+        del prepared  # NumPy's result: only its input is kept for the timing
         device.free([by_jit])
-        for engine in self.rows:
-            share = max(0.0, self.deadline - time.perf_counter()) / (3 * sizes_left)
-            options = {"min_total_s": MIN_TOTAL_S, "min_runs": repeats, "max_total_s": share}
-            if engine == "numpy":
-                self.rows[engine].append(self._numpy_timing(numpy_run, n, options))
-            else:
-                self.rows[engine].append(device.time(runs[engine], **options))
+        share = max(0.0, self.deadline - time.perf_counter()) / (3 * sizes_left)
+        options = {"min_total_s": MIN_TOTAL_S, "min_runs": repeats, "max_total_s": share}
+        numpy_timed = host.submit(self._numpy_timing, numpy_run, n, options)
+        for engine in ("eager", "jit"):  # the check run above was each one's warm-up at this size
+            self.rows[engine].append(device.time(runs[engine], **options, warmup=0))
+        self.rows["numpy"].append(numpy_timed.result())
         device.free([x])
 
-    def _numpy_checked(self, n: int, by_jit: int) -> Callable[[], object] | None:
-        """NumPy's run at size n, once its result agreed with jit's (at MAX_CHECKED elements at most); None when it
-        cannot be timed here (``numpy_unavailable`` says why)."""
+    def _numpy_prepared(self, n: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The host's side of NumPy's check at size n, which needs nothing of the device: its input and its result;
+        None when it cannot be timed here (``numpy_unavailable`` says why)."""
         if self.as_numpy is None:
             return None
         need_mb = _worker_resident_mb() + self._host_bytes(n) / 2**20
@@ -162,9 +175,22 @@ class _Bench:
                 f"{self.memory_mb:,} MB (the benchmark keeps under {HEADROOM:.0%} of it).")
             return None
         x_host = device_ops.uniform((n, n), np.float32, SEED)
-        self.as_numpy, self.numpy_unavailable = _check_numpy(self.as_numpy, x_host, self.device, by_jit,
-                                                             self.program.name)
-        if self.as_numpy is None:
+        by_numpy, why = numpy_side.result(self.as_numpy, x_host)
+        if by_numpy is None:
+            self.as_numpy, self.numpy_unavailable = None, why
+            return None
+        return x_host, by_numpy
+
+    def _numpy_checked(self, n: int, prepared: tuple[np.ndarray, np.ndarray] | None,
+                       by_jit: int) -> Callable[[], object] | None:
+        """NumPy's run at size n, once its result agreed with jit's (numpy_side.py); None when it
+        cannot be timed here (``numpy_unavailable`` says why)."""
+        if prepared is None:
+            return None
+        x_host, by_numpy = prepared
+        why = numpy_side.disagreement(by_numpy, self.device, by_jit, RTOL, ATOL)
+        if why is not None:
+            self.as_numpy, self.numpy_unavailable = None, why
             return None
         self.numpy_checked.append(n)
         return lambda x=x_host, f=self.as_numpy: f(x)
@@ -245,49 +271,6 @@ def _check_output(out_info, n: int, name: str) -> None:
         raise UserCodeError(
             "invalid_input", f"`{name}` turns a ({n}, {n}) input into shape {tuple(out_info.shape)}; the benchmark "
             "compares functions that return an array of the same shape as their input.")
-
-
-def _check_numpy(as_numpy, x_host: np.ndarray, device: Device, by_jit: int, name: str) -> tuple:
-    """NumPy's result against jit's (``by_jit`` on the device), at every element or MAX_CHECKED spread ones:
-    (the NumPy function, None), or (None, why it is left out)."""
-    n = x_host.shape[0]
-    x_copy = x_host.copy()
-    try:
-        by_numpy = as_numpy(x_copy)
-    except Exception as exc:
-        return None, (f"Your code does not run with jnp as NumPy (n={n}): "
-                      f"{user_errors.error_result(exc)['error']['message']}")
-    if not numerics.compare(x_copy, x_host, rtol=0, atol=0).equal:
-        return None, ("With jnp as NumPy the function changes its input in place (JAX arrays are immutable), "
-                      "so every timed run would see other numbers.")
-    del x_copy
-    if not isinstance(by_numpy, np.ndarray):
-        return None, f"With jnp as NumPy the function returns a {type(by_numpy).__name__}, not a NumPy array."
-    if by_numpy.dtype != np.float32 or by_numpy.shape != (n, n):
-        return None, (f"With jnp as NumPy the function gives {by_numpy.dtype} of shape {by_numpy.shape}, JAX float32 "
-                      f"of shape {(n, n)}: timing them side by side would not compare like with like.")
-    positions = _checked_positions(n)
-    by_jit_there = device.fetch([by_jit], take=positions)[0]
-    found = numerics.compare(by_numpy.reshape(-1)[positions], by_jit_there, RTOL, ATOL)
-    if not found.equal:
-        return None, f"With jnp as NumPy the function gives other results at n={n} ({_difference(found)})."
-    return as_numpy, None
-
-
-def _checked_positions(n: int) -> list[int]:
-    """Every element's flat position up to MAX_CHECKED elements, else MAX_CHECKED spread evenly over the array.
-
-    >>> len(_checked_positions(10)), _checked_positions(1000)[:3], _checked_positions(1000)[-1]
-    (100, [0, 15, 31], 999999)
-    """
-    if n * n <= MAX_CHECKED:
-        return list(range(n * n))
-    return np.linspace(0, n * n - 1, MAX_CHECKED).round().astype(np.int64).tolist()
-
-
-def _difference(found) -> str:
-    largest = found["largest"] if isinstance(found, dict) else found.largest
-    return f"largest difference {largest:.3g}" if largest is not None else "differences that are not finite"
 
 
 def _worker_resident_mb() -> float:
