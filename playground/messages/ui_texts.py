@@ -354,16 +354,18 @@ TEXTS: dict[str, dict[str, str]] = {
     "pg.speed.kernels": {"en": "Kernel timeline", "de": "Kernel-Zeitverlauf", "zh": "kernel 时间线"},
     # Parallel
     "pg.parallel.intro": {
-        "en": "### Sharding a function across devices\nWithout an accelerator, these workers get {devices} "
-              "simulated CPU devices (`JAX_NUM_CPU_DEVICES`): the sharding is real, the devices share this "
-              "machine's cores. Build a mesh, say how each input is split with a `PartitionSpec`, and `jax.jit` "
+        "en": "### Sharding a function across devices\nThis tab's workers get {devices} simulated CPU "
+              "devices (`JAX_NUM_CPU_DEVICES`), on every host: the sharding is real, the devices share this "
+              "machine's cores (a GPU or TPU belongs to the device owner, which does not run this tab). Build a mesh, say how each input is split with a `PartitionSpec`, and `jax.jit` "
               "does the rest.",
-        "de": "### Eine Funktion über Geräte verteilen (Sharding)\nOhne Beschleuniger bekommen diese Worker {devices} "
-              "simulierte CPU-Geräte (`JAX_NUM_CPU_DEVICES`): Das Sharding ist echt, die Geräte teilen sich die Kerne "
-              "dieses Rechners. Baue ein Mesh, gib mit einer `PartitionSpec` an, wie jede Eingabe aufgeteilt wird, "
+        "de": "### Eine Funktion über Geräte verteilen (Sharding)\nDie Worker dieses Tabs bekommen auf jedem "
+              "Rechner {devices} simulierte CPU-Geräte (`JAX_NUM_CPU_DEVICES`): Das Sharding ist echt, die Geräte "
+              "teilen sich die Kerne dieses Rechners (eine GPU oder TPU gehört dem Geräte-Besitzer, der diesen Tab "
+              "nicht ausführt). Baue ein Mesh, gib mit einer `PartitionSpec` an, wie jede Eingabe aufgeteilt wird, "
               "und `jax.jit` erledigt den Rest.",
-        "zh": "### 把函数 sharding 到多个设备上\n没有加速器时，这些工作进程会得到 {devices} 个模拟的 CPU 设备"
-              "（`JAX_NUM_CPU_DEVICES`）：sharding 是真实的，只是这些设备共用本机的 CPU 核心。构建一个 mesh，"
+        "zh": "### 把函数 sharding 到多个设备上\n在任何主机上，本标签页的工作进程都会得到 {devices} 个"
+              "模拟的 CPU 设备（`JAX_NUM_CPU_DEVICES`）：sharding 是真实的，只是这些设备共用本机的 CPU 核心"
+              "（GPU 或 TPU 归设备所有者进程使用，它不运行本标签页）。构建一个 mesh，"
               "用 `PartitionSpec` 说明每个输入如何切分，剩下的交给 `jax.jit`。"},
     "pg.parallel.function": {"en": "Your function", "de": "Deine Funktion", "zh": "你的函数"},
     "pg.parallel.args": {"en": "Arguments", "de": "Argumente", "zh": "参数"},

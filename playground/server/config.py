@@ -43,7 +43,7 @@ class Settings:
     workers: int = 2  # jobs at once; as many warm workers are kept ready
     queue_size: int = 32  # requests waiting beyond that; more get "busy, try again"
     parallel_workers: int = 1  # jobs at once for the Parallel tab, in workers that see several devices
-    cpu_devices: int = 8  # simulated CPU devices those workers get on a CPU-only host (JAX_NUM_CPU_DEVICES)
+    cpu_devices: int = 8  # simulated CPU devices the Parallel tab's workers get (JAX_NUM_CPU_DEVICES)
     owner_memory_mb: int = 6144  # the device owner's resident memory, the device's own mappings left out
     training_jobs: int = 1  # training runs at once in the device owner (one per accelerator device); others wait
     training_max_s: float = 900.0  # a run is stopped (keeping its parameters) after this long

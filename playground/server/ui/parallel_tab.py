@@ -35,7 +35,7 @@ LINK = TabSchema(fields_of("shard"), tuple(HIDEABLE))
 
 
 def build(context: TabContext) -> share_links.Sharing:
-    api, cpu_devices = context.api, context.settings.cpu_devices  # the simulated devices without an accelerator
+    api, cpu_devices = context.api, context.settings.cpu_devices  # the Parallel workers' simulated devices
     concurrency, concurrency_id = context.line("parallel")
     exercise = share_links.exercise_box("parallel")
     gr.Markdown(t("pg.parallel.intro", devices=cpu_devices))
