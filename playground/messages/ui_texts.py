@@ -356,8 +356,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "pg.parallel.intro": {
         "en": "### Sharding a function across devices\nThis tab's workers get {devices} simulated CPU "
               "devices (`JAX_NUM_CPU_DEVICES`), on every host: the sharding is real, the devices share this "
-              "machine's cores (a GPU or TPU belongs to the device owner, which does not run this tab). Build a mesh, say how each input is split with a `PartitionSpec`, and `jax.jit` "
-              "does the rest.",
+              "machine's cores (a GPU or TPU belongs to the device owner, which does not run this tab). Build a "
+              "mesh, say how each input is split with a `PartitionSpec`, and `jax.jit` does the rest.",
         "de": "### Eine Funktion über Geräte verteilen (Sharding)\nDie Worker dieses Tabs bekommen auf jedem "
               "Rechner {devices} simulierte CPU-Geräte (`JAX_NUM_CPU_DEVICES`): Das Sharding ist echt, die Geräte "
               "teilen sich die Kerne dieses Rechners (eine GPU oder TPU gehört dem Geräte-Besitzer, der diesen Tab "
