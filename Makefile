@@ -92,4 +92,4 @@ $(JAX_STAMP): $(RUNTIME) $(JAX_REQUIREMENTS)
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(DOCS_VENV) site .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(DOCS_VENV) site .pytest_cache .ruff_cache $(or $(PLAYGROUND_COMPILE_CACHE),.cache/xla)

@@ -179,7 +179,9 @@ def test_a_cpu_hosts_owner_holds_the_cpu_and_no_device_file(setup_of, tmp_path):
     assert setup.platform == "cpu" and setup.devices == NO_DEVICE and setup.grants == ()
     assert setup.env["JAX_PLATFORMS"] == "cpu"
     assert not set(SECRETS) & set(setup.env)
-    assert setup.writable == (str(tmp_path / "runs"),) and os.path.isdir(setup.scratch)
+    # The runs' weights and the compilation cache (made now, so that Landlock can name it) are all it may write.
+    assert setup.writable == (str(tmp_path / "runs"), setup.compile_cache) and os.path.isdir(setup.scratch)
+    assert os.path.isdir(setup.compile_cache) and setup.compile_cache_mb > 0
     assert "env" not in setup.message()  # its environment is the process's, never a message
 
 

@@ -14,8 +14,9 @@ from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
 from playground.owner.training import loop as worker_loop
 from playground.owner.training import steps as worker_steps
-from playground.owner.training.loop import _next_chunk_steps, make_optimizer, train
-from playground.owner.training.steps import as_float
+from playground.owner.training.loop import _next_chunk_steps, train
+from playground.owner.training.prepare import TRAIN_EVAL_SIZE, spread
+from playground.owner.training.steps import as_float, make_optimizer
 from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, real_digits
 
 TINY = (784, 32, 10)
@@ -118,9 +119,9 @@ def test_training_accuracy_is_the_models_accuracy_on_training_images(updates):
 
 
 def test_the_training_sample_is_spread_over_the_whole_training_set():
-    assert worker_loop._spread(60_000, worker_loop.TRAIN_EVAL_SIZE)[[0, -1]].tolist() == [0, 59_999]
-    assert len(worker_loop._spread(60_000, 10_000)) == 10_000 and len(worker_loop._spread(7, 10_000)) == 7
-    assert worker_loop._spread(5, 1).tolist() == [0]
+    assert spread(60_000, TRAIN_EVAL_SIZE)[[0, -1]].tolist() == [0, 59_999]
+    assert len(spread(60_000, 10_000)) == 10_000 and len(spread(7, 10_000)) == 7
+    assert spread(5, 1).tolist() == [0]
 
 
 def assert_same_training(ours: list[dict], theirs: list[dict], rtol: float, atol: float) -> None:

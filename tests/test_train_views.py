@@ -163,3 +163,13 @@ def test_the_status_writes_numbers_as_the_readers_language_does():
     for said in ("Schritt 12.345", "Loss 0,3456", "51.426 Beispiele/s", "60.000 Trainings- / 10.000 Testbilder"):
         assert said in german, german
     assert "step 12,345" in status_markdown(running) and "51,426 samples/s" in status_markdown(running)
+
+
+@pytest.mark.parametrize("language", ["en", "de", "zh"])
+def test_compiling_says_whether_it_is_the_first_time_or_a_load_of_what_was_kept(language):
+    first, kept, no_cache = (status_markdown({"phase": "compiling", "compile_cache": said}, language)
+                             for said in ("new", "kept", None))
+    assert len({first, kept, no_cache}) == 3
+    assert messages.say("train.compiling_first", language) in first
+    assert messages.say("train.compiling_kept", language) in kept
+    assert messages.say("train.compiling", language) in no_cache

@@ -457,6 +457,18 @@ def test_about_names_the_device_its_owner_and_the_jobs_it_runs_or_why_there_is_n
     assert "### Gerätebesitzer\n**tpu: TPU v5 lite**" in about_tab.to_markdown(with_tpu, "de")
 
 
+def test_about_says_where_the_owner_keeps_its_compiled_programs_or_why_it_keeps_none():
+    about = sample_about(devices=("tpu:0 TPU v5 lite",), backend="tpu")
+    on = {"active": True, "folder": "/srv/xla", "max_mb": 1024, "detail": "/srv/xla, at most 1,024 MB"}
+    off = {"active": False, "folder": "/srv/xla", "max_mb": 1024, "detail": "cannot write to /srv/xla: Read-only"}
+    for cache, said in ((on, "**Its compilation cache:** /srv/xla, at most 1,024 MB"),
+                        (off, "**Its compilation cache is off:** cannot write to /srv/xla: Read-only")):
+        owner = {**about, "sandbox": {**about["sandbox"], "device_owner": {**OWNER, "compile_cache": cache}}}
+        assert said in about_tab.to_markdown(owner)
+    assert "compilation cache" not in about_tab.to_markdown({**about, "sandbox": {**about["sandbox"],
+                                                                                  "device_owner": OWNER}})
+
+
 def test_gradios_own_words_that_its_german_and_chinese_lack_are_ours_with_the_same_fields():
     """Gradio's English for them is in its bundled frontend; ours must fill the same {fields} (a CI run under
     load saw Gradio's "In queue: 1 of 1" in English on the Chinese page)."""

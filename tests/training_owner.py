@@ -29,10 +29,16 @@ _over: weakref.WeakSet[TrainingStream] = weakref.WeakSet()  # the streams whose 
 
 
 @contextmanager
-def running_owner(env: Mapping[str, str], runs: Path, sandbox: str | None = None) -> Iterator[DeviceOwner]:
-    """A started owner (closed after); ``runs`` is made first: the owner's Landlock rules name it."""
+def running_owner(env: Mapping[str, str], runs: Path, sandbox: str | None = None,
+                  compile_cache: Path | None = None, compile_cache_mb: int | None = None) -> Iterator[DeviceOwner]:
+    """A started owner (closed after); ``runs`` is made first: the owner's Landlock rules name it. Its compilation
+    cache is the checkout's (as the app's), or ``compile_cache`` bounded to ``compile_cache_mb``."""
     runs.mkdir(parents=True, exist_ok=True)
     settings = Settings() if sandbox is None else dataclasses.replace(Settings(), sandbox=sandbox)
+    if compile_cache is not None:
+        settings = dataclasses.replace(settings, compile_cache=str(compile_cache))
+    if compile_cache_mb is not None:
+        settings = dataclasses.replace(settings, compile_cache_mb=compile_cache_mb)
     owner = DeviceOwner(worker_pools.owner_setup(settings, dict(env), None, str(runs)))
     owner.start()
     try:
@@ -43,8 +49,7 @@ def running_owner(env: Mapping[str, str], runs: Path, sandbox: str | None = None
 
 def runs_folder(owner: DeviceOwner) -> Path:
     """The folder the owner may write the runs' weights into."""
-    (runs,) = owner.setup.writable
-    return Path(runs)
+    return Path(owner.setup.writable[0])
 
 
 def train(owner: DeviceOwner, config: TrainConfig, env: Mapping[str, str]) -> TrainingStream:

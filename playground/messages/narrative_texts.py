@@ -164,6 +164,17 @@ TEXTS: dict[str, dict[str, str]] = {
         "de": "  \n**Was sein Treiber über die Gerätedateien hinaus brauchte** (beim Start ermittelt, nur für den "
               "Gerätebesitzer): {grants}",
         "zh": "  \n**其驱动在设备文件之外还需要的权限**（启动时确定，仅授予设备所有者）：{grants}"},
+    "about.compile_cache_on": {
+        "en": "  \n**Its compilation cache:** {detail}: the training's compiled programs, kept for later runs and "
+              "owners (the programs jobs send are compiled each time)",
+        "de": "  \n**Sein Kompilier-Cache:** {detail}: die kompilierten Programme des Trainings, aufbewahrt für "
+              "spätere Läufe und Besitzerprozesse (die Programme der Jobs werden jedes Mal kompiliert)",
+        "zh": "  \n**它的编译缓存：** {detail}：训练的已编译程序，留给之后的训练和所有者进程使用"
+              "（作业发来的程序每次都重新编译）"},
+    "about.compile_cache_off": {
+        "en": "  \n**Its compilation cache is off:** {detail}; every training run compiles its programs",
+        "de": "  \n**Sein Kompilier-Cache ist aus:** {detail}; jeder Trainingslauf kompiliert seine Programme",
+        "zh": "  \n**它的编译缓存已关闭：** {detail}；每次训练都要编译其程序"},
     "about.training": {
         "en": "### Training\n**Runs at once:** {slots} (one per accelerator), **running:** {running}, **waiting:** "
               "{waiting}, **stopped after:** {max_run_s} s  \n{process}",

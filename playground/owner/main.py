@@ -11,9 +11,11 @@ handle.py, as a dict). In order:
    thread: what the driver needs beyond its files is granted by name (device_grants.py: the server found the
    smallest set that opens the device), with ptxas and nvlink found here for ``compiler_programs``
    (cuda_programs.py);
-3. open the device (``JAX_PLATFORMS`` is pinned: failing to open it is an error with JAX's reason, never a quiet
-   CPU) and compile once;
-4. say hello (ready, the device, the layers) and serve.
+3. point JAX's compilation cache at the folder the server named (compile_cache.py: before anything compiles;
+   a folder it cannot write leaves the cache off, said in the hello), open the device (``JAX_PLATFORMS`` is
+   pinned: failing to open it is an error with JAX's reason, never a quiet CPU) and compile once;
+4. say hello (ready, the device, the layers, the cache) and serve; the training's default configuration is
+   compiled meanwhile, on a thread of its own (training/runs.py).
 
 Messages from the server (sandbox/protocol.py framing), each with an ``id`` its answer repeats:
 ``{"open": session}``, ``{"session": s, "request": {...}}`` (device_ops.py's ops), ``{"close": session}``.
@@ -54,7 +56,7 @@ def main(channel: str) -> NoReturn:
         if hello["ready"]:
             from playground.owner.serve import Owner  # imports JAX: after the lockdown, as its first use
 
-            Owner(sock, setup).serve()
+            Owner(sock, setup, hello["compile_cache"]).serve()
     except BaseException:  # the server's log gets it through our stderr
         traceback.print_exc()
         status = 1
@@ -110,13 +112,14 @@ def _open_device(setup: dict, layers: dict) -> dict:
         import jax
         import jax.numpy as jnp
 
+        from playground.owner import compile_cache
         from playground.owner.session import about
 
+        cache = compile_cache.configure(setup["compile_cache"], setup["compile_cache_mb"])
         jax.jit(lambda x: x * 2 + 1)(jnp.arange(4.0)).block_until_ready()
         device = jax.devices()[0]
         return {"ready": True, "backend": jax.default_backend(), "about": about(device, setup["memory_mb"]),
-                "layers": layers,
-                "pid": os.getpid()}
+                "layers": layers, "compile_cache": cache, "pid": os.getpid()}
     except Exception as exc:
         traceback.print_exc()
         said = str(exc) or f"JAX opened no backend for JAX_PLATFORMS={os.environ.get('JAX_PLATFORMS', '')!r}"

@@ -57,7 +57,10 @@ class OwnerSetup:
     devices: DevicePaths = NO_DEVICE
     grants: tuple[str, ...] = ()
     readable: tuple[str, ...] = ()
-    writable: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()  # the compile cache's folder among them, where it could be made
+    compile_cache: str = ""  # JAX's compilation cache (owner/compile_cache.py); "" for none
+    compile_cache_mb: int = 0
+    data_env: dict[str, str] = field(default_factory=dict)  # where the datasets are (the default's, for the warm-up)
 
     def message(self) -> dict:
         sent = asdict(self)

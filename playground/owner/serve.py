@@ -29,7 +29,8 @@ _NO_TURN = frozenset({"about"})  # ops that do not touch the device: they do not
 
 
 class Owner:
-    def __init__(self, channel: socket.socket, setup: dict) -> None:
+    def __init__(self, channel: socket.socket, setup: dict, compile_cache: dict) -> None:
+        """``compile_cache``: compile_cache.configure's report (its folder is the training's index's too)."""
         self._channel = channel
         self._send_lock = threading.Lock()
         self._scratch = setup["scratch"]
@@ -40,11 +41,14 @@ class Owner:
         self._sessions: dict[int, Session] = {}
         self._holding: set[int] = set()  # the sessions that have the device (one at a time, by the server's line)
         self._turns = DeviceTurns()
-        self._training = TrainingRuns(self._send, self._turns)
+        self._training = TrainingRuns(self._send, self._turns,
+                                      compile_cache["folder"] if compile_cache["active"] else None)
+        self._data_env = setup["data_env"]
         self._requests: queue.Queue[dict | None] = queue.Queue()
 
     def serve(self) -> None:
         threading.Thread(target=self._answer_requests, name="owner-sessions", daemon=True).start()
+        self._training.warm_up(self._data_env)  # after the hello: the jobs need not wait for it
         while True:
             try:
                 message = protocol.receive(self._channel, MAX_MESSAGE_BYTES)

@@ -92,8 +92,11 @@ class PlaygroundAPI:
         "elapsed_s", "device", "devices" (how many it trains on), "dataset" (the one it trains on), "data_note" (a
         catalogue piece where the images are not the dataset's own split: its test set alone, split 80/20),
         "data_fallback" (a piece where the dataset asked for could be neither found nor downloaded, and the run
-        trains on "digits" instead), "n_train", "n_test" and "done". The last one ("done": True) adds "stopped",
-        "message" (and "message_words", its catalogue piece), "params_file" (.npz), "metrics_file" (CSV),
+        trains on "digits" instead), "n_train", "n_test", "compile_cache" (from "compiling" on: "new" where this
+        configuration's programs are compiled for the first time here, "kept" where they were compiled before and
+        are loaded from the device owner's compilation cache, None without one) and "done". The last one ("done":
+        True) adds "stopped", "xla_compiles" (the XLA compiles the run made: 0 for one whose programs were all
+        kept), "message" (and "message_words", its catalogue piece), "params_file" (.npz), "metrics_file" (CSV),
         "confusion" and "samples" (test digits with predictions, mistakes first). A dataset that is neither here
         nor downloadable (offline) where the offline digits cannot stand in has a short "message", a "fix" and
         "details" (where it looked, each mirror's failure). One run per session (the server fills ``session`` in
@@ -267,7 +270,8 @@ class PlaygroundAPI:
         hello = owner.hello
         return {**owner.status(), "platform": owner.setup.platform, "device": (hello.get("about") or {}).get("label"),
                 "devices": (hello.get("about") or {}).get("devices", []), "layers": hello.get("layers", {}),
-                "memory_limit_mb": owner.setup.memory_mb, **worker_pools.owner_grants(owner)}
+                "memory_limit_mb": owner.setup.memory_mb, "compile_cache": hello.get("compile_cache"),
+                **worker_pools.owner_grants(owner)}
 
     def _runtime_info(self) -> dict:
         """What the workers run: Python, JAX's backend and devices, asked once of a CPU worker (the server never

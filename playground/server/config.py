@@ -6,6 +6,7 @@ import ipaddress
 import os
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from playground.sandbox.limits import Limits
 
@@ -19,6 +20,8 @@ _LIMIT_VARIABLES = {  # Limits field -> (variable, type)
     "max_tasks": ("PLAYGROUND_MAX_TASKS", int),
 }
 
+# JAX's compilation cache of the device owner: inside the checkout, git-ignored, removed by `make clean`.
+DEFAULT_COMPILE_CACHE = str(Path(__file__).resolve().parents[2] / ".cache" / "xla")
 SANDBOXES = ("full", "process")  # WorkerPool (Linux: Landlock, seccomp, namespaces) or ProcessPool (any OS)
 
 
@@ -47,6 +50,8 @@ class Settings:
     owner_memory_mb: int = 6144  # the device owner's resident memory, the device's own mappings left out
     training_jobs: int = 1  # training runs at once in the device owner (one per accelerator device); others wait
     training_max_s: float = 900.0  # a run is stopped (keeping its parameters) after this long
+    compile_cache: str = DEFAULT_COMPILE_CACHE  # the owner's compiled training programs, kept across runs and owners
+    compile_cache_mb: int = 1024  # its bound (the least recently used out first); 0 turns it off
     namespaces: bool = True  # a PID namespace and a private tmpfs per job where the kernel allows (off: for tests)
     result_cache: bool = True  # identical jobs answered from kept results (result_cache.py); off: every job runs
     result_cache_entries: int = 512
@@ -71,6 +76,8 @@ class Settings:
             owner_memory_mb=_number(env, "PLAYGROUND_OWNER_MEMORY_MB", int, cls.owner_memory_mb),
             training_jobs=_number(env, "PLAYGROUND_TRAINING_JOBS", int, cls.training_jobs),
             training_max_s=_number(env, "PLAYGROUND_TRAINING_MAX_S", float, cls.training_max_s),
+            compile_cache=os.path.abspath(os.path.expanduser(env.get("PLAYGROUND_COMPILE_CACHE") or cls.compile_cache)),
+            compile_cache_mb=_number(env, "PLAYGROUND_COMPILE_CACHE_MB", int, cls.compile_cache_mb),
             namespaces=_switch(env, "PLAYGROUND_NAMESPACES", cls.namespaces),
             result_cache=_switch(env, "PLAYGROUND_RESULT_CACHE", cls.result_cache),
             result_cache_entries=_number(env, "PLAYGROUND_RESULT_CACHE_ENTRIES", int, cls.result_cache_entries),
@@ -96,6 +103,9 @@ class Settings:
             raise ValueError(f"PLAYGROUND_TRAINING_JOBS must be from 1 to 16, got {self.training_jobs}")
         if not 1 <= self.training_max_s <= 86400:
             raise ValueError(f"PLAYGROUND_TRAINING_MAX_S must be from 1 to 86400 seconds, got {self.training_max_s}")
+        if not 0 <= self.compile_cache_mb <= 1 << 20:
+            raise ValueError(f"PLAYGROUND_COMPILE_CACHE_MB must be from 0 (off) to 1048576, got "
+                             f"{self.compile_cache_mb}")
         if self.queue_size < 1:
             raise ValueError(f"PLAYGROUND_QUEUE_SIZE must be at least 1, got {self.queue_size}")
         if not 1 <= self.result_cache_entries <= 100_000:

@@ -104,6 +104,11 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     for name, layer in pools.owner.hello.get("layers", {}).items():
         if not layer["active"]:
             logging.warning("device owner: %s is not in force: %s", name, layer["detail"])
+    cache = pools.owner.hello.get("compile_cache") or {}
+    if cache.get("active"):
+        logging.info("device owner: compilation cache %s", cache["detail"])
+    elif cache:
+        logging.warning("device owner: no compilation cache (%s): every training run compiles", cache["detail"])
     # A stopped run's final measurement waits for any job holding the device, which its time limit bounds.
     training = TrainingService(pools.owner, dict(os.environ), runs,
                                worker_pools.training_slots(settings, pools, dict(os.environ)), settings.training_max_s,

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from playground import messages
-from playground.mnist.fetch import cache_dir, data_folders
+from playground.mnist.fetch import cache_dir, data_env, data_folders
 from playground.owner import device_grants
 from playground.owner.handle import DeviceOwner, DeviceUnavailable, OwnerSetup
 from playground.sandbox import JobPool
@@ -163,15 +163,25 @@ def owner_setup(settings: Settings, env: dict[str, str], accelerator: Accelerato
     """What the owner of ``accelerator`` (None: the CPU) is started with: its environment (the whitelist, with the
     driver's variables), its rlimits, its memory limit, its files: the device's, the datasets' folders to read
     (the cache's made now, so that Landlock can name it before anything is downloaded) and ``runs`` to write;
-    ``grants``: what its driver needs beyond its files (device_grants.py)."""
+    ``grants``: what its driver needs beyond its files (device_grants.py); and the compile cache's folder, made
+    now and writable where it can be made (where not, the owner says so and serves without it)."""
     platform = accelerator.platform if accelerator is not None else "cpu"
     os.makedirs(cache_dir(env), exist_ok=True)
+    writable = [runs]
+    if settings.compile_cache_mb:
+        try:
+            os.makedirs(settings.compile_cache, exist_ok=True)
+            writable.append(settings.compile_cache)
+        except OSError as exc:
+            log.warning("the compile cache %s cannot be made (%s): the device owner compiles without it",
+                        settings.compile_cache, exc)
     return OwnerSetup(
         platform=platform, sandbox=settings.sandbox, scratch=tempfile.mkdtemp(prefix="jax-playground-owner-"),
         limits=Limits(cpu_s=RLIM_INFINITY, address_space_mb=0, file_size_mb=1024, open_files=4096),
         memory_mb=settings.owner_memory_mb, env=owner_env(env, platform),
         devices=accelerator.paths if accelerator is not None else NO_DEVICE, grants=tuple(grants),
-        readable=tuple(data_folders(env)), writable=(runs,))
+        readable=tuple(data_folders(env)), writable=tuple(writable), compile_cache=settings.compile_cache,
+        compile_cache_mb=settings.compile_cache_mb, data_env=data_env(env))
 
 
 def _sandbox_pool(settings: Settings, size: int, limits: Limits, env: dict[str, str] | None = None) -> JobPool:

@@ -2,7 +2,7 @@
 
 Four sets of images are measured: the whole test set, the quick estimate
 (the first ``estimate_size`` test images) and a training twin of each (the
-loop picks which training images: ``loop._evaluation``). Each set goes to
+loop picks which training images: ``prepare._evaluation``). Each set goes to
 the device(s) once, padded to whole batches of ``EVAL_BATCH``, so one
 compiled ``worker_steps.classify`` per shape serves every measurement.
 """

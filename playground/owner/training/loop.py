@@ -16,7 +16,7 @@
 Each test figure has its training twin, measured on images the model
 trains on: ``train_accuracy`` beside the quick estimate (as many training
 images as the estimate has test images) and ``epoch_train_accuracy`` beside
-``epoch_accuracy`` (up to ``TRAIN_EVAL_SIZE`` training images, spread over
+``epoch_accuracy`` (up to ``prepare.TRAIN_EVAL_SIZE`` training images, spread over
 the whole training set). The gap between the two curves is overfitting made
 visible.
 
@@ -49,7 +49,6 @@ another order).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -57,67 +56,32 @@ from dataclasses import dataclass
 
 import jax
 import numpy as np
-from jax.sharding import AxisType, Mesh, NamedSharding, Sharding, SingleDeviceSharding
-from jax.sharding import PartitionSpec as P
 
-from playground.mlp import init_params
-from playground.mnist.catalogue import ROLES, ArrayData
+from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
 from playground.owner.training import steps as worker_steps
-from playground.owner.training.evaluation import Evaluation, Measurement
-from playground.owner.training.steps import RunChunk, TrainState, make_optimizer
+from playground.owner.training.evaluation import Measurement
+from playground.owner.training.prepare import (
+    ESTIMATE_EVERY_S,
+    ESTIMATE_SIZE,
+    Placement,
+    block_steps,
+    checked_arrays,
+    placement_for,
+    prepare,
+)
 
-TRAIN_EVAL_SIZE = 10_000  # training images classified at each epoch's end: full MNIST's 60,000 would cost 6 test sets
 RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
 CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
 FIRST_CHUNK_STEPS = 4
 STOP_POLL_S = 0.002  # how often the host, waiting for the device, asks whether the run was stopped
-ACCELERATOR_BLOCK_STEPS = 16  # steps per compiled block on a GPU or TPU: a call queues 16 steps of work
 Pause = Callable[[list, Callable[[], bool]], float | None]  # (the work on its way, should_stop) -> when seen done
 
 
-def device_name(device: jax.Device) -> str:
-    """E.g. ``"CPU · cpu"`` or ``"GPU · NVIDIA H200"``."""
-    return f"{device.platform.upper()} · {device.device_kind}"
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where one run's arrays live: on one device, or on a 1-D mesh (axis "data") of every local device.
-
-    ``replicated`` keeps a whole copy on each device: the parameters, the
-    optimiser state and the dataset (uint8, small enough to copy; each step
-    gathers its batch locally). ``batch`` splits each training batch along
-    "data" (``worker_steps.batch_of``), or is None on one device.
-    """
-
-    devices: tuple[jax.Device, ...]
-    replicated: Sharding
-    batch: NamedSharding | None
-
-    @classmethod
-    def on(cls, device: jax.Device) -> Placement:
-        return cls((device,), SingleDeviceSharding(device), None)
-
-    @classmethod
-    def data_parallel(cls) -> Placement:
-        """Every local device; Auto axes, so XLA's partitioner places what the shardings leave open."""
-        mesh = Mesh(np.asarray(jax.local_devices()), ("data",), axis_types=(AxisType.Auto,))
-        return cls(tuple(mesh.devices.flat), NamedSharding(mesh, P()), NamedSharding(mesh, P("data")))
-
-    def replicate(self, tree: object) -> object:
-        return jax.device_put(tree, self.replicated)
-
-    def describe(self) -> str:
-        """The banner's text: ``"GPU · NVIDIA H200"``, or ``"CPU · cpu × 8 (data-parallel)"``."""
-        name = device_name(self.devices[0])
-        return name if self.batch is None else f"{name} × {len(self.devices)} (data-parallel)"
-
-
 def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = lambda: False, *,
-          update_every_s: float = 0.25, estimate_every_s: float = 2.0, estimate_size: int = 1000,
-          multi_step: bool = True, block: int | None = None, device: jax.Device | None = None,
-          pause: Pause = lambda queued, should_stop: None) -> Iterator[dict]:
+          update_every_s: float = 0.25, estimate_every_s: float = ESTIMATE_EVERY_S,
+          estimate_size: int = ESTIMATE_SIZE, multi_step: bool = True, block: int | None = None,
+          device: jax.Device | None = None, pause: Pause = lambda queued, should_stop: None) -> Iterator[dict]:
     """Train on ``data`` (any object with train/test images and labels) on ``device``, yielding metric dicts.
 
     ``multi_step=True`` runs a chunk of steps in one compiled call on a CPU
@@ -134,27 +98,14 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
     arrays of the work on its way (the device owner's turns, owner/turns.py): it
     may wait for them and hold the run; it returns when it saw them done, or None.
     """
-    arrays = _checked_arrays(data)
+    arrays = checked_arrays(data)
     n_train = len(arrays.train_labels)
     if config.batch_size > n_train:
         raise ValueError(f"`batch_size` {config.batch_size} is larger than the {n_train:,} training images")
     if update_every_s <= 0 or estimate_every_s <= 0 or estimate_size < 1 or (block is not None and block < 1):
         raise ValueError("update_every_s and estimate_every_s must be positive, estimate_size and block at least 1")
     return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step, block,
-                   _placement(config, device), pause)
-
-
-def _placement(config: TrainConfig, device: jax.Device | None) -> Placement:
-    if not config.data_parallel:
-        return Placement.on(device or jax.devices()[0])
-    if device is not None:
-        raise ValueError("a data-parallel run trains on every local device: pass no `device`")
-    placement = Placement.data_parallel()
-    n = len(placement.devices)
-    if config.batch_size % n:
-        raise ValueError(f"`batch_size` {config.batch_size} does not split evenly over {n} devices; "
-                         f"use a multiple of {n}")
-    return placement
+                   placement_for(config, device), pause)
 
 
 def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool], update_every_s: float,
@@ -173,7 +124,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
                "n_test": len(data.test_labels), "done": False}
     yield dict(metrics)
 
-    state, run_chunk, epoch_order, evaluation = _prepare(config, data, placement, multi_step, block,
+    state, run_chunk, epoch_order, evaluation = prepare(config, data, placement, multi_step, block,
                                                          estimate_size, estimate_every_s)
     metrics["phase"] = "training"
 
@@ -254,45 +205,6 @@ class _Queued:
         return dict(metrics)
 
 
-def _prepare(config: TrainConfig, data: ArrayData, placement: Placement, multi_step: bool, block: int,
-             estimate_size: int, estimate_every_s: float
-             ) -> tuple[TrainState, RunChunk, Callable[[int], jax.Array], Evaluation]:
-    """Everything before the first step: the first state, the chunk runner, ``epoch_order(epoch)`` (that epoch's
-    permutation of the training images) and the evaluation, on the device(s), the runner and the evaluation
-    compiled ahead of time (jit(...).lower(...).compile()), so that no chunk's timing includes a compile."""
-    # The data goes to the device(s) once; images stay uint8 there (1 byte per pixel). Evaluation runs on the
-    # replicated copies: every device classifies the whole test set, simple, and quick beside the training.
-    train_images, train_labels = placement.replicate((data.train_images, data.train_labels.astype(np.int32)))
-    evaluation = _evaluation(data, placement, estimate_size, estimate_every_s)
-    init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
-    optimizer = make_optimizer(config)
-    params = init_params(init_key, config.layers)
-    state = TrainState(*placement.replicate((params, optimizer.init(params))), worker_steps.initial_smoothed())
-
-    @functools.lru_cache(maxsize=1)  # the epoch's chunks share one permutation; epoch 0's is made here, to compile
-    def epoch_order(epoch: int) -> jax.Array:
-        return placement.replicate(jax.random.permutation(jax.random.fold_in(shuffle_key, epoch), len(train_labels)))
-
-    compiled = (state, train_images, train_labels, epoch_order(0))
-    if not multi_step:
-        run_chunk = worker_steps.compile_step_by_step(optimizer, config.batch_size, placement.batch, *compiled)
-    elif block == 1:
-        run_chunk = worker_steps.compile_chunks(optimizer, config.batch_size, placement.batch, *compiled)
-    else:
-        run_chunk = worker_steps.compile_blocks(optimizer, config.batch_size, placement.batch, block,
-                                                len(data.train_labels) // config.batch_size, *compiled)
-    evaluation.compile(state.params)
-    return state, run_chunk, epoch_order, evaluation
-
-
-def _evaluation(data: ArrayData, placement: Placement, estimate_size: int, estimate_every_s: float) -> Evaluation:
-    """The test set, its first ``estimate_size`` images, and a training twin of each, as large and spread evenly
-    over the training set, so that no stretch of the file stands for all."""
-    train_sample = _spread(len(data.train_labels), TRAIN_EVAL_SIZE)
-    train_estimate = train_sample[_spread(len(train_sample), min(estimate_size, len(data.test_labels)))]
-    return Evaluation(data, placement.replicate, estimate_size, train_sample, train_estimate, estimate_every_s)
-
-
 class _Pace:
     """How many steps the next chunk runs, and the samples/s of about the last second's chunks."""
 
@@ -333,15 +245,6 @@ class _Pace:
         return samples_per_s
 
 
-def _spread(n: int, k: int) -> np.ndarray:
-    """``min(n, k)`` distinct indices evenly spaced over ``range(n)``, first and last included.
-
-    >>> _spread(10, 4).tolist(), _spread(3, 5).tolist()
-    ([0, 3, 6, 9], [0, 1, 2])
-    """
-    return np.unique(np.linspace(0, n - 1, min(n, k)).round().astype(np.int64))
-
-
 def _next_chunk_steps(planned: int, steps_per_s: float, target_s: float, block: int = 1) -> int:
     """Steps for the next chunk so that it lasts about ``target_s`` at ``steps_per_s``, at most twice the ``planned``
     length of the chunks so far, in whole blocks.
@@ -360,28 +263,3 @@ def _next_chunk_steps(planned: int, steps_per_s: float, target_s: float, block: 
     """
     steps = max(1, min(int(steps_per_s * target_s), 2 * planned))
     return max(block, steps - steps % block)
-
-
-def block_steps(placement: Placement) -> int:
-    """Steps per compiled block on an accelerator (worker_steps.compile_blocks), or 1 on a CPU: one call per chunk,
-    a loop of any length (worker_steps.compile_chunks), which on a CPU costs nothing more."""
-    return 1 if placement.devices[0].platform == "cpu" else ACCELERATOR_BLOCK_STEPS
-
-
-def _checked_arrays(data: object) -> ArrayData:
-    """The four arrays as numpy, checked: uint8 28×28 images, integer labels 0-9 of matching length."""
-    try:
-        arrays = ArrayData(*(np.asarray(getattr(data, role)) for role in ROLES))
-    except AttributeError as exc:
-        raise ValueError(f"the data needs train_images, train_labels, test_images and test_labels ({exc})") from None
-    for split in ("train", "test"):
-        images, labels = getattr(arrays, f"{split}_images"), getattr(arrays, f"{split}_labels")
-        if images.dtype != np.uint8 or images.ndim != 3 or images.shape[1:] != (28, 28):
-            raise ValueError(f"{split}_images must be uint8 of shape (n, 28, 28), got {images.dtype} {images.shape}")
-        if labels.shape != (len(images),) or not np.issubdtype(labels.dtype, np.integer):
-            raise ValueError(f"{split}_labels must be {len(images):,} integers, got {labels.dtype} {labels.shape}")
-        if len(images) == 0:
-            raise ValueError(f"there are no {split} images")
-        if labels.min() < 0 or labels.max() > 9:
-            raise ValueError(f"{split}_labels must be classes 0 to 9, found {labels.min()} to {labels.max()}")
-    return arrays

@@ -2,7 +2,11 @@
 
 The Train tab runs no user code: the loop (loop.py) is ours, on hyperparameters the server has checked. It runs
 in the owner because the owner holds the device; it takes its turns with the jobs' sessions there (turns.py).
-Datasets stay loaded between runs. The server's messages (owner/serve.py passes them on): ``{"train": {"run",
+Datasets stay loaded between runs. ``warm_up`` compiles the default configuration (the Train tab's) when the
+owner starts, where its dataset is here: the first Start then loads what is compiled (owner/compile_cache.py keeps
+it on disk for the next owners too). Each run's updates say whether its programs were compiled before
+(``compile_cache``: "new", "kept", or None without a cache; compiled_configs.py), and its last one how many XLA
+compiles it made (``xla_compiles``). The server's messages (owner/serve.py passes them on): ``{"train": {"run",
 "config", "run_dir", "slot", "data_env"}}`` and ``{"stop": run}``. To the server: ``{"run", "kind": "update",
 ...}`` per metric update, then ``{"run", "kind": "done", ...}`` or ``{"run", "kind": "error", "message"}``.
 """
@@ -10,6 +14,7 @@ Datasets stay loaded between runs. The server's messages (owner/serve.py passes 
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -18,22 +23,34 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from playground.mnist import params_file
-from playground.mnist.catalogue import Dataset, DataUnavailable
+from playground.mnist import fetch, params_file
+from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.load import load
-from playground.owner.training import results
+from playground.owner import compile_cache
+from playground.owner.training import compiled_configs, results
 from playground.owner.training.loop import train
+from playground.owner.training.prepare import compile_ahead
 from playground.owner.turns import DeviceTurns
 
 
 class TrainingRuns:
-    def __init__(self, send: Callable[[dict], None], turns: DeviceTurns) -> None:
+    def __init__(self, send: Callable[[dict], None], turns: DeviceTurns, cache_folder: str | None = None) -> None:
+        """``cache_folder``: JAX's compilation cache where the owner keeps one (None: none)."""
         self._send = send
         self._turns = turns
         self._stops: dict[int, threading.Event] = {}
         self._datasets: dict[str, Dataset] = {}
         self._loading = threading.Lock()
+        self._compiled = compiled_configs.CompiledConfigs(cache_folder)
+        self._warm = threading.Event()  # clear while the warm-up compiles
+        self._warm.set()
+
+    def warm_up(self, data_env: dict[str, str]) -> None:
+        """Compile the default configuration on a thread of its own; runs wait for it (a run of the default would
+        compile the same programs a second time beside it, and every run would be slowed by it)."""
+        self._warm.clear()
+        threading.Thread(target=self._warm_up, args=(data_env,), name="training-warm-up", daemon=True).start()
 
     def start(self, order: dict) -> None:
         run = order["run"]
@@ -60,35 +77,66 @@ class TrainingRuns:
         finally:
             self._stops.pop(run, None)
 
+    def _warm_up(self, data_env: dict[str, str]) -> None:
+        try:
+            config = TrainConfig()
+            spec = DATASETS[config.dataset]
+            if spec.files and fetch.locate(spec, data_env) is None:  # the owner downloads nothing: the server does
+                print(f"training warm-up: {spec.title} is not here yet; the first run of it will compile",
+                      file=sys.stderr)
+                return
+            dataset = self._dataset(config.dataset, data_env)
+            device = jax.devices()[0]
+            self._turns.run_started(lambda: False)
+            try:
+                with jax.default_device(device), compile_cache.kept():
+                    compile_ahead(config, dataset, device)
+            finally:
+                self._turns.run_ended()
+            self._compiled.add(compiled_configs.key(config, len(dataset.train_labels), len(dataset.test_labels),
+                                                    [device]))
+        except Exception:  # said in the server's log; runs compile what they need
+            traceback.print_exc()
+        finally:
+            self._warm.set()
+
     def _train(self, order: dict, should_stop: Callable[[], bool]) -> None:
         config = TrainConfig.from_dict(order["config"])
         dataset = self._dataset(config.dataset, order["data_env"])
-        about = {"dataset": dataset.name, "source": dataset.source, "data_note": dataset.note,
-                 "class_names": list(dataset.class_names)}
+        self._warm.wait()
         if config.data_parallel:  # every local device, on a mesh (the server gave this run all the slots)
-            device, pinned = None, contextlib.nullcontext()
+            device, devices, pinned = None, jax.local_devices(), contextlib.nullcontext()
         else:
-            devices = jax.devices()
-            device = devices[order["slot"] % len(devices)]  # slot i of the service trains on device i
-            pinned = jax.default_device(device)
+            device = jax.devices()[order["slot"] % len(jax.devices())]  # slot i of the service trains on device i
+            devices, pinned = [device], jax.default_device(device)
+        key = compiled_configs.key(config, len(dataset.train_labels), len(dataset.test_labels), devices)
+        known = self._compiled.known(key)
+        about = {"dataset": dataset.name, "source": dataset.source, "data_note": dataset.note,
+                 "class_names": list(dataset.class_names),
+                 "compile_cache": None if known is None else "kept" if known else "new"}
         self._turns.run_started(should_stop)
         try:
-            with pinned:
+            with pinned, compile_cache.kept():
                 updates = train(config, dataset, should_stop, device=device, pause=self._turns.between_chunks)
-                self._stream(order, updates, dataset, about)
+                self._stream(order, updates, dataset, about, key)
         finally:
             self._turns.run_ended()
 
-    def _stream(self, order: dict, updates, dataset: Dataset, about: dict) -> None:
-        run = order["run"]
+    def _stream(self, order: dict, updates, dataset: Dataset, about: dict, key: str) -> None:
+        run, compiled = order["run"], False
         for update in updates:
+            if not compiled and update["phase"] != "compiling":  # the loop compiles before its first step
+                self._compiled.add(key)
+                compiled = True
             if not update["done"]:
                 self._send({"run": run, "kind": "update", **update, **about})
                 continue
             saved = Path(order["run_dir"]) / "params.npz"
             params_file.save_params(saved, update.pop("params"))
             predictions = np.asarray(update.pop("test_predictions"))
+            # The run's thread is its own: its compiles are this run's.
             self._send({"run": run, "kind": "done", **update, **about, "params_file": str(saved),
+                        "xla_compiles": compile_cache.compiles_here(),
                         **results.summarise_test_set(dataset.test_images, dataset.test_labels, predictions)})
 
     def _dataset(self, name: str, data_env: dict[str, str]) -> Dataset:

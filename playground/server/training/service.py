@@ -83,7 +83,7 @@ class TrainingService:
                 "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None,
                 "epoch_train_accuracy": None, "samples_per_s": None, "elapsed_s": 0.0,
                 "device": None, "devices": None, "dataset": config.dataset, "n_train": None, "n_test": None,
-                "data_fallback": None, "done": False}
+                "data_fallback": None, "compile_cache": None, "done": False}
         started = time.monotonic()
         try:
             dataset = yield from self._fetch(config.dataset, run, base)

@@ -111,6 +111,10 @@ def _owner_markdown(owner: dict | None, accelerator: dict, say) -> str:
     resident = f"{owner['resident_mb']:,.0f}" if owner.get("resident_mb") is not None else "?"
     on_device = owner.get("grants") and owner.get("platform") != "cpu"
     grants = say("about.grants", grants=md.text(owner["grants"])) if on_device else ""
+    cache = owner.get("compile_cache")
+    if cache:
+        grants += say("about.compile_cache_on" if cache["active"] else "about.compile_cache_off",
+                      detail=md.text(cache["detail"]))
     return "\n\n" + say("about.owner", device=md.text(owner.get("device") or owner["platform"]),
                           pid=owner.get("pid") or "?", kinds=", ".join(accelerator.get("jobs") or []),
                           layers=md.text(layers), resident=resident, limit=f"{owner['memory_limit_mb']:,}",

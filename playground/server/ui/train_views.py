@@ -118,8 +118,9 @@ def _status_line(update: dict, language: str) -> str:
         return f"{busy} {say('train.queued', place=update.get('queue_position', 1))}"
     if phase == "starting":
         return f"{busy} {say('train.starting')}"
-    if phase == "compiling":
-        return f"{busy} {say('train.compiling')}"
+    if phase == "compiling":  # compiled before and kept (owner/compile_cache.py), the first time, or no cache
+        kept = {"kept": "train.compiling_kept", "new": "train.compiling_first"}
+        return f"{busy} {say(kept.get(update.get('compile_cache'), 'train.compiling'))}"
     summary = _summary(update, language)
     if phase == "training":
         epochs, epoch = update.get("epochs") or 1, update.get("epoch") or 0.0
