@@ -15,8 +15,9 @@ bare_device.py once the app's owner has ended). It runs on a GPU, a TPU and a CP
 5. the vmap tab's batched-MLP preset at ``--vmap-batch`` examples (default 1,024);
 6. the Speed of light tab's first example on the device: its programs' medians, its memory peak, its kernels;
 7. a ``--epochs`` training run of the 784-512-256-10 MLP on MNIST from ``MNIST_DIR`` through ``/train``, and
-   the time to 97 % test accuracy (from the request, so compiling counts), and the data-parallel variant where
-   there are several devices;
+   the time to 97 % test accuracy as ``/train``'s last update gives it (from the request to the first whole
+   test set measured at 97 % or more, so compiling counts), and the data-parallel variant where there are
+   several devices;
 8. with ``--hostile``: what the owner does with a program that never ends, one that wants more memory than the
    device has, and programs crafted to call out of the device (a host callback, a transfer to the host): each
    ends with its error, and the next job runs;
@@ -64,7 +65,6 @@ from playground.server.config import Settings  # noqa: E402
 from playground.server.training.service import TrainingService  # noqa: E402
 
 SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"
-TARGET_ACCURACY = 0.97
 FRESH_WORKER_JOBS = 4
 # Peak memory bandwidth in GB/s from the vendors' data sheets, most specific name first.
 KNOWN_BANDWIDTH_GB_S = (
@@ -325,9 +325,7 @@ def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset
         ("training on", last["device"]),
         ("app: samples/s, s/epoch", f"{rate:,.0f}, {per_epoch:.2f} s"),
         ("final test accuracy", f"{last['test_accuracy']:.2%} after {epochs} epochs"),
-        (f"time to {TARGET_ACCURACY:.0%} test accuracy",
-         f"{run.reached_s:.1f} s from the request (compiling included)"
-         if run.reached_s is not None else f"not reached in {epochs} epochs"),
+        target_row(last, epochs),
     ]
     devices = len(api.about()["devices"])
     if devices >= 2:
@@ -340,6 +338,15 @@ def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset
     else:
         rows.append(("data-parallel", "skipped: one device"))
     return rows
+
+
+def target_row(last: dict, epochs: int) -> tuple[str, str]:
+    """The run's time to the target accuracy, or why there is none: /train's last update measures it."""
+    name = f"time to {last['target_accuracy']:.0%} test accuracy"
+    if last["time_to_target_s"] is None:
+        return name, (f"not reached in {epochs} epochs (the whole test set of {last['n_test']:,} images at "
+                      f"{last['test_accuracy']:.2%} at the end)")
+    return name, f"{last['time_to_target_s']:.1f} s from the request (compiling included)"
 
 
 def rate_of(run: Watched, n_train: int) -> tuple[float | None, float | None]:
@@ -421,20 +428,15 @@ def failed(reply: dict) -> str:
 
 
 class Watched:
-    """A run's updates, passed on as they arrive (to be timed), kept, and watched for the target accuracy."""
+    """A run's updates, passed on as they arrive (to be timed), and kept."""
 
     def __init__(self, updates) -> None:
         self._updates = updates
-        self._started = time.perf_counter()
         self.updates: list[dict] = []
-        self.reached_s: float | None = None  # seconds from the request to the target test accuracy
 
     def __iter__(self):
         for update in self._updates:
             self.updates.append(update)
-            accuracy = update.get("test_accuracy")
-            if self.reached_s is None and accuracy is not None and accuracy >= TARGET_ACCURACY:
-                self.reached_s = time.perf_counter() - self._started
             yield update
 
 

@@ -75,8 +75,9 @@ def chunk_hlo(placement):
     train_images, train_labels, order = placement.replicate(
         (data.train_images, data.train_labels.astype(np.int32), np.arange(n_train)))
     chunk = worker_steps.make_train_chunk(optimizer, settings["batch_size"], placement.batch)
-    return chunk.lower(params, opt_state, worker_steps.initial_smoothed(), train_images, train_labels, order,
-                       np.int32(0), np.int32(1)).compile().as_text()
+    losses = worker_steps.initial_losses(n_train // settings["batch_size"])
+    return chunk.lower(params, opt_state, worker_steps.initial_smoothed(), losses, train_images, train_labels,
+                       order, np.int32(0), np.int32(1)).compile().as_text()
 
 def refusal(batch_size):
     try:

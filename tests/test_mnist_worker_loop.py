@@ -9,12 +9,14 @@ import time
 import numpy as np
 import pytest
 
-from playground.mlp import batched_predict
+from playground.mlp import batched_predict, init_params
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
-from playground.owner.training import loop as worker_loop
+from playground.owner.training import pipeline
 from playground.owner.training import steps as worker_steps
-from playground.owner.training.loop import _next_chunk_steps, train
+from playground.owner.training.evaluation import as_batches, classify
+from playground.owner.training.loop import train
+from playground.owner.training.pipeline import next_chunk_steps
 from playground.owner.training.prepare import TRAIN_EVAL_SIZE, spread
 from playground.owner.training.steps import as_float, make_optimizer
 from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, real_digits
@@ -22,7 +24,8 @@ from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, real_digits
 TINY = (784, 32, 10)
 WAIT_S = 60.0  # the ceiling of a wait for what the test itself releases
 KEYS = {"phase", "step", "epoch", "epochs", "loss", "test_accuracy", "epoch_accuracy", "train_accuracy",
-        "epoch_train_accuracy", "samples_per_s", "elapsed_s", "device", "devices", "n_train", "n_test", "done"}
+        "epoch_train_accuracy", "samples_per_s", "seconds_per_epoch", "elapsed_s", "losses", "first_loss_step",
+        "device", "devices", "n_train", "n_test", "done"}
 
 
 def synthetic(n_train: int = 300, n_test: int = 120, seed: int = 0) -> ArrayData:
@@ -221,15 +224,15 @@ def test_make_optimizer_follows_the_config():
 
 
 def test_chunk_length_aims_at_the_target_and_grows_gently():
-    assert _next_chunk_steps(4, 40_000, 0.2) == 8  # far too short: grow, but at most 2x
-    assert _next_chunk_steps(100, 125, 0.2) == 25  # too long: shrink at once
-    assert _next_chunk_steps(100, 500, 0.2) == 100
-    assert _next_chunk_steps(1, 0.2, 0.2) == 1
+    assert next_chunk_steps(4, 40_000, 0.2) == 8  # far too short: grow, but at most 2x
+    assert next_chunk_steps(100, 125, 0.2) == 25  # too long: shrink at once
+    assert next_chunk_steps(100, 500, 0.2) == 100
+    assert next_chunk_steps(1, 0.2, 0.2) == 1
 
 
 def _chunk_sizes(seconds_per_step: float, epochs: int = 4, steps_per_epoch: int = 468) -> list[int]:
     """The chunks a pace (0.2 s, blocks of 16) plans for a device that takes ``seconds_per_step``."""
-    pace, sizes, clock = worker_loop._Pace(target_s=0.2, block=16, batch_size=128), [], 0.0
+    pace, sizes, clock = pipeline.Pace(target_s=0.2, block=16, batch_size=128), [], 0.0
     for _, _, n in pace.chunks(epochs, steps_per_epoch):
         sizes.append(n)
         pace.record(n, clock, clock + n * seconds_per_step)
@@ -245,7 +248,7 @@ def test_an_epochs_short_last_chunk_does_not_shrink_the_next_epochs_chunks():
 
 
 def test_a_chunks_time_runs_from_when_it_was_queued_or_the_one_before_it_ended():
-    pace = worker_loop._Pace(target_s=0.2, block=1, batch_size=10)
+    pace = pipeline.Pace(target_s=0.2, block=1, batch_size=10)
     assert pace.record(10, queued_at=0.0, done_at=1.0) == 100.0  # 100 samples in 1 s
     # Queued at 0.5 behind the first, done at 1.5: it ran from 1.0, so 100 samples in 0.5 s more; the window
     # holds both: 200 samples in 1.5 s.
@@ -266,8 +269,6 @@ def test_real_mnist_digits_reach_95_percent():
 def _pieces(n_train: int = 200, batch_size: int = 8):
     import jax
 
-    from playground.mlp import init_params
-
     data = synthetic(n_train=n_train)
     optimizer = make_optimizer(TrainConfig(optimizer="adam"))
     images, labels = jax.device_put((data.train_images, data.train_labels.astype(np.int32)))
@@ -275,7 +276,8 @@ def _pieces(n_train: int = 200, batch_size: int = 8):
 
     def fresh_state():
         params = init_params(jax.random.key(0), TINY)
-        return worker_steps.TrainState(params, optimizer.init(params), worker_steps.initial_smoothed())
+        return worker_steps.TrainState(params, optimizer.init(params), worker_steps.initial_smoothed(),
+                                      worker_steps.initial_losses(n_train // batch_size))
     return optimizer, batch_size, fresh_state, images, labels, order, data
 
 
@@ -318,16 +320,16 @@ def test_a_measurement_queued_before_the_next_chunk_sees_the_params_it_was_given
     import jax.numpy as jnp
 
     optimizer, batch_size, fresh_state, images, labels, order, data = _pieces()
-    batches = jax.device_put(worker_steps.as_batches(data.test_images, 60))
+    batches = jax.device_put(as_batches(data.test_images, 60))
     for run in (worker_steps.compile_chunks(optimizer, batch_size, None, fresh_state(), images, labels, order),
                 worker_steps.compile_blocks(optimizer, batch_size, None, 5, 25, fresh_state(), images, labels,
                                             order)):
         state, _ = run(fresh_state(), order, 0, 5, lambda: False)
         kept = jax.tree.map(jnp.copy, state.params)  # on the device: a host read would keep the buffers from reuse
-        queued = worker_steps.classify(state.params, batches)
+        queued = classify(state.params, batches)
         later, _ = run(state, order, 5, 20, lambda: False)
         assert state.params[0][0].is_deleted()  # donated to the chunk after
-        expected = worker_steps.classify(kept, batches)
+        expected = classify(kept, batches)
         assert np.array_equal(np.asarray(queued), np.asarray(expected))
         assert not np.allclose(later.params[0][0], kept[0][0])  # the chunk after did train
 
@@ -418,8 +420,8 @@ def test_the_pause_is_asked_at_each_chunks_edge_with_the_work_on_its_way_and_bef
 def test_a_chunk_seen_done_before_a_pause_is_timed_to_then_not_to_the_pauses_end(monkeypatch):
     """A paused run's samples/s counts the device's work, not the time the run waited for a job's session: the
     chunk drained before the pause is timed to when the pause saw it done (its return value)."""
-    recorded, record = [], worker_loop._Pace.record
-    monkeypatch.setattr(worker_loop._Pace, "record",
+    recorded, record = [], pipeline.Pace.record
+    monkeypatch.setattr(pipeline.Pace, "record",
                         lambda self, steps, queued_at, done_at: recorded.append(done_at) or
                         record(self, steps, queued_at, done_at))
     import jax
@@ -468,3 +470,52 @@ def test_a_run_in_blocks_gives_the_one_call_runs_numbers(optimizer):
     assert [u["step"] for u in blocked if u["epoch_accuracy"] is not None and not u["done"]] == [25, 50]
     steps = [u["step"] for u in blocked if u["phase"] == "training"]
     assert all(step % 25 % 4 == 0 or step % 25 == 0 for step in steps), steps  # whole blocks, or an epoch's end
+
+
+def step_losses(updates: list[dict]) -> list[float]:
+    """Every step's loss, in the order the updates sent them, each update's picking up where the last one ended."""
+    losses: list[float] = []
+    for update in updates:
+        if update["losses"]:
+            assert update["first_loss_step"] == len(losses) + 1, (update["first_loss_step"], len(losses))
+            losses += update["losses"]
+    return losses
+
+
+@pytest.mark.parametrize("how", [{"update_every_s": 0.01}, {"update_every_s": 1.0}, {"block": 1},
+                                 {"block": 3}, {"block": 25}, {"multi_step": False}])
+def test_a_run_sends_each_steps_loss_once_whatever_its_chunks(how):
+    """One epoch of 25 steps: exactly 25 losses, each as a plain loop of optimiser steps computes it, however
+    the run was cut into chunks (tiny ones, one for the epoch, blocks of 3 with a short last one, step by step)."""
+    import jax
+
+    config = TrainConfig(layers=TINY, batch_size=12, epochs=1, optimizer="adam", seed=5)
+    data = synthetic(seed=6)
+    updates = run(config, data, **how)
+    losses = step_losses(updates)
+    assert len(losses) == updates[-1]["step"] == 25
+    # The reference: the loop's own first state and permutation, one jitted optimiser step after another.
+    optimizer = make_optimizer(config)
+    init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
+    params = init_params(init_key, config.layers)
+    opt_state = optimizer.init(params)
+    order = np.asarray(jax.random.permutation(jax.random.fold_in(shuffle_key, 0), 300))
+    update = worker_steps.make_update(optimizer)
+    expected = []
+    for i in range(25):
+        batch = order[i * 12:(i + 1) * 12]
+        params, opt_state, loss = update(params, opt_state, data.train_images[batch], data.train_labels[batch])
+        expected.append(float(loss))
+    np.testing.assert_allclose(losses, expected, rtol=1e-5)
+
+
+def test_a_stopped_run_sends_the_losses_of_every_step_it_ran():
+    stop = threading.Event()
+    stream = train(TrainConfig(layers=TINY, batch_size=10, epochs=100), synthetic(), stop.is_set,
+                   update_every_s=0.02)
+    updates = []
+    for update in stream:
+        updates.append(update)
+        if update["phase"] == "training":
+            stop.set()
+    assert updates[-1]["stopped"] and len(step_losses(updates)) == updates[-1]["step"] > 0

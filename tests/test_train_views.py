@@ -12,6 +12,7 @@ from playground.server.ui.train_views import (
     Curves,
     dataset_choices,
     device_banner,
+    expected_time,
     result_figures,
     status_markdown,
     train_config,
@@ -173,3 +174,51 @@ def test_compiling_says_whether_it_is_the_first_time_or_a_load_of_what_was_kept(
     assert messages.say("train.compiling_first", language) in first
     assert messages.say("train.compiling_kept", language) in kept
     assert messages.say("train.compiling", language) in no_cache
+
+
+def test_the_loss_curve_has_every_steps_loss_and_stays_bounded_in_a_long_run():
+    curves = Curves()
+    curves.add({**BASE, "phase": "compiling", "step": 0, "loss": None, "losses": [], "first_loss_step": None})
+    curves.add(update(3, 2.0, losses=[2.3, 2.1, 1.9], first_loss_step=1))
+    curves.add(update(3, 2.0, phase="finishing", losses=[], first_loss_step=None))
+    per_step = curves.figures()[0].data[0]
+    assert per_step.name == "each step" and list(per_step.y) == [2.3, 2.1, 1.9] and list(per_step.x) == [1, 2, 3]
+    steps = 100_000  # hundreds of epochs on an accelerator
+    for first in range(4, steps, 500):
+        curves.add(update(first + 499, 1.0, losses=[1.0] * 500, first_loss_step=first))
+    figure = curves.figures()[0]
+    band_low, band_high, mean, smoothed = figure.data
+    assert len(mean.x) <= training_plots.MAX_POINTS and mean.name.startswith("mean of ")
+    assert band_high.fill == "tonexty" and len(band_low.x) == len(mean.x)
+    assert len(curves.per_step) == curves.steps[-1] > steps and smoothed.name.startswith("smoothed")
+
+
+def test_the_status_says_seconds_per_epoch_and_the_time_to_97_percent_in_the_readers_language():
+    training = update(100, 0.5, samples_per_s=25_600.0, seconds_per_epoch=0.3125)
+    assert "25,600 samples/s · 0.312 s/epoch" in status_markdown(training)
+    assert "25.600 Beispiele/s · 0,312 s/Epoche" in status_markdown(training, "de")
+    assert "每轮 0.312 秒" in status_markdown(training, "zh")
+    done = update(124, 0.3, phase="finished", done=True, message="Finished", target_accuracy=0.97,
+                  time_to_target_s=1234.56)
+    assert "97 % test accuracy after 1,234.6 s" in status_markdown(done)
+    assert "97 % Testgenauigkeit nach 1.234,6 s" in status_markdown(done, "de")
+    missed = {**done, "time_to_target_s": None}
+    assert "97 % test accuracy not reached in this run" in status_markdown(missed)
+    assert "本次运行未达到 97 % 测试准确率" in status_markdown(missed, "zh")
+
+
+MEASURED = [{"dataset": "mnist", "layers": [784, 512, 256, 10], "batch_size": 128, "data_parallel": False,
+             "samples_per_s": 25_600.0, "n_train": 60_000, "device": "TPU · TPU v5 lite"}]
+
+
+def test_the_expected_time_comes_from_a_measured_rate_or_says_there_is_none():
+    form = train_config("mnist", "784, 512, 256, 10", "sgd", 0.3, 128, 300, 0, False)
+    words = expected_time(form, MEASURED, 900.0)
+    assert words.startswith("Expected: about 702 s of training for 300 epochs (2.34 s an epoch at the 25,600 "
+                            "samples/s") and "TPU · TPU v5 lite" in words and "limit" not in words
+    assert "Erwartet: etwa 702 s Training für 300 Epochen (2,34 s pro Epoche bei den 25.600" in expected_time(
+        form, MEASURED, 900.0, "de")
+    assert "over this server's limit of 600 s" in expected_time(form, MEASURED, 600.0)
+    assert expected_time({**form, "batch_size": 64}, MEASURED, 900.0).startswith("Expected time: not known yet")
+    assert expected_time({**form, "batch_size": 64}, MEASURED, 900.0, "zh").startswith("预计时间：尚不知道")
+    assert expected_time({**form, "layers": "784, 10, 3"}, MEASURED, 900.0) == ""  # Start says what is wrong

@@ -10,6 +10,8 @@ import plotly.graph_objects as go
 import pytest
 
 from playground.server import training_plots as tp
+from playground.server.plots import log_ticks
+from playground.server.training.loss_series import LossSeries
 
 NAMES = [str(d) for d in range(10)]
 
@@ -34,6 +36,21 @@ def test_loss_figure_draws_the_smoothed_losses_it_is_given():
     _serialises(fig)
 
 
+def test_the_loss_figure_draws_each_steps_loss_and_in_a_long_run_each_buckets_mean_and_spread():
+    series = LossSeries(limit=4)
+    series.add(1, [2.0, 1.0, 0.8])
+    fig = tp.loss_figure([3], [1.2], per_step=series.buckets())
+    each, smoothed = fig.data
+    assert (each.name, list(each.x), list(each.y)) == ("each step", [1, 2, 3], [2.0, 1.0, 0.8])
+    assert smoothed.name == "smoothed (about 50 steps)" and list(smoothed.y) == [1.2]
+    series.add(4, [0.5, 0.4, 0.3])  # six steps: buckets of two
+    low, high, mean, _ = tp.loss_figure([6], [0.6], per_step=series.buckets()).data
+    assert list(mean.x) == [1.5, 3.5, 5.5] and list(mean.y) == pytest.approx([1.5, 0.65, 0.35])
+    assert list(low.y) == [1.0, 0.5, 0.3] and list(high.y) == [2.0, 0.8, 0.4] and high.fill == "tonexty"
+    assert mean.name == "mean of 2 steps" and high.name == "lowest to highest of 2 steps"
+    _serialises(fig)
+
+
 @pytest.mark.parametrize(("low", "high", "ticks"), [
     (0.08, 2.3, [0.1, 0.2, 0.5, 1.0, 2.0]),  # a first epoch: labels read as the values they are
     (0.0012, 2.3, [0.01, 0.1, 1.0]),  # wide: decades only
@@ -42,7 +59,7 @@ def test_loss_figure_draws_the_smoothed_losses_it_is_given():
     (0.0, 1.0, []), (float("nan"), 1.0, []),  # no log axis to label
 ])
 def test_log_ticks_label_whole_values(low, high, ticks):
-    assert tp.log_ticks(low, high) == pytest.approx(ticks)
+    assert log_ticks(low, high) == pytest.approx(ticks)
 
 
 def test_the_loss_axis_labels_its_ticks_with_whole_values_not_lone_digits():
@@ -222,9 +239,17 @@ def words(fig: go.Figure) -> list[str]:
     return [re.sub(r"<[^>]*>|%\{[^}]*\}", " ", text or "") for text in found]  # the words: no markup, no fields
 
 
+def _per_step(steps: int, limit: int):
+    series = LossSeries(limit)
+    series.add(1, np.linspace(2.0, 0.5, steps))
+    return series.buckets()
+
+
 SAMPLES = np.zeros((3, 28, 28), np.uint8)
 BUILDERS = {
     "loss": lambda lang: tp.loss_figure([1, 2, 3], [2.0, 1.0, 0.5], lang),
+    "loss per step": lambda lang: tp.loss_figure([4], [1.0], lang, _per_step(4, 4)),
+    "loss in buckets": lambda lang: tp.loss_figure([8], [1.0], lang, _per_step(8, 3)),
     "accuracy": lambda lang: tp.accuracy_figure([(1.0, 0.9)], [(0.5, 0.8)], [(1.0, 0.95)], [(0.5, 0.85)], lang),
     "throughput": lambda lang: tp.throughput_figure([1.0, 2.0], [100.0, 200.0], lang),
     "confusion": lambda lang: tp.confusion_figure(np.eye(10, dtype=int) * 5 + 1, [str(d) for d in range(10)], lang),

@@ -129,6 +129,33 @@ TEXTS: dict[str, dict[str, str]] = {
     "train.train_accuracy": {"en": "training {accuracy} %", "de": "Training {accuracy} %", "zh": "训练集 {accuracy} %"},
     "train.rate": {"en": "{rate} samples/s", "de": "{rate} Beispiele/s", "zh": "{rate} 样本/秒"},
     "train.elapsed": {"en": "{elapsed} s", "de": "{elapsed} s", "zh": "{elapsed} 秒"},
+    "train.epoch_time": {"en": "{seconds} s/epoch", "de": "{seconds} s/Epoche", "zh": "每轮 {seconds} 秒"},
+    "train.target_reached": {"en": "{target} % test accuracy after {seconds} s",
+                             "de": "{target} % Testgenauigkeit nach {seconds} s",
+                             "zh": "{seconds} 秒后测试准确率达到 {target} %"},
+    "train.target_missed": {"en": "{target} % test accuracy not reached in this run",
+                            "de": "{target} % Testgenauigkeit in diesem Lauf nicht erreicht",
+                            "zh": "本次运行未达到 {target} % 测试准确率"},
+    "train.estimate": {
+        "en": "Expected: about {seconds} s of training for {epochs} epochs ({per_epoch} s an epoch at the "
+              "{rate} samples/s this server measured last for this dataset, model and batch size on {device}); "
+              "compiling and the test-set measurements come on top.",
+        "de": "Erwartet: etwa {seconds} s Training für {epochs} Epochen ({per_epoch} s pro Epoche bei den "
+              "{rate} Beispielen/s, die dieser Server zuletzt für diesen Datensatz, dieses Modell und diese "
+              "Batch-Größe auf {device} gemessen hat); Kompilieren und die Messungen auf den Testdaten kommen hinzu.",
+        "zh": "预计：{epochs} 轮约需训练 {seconds} 秒（按本服务器上次在 {device} 上为此数据集、模型和批大小测得的"
+              "每秒 {rate} 个样本计算，每轮 {per_epoch} 秒）；编译和测试集测量的时间另计。"},
+    "train.estimate_over_limit": {
+        "en": "That is over this server's limit of {limit} s a run: the run would stop there.",
+        "de": "Das ist mehr als die Grenze dieses Servers von {limit} s pro Lauf: Der Lauf würde dort enden.",
+        "zh": "这超过了本服务器每次运行 {limit} 秒的上限：运行会在那时停止。"},
+    "train.estimate_unknown": {
+        "en": "Expected time: not known yet. This server has not measured a run of this dataset, model and "
+              "batch size; after one, this line says how long a run takes.",
+        "de": "Erwartete Zeit: noch unbekannt. Dieser Server hat noch keinen Lauf mit diesem Datensatz, diesem "
+              "Modell und dieser Batch-Größe gemessen; danach steht hier, wie lange ein Lauf dauert.",
+        "zh": "预计时间：尚不知道。本服务器还没有测量过此数据集、模型和批大小的运行；"
+              "运行一次之后，这里会显示一次运行需要多久。"},
     "train.images": {"en": "{n_train} training / {n_test} test images",
                      "de": "{n_train} Trainings- / {n_test} Testbilder",
                      "zh": "{n_train} 张训练图像 / {n_test} 张测试图像"},

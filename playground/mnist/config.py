@@ -33,7 +33,10 @@ N_CLASSES = 10
 MAX_LAYERS = 8
 MAX_WIDTH = 4096
 MAX_BATCH = 4096
-MAX_EPOCHS = 100
+# A TPU or GPU trains an epoch of MNIST in a fraction of a second: a few hundred epochs make a run long enough to
+# watch there. On a CPU (seconds an epoch) the page says the expected time before Start, and the server's time
+# limit per run ends a run that would take too long.
+MAX_EPOCHS = 500
 MAX_SEED = 2**31 - 1
 MAX_LEARNING_RATE = 10.0
 

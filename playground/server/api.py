@@ -87,16 +87,21 @@ class PlaygroundAPI:
         all-reduced by XLA; the batch size must divide by the device count). Every update has "ok", "phase"
         ("data", "queued", "starting", "compiling", "training", "finishing" (the steps are over, the whole test
         set is measured and the weights saved; with "stopped"), then "finished" or "stopped"), "step", "epoch",
-        "loss" (smoothed), "test_accuracy" (None until first measured), "epoch_accuracy" (the full test set, at an
-        epoch's end), "train_accuracy" and "epoch_train_accuracy" (the same on training images), "samples_per_s",
-        "elapsed_s", "device", "devices" (how many it trains on), "dataset" (the one it trains on), "data_note" (a
-        catalogue piece where the images are not the dataset's own split: its test set alone, split 80/20),
+        "loss" (smoothed), "losses" (the loss of each step since the update before, measured on the device; the
+        first is step "first_loss_step", counting from 1: a run of N steps sends N), "test_accuracy" (None until
+        first measured), "epoch_accuracy" (the full test set, at an epoch's end), "train_accuracy" and
+        "epoch_train_accuracy" (the same on training images), "samples_per_s", "seconds_per_epoch" (an epoch's
+        training at that rate), "elapsed_s", "device", "devices" (how many it trains on), "dataset" (the one it
+        trains on), "data_note" (a catalogue piece where the images are not the dataset's own split: its test set
+        alone, split 80/20),
         "data_fallback" (a piece where the dataset asked for could be neither found nor downloaded, and the run
         trains on "digits" instead), "n_train", "n_test", "compile_cache" (from "compiling" on: "new" where this
         configuration's programs are compiled for the first time here, "kept" where they were compiled before and
         are loaded from the device owner's compilation cache, None without one) and "done". The last one ("done":
         True) adds "stopped", "xla_compiles" (the XLA compiles the run made: 0 for one whose programs were all
-        kept), "message" (and "message_words", its catalogue piece), "params_file" (.npz), "metrics_file" (CSV),
+        kept), "message" (and "message_words", its catalogue piece), "target_accuracy" (0.97) and
+        "time_to_target_s" (seconds from the request to the first full-test-set measurement at or above it, or
+        None: not reached), "params_file" (.npz), "metrics_file" (CSV), "losses_file" (CSV: each step's loss),
         "confusion" and "samples" (test digits with predictions, mistakes first). A dataset that is neither here
         nor downloadable (offline) where the offline digits cannot stand in has a short "message", a "fix" and
         "details" (where it looked, each mirror's failure). One run per session (the server fills ``session`` in
@@ -173,17 +178,21 @@ class PlaygroundAPI:
             return error_dict("invalid_input", str(exc))
 
     def datasets(self) -> dict:
-        """Each dataset and where it would come from now ("MNIST_DIR", "cache", offline, or None: download).
+        """Each dataset and where it would come from now ("MNIST_DIR", "cache", offline, or None: download), and the
+        training rates this server measured, which the Train tab reckons a run's expected time from.
 
         Takes no arguments.
 
         Returns:
-            {"ok": True, "datasets": [one dict per dataset], "training": the training line's status}
+            {"ok": True, "datasets": [one dict per dataset], "training": the training line's status,
+             "measured": [{"dataset", "layers", "batch_size", "data_parallel", "samples_per_s", "n_train",
+             "device"}: the last finished run of each, its median samples/s], "max_run_s": a run's time limit}
             or an error dict when training is off
         """
         if self._training is None:
             return error_dict("unavailable", "Training is not enabled on this server.")
-        return {"ok": True, "datasets": self._training.datasets(), "training": self._training.status()}
+        return {"ok": True, "datasets": self._training.datasets(), "training": self._training.status(),
+                "measured": self._training.measured(), "max_run_s": self._training.max_run_s}
 
     def about(self) -> dict:
         """Versions, backend and devices, the sandbox layers in force, and the limits.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -81,3 +83,23 @@ def timings_figure(title: str, x_title: str, xs: list[int], series: dict[str, li
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=say("plot.seconds", language), xaxis_type="log",
                       yaxis_type="log", **_LAYOUT_LEGEND_BELOW)
     return fig
+
+
+def log_ticks(low: float, high: float) -> list[float]:
+    """Where a log axis over [low, high] is labelled, each tick with its whole value: plotly's own minor labels
+    are lone digits ("2, 1, 5, 2, 0.1" read as values). Powers of ten where they give three ticks or more, else
+    1, 2 and 5 times them, else every digit times them; [] where even those give fewer than two (plotly's own).
+
+    >>> log_ticks(0.08, 2.3)
+    [0.1, 0.2, 0.5, 1.0, 2.0]
+    >>> log_ticks(1e-4, 3.0)
+    [0.0001, 0.001, 0.01, 0.1, 1.0]
+    """
+    if not (0 < low <= high < math.inf):
+        return []
+    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    for mantissas, enough in (((1,), 3), ((1, 2, 5), 2), (range(1, 10), 2)):
+        ticks = [float(f"{m}e{k}") for k in decades for m in mantissas if low <= m * 10.0 ** k <= high]
+        if len(ticks) >= enough:
+            return ticks
+    return []

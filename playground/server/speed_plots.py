@@ -22,8 +22,8 @@ import textwrap
 import plotly.graph_objects as go
 
 from playground.messages import say
+from playground.server.plots import log_ticks
 from playground.server.roofline import amount, duration, verdict
-from playground.server.training_plots import log_ticks
 
 MAIN, OTHER = "#636efa", "#EF553B"  # the figures' first colour (plots.py's plotly_white), and its contrast
 ROOF, RESERVED, NO_LINE = "#2a3f5f", "#7f7f7f", "#c8ccd4"  # NO_LINE: what no line of the user's code made
@@ -102,7 +102,7 @@ def roofline_figure(roofline: dict, language: str = "en", line_colours: dict[int
 
 
 def _log_axis(span: tuple[float, float], title: str, language: str) -> dict:
-    """A log axis over ``span`` labelled with whole values (training_plots.log_ticks: plotly's own minor labels
+    """A log axis over ``span`` labelled with whole values (plots.log_ticks: plotly's own minor labels
     are lone digits, or 9G 8G 7G piled up), written with SI prefixes: 0.1, 10, 200G."""
     ticks = log_ticks(*span)
     labels = {"tickvals": ticks, "ticktext": [_tick(t, language) for t in ticks]} if ticks else {}

@@ -15,13 +15,14 @@ playground/owner/training/results.py. No gradio, no jax: the Gradio server proce
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
 from playground.messages import number, say
+from playground.server.plots import log_ticks
+from playground.server.training.loss_series import Buckets
 
 MAX_POINTS = 2000
 GOOD, BAD, NEUTRAL = "#2ca02c", "#d62728", "#636efa"
@@ -67,44 +68,49 @@ def thin(n: int, limit: int = MAX_POINTS) -> np.ndarray | slice:
     return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
 
 
-def loss_figure(steps: Sequence[int], losses: Sequence[float], language: str = "en") -> go.Figure:
-    """Training loss against step on a log axis.
+def loss_figure(steps: Sequence[int], losses: Sequence[float], language: str = "en",
+                per_step: Buckets | None = None) -> go.Figure:
+    """Training loss against step on a log axis: every step's own loss (``per_step``), and the smoothed loss.
 
-    The losses come smoothed already: the training loop keeps an exponential moving
-    average of every step's loss, so a second smoothing here would only add lag.
+    The smoothed losses come from the training loop (an exponential moving
+    average over about 50 steps), one per update. ``per_step`` holds every
+    step's loss in at most ``MAX_POINTS`` buckets (``LossSeries.buckets``):
+    where a bucket holds one step it is that step's loss; where it holds
+    several (a long run), the line is their mean and a shaded band spans
+    their lowest to highest, so the spread of a long run's steps stays in
+    sight while the page draws a few thousand points, not 100,000.
     """
     title = say("plot.loss", language)
-    if len(steps) == 0:
+    if len(steps) == 0 and (per_step is None or not len(per_step.mean)):
         return _empty(title, say("plot.start", language), "loss")
     x, y = _series(steps, losses)
-    fig = go.Figure([go.Scatter(x=x, y=y, mode="lines", name="loss", line={"width": 2, "color": NEUTRAL},
-                                hovertemplate=f"{say('plot.step', language)} %{{x:.0f}}: %{{y:.4f}}<extra></extra>")])
-    ticks = log_ticks(float(np.min(y)), float(np.max(y)))
+    hover = f"{say('plot.step', language)} %{{x:.0f}}: %{{y:.4f}}<extra>%{{fullData.name}}</extra>"
+    fig = go.Figure()
+    shown = [y]
+    if per_step is not None and len(per_step.mean):
+        middle = per_step.middle
+        width = int(per_step.steps.max())
+        if width > 1:
+            fig.add_trace(go.Scatter(x=middle, y=per_step.low, mode="lines", line={"width": 0}, hoverinfo="skip",
+                                     showlegend=False))
+            fig.add_trace(go.Scatter(x=middle, y=per_step.high, mode="lines", line={"width": 0}, fill="tonexty",
+                                     fillcolor="rgba(99, 110, 250, 0.2)", hoverinfo="skip",
+                                     name=say("plot.loss_spread", language, steps=number(width, language))))
+        name = say("plot.loss_each_step", language) if width == 1 else say(
+            "plot.loss_mean_of", language, steps=number(width, language))
+        fig.add_trace(go.Scatter(x=middle, y=per_step.mean, mode="lines", name=name, hovertemplate=hover,
+                                 line={"width": 1, "color": "rgba(99, 110, 250, 0.6)"}))
+        shown += [per_step.low, per_step.high]
+    fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=say("plot.loss_smoothed", language),
+                             line={"width": 2, "color": NEUTRAL}, hovertemplate=hover))
+    values = np.concatenate(shown)
+    values = values[np.isfinite(values) & (values > 0)]
+    ticks = log_ticks(float(values.min()), float(values.max())) if len(values) else []
     axis = {"tickvals": ticks, "ticktext": [f"{tick:g}" for tick in ticks]} if ticks else {}
     fig.update_layout(title=title, xaxis_title=say("plot.step", language), yaxis_title="loss", yaxis_type="log",
-                      yaxis=axis,
-                      uirevision="loss", showlegend=False, **_LAYOUT)
+                      yaxis=axis, uirevision="loss", legend={"x": 1, "xanchor": "right", "y": 1, "yanchor": "top"},
+                      **_LAYOUT)
     return fig
-
-
-def log_ticks(low: float, high: float) -> list[float]:
-    """Where a log axis over [low, high] is labelled, each tick with its whole value: plotly's own minor labels
-    are lone digits ("2, 1, 5, 2, 0.1" read as values). Powers of ten where they give three ticks or more, else
-    1, 2 and 5 times them, else every digit times them; [] where even those give fewer than two (plotly's own).
-
-    >>> log_ticks(0.08, 2.3)
-    [0.1, 0.2, 0.5, 1.0, 2.0]
-    >>> log_ticks(1e-4, 3.0)
-    [0.0001, 0.001, 0.01, 0.1, 1.0]
-    """
-    if not (0 < low <= high < math.inf):
-        return []
-    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
-    for mantissas, enough in (((1,), 3), ((1, 2, 5), 2), (range(1, 10), 2)):
-        ticks = [float(f"{m}e{k}") for k in decades for m in mantissas if low <= m * 10.0 ** k <= high]
-        if len(ticks) >= enough:
-            return ticks
-    return []
 
 
 def accuracy_figure(epoch_points: Sequence[tuple[float, float]], estimates: Sequence[tuple[float, float]],

@@ -89,6 +89,7 @@ def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
     steps = steps_shown(page, STEPS_SEEN)
     assert len(steps) == STEPS_SEEN and steps == sorted(steps), steps
     assert page.locator("#train-loss .scatterlayer .trace").count() >= 1
+    expect(status).to_contain_text(re.compile(r"[\d,]+ samples/s · [\d.]+ s/epoch"))
 
     # Pressed once it is enabled, not once it also holds still: while the curves redraw, a loaded machine kept
     # Playwright's "stable" check of the button failing for over a minute (the whole suite on 2 cores).
@@ -101,7 +102,8 @@ def test_curves_redraw_while_training_and_stop_keeps_them(page: Page):
     # are kept however long that takes (the worker used to be killed, its weights lost, when not done 2 s after
     # Stop). The weights' link below shows that the worker stopped in time, not that it was killed.
     expect(status).to_contain_text("Stopped", timeout=STOP_S * 1000)
-    expect(page.locator("#train-loss .scatterlayer .trace")).to_have_count(1)  # the curves are kept
+    # the curves are kept: each step's loss and the smoothed loss
+    expect(page.locator("#train-loss .scatterlayer .trace")).to_have_count(2)
     expect(download_link(page, "train-params")).to_have_attribute("href", re.compile(r"params\.npz$"))
     expect(page.locator("#train-start")).to_be_enabled()
 
@@ -114,6 +116,10 @@ def test_a_full_run_shows_results_and_classifies_a_drawn_digit(page: Page):
     expect(status).to_contain_text("Finished", timeout=TRAIN_TIMEOUT_MS)
     expect(status).to_contain_text("test accuracy")
     expect(status).to_contain_text(re.compile(r"training \d+\.\d\d %"))
+    expect(status).to_contain_text(re.compile(r"97 % test accuracy (after [\d,.]+ s|not reached in this run)"))
+    # The run just measured this model's rate here: the next one's expected time is reckoned from it.
+    expect(page.locator("#train-estimate")).to_contain_text(
+        re.compile(r"Expected: about [\d,]+ s of training for 3 epochs"), timeout=WAIT_S * 1000)
     # The loss axis (log) labels its ticks with the values they stand for, in order: never plotly's lone digits
     # ("2, 1, 5, 2, 0.1" read as values).
     labels = page.locator("#train-loss .ytick text").all_text_contents()

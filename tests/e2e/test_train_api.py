@@ -8,6 +8,7 @@ without them, saying why.
 
 from __future__ import annotations
 
+import csv
 import threading
 import time
 
@@ -70,6 +71,13 @@ def test_train_streams_updates(quick_run):
     assert final["test_accuracy"] > 0.9 and final["device"].startswith("CPU")
     assert any(u["test_accuracy"] is None for u in updates[:2])  # null until first measured
     assert np.asarray(final["confusion"]).sum() == N_TEST
+    firsts = [u["first_loss_step"] for u in updates if u.get("losses")]
+    assert firsts[0] == 1 and sum(len(u.get("losses") or []) for u in updates) == final["step"]  # one per step
+    with open(final["losses_file"]) as kept:
+        assert [int(row["first_step"]) for row in csv.DictReader(kept)] == list(range(1, final["step"] + 1))
+    assert final["target_accuracy"] == 0.97 and "time_to_target_s" in final
+    measured = client.predict(api_name="/datasets")["measured"]
+    assert any((m["batch_size"], m["n_train"]) == (128, N_TRAIN) and m["samples_per_s"] > 0 for m in measured)
     answer = client.predict(held_out_digits(N_TRAIN, N_TEST)[0][0].tolist(), api_name="/predict")
     assert answer["ok"] and abs(sum(answer["probabilities"]) - 1) < 1e-6  # this session has a model now
 

@@ -4,7 +4,7 @@ Four sets of images are measured: the whole test set, the quick estimate
 (the first ``estimate_size`` test images) and a training twin of each (the
 loop picks which training images: ``prepare._evaluation``). Each set goes to
 the device(s) once, padded to whole batches of ``EVAL_BATCH``, so one
-compiled ``worker_steps.classify`` per shape serves every measurement.
+compiled ``classify`` per shape serves every measurement.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import jax
+import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
-from playground.mlp import Params
+from playground.mlp import Params, batched_predict
 from playground.mnist.catalogue import ArrayData
-from playground.owner.training import steps as worker_steps
+from playground.owner.training.steps import as_float
 
 EVAL_BATCH = 1000  # images per evaluation batch: bounds activation memory for any test-set size
 
@@ -32,11 +34,11 @@ class Images:
 
     @classmethod
     def place(cls, replicate: Callable[[object], object], images: np.ndarray, labels: np.ndarray) -> Images:
-        return cls(replicate(worker_steps.as_batches(images, EVAL_BATCH)), labels)
+        return cls(replicate(as_batches(images, EVAL_BATCH)), labels)
 
     def classify(self, params: Params) -> jax.Array:
         """The predicted classes, padding included, as a device array that may still be computing."""
-        return worker_steps.classify(params, self.batches)
+        return classify(params, self.batches)
 
     def score(self, classified: jax.Array) -> tuple[float, np.ndarray]:
         """The fraction ``classify`` got right, and its predicted classes (the padding's cut off); waits for it."""
@@ -87,7 +89,7 @@ class Evaluation:
         """Compile ``classify`` for each shape of batches now, so no chunk's timing includes a compile."""
         sets = (self.test, self.estimate, self.train, self.train_estimate)
         for batches in {s.batches.shape: s.batches for s in sets}.values():
-            worker_steps.classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
+            classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
 
     def start(self, params: Params, epoch_ended: bool) -> Measurement:
         """The metrics to refresh after a chunk, asked of the device without waiting: at an epoch's end the full
@@ -124,3 +126,24 @@ class Evaluation:
                                for w, b in jax.device_get(params)],
                        test_predictions=predictions.astype(np.int64))
         return metrics
+
+
+@jax.jit
+def classify(params: Params, image_batches: jax.Array) -> jax.Array:
+    """Predicted classes for ``image_batches`` of shape ``(n_batches, batch, 28, 28)``, flattened to one vector.
+
+    ``lax.map`` runs one batch at a time, bounding the activations' memory
+    for any test-set size; the compiled program is cached per input shape, so
+    the full test set and the quick estimate each compile once.
+    """
+    return lax.map(lambda batch: jnp.argmax(batched_predict(params, as_float(batch)), axis=1),
+                   image_batches).reshape(-1)
+
+
+def as_batches(images: np.ndarray, batch_size: int) -> np.ndarray:
+    """``images`` padded with blank images to a whole number of batches and shaped ``(n_batches, batch, ...)``."""
+    batch_size = max(1, min(batch_size, len(images)))
+    n_batches = -(-len(images) // batch_size)
+    padded = np.zeros((n_batches * batch_size, *images.shape[1:]), images.dtype)
+    padded[:len(images)] = images
+    return padded.reshape(n_batches, batch_size, *images.shape[1:])

@@ -25,6 +25,13 @@ measurement after this one) before it waits for a chunk and reports it, so
 the device never idles while the host reads a loss, sends an update or
 starts the next chunk (JAX returns from a call once its work is queued).
 
+Every update after the compile carries the loss of each step run since
+the update before (``losses``, the first of them step ``first_loss_step``,
+counting from 1), recorded on the device inside the compiled loop
+(pipeline.py): a run of N steps sends exactly N losses, however its chunks
+fell. ``loss`` is their smoothed average (about the last 50 steps), and
+``seconds_per_epoch`` an epoch's training time at the current samples/s.
+
 The last update has ``done: True``, the final parameters and the test-set
 predictions. The caller stops a run by making ``should_stop()`` return True;
 the loop asks before every chunk and, while it waits for the device, every
@@ -50,31 +57,17 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import jax
-import numpy as np
 
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
-from playground.owner.training import steps as worker_steps
-from playground.owner.training.evaluation import Measurement
-from playground.owner.training.prepare import (
-    ESTIMATE_EVERY_S,
-    ESTIMATE_SIZE,
-    Placement,
-    block_steps,
-    checked_arrays,
-    placement_for,
-    prepare,
-)
+from playground.owner.training.pipeline import Pace, Queued, take, wait_unless_stopped
+from playground.owner.training.placement import Placement, block_steps
+from playground.owner.training.prepare import ESTIMATE_EVERY_S, ESTIMATE_SIZE, checked_arrays, placement_for, prepare
 
-RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
 CHUNK_TARGET = 0.8  # aim a chunk at 80% of update_every_s, so the jitter stays inside the promised interval
-FIRST_CHUNK_STEPS = 4
-STOP_POLL_S = 0.002  # how often the host, waiting for the device, asks whether the run was stopped
 Pause = Callable[[list, Callable[[], bool]], float | None]  # (the work on its way, should_stop) -> when seen done
 
 
@@ -119,9 +112,10 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     block = min(block or block_steps(placement), steps_per_epoch) if multi_step else 1
     metrics = {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
                "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None, "epoch_train_accuracy": None,
-               "samples_per_s": 0.0, "elapsed_s": 0.0,
-               "device": placement.describe(), "devices": len(placement.devices), "n_train": len(data.train_labels),
-               "n_test": len(data.test_labels), "done": False}
+               "samples_per_s": 0.0, "seconds_per_epoch": None, "elapsed_s": 0.0,
+               "losses": [], "first_loss_step": None, "device": placement.describe(),
+               "devices": len(placement.devices), "n_train": len(data.train_labels), "n_test": len(data.test_labels),
+               "done": False}
     yield dict(metrics)
 
     state, run_chunk, epoch_order, evaluation = prepare(config, data, placement, multi_step, block,
@@ -130,8 +124,9 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
 
     # A pipeline one chunk deep: chunk k+1 (and chunk k's measurement) is queued before the host waits for chunk
     # k and reports it, so the device never idles while the host sends an update or measures the time.
-    step, stopped, pace = 0, False, _Pace(CHUNK_TARGET * update_every_s, block, config.batch_size)
-    queued: _Queued | None = None
+    step, stopped, pace = 0, False, Pace(CHUNK_TARGET * update_every_s, block, config.batch_size)
+    queued: Queued | None = None
+    unreported: list[Queued] = []  # after a stop: the chunks still on their way, reported in the final update
     for epoch, first, n in pace.chunks(config.epochs, steps_per_epoch):
         if queued is not None:
             queued.done_at = pause(queued.arrays(), should_stop)
@@ -143,123 +138,28 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
         step += done
         last = done < n or step == total_steps  # a chunk runs short only when asked to stop
         measured = None if last else evaluation.start(state.params, epoch_ended=first + done == steps_per_epoch)
-        chunk = _Queued(step, done, steps_per_epoch, state.smoothed, measured, queued_at)
+        chunk = Queued(step, first, done, steps_per_epoch, state.smoothed, state.losses, measured, queued_at)
         if queued is not None:
-            if not _wait_unless_stopped(queued.arrays(), should_stop):
-                stopped, queued = True, chunk  # the chunk before it needs no update: the final one comes after it
+            if not wait_unless_stopped(queued.arrays(), should_stop):
+                stopped, unreported = True, [queued, chunk]  # no update of their own: the final one has their losses
                 break
-            yield queued.report(metrics, pace, started)
+            queued.report(metrics, pace, started)
+            yield take(metrics)
         queued = chunk
         if last:
             stopped = done < n
             break
+    if not unreported and queued is not None:
+        unreported = [queued]
     # "finishing": no step will be queued any more. At the end of the run, once its last chunk is done; after a stop
     # at once, so that the server hears it within its short grace, however long the chunks still queued and the
     # epoch's measurement take (the final update waits for them).
-    if queued is not None and not stopped:
-        queued.report(metrics, pace, started)
-        queued = None
-    yield dict(metrics, phase="finishing", stopped=stopped, elapsed_s=time.perf_counter() - started)
-    if queued is not None:
-        dataclasses.replace(queued, measured=None).report(metrics, pace, started)  # the final update measures
+    if not stopped:
+        for chunk in unreported:
+            chunk.report(metrics, pace, started)
+        unreported = []
+    yield take(metrics, phase="finishing", stopped=stopped, elapsed_s=time.perf_counter() - started)
+    for chunk in unreported:
+        dataclasses.replace(chunk, measured=None).report(metrics, pace, started)  # the final update measures
     pause([], lambda: False)  # a stop may have cut a pause short: the final measurement waits for its turn
     yield evaluation.final_update(metrics, state.params, stopped, not stopped and step == total_steps, started)
-
-
-def _wait_unless_stopped(arrays: list[object], should_stop: Callable[[], bool]) -> bool:
-    """Wait until the device has computed ``arrays``; False as soon as ``should_stop()`` says so instead (asked
-    every ``STOP_POLL_S``), so that a stop is heard while the host waits for a long chunk or measurement."""
-    pending = [array for array in arrays if hasattr(array, "is_ready")]  # host values (numpy) are ready
-    while not all(array.is_ready() for array in pending):
-        if should_stop():
-            return False
-        time.sleep(STOP_POLL_S)
-    return True
-
-
-@dataclass
-class _Queued:
-    """A chunk on its way: what its update will say once the device is done with it."""
-
-    step: int  # steps done when this chunk ends
-    done: int  # its own steps
-    steps_per_epoch: int
-    smoothed: worker_steps.Smoothed  # its loss (device scalars; waiting for them waits for the chunk)
-    measured: Measurement | None  # the accuracies asked for after it; None after the last chunk
-    queued_at: float  # perf_counter() when the loop began to queue it
-    done_at: float | None = None  # when it was seen done, where that was before its report (a pause)
-
-    def arrays(self) -> list[object]:
-        """What the chunk's update reads: its loss, and the accuracies measured after it."""
-        return [*self.smoothed, *(self.measured.arrays() if self.measured is not None else [])]
-
-    def report(self, metrics: dict, pace: _Pace, started: float) -> dict:
-        """Wait for the chunk, fold its figures into ``metrics`` and return a copy for the stream."""
-        loss = worker_steps.smoothed_value(self.smoothed)  # waits for the chunk
-        samples_per_s = pace.record(self.done, self.queued_at, self.done_at or time.perf_counter())
-        metrics.update(step=self.step, epoch=self.step / self.steps_per_epoch, loss=loss,
-                       samples_per_s=samples_per_s, epoch_accuracy=None, epoch_train_accuracy=None)
-        if self.measured is not None:
-            metrics.update(self.measured.result())
-        metrics["elapsed_s"] = time.perf_counter() - started
-        return dict(metrics)
-
-
-class _Pace:
-    """How many steps the next chunk runs, and the samples/s of about the last second's chunks."""
-
-    def __init__(self, target_s: float, block: int, batch_size: int) -> None:
-        self.target_s, self.block, self.batch_size = target_s, block, batch_size
-        self.chunk_steps = max(FIRST_CHUNK_STEPS, block)
-        self.recent: deque[tuple[int, float]] = deque()  # (samples, seconds) of the latest chunks
-        self.last_done = -np.inf  # perf_counter() when the last chunk recorded was seen done
-
-    def chunks(self, epochs: int, steps_per_epoch: int) -> Iterator[tuple[int, int, int]]:
-        """``(epoch, first step in the epoch, steps)`` of each chunk; a chunk never crosses an epoch boundary.
-
-        Each chunk's length is read when it is due, from the chunks ``record``
-        saw before. The caller stops iterating after a chunk that ran short.
-        """
-        for epoch in range(epochs):
-            first = 0
-            while first < steps_per_epoch:
-                n = min(self.chunk_steps, steps_per_epoch - first)
-                yield epoch, first, n
-                first += n
-
-    def record(self, steps: int, queued_at: float, done_at: float) -> float:
-        """A chunk of ``steps`` queued at ``queued_at`` was seen done at ``done_at`` (perf_counter() times): sizes
-        the chunks to come, and returns the samples/s over the chunks of about the last second.
-
-        A chunk's time runs from when it was queued, or from when the chunk
-        before it was done if it waited behind that one in the device's queue.
-        """
-        seconds = done_at - max(queued_at, self.last_done)
-        self.last_done = done_at
-        self.recent.append((steps * self.batch_size, seconds))
-        while len(self.recent) > 1 and sum(s for _, s in self.recent) - self.recent[0][1] >= RATE_WINDOW_S:
-            self.recent.popleft()
-        samples_per_s = sum(n for n, _ in self.recent) / max(sum(s for _, s in self.recent), 1e-9)
-        self.chunk_steps = _next_chunk_steps(self.chunk_steps, samples_per_s / self.batch_size, self.target_s,
-                                             self.block)
-        return samples_per_s
-
-
-def _next_chunk_steps(planned: int, steps_per_s: float, target_s: float, block: int = 1) -> int:
-    """Steps for the next chunk so that it lasts about ``target_s`` at ``steps_per_s``, at most twice the ``planned``
-    length of the chunks so far, in whole blocks.
-
-    The cap matters at the start: the first steps after compiling measure
-    2-3x faster than the steady state on a CPU (measured: 13 steps at 4 ms,
-    the next 45 at 11 ms, one 0.5 s chunk where 0.2 s was meant), so growth
-    is gentle: 2x, not more. It is taken of the length planned, not of the
-    steps a chunk ran: the last chunk of an epoch runs only the epoch's
-    rest, and a cap on that would shrink the next epoch's chunks for no
-    reason. A chunk of whole ``block``s computes every step of each block
-    (worker_steps.compile_blocks).
-
-    >>> _next_chunk_steps(16, 16_000, 0.2, 16), _next_chunk_steps(160, 320, 0.2, 16), _next_chunk_steps(4, 0, 0.2)
-    (32, 64, 1)
-    """
-    steps = max(1, min(int(steps_per_s * target_s), 2 * planned))
-    return max(block, steps - steps % block)

@@ -12,62 +12,21 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import jax
 import numpy as np
-from jax.sharding import AxisType, Mesh, NamedSharding, Sharding, SingleDeviceSharding
-from jax.sharding import PartitionSpec as P
 
 from playground.mlp import init_params
 from playground.mnist.catalogue import ROLES, ArrayData
 from playground.mnist.config import TrainConfig
 from playground.owner.training import steps as worker_steps
 from playground.owner.training.evaluation import Evaluation
+from playground.owner.training.placement import Placement, block_steps
 from playground.owner.training.steps import RunChunk, TrainState, make_optimizer
 
 TRAIN_EVAL_SIZE = 10_000  # training images classified at each epoch's end: full MNIST's 60,000 would cost 6 test sets
-ACCELERATOR_BLOCK_STEPS = 16  # steps per compiled block on a GPU or TPU: a call queues 16 steps of work
 ESTIMATE_SIZE = 1000  # test images of the quick estimate (and training images of its twin)
 ESTIMATE_EVERY_S = 2.0
-
-
-def device_name(device: jax.Device) -> str:
-    """E.g. ``"CPU · cpu"`` or ``"GPU · NVIDIA H200"``."""
-    return f"{device.platform.upper()} · {device.device_kind}"
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where one run's arrays live: on one device, or on a 1-D mesh (axis "data") of every local device.
-
-    ``replicated`` keeps a whole copy on each device: the parameters, the
-    optimiser state and the dataset (uint8, small enough to copy; each step
-    gathers its batch locally). ``batch`` splits each training batch along
-    "data" (``worker_steps.batch_of``), or is None on one device.
-    """
-
-    devices: tuple[jax.Device, ...]
-    replicated: Sharding
-    batch: NamedSharding | None
-
-    @classmethod
-    def on(cls, device: jax.Device) -> Placement:
-        return cls((device,), SingleDeviceSharding(device), None)
-
-    @classmethod
-    def data_parallel(cls) -> Placement:
-        """Every local device; Auto axes, so XLA's partitioner places what the shardings leave open."""
-        mesh = Mesh(np.asarray(jax.local_devices()), ("data",), axis_types=(AxisType.Auto,))
-        return cls(tuple(mesh.devices.flat), NamedSharding(mesh, P()), NamedSharding(mesh, P("data")))
-
-    def replicate(self, tree: object) -> object:
-        return jax.device_put(tree, self.replicated)
-
-    def describe(self) -> str:
-        """The banner's text: ``"GPU · NVIDIA H200"``, or ``"CPU · cpu × 8 (data-parallel)"``."""
-        name = device_name(self.devices[0])
-        return name if self.batch is None else f"{name} × {len(self.devices)} (data-parallel)"
 
 
 def placement_for(config: TrainConfig, device: jax.Device | None) -> Placement:
@@ -96,7 +55,8 @@ def prepare(config: TrainConfig, data: ArrayData, placement: Placement, multi_st
     init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
     optimizer = make_optimizer(config)
     params = init_params(init_key, config.layers)
-    state = TrainState(*placement.replicate((params, optimizer.init(params))), worker_steps.initial_smoothed())
+    state = TrainState(*placement.replicate((params, optimizer.init(params))), worker_steps.initial_smoothed(),
+                       worker_steps.initial_losses(len(data.train_labels) // config.batch_size))
 
     @functools.lru_cache(maxsize=1)  # the epoch's chunks share one permutation; epoch 0's is made here, to compile
     def epoch_order(epoch: int) -> jax.Array:
@@ -129,12 +89,6 @@ def spread(n: int, k: int) -> np.ndarray:
     ([0, 3, 6, 9], [0, 1, 2])
     """
     return np.unique(np.linspace(0, n - 1, min(n, k)).round().astype(np.int64))
-
-
-def block_steps(placement: Placement) -> int:
-    """Steps per compiled block on an accelerator (worker_steps.compile_blocks), or 1 on a CPU: one call per chunk,
-    a loop of any length (worker_steps.compile_chunks), which on a CPU costs nothing more."""
-    return 1 if placement.devices[0].platform == "cpu" else ACCELERATOR_BLOCK_STEPS
 
 
 def checked_arrays(data: object) -> ArrayData:

@@ -1,4 +1,4 @@
-"""The jitted pieces of training, in the device owner: one optimiser step, many steps in one call, evaluation.
+"""The jitted pieces of training, in the device owner: one optimiser step, and many steps in one call.
 
 The loop runs a chunk of steps one of three ways, each compiled ahead of
 time for the run's arrays, behind one signature (``RunChunk``), so the loop
@@ -40,7 +40,7 @@ import optax
 from jax import lax
 from jax.sharding import NamedSharding
 
-from playground.mlp import Params, batched_predict, loss
+from playground.mlp import Params, loss
 from playground.mnist.config import TrainConfig
 
 LOSS_SMOOTHING = 0.98  # the smoothed loss averages roughly the last 1 / (1 - 0.98) = 50 steps
@@ -48,11 +48,20 @@ Smoothed = tuple[jax.Array, jax.Array]  # (running average, steps averaged): see
 
 
 class TrainState(NamedTuple):
-    """What the steps carry from one to the next: the parameters, the optimiser's state, the smoothed loss."""
+    """What the steps carry from one to the next: the parameters, the optimiser's state, the smoothed loss, and
+    each step's own loss.
+
+    ``losses`` has one slot per step of an epoch: step ``i`` of an epoch
+    writes its batch loss into ``losses[i]`` on the device, inside the
+    compiled loop, so a chunk's losses come back in one transfer with its
+    state, however many steps it ran (slots outside the chunk hold older
+    steps' values: the caller knows which slots a chunk wrote).
+    """
 
     params: Params
     opt_state: optax.OptState
     smoothed: Smoothed
+    losses: jax.Array
 
 
 # run(state, order, first_step, n_steps, should_stop) -> (state, steps run): steps first_step, first_step + 1, ...
@@ -117,27 +126,35 @@ def initial_smoothed() -> Smoothed:
     return np.float32(0.0), np.int32(0)
 
 
+def initial_losses(steps_per_epoch: int) -> np.ndarray:
+    """No step's loss yet: a slot per step of an epoch (on the host; the first chunk call moves it)."""
+    return np.zeros(steps_per_epoch, np.float32)
+
+
 def _step(optimizer: optax.GradientTransformation, batch_size: int, batch_sharding: NamedSharding | None,
           images: jax.Array, labels: jax.Array, order: jax.Array) -> Callable[[jax.Array, TrainState], TrainState]:
-    """``step(i, state)``: the state after step ``i`` of the permutation ``order`` (the body of every compiled loop)."""
+    """``step(i, state)``: the state after step ``i`` of the permutation ``order`` (the body of every compiled loop),
+    its loss written into ``losses[i]``."""
     def step(i, carry):
-        params, opt_state, smoothed = carry
+        params, opt_state, smoothed, losses = carry
         params, opt_state, batch_loss = optimizer_step(
             optimizer, params, opt_state, *batch_of(images, labels, order, i, batch_size, batch_sharding))
-        return params, opt_state, smooth_loss(smoothed, batch_loss)
+        return params, opt_state, smooth_loss(smoothed, batch_loss), losses.at[i].set(batch_loss)
     return step
 
 
 def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int,
                      batch_sharding: NamedSharding | None = None) -> Callable:
-    """``chunk(params, opt_state, smoothed, images, labels, order, first_step, n_steps)``: ``n_steps`` steps, one call.
+    """``chunk(params, opt_state, smoothed, losses, images, labels, order, first_step, n_steps)``: ``n_steps`` steps,
+    one call.
 
     Step ``first_step + i`` trains on ``images[order[(first_step + i) * batch_size :][:batch_size]]``
     (``lax.dynamic_slice`` of the permutation, then a gather). ``first_step``
     and ``n_steps`` are traced values, not static ones: a ``fori_loop`` with
     traced bounds lowers to a ``while`` loop, so ONE compiled program serves
-    every chunk length the caller picks. The smoothed loss rides in the loop
-    carry, so the host needs nothing back until the chunk ends.
+    every chunk length the caller picks. The smoothed loss and each step's
+    loss (``TrainState.losses``) ride in the loop carry, so the host needs
+    nothing back until the chunk ends.
 
     For a CPU, where XLA runs a loop on the host anyway. On a GPU, a loop
     whose trip count XLA does not know copies its condition back to the host
@@ -147,22 +164,22 @@ def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int,
     accelerator's piece.
 
     ``params`` and ``opt_state`` are donated (the chunk writes the new ones
-    into their buffers); ``smoothed`` is not, so the caller can read a
-    chunk's loss after handing its state to the next chunk.
+    into their buffers); ``smoothed`` and ``losses`` are not, so the caller
+    can read a chunk's losses after handing its state to the next chunk.
 
     With ``batch_sharding`` (a data-parallel run) each batch is split along
     it inside the loop: see the module docstring for the all-reduce this adds.
     """
-    def chunk(params, opt_state, smoothed, images, labels, order, first_step, n_steps):
+    def chunk(params, opt_state, smoothed, losses, images, labels, order, first_step, n_steps):
         step = _step(optimizer, batch_size, batch_sharding, images, labels, order)
-        return lax.fori_loop(first_step, first_step + n_steps, step, (params, opt_state, smoothed))
+        return lax.fori_loop(first_step, first_step + n_steps, step, (params, opt_state, smoothed, losses))
 
     return jax.jit(chunk, donate_argnums=(0, 1))
 
 
 def make_train_block(optimizer: optax.GradientTransformation, batch_size: int,
                      batch_sharding: NamedSharding | None, steps: int) -> Callable:
-    """``block(params, opt_state, smoothed, images, labels, order, first_step)``: exactly ``steps`` steps, one call.
+    """``block(params, opt_state, smoothed, losses, images, labels, order, first_step)``: exactly ``steps`` steps.
 
     The accelerator's piece of a chunk: a loop whose length is known when it
     is compiled runs on a GPU without asking the host between turns, and its
@@ -173,9 +190,10 @@ def make_train_block(optimizer: optax.GradientTransformation, batch_size: int,
     if steps < 1:
         raise ValueError(f"a block has at least 1 step, got {steps}")
 
-    def block(params, opt_state, smoothed, images, labels, order, first_step):
+    def block(params, opt_state, smoothed, losses, images, labels, order, first_step):
         step = _step(optimizer, batch_size, batch_sharding, images, labels, order)
-        return lax.fori_loop(0, steps, lambda i, carry: step(first_step + i, carry), (params, opt_state, smoothed))
+        return lax.fori_loop(0, steps, lambda i, carry: step(first_step + i, carry),
+                             (params, opt_state, smoothed, losses))
 
     return jax.jit(block, donate_argnums=(0, 1))
 
@@ -262,38 +280,20 @@ def compile_step_by_step(optimizer: optax.GradientTransformation, batch_size: in
 
     def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
             should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
-        params, opt_state, smoothed = state
-        losses = []
+        params, opt_state, smoothed, losses = state
+        batch_losses = []
         for i in range(n_steps):
             if i and should_stop():
                 break
             params, opt_state, batch_loss = update(params, opt_state,
                                                    *take(images, labels, order, np.int32(first_step + i)))
-            losses.append(batch_loss)
-        for batch_loss in jax.device_get(losses):  # one transfer per chunk, not one sync per step
-            smoothed = smooth_loss(smoothed, np.float32(batch_loss))
+            batch_losses.append(batch_loss)
+        batch_losses = np.asarray(jax.device_get(batch_losses), np.float32)  # one transfer per chunk
+        for batch_loss in batch_losses:
+            smoothed = smooth_loss(smoothed, batch_loss)
+        losses = np.array(losses, np.float32)  # a copy: the chunk before may not have been read yet
+        losses[first_step:first_step + len(batch_losses)] = batch_losses
         jax.block_until_ready(params)
-        return TrainState(params, opt_state, smoothed), len(losses)
+        return TrainState(params, opt_state, smoothed, losses), len(batch_losses)
 
     return run
-
-
-@jax.jit
-def classify(params: Params, image_batches: jax.Array) -> jax.Array:
-    """Predicted classes for ``image_batches`` of shape ``(n_batches, batch, 28, 28)``, flattened to one vector.
-
-    ``lax.map`` runs one batch at a time, bounding the activations' memory
-    for any test-set size; the compiled program is cached per input shape, so
-    the full test set and the quick estimate each compile once.
-    """
-    return lax.map(lambda batch: jnp.argmax(batched_predict(params, as_float(batch)), axis=1),
-                   image_batches).reshape(-1)
-
-
-def as_batches(images: np.ndarray, batch_size: int) -> np.ndarray:
-    """``images`` padded with blank images to a whole number of batches and shaped ``(n_batches, batch, ...)``."""
-    batch_size = max(1, min(batch_size, len(images)))
-    n_batches = -(-len(images) // batch_size)
-    padded = np.zeros((n_batches * batch_size, *images.shape[1:]), images.dtype)
-    padded[:len(images)] = images
-    return padded.reshape(n_batches, batch_size, *images.shape[1:])

@@ -20,9 +20,10 @@ import numpy as np
 from playground.mnist.params_file import Params, load_params
 from playground.mnist.preprocess import model_input
 from playground.server.training.inference import probabilities
+from playground.server.training.loss_series import LossSeries
 
 METRIC_COLUMNS = ("step", "epoch", "elapsed_s", "loss", "test_accuracy", "epoch_accuracy", "train_accuracy",
-                  "epoch_train_accuracy", "samples_per_s")
+                  "epoch_train_accuracy", "samples_per_s", "seconds_per_epoch")
 
 
 class NoTrainedModel(LookupError):
@@ -34,6 +35,7 @@ class RunResult:
     folder: Path
     params_file: Path | None  # None when the worker was killed before it saved them
     metrics_file: Path
+    losses_file: Path
     class_names: list[str]
     params: Params | None = None  # loaded from params_file at the first predict
 
@@ -47,14 +49,16 @@ class SessionResults:
         self._results: OrderedDict[str, RunResult] = OrderedDict()
 
     def keep(self, session: str, folder: Path, params_file: Path | None, rows: list[dict],
-             class_names: list[str] | None) -> RunResult:
-        """Write ``rows`` (one dict of ``METRIC_COLUMNS`` per update) as the run's CSV; make it the session's result."""
-        metrics_file = folder / "metrics.csv"
+             class_names: list[str] | None, losses: LossSeries | None = None) -> RunResult:
+        """Write ``rows`` (one dict of ``METRIC_COLUMNS`` per update) as the run's CSV, and its steps' ``losses`` as
+        another (``LossSeries.write_csv``: bounded, whatever the run's length); make it the session's result."""
+        metrics_file, losses_file = folder / "metrics.csv", folder / "losses.csv"
+        (losses or LossSeries(2)).write_csv(losses_file)
         with open(metrics_file, "w", newline="") as stream:
             writer = csv.DictWriter(stream, fieldnames=METRIC_COLUMNS)
             writer.writeheader()
             writer.writerows(rows)
-        result = RunResult(folder, params_file, metrics_file, list(class_names or map(str, range(10))))
+        result = RunResult(folder, params_file, metrics_file, losses_file, list(class_names or map(str, range(10))))
         with self._lock:
             old = self._results.pop(session, None)
             self._results[session] = result

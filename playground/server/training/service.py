@@ -29,7 +29,8 @@ from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.fetch import data_env
 from playground.owner.handle import DeviceOwner, OwnerLost, TrainingStream
-from playground.server.training.results import METRIC_COLUMNS, NoTrainedModel, SessionResults
+from playground.server.training.results import NoTrainedModel, SessionResults
+from playground.server.training.run_record import MeasuredRates, RunRecord
 from playground.server.training.slots import SlotQueue
 
 __all__ = ["NoTrainedModel", "TrainingFailed", "TrainingService"]
@@ -67,6 +68,7 @@ class TrainingService:
         self._lock = threading.Lock()
         self._runs: dict[str, _Run] = {}
         self._results = SessionResults(max_sessions)
+        self._rates = MeasuredRates()
         self._fetch_locks = {name: threading.Lock() for name in DATASETS}
         self._numbers = itertools.count(1)
 
@@ -81,7 +83,8 @@ class TrainingService:
             self._runs[session] = run
         base = {"phase": "data", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
                 "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None,
-                "epoch_train_accuracy": None, "samples_per_s": None, "elapsed_s": 0.0,
+                "epoch_train_accuracy": None, "samples_per_s": None, "seconds_per_epoch": None, "elapsed_s": 0.0,
+                "losses": [], "first_loss_step": None,
                 "device": None, "devices": None, "dataset": config.dataset, "n_train": None, "n_test": None,
                 "data_fallback": None, "compile_cache": None, "done": False}
         started = time.monotonic()
@@ -98,7 +101,7 @@ class TrainingService:
                         return
                     yield {**base, "phase": "queued", "queue_position": self._queue.position(ticket),
                            "elapsed_s": time.monotonic() - started}
-                yield from self._train_on(ticket.slot, config, session, run, base)
+                yield from self._train_on(ticket.slot, config, session, run, base, RunRecord(started))
             finally:
                 self._queue.leave(ticket)
         finally:
@@ -121,6 +124,11 @@ class TrainingService:
     def status(self) -> dict:
         """Training slots (one per accelerator), runs in progress and runs waiting."""
         return self._queue.counts()
+
+    def measured(self) -> list[dict]:
+        """The samples/s of the last run of each dataset, model and batch size here: what the next run's expected
+        time is reckoned from (run_record.expected_seconds)."""
+        return self._rates.listed()
 
     def datasets(self) -> list[dict]:
         """Each dataset and where it would come from now: "MNIST_DIR", "cache", offline, or None (download)."""
@@ -172,19 +180,19 @@ class TrainingService:
             raise error
         return name
 
-    def _train_on(self, slot: int, config: TrainConfig, session: str, run: _Run, base: dict) -> Iterator[dict]:
+    def _train_on(self, slot: int, config: TrainConfig, session: str, run: _Run, base: dict,
+                  record: RunRecord) -> Iterator[dict]:
         if not self._owner.alive():  # starting again after a job or a run ended it
             yield {**base, "phase": "starting"}
             self._owner.wait_ready(START_WAIT_S)
         folder = self._root / f"run-{next(self._numbers)}"
         folder.mkdir()
-        rows: list[dict] = []
         latest = {**base, "phase": "starting"}
         stream: TrainingStream | None = None
         try:
             stream = self._owner.train({"config": config.to_dict(), "run_dir": str(folder), "slot": slot,
                                         "data_env": data_env(self._env)})
-            yield from self._follow(stream, session, run, folder, rows, latest, base)
+            yield from self._follow(stream, config, session, run, folder, record, latest, base)
         except OwnerLost as lost:
             if lost.piece[0] == "device.restarting":  # asked of an owner between two lives
                 raise TrainingFailed(render_piece([lost.piece])) from None
@@ -195,8 +203,8 @@ class TrainingService:
             if stream is not None:
                 stream.close()
 
-    def _follow(self, stream: TrainingStream, session: str, run: _Run, folder: Path, rows: list[dict],
-                latest: dict, base: dict) -> Iterator[dict]:
+    def _follow(self, stream: TrainingStream, config: TrainConfig, session: str, run: _Run, folder: Path,
+                record: RunRecord, latest: dict, base: dict) -> Iterator[dict]:
         finished = False
         try:
             deadline = time.monotonic() + self.max_run_s
@@ -211,8 +219,10 @@ class TrainingService:
                 if give_up_at is not None and time.monotonic() > give_up_at:
                     stream.abandon()  # it did not stop in time: a hung device, whose owner starts again
                     finished = True
-                    self._results.keep(session, folder, None, rows, latest.get("class_names"))
-                    yield _stopped(latest, piece("train.worker_restarted"))
+                    self._results.keep(session, folder, None, record.rows, latest.get("class_names"), record.losses)
+                    # its losses were sent with the update they came in
+                    yield _stopped({**latest, "losses": [], "first_loss_step": None, **record.target()},
+                                   piece("train.worker_restarted"))
                     return
                 message = stream.receive(POLL_S)
                 if message is None:
@@ -229,19 +239,24 @@ class TrainingService:
                 latest = {**base, **message}
                 if latest["phase"] == "finishing":
                     finishing = True
+                    record.add_losses(latest)
                     if give_up_at is not None:  # it stopped in time; the measurement and the weights get their own
                         give_up_at = time.monotonic() + self.finish_grace_s
                     yield latest
                     continue
-                rows.append({column: latest.get(column) for column in METRIC_COLUMNS})
+                record.add(latest, time.monotonic(), done=kind == "done")
                 if kind == "done":
                     finished = True
-                    result = self._results.keep(session, folder, Path(message["params_file"]), rows,
-                                                message.get("class_names"))
+                    result = self._results.keep(session, folder, Path(message["params_file"]), record.rows,
+                                                message.get("class_names"), record.losses)
+                    if record.samples_per_s():
+                        self._rates.record(config, latest["dataset"], record.samples_per_s(), latest["n_train"],
+                                           latest["device"])
                     stopped = bool(message.get("stopped"))
                     yield {**latest, "phase": "stopped" if stopped else "finished",
-                           **_said(run.reason if stopped else piece("train.finished")),
-                           "params_file": str(result.params_file), "metrics_file": str(result.metrics_file)}
+                           **_said(run.reason if stopped else piece("train.finished")), **record.target(),
+                           "params_file": str(result.params_file), "metrics_file": str(result.metrics_file),
+                           "losses_file": str(result.losses_file)}
                     return
                 yield latest
         finally:

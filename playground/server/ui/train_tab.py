@@ -24,6 +24,7 @@ from playground.server.ui.train_views import (
     Curves,
     dataset_choices,
     device_banner,
+    expected_time,
     result_figures,
     status_markdown,
     train_config,
@@ -62,6 +63,7 @@ def build(context: TabContext) -> share_links.Sharing:
     with gr.Row():
         with gr.Column(scale=1, min_width=SIDE_BY_SIDE_MIN_PX):
             fields = _settings(api)
+            estimate = gr.Markdown(elem_id="train-estimate")
             with gr.Row():
                 start = gr.Button(t("pg.train.start"), variant="primary", elem_id="train-start")
                 stop = gr.Button(t("pg.train.stop"), variant="stop", elem_id="train-stop", interactive=False)
@@ -81,6 +83,12 @@ def build(context: TabContext) -> share_links.Sharing:
     def on_stop(request: gr.Request) -> None:
         api.stop_training(request.session_hash)
 
+    def on_settings(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value, split_batches,
+                    request: gr.Request) -> str:
+        form = train_config(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value,
+                            split_batches)
+        return _expected(api, form, language.of(request))
+
     # .input, not .change: a link that sets the optimiser keeps its own learning rate.
     fields["optimizer"].input(DEFAULT_LEARNING_RATES.__getitem__, fields["optimizer"], fields["learning_rate"],
                               queue=False)
@@ -88,8 +96,12 @@ def build(context: TabContext) -> share_links.Sharing:
                        queue=False)
     busy.then(on_start, list(fields.values()), [device, status, *curves, *results], concurrency_limit=concurrency,
               concurrency_id=concurrency_id).then(lambda: (gr.update(interactive=True), gr.update(interactive=False)),
-                                                  None, [start, stop], queue=False)
+                                                  None, [start, stop], queue=False
+                                                  ).then(on_settings, list(fields.values()), estimate, queue=False)
     stop.click(on_stop, None, None, queue=False)
+    # The expected time follows what sets the rate and the length: the data, the model, the batch, the epochs.
+    for name in ("dataset", "layers", "batch_size", "epochs", "data_parallel"):
+        fields[name].change(on_settings, list(fields.values()), estimate, queue=False)
 
     def on_load(request: gr.Request) -> tuple:
         """Before any run: the device it will train on, where each dataset comes from, and the empty plots saying
@@ -99,6 +111,7 @@ def build(context: TabContext) -> share_links.Sharing:
                 *Curves().figures(lang), figures.probability_figure(None, [], lang))
 
     demo.load(on_load, None, [device, fields["dataset"], *curves, probabilities], queue=False)
+    demo.load(on_settings, list(fields.values()), estimate, queue=False)
     # A training link shows its settings and waits for Start: nothing is clicked.
     return share_links.Sharing("train", LINK, fields, links, exercise,
                                hideable={name: [fields[name]] for name in HIDEABLE})
@@ -210,6 +223,14 @@ def stream_run(api: PlaygroundAPI, train_settings: dict, session: str, lang: str
 def _datasets(api: PlaygroundAPI) -> list[dict]:
     response = api.datasets()
     return response["datasets"] if response.get("ok") else []
+
+
+def _expected(api: PlaygroundAPI, form: dict, lang: str) -> str:
+    """The line under the settings: the run's expected time, from the rates this server measured."""
+    response = api.datasets()
+    if not response.get("ok"):
+        return ""
+    return expected_time(form, response["measured"], response["max_run_s"], lang)
 
 
 def _planned_device(api: PlaygroundAPI) -> str:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import html
+import math
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from playground import messages
+from playground.mnist.config import TrainConfig
 from playground.server import training_plots as figures
+from playground.server.training.loss_series import LossSeries
+from playground.server.training.run_record import expected_seconds
 from playground.server.ui import markdown as md
 
 
@@ -25,8 +29,12 @@ class Curves:
     train_estimates: list[tuple[float, float]] = field(default_factory=list)
     elapsed: list[float] = field(default_factory=list)
     throughput: list[float] = field(default_factory=list)
+    # Every step's loss, in buckets the figure draws as they are (at most MAX_POINTS once merged for the figure)
+    per_step: LossSeries = field(default_factory=lambda: LossSeries(2 * figures.MAX_POINTS))
 
     def add(self, update: dict) -> None:
+        if update.get("losses") and update.get("first_loss_step") is not None:  # "finishing" may bring the last
+            self.per_step.add(update["first_loss_step"], update["losses"])
         if update.get("phase") not in ("training", "finished", "stopped") or not update.get("step"):
             return
         if update.get("loss") is not None and (not self.steps or update["step"] > self.steps[-1]):
@@ -45,7 +53,7 @@ class Curves:
 
     def figures(self, language: str = "en") -> tuple:
         """The loss, accuracy and throughput figures so far (before a run: each saying to press Start)."""
-        return (figures.loss_figure(self.steps, self.losses, language),
+        return (figures.loss_figure(self.steps, self.losses, language, self.per_step.buckets(figures.MAX_POINTS)),
                 figures.accuracy_figure(self.epoch_points, self.estimates, self.train_epoch_points,
                                         self.train_estimates, language),
                 figures.throughput_figure(self.elapsed, self.throughput, language))
@@ -164,10 +172,48 @@ def _summary(update: dict, language: str = "en") -> str:
         parts.append(say("train.train_accuracy", accuracy=number(100 * update["train_accuracy"], 2)))
     if update.get("samples_per_s"):
         parts.append(say("train.rate", rate=number(update["samples_per_s"])))
+    if update.get("seconds_per_epoch"):
+        parts.append(say("train.epoch_time", seconds=seconds(update["seconds_per_epoch"], language)))
     parts.append(say("train.elapsed", elapsed=number(update.get("elapsed_s", 0), 1)))
+    if update.get("done") and "time_to_target_s" in update:
+        target = number(100 * update["target_accuracy"])
+        reached = update["time_to_target_s"]
+        parts.append(say("train.target_missed", target=target) if reached is None else
+                     say("train.target_reached", target=target, seconds=number(reached, 1)))
     if update.get("n_train"):
         parts.append(say("train.images", n_train=number(update["n_train"]), n_test=number(update["n_test"])))
     return " · ".join(parts)
+
+
+def seconds(value: float, language: str = "en") -> str:
+    """A duration in seconds with three significant digits or more, as ``language`` writes numbers: an epoch on
+    a TPU takes milliseconds, one on a CPU seconds.
+
+    >>> seconds(0.01234), seconds(2.567, "de"), seconds(48.25)
+    ('0.0123', '2,57', '48.2')
+    """
+    decimals = max(1, 2 - math.floor(math.log10(value))) if value > 0 else 1
+    return messages.number(value, language, decimals)
+
+
+def expected_time(form: dict, measured: list[dict], max_run_s: float | None, language: str = "en") -> str:
+    """Before Start: how long the run the form describes will train, from the rate this server last measured for
+    its dataset, model and batch size, or a plain word that none was measured; empty where the form is not a valid
+    run (Start says what is wrong)."""
+    try:
+        config = TrainConfig.from_dict(form)
+    except (ValueError, TypeError):
+        return ""
+    expected = expected_seconds(config, measured)
+    if expected is None:
+        return messages.say("train.estimate_unknown", language)
+    words = messages.say("train.estimate", language, seconds=messages.number(expected["seconds"], language),
+                         epochs=messages.number(config.epochs, language),
+                         per_epoch=seconds(expected["seconds_per_epoch"], language),
+                         rate=messages.number(expected["samples_per_s"], language), device=expected["device"])
+    if max_run_s and expected["seconds"] > max_run_s:
+        words += " " + messages.say("train.estimate_over_limit", language, limit=messages.number(max_run_s, language))
+    return words
 
 
 def result_figures(update: dict, language: str = "en") -> tuple:

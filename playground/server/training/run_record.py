@@ -1,0 +1,114 @@
+"""What the server keeps of a run while it streams: the metric rows, every step's loss, the time to the target
+accuracy, and the samples/s this server measured for each model and batch size (for the next run's estimate).
+
+Plain Python and NumPy: the Gradio server process imports it. ::
+
+    >>> record = RunRecord(started=100.0)
+    >>> record.add({"step": 4, "losses": [2.3, 2.1, 1.9, 1.8], "first_loss_step": 1, "epoch_accuracy": 0.91}, 101.0)
+    >>> record.add({"step": 8, "losses": [1.5] * 4, "first_loss_step": 5, "epoch_accuracy": 0.975}, 102.5)
+    >>> len(record.losses), record.time_to_target_s
+    (8, 2.5)
+"""
+
+from __future__ import annotations
+
+import statistics
+import threading
+from collections import OrderedDict
+
+from playground.mnist.config import TrainConfig
+from playground.server.training.loss_series import LossSeries
+from playground.server.training.results import METRIC_COLUMNS
+
+TARGET_ACCURACY = 0.97
+# Buckets of per-step losses kept per run: each step on its own up to 2^18 steps (560 epochs of full MNIST at
+# batch 128), then pairs of steps, and so on: at most 2^18 rows in the run's losses CSV (about 8 MB).
+KEPT_LOSS_BUCKETS = 2**18
+MEASURED_SHAPES = 64  # model and batch shapes whose last samples/s the server remembers
+
+
+class RunRecord:
+    """One run's history on the server, from the updates the owner sends.
+
+    ``time_to_target_s``: seconds from ``started`` (when the server got the
+    request: fetching the data, waiting in line and compiling count) to
+    receiving the first full-test-set measurement at or above
+    ``TARGET_ACCURACY``: an epoch's end (``epoch_accuracy``) or the run's
+    final measurement (a done update's ``test_accuracy``). The quick
+    estimates on 1,000 test images do not count.
+    """
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.rows: list[dict] = []
+        self.losses = LossSeries(KEPT_LOSS_BUCKETS)
+        self.time_to_target_s: float | None = None
+        self._rates: list[float] = []
+
+    def add(self, update: dict, now: float, done: bool = False) -> None:
+        """An update from the owner, received at ``now`` (time.monotonic()): a row of the metrics CSV. (The
+        "finishing" update is no row: only its losses are kept, ``add_losses``.)"""
+        self.rows.append({column: update.get(column) for column in METRIC_COLUMNS})
+        self.add_losses(update)
+        if update.get("samples_per_s") and update.get("phase") == "training":
+            self._rates.append(update["samples_per_s"])
+        full = update.get("test_accuracy") if done else update.get("epoch_accuracy")
+        if self.time_to_target_s is None and full is not None and full >= TARGET_ACCURACY:
+            self.time_to_target_s = now - self.started
+
+    def add_losses(self, update: dict) -> None:
+        """The losses of the steps an update brings."""
+        if update.get("losses") and update.get("first_loss_step") is not None:
+            self.losses.add(update["first_loss_step"], update["losses"])
+
+    def samples_per_s(self) -> float | None:
+        """The run's typical rate: the median of its updates' (each over about the last second), so that the
+        first steps after compiling, faster or slower than the rest, do not set it."""
+        return statistics.median(self._rates) if self._rates else None
+
+    def target(self) -> dict:
+        """The final update's words on the target: ``target_accuracy`` and ``time_to_target_s`` (None: not reached)."""
+        return {"target_accuracy": TARGET_ACCURACY, "time_to_target_s": self.time_to_target_s}
+
+
+class MeasuredRates:
+    """The samples/s of the last finished run of each dataset, model, batch size and data-parallel choice here."""
+
+    def __init__(self, limit: int = MEASURED_SHAPES) -> None:
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._rates: OrderedDict[tuple, dict] = OrderedDict()
+
+    def record(self, config: TrainConfig, dataset: str, samples_per_s: float, n_train: int, device: str) -> None:
+        key = (dataset, config.layers, config.batch_size, config.data_parallel)
+        with self._lock:
+            self._rates.pop(key, None)
+            self._rates[key] = {"dataset": dataset, "layers": list(config.layers), "batch_size": config.batch_size,
+                                "data_parallel": config.data_parallel, "samples_per_s": samples_per_s,
+                                "n_train": n_train, "device": device}
+            while len(self._rates) > self._limit:
+                self._rates.popitem(last=False)
+
+    def listed(self) -> list[dict]:
+        """Each measurement, the latest last (JSON-able)."""
+        with self._lock:
+            return [dict(rate) for rate in self._rates.values()]
+
+
+def expected_seconds(config: TrainConfig, measured: list[dict]) -> dict | None:
+    """How long ``config``'s training steps take at the rate measured for its dataset, model and batch size:
+    ``{"seconds", "seconds_per_epoch", "samples_per_s", "device"}``, or None where none was measured. Compiling
+    and the test-set measurements are not counted.
+
+    >>> config = TrainConfig(epochs=10)
+    >>> expected_seconds(config, [{"dataset": "mnist", "layers": [784, 512, 256, 10], "batch_size": 128,
+    ...     "data_parallel": False, "samples_per_s": 12_800.0, "n_train": 60_000, "device": "CPU · cpu"}])["seconds"]
+    46.8
+    """
+    for rate in reversed(measured):
+        if (rate["dataset"], tuple(rate["layers"]), rate["batch_size"], rate["data_parallel"]) == (
+                config.dataset, config.layers, config.batch_size, config.data_parallel):
+            per_epoch = rate["n_train"] // config.batch_size * config.batch_size / rate["samples_per_s"]
+            return {"seconds": config.epochs * per_epoch, "seconds_per_epoch": per_epoch,
+                    "samples_per_s": rate["samples_per_s"], "device": rate["device"]}
+    return None
