@@ -111,12 +111,12 @@ def _open_device(setup: dict, layers: dict) -> dict:
         import jax.numpy as jnp
 
         from playground.owner.session import about
+        from playground.owner.training import race
 
         jax.jit(lambda x: x * 2 + 1)(jnp.arange(4.0)).block_until_ready()
         device = jax.devices()[0]
         return {"ready": True, "backend": jax.default_backend(), "about": about(device, setup["memory_mb"]),
-                "layers": layers,
-                "pid": os.getpid()}
+                "race": race.about(), "layers": layers, "pid": os.getpid()}
     except Exception as exc:
         traceback.print_exc()
         said = str(exc) or f"JAX opened no backend for JAX_PLATFORMS={os.environ.get('JAX_PLATFORMS', '')!r}"

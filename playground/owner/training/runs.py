@@ -3,7 +3,8 @@
 The Train tab runs no user code: the loop (loop.py) is ours, on hyperparameters the server has checked. It runs
 in the owner because the owner holds the device; it takes its turns with the jobs' sessions there (turns.py).
 Datasets stay loaded between runs. The server's messages (owner/serve.py passes them on): ``{"train": {"run",
-"config", "run_dir", "slot", "data_env"}}`` and ``{"stop": run}``. To the server: ``{"run", "kind": "update",
+"config", "run_dir", "slot", "data_env"}}`` (and ``"race": "cpu" | "device"`` for one side of the
+race, race.py) and ``{"stop": run}``. To the server: ``{"run", "kind": "update",
 ...}`` per metric update, then ``{"run", "kind": "done", ...}`` or ``{"run", "kind": "error", "message"}``.
 """
 
@@ -22,7 +23,7 @@ from playground.mnist import params_file
 from playground.mnist.catalogue import Dataset, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.load import load
-from playground.owner.training import results
+from playground.owner.training import race, results
 from playground.owner.training.loop import train
 from playground.owner.turns import DeviceTurns
 
@@ -68,8 +69,7 @@ class TrainingRuns:
         if config.data_parallel:  # every local device, on a mesh (the server gave this run all the slots)
             device, pinned = None, contextlib.nullcontext()
         else:
-            devices = jax.devices()
-            device = devices[order["slot"] % len(devices)]  # slot i of the service trains on device i
+            device = _device_of(order)
             pinned = jax.default_device(device)
         self._turns.run_started(should_stop)
         try:
@@ -96,3 +96,15 @@ class TrainingRuns:
             if name not in self._datasets:
                 self._datasets[name] = load(name, data_env)
             return self._datasets[name]
+
+
+def _device_of(order: dict) -> jax.Device:
+    """Where a run trains: one side of the race (``"race": "cpu"`` or ``"device"``), else slot i's device i."""
+    side = order.get("race")
+    if side is not None:
+        pair = race.devices()
+        if pair is None:
+            raise ValueError("this host has no device to race its CPU against")
+        return pair[0] if side == "cpu" else pair[1]
+    devices = jax.devices()
+    return devices[order["slot"] % len(devices)]

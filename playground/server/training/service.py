@@ -29,6 +29,7 @@ from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.fetch import data_env
 from playground.owner.handle import DeviceOwner, OwnerLost, TrainingStream
+from playground.server.training import race
 from playground.server.training.results import METRIC_COLUMNS, NoTrainedModel, SessionResults
 from playground.server.training.slots import SlotQueue
 
@@ -74,6 +75,30 @@ class TrainingService:
 
     def train(self, config: TrainConfig, session: str) -> Iterator[dict]:
         """Stream one run's updates (see api.train); the last one has ``done: True``."""
+        return self._session_run(config, session, config.data_parallel,  # a data-parallel run uses every device
+                                 lambda slot, config, run, base: self._train_on(slot, config, session, run, base))
+
+    def race(self, config: TrainConfig, session: str) -> Iterator[dict]:
+        """Stream a race (see api.race, race.py): ``config`` on the host's CPU and on the device at once. The
+        device's model becomes the session's (for ``/predict``)."""
+        names = self.race_sides()
+        if names is None:
+            raise ValueError(render([piece("race.unavailable")]))
+
+        def both(slot: int, config: TrainConfig, run: _Run, base: dict) -> Iterator[dict]:
+            return race.follow({"cpu": self._train_on(slot, config, f"{session}\0cpu", run, base, side="cpu"),
+                                "device": self._train_on(slot, config, session, run, base, side="device")},
+                               names, run.stop)
+        return self._session_run(config, session, True, both)  # the device's every slot: it races alone
+
+    def race_sides(self) -> dict | None:
+        """``{"cpu", "device"}``, the names of the two devices a race pits against each other; None where the owner
+        has no device besides the host's CPU."""
+        return self._owner.hello.get("race")
+
+    def _session_run(self, config: TrainConfig, session: str, all_slots: bool, body) -> Iterator[dict]:
+        """What every run of a session goes through: one at a time per session, the data fetched, a place in the
+        line for the device's slots (``all_slots``: every one), then ``body(slot, config, run, base)``'s stream."""
         run = _Run()
         with self._lock:
             if session in self._runs:
@@ -90,7 +115,7 @@ class TrainingService:
             if dataset is None:
                 return
             config = dataclasses.replace(config, dataset=dataset)
-            ticket = self._queue.join(all_slots=config.data_parallel)  # a data-parallel run uses every device
+            ticket = self._queue.join(all_slots=all_slots)
             try:
                 while not self._queue.wait(ticket, POLL_S * 5):
                     if run.stop.is_set():
@@ -98,7 +123,7 @@ class TrainingService:
                         return
                     yield {**base, "phase": "queued", "queue_position": self._queue.position(ticket),
                            "elapsed_s": time.monotonic() - started}
-                yield from self._train_on(ticket.slot, config, session, run, base)
+                yield from body(ticket.slot, config, run, base)
             finally:
                 self._queue.leave(ticket)
         finally:
@@ -172,7 +197,10 @@ class TrainingService:
             raise error
         return name
 
-    def _train_on(self, slot: int, config: TrainConfig, session: str, run: _Run, base: dict) -> Iterator[dict]:
+    def _train_on(self, slot: int, config: TrainConfig, session: str, run: _Run, base: dict,
+                  side: str | None = None) -> Iterator[dict]:
+        """One run in the owner, on slot ``slot``'s device or on one ``side`` of a race, followed to its end; its
+        result kept as ``session``'s."""
         if not self._owner.alive():  # starting again after a job or a run ended it
             yield {**base, "phase": "starting"}
             self._owner.wait_ready(START_WAIT_S)
@@ -182,8 +210,8 @@ class TrainingService:
         latest = {**base, "phase": "starting"}
         stream: TrainingStream | None = None
         try:
-            stream = self._owner.train({"config": config.to_dict(), "run_dir": str(folder), "slot": slot,
-                                        "data_env": data_env(self._env)})
+            order = {"config": config.to_dict(), "run_dir": str(folder), "slot": slot, "data_env": data_env(self._env)}
+            stream = self._owner.train(order if side is None else {**order, "race": side})
             yield from self._follow(stream, session, run, folder, rows, latest, base)
         except OwnerLost as lost:
             if lost.piece[0] == "device.restarting":  # asked of an owner between two lives
