@@ -188,7 +188,7 @@ def test_a_cpu_hosts_owner_holds_the_cpu_and_no_device_file(setup_of, tmp_path):
 def test_a_gpu_hosts_owner_holds_its_files_and_the_hosts_choice_of_gpus(setup_of):
     setup = setup_of({"CUDA_VISIBLE_DEVICES": "1", **SECRETS}, _fake_gpu(1), ("thread_names", "own_sockets"))
     assert setup.platform == "cuda" and setup.devices == _fake_gpu(1).paths
-    assert setup.env["JAX_PLATFORMS"] == "cuda"  # pinned: never a quiet CPU
+    assert setup.env["JAX_PLATFORMS"] == "cuda,cpu"  # pinned, every one listed opens or fails: never a quiet CPU
     assert setup.env["CUDA_VISIBLE_DEVICES"] == "1"
     assert setup.grants == ("thread_names", "own_sockets") and setup.message()["grants"] == setup.grants
     assert setup.limits.address_space_mb == 0  # CUDA reserves huge address ranges
@@ -199,7 +199,7 @@ def test_a_gpu_hosts_owner_holds_its_files_and_the_hosts_choice_of_gpus(setup_of
 def test_the_tpu_variables_reach_the_owner_and_nothing_else(setup_of, monkeypatch, premapped):
     host = {**TPU_VARIABLES, **SECRETS, **({"TPU_PREMAPPED_BUFFER_SIZE": premapped} if premapped else {})}
     env = setup_of(host, _fake_tpu()).env
-    assert env["JAX_PLATFORMS"] == "tpu"
+    assert env["JAX_PLATFORMS"] == "tpu,cpu"  # the CPU beside it, for the Train tab's race
     assert {name: env.get(name) for name in TPU_VARIABLES} == TPU_VARIABLES  # every TPU_* and LIBTPU_INIT_ARGS
     assert env["TPU_PREMAPPED_BUFFER_SIZE"] == (premapped or "268435456")  # 256 MiB unless the host says
     assert env["TPU_SKIP_MDS_QUERY"] == "1" and env["TPU_LOG_DIR"] == "disabled"

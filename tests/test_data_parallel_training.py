@@ -48,7 +48,7 @@ from playground.owner.training import steps as worker_steps
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
 from playground.owner.training.loop import train
-from playground.owner.training.prepare import Placement
+from playground.owner.training.placement import Placement
 from playground.owner.training.steps import make_optimizer
 from playground.mlp import init_params
 from tests.mnist_folders import synthetic_digits

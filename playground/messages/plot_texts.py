@@ -44,6 +44,11 @@ TEXTS: dict[str, dict[str, str]] = {
     "plot.loss_smoothed": {"en": "smoothed (about 50 steps)", "de": "geglättet (etwa 50 Schritte)",
                            "zh": "平滑（约 50 步）"},
     "plot.step": {"en": "step", "de": "Schritt", "zh": "步"},
+    "plot.race": {"en": "The race: training loss against the clock", "de": "Das Rennen: Trainings-Loss über der Zeit",
+                  "zh": "比赛：训练 loss 随时间的变化"},
+    "plot.race_start": {"en": "Press Race to train on both at once", "de": "Drücke Rennen, um auf beiden zugleich "
+                        "zu trainieren", "zh": "按“比赛”在两者上同时训练"},
+    "plot.since_start": {"en": "seconds since Start", "de": "Sekunden seit dem Start", "zh": "自开始以来的秒数"},
     "plot.accuracy": {"en": "Accuracy: test and training images", "de": "Genauigkeit: Test- und Trainingsbilder",
                       "zh": "准确率：测试图像与训练图像"},
     "plot.test_estimate": {"en": "test, quick estimate", "de": "Test, schnelle Schätzung", "zh": "测试集，快速估计"},

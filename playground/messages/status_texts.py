@@ -104,6 +104,43 @@ TEXTS: dict[str, dict[str, str]] = {
                        "de": "Halte an: messe den ganzen Testsatz und speichere die Gewichte… {summary}",
                        "zh": "正在停止：测量整个测试集并保存权重… {summary}"},
     "train.finished": {"en": "Finished", "de": "Fertig", "zh": "已完成"},
+    # The race of the host's CPU against the device (server/training/race.py)
+    "race.result": {
+        "en": "{device} trained {times}× faster than this host's CPU: {device_rate} against {cpu_rate} samples/s. "
+              "97 % test accuracy: {device} {device_reached}, the CPU {cpu_reached}.",
+        "de": "{device} trainierte {times}× schneller als die CPU dieses Rechners: {device_rate} gegen {cpu_rate} "
+              "Beispiele/s. 97 % Testgenauigkeit: {device} {device_reached}, die CPU {cpu_reached}.",
+        "zh": "{device} 的训练速度是本机 CPU 的 {times} 倍：每秒 {device_rate} 个样本，CPU 为 {cpu_rate} 个。"
+              "达到 97% 测试准确率：{device} {device_reached}，CPU {cpu_reached}。"},
+    "race.intro": {"en": "Train the settings above on this host's CPU ({cpu}) and on {device} at the same time: "
+                         "both loss curves against one clock, and how much faster the accelerator trains.",
+                   "de": "Trainiere die Einstellungen oben zugleich auf der CPU dieses Rechners ({cpu}) und auf "
+                         "{device}: beide Loss-Kurven über derselben Uhr, und wie viel schneller der Beschleuniger "
+                         "trainiert.",
+                   "zh": "用上面的设置同时在本机 CPU（{cpu}）和 {device} 上训练：两条 loss 曲线共用一个时钟，"
+                         "并看加速器训练快多少。"},
+    "race.progress": {"en": "{name}: epoch {epoch} of {epochs}, {rate} samples/s",
+                      "de": "{name}: Epoche {epoch} von {epochs}, {rate} Beispiele/s",
+                      "zh": "{name}：第 {epoch} / {epochs} 个 epoch，每秒 {rate} 个样本"},
+    "race.preparing": {"en": "{name}: compiling", "de": "{name}: kompiliert", "zh": "{name}：正在编译"},
+    "race.done": {"en": "{name}: done", "de": "{name}: fertig", "zh": "{name}：已完成"},
+    "race.result_slower": {
+        "en": "{device} trained {times}× slower than this host's CPU: {device_rate} against {cpu_rate} samples/s. "
+              "97 % test accuracy: {device} {device_reached}, the CPU {cpu_reached}.",
+        "de": "{device} trainierte {times}× langsamer als die CPU dieses Rechners: {device_rate} gegen {cpu_rate} "
+              "Beispiele/s. 97 % Testgenauigkeit: {device} {device_reached}, die CPU {cpu_reached}.",
+        "zh": "{device} 的训练速度只有本机 CPU 的 1/{times}：每秒 {device_rate} 个样本，CPU 为 {cpu_rate} 个。"
+              "达到 97% 测试准确率：{device} {device_reached}，CPU {cpu_reached}。"},
+    "race.reached": {"en": "after {seconds} s", "de": "nach {seconds} s", "zh": "用时 {seconds} 秒"},
+    "race.not_reached": {"en": "not in this run", "de": "nicht in diesem Lauf", "zh": "本次运行中未达到"},
+    "race.unmeasured": {"en": "One side trained too briefly to measure its speed: race more epochs.",
+                        "de": "Eine Seite trainierte zu kurz, um ihre Geschwindigkeit zu messen: Lass mehr Epochen "
+                              "laufen.",
+                        "zh": "有一方训练时间太短，无法测量速度：请增加 epoch 数再比一次。"},
+    "race.unavailable": {"en": "This host has no accelerator: a race would pit its CPU against itself.",
+                         "de": "Dieser Rechner hat keinen Beschleuniger: Ein Wettrennen träte seine CPU gegen sich "
+                               "selbst an.",
+                         "zh": "本机没有加速器：比赛只会让 CPU 和自己比。"},
     # Why a run stopped: after the page's "Stopped" label (a plain stop says no more), and alone in the API.
     "train.stopped": {"en": "Stopped", "de": "Gestoppt", "zh": "已停止"},
     "train.stopped_before_start": {"en": "Stop came before the run started.",

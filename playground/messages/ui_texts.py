@@ -415,6 +415,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "de": "Der Batch wird auf alle lokalen Geräte aufgeteilt, die Parameter werden repliziert, und XLA summiert "
               "die Gradienten per All-Reduce. Die Batch-Größe muss durch die Anzahl der Geräte teilbar sein.",
         "zh": "批次被切分到每个本地设备上，参数在各设备上复制，XLA 对梯度做 all-reduce。批大小必须能被设备数整除。"},
+    "pg.race.title": {"en": "Race: this host's CPU against its accelerator", "de": "Rennen: die CPU dieses Rechners "
+                      "gegen seinen Beschleuniger", "zh": "比赛：本机 CPU 对阵加速器"},
+    "pg.race.run": {"en": "Race", "de": "Rennen", "zh": "比赛"},
+    "pg.race.plot": {"en": "Loss against the clock", "de": "Loss über der Zeit", "zh": "loss 随时间变化"},
     "pg.train.start": {"en": "Start", "de": "Starten", "zh": "开始"},
     "pg.train.stop": {"en": "Stop", "de": "Stoppen", "zh": "停止"},
     "pg.train.loss": {"en": "Training loss", "de": "Trainingsverlust", "zh": "训练损失"},

@@ -114,12 +114,13 @@ def _open_device(setup: dict, layers: dict) -> dict:
 
         from playground.owner import compile_cache
         from playground.owner.session import about
+        from playground.owner.training import race
 
         cache = compile_cache.configure(setup["compile_cache"], setup["compile_cache_mb"])
         jax.jit(lambda x: x * 2 + 1)(jnp.arange(4.0)).block_until_ready()
         device = jax.devices()[0]
         return {"ready": True, "backend": jax.default_backend(), "about": about(device, setup["memory_mb"]),
-                "layers": layers, "compile_cache": cache, "pid": os.getpid()}
+                "race": race.about(), "layers": layers, "compile_cache": cache, "pid": os.getpid()}
     except Exception as exc:
         traceback.print_exc()
         said = str(exc) or f"JAX opened no backend for JAX_PLATFORMS={os.environ.get('JAX_PLATFORMS', '')!r}"

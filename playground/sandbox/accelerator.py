@@ -87,7 +87,9 @@ def _pci_folders(root: str, vendor: str) -> set[str]:
 
 def owner_env(source: dict[str, str], platform: str) -> dict[str, str]:
     """The device owner's environment: the whitelist every helper process gets (bootstrap.worker_environment), JAX
-    pinned to ``platform``, and what its driver needs, for it alone.
+    pinned to ``platform`` (and, beside an accelerator, the CPU: the Train tab races the two,
+    owner/training/race.py; the accelerator, listed first, stays JAX's default), and what its driver needs, for
+    it alone.
 
     TPU: the host's ``TPU_*`` variables and ``LIBTPU_INIT_ARGS`` (without them libtpu asks the cloud's metadata
     server for the chip's topology: measured, 30 s a key where there is none, and the sandbox has no network), no
@@ -95,7 +97,7 @@ def owner_env(source: dict[str, str], platform: str) -> dict[str, str]:
     of 256 MiB instead of 4 GiB (measured on a v5e: resident memory 14.2 -> 10.3 GB, the chip opened in 4.2 s
     instead of 9.3 s). CUDA: the host's choice of GPUs.
     """
-    extra = {"JAX_PLATFORMS": platform}
+    extra = {"JAX_PLATFORMS": platform if platform == "cpu" else f"{platform},cpu"}
     if platform == "tpu":
         extra.update({"TPU_SKIP_MDS_QUERY": "1", "TPU_LOG_DIR": "disabled",
                       "TPU_PREMAPPED_BUFFER_SIZE": str(256 << 20)})

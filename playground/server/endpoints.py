@@ -33,7 +33,8 @@ class Endpoint:
 
 
 SKIPS, UNLIMITED, DEFAULT = "skips the queue", "unlimited", "default"
-SERVER_ENDPOINTS = (Endpoint("train", "training", session=True), Endpoint("stop_training", SKIPS, session=True),
+SERVER_ENDPOINTS = (Endpoint("train", "training", session=True), Endpoint("race", "training", session=True),
+                    Endpoint("stop_training", SKIPS, session=True),
                     Endpoint("predict", UNLIMITED, session=True), Endpoint("datasets", SKIPS),
                     Endpoint("about", DEFAULT))
 

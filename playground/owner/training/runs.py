@@ -7,7 +7,8 @@ owner starts, where its dataset is here: the first Start then loads what is comp
 it on disk for the next owners too). Each run's updates say whether its programs were compiled before
 (``compile_cache``: "new", "kept", or None without a cache; compiled_configs.py), and its last one how many XLA
 compiles it made (``xla_compiles``). The server's messages (owner/serve.py passes them on): ``{"train": {"run",
-"config", "run_dir", "slot", "data_env"}}`` and ``{"stop": run}``. To the server: ``{"run", "kind": "update",
+"config", "run_dir", "slot", "data_env"}}`` (and ``"race": "cpu" | "device"`` for one side of the race, race.py)
+and ``{"stop": run}``. To the server: ``{"run", "kind": "update",
 ...}`` per metric update, then ``{"run", "kind": "done", ...}`` or ``{"run", "kind": "error", "message"}``.
 """
 
@@ -28,7 +29,7 @@ from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.load import load
 from playground.owner import compile_cache
-from playground.owner.training import compiled_configs, results
+from playground.owner.training import compiled_configs, race, results
 from playground.owner.training.loop import train
 from playground.owner.training.prepare import compile_ahead
 from playground.owner.turns import DeviceTurns
@@ -107,7 +108,7 @@ class TrainingRuns:
         if config.data_parallel:  # every local device, on a mesh (the server gave this run all the slots)
             device, devices, pinned = None, jax.local_devices(), contextlib.nullcontext()
         else:
-            device = jax.devices()[order["slot"] % len(jax.devices())]  # slot i of the service trains on device i
+            device = _device_of(order)
             devices, pinned = [device], jax.default_device(device)
         key = compiled_configs.key(config, len(dataset.train_labels), len(dataset.test_labels), devices)
         known = self._compiled.known(key)
@@ -144,3 +145,15 @@ class TrainingRuns:
             if name not in self._datasets:
                 self._datasets[name] = load(name, data_env)
             return self._datasets[name]
+
+
+def _device_of(order: dict) -> jax.Device:
+    """Where a run trains: one side of the race (``"race": "cpu"`` or ``"device"``), else slot i's device i."""
+    side = order.get("race")
+    if side is not None:
+        pair = race.devices()
+        if pair is None:
+            raise ValueError("this host has no device to race its CPU against")
+        return pair[0] if side == "cpu" else pair[1]
+    devices = jax.devices()
+    return devices[order["slot"] % len(devices)]

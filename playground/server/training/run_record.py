@@ -38,8 +38,10 @@ class RunRecord:
     estimates on 1,000 test images do not count.
     """
 
-    def __init__(self, started: float) -> None:
-        self.started = started
+    def __init__(self, started: float, remember: bool = True) -> None:
+        """``remember``: whether the run's rate may stand for this configuration's in the expected times (not that
+        of a race's CPU side, which trains beside the device)."""
+        self.started, self.remember = started, remember
         self.rows: list[dict] = []
         self.losses = LossSeries(KEPT_LOSS_BUCKETS)
         self.time_to_target_s: float | None = None

@@ -11,12 +11,11 @@ session trained last.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import itertools
 import shutil
 import threading
 import time
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +28,8 @@ from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.fetch import data_env
 from playground.owner.handle import DeviceOwner, OwnerLost, TrainingStream
+from playground.server.training import race
+from playground.server.training.data_fetch import DataFetcher
 from playground.server.training.results import NoTrainedModel, SessionResults
 from playground.server.training.run_record import MeasuredRates, RunRecord
 from playground.server.training.slots import SlotQueue
@@ -36,7 +37,6 @@ from playground.server.training.slots import SlotQueue
 __all__ = ["NoTrainedModel", "TrainingFailed", "TrainingService"]
 POLL_S = 0.1
 START_WAIT_S = 300.0  # an owner starting again (opening a TPU took up to 16 s)
-OFFLINE_DATASET = "digits"  # what a run trains on when its dataset cannot be had here (it ships with scikit-learn)
 
 
 class TrainingFailed(RuntimeError):
@@ -69,13 +69,40 @@ class TrainingService:
         self._runs: dict[str, _Run] = {}
         self._results = SessionResults(max_sessions)
         self._rates = MeasuredRates()
-        self._fetch_locks = {name: threading.Lock() for name in DATASETS}
+        self._data = DataFetcher(self._env)
         self._numbers = itertools.count(1)
 
     # -- the public operations ------------------------------------------------
 
     def train(self, config: TrainConfig, session: str) -> Iterator[dict]:
         """Stream one run's updates (see api.train); the last one has ``done: True``."""
+        return self._session_run(config, session, config.data_parallel,  # a data-parallel run uses every device
+                                 lambda slot, config, run, base, started: self._train_on(slot, config, session, run,
+                                                                                         base, RunRecord(started)))
+
+    def race(self, config: TrainConfig, session: str) -> Iterator[dict]:
+        """Stream a race (see api.race, race.py): ``config`` on the host's CPU and on the device at once. The
+        device's model becomes the session's (for ``/predict``)."""
+        names = self.race_sides()
+        if names is None:
+            raise ValueError(render([piece("race.unavailable")]))
+
+        def both(slot: int, config: TrainConfig, run: _Run, base: dict, started: float) -> Iterator[dict]:
+            cpu = RunRecord(started, remember=False)  # its rate is no estimate of the device's
+            return race.follow({"cpu": self._train_on(slot, config, f"{session}\0cpu", run, base, cpu, "cpu"),
+                                "device": self._train_on(slot, config, session, run, base, RunRecord(started),
+                                                         "device")}, names, run.stop)
+        return self._session_run(config, session, True, both)  # the device's every slot: it races alone
+
+    def race_sides(self) -> dict | None:
+        """``{"cpu", "device"}``, the names of the two devices a race pits against each other; None where the owner
+        has no device besides the host's CPU."""
+        return self._owner.hello.get("race")
+
+    def _session_run(self, config: TrainConfig, session: str, all_slots: bool, body) -> Iterator[dict]:
+        """What every run of a session goes through: one at a time per session, the data fetched, a place in the
+        line for the device's slots (``all_slots``: every one), then ``body(slot, config, run, base, started)``'s
+        stream (``started``: when the request came, time.monotonic())."""
         run = _Run()
         with self._lock:
             if session in self._runs:
@@ -89,11 +116,12 @@ class TrainingService:
                 "data_fallback": None, "compile_cache": None, "done": False}
         started = time.monotonic()
         try:
-            dataset = yield from self._fetch(config.dataset, run, base)
-            if dataset is None:
+            dataset = yield from self._data.fetched(config.dataset, run.stop, base)
+            if dataset is None:  # the download goes on into the cache; this run ends now
+                yield _stopped(base, piece("train.stopped_fetching"))
                 return
             config = dataclasses.replace(config, dataset=dataset)
-            ticket = self._queue.join(all_slots=config.data_parallel)  # a data-parallel run uses every device
+            ticket = self._queue.join(all_slots=all_slots)
             try:
                 while not self._queue.wait(ticket, POLL_S * 5):
                     if run.stop.is_set():
@@ -101,7 +129,7 @@ class TrainingService:
                         return
                     yield {**base, "phase": "queued", "queue_position": self._queue.position(ticket),
                            "elapsed_s": time.monotonic() - started}
-                yield from self._train_on(ticket.slot, config, session, run, base, RunRecord(started))
+                yield from body(ticket.slot, config, run, base, started)
             finally:
                 self._queue.leave(ticket)
         finally:
@@ -141,47 +169,10 @@ class TrainingService:
 
     # -- the steps of a run ---------------------------------------------------
 
-    def _fetch(self, name: str, run: _Run, base: dict) -> Generator[dict, None, str | None]:
-        """Make sure the files are here (downloading with progress): the dataset to train on, or None when Stop ended
-        the run meanwhile. Where a download fails (offline) and nothing of the dataset is here, the run trains on
-        the offline digits instead, and ``base`` says why in ``data_fallback``: a classroom without a connection
-        gets a run from Start rather than an error."""
-        spec = DATASETS[name]
-        if not spec.files:  # the offline digits ship with scikit-learn
-            return name
-        progress: dict = {}
-        outcome: dict = {}
-
-        def report(filename: str, done: int, total: int | None) -> None:
-            progress.update(file=filename, bytes=done, total=total)
-
-        def fetch_files() -> None:
-            try:
-                with self._fetch_locks[name]:
-                    outcome["source"] = fetch.fetch(spec, self._env, report)[1]
-            except Exception as exc:  # handed to the generator below
-                outcome["error"] = exc
-
-        worker = threading.Thread(target=fetch_files, name=f"fetch-{name}", daemon=True)
-        worker.start()
-        while worker.is_alive():
-            worker.join(POLL_S * 2)
-            if run.stop.is_set():  # the download goes on into the cache; this run ends now
-                yield _stopped(base, piece("train.stopped_fetching"))
-                return None
-            if progress:
-                yield {**base, "phase": "data", "download": dict(progress)}
-        error = outcome.get("error")
-        if isinstance(error, DataUnavailable) and error.said and importlib.util.find_spec("sklearn"):
-            base.update(dataset=OFFLINE_DATASET, data_fallback=piece(
-                "data.fell_back", dataset=spec.title, folder=spec.folder_variable))
-            return OFFLINE_DATASET
-        if error is not None:
-            raise error
-        return name
-
     def _train_on(self, slot: int, config: TrainConfig, session: str, run: _Run, base: dict,
-                  record: RunRecord) -> Iterator[dict]:
+                  record: RunRecord, side: str | None = None) -> Iterator[dict]:
+        """One run in the owner, on slot ``slot``'s device or on one ``side`` of a race, followed to its end; its
+        result kept as ``session``'s."""
         if not self._owner.alive():  # starting again after a job or a run ended it
             yield {**base, "phase": "starting"}
             self._owner.wait_ready(START_WAIT_S)
@@ -190,8 +181,8 @@ class TrainingService:
         latest = {**base, "phase": "starting"}
         stream: TrainingStream | None = None
         try:
-            stream = self._owner.train({"config": config.to_dict(), "run_dir": str(folder), "slot": slot,
-                                        "data_env": data_env(self._env)})
+            order = {"config": config.to_dict(), "run_dir": str(folder), "slot": slot, "data_env": data_env(self._env)}
+            stream = self._owner.train(order if side is None else {**order, "race": side})
             yield from self._follow(stream, config, session, run, folder, record, latest, base)
         except OwnerLost as lost:
             if lost.piece[0] == "device.restarting":  # asked of an owner between two lives
@@ -249,12 +240,13 @@ class TrainingService:
                     finished = True
                     result = self._results.keep(session, folder, Path(message["params_file"]), record.rows,
                                                 message.get("class_names"), record.losses)
-                    if record.samples_per_s():
+                    if record.samples_per_s() and record.remember:
                         self._rates.record(config, latest["dataset"], record.samples_per_s(), latest["n_train"],
                                            latest["device"])
                     stopped = bool(message.get("stopped"))
                     yield {**latest, "phase": "stopped" if stopped else "finished",
                            **_said(run.reason if stopped else piece("train.finished")), **record.target(),
+                           "median_samples_per_s": record.samples_per_s(),
                            "params_file": str(result.params_file), "metrics_file": str(result.metrics_file),
                            "losses_file": str(result.losses_file)}
                     return

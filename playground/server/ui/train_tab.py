@@ -15,7 +15,7 @@ from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainCon
 from playground.server import training_plots as figures
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Choice, Flag, Number, TabSchema, Text
-from playground.server.ui import language, share_links
+from playground.server.ui import language, race_view, share_links
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX
 from playground.server.ui.tabs import Tab, TabContext
@@ -72,6 +72,7 @@ def build(context: TabContext) -> share_links.Sharing:
         with gr.Column(scale=2):
             curves = _curves()
     results = _results()
+    race_view.build(context, fields, start, stop)
     probabilities = _drawing(api)
 
     def on_start(dataset_name, layer_text, optimizer_name, rate, batch, epoch_count, seed_value, split_batches,
