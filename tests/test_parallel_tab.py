@@ -48,7 +48,7 @@ def handler(demo: gr.Blocks, name: str):
 def test_the_device_count_in_the_header_is_the_settings():
     demo = build_tab(InProcessPool(), cpu_devices=5)
     texts = [shown(block.value) for block in demo.blocks.values() if isinstance(block, gr.Markdown) and block.value]
-    assert any("these workers get 5 simulated CPU devices" in text for text in texts)
+    assert any("workers get 5 simulated CPU devices" in text for text in texts)
     assert not any("8 simulated" in text for text in texts)
 
 

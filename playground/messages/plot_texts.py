@@ -45,7 +45,7 @@ TEXTS: dict[str, dict[str, str]] = {
                            "zh": "平滑（约 50 步）"},
     "plot.step": {"en": "step", "de": "Schritt", "zh": "步"},
     "plot.race": {"en": "The race: training loss against the clock", "de": "Das Rennen: Trainings-Loss über der Zeit",
-                  "zh": "比赛：训练 loss 随时间的变化"},
+                  "zh": "比赛：训练损失随时间的变化"},
     "plot.race_start": {"en": "Press Race to train on both at once", "de": "Drücke Rennen, um auf beiden zugleich "
                         "zu trainieren", "zh": "按“比赛”在两者上同时训练"},
     "plot.since_start": {"en": "seconds since Start", "de": "Sekunden seit dem Start", "zh": "自开始以来的秒数"},

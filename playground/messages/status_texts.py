@@ -117,7 +117,7 @@ TEXTS: dict[str, dict[str, str]] = {
                    "de": "Trainiere die Einstellungen oben zugleich auf der CPU dieses Rechners ({cpu}) und auf "
                          "{device}: beide Loss-Kurven über derselben Uhr, und wie viel schneller der Beschleuniger "
                          "trainiert.",
-                   "zh": "用上面的设置同时在本机 CPU（{cpu}）和 {device} 上训练：两条 loss 曲线共用一个时钟，"
+                   "zh": "用上面的设置同时在本机 CPU（{cpu}）和 {device} 上训练：两条损失曲线共用一个时钟，"
                          "并看加速器训练快多少。"},
     "race.progress": {"en": "{name}: epoch {epoch} of {epochs}, {rate} samples/s",
                       "de": "{name}: Epoche {epoch} von {epochs}, {rate} Beispiele/s",

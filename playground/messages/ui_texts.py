@@ -418,7 +418,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "pg.race.title": {"en": "Race: this host's CPU against its accelerator", "de": "Rennen: die CPU dieses Rechners "
                       "gegen seinen Beschleuniger", "zh": "比赛：本机 CPU 对阵加速器"},
     "pg.race.run": {"en": "Race", "de": "Rennen", "zh": "比赛"},
-    "pg.race.plot": {"en": "Loss against the clock", "de": "Loss über der Zeit", "zh": "loss 随时间变化"},
+    "pg.race.plot": {"en": "Loss against the clock", "de": "Loss über der Zeit", "zh": "损失随时间变化"},
     "pg.train.start": {"en": "Start", "de": "Starten", "zh": "开始"},
     "pg.train.stop": {"en": "Stop", "de": "Stoppen", "zh": "停止"},
     "pg.train.loss": {"en": "Training loss", "de": "Trainingsverlust", "zh": "训练损失"},

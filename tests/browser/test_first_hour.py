@@ -27,7 +27,7 @@ def test_before_the_first_run_each_result_area_says_what_to_do_and_train_waits_f
     open_tab(page, "Train")
     expect(page.locator("#train-status")).to_have_text("Nothing trained yet: press Start.")
     expect(page.locator("#train-stop")).to_be_disabled()
-    for field, limits in (("train-lr", "0 to 10"), ("train-batch", "1 to 4,096"), ("train-epochs", "1 to 100"),
+    for field, limits in (("train-lr", "0 to 10"), ("train-batch", "1 to 4,096"), ("train-epochs", "1 to 500"),
                           ("train-seed", "0 to 2,147,483,647"), ("train-layers", "2 to 8 sizes, each 1 to 4,096")):
         expect(page.locator(f"#{field}")).to_contain_text(limits)
 

@@ -59,7 +59,7 @@ def test_a_tracer_error_and_the_train_status_in_german(german: Page):
     expect(train_status).to_contain_text("Von MNIST ist hier nur der Testdatensatz: Dieser Lauf trainiert mit 2000 "
                                          "seiner 2500 Bilder und testet mit den übrigen 500")
     expect(train_status.locator(".pg-verdict-ok")).to_have_text("OK")
-    expect(german.locator("#train-loss .gtitle")).to_have_text("Trainings-Loss (Kreuzentropie, geglättet)")
+    expect(german.locator("#train-loss .gtitle")).to_have_text("Trainings-Loss (Kreuzentropie)")
     expect(german.locator("#train-loss .xtitle")).to_have_text("Schritt")
     expect(german.locator("#train-confusion .gtitle")).to_contain_text("Konfusionsmatrix (Testdaten)")
     expect(german.locator("#train-grid .gtitle")).to_contain_text(re.compile("Testziffern"))
