@@ -17,7 +17,9 @@ bare_device.py once the app's owner has ended). It runs on a GPU, a TPU and a CP
 7. a ``--epochs`` training run of the 784-512-256-10 MLP on MNIST from ``MNIST_DIR`` through ``/train``, and
    the time to 97 % test accuracy as ``/train``'s last update gives it (from the request to the first whole
    test set measured at 97 % or more, so compiling counts), and the data-parallel variant where there are
-   several devices;
+   several devices; the seconds from Start to the first curve point for the default configuration (compiled
+   when the owner started), a configuration new to the owner, and that one again; and ``/race``'s comparison of
+   the host's CPU with the device (where the owner holds a device besides the CPU);
 8. with ``--hostile``: what the owner does with a program that never ends, one that wants more memory than the
    device has, and programs crafted to call out of the device (a host callback, a transfer to the host): each
    ends with its error, and the next job runs;
@@ -34,6 +36,7 @@ Where ``MNIST_DIR`` holds only the 10,000 test digits (t10k files, as ../shared 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shutil
@@ -74,6 +77,7 @@ KNOWN_BANDWIDTH_GB_S = (
 )
 
 
+NEW_BATCH = 96  # a configuration no other run of the check has, to time a first compile
 WARM_JIT_N = 4_000  # the jit job timed end to end with the owner warm
 HOSTILE_CLOCK_S = 20.0  # the hostile programs' wall clock
 
@@ -98,6 +102,8 @@ def main() -> None:
     found: dict = {}  # the app's figures the references are held against
     try:
         with tempfile.TemporaryDirectory(prefix="device-check-") as folder:
+            # A compilation cache of its own: a first compile is timed as one, whatever this checkout ran before.
+            settings = dataclasses.replace(settings, compile_cache=str(Path(folder) / "compile-cache"))
             mnist_dir, data_note, data = step(rows, "MNIST data", lambda: mnist_data(Path(args.mnist_dir).resolve(),
                                                                                       Path(folder)), (None,) * 3)
             env = {**os.environ, "MNIST_DIR": str(mnist_dir or args.mnist_dir)}
@@ -112,6 +118,8 @@ def main() -> None:
                     ("Speed of light", lambda: speed_rows(api)),
                     ("training", lambda: training_rows(api, args.epochs, data_note, data, found) if data else
                      [("training", "skipped: no MNIST data (the row above says why)")]),
+                    ("first curve point", lambda: first_point_rows(api) if data else []),
+                    ("race", lambda: race_rows(api, args.epochs) if data else []),
                 ):
                     rows += step(rows, name, rows_of, [])
             if args.hostile:  # an app of its own, whose clock ends a program that never ends in seconds
@@ -338,6 +346,39 @@ def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset
     else:
         rows.append(("data-parallel", "skipped: one device"))
     return rows
+
+
+def first_point_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
+    """Seconds from Start to the first curve point (the first update with a step's loss), one epoch each: the
+    default configuration, one new to the owner (a batch size no run had), and that one again."""
+    new = {"epochs": 1, "batch_size": NEW_BATCH}
+    return [(f"first curve point, {name}", first_point(api, config)) for name, config in (
+        ("default configuration", {"epochs": 1}), (f"new configuration (batch {NEW_BATCH})", new),
+        ("that configuration again", new))]
+
+
+def first_point(api: PlaygroundAPI, config: dict) -> str:
+    started, seen, cache, last = time.perf_counter(), None, None, {}
+    for last in api.train(config, "device-check"):
+        cache = last.get("compile_cache") or cache
+        if seen is None and last.get("losses"):
+            seen = time.perf_counter() - started
+    if seen is None:
+        return failed(last)
+    return f"{seen:.2f} s after Start (its programs: {cache or 'no compilation cache'})"
+
+
+def race_rows(api: PlaygroundAPI, epochs: int) -> list[tuple[str, str]]:
+    """The race of the host's CPU against the device, the training row's configuration on both at once."""
+    if not (api.about().get("training") or {}).get("race"):
+        return [("race", "not offered: the owner holds no device besides the host's CPU")]
+    config = {"epochs": epochs, "layers": list(train_throughput.LAYERS), "batch_size": train_throughput.BATCH}
+    last = final(api.race(config, "device-check"))
+    if not last.get("ok"):
+        return [("race", failed(last))]
+    comparison = last["comparison"]
+    return [("race: the comparison", comparison["message"]),
+            ("race: speed-up (median samples/s)", f"{comparison['speedup']:,.1f}x" if comparison["speedup"] else "-")]
 
 
 def target_row(last: dict, epochs: int) -> tuple[str, str]:

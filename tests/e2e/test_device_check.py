@@ -20,7 +20,8 @@ ROWS = ("device owner's start", "devices (About)", "accelerator runs", "device o
         "app's jit / bare jax.jit", "NumPy / jit", "jit's achieved bandwidth", "vmap measured on",
         "vmap, batched MLP, 16 examples", "Speed of light measured on", "training on",
         "app: samples/s, s/epoch", "bare, per-step: samples/s", "app / fastest bare loop", "final test accuracy",
-        "time to 97% test accuracy", "data-parallel", "whole check")
+        "time to 97% test accuracy", "data-parallel", "first curve point, default configuration",
+        "first curve point, new configuration", "first curve point, that configuration again", "race", "whole check")
 
 
 def device_check(*arguments: str, sandbox_mode: str) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
@@ -45,6 +46,9 @@ def test_the_device_check_prints_every_row_on_the_cpu(tmp_path, sandbox_mode):
     assert float(table["app's jit / bare jax.jit, n=1,000"]) > 0
     assert table["device owner"].startswith("cpu (pid ") and "MB of 6,144 MB" in table["device owner"]
     assert table["data-parallel"] == "skipped: one device"
+    assert table["race"] == "not offered: the owner holds no device besides the host's CPU"
+    assert "(its programs: new)" in table["first curve point, new configuration (batch 96)"]
+    assert "(its programs: kept)" in table["first curve point, that configuration again"]
     assert "MNIST from" in table["training data"] and "3,000 training, 1,000 test images" in table["training data"]
 
 
