@@ -360,12 +360,12 @@ TEXTS: dict[str, dict[str, str]] = {
               "mesh, say how each input is split with a `PartitionSpec`, and `jax.jit` does the rest.",
         "de": "### Eine Funktion über Geräte verteilen (Sharding)\nDie Worker dieses Tabs bekommen auf jedem "
               "Rechner {devices} simulierte CPU-Geräte (`JAX_NUM_CPU_DEVICES`): Das Sharding ist echt, die Geräte "
-              "teilen sich die Kerne dieses Rechners (eine GPU oder TPU gehört dem Geräte-Besitzer, der diesen Tab "
+              "teilen sich die Kerne dieses Rechners (eine GPU oder TPU gehört dem Gerätebesitzer, der diesen Tab "
               "nicht ausführt). Baue ein Mesh, gib mit einer `PartitionSpec` an, wie jede Eingabe aufgeteilt wird, "
               "und `jax.jit` erledigt den Rest.",
         "zh": "### 把函数 sharding 到多个设备上\n在任何主机上，本标签页的工作进程都会得到 {devices} 个"
               "模拟的 CPU 设备（`JAX_NUM_CPU_DEVICES`）：sharding 是真实的，只是这些设备共用本机的 CPU 核心"
-              "（GPU 或 TPU 归设备所有者进程使用，它不运行本标签页）。构建一个 mesh，"
+              "（GPU 或 TPU 归设备的所有者进程使用，它不运行本标签页）。构建一个 mesh，"
               "用 `PartitionSpec` 说明每个输入如何切分，剩下的交给 `jax.jit`。"},
     "pg.parallel.function": {"en": "Your function", "de": "Deine Funktion", "zh": "你的函数"},
     "pg.parallel.args": {"en": "Arguments", "de": "Argumente", "zh": "参数"},
@@ -383,16 +383,19 @@ TEXTS: dict[str, dict[str, str]] = {
     "pg.train.intro": {
         "en": "### Train the MNIST MLP live\nThe classic JAX example: a multilayer perceptron (ReLU hidden layers, "
               "log-softmax output) whose parameters are a list of `(W, b)` pairs, `predict` written for one image and "
-              "batched with `vmap`, and a jitted update that runs many SGD steps per call. It trains on this server's "
-              "accelerator in a worker process; the curves redraw as it learns.",
+              "batched with `vmap`, and a jitted update that runs many SGD steps per call. It trains in the device "
+              "owner, the one process that holds this server's accelerator (or its CPU), and the curves redraw as "
+              "it learns: a point for every step.",
         "de": "### Das MNIST-MLP live trainieren\nDas klassische JAX-Beispiel: ein mehrschichtiges Perzeptron "
               "(versteckte ReLU-Schichten, log-softmax-Ausgabe), dessen Parameter eine Liste von `(W, b)`-Paaren "
               "sind, `predict` für ein Bild geschrieben und mit `vmap` auf den Batch erweitert, und ein Update mit "
-              "jit, das pro Aufruf viele SGD-Schritte macht. Es trainiert auf dem Beschleuniger dieses Servers in "
-              "einem Worker-Prozess; die Kurven werden neu gezeichnet, während es lernt.",
+              "jit, das pro Aufruf viele SGD-Schritte macht. Es trainiert im Gerätebesitzer, dem einen "
+              "Prozess, der den Beschleuniger dieses Servers (oder seine CPU) hält, und die Kurven werden neu "
+              "gezeichnet, während es lernt: ein Punkt für jeden Schritt.",
         "zh": "### 实时训练 MNIST MLP\n经典的 JAX 示例：一个多层感知机（ReLU 隐藏层，log-softmax 输出），参数是由 "
               "`(W, b)` 对组成的列表；`predict` 只为一张图像编写，再用 `vmap` 批处理；一个经过 jit 的更新函数每次调用"
-              "执行许多个 SGD 步骤。它在本服务器的加速器上、在一个单独的工作进程中训练；曲线会随着学习过程不断重绘。"},
+              "执行许多个 SGD 步骤。它在设备的所有者进程中训练（唯一持有本服务器加速器或 CPU "
+              "的进程），曲线会随着学习过程不断重绘：每一步一个点。"},
     "pg.train.dataset": {"en": "Dataset", "de": "Datensatz", "zh": "数据集"},
     "pg.train.layers": {"en": "Layer sizes (784 in, 10 out)",
                         "de": "Schichtgrößen (784 rein, 10 raus)",
