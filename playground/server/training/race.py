@@ -2,11 +2,11 @@
 
 The owner trains both sides (owner/training/race.py); the service follows each side's stream on a thread of its own
 (``follow``), so that neither waits for the other, and every update it yields holds both sides' latest, stamped
-with the seconds since Start as the server saw them: the two loss curves share one wall clock. The last update
-adds ``comparison``: each side's training speed (the median of its updates' samples/s, which the loop measures over
-about the last second of chunks: compiling is not in it) and its time from Start to 97 % test accuracy (the whole
-test set, measured at each epoch's end and at the run's end), both from the service's record of the run
-(run_record.py), and the speed ratio.
+with the seconds since Start (the request) as the server saw them: the two loss curves share one wall clock. The
+last update adds ``comparison``: each side's training speed (the median of its updates' samples/s, which the loop
+measures over about the last second of chunks: compiling is not in it) and its time from Start to 97 % test
+accuracy (the whole test set, measured at each epoch's end and at the run's end), both from the service's record
+of the run (run_record.py), and the speed ratio.
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ MAX_POINTS = 2_000  # per side in an update's history
 _POLL_S = 0.1
 
 
-def follow(sides: dict[str, Iterator[dict]], names: dict[str, str], stop: threading.Event) -> Iterator[dict]:
+def follow(sides: dict[str, Iterator[dict]], names: dict[str, str], stop: threading.Event,
+           started: float | None = None) -> Iterator[dict]:
     """Both sides' updates as they come: ``{"phase", "elapsed_s", "cpu", "device", "done"}``, each side's latest
     update with its ``device`` named as in ``names`` (two simulated CPU devices read alike otherwise) and
-    ``history``, its ``[seconds, loss]`` points so far. A side that fails stops the other and raises; a consumer
-    that goes away stops both."""
-    started = time.monotonic()
+    ``history``, its ``[seconds, loss]`` points so far, seconds since ``started`` (Start: when the request came,
+    time.monotonic(); now, if None), the clock the run records count their time to 97 % on. A side that fails
+    stops the other and raises; a consumer that goes away stops both."""
+    started = time.monotonic() if started is None else started
     arrived: queue.Queue = queue.Queue()
     for side, updates in sides.items():
         threading.Thread(target=_pump, args=(side, updates, arrived), name=f"race-{side}", daemon=True).start()
@@ -69,8 +71,8 @@ class _Track:
     def add(self, update: dict, seconds: float) -> None:
         self.latest = update
         losses = update.get("losses") or []
-        step_s = (update.get("seconds_per_epoch") or 0.0) * (update.get("epoch") or 0.0) / max(update.get("step") or 0,
-                                                                                              1)
+        steps_per_epoch = (update.get("step") or 0) / (update.get("epoch") or 1.0)
+        step_s = (update.get("seconds_per_epoch") or 0.0) / max(steps_per_epoch, 1.0)
         self.history += [[round(max(self._last_seen, seconds - step_s * (len(losses) - 1 - i)), 4), loss]
                          for i, loss in enumerate(losses)]
         while len(self.history) > MAX_POINTS:  # a long race: every other point, so the page stays light

@@ -91,7 +91,7 @@ class TrainingService:
             cpu = RunRecord(started, remember=False)  # its rate is no estimate of the device's
             return race.follow({"cpu": self._train_on(slot, config, f"{session}\0cpu", run, base, cpu, "cpu"),
                                 "device": self._train_on(slot, config, session, run, base, RunRecord(started),
-                                                         "device")}, names, run.stop)
+                                                         "device")}, names, run.stop, started)
         return self._session_run(config, session, True, both)  # the device's every slot: it races alone
 
     def race_sides(self) -> dict | None:
