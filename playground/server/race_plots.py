@@ -9,7 +9,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from playground.messages import say
-from playground.server.training_plots import _LAYOUT, BAD, NEUTRAL, _empty, _pairs, log_ticks
+from playground.server.training_plots import BAD, LAYOUT, NEUTRAL, empty_figure, log_ticks, pairs
 
 COLOURS = {"cpu": BAD, "device": NEUTRAL}
 
@@ -19,11 +19,11 @@ def race_figure(sides: dict[str, dict], language: str = "en") -> go.Figure:
     title = say("plot.race", language)
     drawn = {side: update for side, update in sides.items() if update.get("history")}
     if not drawn:
-        return _empty(title, say("plot.race_start", language), "race")
+        return empty_figure(title, say("plot.race_start", language), "race")
     fig = go.Figure()
     low, high = float("inf"), 0.0
     for side, update in drawn.items():
-        x, y = _pairs(update["history"])
+        x, y = pairs(update["history"])
         low, high = min(low, float(y.min())), max(high, float(y.max()))
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", name=update.get("device") or side,
                                  line={"width": 2, "color": COLOURS.get(side, NEUTRAL)},
@@ -32,5 +32,5 @@ def race_figure(sides: dict[str, dict], language: str = "en") -> go.Figure:
     axis = {"tickvals": ticks, "ticktext": [f"{tick:g}" for tick in ticks]} if ticks else {}
     fig.update_layout(title=title, xaxis_title=say("plot.since_start", language), yaxis_title="loss",
                       yaxis_type="log", yaxis=axis, uirevision="race",
-                      legend={"orientation": "h", "y": -0.25}, **_LAYOUT)
+                      legend={"orientation": "h", "y": -0.25}, **LAYOUT)
     return fig

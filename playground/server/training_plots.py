@@ -34,15 +34,15 @@ _TEMPLATE = go.layout.Template(layout={
     "font": {"color": "#2a3f5f"}, "paper_bgcolor": "white", "plot_bgcolor": "white", "hovermode": "closest",
     "xaxis": _GRID, "yaxis": _GRID,
 })
-_LAYOUT = {"template": _TEMPLATE, "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 360}
+LAYOUT = {"template": _TEMPLATE, "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 360}
 
 
-def _empty(title: str, message: str, revision: str) -> go.Figure:
+def empty_figure(title: str, message: str, revision: str) -> go.Figure:
     """A blank figure that says what to do, with the same title and size as the full one."""
     fig = go.Figure()
     fig.add_annotation(text=message, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
                        font={"size": 16, "color": "#8c8c8c"})
-    fig.update_layout(title=title, xaxis_visible=False, yaxis_visible=False, uirevision=revision, **_LAYOUT)
+    fig.update_layout(title=title, xaxis_visible=False, yaxis_visible=False, uirevision=revision, **LAYOUT)
     return fig
 
 
@@ -55,7 +55,7 @@ def _series(xs: Sequence[float], ys: Sequence[float]) -> tuple[np.ndarray, np.nd
     return x[keep], y[keep]
 
 
-def _pairs(points: Sequence[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
+def pairs(points: Sequence[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
     """``[(x, y), ...]`` as two float arrays, thinned like :func:`_series`."""
     array = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     return _series(array[:, 0], array[:, 1])
@@ -82,7 +82,7 @@ def loss_figure(steps: Sequence[int], losses: Sequence[float], language: str = "
     """
     title = say("plot.loss", language)
     if len(steps) == 0 and (per_step is None or not len(per_step.mean)):
-        return _empty(title, say("plot.start", language), "loss")
+        return empty_figure(title, say("plot.start", language), "loss")
     x, y = _series(steps, losses)
     hover = f"{say('plot.step', language)} %{{x:.0f}}: %{{y:.4f}}<extra>%{{fullData.name}}</extra>"
     fig = go.Figure()
@@ -109,7 +109,7 @@ def loss_figure(steps: Sequence[int], losses: Sequence[float], language: str = "
     axis = {"tickvals": ticks, "ticktext": [f"{tick:g}" for tick in ticks]} if ticks else {}
     fig.update_layout(title=title, xaxis_title=say("plot.step", language), yaxis_title="loss", yaxis_type="log",
                       yaxis=axis, uirevision="loss", legend={"x": 1, "xanchor": "right", "y": 1, "yanchor": "top"},
-                      **_LAYOUT)
+                      **LAYOUT)
     return fig
 
 
@@ -128,12 +128,12 @@ def accuracy_figure(epoch_points: Sequence[tuple[float, float]], estimates: Sequ
               (train_estimates, say("plot.train_estimate", language), NEUTRAL, False),
               (train_epoch_points, say("plot.train_epoch", language), NEUTRAL, True)]
     if not any(len(points) for points, *_ in series):
-        return _empty(title, say("plot.start", language), "accuracy")
+        return empty_figure(title, say("plot.start", language), "accuracy")
     fig = go.Figure()
     for points, name, colour, epoch_end in series:
         if not len(points):
             continue
-        x, y = _pairs(points)
+        x, y = pairs(points)
         style = ({"mode": "lines+markers", "line": {"width": 2, "color": colour}, "marker": {"size": 8}}
                  if epoch_end else {"mode": "lines", "opacity": 0.6,
                                     "line": {"dash": "dot", "width": 1.5, "color": colour}})
@@ -142,7 +142,7 @@ def accuracy_figure(epoch_points: Sequence[tuple[float, float]], estimates: Sequ
     fig.update_layout(title=title, xaxis_title=say("plot.epoch", language),
                       yaxis_title=say("plot.accuracy_axis", language), yaxis_range=[0, 100],
                       uirevision="accuracy", legend={"x": 1, "xanchor": "right", "y": 0, "yanchor": "bottom"},
-                      **_LAYOUT)
+                      **LAYOUT)
     return fig
 
 
@@ -150,7 +150,7 @@ def throughput_figure(elapsed_s: Sequence[float], samples_per_s: Sequence[float]
     """Training images per second against wall-clock time since Start."""
     title = say("plot.throughput", language)
     if len(elapsed_s) == 0:
-        return _empty(title, say("plot.start", language), "throughput")
+        return empty_figure(title, say("plot.start", language), "throughput")
     x, y = _series(elapsed_s, samples_per_s)
     fig = go.Figure(go.Scatter(x=x, y=y, mode="lines", name=say("plot.samples_per_s", language),
                                line={"width": 2, "color": "#ab63fa"},
@@ -158,7 +158,7 @@ def throughput_figure(elapsed_s: Sequence[float], samples_per_s: Sequence[float]
                                              "<extra></extra>"))
     fig.update_layout(title=title, xaxis_title=say("plot.elapsed", language),
                       yaxis_title=say("plot.samples_per_s", language),
-                      yaxis_rangemode="tozero", uirevision="throughput", **_LAYOUT)
+                      yaxis_rangemode="tozero", uirevision="throughput", **LAYOUT)
     return fig
 
 
@@ -170,7 +170,7 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], language: s
     matrix = np.asarray(matrix)
     title = say("plot.confusion", language)
     if matrix.size == 0 or matrix.sum() == 0:
-        return _empty(title, say("plot.start", language), "confusion")
+        return empty_figure(title, say("plot.start", language), "confusion")
     n = len(class_names)
     if matrix.shape != (n, n):
         raise ValueError(f"matrix must be ({n}, {n}) for {n} class names, got {matrix.shape}")
@@ -194,7 +194,7 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], language: s
     fig.update_layout(title=f"{title}<br><sup>{accuracy}</sup>",
                       xaxis={"title": say("plot.predicted", language), "type": "category", "side": "bottom"},
                       yaxis={"title": say("plot.true", language), "type": "category", "autorange": "reversed"},
-                      uirevision="confusion", **{**_LAYOUT, "height": 480})
+                      uirevision="confusion", **{**LAYOUT, "height": 480})
     return fig
 
 
@@ -235,7 +235,7 @@ def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Se
     """
     images = np.asarray(images)
     if images.size == 0:
-        return _empty(say("plot.digits", language), say("plot.start", language), "digits")
+        return empty_figure(say("plot.digits", language), say("plot.start", language), "digits")
     if images.ndim != 3 or not len(images) == len(labels) == len(predictions):
         raise ValueError(f"images must be (k, height, width) with k labels and k predictions, got {images.shape}, "
                          f"{len(labels)} labels and {len(predictions)} predictions")
@@ -270,7 +270,7 @@ def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Se
                       xaxis={**hidden, "range": [-2, columns * cell_w - pad + 1], "constrain": "domain"},
                       yaxis={**hidden, "autorange": "reversed", "scaleanchor": "x", "constrain": "domain",
                              "constraintoward": "top"},  # on a phone: the grid under its title, the room below
-                      **{**_LAYOUT, "margin": {"l": 10, "r": 10, "t": 70, "b": 10}, "height": 80 + 100 * rows})
+                      **{**LAYOUT, "margin": {"l": 10, "r": 10, "t": 70, "b": 10}, "height": 80 + 100 * rows})
     return fig
 
 
@@ -279,7 +279,7 @@ def probability_figure(probabilities: Sequence[float] | None, class_names: Seque
     """Bar chart of the model's class probabilities in percent, the most likely class highlighted."""
     title = say("plot.thinks", language)
     if probabilities is None or len(probabilities) == 0:
-        return _empty(title, say("plot.draw", language), "probabilities")
+        return empty_figure(title, say("plot.draw", language), "probabilities")
     p = 100 * np.asarray(probabilities, dtype=np.float64)
     if p.shape != (len(class_names),):
         raise ValueError(f"expected {len(class_names)} probabilities, one per class, got shape {p.shape}")
@@ -291,5 +291,5 @@ def probability_figure(probabilities: Sequence[float] | None, class_names: Seque
     fig.update_layout(title=f"{title}: {class_names[top]} ({number(p[top], language, 1)} %)",
                       xaxis_title=say("plot.class", language), yaxis_title=say("plot.probability", language),
                       xaxis_type="category", yaxis_range=[0, 105],
-                      uirevision="probabilities", **{**_LAYOUT, "height": 320})
+                      uirevision="probabilities", **{**LAYOUT, "height": 320})
     return fig
