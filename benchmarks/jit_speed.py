@@ -106,8 +106,8 @@ def ms(seconds: float | None) -> str:
 def print_table(result: dict) -> None:
     print(f"\nPer-size table from jit_speed(JIT_BENCHMARK_CODE, {list(CANDIDATE_SIZES)}, repeats=5, "
           f"memory_mb={MEMORY_MB}) on {result['device']}")
-    print(f"  jaxpr_ops={result['jaxpr_ops']}  fused_kernels={result['fused_kernels']}  equal={result['equal']}  "
-          f"numpy_unavailable={result['numpy_unavailable']}")
+    print(f"  jaxpr_ops={result['jaxpr_ops']}  fused_kernels={result['fused_kernels']}  "
+          f"checked_sizes={result['checked_sizes']}  numpy_unavailable={result['numpy_unavailable']}")
     print(f"  {'n':>6} {'numpy ms':>10} {'eager ms':>10} {'jit ms':>10} {'compile ms':>10} "
           f"{'jit IQR ms':>10} {'numpy/jit':>9} {'eager/jit':>9}")
     for i, n in enumerate(result["sizes"]):
@@ -143,9 +143,11 @@ def main() -> None:
         agreed += agree
         print(f"  {round_:>5} {app_numpy * 1e3:12.2f} {app_jit * 1e3:10.2f} {app_r:9.3f} | {ind_numpy * 1e3:12.2f} "
               f"{ind_jit * 1e3:10.2f} {ind_r:9.3f} | {app_r / ind_r:7.3f} {'yes' if agree else 'NO'}")
+        app_faults = {engine: app["faults_per_call"][engine][0] for engine in ("numpy", "jit")}
         print(f"        compile: app compile_s {app['compile_s'][0] * 1e3:.1f} ms (lower + compile); independent "
               f"first call {first_call_s * 1e3:.1f} ms (trace + compile + one run); page faults per call: "
-              f"NumPy {numpy_faults:,.0f}, jit {jit_faults:,.0f}")
+              f"NumPy {numpy_faults:,.0f} (app {app_faults['numpy'] or 0:,.0f}), jit {jit_faults:,.0f} "
+              f"(app {app_faults['jit'] or 0:,.0f})")
     print(f"  agreement within 15%: {agreed}/{args.rounds} rounds")
     if not args.no_table:
         print_table(jit_benchmark.jit_speed(JIT_BENCHMARK_CODE, list(CANDIDATE_SIZES), repeats=5,

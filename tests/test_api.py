@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 import platform
 import threading
 from types import SimpleNamespace
 
 import pytest
 
+from playground import jobs
 from playground.jobs.arguments import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.sandbox.limits import Limits
 from playground.server.api import PlaygroundAPI, final
@@ -330,3 +332,26 @@ def test_without_a_device_line_one_pool_runs_everything(api, pool):
     info = api.about()
     assert info["accelerator"]["device"] is None
     assert info["sandbox"]["device_owner"] is None
+
+
+def test_a_timed_endpoint_measures_again_when_asked_and_only_then(api, pool):
+    """``fresh`` (the timed endpoints' last argument) bypasses the kept result; it is the server's, not the job's."""
+    first = final(api.jit_speed(GOOD_CODE, [10]))
+    kept = final(api.jit_speed(GOOD_CODE, [10]))
+    again = final(api.jit_speed(GOOD_CODE, [10], 5, True))
+    assert [job["kind"] for job in pool.jobs] == ["jit_speed", "jit_speed"]
+    assert all("fresh" not in job for job in pool.jobs)
+    assert first == kept == again  # an error the same input always gives: kept, so the second was not run
+    final(api.speed_of_light(GOOD_CODE, GOOD_ARGS, fresh=True))
+    final(api.vmap(GOOD_CODE, "jnp.ones(3)", fresh=True))
+    assert [job["kind"] for job in pool.jobs][2:] == ["speed_of_light", "vmap"]
+
+
+def test_only_the_timed_endpoints_take_fresh():
+    timed = {kind.name for kind in jobs.REGISTRY.values() if kind.public and kind.timed}
+    assert {"jit_speed", "vmap", "speed_of_light"} <= timed
+    for kind in jobs.REGISTRY.values():
+        if kind.public:
+            parameters = inspect.signature(getattr(PlaygroundAPI, kind.name)).parameters
+            assert ("fresh" in parameters) is kind.timed, kind.name
+            assert ("fresh:" in getattr(PlaygroundAPI, kind.name).__doc__) is kind.timed, kind.name

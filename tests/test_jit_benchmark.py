@@ -24,7 +24,7 @@ from tests.owner_doubles import local_device
 IN_PROCESS_MB = 65_536
 RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
                "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "checked_sizes", "numpy_checked_sizes",
-               "pending_sizes"}
+               "pending_sizes", "faults_per_call"}
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,8 @@ def test_classic_result_has_every_key_and_a_time_per_size(classic):
     for engine in ("numpy", "eager", "jit"):
         assert all(v >= 0 for v in classic["spread"][engine])
         assert all(0 < lo <= med for lo, med in zip(classic["min_s"][engine], classic[f"{engine}_s"], strict=True))
+        # each engine's page faults per timed call, counted in the process it ran in (the owner's, for JAX)
+        assert len(classic["faults_per_call"][engine]) == 2 and all(f >= 0 for f in classic["faults_per_call"][engine])
 
 
 def test_classic_jaxpr_has_five_equations_and_xla_fuses_them_into_one_kernel(classic):

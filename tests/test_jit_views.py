@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from playground.server.ui import jit_views
 from playground.server.ui.jit_views import agreement_line, why_markdown
 
 BASE = {"jaxpr_ops": 5, "fused_kernels": 1, "numpy_unavailable": None}
@@ -46,3 +47,22 @@ def test_no_fusion_claim_when_jit_never_beat_eager():
     reply = {**BASE, "sizes": [10], "jit_s": [10e-6], "numpy_s": [None], "eager_s": [8e-6]}
     why = why_markdown(reply)
     assert "Why jit is faster" not in why and "slower than eager JAX at n = 10" in why
+
+
+def _faulting(numpy: float, jit: float) -> dict:
+    return {"sizes": [10, 2000], "numpy_s": [1e-6, 7.5e-3], "eager_s": [3e-5, 2e-2], "jit_s": [6e-6, 1e-3],
+            "jaxpr_ops": 5, "fused_kernels": 1,
+            "faults_per_call": {"numpy": [0.0, numpy], "eager": [0.0, 0.0], "jit": [0.0, jit]}}
+
+
+def test_page_faults_of_one_side_are_said_with_both_counts_in_every_language():
+    """NumPy's calls took fresh pages in its process, jit's none in its own: the why says both counts and that a
+    script of the reader's may differ by that, in en, de and zh."""
+    for language, words in (("en", "Fresh memory"), ("de", "Frischer Speicher"), ("zh", "新内存")):
+        said = jit_views.why_markdown(_faulting(626.0, 0.0), language)
+        assert words in said and "**626**" in said and "**0**" in said and "2000" in said, said
+
+
+def test_a_few_page_faults_are_not_worth_a_word():
+    assert jit_views.faults_line(_faulting(jit_views.FRESH_PAGES - 1, 3.0)) == ""
+    assert jit_views.faults_line({**_faulting(0, 0), "faults_per_call": None}) == ""  # a reply from before: none

@@ -105,15 +105,17 @@ def test_an_identical_request_is_answered_from_the_cache(inspect_replies):
     assert second["result"] == reply["result"] and second["ok"] is True
 
 
-def test_identical_requests_while_the_first_runs_share_its_job(inspect_replies):
-    """A request identical to a running job follows it: told it is shared and running, the pool runs once."""
+@pytest.mark.parametrize("fresh", [False, True])
+def test_identical_requests_while_the_first_runs_share_its_job(inspect_replies, fresh):
+    """A request identical to a running job follows it: told it is shared and running, the pool runs once. So does
+    a fresh one (Measure again): the job running measures now."""
     _, reply = inspect_replies
     gate = threading.Event()
     pool = FakePool(reply, gates={"jnp.arange(3.0)": gate})
     jobs_runner = runner(pool, new_cache())
     first = Request(jobs_runner, job())
     pool.wait_for_runs(1)
-    second = jobs_runner.updates("inspect", job())
+    second = jobs_runner.updates("inspect", job(), fresh=fresh)
     told = next(second)
     assert (told["done"], told["phase"], told["shared"]) == (False, "running", True)
     assert told["queue"]["position"] == 0
@@ -317,3 +319,18 @@ def test_a_refused_reply_after_the_early_reply_keeps_nothing(inspect_replies):
     pool = FakePool(error_dict("forbidden", "The worker's reply was refused."), early=early)
     result = finals_only(list(runner(pool, new_cache()).updates("inspect", job())))
     assert result["ok"] is False and result["error"]["kind"] == "forbidden"
+
+
+def test_a_fresh_request_measures_again_and_its_result_is_the_one_kept(inspect_replies):
+    """Measure again: a fresh request runs the job though its result is kept, says it was measured for it, and a
+    later plain request is answered with the new result."""
+    _, reply = inspect_replies
+    pool = FakePool(reply)
+    jobs_runner = runner(pool, new_cache())
+    first = finals_only(list(jobs_runner.updates("inspect", job())))
+    again = finals_only(list(jobs_runner.updates("inspect", job(), fresh=True)))
+    later = finals_only(list(jobs_runner.updates("inspect", job())))
+    assert len(pool.jobs) == 2
+    assert again["cache"]["hit"] is False and again["cache"]["shared"] is False
+    assert later["cache"]["hit"] is True and later["cache"]["measured_at"] == again["cache"]["measured_at"]
+    assert first["cache"]["hit"] is False

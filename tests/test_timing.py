@@ -166,3 +166,22 @@ def test_max_total_s_stops_a_slow_function_after_one_run():
 
     result = measure(slow, min_runs=10, warmup=0, max_total_s=0.01)
     assert result.runs == 1 and len(calls) == 1
+
+
+def test_page_faults_are_counted_over_the_timed_calls_only(monkeypatch):
+    """A call that takes fresh pages shows them per timed call; the warm-up's are not counted."""
+    counted = iter(range(0, 10_000, 7))  # the process's minor faults: 7 more at each reading
+    readings = []
+
+    def faults() -> int:
+        readings.append(next(counted))
+        return readings[-1]
+
+    monkeypatch.setattr(timing, "minor_faults", faults)
+    t = measure(lambda: None, min_total_s=0.0, min_runs=4, max_runs=4, warmup=2)
+    assert len(readings) == 2 and t.faults_per_call == pytest.approx(7 / 4)  # read before and after the 4 runs
+
+
+def test_page_faults_are_unknown_where_the_os_does_not_count_them(monkeypatch):
+    monkeypatch.setattr(timing, "minor_faults", lambda: None)
+    assert measure(lambda: None, min_total_s=0.0, min_runs=1, max_runs=1).faults_per_call is None

@@ -365,7 +365,8 @@ def test_a_new_comparison_first_clears_the_last_one_then_shows_its_own():
     pool = OnePool(reply)
     steps = list(vmap_tab.compare(PlaygroundAPI(pool=pool, settings=Settings()), CUBIC, "jnp.ones(3)", "0", "0",
                                   "1, 5"))
-    assert steps[0] == (RUNNING_VMAP, "", "", None, "")  # the previous error or chart is gone at once
+    # the previous error or chart is gone at once, and Measure again with it (what comes is measured now)
+    assert steps[0] == (RUNNING_VMAP, "", "", None, "", {"__type__": "update", "visible": False})
     assert pool.jobs[0]["batch_sizes"] == [1, 5]
     assert steps[1][0].startswith(f"{OK} Python loop, vmap and jit(vmap) agree") and steps[1][3] is not None
 

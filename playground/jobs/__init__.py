@@ -57,12 +57,13 @@ class JobKind:
     # like the handler: a worker loads none of the server's code.
     finish: str | None = None
 
-    def docstring(self) -> str:
-        """The endpoint's docstring: ``doc``, then its arguments and what it returns, in the form Gradio reads for
-        the API page and the MCP tools' descriptions."""
+    def docstring(self, server_arguments: dict[str, str] | None = None) -> str:
+        """The endpoint's docstring: ``doc``, then its arguments (and the endpoint's own, ``server_arguments``: name
+        to words) and what it returns, in the form Gradio reads for the API page and the MCP tools' descriptions."""
         lines = [self.doc.strip(), ""]
-        if self.arguments:
-            lines += ["Args:", *(f"    {a.name}: {a.doc}" for a in self.arguments), ""]
+        if self.arguments or server_arguments:
+            lines += ["Args:", *(f"    {a.name}: {a.doc}" for a in self.arguments),
+                      *(f"    {name}: {words}" for name, words in (server_arguments or {}).items()), ""]
         else:
             lines += ["Takes no arguments.", ""]
         lines += ["Returns:", *("    " + line for line in STREAMED.format(result=self.returns).splitlines())]

@@ -6,7 +6,7 @@ from playground import replies
 from playground.jobs import JobKind
 from playground.jobs.arguments import BY_SERVER, MAX_MATRIX, MAX_REPEATS, MAX_SIZES, code, whole, wholes
 from playground.replies import COUNT, ENGINE_TIMES, SHORT, TIMES
-from playground.schema import Either, ListOf, Name, Null, Record, Text
+from playground.schema import Either, ListOf, Name, Null, Real, Record, Text
 
 POSITION = 50
 
@@ -15,6 +15,8 @@ JIT_SPEED = replies.ok(
     function=Name(), device=Text(400), sizes=ListOf(COUNT, 64),
     skipped=ListOf(Record({"size": COUNT, "reason": SHORT}), 64),
     numpy_s=TIMES, eager_s=TIMES, jit_s=TIMES, compile_s=TIMES, spread=ENGINE_TIMES, min_s=ENGINE_TIMES,
+    faults_per_call=Record({engine: ListOf(Either((Real(0.0, 2.0**62), Null())), 64)
+                            for engine in ("numpy", "eager", "jit")}),
     numpy_unavailable=Either((SHORT, Null())), jaxpr_ops=COUNT, fused_kernels=COUNT,
     checked_sizes=ListOf(COUNT, 64), numpy_checked_sizes=ListOf(COUNT, 64),
     pending_sizes=ListOf(COUNT, 64),  # an early reply's sizes still to measure; [] in the final one

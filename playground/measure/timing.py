@@ -29,13 +29,17 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Timing:
-    """Seconds per call over ``runs`` timed calls: fastest, median and quartiles."""
+    """Seconds per call over ``runs`` timed calls: fastest, median and quartiles; and the process's minor page
+    faults per timed call (None where the OS does not count them): a call whose result lands on fresh pages pays
+    the kernel for each, and whether freed memory is reused or handed back depends on the process's allocator, so
+    the same call can cost more in one process than in another (docs/development.md, "jit against a script")."""
 
     min_s: float
     median_s: float
     q1_s: float
     q3_s: float
     runs: int
+    faults_per_call: float | None = None
 
     @property
     def iqr_s(self) -> float:
@@ -47,12 +51,13 @@ class Timing:
                 "q1_s": self.q1_s, "q3_s": self.q3_s, "runs": self.runs}
 
     @classmethod
-    def from_samples(cls, seconds: list[float]) -> Timing:
+    def from_samples(cls, seconds: list[float], faults: int | None = None) -> Timing:
+        """``faults``: the minor page faults of all the timed calls together."""
         if not seconds:
             raise ValueError("no timed runs")
         q1, median, q3 = np.percentile(np.asarray(seconds, dtype=np.float64), [25, 50, 75])
         return cls(min_s=float(min(seconds)), median_s=float(median), q1_s=float(q1), q3_s=float(q3),
-                   runs=len(seconds))
+                   runs=len(seconds), faults_per_call=None if faults is None else faults / len(seconds))
 
 
 def measure(fn: Callable[[], object], *, min_total_s: float = 0.2, max_runs: int = 50, min_runs: int = 3,
@@ -76,12 +81,14 @@ def measure(fn: Callable[[], object], *, min_total_s: float = 0.2, max_runs: int
         # the warm-up's result is dropped here, before any timed run allocates its own
     seconds: list[float] = []
     spent = 0.0
+    faults = minor_faults()
     while len(seconds) < max_runs and (len(seconds) < min_runs or spent < min_total_s) and (
             not seconds or spent < max_total_s):
         elapsed = time_once(fn)
         seconds.append(elapsed)
         spent += elapsed
-    return Timing.from_samples(seconds)
+    after = minor_faults()
+    return Timing.from_samples(seconds, None if faults is None or after is None else after - faults)
 
 
 def measure_together(calls: Sequence[Callable[[], object]], budget_s: float, limit_s: float = math.inf,
@@ -110,6 +117,15 @@ def time_once(fn: Callable[[], object]) -> float:
     elapsed = time.perf_counter() - start
     del result
     return elapsed
+
+
+def minor_faults() -> int | None:
+    """This process's minor page faults so far, all its threads (XLA's too); None where the OS does not say."""
+    try:
+        import resource  # Unix only
+    except ImportError:
+        return None
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 
 
 def compile_time(jitted, *args) -> tuple[float, object]:

@@ -64,6 +64,22 @@ TEXTS: dict[str, dict[str, str]] = {
     "jit.nothing": {"en": "No size was measured for all engines, so there is nothing to compare.",
                     "de": "Keine Größe wurde für alle Varianten gemessen, also gibt es nichts zu vergleichen.",
                     "zh": "没有任何一个大小在所有方式下都测量过，所以无从比较。"},
+    "jit.faults": {
+        "en": "**Fresh memory:** at n = {n} each NumPy call here took **{numpy}** page faults, each jit call "
+              "**{jit}** (a page fault: the system hands the process a fresh 4 KB page, and zeroes it). Whether freed "
+              "memory is reused or handed back depends on the process's memory allocator, so a script of yours may "
+              "time either side faster or slower by that much; here NumPy ran in the sandbox's worker and JAX in "
+              "the process that holds the device.",
+        "de": "**Frischer Speicher:** Bei n = {n} kostete hier jeder NumPy-Aufruf **{numpy}** Seitenfehler, jeder "
+              "jit-Aufruf **{jit}** (ein Seitenfehler: Das System gibt dem Prozess eine frische 4-KB-Seite und "
+              "nullt sie). Ob freigegebener Speicher wiederverwendet oder zurückgegeben wird, hängt von der "
+              "Speicherverwaltung des Prozesses ab; ein eigenes Skript kann eine Seite also um so viel schneller "
+              "oder langsamer messen. Hier lief NumPy im Worker der Sandbox und JAX in dem Prozess, der das Gerät "
+              "hält.",
+        "zh": "**新内存：** 在 n = {n} 时，这里每次 NumPy 调用产生 **{numpy}** 次缺页，每次 jit 调用 **{jit}** 次"
+              "（缺页：系统给进程一页新的 4 KB 内存并清零）。释放的内存是被重用还是交还给系统，取决于进程的内存分配器，"
+              "所以你自己的脚本测出的任一方都可能因此更快或更慢；"
+              "这里 NumPy 在沙箱的工作进程中运行，JAX 在持有设备的进程中运行。"},
     "jit.skipped": {"en": "Size {size} skipped: {reason}", "de": "Größe {size} übersprungen: {reason}",
                     "zh": "跳过大小 {size}：{reason}"},
     "jit.compile_time": {"en": "**Compile time (once per shape):** {row}",

@@ -321,6 +321,8 @@ TEXTS: dict[str, dict[str, str]] = {
                        "de": "Mindestens so viele gemessene Läufe pro Größe",
                        "zh": "每个尺寸至少计时运行的次数"},
     "pg.jit.run": {"en": "Measure", "de": "Messen", "zh": "测量"},
+    # Shown beside a result an identical earlier job measured (its age is said above it): runs the job afresh.
+    "pg.measure_again": {"en": "Measure again", "de": "Erneut messen", "zh": "重新测量"},
     "pg.jit.chart": {"en": "Time per call", "de": "Zeit pro Aufruf", "zh": "每次调用耗时"},
     # Speed of light
     "pg.speed.intro": {

@@ -198,7 +198,8 @@ class Session:
 
     def _time(self, request: dict) -> dict:
         call = self._callable(request["call"])
-        return timing.measure(call, **_timing_options(request)).to_dict()
+        found = timing.measure(call, **_timing_options(request))
+        return {**found.to_dict(), "faults_per_call": found.faults_per_call}
 
     def _time_each(self, request: dict) -> dict:
         runs = [self._callable(c) for c in request["calls"]]

@@ -56,22 +56,33 @@ def _default(argument: jobs.Argument) -> object:
     return None if argument.default is BY_SERVER or isinstance(argument.default, tuple) else argument.default
 
 
+FRESH = "fresh"  # a timed job's last argument: measure again rather than answer with an identical job's kept result
+FRESH_DOC = ("True: measure again, even where an identical job's result is kept (a result says when it was "
+             "measured: `cache.measured_at`, `cache.age_s`); False: answer from the kept result if there is one.")
+
+
 def job_method(kind: jobs.JobKind) -> Callable[..., Iterator[dict]]:
     """The API's method for ``kind``: its arguments as the declaration orders and types them, streaming the
-    job's updates."""
+    job's updates; a timed job's last argument, ``fresh``, is the server's (it is not part of the job)."""
     parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
         inspect.Parameter(a.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=_default(a), annotation=a.annotation)
         for a in kind.arguments]
+    annotations = {a.name: a.annotation for a in kind.arguments}
+    if kind.timed:
+        parameters.append(inspect.Parameter(FRESH, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=False,
+                                            annotation=bool))
+        annotations[FRESH] = bool
     signature = inspect.Signature(parameters, return_annotation=Iterator[dict])
 
     def method(self, *args, **kwargs) -> Iterator[dict]:
         bound = signature.bind(self, *args, **kwargs)
         bound.apply_defaults()
-        yield from self.updates(kind.name, **{name: value for name, value in bound.arguments.items()
-                                              if name != "self"})
+        values = {name: value for name, value in bound.arguments.items() if name != "self"}
+        fresh = bool(values.pop(FRESH, False))
+        yield from self.updates(kind.name, fresh=fresh, **values)
 
     method.__name__ = method.__qualname__ = kind.name
-    method.__doc__ = kind.docstring()
+    method.__doc__ = kind.docstring({FRESH: FRESH_DOC} if kind.timed else None)
     method.__signature__ = signature
-    method.__annotations__ = {**{a.name: a.annotation for a in kind.arguments}, "return": Iterator[dict]}
+    method.__annotations__ = {**annotations, "return": Iterator[dict]}
     return method

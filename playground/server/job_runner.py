@@ -77,12 +77,15 @@ class JobRunner:
         self._flights: dict[str, Flight] = {}
         self._lock = threading.Lock()
 
-    def updates(self, kind: str, job: dict) -> Iterator[dict]:
-        """Updates for a built job: ``done`` False while it waits or checks on, True on the last (the result)."""
+    def updates(self, kind: str, job: dict, fresh: bool = False) -> Iterator[dict]:
+        """Updates for a built job: ``done`` False while it waits or checks on, True on the last (the result).
+
+        ``fresh``: never the kept result of an earlier job (a timing measured again); an identical job already
+        running is still followed, since it measures now, and the new result replaces the kept one."""
         pool_name = jobs.pool_of(kind, job)
         pool = self._pools[pool_name]
         key = self._cache.key(job, pool_name) if self._cache is not None else None
-        found = self._cache.get(key) if key is not None else None
+        found = self._cache.get(key) if key is not None and not fresh else None
         if found is not None:
             yield _final(found.reply, {"hit": True, "shared": False, **_when(found.measured_at)})
             return

@@ -6,7 +6,8 @@ three 90 px columns, tables wrapping one character per line, the Parallel
 grid over its table, editors narrower than the screen, a plot beside its table
 at 150 px each, plot titles cut off at the screen's edge, a legend on the right
 that left a plot's bars 64 px. Train is also checked
-after a short run, with its results drawn. Screenshots: phone_<tab>.png and
+after a short run, with its results drawn; the jit tab's Measure again, in
+German and Chinese, beside a result from the cache. Screenshots: phone_<tab>.png and
 phone_train_results.png (look at them).
 """
 
@@ -17,9 +18,11 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import SQUEEZED_CELLS_JS, blank_tab, reopen_app, save_screenshot
+from playground.server.ui.translations import text
+from tests.browser.conftest import SQUEEZED_CELLS_JS, blank_tab, reopen_app, save_screenshot, wait_until_finished
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 from tests.browser.test_train_tab import TRAIN_TIMEOUT_MS, plot_title, set_number
+from tests.browser.test_transformation_tabs import fill, open_tab, table_rows
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 # An editor at the screen's width, less the page's 8 px margins and a little: 32 px margins left it 326 px.
@@ -207,3 +210,28 @@ def test_a_phone_is_offered_no_keyboard_shortcut_and_draws_with_a_finger(phone: 
         "Nothing has run yet: press the button above and the result appears here.", use_inner_text=True)
     phone.get_by_role("tab", name="Train", exact=True).click()
     expect(phone.locator("#train-draw-intro")).to_contain_text("Draw with the mouse, a pen or a finger")
+
+
+@pytest.mark.parametrize(("locale", "language", "cached", "sizes"), [
+    ("de-DE", "de", "Aus dem Cache", "17"), ("zh-CN", "zh", "来自缓存", "19")])
+def test_measure_again_in_german_and_chinese_at_a_phones_width(chromium_browser, server, locale, language, cached,
+                                                              sizes):
+    phone = blank_tab(chromium_browser, locale=locale, **PHONE)
+    try:
+        reopen_app(phone, server.url)
+        open_tab(phone, "jit")
+        fill(phone, "jit-sizes", sizes)
+        status, again = phone.locator("#jit-status"), phone.locator("#jit-again")
+        phone.locator("#jit-run").click()
+        expect(table_rows(phone, "jit-table")).to_have_count(1, timeout=RESULT_TIMEOUT_MS)
+        wait_until_finished(status)
+        phone.locator("#jit-run").click()
+        expect(again).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+        expect(again).to_have_text(text("pg.measure_again", language))
+        expect(status).to_contain_text(cached)
+        width = phone.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= PHONE["viewport"]["width"], f"the page is {width} px wide on a phone"
+        panel = phone.locator("#main-tabs > div[role=tabpanel]:visible").first
+        assert panel.evaluate(OVERLAPS_JS) == []
+    finally:
+        phone.context.close()

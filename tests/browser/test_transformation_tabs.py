@@ -251,6 +251,29 @@ def test_jit_tab(page: Page):
     save(page, "jit.png")
 
 
+def test_jit_measure_again_is_offered_beside_a_cached_result_and_measures(page: Page):
+    """Measure once (sizes no other test asks for, so nothing is kept yet), Measure again is not in sight; Measure
+    a second time is served from the cache with its age, and Measure again beside it runs the job afresh."""
+    open_tab(page, "jit")
+    fill(page, "jit-sizes", "11, 13")
+    status, again = page.locator("#jit-status"), page.locator("#jit-again")
+    page.locator("#jit-run").click()
+    expect(status).to_contain_text("Measured on", timeout=RESULT_TIMEOUT_MS)
+    wait_until_finished(status)
+    expect(again).to_be_hidden()
+    page.locator("#jit-run").click()
+    expect(status).to_contain_text("Served from the cache", timeout=RESULT_TIMEOUT_MS)
+    expect(status).to_contain_text(re.compile(r"\(\d+ s ago\)"))
+    expect(again).to_be_visible()
+    again.click()
+    expect(again).to_be_hidden()
+    expect(status).to_contain_text("Measured on", timeout=RESULT_TIMEOUT_MS)
+    wait_until_finished(status)
+    expect(status).not_to_contain_text("Served from the cache")
+    expect(again).to_be_hidden()
+
+
+
 # -- results with values JSON cannot spell ---------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs.arguments import MAX_REPEATS
 from playground.server import plots
 from playground.server.sharing import TabSchema, fields_of
-from playground.server.ui import jit_views, language, progress, share_links
+from playground.server.ui import jit_views, language, measure_again, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
@@ -41,6 +41,7 @@ def build(context: TabContext) -> share_links.Sharing:
             repeats = gr.Slider(1, MAX_REPEATS, value=5, step=1, label=t("pg.jit.repeats"))
             with gr.Row():
                 run = gr.Button(t("pg.jit.run"), variant="primary", elem_id="jit-run")
+                again = measure_again.button("jit")
                 copy = share_links.copy_button("jit")
             links = share_links.link_panel("jit", copy, HIDEABLE)
     status = gr.Markdown(t("pg.hint.run"), elem_id="jit-status")
@@ -50,19 +51,27 @@ def build(context: TabContext) -> share_links.Sharing:
             table = gr.Markdown(elem_id="jit-table")
     why = gr.Markdown(elem_id="jit-why")
 
-    def on_run(code_text: str, sizes_text: str, runs: float, request: gr.Request | None = None):
-        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
+    def measure(code_text: str, sizes_text: str, runs: float, fresh: bool, lang: str):
         try:
             size_list = parse_sizes(sizes_text, "sizes")
         except ValueError as exc:
-            yield render(error_dict("invalid_input", str(exc)), lang)
+            yield *render(error_dict("invalid_input", str(exc)), lang), measure_again.hidden()
             return
-        yield running(size_list, int(runs), lang), None, "", ""  # the last run's results go
-        yield from progress.follow(api.jit_speed(code_text, size_list, int(runs)),
-                                   lambda response: render(response, lang), 4, language=lang)
+        yield running(size_list, int(runs), lang), None, "", "", measure_again.hidden()  # the last run's results go
+        yield from progress.follow(api.jit_speed(code_text, size_list, int(runs), fresh=fresh),
+                                   lambda response: (*render(response, lang), measure_again.shown(response)), 5,
+                                   language=lang)
 
-    run.click(on_run, [code, sizes, repeats], [status, chart, table, why],
-              concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    # language.of: the server's messages in the reader's language (Accept-Language)
+    def on_run(code_text: str, sizes_text: str, runs: float, request: gr.Request | None = None):
+        yield from measure(code_text, sizes_text, runs, False, language.of(request))
+
+    def on_again(code_text: str, sizes_text: str, runs: float, request: gr.Request | None = None):
+        yield from measure(code_text, sizes_text, runs, True, language.of(request))
+
+    for button, handler in ((run, on_run), (again, on_again)):
+        button.click(handler, [code, sizes, repeats], [status, chart, table, why, again],
+                     concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing("jit", LINK, {"code": code, "sizes": sizes, "repeats": repeats}, links, exercise,
                                code=(code,), hideable={"sizes": [sizes], "repeats": [repeats]}, runs=("jit-run",))
 

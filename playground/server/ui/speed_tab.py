@@ -12,7 +12,7 @@ import gradio as gr
 from playground import messages
 from playground.gallery import SPEED_EXAMPLES
 from playground.server.sharing import TabSchema, fields_of
-from playground.server.ui import example_runs, language, progress, share_links
+from playground.server.ui import example_runs, language, measure_again, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui import speed_views as views
 from playground.server.ui.tabs import Tab, TabContext
@@ -43,23 +43,33 @@ def build(context: TabContext) -> share_links.Sharing:
                                    elem_id="speed-gradient")
             with gr.Row():
                 run = gr.Button(t("pg.speed.run"), variant="primary", elem_id="speed-run")
+                again = measure_again.button("speed")
                 copy = share_links.copy_button("speed")
             links = share_links.link_panel("speed", copy, HIDEABLE)
     examples = gr.Examples([[e.code, e.args] for e in SPEED_EXAMPLES], [code, args],
                            example_labels=[e.name for e in SPEED_EXAMPLES], label=t("pg.field.examples"))
     outputs = _results()
 
+    def measure(code_text: str, args_text: str, with_gradient: bool, fresh: bool, lang: str) -> Iterator[tuple]:
+        yield *render(views.blank(running(lang))), measure_again.hidden()  # the last run's results go
+        yield from progress.follow(
+            api.speed_of_light(code_text, args_text, bool(with_gradient), fresh=fresh),
+            lambda reply: (*render(views.render(code_text, reply, lang), bool(reply.get("ok"))),
+                           measure_again.shown(reply)), len(outputs) + 1, language=lang)
+
+    # language.of: the server's messages in the reader's language (Accept-Language)
     def on_run(code_text: str, args_text: str, with_gradient: bool,
                request: gr.Request | None = None) -> Iterator[tuple]:
-        lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
-        yield render(views.blank(running(lang)))  # the last run's results go
-        yield from progress.follow(api.speed_of_light(code_text, args_text, bool(with_gradient)),
-                                   lambda reply: render(views.render(code_text, reply, lang), bool(reply.get("ok"))),
-                                   len(outputs), language=lang)
+        yield from measure(code_text, args_text, with_gradient, False, language.of(request))
 
-    example_runs.run_on_click(examples, ["speed-run"])
-    run.click(on_run, [code, args, gradient], outputs, trigger_mode="always_last", concurrency_limit=concurrency,
-              concurrency_id=concurrency_id)
+    def on_again(code_text: str, args_text: str, with_gradient: bool,
+                 request: gr.Request | None = None) -> Iterator[tuple]:
+        yield from measure(code_text, args_text, with_gradient, True, language.of(request))
+
+    example_runs.run_on_click(examples, ["speed-run"])  # Measure's own click: a second Measure is served the result
+    for button, handler in ((run, on_run), (again, on_again)):
+        button.click(handler, [code, args, gradient], [*outputs, again], trigger_mode="always_last",
+                     concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing(
         "speed", LINK, {"code": code, "args": args, "gradient": gradient}, links, exercise, code=(code,),
         hideable={"args": [args], "examples": [examples.dataset]}, runs=("speed-run",))

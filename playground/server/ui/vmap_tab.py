@@ -11,7 +11,7 @@ from playground.gallery import VMAP_PRESETS
 from playground.jobs.vmap import DEFAULT_BATCH_SIZES
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import TabSchema, fields_of
-from playground.server.ui import language, progress, share_links
+from playground.server.ui import language, measure_again, progress, share_links
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.server.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
 from playground.server.ui.tabs import Tab, TabContext
@@ -52,6 +52,7 @@ def build(context: TabContext) -> share_links.Sharing:
             sizes = gr.Textbox(", ".join(map(str, DEFAULT_BATCH_SIZES)), label=t("pg.vmap.sizes"), elem_id="vmap-sizes")
             with gr.Row():
                 run = gr.Button(t("pg.field.compare"), variant="primary", elem_id="vmap-run")
+                again = measure_again.button("vmap")
                 copy = share_links.copy_button("vmap")
             links = share_links.link_panel("vmap", copy, HIDEABLE)
     status = gr.Markdown(t("pg.hint.run"), elem_id="vmap-status")
@@ -68,16 +69,21 @@ def build(context: TabContext) -> share_links.Sharing:
     preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes)
                   if name else (gr.update(),) * 3, preset, [code, args, in_axes])
     named_while_unchanged(preset, code, lambda name: VMAP_PRESETS[name].code)
+    # language.of: the server's messages in the reader's language (Accept-Language)
     def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
                request: gr.Request | None = None) -> Iterator[tuple]:
-        # the server's messages in the reader's language (Accept-Language)
         yield from compare(api, code_text, args_text, in_text, out_text, sizes_text, language.of(request))
 
+    def on_again(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
+                 request: gr.Request | None = None) -> Iterator[tuple]:
+        yield from compare(api, code_text, args_text, in_text, out_text, sizes_text, language.of(request), fresh=True)
+
     # A preset picked by hand: the run of the code before it stops, and its results go.
-    results = [status, jaxpr, batched, chart, table]
-    run_stopped_by_preset(run, preset, on_run, [code, args, in_axes, out_axes, sizes], results,
-                          lambda: (t("pg.hint.preset"), "", "", None, ""), results,
-                          concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    results = [status, jaxpr, batched, chart, table, again]
+    for button, handler in ((run, on_run), (again, on_again)):
+        run_stopped_by_preset(button, preset, handler, [code, args, in_axes, out_axes, sizes], results,
+                              lambda: (t("pg.hint.preset"), "", "", None, "", measure_again.hidden()), results,
+                              concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing(
         "vmap", LINK, {"code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes, "batch_sizes": sizes},
         links, exercise, code=(code,), hideable={"preset": [preset], "args": [args], "axes": [in_axes, out_axes],
@@ -85,19 +91,21 @@ def build(context: TabContext) -> share_links.Sharing:
 
 
 def compare(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
-            sizes_text: str | None, lang: str = "en") -> Iterator[tuple]:
-    """The Compare button: first the last run's results and errors go, then its place in line, then this run's."""
-    yield running(lang), "", "", None, ""
-    yield from progress.follow(run_vmap(api, code_text, args_text, in_text, out_text, sizes_text),
-                               lambda response: render(response, lang), 5, language=lang)
+            sizes_text: str | None, lang: str = "en", fresh: bool = False) -> Iterator[tuple]:
+    """The Compare button (Measure again: ``fresh``): first the last run's results and errors go, then its place in
+    line, then this run's, with Measure again in sight beside a result from the cache."""
+    yield running(lang), "", "", None, "", measure_again.hidden()
+    yield from progress.follow(run_vmap(api, code_text, args_text, in_text, out_text, sizes_text, fresh),
+                               lambda response: (*render(response, lang), measure_again.shown(response)), 6,
+                               language=lang)
 
 
 def run_vmap(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
-             sizes_text: str | None) -> Iterator[dict]:
+             sizes_text: str | None, fresh: bool = False) -> Iterator[dict]:
     """The form's values, the batch sizes parsed (naming the box), then /vmap's updates."""
     try:
         batch_sizes = parse_sizes(sizes_text or "", "batch sizes")
     except ValueError as exc:
         yield error_dict("invalid_input", str(exc))
         return
-    yield from api.vmap(code_text, args_text, in_text, batch_sizes, out_text)
+    yield from api.vmap(code_text, args_text, in_text, batch_sizes, out_text, fresh=fresh)
