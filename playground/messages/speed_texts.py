@@ -31,16 +31,16 @@ TEXTS: dict[str, dict[str, str]] = {
               "{ceiling}，但低于{fastest}的上限：它的一部分数据来自比其大小所示更快的层级，因此不给出占上限的比例",
     },
     "sol.above_highest_memory": {
-        "en": "moves {bytes} in {seconds} = {rate}, above every roof measured on this machine (that of {level}, "
-              "where its {held} live: {ceiling}). That cannot be: XLA counted more bytes than moved, or the roofs "
-              "were measured while other work slowed this machine; no share of a roof is given",
-        "de": "bewegt {bytes} in {seconds} = {rate}, über jedem auf dieser Maschine gemessenen Dach (dem von "
-              "{level}, wo seine {held} liegen: {ceiling}). Das kann nicht sein: XLA hat mehr Bytes gezählt, als "
-              "bewegt wurden, oder die Dächer wurden gemessen, während andere Arbeit diese Maschine bremste; kein "
-              "Anteil an einem Dach wird genannt",
-        "zh": "{seconds} 内搬运 {bytes} = {rate}，高于本机测得的所有上限（{level}的上限，它的 {held} 所在之处："
-              "{ceiling}）。这不可能：要么 XLA 统计的字节多于实际搬运的，要么测量上限时本机正被其他工作拖慢；"
-              "因此不给出占上限的比例",
+        "en": "memory-bound: moves {bytes} in {seconds} = {rate}, above every roof measured on this machine (that "
+              "of {level}, where its {held} live: {ceiling}). That cannot be: XLA counted more bytes than moved, "
+              "or the roofs were measured while other work slowed this machine; no share of a roof is given",
+        "de": "speichergebunden: bewegt {bytes} in {seconds} = {rate}, über jedem auf dieser Maschine gemessenen "
+              "Dach (dem von {level}, wo seine {held} liegen: {ceiling}). Das kann nicht sein: XLA hat mehr Bytes "
+              "gezählt, als bewegt wurden, oder die Dächer wurden gemessen, während andere Arbeit diese Maschine "
+              "bremste; kein Anteil an einem Dach wird genannt",
+        "zh": "受内存带宽限制：{seconds} 内搬运 {bytes} = {rate}，高于本机测得的所有上限（{level}的上限，"
+              "它的 {held} 所在之处：{ceiling}）。这不可能：要么 XLA 统计的字节多于实际搬运的，"
+              "要么测量上限时本机正被其他工作拖慢；因此不给出占上限的比例",
     },
     "sol.above_highest_compute": {
         "en": "compute-bound: {flops} in {seconds} = {rate}, above this machine's measured {ceiling} ({dtype} "
