@@ -85,7 +85,7 @@ def test_the_default_example_is_memory_bound_under_the_measured_ceilings(page: P
     expect(legend.filter(has_text="B/s")).to_have_count(roofs - 1)
     expect(legend).to_contain_text(["FLOP/s (float32 matmul)", "as written", "fusion off",
                                     "kernels (traced; FLOPs counted from the HLO)"])
-    ticks = page.locator("#speed-memory .js-plotly-plot .xtick text").all_inner_texts()
+    ticks = page.locator("#speed-memory .js-plotly-plot .xtick text").all_text_contents()
     assert ticks and all(tick.isdigit() for tick in ticks), ticks  # whole steps of the schedule
 
     expect(page.locator("#speed-memory .js-plotly-plot .scatterlayer .trace").first).to_be_visible()
