@@ -166,3 +166,21 @@ def test_the_roofline_of_a_reply_carries_its_comparison():
     placed = rl.place(reply, CEILINGS, None)
     assert placed["comparison"]["faster"] == 0 and placed["comparison"]["busy"] is True
     assert "This machine was busy" in roofline_views.verdict_markdown(placed)
+
+
+def test_a_point_near_the_ridge_says_both_roofs_are_close():
+    """The issue's TPU case: a float32 matmul (bfloat16 passes) whose intensity lies near its ridge is not called
+    plainly memory-bound: the verdict says the two roofs are close there."""
+    tpu = {"device": "TPU v5 lite", "platform": "tpu", "dtype": "float32", "bandwidth_bytes_s": 5.45e11,
+           "stream_bytes": 1 << 30, "peak_flops_s": 1.71e14, "matmul_n": 8192,
+           "levels": [{"name": "memory", "cache_bytes": None, "stream_bytes": 1 << 30, "passes": 1,
+                       "bandwidth_bytes_s": 5.45e11}]}
+    flops, moved = 2 * 2048**3, 83e6  # XLA's bytes with the bfloat16 copies: intensity 207, the ridge 314
+    near = rl.place_program(program(50e6, moved, flops, flops / 28e12), tpu)
+    assert near["bound"] == "memory" and near["near_ridge"] is True and near["fraction"] <= 1
+    for language in LANGUAGES:
+        note = messages.say("sol.near_ridge", language, intensity=messages.number(near["intensity"], language, 1),
+                            ridge=messages.number(near["ridge"], language, 1))
+        assert rl.verdict(near, tpu, language).endswith(note)
+    far = rl.place_program(program(50e6, 50e6, 5e6, 1e-3), tpu)
+    assert far["near_ridge"] is False and "ridge" not in rl.verdict(far, tpu, "en")

@@ -52,6 +52,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "受算力限制：{seconds} 内完成 {flops} = {rate}，高于本机实测的 {ceiling}（{dtype} 矩阵乘）。"
               "这不可能：要么 XLA 统计的 FLOP 多于实际运算的，要么测量峰值时本机正被其他工作拖慢；因此不给出比例",
     },
+    "sol.near_ridge": {
+        "en": "; near the ridge ({intensity} FLOP per byte against {ridge}), where both roofs are close: which one "
+              "binds turns on XLA's count of the bytes",
+        "de": "; nahe am Knickpunkt ({intensity} FLOP pro Byte gegen {ridge}), wo beide Dächer nah beieinander "
+              "liegen: Welches begrenzt, hängt an der Bytezählung von XLA",
+        "zh": "；靠近脊点（每字节 {intensity} FLOP，脊点为 {ridge}），两个上限相差不大：哪一个起限制作用，"
+              "取决于 XLA 统计的字节数"},
     "sol.level.memory": {"en": "memory", "de": "Speicher", "zh": "内存"},
     "sol.level.cache": {"en": "the {name} cache", "de": "{name}-Cache", "zh": "{name} 缓存"},
     "sol.unplaced": {

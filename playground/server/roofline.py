@@ -45,6 +45,9 @@ from playground.server.comparison import compared
 
 # A measured rate over its roof by less than this is the roof, within a timing's noise: its fraction is 100 %.
 NOISE = 1.02
+# An intensity within this factor of the ridge is near it: both roofs are close, and which one binds turns on
+# XLA's count of bytes (a TPU's float32 matmul, run as bfloat16 passes, sits there).
+NEAR_RIDGE = 2.0
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
 
@@ -133,7 +136,8 @@ def place_program(program: dict, ceilings: dict | None) -> dict:
     flops, moved = cost.get("flops"), cost.get("bytes_accessed")
     found = {"label": program["label"], "flops": flops, "bytes": moved, "seconds": seconds, "intensity": None,
              "achieved_flops_s": None, "achieved_bytes_s": None, "working_set": working_set(program), "level": None,
-             "roof_bytes_s": None, "ridge": None, "bound": None, "fraction": None, "above_roof": None,
+             "roof_bytes_s": None, "ridge": None, "bound": None, "near_ridge": None, "fraction": None,
+             "above_roof": None,
              "why_no_point": _why_no_point(cost)}
     if flops is None or moved is None or not moved or seconds <= 0:
         return found
@@ -146,7 +150,8 @@ def place_program(program: dict, ceilings: dict | None) -> dict:
     memory_bound = found["intensity"] < peak / roof
     reached = found["achieved_bytes_s"] / roof if memory_bound else found["achieved_flops_s"] / peak
     found.update(level=level["name"], roof_bytes_s=roof, ridge=peak / roof,
-                 bound="memory" if memory_bound else "compute")
+                 bound="memory" if memory_bound else "compute",
+                 near_ridge=1 / NEAR_RIDGE <= found["intensity"] * roof / peak <= NEAR_RIDGE)
     if reached <= NOISE:
         found["fraction"] = min(reached, 1.0)
     elif memory_bound and found["achieved_bytes_s"] <= max(r["bandwidth_bytes_s"] for r in roofs) * NOISE:
@@ -189,10 +194,15 @@ def verdict(placed: dict, ceilings: dict | None, language: str) -> str:
                     dtype=ceilings["dtype"])
     if placed["above_roof"] == "level":
         fastest = max(levels(ceilings), key=lambda level: level["bandwidth_bytes_s"])
-        return say("sol.above_level", **work, fastest=level_name(fastest["name"], language))
-    if placed["above_roof"]:
-        return say(f"sol.above_highest_{placed['bound']}", **work)
-    return say(f"sol.{placed['bound']}_bound", **work, percent=messages.number(100 * placed["fraction"], language))
+        said = say("sol.above_level", **work, fastest=level_name(fastest["name"], language))
+    elif placed["above_roof"]:
+        said = say(f"sol.above_highest_{placed['bound']}", **work)
+    else:
+        said = say(f"sol.{placed['bound']}_bound", **work, percent=messages.number(100 * placed["fraction"], language))
+    if placed.get("near_ridge"):
+        said += say("sol.near_ridge", intensity=messages.number(placed["intensity"], language, 1),
+                    ridge=messages.number(placed["ridge"], language, 1))
+    return said
 
 
 def level_name(name: str, language: str) -> str:
