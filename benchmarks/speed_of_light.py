@@ -171,7 +171,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     rounds = parser.parse_args().rounds
     device = local_device(Limits().memory_mb)
-    measured = ceilings_job(Limits(), "float32", device)
+    measured = ceilings_job(Limits(), "float32", 0, device)
     print_roofs(measured)
     print_points(device, measured)
     print_loops(device, measured, rounds)

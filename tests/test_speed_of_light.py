@@ -73,7 +73,7 @@ def speed_of_light(code: str, args: str, gradient: bool, **options) -> dict:
 @pytest.fixture(scope="module")
 def measured() -> dict:
     """This machine's ceilings in float32, as the device_ceilings job has the owner measure them."""
-    return speed_of_light_job.ceilings_job(Limits(), "float32", local_device(Limits().memory_mb))
+    return speed_of_light_job.ceilings_job(Limits(), "float32", 0, local_device(Limits().memory_mb))
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playground import replies
 from playground.jobs import JobKind
-from playground.jobs.arguments import ARGS, Argument, Form, code, flag
+from playground.jobs.arguments import ARGS, Argument, Form, code, flag, whole
 from playground.jobs.inspect import INSPECT
 from playground.replies import COUNT, MAYBE_AMOUNT, MAYBE_LINE, SECONDS, SHORT
 from playground.schema import Either, ListOf, Name, Null, OneOf, Real, Record, Text, Whole
@@ -77,6 +77,9 @@ def _dtype(name: str, value: object) -> dict | None:
 
 DTYPE = Argument("dtype", _dtype, "the dtype of the matmul whose FLOP/s is the compute ceiling.", str,
                  Form("choice", choices=CEILING_DTYPES), "float32")
+MEASURED_AGAIN = 3  # times a server has the roofs measured again after a point beat them all
+AGAIN = whole("again", "how many times the roofs were measured again: a later count measures them afresh.", 0,
+              MEASURED_AGAIN, 0)
 
 KINDS = (
     JobKind("speed_of_light", "playground.worker.speed_of_light:speed_of_light_job", (
@@ -107,7 +110,7 @@ Returns ``{"ok", "function", "device", "dtype", "programs": [as written, fusion 
 "above_roof", "verdict"}], "kernels": [the same, per kernel, with "line"], "comparison"},
 "memory", "gradient", "kernels", "notes"}``.""",
         pool="device", device=True, timed=True),
-    JobKind("device_ceilings", "playground.worker.speed_of_light:ceilings_job", (DTYPE,), CEILINGS,
+    JobKind("device_ceilings", "playground.worker.speed_of_light:ceilings_job", (DTYPE, AGAIN), CEILINGS,
             "The device's measured ceilings: streaming bandwidth and a matmul's FLOP/s in ``dtype``.",
             public=False, pool="device", device=True, timed=True),
 )

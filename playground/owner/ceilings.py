@@ -49,7 +49,9 @@ DTYPES = ("float32", "bfloat16", "float16")
 
 
 class Ceilings:
-    """The levels' roofs, measured on first use and kept; each dtype's compute roof, the same."""
+    """The levels' roofs, measured on first use and kept; each dtype's compute roof, the same. A later ``again``
+    (the server's count, after a point beat every roof: measured while other work slowed the machine) measures both
+    again."""
 
     def __init__(self, device_label: Callable[[], str], memory_mb: int,
                  caches: Callable[[], list[dict]] = cache_levels) -> None:
@@ -57,18 +59,18 @@ class Ceilings:
         self._memory_mb = memory_mb
         self._caches = caches
         self._levels: list[dict] | None = None
-        self._kept: dict[str, dict] = {}
+        self._kept: dict[str, tuple[int, dict]] = {}  # dtype -> (the ``again`` it was measured for, the ceilings)
         self._lock = threading.Lock()
 
-    def __call__(self, dtype: str) -> dict:
+    def __call__(self, dtype: str, again: int = 0) -> dict:
         if dtype not in DTYPES:
             return {"error": f"the ceilings are measured for {', '.join(DTYPES)}, not {dtype[:20]!r}"}
         with self._lock:
-            if self._levels is None:
-                self._levels = measure_levels(self._memory_mb, self._caches())
-            if dtype not in self._kept:
-                self._kept[dtype] = measure(dtype, self._label(), self._levels)
-            return dict(self._kept[dtype])
+            if dtype not in self._kept or self._kept[dtype][0] < again:
+                if self._levels is None or dtype in self._kept:
+                    self._levels = measure_levels(self._memory_mb, self._caches())
+                self._kept[dtype] = (again, measure(dtype, self._label(), self._levels))
+            return dict(self._kept[dtype][1])
 
 
 def measure(dtype: str, label: str, levels: list[dict]) -> dict:

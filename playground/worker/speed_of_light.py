@@ -223,6 +223,7 @@ def speed_of_light_job(limits: Limits, code: str, args: str, gradient: bool, dev
     return speed_of_light(code, args, device, gradient, time_limit_s=limits.measure_timeout_s)
 
 
-def ceilings_job(limits: Limits, dtype: str, device: Device) -> dict:
-    """The registry's "device_ceilings" job: the device owner measures them (owner/ceilings.py), once per dtype."""
-    return device.ceilings(dtype)
+def ceilings_job(limits: Limits, dtype: str, again: int, device: Device) -> dict:
+    """The registry's "device_ceilings" job: the device owner measures them (owner/ceilings.py), once per dtype
+    and ``again`` (how many times they were measured again)."""
+    return device.ceilings(dtype, again)

@@ -71,6 +71,12 @@ def test_a_second_call_uses_the_kept_ceilings(client, first):
     # Another function: the job itself is not answered from the result cache, its roofline must be drawn again.
     second = ok(speed_of_light(client, "def g(x):\n    return x * 2.0 + 1.0\n", ARGS, False))
     after = about(client)["queue"]
+    placed = first["roofline"]
+    if any(point["above_roof"] == "highest" for point in placed["programs"] + placed["kernels"]):
+        # The first call beat every roof (they were measured while other work slowed this machine): the second
+        # had them measured again (server/device_ceilings.py).
+        assert second["roofline"]["ceilings"] != placed["ceilings"]
+        return
     # Measured numbers (seconds of a run, bytes per second) came out the same: the same measurement, kept.
     assert second["roofline"]["ceilings"] == first["roofline"]["ceilings"]
     assert second["roofline"]["ceilings_unavailable"] is None
