@@ -63,9 +63,14 @@ COLLECTIVE_DEMO = Record({"code": TEXT, "result": FLOATS, "expected": FLOATS, "m
                           "collectives": COLLECTIVES, "hlo_lines": HLO_LINES})
 
 
-def ok(**fields: Schema) -> Record:
+# The server's count of the other jobs that ran beside a job that measures time (job_runner.py), in the replies of
+# the kinds whose schema lets it in (``ok(..., meanwhile=True)``): a comparison names a busy machine by it.
+MEANWHILE = "others_meanwhile"
+
+
+def ok(meanwhile: bool = False, **fields: Schema) -> Record:
     """A successful reply of these fields (each kind's declaration in playground/jobs/ makes its own)."""
-    return Record({"ok": OneOf((True,)), **fields})
+    return Record({"ok": OneOf((True,)), **fields}, {MEANWHILE: Whole(0, 1 << 30)} if meanwhile else {})
 
 
 def check(schema: Schema, reply: dict) -> dict:

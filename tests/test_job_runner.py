@@ -7,13 +7,15 @@ blocking wait is for an event and has a ceiling, so a broken runner fails these 
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
 import pytest
 
-from playground import jobs
+from playground import jobs, replies
 from playground.errors import error_dict
+from playground.schema import Record, Whole
 from playground.server import job_runner
 from playground.server.job_runner import JobRunner
 from playground.server.result_cache import ResultCache
@@ -334,3 +336,27 @@ def test_a_fresh_request_measures_again_and_its_result_is_the_one_kept(inspect_r
     assert again["cache"]["hit"] is False and again["cache"]["shared"] is False
     assert later["cache"]["hit"] is True and later["cache"]["measured_at"] == again["cache"]["measured_at"]
     assert first["cache"]["hit"] is False
+
+
+def test_a_timing_job_is_told_how_many_other_jobs_ran_beside_it(inspect_replies, monkeypatch):
+    """A kind whose reply lets it in (replies.ok(meanwhile=True): a timing job's) gets the count of the other jobs
+    that ran at some time while it ran: a comparison names a busy machine by it. Other kinds get nothing."""
+    _, reply = inspect_replies
+    plain = jobs.REGISTRY["inspect"]
+    gates = {f"jnp.arange({n}.0)": threading.Event() for n in (3, 4)}
+    pool = FakePool(reply, size=2, gates=gates)
+    jobs_runner = runner(pool)
+    untold = finals_only(list(jobs_runner.updates("inspect", job("jnp.arange(6.0)"))))
+    assert replies.MEANWHILE not in untold
+    timing = Record(plain.reply.required, {**plain.reply.optional, replies.MEANWHILE: Whole(0, 1 << 30)})
+    monkeypatch.setitem(jobs.REGISTRY, "inspect", dataclasses.replace(plain, reply=timing))
+    first = Request(jobs_runner, job("jnp.arange(3.0)"))
+    pool.wait_for_runs(2)
+    second = Request(jobs_runner, job("jnp.arange(4.0)"))
+    pool.wait_for_runs(3)  # both running, one beside the other
+    for gate in gates.values():
+        gate.set()
+    assert finals_only(first.result())[replies.MEANWHILE] == 1
+    assert finals_only(second.result())[replies.MEANWHILE] == 1
+    alone = finals_only(list(jobs_runner.updates("inspect", job("jnp.arange(5.0)"))))
+    assert alone[replies.MEANWHILE] == 0

@@ -178,4 +178,8 @@ def test_the_ceilings_are_measured_once_per_dtype(device):
     first = device.ceilings("float32")
     assert first["ok"] and first["dtype"] == "float32" and first["peak_flops_s"] > 0 and first["bandwidth_bytes_s"] > 0
     assert device.ceilings("float32") == first  # kept for the owner's life
+    assert device.ceilings("float32", 0) == first
+    again = device.ceilings("float32", 1)  # the server's next round: measured afresh, then kept
+    assert again["ok"] and device.ceilings("float32", 1) == again
+    assert device.ceilings("float32", 0) == again  # an earlier round finds the newer roofs
     assert "are measured for" in device._ask({"op": "ceilings", "dtype": "int8"})["error"]

@@ -73,7 +73,7 @@ def speed_of_light(code: str, args: str, gradient: bool, **options) -> dict:
 @pytest.fixture(scope="module")
 def measured() -> dict:
     """This machine's ceilings in float32, as the device_ceilings job has the owner measure them."""
-    return speed_of_light_job.ceilings_job(Limits(), "float32", local_device(Limits().memory_mb))
+    return speed_of_light_job.ceilings_job(Limits(), "float32", 0, local_device(Limits().memory_mb))
 
 
 @pytest.fixture(scope="module")
@@ -211,6 +211,10 @@ def test_checkpointing_a_scans_layers_lowers_the_gradients_peak_and_costs_flops(
     plain, checkpointed = gradient["plain"], gradient["checkpointed"]
     assert checkpointed["peak_bytes"] < plain["peak_bytes"], (checkpointed["peak_bytes"], plain["peak_bytes"])
     assert checkpointed["flops"] > plain["flops"]  # the layers' forward pass again, in the backward one
+    with_it, without = gradient["runs"]  # timed in turn, as the programs are: the same calls each
+    assert with_it["runs"] == without["runs"] >= 3
+    comparison = roofline.place(scan, None, None)["remat_comparison"]
+    assert comparison["calls"] == with_it["runs"] and comparison["faster"] in (0, 1, None)
 
 
 def test_a_function_without_checkpoint_has_only_the_plain_gradient():
@@ -219,7 +223,7 @@ def test_a_function_without_checkpoint_has_only_the_plain_gradient():
     gradient = reply["gradient"]
     assert gradient["checkpoint_calls"] == 0 and gradient["checkpointed"] is None
     assert gradient["plain"] is not None and gradient["plain"]["peak_bytes"] > 0
-    assert gradient["unavailable"] is None
+    assert gradient["unavailable"] is None and gradient["runs"] is None  # nothing to compare: not timed
 
 
 def test_without_gradient_there_is_no_gradient():
@@ -430,12 +434,13 @@ def test_a_host_callback_cannot_be_sent_to_the_device_and_says_why():
         assert "the Inspect tab runs them on the CPU" in reply["error"]["message"]
 
 
-def test_the_owner_times_each_version_on_its_own_and_traces_the_one_as_written():
+def test_the_owner_times_the_versions_in_turn_and_traces_the_one_as_written():
     device, requests = recording_device()
     reply = speed_of_light_job.speed_of_light(CUBIC, "jnp.ones((300, 300))", device, gradient=False)
     assert reply["ok"] is True, reply
-    [timed] = [r for r in requests if r["op"] == "time_each"]
-    assert "time_together" not in ops(requests)  # not in turn: each finds its data where a loop of it leaves it
+    [timed] = [r for r in requests if r["op"] == "time_together"]
+    assert "time_each" not in ops(requests)  # in turn: a machine busy for a while slows both alike
+    assert reply["programs"][0]["run"]["runs"] == reply["programs"][1]["run"]["runs"]  # the same number of calls
     written, unfused = timed["calls"]
     assert unfused == {**written, "setting": "fusion: off"}  # one program, compiled twice
     [traced] = [r for r in requests if r["op"] == "trace"]

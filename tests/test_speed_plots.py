@@ -15,6 +15,7 @@ from playground.messages import say
 from playground.server import roofline as rl
 from playground.server import speed_plots as sp
 from playground.server import timeline_plots as tp
+from playground.server.ui.speed_views import explanation
 from tests.owner_doubles import local_device
 from tests.test_training_plots import words
 
@@ -70,22 +71,25 @@ def _kernel_points(fig):
 # The roofline.
 
 
-def test_the_roof_rises_with_the_bandwidth_to_the_ridge_then_stays_at_the_peak(poly):
+def test_each_levels_roof_rises_with_its_bandwidth_to_its_ridge_then_the_peak_stays(poly):
     ceilings = poly["roofline"]["ceilings"]
-    bandwidth, peak, ridge = ceilings["bandwidth_bytes_s"], ceilings["peak_flops_s"], ceilings["ridge"]
-    slant, flat = _lines(sp.roofline_figure(poly["roofline"]))
-    assert all(y == pytest.approx(bandwidth * x) for x, y in zip(slant.x, slant.y, strict=True))
-    assert (slant.x[-1], slant.y[-1]) == pytest.approx((ridge, peak))  # it ends where the peak starts
-    assert list(flat.y) == pytest.approx([peak, peak]) and flat.x[0] == pytest.approx(ridge)
-    assert slant.name == f"{rl.amount(bandwidth, 'B/s', 'en')} measured (jitted x * 2)"
-    assert flat.name == f"{rl.amount(peak, 'FLOP/s', 'en')} measured (float32 matmul)"
+    peak, levels = ceilings["peak_flops_s"], ceilings["levels"]
+    lines = _lines(sp.roofline_figure(poly["roofline"]))
+    assert len(lines) == len(levels) + 1 and levels[-1]["name"] == "memory"
+    for slant, level in zip(lines, levels, strict=False):
+        assert all(y == pytest.approx(level["bandwidth_bytes_s"] * x) for x, y in zip(slant.x, slant.y, strict=True))
+        assert (slant.x[-1], slant.y[-1]) == pytest.approx((level["ridge"], peak))  # it ends where the peak starts
+        rate = rl.amount(level["bandwidth_bytes_s"], "B/s", "en")
+        assert slant.name == f"{rl.level_name(level['name'], 'en')}: {rate}"
+    flat = lines[-1]
+    assert list(flat.y) == pytest.approx([peak, peak]) and flat.x[0] == pytest.approx(min(lv["ridge"] for lv in levels))
+    assert flat.name == f"{rl.amount(peak, 'FLOP/s', 'en')} (float32 matmul)"
+    assert lines[-2].line.dash == "solid" and len({line.line.dash for line in lines[:-2]}) == len(levels) - 1
 
 
-def test_the_ceilings_values_are_written_on_the_figure(poly):
+def test_the_roofs_are_named_in_the_legend_and_the_title_says_where(poly):
     fig = sp.roofline_figure(poly["roofline"])
-    notes = [note.text.replace("<br>", " ") for note in fig.layout.annotations]
-    assert [trace.name for trace in _lines(fig)] == notes[:2]
-    assert any(note.startswith("ridge: ") for note in notes)
+    assert all(line.showlegend is not False for line in _lines(fig))
     assert fig.layout.title.text == "Roofline on cpu"
 
 
@@ -114,18 +118,19 @@ def test_each_counted_kernel_is_a_small_point_in_its_lines_colour(poly):
     assert _kernel_points(sp.roofline_figure({**placed, "kernels": []})) is None
 
 
-def test_a_point_above_the_memory_roof_stays_where_it_ran_and_in_view(poly, ceilings):
-    """With a bandwidth a hundred times lower, the programs beat the memory roof (their data in the caches)."""
-    slow = {**ceilings, "bandwidth_bytes_s": ceilings["bandwidth_bytes_s"] / 100}
+def test_a_point_above_its_roof_stays_where_it_ran_in_view_and_its_hover_says_why(poly, ceilings):
+    """With every roof a hundred times lower, the programs are above them all: no share, the reason instead."""
+    slow = {**ceilings, "bandwidth_bytes_s": ceilings["bandwidth_bytes_s"] / 100,
+            "levels": [{**level, "bandwidth_bytes_s": level["bandwidth_bytes_s"] / 100}
+                       for level in ceilings["levels"]]}
     placed = rl.place(poly, slow, None)
-    assert all(p["fraction"] > rl.CACHED for p in placed["programs"])
+    assert all(p["fraction"] is None and p["above_roof"] == "highest" for p in placed["programs"]), placed
     fig = sp.roofline_figure(placed)
     for point, program in zip(_points(fig), placed["programs"], strict=True):
         assert (point.x[0], point.y[0]) == (program["intensity"], program["achieved_flops_s"])
         assert fig.layout.xaxis.range[0] < math.log10(program["intensity"]) < fig.layout.xaxis.range[1]
         assert fig.layout.yaxis.range[0] < math.log10(program["achieved_flops_s"]) < fig.layout.yaxis.range[1]
-    ridge = placed["ceilings"]["ridge"]
-    assert fig.layout.xaxis.range[0] < math.log10(ridge) - 0.5 and math.log10(ridge) + 0.5 < fig.layout.xaxis.range[1]
+        assert "That cannot be" in point.hovertext[0] and "%" not in point.hovertext[0]
 
 
 def test_without_ceilings_only_the_points_and_the_title_says_why(poly):
@@ -139,7 +144,7 @@ def test_programs_without_an_intensity_are_not_drawn_and_nothing_to_draw_is_none
     pointless[1] = {**pointless[1], "flops": 0.0, "intensity": 0.0, "achieved_flops_s": 0.0}  # nowhere on a log axis
     assert sp.roofline_figure({**poly["roofline"], "programs": pointless, "ceilings": None}) is None
     fig = sp.roofline_figure({**poly["roofline"], "programs": pointless})
-    assert len(_lines(fig)) == 2 and not _points(fig)  # the roof alone
+    assert len(_lines(fig)) == len(poly["roofline"]["ceilings"]["levels"]) + 1 and not _points(fig)  # roofs alone
 
 
 # The memory timelines.
@@ -155,9 +160,13 @@ def test_the_stack_reaches_the_peak_at_its_step_where_the_marker_says_its_size(s
     stacked = _stacked(fig)
     assert [trace.name for trace in stacked] == ["arguments", "outputs", "temporaries"]
     assert sum(trace.y[memory["peak_step"]] for trace in stacked) == memory["peak_bytes"]
-    assert list(stacked[0].customdata) == memory["steps"] and list(stacked[0].x) == list(range(len(memory["steps"])))
+    steps = list(range(1, len(memory["steps"]) + 1))  # counted from 1, as the text counts them
+    assert list(stacked[0].customdata) == memory["steps"] and list(stacked[0].x) == steps
     marker = next(trace for trace in fig.data if trace.mode == "markers+text")
-    assert (marker.x[0], marker.y[0]) == (memory["peak_step"], memory["peak_bytes"])
+    assert (marker.x[0], marker.y[0]) == (memory["peak_step"] + 1, memory["peak_bytes"])
+    assert f"step {memory['peak_step'] + 1} of" in explanation(memory)  # where the marker is
+    axis = fig.layout.xaxis
+    assert (axis.tick0, axis.tickformat) == (1, "d") and axis.dtick == int(axis.dtick) >= 1  # whole steps
     assert marker.text[0] == f"peak {rl.amount(memory['peak_bytes'], 'B', 'en')}"
 
 
@@ -179,9 +188,10 @@ def test_a_merged_schedule_puts_each_point_at_its_first_step_and_the_peak_on_its
                                                  "alias_bytes": None, "generated_code_bytes": 0},
               "explained": [], "flops": None}
     fig = tp.memory_figure(memory)
-    assert list(_stacked(fig)[0].x) == [0, 3, 6]
+    assert list(_stacked(fig)[0].x) == [1, 4, 7]
     marker = next(trace for trace in fig.data if trace.mode == "markers+text")
-    assert (marker.x[0], marker.y[0]) == (3, 24)
+    assert (marker.x[0], marker.y[0]) == (5, 24)  # step 5, in the span of steps 4 to 6
+    assert "step 5 of 9" in explanation(memory)
     assert "3 per point" in fig.layout.xaxis.title.text
     assert next(trace for trace in fig.data if trace.line.dash == "dash").y[0] == 28  # no alias reported: none
 

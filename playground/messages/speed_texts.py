@@ -5,26 +5,62 @@ from __future__ import annotations
 
 TEXTS: dict[str, dict[str, str]] = {
     "sol.memory_bound": {
-        "en": "memory-bound: moves {bytes} in {seconds} = {rate}, {percent} % of this machine's measured {ceiling}",
-        "de": "speichergebunden: bewegt {bytes} in {seconds} = {rate}, {percent} % der gemessenen {ceiling} "
-              "dieser Maschine",
-        "zh": "受内存带宽限制：{seconds} 内搬运 {bytes} = {rate}，达到本机实测 {ceiling} 的 {percent} %",
-    },
-    "sol.memory_bound_cached": {
-        "en": "memory-bound: moves {bytes} in {seconds} = {rate}, {times}× this machine's measured {ceiling} from "
-              "memory: its data fit in the caches",
-        "de": "speichergebunden: bewegt {bytes} in {seconds} = {rate}, das {times}-Fache der gemessenen {ceiling} "
-              "aus dem Speicher dieser Maschine: seine Daten passen in die Caches",
-        "zh": "受内存带宽限制：{seconds} 内搬运 {bytes} = {rate}，是本机实测内存带宽 {ceiling} 的 {times} 倍："
-              "它的数据装得进缓存",
+        "en": "memory-bound: moves {bytes} in {seconds} = {rate}, {percent} % of the roof of {level}, where its "
+              "{held} live ({ceiling})",
+        "de": "speichergebunden: bewegt {bytes} in {seconds} = {rate}, {percent} % des Dachs von {level}, wo seine "
+              "{held} liegen ({ceiling})",
+        "zh": "受内存带宽限制：{seconds} 内搬运 {bytes} = {rate}，达到{level}（它的 {held} 所在之处）"
+              "上限 {ceiling} 的 {percent} %",
     },
     "sol.compute_bound": {
         "en": "compute-bound: {flops} in {seconds} = {rate}, {percent} % of this machine's measured {ceiling} "
-              "({dtype} matmul)",
+              "({dtype} matmul at JAX's default precision)",
         "de": "rechengebunden: {flops} in {seconds} = {rate}, {percent} % der gemessenen {ceiling} dieser Maschine "
-              "({dtype}-Matmul)",
-        "zh": "受算力限制：{seconds} 内完成 {flops} = {rate}，达到本机实测 {ceiling} 的 {percent} %（{dtype} 矩阵乘）",
+              "({dtype}-Matmul in der Standardgenauigkeit von JAX)",
+        "zh": "受算力限制：{seconds} 内完成 {flops} = {rate}，达到本机实测 {ceiling} 的 {percent} %"
+              "（JAX 默认精度下的 {dtype} 矩阵乘）",
     },
+    "sol.above_level": {
+        "en": "memory-bound: moves {bytes} in {seconds} = {rate}, above the roof of {level} ({ceiling}), where its "
+              "{held} live, yet under the roof of {fastest}: part of its data came from a faster level than its "
+              "size says, so no share of a roof is given",
+        "de": "speichergebunden: bewegt {bytes} in {seconds} = {rate}, über dem Dach von {level} ({ceiling}), wo "
+              "seine {held} liegen, doch unter dem Dach von {fastest}: Ein Teil seiner Daten kam aus einer "
+              "schnelleren Ebene, als seine Größe sagt, darum wird kein Anteil an einem Dach genannt",
+        "zh": "受内存带宽限制：{seconds} 内搬运 {bytes} = {rate}，高于{level}（它的 {held} 所在之处）的上限 "
+              "{ceiling}，但低于{fastest}的上限：它的一部分数据来自比其大小所示更快的层级，因此不给出占上限的比例",
+    },
+    "sol.above_highest_memory": {
+        "en": "memory-bound: moves {bytes} in {seconds} = {rate}, above every roof measured on this machine (that "
+              "of {level}, where its {held} live: {ceiling}). That cannot be: XLA counted more bytes than moved, "
+              "or the roofs were measured while other work slowed this machine; no share of a roof is given",
+        "de": "speichergebunden: bewegt {bytes} in {seconds} = {rate}, über jedem auf dieser Maschine gemessenen "
+              "Dach (dem von {level}, wo seine {held} liegen: {ceiling}). Das kann nicht sein: XLA hat mehr Bytes "
+              "gezählt, als bewegt wurden, oder die Dächer wurden gemessen, während andere Arbeit diese Maschine "
+              "bremste; kein Anteil an einem Dach wird genannt",
+        "zh": "受内存带宽限制：{seconds} 内搬运 {bytes} = {rate}，高于本机测得的所有上限（{level}的上限，"
+              "它的 {held} 所在之处：{ceiling}）。这不可能：要么 XLA 统计的字节多于实际搬运的，"
+              "要么测量上限时本机正被其他工作拖慢；因此不给出占上限的比例",
+    },
+    "sol.above_highest_compute": {
+        "en": "compute-bound: {flops} in {seconds} = {rate}, above this machine's measured {ceiling} ({dtype} "
+              "matmul). That cannot be: XLA counted more FLOPs than ran, or the peak was measured while other work "
+              "slowed this machine; no share of it is given",
+        "de": "rechengebunden: {flops} in {seconds} = {rate}, über den gemessenen {ceiling} dieser Maschine "
+              "({dtype}-Matmul). Das kann nicht sein: XLA hat mehr FLOPs gezählt, als gerechnet wurden, oder die "
+              "Spitze wurde gemessen, während andere Arbeit diese Maschine bremste; kein Anteil wird genannt",
+        "zh": "受算力限制：{seconds} 内完成 {flops} = {rate}，高于本机实测的 {ceiling}（{dtype} 矩阵乘）。"
+              "这不可能：要么 XLA 统计的 FLOP 多于实际运算的，要么测量峰值时本机正被其他工作拖慢；因此不给出比例",
+    },
+    "sol.near_ridge": {
+        "en": "; near the ridge ({intensity} FLOP per byte against {ridge}), where both roofs are close: which one "
+              "binds turns on XLA's count of the bytes",
+        "de": "; nahe am Knickpunkt ({intensity} FLOP pro Byte gegen {ridge}), wo beide Dächer nah beieinander "
+              "liegen: Welches begrenzt, hängt an der Bytezählung von XLA",
+        "zh": "；靠近脊点（每字节 {intensity} FLOP，脊点为 {ridge}），两个上限相差不大：哪一个起限制作用，"
+              "取决于 XLA 统计的字节数"},
+    "sol.level.memory": {"en": "memory", "de": "Speicher", "zh": "内存"},
+    "sol.level.cache": {"en": "the {name} cache", "de": "{name}-Cache", "zh": "{name} 缓存"},
     "sol.unplaced": {
         "en": "moves {bytes} and computes {flops} in {seconds}; this machine's ceilings are not measured, so what "
               "bounds it is not said",
@@ -46,25 +82,76 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "正在按原样编译你的函数，并在关闭 XLA fusion 的情况下再编译一次，对两者计时，"
               "读取它在 XLA 调度中的内存占用，并记录它的 kernel…"},
     "sol.done": {
-        "en": "Measured {function} on {device}: as written and with XLA's fusion passes off, each timed on its own.",
-        "de": "{function} auf {device} gemessen: wie geschrieben und ohne die Fusion-Passes von XLA, jede Fassung "
-              "für sich gemessen.",
-        "zh": "已在 {device} 上测量 {function}：按原样编译一次，关闭 XLA 的 fusion pass 再编译一次，分别计时。"},
+        "en": "Measured {function} on {device}: as written and with XLA's fusion passes off, timed in turn.",
+        "de": "{function} auf {device} gemessen: wie geschrieben und ohne die Fusion-Passes von XLA, im Wechsel "
+              "gemessen.",
+        "zh": "已在 {device} 上测量 {function}：按原样编译一次，关闭 XLA 的 fusion pass 再编译一次，交替计时。"},
     "sol.program": {"en": "**{label}**: {verdict}", "de": "**{label}**: {verdict}", "zh": "**{label}**：{verdict}"},
+    "sol.compare.faster": {
+        "en": "**{faster}** was {times}× as fast as **{slower}**: medians {fast} against {slow}, {calls} calls each "
+              "in turn; their spread (the middle half of the calls) at most {spread}.",
+        "de": "**{faster}** war {times}-mal so schnell wie **{slower}**: Mediane {fast} gegen {slow}, je {calls} "
+              "Aufrufe im Wechsel; ihre Streuung (die mittlere Hälfte der Aufrufe) höchstens {spread}.",
+        "zh": "**{faster}** 的速度是 **{slower}** 的 {times} 倍：中位数 {fast} 对 {slow}，两者交替各调用 {calls} "
+              "次；离散程度（中间一半调用的范围）至多 {spread}。"},
+    "sol.compare.too_close": {
+        "en": "**{first}** against **{second}**: too close to call on this machine right now. Their medians, {fast} "
+              "and {slow} ({calls} calls each, in turn), differ by {difference}, no more than their spread "
+              "(the middle half of the calls: {spread}).",
+        "de": "**{first}** gegen **{second}**: auf dieser Maschine gerade nicht zu entscheiden. Ihre Mediane, {fast} "
+              "und {slow} (je {calls} Aufrufe im Wechsel), unterscheiden sich um {difference}, nicht mehr als "
+              "ihre Streuung (die mittlere Hälfte der Aufrufe: {spread}).",
+        "zh": "**{first}** 对 **{second}**：在这台机器上此刻难分高下。两者的中位数 {fast} 和 {slow}"
+              "（交替各调用 {calls} 次）相差 {difference}，不超过它们的离散程度（中间一半调用的范围：{spread}）。"},
+    "sol.compare.busy": {
+        "en": "This machine was busy: other jobs ran while these were timed.",
+        "de": "Diese Maschine war beschäftigt: Andere Jobs liefen, während diese gemessen wurden.",
+        "zh": "这台机器当时很忙：计时期间还有其他作业在运行。"},
     "sol.as_written": {"en": "as written", "de": "wie geschrieben", "zh": "按原样"},
+    "sol.with_checkpoint": {"en": "with jax.checkpoint", "de": "mit jax.checkpoint", "zh": "使用 jax.checkpoint"},
+    "sol.without_checkpoint": {"en": "without jax.checkpoint", "de": "ohne jax.checkpoint",
+                               "zh": "不用 jax.checkpoint"},
     "sol.fusion_off": {"en": "fusion off", "de": "ohne Fusion", "zh": "关闭 fusion"},
     "sol.ceilings": {
-        "en": "This machine's ceilings ({device}, measured by a job that runs no user code): memory bandwidth "
-              "**{bandwidth}** (a jitted `x * 2` over {stream}), peak **{flops}** (a {n} × {n} {dtype} matmul). "
-              "They meet at {ridge} FLOP per byte: a program that does fewer FLOPs per byte it moves is "
-              "memory-bound, one that does more is compute-bound.",
-        "de": "Die Grenzen dieser Maschine ({device}, gemessen von einem Job, der keinen Nutzercode ausführt): "
-              "Speicherbandbreite **{bandwidth}** (ein gejittetes `x * 2` über {stream}), Spitze **{flops}** "
-              "(eine {n} × {n}-Matmul in {dtype}). Sie treffen sich bei {ridge} FLOP pro Byte: Ein Programm mit "
-              "weniger FLOPs pro bewegtem Byte ist speichergebunden, eines mit mehr rechengebunden.",
-        "zh": "本机的上限（{device}，由一个不运行用户代码的作业测得）：内存带宽 **{bandwidth}**"
-              "（对 {stream} 数据执行 jit 编译的 `x * 2`），峰值算力 **{flops}**（{n} × {n} 的 {dtype} 矩阵乘）。"
-              "两者交于每字节 {ridge} FLOP：每搬运一个字节做的 FLOP 少于它的程序受内存带宽限制，多于它的受算力限制。"},
+        "en": "This machine's roofs ({device}), measured by a job that runs no user code, and how:",
+        "de": "Die Dächer dieser Maschine ({device}), gemessen von einem Job, der keinen Nutzercode ausführt, und "
+              "wie:",
+        "zh": "本机的各个上限（{device}），由一个不运行用户代码的作业测得，测法如下："},
+    "sol.roof.cache": {
+        "en": "**{level}** ({size}, as the system lists it): **{bandwidth}**, a jitted loop of `v * -1` over "
+              "{stream} written in place, {passes} passes a call",
+        "de": "**{level}** ({size}, laut System): **{bandwidth}**, eine gejittete Schleife `v * -1` über "
+              "{stream}, an Ort und Stelle geschrieben, {passes} Durchläufe pro Aufruf",
+        "zh": "**{level}**（系统列出的大小 {size}）：**{bandwidth}**，用 jit 编译的 `v * -1` 循环原地改写 "
+              "{stream} 数据，每次调用 {passes} 遍"},
+    "sol.roof.memory": {
+        "en": "**{level}**: **{bandwidth}**, the same loop over {stream}, past the caches, {passes} pass(es) a call; "
+              "written in place, so no fresh output is faulted in",
+        "de": "**{level}**: **{bandwidth}**, dieselbe Schleife über {stream}, jenseits der Caches, {passes} "
+              "Durchlauf/Durchläufe pro Aufruf; an Ort und Stelle geschrieben, also wird keine frische Ausgabe "
+              "eingeblendet",
+        "zh": "**{level}**：**{bandwidth}**，同样的循环作用于超出缓存的 {stream} 数据，每次调用 {passes} 遍；"
+              "原地改写，因此不会为新的输出触发缺页"},
+    "sol.roof.compute": {
+        "en": "**compute** ({dtype}): **{flops}**, a {n} × {n} {dtype} matmul at JAX's default precision{precision}",
+        "de": "**Rechnen** ({dtype}): **{flops}**, eine {n} × {n}-Matmul in {dtype} in der Standardgenauigkeit von "
+              "JAX{precision}",
+        "zh": "**算力**（{dtype}）：**{flops}**，JAX 默认精度下 {n} × {n} 的 {dtype} 矩阵乘{precision}"},
+    "sol.roof.tpu_float32": {
+        "en": " (on a TPU, float32 runs as bfloat16 passes at it, as your function's matmuls do)",
+        "de": " (auf einer TPU läuft float32 darin als bfloat16-Durchgänge, wie die Matmuls deiner Funktion)",
+        "zh": "（在 TPU 上，float32 在此精度下以 bfloat16 多遍计算，你的函数中的矩阵乘也是如此）"},
+    "sol.roof.rule": {
+        "en": "Each program is placed under the roof of the smallest level its arguments, outputs and temporaries "
+              "fit in. That roof meets the compute roof at its ridge ({ridges} FLOP per byte): a program that does "
+              "fewer FLOPs per byte it moves is memory-bound, one that does more is compute-bound.",
+        "de": "Jedes Programm steht unter dem Dach der kleinsten Ebene, in die seine Argumente, Ausgaben und "
+              "Zwischenwerte passen. Dieses Dach trifft das Rechendach an seinem Knickpunkt ({ridges} FLOP pro "
+              "Byte): Ein Programm mit weniger FLOPs pro bewegtem Byte ist speichergebunden, eines mit mehr "
+              "rechengebunden.",
+        "zh": "每个程序都放在能容纳其参数、输出和临时值的最小层级的上限之下。该上限与算力上限交于其脊点"
+              "（每字节 {ridges} FLOP）：每搬运一个字节做的 FLOP 少于它的程序受内存带宽限制，多于它的受算力限制。"},
+    "sol.roof.ridge": {"en": "{level}: {ridge}", "de": "{level}: {ridge}", "zh": "{level}：{ridge}"},
     "sol.no_ceilings": {"en": "No ceilings to compare with: {why}", "de": "Keine Grenzen zum Vergleich: {why}",
                         "zh": "没有可供比较的上限：{why}"},
     "sol.memory.peak": {
@@ -100,7 +187,6 @@ TEXTS: dict[str, dict[str, str]] = {
     "sol.no_memory": {"en": "No memory timeline: {why}", "de": "Kein Speicherverlauf: {why}",
                       "zh": "没有内存时间线：{why}"},
     "sol.col.buffer": {"en": "buffer", "de": "Puffer", "zh": "缓冲区"},
-    "sol.col.kind": {"en": "kind", "de": "Art", "zh": "类别"},
     "sol.col.shape": {"en": "shape", "de": "Shape", "zh": "形状"},
     "sol.col.size": {"en": "size", "de": "Größe", "zh": "大小"},
     "sol.col.line": {"en": "your line", "de": "deine Zeile", "zh": "你的代码行"},
@@ -109,10 +195,35 @@ TEXTS: dict[str, dict[str, str]] = {
     "sol.col.median": {"en": "median µs", "de": "Median µs", "zh": "中位数 µs"},
     "sol.col.bytes": {"en": "bytes", "de": "Bytes", "zh": "字节"},
     "sol.col.rate": {"en": "GB/s", "de": "GB/s", "zh": "GB/s"},
-    "sol.kind.argument": {"en": "argument", "de": "Argument", "zh": "参数"},
-    "sol.kind.output": {"en": "output", "de": "Ausgabe", "zh": "输出"},
-    "sol.kind.temporary": {"en": "temporary", "de": "Zwischenwert", "zh": "临时值"},
-    "sol.kind.constant": {"en": "constant", "de": "Konstante", "zh": "常量"},
+    "sol.gloss.argument": {"en": "parameter: an input of the program (an argument of your function)",
+                           "de": "Parameter: eine Eingabe des Programms (ein Argument deiner Funktion)",
+                           "zh": "参数：程序的输入（你的函数的一个参数）"},
+    "sol.gloss.output": {"en": "output: what the program returns", "de": "Ausgabe: was das Programm zurückgibt",
+                         "zh": "输出：程序返回的值"},
+    "sol.gloss.temporary": {"en": "temporary: a value in between, its space reused after its last use",
+                            "de": "Zwischenwert: ein Wert unterwegs, sein Platz nach der letzten Nutzung "
+                                  "wiederverwendet",
+                            "zh": "临时值：计算中间的值，最后一次使用后其空间被复用"},
+    "sol.gloss.constant": {"en": "constant: kept with the compiled program", "de": "Konstante: liegt beim "
+                           "kompilierten Programm", "zh": "常量：随编译后的程序保存"},
+    "sol.gloss.fusion": {"en": "a fusion: several operations compiled into one kernel",
+                         "de": "eine Fusion: mehrere Operationen zu einem Kernel kompiliert",
+                         "zh": "一个 fusion：多个运算编译成的一个 kernel"},
+    "sol.gloss.dot": {"en": "a matrix product", "de": "ein Matrixprodukt", "zh": "一次矩阵乘"},
+    "sol.gloss.copy": {"en": "a copy XLA added (another layout, or a buffer it could not share)",
+                       "de": "eine Kopie, die XLA einfügte (ein anderes Layout oder ein Puffer, den es nicht teilen "
+                             "konnte)",
+                       "zh": "XLA 加入的一次复制（换一种布局，或一个无法共用的缓冲区）"},
+    "sol.gloss.loop": {"en": "a loop: its body runs as kernels of their own", "de": "eine Schleife: ihr Rumpf läuft "
+                       "als eigene Kernels", "zh": "一个循环：循环体作为独立的 kernel 运行"},
+    "sol.gloss.library": {"en": "a call into a library (a custom call), such as a vendor's matmul",
+                          "de": "ein Aufruf einer Bibliothek (ein Custom Call), etwa die Matmul eines Herstellers",
+                          "zh": "对库的调用（custom call），例如厂商提供的矩阵乘"},
+    "sol.gloss.part": {"en": "part {part} of a tuple", "de": "Teil {part} eines Tupels", "zh": "元组的第 {part} 部分"},
+    "sol.gloss.operation": {"en": "one operation of XLA, run as a kernel of its own",
+                            "de": "eine Operation von XLA, als eigener Kernel ausgeführt",
+                            "zh": "XLA 的一个运算，作为独立的 kernel 运行"},
+    "sol.col.what": {"en": "what it is", "de": "was es ist", "zh": "含义"},
     "sol.line": {"en": "line {line}", "de": "Zeile {line}", "zh": "第 {line} 行"},
     "sol.grad.off": {
         "en": "Gradient memory was not asked for: tick the box above to see the memory of jax.grad with and "

@@ -328,16 +328,18 @@ TEXTS: dict[str, dict[str, str]] = {
     "pg.speed.intro": {
         "en": "### How close does your function come to what this machine can do?\nIts FLOPs and bytes (XLA's "
               "cost analysis) and its time, as written and with XLA's fusion off, on a roofline under this "
-              "machine's measured ceilings: memory bandwidth and a matmul's FLOP/s. Then its memory over XLA's "
-              "schedule, the buffers alive at the peak, and the kernels XLA ran.",
+              "machine's measured roofs: a bandwidth for each level of memory (each cache, then memory) and a "
+              "matmul's FLOP/s. Then its memory over XLA's schedule, the buffers alive at the peak, and the kernels "
+              "XLA ran.",
         "de": "### Wie nah kommt deine Funktion an das, was diese Maschine kann?\nIhre FLOPs und Bytes (die "
               "Kostenanalyse von XLA) und ihre Zeit, wie geschrieben und ohne die Fusion von XLA, im "
-              "Roofline-Diagramm unter den gemessenen Grenzen dieser Maschine: Speicherbandbreite und die FLOP/s "
-              "einer Matmul. Dazu ihr Speicher über den Ablaufplan von XLA, die Puffer auf dem Höhepunkt und die "
-              "Kernels, die XLA ausgeführt hat.",
+              "Roofline-Diagramm unter den gemessenen Dächern dieser Maschine: eine Bandbreite je Speicherebene "
+              "(jeder Cache, dann der Speicher) und die FLOP/s einer Matmul. Dazu ihr Speicher über den "
+              "Ablaufplan von XLA, die Puffer auf dem Höhepunkt und die Kernels, die XLA ausgeführt hat.",
         "zh": "### 你的函数离本机的能力上限有多近？\n它的 FLOP 数和字节数（XLA 的开销分析）以及耗时，"
-              "分别按原样编译和关闭 XLA fusion 编译，画在 roofline 图上，上方是本机实测的上限：内存带宽和矩阵乘的"
-              "每秒 FLOP 数。然后是它在 XLA 调度中的内存占用、峰值处的缓冲区，以及 XLA 运行的 kernel。"},
+              "分别按原样编译和关闭 XLA fusion 编译，画在 roofline 图上，上方是本机实测的上限："
+              "每一级存储（各级缓存，然后是内存）的带宽，以及矩阵乘的每秒 FLOP 数。"
+              "然后是它在 XLA 调度中的内存占用、峰值处的缓冲区，以及 XLA 运行的 kernel。"},
     "pg.speed.gradient": {"en": "Gradient memory, with and without jax.checkpoint",
                           "de": "Speicher des Gradienten, mit und ohne jax.checkpoint",
                           "zh": "梯度的内存，使用与不使用 jax.checkpoint"},

@@ -1,18 +1,31 @@
-"""What this device can do at most, measured once per dtype in the owner: streaming bandwidth and matmul FLOP/s.
+"""What this device can do at most, measured in the owner: a bandwidth roof per memory level, and a matmul's
+FLOP/s per dtype.
 
 Every Speed of light roofline is drawn against these. They run no user code and
 are measured in the owner, with nothing else on the device (the owner runs one
 thing at a time), and kept for the owner's life: the first job that needs a
-dtype's ceilings pays for the measurement, later ones read it.
+dtype's ceilings pays for the measurement, later ones read it (the levels are
+measured once, for every dtype).
 
-- Bandwidth: a jitted ``x * 2`` on an array well past the caches (``STREAM_BYTES``;
-  on a CPU, within the owner's memory), reading it once and writing the result
-  once: 2 x its bytes per call.
-- FLOP/s: a jitted ``a @ b`` of two n x n matrices in the dtype asked for,
-  2 n^3 FLOPs per call, n grown until one call takes ``MATMUL_MIN_S``.
+- Bandwidth, one roof per level (a hierarchical roofline, as cache-aware
+  rooflines draw it): on a CPU each cache the system lists (cache_levels.py),
+  then memory; on an accelerator its memory. Each level is streamed by a
+  jitted loop of ``v * -1`` over one float32 array of a size that lives in it
+  (``stream_sizes``), many passes a call, the array donated so that each call
+  writes over its input: no fresh output to fault in, which a stream of a new
+  256 MB result every call measures instead of the memory (4.9 GB/s here,
+  where a function reached 33.6). Each pass reads and writes the array.
+- FLOP/s: a jitted ``a @ b`` of two n x n matrices in the dtype asked for, at
+  JAX's default precision (a TPU runs float32 matmuls as bfloat16 passes at
+  it, as a user's function does), 2 n^3 FLOPs per call, n grown until one call
+  takes ``MATMUL_MIN_S``.
 
-Both timed as every time in the app is (measure/timing.py: a warm-up, the result
-ready before the clock stops, the median).
+A level's roof is measured at the smallest size it serves (just past the level
+below), its fastest: an upper bound for any working set it holds. Both timed as
+every time in the app is (measure/timing.py: a warm-up, the result ready before
+the clock stops), each roof from the fastest call, not the median: a roof is the
+most this machine did, and a call slowed by other work on a shared machine
+must not lower it below what a user's function then reaches.
 """
 
 from __future__ import annotations
@@ -24,51 +37,108 @@ import jax
 import jax.numpy as jnp
 
 from playground.measure import timing
+from playground.owner.cache_levels import cache_levels
 
-STREAM_BYTES = {"cpu": 256 << 20, "accelerator": 1 << 30}
+ACCELERATOR_STREAM_BYTES = 1 << 30
+PASS_BYTES = 128 << 20  # each call of a level's stream moves at least this much: past the call's own cost
+PAST_BELOW = 4  # a level is streamed at 4x the level below it (at most half its own size): in it, past the other
 MATMUL_N = {"cpu": (512, 4096), "accelerator": (2048, 16384)}  # where n starts, and its most
 MATMUL_MIN_S = 0.05  # a call this long is past the start-up costs and the caches' warm-up
 MEASURE_S = 0.3
-ROW = 1024  # the streamed array is (rows, 1024): a 2-D array as a learner's function gets
 DTYPES = ("float32", "bfloat16", "float16")
 
 
 class Ceilings:
-    """Each dtype's ceilings, measured on first use and kept."""
+    """The levels' roofs, measured on first use and kept; each dtype's compute roof, the same. A later ``again``
+    (the server's count, after a point beat every roof: measured while other work slowed the machine) measures both
+    again."""
 
-    def __init__(self, device_label: Callable[[], str], memory_mb: int) -> None:
+    def __init__(self, device_label: Callable[[], str], memory_mb: int,
+                 caches: Callable[[], list[dict]] = cache_levels) -> None:
         self._label = device_label
         self._memory_mb = memory_mb
-        self._kept: dict[str, dict] = {}
+        self._caches = caches
+        self._levels: list[dict] | None = None
+        self._kept: dict[str, tuple[int, dict]] = {}  # dtype -> (the ``again`` it was measured for, the ceilings)
         self._lock = threading.Lock()
 
-    def __call__(self, dtype: str) -> dict:
+    def __call__(self, dtype: str, again: int = 0) -> dict:
         if dtype not in DTYPES:
             return {"error": f"the ceilings are measured for {', '.join(DTYPES)}, not {dtype[:20]!r}"}
         with self._lock:
-            if dtype not in self._kept:
-                self._kept[dtype] = measure(dtype, self._label(), self._memory_mb)
-            return dict(self._kept[dtype])
+            if dtype not in self._kept or self._kept[dtype][0] < again:
+                if self._levels is None or dtype in self._kept:
+                    self._levels = measure_levels(self._memory_mb, self._caches())
+                self._kept[dtype] = (again, measure(dtype, self._label(), self._levels))
+            return dict(self._kept[dtype][1])
 
 
-def measure(dtype: str, label: str, memory_mb: int) -> dict:
-    """The CEILINGS record of playground/jobs/speed_of_light.py, for the default device."""
-    place = "cpu" if jax.default_backend() == "cpu" else "accelerator"
-    # On the CPU the input, its result and the warm-up's result are alive at once: a sixth of the memory each.
-    stream_bytes = min(STREAM_BYTES[place], memory_mb * (1 << 20) // 6) if place == "cpu" else STREAM_BYTES[place]
-    moved, streamed = _stream(max(1, stream_bytes // 4 // ROW))
-    n, product = _matmul_size(jnp.dtype(dtype), *MATMUL_N[place])
+def measure(dtype: str, label: str, levels: list[dict]) -> dict:
+    """The CEILINGS record of playground/jobs/speed_of_light.py, for the default device, under ``levels``
+    (measure_levels): ``bandwidth_bytes_s`` and ``stream_bytes`` are the slowest level's, memory's."""
+    n, product = _matmul_size(jnp.dtype(dtype), *MATMUL_N[_place()])
     matmul = timing.measure(product, min_total_s=MEASURE_S)
-    return {"ok": True, "device": label, "dtype": dtype,
-            "bandwidth_bytes_s": moved / streamed.median_s, "stream_bytes": moved, "bandwidth_run": streamed.to_dict(),
-            "peak_flops_s": 2.0 * n**3 / matmul.median_s, "matmul_n": n, "matmul_run": matmul.to_dict()}
+    memory = levels[-1]
+    return {"ok": True, "device": label, "platform": jax.default_backend(), "dtype": dtype, "levels": levels,
+            "bandwidth_bytes_s": memory["bandwidth_bytes_s"], "stream_bytes": memory["stream_bytes"],
+            "bandwidth_run": memory["run"], "peak_flops_s": 2.0 * n**3 / matmul.min_s, "matmul_n": n,
+            "matmul_run": matmul.to_dict()}
 
 
-def _stream(rows: int) -> tuple[int, timing.Timing]:
-    """Bytes a call of the jitted ``x * 2`` on a (rows, ROW) float32 array moves, and its timing."""
-    x = jnp.ones((rows, ROW), jnp.float32)
-    double = jax.jit(lambda v: v * 2.0)
-    return 2 * x.nbytes, timing.measure(lambda: double(x), min_total_s=MEASURE_S)
+def measure_levels(memory_mb: int, caches: list[dict]) -> list[dict]:
+    """Each level's roof, fastest first, memory last: its name, the cache's size (None for memory), the streamed
+    array's bytes, the passes a call makes over it, and the bytes per second read and written."""
+    levels = []
+    for level, size in stream_sizes(_place(), memory_mb, caches):
+        passes = max(1, PASS_BYTES // (2 * size))
+        moved, run = _stream(size, passes)
+        levels.append({**level, "stream_bytes": size, "passes": passes, "bandwidth_bytes_s": moved / run.min_s,
+                       "run": run.to_dict()})
+    return levels
+
+
+def stream_sizes(place: str, memory_mb: int, caches: list[dict]) -> list[tuple[dict, int]]:
+    """(level, the bytes its stream holds): each cache at PAST_BELOW times the one below it (the first at half its
+    size), memory at twice the last cache, within a quarter of the owner's memory (it holds the array once).
+
+    >>> caches = [{"name": "L1", "cache_bytes": 48 << 10}, {"name": "L2", "cache_bytes": 2 << 20},
+    ...           {"name": "L3", "cache_bytes": 32 << 20}]
+    >>> [(level["name"], size >> 10) for level, size in stream_sizes("cpu", 2048, caches)]
+    [('L1', 24), ('L2', 192), ('L3', 8192), ('memory', 65536)]
+    >>> stream_sizes("accelerator", 2048, caches)
+    [({'name': 'memory', 'cache_bytes': None}, 1073741824)]
+    """
+    memory = {"name": "memory", "cache_bytes": None}
+    if place != "cpu":
+        return [(memory, ACCELERATOR_STREAM_BYTES)]
+    sizes, below = [], 0
+    for cache in caches:
+        sizes.append((cache, _whole_rows(min(cache["cache_bytes"] // 2, PAST_BELOW * below or cache["cache_bytes"]))))
+        below = cache["cache_bytes"]
+    past_caches = max(2 * below, 64 << 20)
+    return [*sizes, (memory, _whole_rows(min(past_caches, (memory_mb << 20) // 4)))]
+
+
+def _whole_rows(size: int) -> int:
+    """``size`` in whole float32 rows of 256 (a 2-D array, as a learner's function gets), at least one row."""
+    return max(1, size // 1024) * 1024
+
+
+def _place() -> str:
+    return "cpu" if jax.default_backend() == "cpu" else "accelerator"
+
+
+def _stream(size: int, passes: int) -> tuple[int, timing.Timing]:
+    """Bytes a call of the donated stream moves over a ``size``-byte float32 array, ``passes`` times, and its
+    timing."""
+    stream = jax.jit(lambda v: jax.lax.fori_loop(0, passes, lambda _, a: a * -1.0, v), donate_argnums=0)
+    held = [jnp.ones((size // 1024, 256), jnp.float32)]
+
+    def call():
+        held[0] = stream(held[0])  # the result is the next call's input: written where the input was
+        return held[0]
+
+    return 2 * size * passes, timing.measure(call, min_total_s=MEASURE_S)
 
 
 def _matmul_size(dtype, start: int, most: int):

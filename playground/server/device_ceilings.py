@@ -4,7 +4,8 @@ The measurement is a job of its own (``device_ceilings``, worker/speed_of_light.
 device's line, which runs no user code: its worker asks the device owner to measure (playground/owner/ceilings.py),
 so what every user's roofline is drawn against can't be touched by anyone's function. It waits in line like any
 job; while it runs, the caller's stream shows where it stands. A failed measurement is not kept: the next request
-tries again.
+tries again. Nor are roofs a measured point beat, every one of them (measured while other work slowed the
+machine): the next request has them measured again (``again``), up to MEASURED_AGAIN times a server's life.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 
+from playground.jobs.speed_of_light import MEASURED_AGAIN
 from playground.server import roofline
 
 KIND = "device_ceilings"
@@ -24,6 +26,7 @@ class DeviceCeilings:
         self._found: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._measuring: dict[str, threading.Lock] = {}
+        self._again: dict[str, int] = {}  # dtype -> how many times its roofs were measured again
 
     def on_the_roofline(self, updates: Iterator[dict]) -> Iterator[dict]:
         """A speed_of_light job's updates, its final reply with its ``roofline`` (progress of a first measurement
@@ -32,7 +35,16 @@ class DeviceCeilings:
             if update.get("done") and update.get("ok"):
                 ceilings, why = yield from self._ceilings(update["dtype"], update["device"])
                 update = {**update, "roofline": roofline.place(update, ceilings, why)}
+                if ceilings is not None and _beaten(update["roofline"]):
+                    self._measure_again(update["dtype"], ceilings)
             yield update
+
+    def _measure_again(self, dtype: str, beaten: dict) -> None:
+        """Drops roofs a point beat (unless they were measured again meanwhile), within MEASURED_AGAIN times."""
+        with self._lock:
+            if self._found.get(dtype) is beaten and self._again.get(dtype, 0) < MEASURED_AGAIN:
+                del self._found[dtype]
+                self._again[dtype] = self._again.get(dtype, 0) + 1
 
     def _ceilings(self, dtype: str, device: str) -> Iterator[dict]:
         """Yields the measurement's progress; returns (ceilings, None) or (None, why there are none)."""
@@ -42,7 +54,7 @@ class DeviceCeilings:
             found = self._found.get(dtype)
             if found is None:
                 reply: dict = {}
-                for update in self._run(KIND, {"dtype": dtype}):
+                for update in self._run(KIND, {"dtype": dtype, "again": self._again.get(dtype, 0)}):
                     if update.get("done"):
                         reply = update
                     else:
@@ -55,3 +67,8 @@ class DeviceCeilings:
         if found["device"] != device:
             return None, f"the ceilings were measured on {found['device']}, the function ran on {device}"
         return found, None
+
+
+def _beaten(placed: dict) -> bool:
+    """Whether a program or kernel measured above every roof."""
+    return any(point.get("above_roof") == "highest" for point in placed["programs"] + placed["kernels"])

@@ -50,6 +50,7 @@ class Flight:
     earlies: int = 0  # how many have come (vmap sends one per batch size): each is said once
     final: dict | None = None
     ended_at: float | None = None
+    others_meanwhile: int = 0  # the other jobs, of any line, that ran at some time while this one ran
     _changed: threading.Condition = field(default_factory=threading.Condition)
 
     def publish(self, early: dict | None = None, final: dict | None = None, ended_at: float | None = None) -> None:
@@ -75,6 +76,7 @@ class JobRunner:
         self._timeout_s = timeout_s
         self._cache = cache
         self._flights: dict[str, Flight] = {}
+        self._running: set[Flight] = set()  # every line's
         self._lock = threading.Lock()
 
     def updates(self, kind: str, job: dict, fresh: bool = False) -> Iterator[dict]:
@@ -119,6 +121,7 @@ class JobRunner:
         result = None
         try:
             line.wait_turn(flight.ticket, None)
+            self._started(flight)
             result = replies.check(schema, flight.pool.run(
                 flight.job, self._timeout_s(flight.kind),
                 on_early=lambda early: flight.publish(early=replies.check(schema, early))))
@@ -133,6 +136,10 @@ class JobRunner:
             line.leave(flight.ticket)
             ended_at = time.time()
             result = result or internal_error(new_incident_id())
+            with self._lock:
+                self._running.discard(flight)
+            if result["ok"] and replies.MEANWHILE in getattr(schema, "optional", {}):
+                result = {**result, replies.MEANWHILE: flight.others_meanwhile}
             if flight.key is not None and self._cache is not None:
                 self._cache.put(flight.key, result, ended_at)  # an error after an early reply is not kept
             after_early = jobs.REGISTRY[flight.kind].after_early
@@ -143,6 +150,14 @@ class JobRunner:
                 if self._flights.get(flight.key) is flight:
                     del self._flights[flight.key]
             flight.publish(final=result, ended_at=ended_at)
+
+    def _started(self, flight: Flight) -> None:
+        """Counts, for it and for each job running now, the other: a measurement says whether it shared the machine."""
+        with self._lock:
+            flight.others_meanwhile = len(self._running)
+            for other in self._running:
+                other.others_meanwhile += 1
+            self._running.add(flight)
 
     def _follow(self, flight: Flight, shared: bool) -> Iterator[dict]:
         line = self._lines[flight.pool]

@@ -1,22 +1,38 @@
-"""A program under the device's ceilings: what bounds it and how far it is from the limit. Server side, no JAX.
+"""A program under the device's roofs: what bounds it and how far it is from the limit. Server side, no JAX.
 
 The roofline model: a program that does ``flops`` FLOPs and moves ``bytes``
-bytes (XLA's cost analysis) has an arithmetic intensity of flops / bytes. The
-device's ceilings (measured by the device_ceilings job: streaming bandwidth B,
-a matmul's FLOP/s P) meet at the ridge P / B. Left of the ridge a program can
-at best move bytes at B (memory-bound); right of it, compute at P
-(compute-bound). How close it comes is its achieved rate over that ceiling.
-Where XLA reports no cost, there is no point, and the verdict says why.
+bytes (XLA's cost analysis) has an arithmetic intensity of flops / bytes. A
+hierarchical roofline has a bandwidth roof per memory level (a CPU's caches,
+then memory; an accelerator's memory), each measured by the device_ceilings job
+streaming an array that lives in that level, and a compute roof (a matmul's
+FLOP/s in the program's dtype, at JAX's default precision). A program is placed
+under the roof of the level its working set lives in (its arguments, outputs
+and temporaries: the smallest level that holds them all); that roof meets the
+compute roof at the level's ridge. Left of it a program can at best move bytes
+at the level's bandwidth (memory-bound); right of it, compute at the peak
+(compute-bound). How close it comes is its achieved rate over that roof.
 
+A roof is measured at its level's fastest, so no point should be above it. One
+that is gets no fraction (never "686 %") but the reason: above its level's roof
+and under a faster one, its data came partly from a faster level; above every
+roof, a count or a roof's measurement is off. Where XLA reports no cost, there
+is no point, and the verdict says why.
+
+>>> levels = [{"name": "L2", "cache_bytes": 2 << 20, "bandwidth_bytes_s": 6e10},
+...           {"name": "memory", "cache_bytes": None, "bandwidth_bytes_s": 6e9}]
 >>> ceilings = {"device": "cpu", "dtype": "float32", "bandwidth_bytes_s": 6e9, "peak_flops_s": 2.4e11,
-...             "stream_bytes": 1 << 29, "matmul_n": 2048}
+...             "stream_bytes": 1 << 29, "matmul_n": 2048, "levels": levels}
 >>> program = {"label": "as written", "cost": {"flops": 1.6e7, "bytes_accessed": 3.2e7, "unavailable": {}},
+...            "memory": {"argument_bytes": 16_000_000, "output_bytes": 16_000_000, "temp_bytes": 0},
 ...            "run": {"median_s": 0.0064}}
 >>> placed = place_program(program, ceilings)
->>> placed["bound"], round(placed["achieved_bytes_s"] / 1e9, 2), round(placed["fraction"], 3)
-('memory', 5.0, 0.833)
+>>> placed["level"], placed["bound"], round(placed["achieved_bytes_s"] / 1e9, 2), round(placed["fraction"], 3)
+('memory', 'memory', 5.0, 0.833)
 >>> verdict(placed, ceilings, "en")
-"memory-bound: moves 32.0 MB in 6.40 ms = 5.00 GB/s, 83 % of this machine's measured 6.00 GB/s"
+'memory-bound: moves 32.0 MB in 6.40 ms = 5.00 GB/s, 83 % of the roof of memory, where its 32.0 MB live (6.00 GB/s)'
+>>> faster = place_program({**program, "run": {"median_s": 0.0016}}, ceilings)
+>>> faster["fraction"], faster["above_roof"]
+(None, 'level')
 """
 
 from __future__ import annotations
@@ -24,23 +40,67 @@ from __future__ import annotations
 import math
 import statistics
 
-from playground import messages
+from playground import messages, replies
+from playground.server.comparison import compared
 
-# Above the streaming ceiling by more than a timing's noise: the program's bytes came from the caches, not memory.
-CACHED = 1.05
+# A measured rate over its roof by less than this is the roof, within a timing's noise: its fraction is 100 %.
+NOISE = 1.02
+# An intensity within this factor of the ridge is near it: both roofs are close, and which one binds turns on
+# XLA's count of bytes (a TPU's float32 matmul, run as bfloat16 passes, sits there).
+NEAR_RIDGE = 2.0
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
 
 def place(reply: dict, ceilings: dict | None, unavailable: str | None) -> dict:
-    """The ``roofline`` field of a speed_of_light reply: the ceilings (or why there are none) and each program."""
+    """The ``roofline`` field of a speed_of_light reply: the roofs (or why there are none) and each program."""
     placed = [place_program(program, ceilings) for program in reply["programs"]]
-    return {"ceilings": None if ceilings is None else {
-                **{key: ceilings[key] for key in ("device", "dtype", "bandwidth_bytes_s", "peak_flops_s",
-                                                  "stream_bytes", "matmul_n")},
-                "ridge": ceilings["peak_flops_s"] / ceilings["bandwidth_bytes_s"]},
+    runs = (reply.get("gradient") or {}).get("runs")  # jax.grad with the code's jax.checkpoint calls, without
+    return {"ceilings": None if ceilings is None else shown(ceilings),
             "ceilings_unavailable": unavailable,
             "programs": [{**p, "verdict": verdict(p, ceilings, "en")} for p in placed],
-            "kernels": place_kernels(reply["kernels"]["events"], ceilings)}
+            "kernels": place_kernels(reply["kernels"]["events"], ceilings),
+            "comparison": compared([program["run"] for program in reply["programs"]],
+                                   reply.get(replies.MEANWHILE)) if len(reply["programs"]) == 2 else None,
+            "remat_comparison": compared(runs, reply.get(replies.MEANWHILE)) if runs else None}
+
+
+def shown(ceilings: dict) -> dict:
+    """The ceilings as the roofline shows them: the roofs, each level's with its ridge (the intensity where it meets
+    the compute roof), fastest first; ``ridge`` is memory's."""
+    peak = ceilings["peak_flops_s"]
+    return {**{key: ceilings.get(key) for key in ("device", "platform", "dtype", "bandwidth_bytes_s", "peak_flops_s",
+                                                  "stream_bytes", "matmul_n")},
+            "ridge": peak / ceilings["bandwidth_bytes_s"],
+            "levels": [{**{key: level.get(key) for key in ("name", "cache_bytes", "stream_bytes", "passes",
+                                                            "bandwidth_bytes_s")},
+                        "ridge": peak / level["bandwidth_bytes_s"]} for level in levels(ceilings)]}
+
+
+def levels(ceilings: dict) -> list[dict]:
+    """The bandwidth roofs, fastest first; ceilings measured before there were levels have memory's alone."""
+    return ceilings.get("levels") or [{"name": "memory", "cache_bytes": None, "stream_bytes": ceilings["stream_bytes"],
+                                       "passes": 1, "bandwidth_bytes_s": ceilings["bandwidth_bytes_s"]}]
+
+
+def level_of(working_set: float, roofs: list[dict]) -> dict:
+    """The smallest level that holds ``working_set`` bytes: the last (memory) where no cache does.
+
+    >>> roofs = [{"name": "L1", "cache_bytes": 48_000}, {"name": "memory", "cache_bytes": None}]
+    >>> level_of(40_000, roofs)["name"], level_of(4e6, roofs)["name"]
+    ('L1', 'memory')
+    """
+    return next((level for level in roofs if level["cache_bytes"] is None or working_set <= level["cache_bytes"]),
+                roofs[-1])
+
+
+def working_set(program: dict) -> float | None:
+    """The bytes a program holds while it runs: its arguments, outputs and temporaries (XLA's memory plan, an
+    output written into an argument once); a kernel, which has none, the bytes it moves."""
+    memory = program.get("memory") or {}
+    parts = [memory.get(key) for key in ("argument_bytes", "output_bytes", "temp_bytes")]
+    if None in parts:
+        return program["cost"].get("bytes_accessed")
+    return sum(parts) - (memory.get("alias_bytes") or 0)
 
 
 def place_kernels(events: list[dict], ceilings: dict | None) -> list[dict]:
@@ -69,21 +129,35 @@ def place_kernels(events: list[dict], ceilings: dict | None) -> list[dict]:
 
 
 def place_program(program: dict, ceilings: dict | None) -> dict:
-    """One program's point: its FLOPs, bytes and time, intensity, achieved rates, bound and fraction of it."""
+    """One program's point: its FLOPs, bytes and time, intensity, achieved rates; under ceilings, the level its
+    working set lives in, that level's roof and ridge, the bound, and the fraction of the roof it reached (None,
+    with ``above_roof`` "level" or "highest", where it measured above it)."""
     cost, seconds = program["cost"], program["run"]["median_s"]
     flops, moved = cost.get("flops"), cost.get("bytes_accessed")
     found = {"label": program["label"], "flops": flops, "bytes": moved, "seconds": seconds, "intensity": None,
-             "achieved_flops_s": None, "achieved_bytes_s": None, "bound": None, "fraction": None,
+             "achieved_flops_s": None, "achieved_bytes_s": None, "working_set": working_set(program), "level": None,
+             "roof_bytes_s": None, "ridge": None, "bound": None, "near_ridge": None, "fraction": None,
+             "above_roof": None,
              "why_no_point": _why_no_point(cost)}
     if flops is None or moved is None or not moved or seconds <= 0:
         return found
     found.update(intensity=flops / moved, achieved_flops_s=flops / seconds, achieved_bytes_s=moved / seconds)
-    if ceilings is not None:
-        ridge = ceilings["peak_flops_s"] / ceilings["bandwidth_bytes_s"]
-        memory_bound = flops / moved < ridge
-        found["bound"] = "memory" if memory_bound else "compute"
-        found["fraction"] = (found["achieved_bytes_s"] / ceilings["bandwidth_bytes_s"] if memory_bound
-                             else found["achieved_flops_s"] / ceilings["peak_flops_s"])
+    if ceilings is None:
+        return found
+    roofs = levels(ceilings)
+    level = level_of(found["working_set"] or moved, roofs)
+    peak, roof = ceilings["peak_flops_s"], level["bandwidth_bytes_s"]
+    memory_bound = found["intensity"] < peak / roof
+    reached = found["achieved_bytes_s"] / roof if memory_bound else found["achieved_flops_s"] / peak
+    found.update(level=level["name"], roof_bytes_s=roof, ridge=peak / roof,
+                 bound="memory" if memory_bound else "compute",
+                 near_ridge=1 / NEAR_RIDGE <= found["intensity"] * roof / peak <= NEAR_RIDGE)
+    if reached <= NOISE:
+        found["fraction"] = min(reached, 1.0)
+    elif memory_bound and found["achieved_bytes_s"] <= max(r["bandwidth_bytes_s"] for r in roofs) * NOISE:
+        found["above_roof"] = "level"
+    else:
+        found["above_roof"] = "highest"
     return found
 
 
@@ -98,7 +172,7 @@ def _why_no_point(cost: dict) -> str | None:
 
 
 def verdict(placed: dict, ceilings: dict | None, language: str) -> str:
-    """One sentence: what bounds the program and how far it is from the limit (or why that cannot be said)."""
+    """One sentence: what bounds the program and how far it is from its roof (or why that cannot be said)."""
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
@@ -111,19 +185,31 @@ def verdict(placed: dict, ceilings: dict | None, language: str) -> str:
     if ceilings is None or placed["bound"] is None:
         return say("sol.unplaced", bytes=sized(placed["bytes"], "B", 1), flops=sized(placed["flops"], "FLOP", 1),
                    seconds=took)
-    percent = messages.number(100 * placed["fraction"], language)
-    if placed["bound"] == "memory" and placed["fraction"] > CACHED:
-        times = messages.number(placed["fraction"], language, 1)
-        return say("sol.memory_bound_cached", bytes=sized(placed["bytes"], "B", 1), seconds=took,
-                   rate=sized(placed["achieved_bytes_s"], "B/s"), times=times,
-                   ceiling=sized(ceilings["bandwidth_bytes_s"], "B/s"))
+    work = {"bytes": sized(placed["bytes"], "B", 1), "flops": sized(placed["flops"], "FLOP", 1), "seconds": took,
+            "level": level_name(placed["level"], language), "held": sized(placed["working_set"] or 0, "B", 1)}
     if placed["bound"] == "memory":
-        return say("sol.memory_bound", bytes=sized(placed["bytes"], "B", 1), seconds=took,
-                   rate=sized(placed["achieved_bytes_s"], "B/s"), percent=percent,
-                   ceiling=sized(ceilings["bandwidth_bytes_s"], "B/s"))
-    return say("sol.compute_bound", flops=sized(placed["flops"], "FLOP", 1), seconds=took,
-               rate=sized(placed["achieved_flops_s"], "FLOP/s"), percent=percent,
-               ceiling=sized(ceilings["peak_flops_s"], "FLOP/s"), dtype=ceilings["dtype"])
+        work.update(rate=sized(placed["achieved_bytes_s"], "B/s"), ceiling=sized(placed["roof_bytes_s"], "B/s"))
+    else:
+        work.update(rate=sized(placed["achieved_flops_s"], "FLOP/s"), ceiling=sized(ceilings["peak_flops_s"], "FLOP/s"),
+                    dtype=ceilings["dtype"])
+    if placed["above_roof"] == "level":
+        fastest = max(levels(ceilings), key=lambda level: level["bandwidth_bytes_s"])
+        said = say("sol.above_level", **work, fastest=level_name(fastest["name"], language))
+    elif placed["above_roof"]:
+        said = say(f"sol.above_highest_{placed['bound']}", **work)
+    else:
+        said = say(f"sol.{placed['bound']}_bound", **work, percent=messages.number(100 * placed["fraction"], language))
+    if placed.get("near_ridge"):
+        said += say("sol.near_ridge", intensity=messages.number(placed["intensity"], language, 1),
+                    ridge=messages.number(placed["ridge"], language, 1))
+    return said
+
+
+def level_name(name: str, language: str) -> str:
+    """A memory level as a reader says it: memory, the L2 cache."""
+    if name == "memory":
+        return messages.say("sol.level.memory", language)
+    return messages.say("sol.level.cache", language, name=name)
 
 
 def amount(value: float, unit: str, language: str, decimals: int = 2) -> str:

@@ -1,9 +1,9 @@
 """Pure figure builders for the Speed of light tab: a speed_of_light reply's parts in, plotly Figures out. This
 module: the roofline, and the look the tab's figures share; timeline_plots.py: the memory and kernel timelines.
 
-- The roofline: the device's two measured ceilings (streaming bandwidth, a
-  matmul's FLOP/s) as the roof, each program (as written, fusion off) a point
-  at its arithmetic intensity and achieved FLOP/s (playground/server/roofline.py).
+- The roofline: the device's measured roofs (a bandwidth per memory level, a
+  matmul's FLOP/s), each program (as written, fusion off) a point at its
+  arithmetic intensity and achieved FLOP/s (playground/server/roofline.py).
 - The memory over XLA's schedule: the live bytes at each step, stacked by kind,
   under what XLA reserves; and the gradient's, with and without jax.checkpoint.
 - The kernels of a few calls as a timeline, coloured by the line of the user's
@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 
 from playground.messages import say
 from playground.server.plots import log_ticks
-from playground.server.roofline import amount, duration, verdict
+from playground.server.roofline import amount, duration, level_name, verdict
 
 MAIN, OTHER = "#636efa", "#EF553B"  # the figures' first colour (plots.py's plotly_white), and its contrast
 ROOF, RESERVED, NO_LINE = "#2a3f5f", "#7f7f7f", "#c8ccd4"  # NO_LINE: what no line of the user's code made
@@ -35,6 +35,7 @@ LAYOUT_LEGEND_BELOW = {**LAYOUT, "margin": {**LAYOUT["margin"], "b": 60},
 _LABELS = {"as written": "plot.sol_as_written", "fusion off": "plot.sol_fusion_off"}  # the worker's program labels
 _HOVER_WIDTH = {"zh": 30}  # characters a hover line holds before it wraps (a phone's width); 60 elsewhere
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+_DASHES = ("dot", "dashdot", "dash", "longdash")  # the caches' roofs, fastest first; memory's solid
 
 
 def layout(language: str, **settings: object) -> dict:
@@ -76,8 +77,7 @@ def roofline_figure(roofline: dict, language: str = "en", line_colours: dict[int
     are counted a small point of its own, in the colour of its line (``line_colours``). None when there is
     nothing to draw.
 
-    A point above the memory roof is drawn where it is: its data came from the caches, faster than the streaming
-    bandwidth measured past them (the verdict in its hover says so).
+    A point above its roof is drawn where it ran, and its hover says why (roofline.verdict): no share of a roof.
     """
     ceilings = roofline["ceilings"]
     # No FLOPs (a transpose, a copy): intensity 0, which a log axis has no place for.
@@ -110,38 +110,34 @@ def _log_axis(span: tuple[float, float], title: str, language: str) -> dict:
 
 
 def _roofline_ranges(points: list[dict], ceilings: dict | None) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The axes' (low, high): every point, and with ceilings a decade each side of the ridge and the roof under
-    the points' intensities; a margin around it all (a factor of 3, and 5 above the peak for its label)."""
+    """The axes' (low, high): every point, and with ceilings a decade each side of the ridges and the slowest roof
+    under the points' intensities; a margin around it all (a factor of 3, and 5 above the peak)."""
     xs = [p["intensity"] for p in points]
     ys = [p["achieved_flops_s"] for p in points]
     if ceilings is not None:
-        xs += [ceilings["ridge"] / 10, ceilings["ridge"] * 10]
+        ridges = [level["ridge"] for level in ceilings["levels"]]
+        xs += [min(ridges) / 10, max(ridges) * 10]
         ys += [ceilings["peak_flops_s"], ceilings["bandwidth_bytes_s"] * min(xs) / 3]
     return (min(xs) / 3, max(xs) * 3), (min(ys) / 3, max(ys) * 5)
 
 
 def _add_roof(fig: go.Figure, ceilings: dict, xs: tuple[float, float], language: str) -> None:
-    """The two ceilings, each a line with its measured value written on it, and the ridge where they meet."""
-    bandwidth, peak, ridge = ceilings["bandwidth_bytes_s"], ceilings["peak_flops_s"], ceilings["ridge"]
-    labels = ((say("plot.sol_measured", language, rate=amount(bandwidth, "B/s", language)),
-               say("plot.sol_bandwidth_how", language)),
-              (say("plot.sol_measured", language, rate=amount(peak, "FLOP/s", language)),
-               say("plot.sol_peak_how", language, dtype=ceilings["dtype"])))
-    line = {"color": ROOF, "width": 2.5}
-    for (x0, x1), (y0, y1), label in zip(((xs[0], ridge), (ridge, xs[1])), ((bandwidth * xs[0], peak), (peak, peak)),
-                                         labels, strict=True):
-        fig.add_trace(go.Scatter(x=[x0, x1], y=[y0, y1], mode="lines", name=" ".join(label), line=line,
-                                 hoverinfo="skip", showlegend=False))
-    # Above the roof, where no program reached on streamed data, the labels hide no point (the compute label next
-    # to the ridge: a large matmul's point lies on the roof far right); two lines each, to fit a phone's width.
-    for (x, y, anchor), label in zip(((ridge / 1.5, bandwidth * ridge / 1.5, "right"), (ridge * 1.2, peak, "left")),
-                                     labels, strict=True):
-        fig.add_annotation(x=math.log10(x), y=math.log10(y), text="<br>".join(label), xanchor=anchor,
-                           yanchor="bottom", align=anchor, showarrow=False, font={"color": ROOF, "size": 11})
-    fig.add_vline(x=ridge, line={"color": RESERVED, "dash": "dot", "width": 1})
-    fig.add_annotation(x=math.log10(ridge), y=0, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
-                       text=say("plot.sol_ridge", language, intensity=_figures(ridge, language)),
-                       font={"color": RESERVED, "size": 11})
+    """A slanted roof per memory level (its bandwidth × intensity, up to where it meets the peak), fastest first,
+    each dashed its own way, and the compute roof flat from the first ridge on; each named with its measured value
+    in the legend (labels on the lines would pile up where two levels are close)."""
+    peak = ceilings["peak_flops_s"]
+    levels = ceilings["levels"]
+    for index, level in enumerate(levels):
+        bandwidth, ridge = level["bandwidth_bytes_s"], level["ridge"]
+        name = say("plot.sol_roof_level", language, level=level_name(level["name"], language),
+                   rate=amount(bandwidth, "B/s", language))
+        dash = "solid" if index == len(levels) - 1 else _DASHES[index % len(_DASHES)]
+        fig.add_trace(go.Scatter(x=[xs[0], ridge], y=[bandwidth * xs[0], peak], mode="lines", name=name,
+                                 line={"color": ROOF, "width": 2.5, "dash": dash}, hoverinfo="skip"))
+    fig.add_trace(go.Scatter(x=[min(level["ridge"] for level in levels), xs[1]], y=[peak, peak], mode="lines",
+                             name=say("plot.sol_roof_compute", language, rate=amount(peak, "FLOP/s", language),
+                                      dtype=ceilings["dtype"]),
+                             line={"color": ROOF, "width": 2.5}, hoverinfo="skip"))
 
 
 def _program_point(point: dict, ceilings: dict | None, index: int, language: str) -> go.Scatter:

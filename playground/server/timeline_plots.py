@@ -50,7 +50,7 @@ def memory_figure(memory: dict, language: str = "en", title: str | None = None) 
     """The live bytes over XLA's schedule, stacked: arguments, outputs, temporaries; what XLA reserves as a dashed
     line above them, and the peak marked with its size. ``title``: the figure's own (the program's memory by
     default)."""
-    xs = [i * memory["merged"] for i in range(len(memory["steps"]))]
+    xs = step_numbers(memory)
     fig = go.Figure()
     kinds = (("arguments", "plot.sol_arguments"), ("outputs", "plot.sol_outputs"),
              ("temporaries", "plot.sol_temporaries"))
@@ -67,15 +67,38 @@ def memory_figure(memory: dict, language: str = "en", title: str | None = None) 
         fig.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[reserved, reserved], mode="lines", hoverinfo="skip",
                                  name=say("plot.sol_reserved", language, bytes=amount(reserved, "B", language)),
                                  line={"color": RESERVED, "dash": "dash", "width": 2}))
-    fig.add_trace(_peak_marker(xs[peak_point(memory)], memory, language))
+    fig.add_trace(_peak_marker(memory["peak_step"] + 1, memory, language))
     fig.update_layout(**layout(language, title=title or say("plot.sol_memory", language), **LAYOUT_LEGEND_BELOW),
-                      hovermode="x unified", xaxis_title=_step_axis(memory, language),
+                      hovermode="x unified",
+                      xaxis={"title": _step_axis(memory, language), "tick0": 1, "dtick": whole_step(xs[-1]),
+                             "tickformat": "d"},
                       yaxis={**_BYTES_AXIS, "title": say("plot.sol_live_bytes", language)})
     return fig
 
 
+def step_numbers(memory: dict) -> list[int]:
+    """Each point's step of the schedule, counted from 1 as the text counts them (of a merged span, its first).
+
+    >>> step_numbers({"steps": ["a", "b", "c"], "merged": 2})
+    [1, 3, 5]
+    """
+    return [1 + i * memory["merged"] for i in range(len(memory["steps"]))]
+
+
+def whole_step(last: int, ticks: int = 8) -> int:
+    """The distance between the step axis's ticks: a whole 1, 2 or 5 times a power of ten, for about ``ticks``
+    ticks up to step ``last`` (plotly's own choice puts ticks at 0.5 on a short schedule).
+
+    >>> whole_step(3), whole_step(40), whole_step(4000)
+    (1, 5, 500)
+    """
+    rough = max(1.0, last / ticks)
+    power = 10 ** math.floor(math.log10(rough))
+    return next(int(n * power) for n in (1, 2, 5, 10) if n * power >= rough)
+
+
 def _peak_marker(x: float, memory: dict, language: str) -> go.Scatter:
-    """The peak: a marker on top of the stack, its size written above it."""
+    """The peak: a marker on top of the stack at the peak's step (as the text says it), its size written above."""
     text = say("plot.sol_peak_bytes", language, bytes=amount(memory["peak_bytes"], "B", language))
     return go.Scatter(x=[x], y=[memory["peak_bytes"]], mode="markers+text", text=[text], textposition="top center",
                       marker={"color": ROOF, "size": 9, "symbol": "triangle-down"}, name=text, showlegend=False,

@@ -174,8 +174,8 @@ class Device:
     def trace(self, call: dict, calls: int, module: str) -> dict:
         return self.request("trace", call=call, calls=calls, module=module)
 
-    def ceilings(self, dtype: str) -> dict:
-        return self.request("ceilings", dtype=dtype)
+    def ceilings(self, dtype: str, again: int = 0) -> dict:
+        return self.request("ceilings", dtype=dtype, again=again)
 
     def request(self, op: str, **fields: object) -> dict:
         if self._ask is None:

@@ -3,8 +3,8 @@ schedule, and the kernels XLA ran. The user's code runs in this worker; the prog
 device owner (worker/device.py). The server places the result under the device's ceilings.
 
 - Programs: the function, lowered with ``jax.export``, compiled on the device as written and with XLA's fusion
-  passes off (compiler_settings.py), each with XLA's cost analysis (FLOPs, bytes) and memory plan, each timed on
-  its own in this job, one after the other (``time_each``).
+  passes off (compiler_settings.py), each with XLA's cost analysis (FLOPs, bytes) and memory plan, timed in
+  turn in this job, the same number of calls each (``time_together``).
 - Memory: the compile as written also dumps XLA's buffer assignment and live
   ranges in the owner, which sends them back (memory_timeline.py reads them).
 - Gradient: ``jax.grad`` of the sum of the function's output, by its first
@@ -83,13 +83,12 @@ def speed_of_light(code: str, args: str, device: Device, gradient: bool = True,
             unfused = _Version(FUSION_OFF, device.compile(call["program"], setting=FUSION_NAME), unfused_call)
         except Exception as exc:
             return inspect.explained_error(exc, code)
-        # Each timed on its own (not in turn: a version timed right after the other finds its data where the other
-        # left it, not where a loop of it does), with an equal share of the budget and of a quarter of the job's time.
-        runs = device.time_each([written.call, unfused.call], min_total_s=TIMING_BUDGET_S / 2,
-                                max_total_s=time_limit_s / 8)
+        # In turn (as written, fusion off, as written, ...), the same number of calls each: a machine that gets
+        # busy for a while slows both alike, and the spread of each says how far the two can be told apart.
+        runs = device.time_together([written.call, unfused.call], TIMING_BUDGET_S, time_limit_s / 4)
         memory, memory_unavailable = _memory(written)
         kernels = _kernels(written, runs[0].median_s, device)
-        gradient_report = _gradient(code, args, device) if gradient else None
+        gradient_report = _gradient(code, args, device, time_limit_s / 4) if gradient else None
         notes = [error_lessons.warning_note(w.category, str(w.message)) for w in caught]
     programs = [{**version.report, "run": run.to_dict()} for version, run in zip((written, unfused), runs, strict=True)]
     if any(p["loops"] for p in programs):
@@ -132,9 +131,11 @@ def _kernels(version: _Version, seconds_per_call: float, device: Device) -> dict
     return kernel_timeline.trace(device, version.call, calls, version.module, version.kernels, version.lines)
 
 
-def _gradient(code: str, args: str, device: Device) -> dict:
-    """The memory of jax.grad of the function, with the code's jax.checkpoint calls and without them."""
-    found: dict = {"plain": None, "checkpointed": None, "checkpoint_calls": 0, "unavailable": None}
+def _gradient(code: str, args: str, device: Device, limit_s: float) -> dict:
+    """The memory of jax.grad of the function, with the code's jax.checkpoint calls and without them; where the
+    code has some, the two timed in turn (``runs``: with, without), as the programs are."""
+    found: dict = {"plain": None, "checkpointed": None, "checkpoint_calls": 0, "unavailable": None, "runs": None}
+    calls_of: dict[str, dict] = {}
     for name, disabled in (("checkpointed", False), ("plain", True)):
         calls: list[int] = []
         try:
@@ -151,6 +152,14 @@ def _gradient(code: str, args: str, device: Device) -> dict:
             memory, problem = _memory(version, version.cost.get("flops"))
             found[name] = memory
             found["unavailable"] = found["unavailable"] or problem
+            calls_of[name] = version.call
+    if len(calls_of) == 2:
+        try:
+            runs = device.time_together([calls_of["checkpointed"], calls_of["plain"]], TIMING_BUDGET_S, limit_s)
+        except Exception as exc:  # the memory stands without the times
+            found["unavailable"] = found["unavailable"] or _why_no_gradient(exc, code)
+        else:
+            found["runs"] = [run.to_dict() for run in runs]
     return found
 
 
@@ -214,6 +223,7 @@ def speed_of_light_job(limits: Limits, code: str, args: str, gradient: bool, dev
     return speed_of_light(code, args, device, gradient, time_limit_s=limits.measure_timeout_s)
 
 
-def ceilings_job(limits: Limits, dtype: str, device: Device) -> dict:
-    """The registry's "device_ceilings" job: the device owner measures them (owner/ceilings.py), once per dtype."""
-    return device.ceilings(dtype)
+def ceilings_job(limits: Limits, dtype: str, again: int, device: Device) -> dict:
+    """The registry's "device_ceilings" job: the device owner measures them (owner/ceilings.py), once per dtype
+    and ``again`` (how many times they were measured again)."""
+    return device.ceilings(dtype, again)

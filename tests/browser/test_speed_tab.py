@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from playground import line_colours
+from playground.owner.cache_levels import cache_levels
 from playground.server.ui.translations import text
 from tests.browser.conftest import (
     CUT_OFF_TABLES_JS,
@@ -67,17 +68,25 @@ def test_the_default_example_is_memory_bound_under_the_measured_ceilings(page: P
     expect(verdict).to_contain_text("as written: memory-bound: moves 32.0 MB")
     expect(verdict).to_contain_text("fusion off: memory-bound: moves 176 MB")
     ceilings = page.locator("#speed-ceilings")
-    expect(ceilings).to_contain_text("This machine's ceilings")
+    expect(ceilings).to_contain_text("This machine's roofs")
+    expect(ceilings.locator("li")).to_have_count(len(cache_levels()) + 2)  # each cache, memory, compute: how each
+    # In turn, the same calls each: a verdict, or too close to call.
+    expect(verdict).to_contain_text(re.compile(r"as fast as|too close to call on this machine right now"))
     # n grows until a call takes 50 ms: which n that is depends on the machine and its load.
     expect(ceilings).to_contain_text(re.compile(r"a \d+ × \d+ float32 matmul"))
 
     roofline = page.locator("#speed-roofline .js-plotly-plot")
-    # The two ceilings, the two programs and the traced kernels (one here: the fusion, a point of its own).
-    expect(roofline.locator(".scatterlayer .trace")).to_have_count(5)
+    # A roof per level and the compute roof, the two programs and the traced kernels (one: the fusion).
+    roofs = len(cache_levels()) + 2
+    expect(roofline.locator(".scatterlayer .trace")).to_have_count(roofs + 3)
     expect(roofline.locator(".scatterlayer .point")).to_have_count(3)
-    expect(roofline.locator(".legendtext")).to_have_text(["as written", "fusion off",
-                                                          "kernels (traced; FLOPs counted from the HLO)"])
-    expect(roofline.locator(".annotation")).to_contain_text(["B/s", "FLOP/s"])  # each ceiling with its value
+    legend = roofline.locator(".legendtext")
+    expect(legend).to_have_count(roofs + 3)  # each roof named with its measured value
+    expect(legend.filter(has_text="B/s")).to_have_count(roofs - 1)
+    expect(legend).to_contain_text(["FLOP/s (float32 matmul)", "as written", "fusion off",
+                                    "kernels (traced; FLOPs counted from the HLO)"])
+    ticks = page.locator("#speed-memory .js-plotly-plot .xtick text").all_text_contents()
+    assert ticks and all(tick.isdigit() for tick in ticks), ticks  # whole steps of the schedule
 
     expect(page.locator("#speed-memory .js-plotly-plot .scatterlayer .trace").first).to_be_visible()
     expect(page.locator("#speed-kernels .js-plotly-plot .barlayer .trace").first).to_be_visible()
@@ -87,6 +96,8 @@ def test_the_default_example_is_memory_bound_under_the_measured_ceilings(page: P
     expect(rows).to_have_count(2)  # x and the fused output
     output = rows.filter(has_text="multiply_add_fusion")
     expect(output).to_contain_text("return x + x*x + x*x*x")
+    expect(output).to_contain_text("a fusion: several operations compiled into one kernel")
+    expect(rows.filter(has_text="parameter: an input of the program")).to_have_count(1)
     line = output.locator("span", has_text="line 2")  # in line 2's colour, as Inspect's Source ↔ IR paints it
     expect(line).to_have_css("background-color", _rgb(line_colours.colours([2])[2]))
     expect(page.locator("#speed-gradient-text")).to_contain_text("Your code calls no jax.checkpoint")
@@ -106,6 +117,8 @@ def test_the_remat_example_compares_the_gradient_with_and_without_checkpoint(pag
     gradient = page.locator("#speed-gradient-text")
     expect(gradient).to_contain_text("without jax.checkpoint and at", timeout=SPEED_TIMEOUT_MS)
     expect(gradient).to_contain_text("computed again in the backward pass")
+    # with and without jax.checkpoint timed in turn: a verdict, or too close to call
+    expect(gradient).to_contain_text(re.compile(r"jax.checkpoint.*(as fast as|too close to call)"))
     expect(page.locator("#speed-gradient-plot .js-plotly-plot .scatterlayer .trace")).to_have_count(2)
     expect(page.locator("#speed-notes")).to_contain_text("counts a loop's body once")
 
@@ -160,7 +173,7 @@ def german(chromium_browser: Browser, server):
 def test_the_verdict_in_german(german: Page):
     run_default(german, text("pg.tab.speed", "de"), "speichergebunden")
     expect(german.locator("#speed-verdict")).to_contain_text("wie geschrieben: speichergebunden: bewegt 32,0 MB")
-    expect(german.locator("#speed-ceilings")).to_contain_text("Die Grenzen dieser Maschine")
+    expect(german.locator("#speed-ceilings")).to_contain_text("Die Dächer dieser Maschine")
     expect(german.locator("#speed-buffers table thead")).to_contain_text("deine Zeile")
     expect(german.locator("#speed-run")).to_have_text(text("pg.speed.run", "de"))
     save_screenshot(german, "speed_de.png")

@@ -7,8 +7,8 @@ escaped, inside our sentences. Every buffer and kernel named with a line of the
 user's code gets that line's colour, as in Inspect's Source ↔ IR
 (playground/line_colours.py), the kernel timeline too.
 
->>> label("fusion off", "de"), _shape("f32[2000,2000]{1,0}")
-('ohne Fusion', 'f32[2000,2000]')
+>>> _shape("f32[2000,2000]{1,0}")
+'f32[2000,2000]'
 >>> source_line(2, ["def f(x):", "    return x * 2"], {2: "#fde2e4"})  # doctest: +ELLIPSIS
 '<span style="background:#fde2e4;...">line 2</span> `return x * 2`'
 
@@ -41,8 +41,15 @@ from playground.server.ui import markdown as md
 from playground.server.ui import progress
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.picked_function import picked_note
+from playground.server.ui.roofline_views import (
+    REMAT_LABELS,
+    ceilings_markdown,
+    comparison_markdown,
+    size,
+    verdict_markdown,
+)
+from playground.server.xla_names import gloss
 
-LABELS = {"as written": "sol.as_written", "fusion off": "sol.fusion_off"}  # the programs' labels, translated
 MAX_KERNEL_ROWS = 12
 SHOWN_LINE_CHARS = 60  # of a line of the user's code quoted in a table
 
@@ -84,7 +91,7 @@ def render(code: str, reply: dict, language: str = "en") -> Shown:
         timeline_plots.memory_figure(memory, language) if memory else None,
         memory_markdown(memory, reply.get("memory_unavailable"), lines, colours, language),
         timeline_plots.gradient_memory_figure(gradient, language) if gradient else None,
-        gradient_markdown(gradient, language),
+        gradient_markdown(gradient, language, placed.get("remat_comparison")),
         timeline_plots.kernel_figure(kernels, colours, language),
         kernels_markdown(kernels, lines, colours, language),
         notes_markdown(reply, language),
@@ -108,41 +115,6 @@ def status_markdown(reply: dict, code: str = "", language: str = "en") -> str:
     return "\n".join(lines)
 
 
-def label(name: str, language: str = "en") -> str:
-    """A program's label ("as written", "fusion off") in ``language``; another as it came, escaped."""
-    return messages.say(LABELS[name], language) if name in LABELS else md.text(name)
-
-
-def verdict_markdown(placed: dict, language: str = "en") -> str:
-    """One sentence per program: what bounds it and how far it is from the ceiling, in ``language``."""
-    ceilings = placed.get("ceilings")
-    sentences = [messages.say("sol.program", language, label=label(program["label"], language),
-                              verdict=md.text(roofline.verdict(program, ceilings, language)))
-                 for program in placed.get("programs") or []]
-    return "\n".join(f"- {sentence}" for sentence in sentences)
-
-
-def ceilings_markdown(placed: dict, language: str = "en") -> str:
-    """The device's measured ceilings and where they meet, or why there are none."""
-    ceilings = placed.get("ceilings")
-    if ceilings is None:
-        why = placed.get("ceilings_unavailable") or "-"
-        return f"{md.verdict('warning', language)} {messages.say('sol.no_ceilings', language, why=md.text(why))}"
-    return messages.say(
-        "sol.ceilings", language, device=md.text(ceilings["device"]),
-        bandwidth=roofline.amount(ceilings["bandwidth_bytes_s"], "B/s", language),
-        stream=roofline.amount(ceilings["stream_bytes"], "B", language, 0),
-        flops=roofline.amount(ceilings["peak_flops_s"], "FLOP/s", language), n=int(ceilings["matmul_n"]),
-        dtype=md.text(ceilings["dtype"]), ridge=messages.number(ceilings["ridge"], language, 1))
-
-
-def _size(value: float, language: str) -> str:
-    """32.0 MB, 262 kB, 64 B: bytes below a kilobyte are whole."""
-    if abs(value) < 1000:
-        return f"{messages.number(value, language)} B"
-    return roofline.amount(value, "B", language, 1)
-
-
 def explanation(memory: dict, language: str = "en") -> str:
     """The peak, where in the schedule it falls, and what XLA reserves beyond it, piece by piece."""
     def say(key: str, **params: object) -> str:
@@ -152,9 +124,9 @@ def explanation(memory: dict, language: str = "en") -> str:
     peak, steps = memory["peak_step"], memory.get("steps") or []
     instruction = md.code(steps[timeline_plots.peak_point(memory)]) if steps else "?"
     sentence = say("sol.memory.peak", step=peak + 1, steps=memory["schedule_length"], instruction=instruction,
-                   peak=_size(memory["peak_bytes"], language),
-                   reserved=_size(total, language) if total is not None else "?")
-    pieces = [say(f"sol.explained.{piece['what']}", bytes=_size(abs(piece["bytes"]), language))
+                   peak=size(memory["peak_bytes"], language),
+                   reserved=size(total, language) if total is not None else "?")
+    pieces = [say(f"sol.explained.{piece['what']}", bytes=size(abs(piece["bytes"]), language))
               for piece in memory.get("explained") or [] if piece.get("bytes")]
     rest = say("sol.memory.rest", pieces=messages.listed(pieces, language)) if pieces \
         else say("sol.memory.all_used")
@@ -195,17 +167,18 @@ def memory_markdown(memory: dict | None, unavailable: str | None, lines: list[st
     if memory is None:
         return f"{md.verdict('warning', language)} {say('sol.no_memory', why=md.text(unavailable or '-'))}"
     at_peak = memory.get("at_peak") or []
-    head = [say(f"sol.col.{name}") for name in ("buffer", "kind", "shape", "size", "line")]
-    rows = [f"| {_code(b['name'])} | {say('sol.kind.' + b['kind'])} | {_code(_shape(b['shape']))} | "
-            f"{_size(b['bytes'], language)} | {source_line(b.get('line'), lines, colours, language)} |"
+    head = [say(f"sol.col.{name}") for name in ("buffer", "what", "shape", "size", "line")]
+    rows = [f"| {_code(b['name'])} | {md.text(gloss(b['name'], language, b['kind']))} | {_code(_shape(b['shape']))} | "
+            f"{size(b['bytes'], language)} | {source_line(b.get('line'), lines, colours, language)} |"
             for b in at_peak]
     table = [say("sol.memory.buffers", shown=len(at_peak), count=memory.get("buffers_at_peak", len(at_peak))), "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head), *rows] if rows else []
     return "\n".join([explanation(memory, language), "", *table])
 
 
-def gradient_markdown(gradient: dict | None, language: str = "en") -> str:
-    """The peak of jax.grad without and with the code's jax.checkpoint calls, their FLOPs, or why not."""
+def gradient_markdown(gradient: dict | None, language: str = "en", comparison: dict | None = None) -> str:
+    """The peak of jax.grad without and with the code's jax.checkpoint calls, their FLOPs, their times compared
+    (``comparison``: roofline.place's ``remat_comparison``), or why not."""
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
@@ -220,12 +193,14 @@ def gradient_markdown(gradient: dict | None, language: str = "en") -> str:
         both = plain.get("flops") is not None and checkpointed.get("flops") is not None
         work = say("sol.grad.flops_compared", plain=flops(plain["flops"]),
                    checkpointed=flops(checkpointed["flops"])) if both else ""
-        parts = [say("sol.grad.compared", plain=_size(plain["peak_bytes"], language),
-                     checkpointed=_size(checkpointed["peak_bytes"], language), calls=calls, flops=work)]
+        parts = [say("sol.grad.compared", plain=size(plain["peak_bytes"], language),
+                     checkpointed=size(checkpointed["peak_bytes"], language), calls=calls, flops=work)]
+        if comparison:
+            parts.append(comparison_markdown(comparison, REMAT_LABELS, language))
         return "\n\n".join(parts + ([say("sol.grad.partly", why=md.text(why))] if why else []))
     if plain is not None and not calls:  # the two are one program: shown once
         work = say("sol.grad.flops", flops=flops(plain["flops"])) if plain.get("flops") is not None else ""
-        return say("sol.grad.no_checkpoint", peak=_size(plain["peak_bytes"], language), flops=work)
+        return say("sol.grad.no_checkpoint", peak=size(plain["peak_bytes"], language), flops=work)
     return f"{md.verdict('warning', language)} {say('sol.grad.none', why=md.text(why or '-'))}"
 
 
@@ -243,15 +218,16 @@ def kernels_markdown(kernels: dict, lines: list[str], colours: dict[int, str], l
     for event in events:
         by_name.setdefault(event["name"], []).append(event)
     ordered = sorted(by_name.items(), key=lambda item: -sum(e["duration_s"] for e in item[1]))
-    head = [say(f"sol.col.{name}") for name in ("kernel", "runs", "median", "bytes", "rate", "line")]
+    head = [say(f"sol.col.{name}") for name in ("kernel", "what", "runs", "median", "bytes", "rate", "line")]
     rows = []
     for name, runs in ordered[:MAX_KERNEL_ROWS]:
         median = statistics.median(e["duration_s"] for e in runs)
         moved = next((e["bytes"] for e in runs if e.get("bytes") is not None), None)
         line = next((e["line"] for e in runs if type(e.get("line")) is int), None)
         rate = messages.number(moved / median / 1e9, language, 1) if moved is not None and median > 0 else "–"
-        rows.append(f"| {_code(name)} | {len(runs)} | {messages.number(median * 1e6, language, 1)} | "
-                    f"{_size(moved, language) if moved is not None else '–'} | {rate} | "
+        rows.append(f"| {_code(name)} | {md.text(gloss(name, language))} | {len(runs)} | "
+                    f"{messages.number(median * 1e6, language, 1)} | "
+                    f"{size(moved, language) if moved is not None else '–'} | {rate} | "
                     f"{source_line(line, lines, colours, language)} |")
     parts = [say("sol.kernels.head", runs=len(events), calls=kernels.get("calls", 0),
                  plane=md.text(kernels.get("plane", ""))), "",
