@@ -210,12 +210,36 @@ def _quick_run_starts_nothing_slow():
         WarmPool._start_spawning, DeviceOwner.start = spawning, starting
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _compile_cache_outside_the_checkout(tmp_path_factory):
+    """The device owners' compilation cache (PLAYGROUND_COMPILE_CACHE) in one folder that every test and server of
+    the run shares, outside the checkout: its default, .cache/xla in the checkout, would change the files the
+    hostile suite checks no job changed, while other tests' owners write to it."""
+    if "PLAYGROUND_COMPILE_CACHE" in os.environ:
+        yield
+        return
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "xla-cache"
+    folder.mkdir(exist_ok=True)
+    os.environ["PLAYGROUND_COMPILE_CACHE"] = str(folder)
+    try:
+        yield
+    finally:
+        del os.environ["PLAYGROUND_COMPILE_CACHE"]
+
+
 def drop_privileges(command: list[str], env: dict[str, str], *folders: Path) -> list[str]:
     """``command`` run as DROP_UID with every capability dropped (as a Space runs the app), and what it needs:
-    ``folders`` made its own, and the way to them, to the interpreter and to this checkout traversable."""
-    for folder in folders:
+    ``folders`` made its own, and the way to them, to the interpreter and to this checkout traversable. Its
+    compilation cache is one of its own beside the run's (a cache's lock file made by root is not DROP_UID's to
+    take), shared by every server that runs as DROP_UID."""
+    cache = [Path(f"{env['PLAYGROUND_COMPILE_CACHE']}-uid{DROP_UID}")] if "PLAYGROUND_COMPILE_CACHE" in env else []
+    for folder in cache:
+        folder.mkdir(exist_ok=True)
+        env["PLAYGROUND_COMPILE_CACHE"] = str(folder)
+    for folder in (*folders, *cache):
         os.chown(folder, DROP_UID, DROP_UID)
-    for path in (*folders, Path(sys.executable).resolve(), Path(sys.base_prefix).resolve(), ROOT):
+    for path in (*folders, *cache, Path(sys.executable).resolve(), Path(sys.base_prefix).resolve(), ROOT):
         for above in path.parents:
             mode = above.stat().st_mode
             if not mode & 0o001:  # e.g. /root (a pyenv interpreter) or pytest's own 0700 base folder

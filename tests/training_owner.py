@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 import time
 import weakref
 from collections.abc import Iterator, Mapping
@@ -32,11 +33,11 @@ _over: weakref.WeakSet[TrainingStream] = weakref.WeakSet()  # the streams whose 
 def running_owner(env: Mapping[str, str], runs: Path, sandbox: str | None = None,
                   compile_cache: Path | None = None, compile_cache_mb: int | None = None) -> Iterator[DeviceOwner]:
     """A started owner (closed after); ``runs`` is made first: the owner's Landlock rules name it. Its compilation
-    cache is the checkout's (as the app's), or ``compile_cache`` bounded to ``compile_cache_mb``."""
+    cache is the test run's (PLAYGROUND_COMPILE_CACHE, tests/conftest.py), or ``compile_cache`` bounded to
+    ``compile_cache_mb``."""
     runs.mkdir(parents=True, exist_ok=True)
     settings = Settings() if sandbox is None else dataclasses.replace(Settings(), sandbox=sandbox)
-    if compile_cache is not None:
-        settings = dataclasses.replace(settings, compile_cache=str(compile_cache))
+    settings = dataclasses.replace(settings, compile_cache=str(compile_cache or os.environ["PLAYGROUND_COMPILE_CACHE"]))
     if compile_cache_mb is not None:
         settings = dataclasses.replace(settings, compile_cache_mb=compile_cache_mb)
     owner = DeviceOwner(worker_pools.owner_setup(settings, dict(env), None, str(runs)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,9 @@ CHROMIUM = Path("/usr/bin/chromium")
 # Where screenshots go: an ignored folder, so that `make test` leaves the tree clean. `make screenshots`
 # points it at docs/assets/ to refresh the documentation's pictures.
 SCREENSHOTS = Path(os.environ.get("PLAYGROUND_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "test-artifacts")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+# --disable-dev-shm-usage: a container's /dev/shm may be 64 MB, too little for a tab redrawing live plots (the
+# renderer is then killed); Chromium keeps that shared memory in /tmp instead.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-dev-shm-usage"]
 VIEWPORT = {"width": 1280, "height": 900}
 # Table cells (in an element) whose text breaks inside a word: the one-character-per-line wrap. A word's
 # rectangles (a Range per word) lie on one line unless the word itself was broken.
@@ -78,6 +81,8 @@ def blank_tab(browser, **context_options):
     page.set_default_timeout(60_000)
     # A page left mid-drawing may ask before it unloads; a reused tab (reopen_app) must not stay behind that.
     page.on("dialog", lambda dialog: dialog.accept() if dialog.type == "beforeunload" else dialog.dismiss())
+    # A crashed tab answers no locator: the test's wait would run out saying only what it waited for.
+    page.on("crash", lambda crashed: print(f"the tab showing {crashed.url} crashed", file=sys.stderr))
     return page
 
 
