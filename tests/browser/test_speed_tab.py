@@ -1,8 +1,8 @@
 """The Speed of light tab in headless Chromium, against the real server: the default example run from the tab, its
 verdict, the roofline with its ceilings and points, the memory and kernel timelines, the buffers at the peak in the
-colours of the user's lines; at a phone's width with nothing wider than the screen; and in German.
+colours of the user's lines; at a phone's width with nothing wider than the screen; and in German and Chinese.
 
-Screenshots: speed.png (the documentation's, with `make screenshots`), speed_phone.png and speed_de.png.
+Screenshots: speed.png (the documentation's, with `make screenshots`), speed_phone.png, speed_de.png and speed_zh.png.
 """
 
 from __future__ import annotations
@@ -177,3 +177,19 @@ def test_the_verdict_in_german(german: Page):
     expect(german.locator("#speed-buffers table thead")).to_contain_text("deine Zeile")
     expect(german.locator("#speed-run")).to_have_text(text("pg.speed.run", "de"))
     save_screenshot(german, "speed_de.png")
+
+
+@pytest.fixture
+def chinese(chromium_browser: Browser, server):
+    page = blank_tab(chromium_browser, locale="zh-CN")
+    yield reopen_app(page, server.url)
+    page.context.close()
+
+
+def test_the_verdict_in_chinese(chinese: Page):
+    run_default(chinese, text("pg.tab.speed", "zh"), "受内存带宽限制")
+    expect(chinese.locator("#speed-verdict")).to_contain_text(f"{text('sol.as_written', 'zh')}：受内存带宽限制")
+    expect(chinese.locator("#speed-ceilings")).to_contain_text("本机的各个上限")
+    expect(chinese.locator("#speed-buffers table thead")).to_contain_text(text("sol.col.line", "zh"))
+    expect(chinese.locator("#speed-run")).to_have_text(text("pg.speed.run", "zh"))
+    save_screenshot(chinese, "speed_zh.png")
