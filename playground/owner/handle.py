@@ -276,7 +276,7 @@ class DeviceOwner:
             time.sleep(WATCH_EVERY_S)
             with self._changed:
                 process, generation = self._process, self._generation
-            held = process.resident_mb() if process is not None else None
+            held = process.resident_mb(past_mb=self.setup.memory_mb) if process is not None else None
             if held is not None and held > self.setup.memory_mb:
                 self._kill(generation, OwnerLost("memory", ["device.memory", {
                     "held": f"{held:,.0f}", "limit": f"{self.setup.memory_mb:,}"}]))
