@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from pathlib import Path
 
 import pytest
 
@@ -58,6 +59,10 @@ def test_two_devices_race_the_same_run_and_the_result_compares_them(env, tmp_pat
                                                       / comparison["cpu"]["samples_per_s"])
         assert comparison["message"].startswith("CPU · cpu 1 trained ")
         assert training.status() == {"slots": 2, "running": 0, "waiting": 0}
+        # The device's model is the session's; the CPU side's weights and CSVs are not kept, its folder gone.
+        assert os.path.isfile(last["device"]["params_file"]) and "params_file" not in last["cpu"]
+        kept = Path(last["device"]["params_file"]).parent
+        assert [run.name for run in kept.parent.glob("run-*")] == [kept.name]
 
 
 def test_stop_ends_both_sides(env, tmp_path):

@@ -30,7 +30,7 @@ from playground.mnist.fetch import data_env
 from playground.owner.handle import DeviceOwner, OwnerLost, TrainingStream
 from playground.server.training import race
 from playground.server.training.data_fetch import DataFetcher
-from playground.server.training.results import NoTrainedModel, SessionResults
+from playground.server.training.results import NoTrainedModel, RunResult, SessionResults
 from playground.server.training.run_record import MeasuredRates, RunRecord
 from playground.server.training.slots import SlotQueue
 
@@ -89,7 +89,7 @@ class TrainingService:
 
         def both(slot: int, config: TrainConfig, run: _Run, base: dict, started: float) -> Iterator[dict]:
             cpu = RunRecord(started, remember=False)  # its rate is no estimate of the device's
-            return race.follow({"cpu": self._train_on(slot, config, f"{session}\0cpu", run, base, cpu, "cpu"),
+            return race.follow({"cpu": self._train_on(slot, config, None, run, base, cpu, "cpu"),
                                 "device": self._train_on(slot, config, session, run, base, RunRecord(started),
                                                          "device")}, names, run.stop, started)
         return self._session_run(config, session, True, both)  # the device's every slot: it races alone
@@ -169,10 +169,10 @@ class TrainingService:
 
     # -- the steps of a run ---------------------------------------------------
 
-    def _train_on(self, slot: int, config: TrainConfig, session: str, run: _Run, base: dict,
+    def _train_on(self, slot: int, config: TrainConfig, session: str | None, run: _Run, base: dict,
                   record: RunRecord, side: str | None = None) -> Iterator[dict]:
         """One run in the owner, on slot ``slot``'s device or on one ``side`` of a race, followed to its end; its
-        result kept as ``session``'s."""
+        result kept as ``session``'s (None: not kept, see _keep)."""
         if not self._owner.alive():  # starting again after a job or a run ended it
             yield {**base, "phase": "starting"}
             self._owner.wait_ready(START_WAIT_S)
@@ -194,7 +194,7 @@ class TrainingService:
             if stream is not None:
                 stream.close()
 
-    def _follow(self, stream: TrainingStream, config: TrainConfig, session: str, run: _Run, folder: Path,
+    def _follow(self, stream: TrainingStream, config: TrainConfig, session: str | None, run: _Run, folder: Path,
                 record: RunRecord, latest: dict, base: dict) -> Iterator[dict]:
         finished = False
         try:
@@ -210,7 +210,7 @@ class TrainingService:
                 if give_up_at is not None and time.monotonic() > give_up_at:
                     stream.abandon()  # it did not stop in time: a hung device, whose owner starts again
                     finished = True
-                    self._results.keep(session, folder, None, record.rows, latest.get("class_names"), record.losses)
+                    self._keep(session, folder, None, record, latest.get("class_names"))
                     # its losses were sent with the update they came in
                     yield _stopped({**latest, "losses": [], "first_loss_step": None, **record.target()},
                                    piece("train.worker_restarted"))
@@ -238,22 +238,33 @@ class TrainingService:
                 record.add(latest, time.monotonic(), done=kind == "done")
                 if kind == "done":
                     finished = True
-                    result = self._results.keep(session, folder, Path(message["params_file"]), record.rows,
-                                                message.get("class_names"), record.losses)
+                    result = self._keep(session, folder, Path(message["params_file"]), record,
+                                        message.get("class_names"))
                     if record.samples_per_s() and record.remember:
                         self._rates.record(config, latest["dataset"], record.samples_per_s(), latest["n_train"],
                                            latest["device"])
                     stopped = bool(message.get("stopped"))
-                    yield {**latest, "phase": "stopped" if stopped else "finished",
+                    files = {} if result is None else {"params_file": str(result.params_file),
+                                                       "metrics_file": str(result.metrics_file),
+                                                       "losses_file": str(result.losses_file)}
+                    yield {**{key: value for key, value in latest.items() if key != "params_file"},
+                           "phase": "stopped" if stopped else "finished",
                            **_said(run.reason if stopped else piece("train.finished")), **record.target(),
-                           "median_samples_per_s": record.samples_per_s(),
-                           "params_file": str(result.params_file), "metrics_file": str(result.metrics_file),
-                           "losses_file": str(result.losses_file)}
+                           "median_samples_per_s": record.samples_per_s(), **files}
                     return
                 yield latest
         finally:
             if not finished:  # the client went away mid-run: stop it before the slot is reused
                 self._abandon(stream)
+
+    def _keep(self, session: str | None, folder: Path, params_file: Path | None, record: RunRecord,
+              class_names: list | None) -> RunResult | None:
+        """The run's result as ``session``'s latest; with no session (a race's CPU side: the device's model is the
+        session's) nothing is kept and the run's folder goes now."""
+        if session is None:
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+        return self._results.keep(session, folder, params_file, record.rows, class_names, record.losses)
 
     def _abandon(self, stream: TrainingStream) -> None:
         try:
