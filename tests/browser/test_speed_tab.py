@@ -163,33 +163,25 @@ def test_the_tab_fits_a_phone(phone: Page):
     assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
 
 
-@pytest.fixture
-def german(chromium_browser: Browser, server):
-    page = blank_tab(chromium_browser, locale="de-DE")
-    yield reopen_app(page, server.url)
-    page.context.close()
+# A reader's language: the page's locale, the bound, the verdict (its numbers in the language's format), the roofs'
+# heading and the buffer table's column in it.
+IN_OTHER_LANGUAGES = {
+    "de": ("de-DE", "speichergebunden", "wie geschrieben: speichergebunden: bewegt 32,0 MB",
+           "Die Dächer dieser Maschine", "deine Zeile"),
+    "zh": ("zh-CN", "受内存带宽限制", "按原样：受内存带宽限制：", "本机的各个上限", "你的代码行"),
+}
 
 
-def test_the_verdict_in_german(german: Page):
-    run_default(german, text("pg.tab.speed", "de"), "speichergebunden")
-    expect(german.locator("#speed-verdict")).to_contain_text("wie geschrieben: speichergebunden: bewegt 32,0 MB")
-    expect(german.locator("#speed-ceilings")).to_contain_text("Die Dächer dieser Maschine")
-    expect(german.locator("#speed-buffers table thead")).to_contain_text("deine Zeile")
-    expect(german.locator("#speed-run")).to_have_text(text("pg.speed.run", "de"))
-    save_screenshot(german, "speed_de.png")
-
-
-@pytest.fixture
-def chinese(chromium_browser: Browser, server):
-    page = blank_tab(chromium_browser, locale="zh-CN")
-    yield reopen_app(page, server.url)
-    page.context.close()
-
-
-def test_the_verdict_in_chinese(chinese: Page):
-    run_default(chinese, text("pg.tab.speed", "zh"), "受内存带宽限制")
-    expect(chinese.locator("#speed-verdict")).to_contain_text(f"{text('sol.as_written', 'zh')}：受内存带宽限制")
-    expect(chinese.locator("#speed-ceilings")).to_contain_text("本机的各个上限")
-    expect(chinese.locator("#speed-buffers table thead")).to_contain_text(text("sol.col.line", "zh"))
-    expect(chinese.locator("#speed-run")).to_have_text(text("pg.speed.run", "zh"))
-    save_screenshot(chinese, "speed_zh.png")
+@pytest.mark.parametrize("language", IN_OTHER_LANGUAGES)
+def test_the_verdict_in_another_language(chromium_browser: Browser, server, language: str):
+    locale, bound, verdict, roofs, column = IN_OTHER_LANGUAGES[language]
+    page = reopen_app(blank_tab(chromium_browser, locale=locale), server.url)
+    try:
+        run_default(page, text("pg.tab.speed", language), bound)
+        expect(page.locator("#speed-verdict")).to_contain_text(verdict)
+        expect(page.locator("#speed-ceilings")).to_contain_text(roofs)
+        expect(page.locator("#speed-buffers table thead")).to_contain_text(column)
+        expect(page.locator("#speed-run")).to_have_text(text("pg.speed.run", language))
+        save_screenshot(page, f"speed_{language}.png")
+    finally:
+        page.context.close()
