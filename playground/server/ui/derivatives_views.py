@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playground import messages
+from playground import messages, smoothness_notes
 from playground.server import plots
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
@@ -36,17 +36,33 @@ def render_orders(response: dict, language: str = "en", code: str = "") -> tuple
         for i, o in enumerate(orders)
     )
     table = messages.say("deriv.table_head", language) + "\n|---|---|---|---|---|\n" + rows
-    # What the checks need said (a function that breaks between grid points, points left out): the API's English.
-    table += "".join(f"\n\n{md.verdict('warning', language)} {md.text(note)}" for note in response.get("notes") or [])
+    table += "".join(f"\n\n{md.verdict('warning', language)} {md.text(note)}" for note in _notes(response, language))
     if point_by_point is None:
         figure = plots.derivatives_figure(xs, orders, language=language)
         done = messages.say("deriv.done", language, function=md.code(response["function"]), count=len(orders) - 1,
                             points=len(xs), dtype=md.text(response.get("dtype", "float64")))
-        status = f"{md.verdict('ok', language)} {done}"
+        status = _with_breaks(f"{md.verdict('ok', language)} {done}", response, language)
         return _with_picked(status, code, language), figure, table, plots.growth_figure(eqns, ops, language)
     figure = plots.derivatives_figure(xs, orders, point_by_point=True, language=language)
     table += "\n\n" + messages.say("deriv.no_sizes", language)
-    return _with_picked(point_by_point_status(response, language), code, language), figure, table, None
+    status = _with_breaks(point_by_point_status(response, language), response, language)
+    return _with_picked(status, code, language), figure, table, None
+
+
+def _notes(response: dict, language: str) -> list[str]:
+    """The reply's notes, those about where f is not smooth written again from its facts in ``language`` (the
+    others, points left out and a dtype other than float64, stay the API's English)."""
+    breaks = response.get("breaks")
+    english = smoothness_notes.notes(response["function"], breaks) if breaks else []
+    others = [note for note in response.get("notes") or [] if note not in english]
+    return others + (smoothness_notes.notes(response["function"], breaks, language) if breaks else [])
+
+
+def _with_breaks(status: str, response: dict, language: str) -> str:
+    """The status, and under it where f is not smooth: the curves show a jump that autodiff's slopes do not."""
+    breaks = response.get("breaks")
+    line = smoothness_notes.headline(response["function"], breaks, language) if breaks else None
+    return f"{status}\n\n{md.verdict('warning', language)} {md.text(line)}" if line else status
 
 
 def _with_picked(status: str, code: str, language: str) -> str:
