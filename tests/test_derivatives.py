@@ -324,8 +324,31 @@ def test_an_empty_or_non_numeric_box_is_named_and_no_job_runs(values, label, how
     pool = OnePool(sin_reply)
     out = final(derivatives_tab.run_derivatives(PlaygroundAPI(pool=pool, settings=Settings()), SIN, *values))
     assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
-    assert out["error"]["message"].startswith(f"“{label}” {how}"), out
+    assert f"“{label}” {how}" in render_orders(out)[0], out
     assert pool.jobs == []
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "“x from” (201.0) must be below “x to” (3.0)."),
+    ("de", "„x von“ (201.0) muss kleiner sein als „x bis“ (3.0)."),
+    ("zh", "“x 起点”（201.0）必须小于 “x 终点”（3.0）。"),
+])
+def test_a_range_the_wrong_way_round_is_named_by_the_pages_labels_in_its_language(language, said, sin_reply):
+    pool = OnePool(sin_reply)
+    out = final(derivatives_tab.run_derivatives(PlaygroundAPI(pool=pool, settings=Settings()), SIN, 4, 201.0, 3.0,
+                                                200))
+    assert out["error"]["message"] == "`x_min` (201.0) must be below `x_max` (3.0)."  # the API names its arguments
+    shown = render_orders(out, language)[0]
+    assert said in shown and "x_min" not in shown and pool.jobs == []
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("de", "„x bis“ ist leer: Gib eine Zahl ein."), ("zh", "“网格点数” 是空的：请输入一个数。")])
+def test_an_empty_box_is_named_in_the_pages_language(language, said, sin_reply):
+    out = final(derivatives_tab.run_derivatives(PlaygroundAPI(pool=OnePool(sin_reply), settings=Settings()), SIN, 4,
+                                                -3.0, None if language == "de" else 3.0,
+                                                None if language == "zh" else 200))
+    assert said in render_orders(out, language)[0]
 
 
 def test_a_new_run_first_clears_the_last_one_then_shows_its_own(sin_reply):

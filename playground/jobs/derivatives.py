@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from playground import replies
-from playground.errors import error_dict
+from playground import replies, validation
 from playground.jobs import JobKind
 from playground.jobs.arguments import MAX_ORDER, MAX_POINTS, code, number, text, whole
 from playground.replies import (
@@ -25,8 +24,8 @@ POSITION = 30
 
 def _interval(arguments: dict) -> dict | None:
     if not arguments["x_min"] < arguments["x_max"]:
-        return error_dict("invalid_input",
-                          f"`x_min` ({arguments['x_min']}) must be below `x_max` ({arguments['x_max']}).")
+        return validation.invalid("invalid.below", low=validation.field("x_min"), low_value=str(arguments["x_min"]),
+                                  high=validation.field("x_max"), high_value=str(arguments["x_max"]))
     return None
 
 
