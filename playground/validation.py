@@ -18,6 +18,14 @@ from playground import messages
 from playground.errors import said_error
 
 
+class Refused(ValueError):
+    """A form's field that cannot be read as its argument: ``error`` says why, as the argument checks do."""
+
+    def __init__(self, error: dict) -> None:
+        super().__init__(error["error"]["message"])
+        self.error = error
+
+
 def field(name: str) -> list:
     """The piece that names argument ``name`` in a message (a page puts its label there)."""
     return messages.piece("field.argument", name=name)
@@ -82,6 +90,24 @@ def entered_number(name: str, value: object) -> dict | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return invalid("invalid.empty_number", field=field(name))
     return number(name, value)
+
+
+def whole_numbers_text(name: str, text: str) -> list[int]:
+    """A form's text of whole numbers for argument ``name``, "1, 10, 100" (commas or spaces), as a list; [] where it
+    is blank; anything else is Refused.
+
+    >>> whole_numbers_text("sizes", "1, 10 100")
+    [1, 10, 100]
+    >>> whole_numbers_text("sizes", "10, ten")
+    Traceback (most recent call last):
+    ...
+    playground.validation.Refused: `sizes` must be whole numbers separated by commas, got '10, ten'.
+    """
+    parts = text.replace(",", " ").split()
+    try:
+        return [int(part) for part in parts]
+    except ValueError:
+        raise Refused(invalid("invalid.not_whole_numbers", field=field(name), value=repr(text))) from None
 
 
 def whole_numbers(name: str, value: object, low: int, high: int, most: int) -> dict | None:

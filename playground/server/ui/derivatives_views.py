@@ -6,14 +6,11 @@ from playground import messages, smoothness_notes
 from playground.server import plots
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.picked_function import picked_note
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
 OK, WARNING, BUSY = (md.verdict(kind) for kind in ("ok", "warning", "busy"))
-# Each job's arguments as the tab's fields label them: an error names the field the reader sees.
-ORDERS_LABELS = {"code": "pg.derivatives.scalar_f", "order": "pg.derivatives.order", "x_min": "pg.derivatives.x_min",
-                 "x_max": "pg.derivatives.x_max", "points": "pg.derivatives.points"}
-GRADIENT_LABELS = {"code": "pg.derivatives.vector_f", "point": "pg.derivatives.point"}
 
 
 def running_orders(language: str = "en") -> str:
@@ -30,7 +27,7 @@ def render_orders(response: dict, language: str = "en", code: str = "") -> tuple
     """(status, curves, checks table, growth figure) for a /derivatives response; our words in ``language``; the
     status says which function ran where ``code`` (the source that was sent) does not make it plain."""
     if not response.get("ok"):
-        return error_markdown(response["error"], language, labels=ORDERS_LABELS), None, "", None
+        return error_markdown(response["error"], language, labels=LABELS["derivatives"]), None, "", None
     orders, xs = response["orders"], response["xs"]
     point_by_point = response.get("point_by_point")
     eqns, ops = response.get("eqn_counts") or [], response.get("hlo_op_counts") or []
@@ -112,7 +109,7 @@ def render_gradient(response: dict, language: str = "en") -> tuple:
     """(status, Hessian heatmap, jacfwd vs jacrev table) for a /gradient response; our words in ``language``
     (the API's notes, ``without_jit`` and ``explanation``, stay English)."""
     if not response.get("ok"):
-        return error_markdown(response["error"], language, labels=GRADIENT_LABELS), None, ""
+        return error_markdown(response["error"], language, labels=LABELS["gradient"]), None, ""
     gradient = ", ".join(_value_text(g, language) for g in response["gradient"])
     status = f"{md.verdict('ok', language)} f = {_value_text(response['value'], language)}; ∇f = [{gradient}]"
     if response.get("without_jit"):
