@@ -47,6 +47,11 @@ def test_every_jump_of_floor_is_found_and_the_end_of_the_range_counts():
     assert found(np.floor, zero, BETWEEN) == [(x, 1.0, False) for x in (-2.0, -1.0, 0.0, 1.0, 2.0, 3.0)]
 
 
+def test_two_jumps_between_the_same_two_grid_points_are_both_found():
+    coarse = np.linspace(-3.2, 3.2, 5)  # JAX's straight-through example: jnp.round, two halves between points
+    assert found(np.round, zero, coarse) == [(x, 1.0, False) for x in (-2.5, -1.5, -0.5, 0.5, 1.5, 2.5)]
+
+
 def test_sign_on_a_grid_point_is_one_jump_of_two_through_its_middle():
     assert found(np.sign, zero, ON) == [(0.0, 2.0, False)]
     assert found(np.sign, zero, BETWEEN) == [(0.0, 2.0, False)]

@@ -35,6 +35,7 @@ RESOLUTION = 1e-12
 # A residual is beyond rounding above this many roundings (ε of f's dtype) of the largest |f| on the grid.
 ROUNDINGS = 1e4
 MAX_STEPS = 64
+MAX_ROUNDS = 8  # of bisection, each finding the next jump between the same two grid points
 
 # (points) -> (f, f′) there, as float64 arrays of the same length.
 Evaluate = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -114,11 +115,32 @@ def find(xs: np.ndarray, fs: np.ndarray, slopes: np.ndarray, evaluate: Evaluate 
         keep = np.abs(r) > np.abs(fs[found + 1] - fs[found]) / 4  # a good part of the change, not a grid's miss
         return [Jump(float((lo + hi) / 2), float(size), between=(float(lo), float(hi)))
                 for size, lo, hi in zip(r[keep], a[keep], b[keep], strict=True)]
-    a, b, fa, fb, sa, sb = bisect(evaluate, a, b, fs[found], fs[found + 1], slopes[found], slopes[found + 1])
-    left = residuals(a, b, fa, fb, sa, sb)
-    steps = [(float((lo + hi) / 2), float(r), max(float(hi - lo), float(np.spacing(hi))))
-             for lo, hi, r in zip(a, b, left, strict=True) if not np.isfinite(r) or abs(r) > limit]
-    return _merged(steps, limit)
+    steps: list[tuple[float, float, float]] = []
+    searched = (a, b, fs[found], fs[found + 1], slopes[found], slopes[found + 1])
+    for _ in range(MAX_ROUNDS):
+        narrowed = bisect(evaluate, *searched)
+        left = residuals(*narrowed)
+        step = ~np.isfinite(left) | (np.abs(np.where(np.isfinite(left), left, 0.0)) > limit)
+        lo, hi = narrowed[0][step], narrowed[1][step]
+        steps += [(float((x0 + x1) / 2), float(r), max(float(x1 - x0), float(np.spacing(x1))))
+                  for x0, x1, r in zip(lo, hi, left[step], strict=True)]
+        searched = _beside(searched, narrowed, step, limit)
+        if not searched[0].size:
+            break
+    return _merged(sorted(steps), limit)
+
+
+def _beside(searched: tuple[np.ndarray, ...], narrowed: tuple[np.ndarray, ...], step: np.ndarray,
+            limit: float) -> tuple[np.ndarray, ...]:
+    """The stretches on either side of each step found, that still hold a residual beyond ``limit``: a second jump
+    between the same two grid points (jnp.round on a coarse grid)."""
+    a, b, fa, fb, sa, sb = (values[step] for values in searched)
+    a1, b1, fa1, fb1, sa1, sb1 = (values[step] for values in narrowed)
+    pieces = (np.concatenate(pair) for pair in ((a, b1), (a1, b), (fa, fb1), (fa1, fb), (sa, sb1), (sa1, sb)))
+    pa, pb, pfa, pfb, psa, psb = pieces
+    r = residuals(pa, pb, pfa, pfb, psa, psb)
+    keep = (pb > pa) & np.isfinite(r) & (np.abs(np.where(np.isfinite(r), r, 0.0)) > limit)
+    return pa[keep], pb[keep], pfa[keep], pfb[keep], psa[keep], psb[keep]
 
 
 def _merged(steps: list[tuple[float, float, float]], limit: float) -> list[Jump]:
