@@ -12,6 +12,7 @@ import pytest
 from jax.test_util import check_grads
 from numpy.polynomial import hermite
 
+from playground.sandbox.reply import validated
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
 from playground.server.ui import derivatives_tab
@@ -294,13 +295,26 @@ def test_the_jit_paths_say_they_needed_no_fallback(hessian_result):
 
 
 @pytest.mark.parametrize(("code", "point", "words"), [
-    (HESSIAN_CODE, "", "“At the point” (`point`) is empty"),
+    (HESSIAN_CODE, "", "`point` is empty"),
     ("def f(x, y):\n    return jnp.sum(x)\n", HESSIAN_POINT, "cannot be called on one vector"),
 ])
 def test_an_empty_point_or_a_function_of_two_arguments_is_named(code, point, words):
     out = hessians.gradient_and_hessian(code, point)
     assert out["ok"] is False and out["error"]["kind"] == "invalid_input", out
     assert words in out["error"]["message"]
+
+
+@pytest.mark.parametrize(("point", "language", "shown"), [
+    ("", "en", "“At the point” is empty: give the point as a 1-D array"),
+    ("", "de", "„Am Punkt“ ist leer: Gib den Punkt als 1-D-Array an"),
+    ("'a'", "zh", "“求值点” 必须是实数数组，收到的是 str。"),
+    ("jnp.ones((2, 2))", "de", "„Am Punkt“ muss ein 1-D-Array mit 1 bis 200 Zahlen sein, nicht eines der Shape "
+                               "(2, 2)."),
+])
+def test_a_point_that_cannot_be_used_is_named_by_its_field_in_the_pages_language(point, language, shown):
+    reply = validated(hessians.gradient_and_hessian(HESSIAN_CODE, point), "gradient")  # as the server gets it
+    assert "`point`" in reply["error"]["message"]
+    assert shown in render_gradient(reply, language)[0]
 
 
 # -- the tab: its fields named as labelled, checked before the API; results through the views --------------

@@ -8,7 +8,7 @@ Python writes them. German uses "du".
 from __future__ import annotations
 
 TEXTS: dict[str, dict[str, str]] = {
-    "field.argument": {"en": "`{name}`"},
+    "field.argument": {"en": "`{name}`", "de": "`{name}`", "zh": "`{name}`"},
     "field.label": {"en": "“{label}”", "de": "„{label}“", "zh": "“{label}”"},
     "invalid.not_text": {"en": "{field} must be text, got {type}.", "de": "{field} muss Text sein, nicht {type}.",
                          "zh": "{field} 必须是文本，收到的是 {type}。"},
@@ -84,4 +84,15 @@ TEXTS: dict[str, dict[str, str]] = {
                                     "pro Mesh-Achse an.",
                               "zh": "{mesh} 有 {sizes} 个大小，而 {axes} 有 {names} 个名字："
                                     "每个 mesh 轴需要一个名字。"},
+    # The gradient's point (worker/hessians.py).
+    "invalid.point_empty": {"en": "{field} is empty: give the point as a 1-D array, e.g. jnp.array([1.0, 2.0]).",
+                            "de": "{field} ist leer: Gib den Punkt als 1-D-Array an, z. B. jnp.array([1.0, 2.0]).",
+                            "zh": "{field} 是空的：请把点写成一维数组，例如 jnp.array([1.0, 2.0])。"},
+    "invalid.point_not_real": {"en": "{field} must be an array of real numbers, got {type}.",
+                               "de": "{field} muss ein Array reeller Zahlen sein, nicht {type}.",
+                               "zh": "{field} 必须是实数数组，收到的是 {type}。"},
+    "invalid.point_shape": {"en": "{field} must be a 1-D array of 1 to {most} numbers, got shape {shape}.",
+                            "de": "{field} muss ein 1-D-Array mit 1 bis {most} Zahlen sein, nicht eines der Shape "
+                                  "{shape}.",
+                            "zh": "{field} 必须是含 1 到 {most} 个数的一维数组，收到的形状是 {shape}。"},
 }
