@@ -45,7 +45,7 @@ from playground.worker.real_scalars import floats, require_real_scalar, shape_of
 PRESETS = DERIVATIVE_PRESETS  # display name -> code; the UI offers the same ones
 MAX_JAXPR_CHARS = 200_000
 POINT_BY_POINT_SHARE = 0.6  # of the job's wall clock; the rest is for tracing, the checks and the reply
-JUMP_SEARCH_SHARE = 0.15  # of the point-by-point budget, after it: bisecting between grid points, eagerly
+JUMP_SEARCH_SHARE = 0.25  # of the point-by-point budget, after it: bisecting between grid points, eagerly
 _R_TO_R = "`{}` must map a scalar to a scalar (R -> R)"
 
 

@@ -7,10 +7,11 @@ escapes both. The grid does show it, as a change of f that its slope does not
 explain. Between neighbours a and b, a smooth f changes by the trapezoid
 (b − a)·(f′(a) + f′(b))/2, up to (b − a)³·|f‴|/12; the rest is the interval's
 residual. A residual beyond rounding makes the interval a suspect: a jump, or
-only a steep stretch (tanh(50x) on a coarse grid). Bisection tells them apart:
-it keeps the half with the larger residual, until the interval is about 1e-12
-of x wide. A steep but continuous f then explains its change with its slope;
-a jump leaves its size behind, however narrow the interval:
+only a steep stretch (tanh(50x) on a coarse grid), a kink, a vertical tangent
+(cbrt at 0). Bisection tells them apart: it keeps the half with the larger
+residual, until the interval is about 1e-12 of x wide. Across a continuous f
+the change then shrinks with the interval; across a jump it stays as it was,
+however narrow the interval:
 
 >>> xs = np.linspace(-3.0, 3.0, 200)  # 0 lies between two grid points
 >>> step = lambda x: np.where(x < 0, 0.0, 1.0) + x
@@ -36,6 +37,7 @@ RESOLUTION = 1e-12
 ROUNDINGS = 1e4
 MAX_STEPS = 64
 MAX_ROUNDS = 8  # of bisection, each finding the next jump between the same two grid points
+SETTLE_STEPS = 10  # a jump's change across the interval is the same 2¹⁰ times wider; a continuous f's is not
 
 # (points) -> (f, f′) there, as float64 arrays of the same length.
 Evaluate = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -79,15 +81,19 @@ def suspects(xs: np.ndarray, fs: np.ndarray, slopes: np.ndarray, limit: float) -
 
 
 def bisect(evaluate: Evaluate, a: np.ndarray, b: np.ndarray, fa: np.ndarray, fb: np.ndarray, sa: np.ndarray,
-           sb: np.ndarray) -> tuple[np.ndarray, ...]:
+           sb: np.ndarray) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
     """Each interval [a, b] narrowed to about RESOLUTION·max(1, |x|), keeping the half with the larger residual
     (one that is not finite counts as the largest); all intervals at once, one ``evaluate`` call a step.
 
-    Returns the narrowed (a, b, fa, fb, sa, sb)."""
+    Returns the narrowed (a, b, fa, fb, sa, sb), and f's change across each interval SETTLE_STEPS halvings before
+    the end (a jump's change stays as it was; a kink's, a steep stretch's, a vertical tangent's shrinks)."""
     width = float(np.max(b - a))
     finest = RESOLUTION * max(1.0, float(np.max(np.abs(np.concatenate([a, b])))))
     steps = min(MAX_STEPS, max(0, math.ceil(math.log2(width / finest)))) if width > finest else 0
-    for _ in range(steps):
+    earlier = fb - fa
+    for done in range(steps):
+        if done == steps - SETTLE_STEPS:
+            earlier = fb - fa
         m = (a + b) / 2
         fm, sm = evaluate(m)
         left = _size(residuals(a, m, fa, fm, sa, sm))
@@ -95,7 +101,7 @@ def bisect(evaluate: Evaluate, a: np.ndarray, b: np.ndarray, fa: np.ndarray, fb:
         go_left = left >= right
         a, fa, sa = np.where(go_left, a, m), np.where(go_left, fa, fm), np.where(go_left, sa, sm)
         b, fb, sb = np.where(go_left, m, b), np.where(go_left, fm, fb), np.where(go_left, sm, sb)
-    return a, b, fa, fb, sa, sb
+    return (a, b, fa, fb, sa, sb), earlier
 
 
 def find(xs: np.ndarray, fs: np.ndarray, slopes: np.ndarray, evaluate: Evaluate | None, dtype: np.dtype) -> list[Jump]:
@@ -118,12 +124,16 @@ def find(xs: np.ndarray, fs: np.ndarray, slopes: np.ndarray, evaluate: Evaluate 
     steps: list[tuple[float, float, float]] = []
     searched = (a, b, fs[found], fs[found + 1], slopes[found], slopes[found + 1])
     for _ in range(MAX_ROUNDS):
-        narrowed = bisect(evaluate, *searched)
+        narrowed, earlier = bisect(evaluate, *searched)
+        with np.errstate(invalid="ignore", over="ignore"):
+            change = narrowed[3] - narrowed[2]
+            kept = np.abs(change) > np.maximum(limit, np.abs(earlier) / 2)  # the change did not shrink with x's
+        step = ~np.isfinite(change) | kept
         left = residuals(*narrowed)
-        step = ~np.isfinite(left) | (np.abs(np.where(np.isfinite(left), left, 0.0)) > limit)
+        size = np.where(np.isfinite(left), left, change)  # the step itself, without what the slopes explain
         lo, hi = narrowed[0][step], narrowed[1][step]
-        steps += [(float((x0 + x1) / 2), float(r), max(float(x1 - x0), float(np.spacing(x1))))
-                  for x0, x1, r in zip(lo, hi, left[step], strict=True)]
+        steps += [(float((x0 + x1) / 2), float(jump), max(float(x1 - x0), float(np.spacing(x1))))
+                  for x0, x1, jump in zip(lo, hi, size[step], strict=True)]
         searched = _beside(searched, narrowed, step, limit)
         if not searched[0].size:
             break
