@@ -3,6 +3,8 @@ Derivatives job's reply and page saying where."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ from playground.server.ui.derivatives_views import render_orders
 from playground.server.ui.markdown import verdict
 from playground.worker import derivatives as d
 from playground.worker import jumps
+from tests.test_control_flow_derivatives import TickingClock
 
 BETWEEN = np.linspace(-3.0, 3.0, 200)  # the tab's default grid: no integer is a grid point
 ON = np.linspace(-1.0, 1.0, 201)  # every hundredth: 0, ±0.5 and ±1 are grid points
@@ -145,6 +148,16 @@ def test_a_jump_found_point_by_point_is_pinned_down_too():
     reply = d.derivatives(code, 1, -3.0, 3.0, 7, budget_s=60.0)  # no grid point near 0.5
     assert reply["point_by_point"]["points"] == 7
     assert reply["breaks"]["jumps"] == [{"x": 0.5, "size": pytest.approx(-2.75), "point": False, "between": None}]
+
+
+def test_a_search_that_runs_out_of_time_says_between_which_grid_points(monkeypatch):
+    clock = TickingClock(1.0)  # a second a reading: the third call of f in the search is past the budget's end
+    monkeypatch.setattr(d, "time", SimpleNamespace(perf_counter=clock.perf_counter))
+    reply = d.derivatives(STEP, 1, -3.0, 3.0, 200, budget_s=2.0)
+    xs = np.linspace(-3.0, 3.0, 200)
+    assert [j["between"] for j in reply["breaks"]["jumps"]] == [[xs[99], xs[100]]]
+    assert ("`f` jumps at x between -0.0150754 and 0.0150754 (perhaps only a steep stretch: no time was left to "
+            "tell):") in reply["notes"][0]
 
 
 @pytest.mark.parametrize(("language", "status", "note"), [

@@ -42,11 +42,11 @@ TEXTS: dict[str, dict[str, str]] = {
     "deriv.point_off": {"en": "x = {x} (only f({x}) itself, off by {size})",
                         "de": "x = {x} (nur f({x}) selbst, um {size} daneben)",
                         "zh": "x = {x}（只有 f({x}) 本身偏离了 {size}）"},
-    "deriv.jump_between": {"en": "perhaps x between {low} and {high} (no time was left to tell a jump there from a "
-                                 "steep stretch)",
-                           "de": "vielleicht x zwischen {low} und {high} (es blieb keine Zeit, dort einen Sprung von "
-                                 "einem steilen Abschnitt zu unterscheiden)",
-                           "zh": "也许在 x = {low} 与 {high} 之间（没有剩余时间分辨那里是跳跃还是陡峭的一段）"},
+    "deriv.jump_between": {"en": "x between {low} and {high} (perhaps only a steep stretch: no time was left to "
+                                 "tell)",
+                           "de": "x zwischen {low} und {high} (vielleicht nur ein steiler Abschnitt: es blieb keine "
+                                 "Zeit, das zu unterscheiden)",
+                           "zh": "x = {low} 与 {high} 之间（也可能只是陡峭的一段：没有剩余时间分辨）"},
     "deriv.jumps_more": {"en": "{count} more", "de": "{count} weiteren Stellen", "zh": "另外 {count} 处"},
     "deriv.headline_jumps": {"en": "{function} jumps at x = {where}: the warnings under the checks say more.",
                              "de": "{function} springt bei x = {where}: Die Warnungen unter den Prüfungen sagen mehr.",

@@ -89,7 +89,7 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int,
             program = usercode.load(code)
             call_signature.check_call(program.function, program.name, (xs[0],), "one number, x")
             try:
-                return _on_the_grid(program, order, xs, references.closed_form(code))
+                return _on_the_grid(program, order, xs, references.closed_form(code), deadline)
             except pointwise.NEEDS_VALUES as exc:
                 why = pointwise.why_without_jit(exc, code, program.function, program.name, "`jit(vmap(grad))`",
                                                 f"`grad` alone runs `{program.name}` on real numbers, so each "
@@ -99,8 +99,9 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int,
             return pointwise.explained_failure(exc, code, why)
 
 
-def _on_the_grid(program: usercode.UserProgram, order: int, xs: np.ndarray, closed_form) -> dict:
-    """Every order as one compiled ``jit(vmap(grad^k f))`` call over the grid."""
+def _on_the_grid(program: usercode.UserProgram, order: int, xs: np.ndarray, closed_form, deadline: float) -> dict:
+    """Every order as one compiled ``jit(vmap(grad^k f))`` call over the grid; the search for jumps calls f and f′
+    again until ``deadline``."""
     ladder = [program.function]
     for _ in range(order):
         ladder.append(jax.grad(ladder[-1]))
@@ -109,7 +110,7 @@ def _on_the_grid(program: usercode.UserProgram, order: int, xs: np.ndarray, clos
     jaxprs = [jax.make_jaxpr(g)(xs[0]) for g in ladder]
     compiled = [jax.jit(jax.vmap(g)).lower(xs).compile() for g in ladder]
     values = [np.asarray(c(xs), dtype=np.float64) for c in compiled]
-    found = jumps.find(xs, values[0], values[1], _on_any_points(compiled[0], compiled[1], xs.size), dtype)
+    found = _jumps(xs, values[0], values[1], _on_any_points(compiled[0], compiled[1], xs.size, deadline), dtype)
     if closed_form:
         checks = [closed_form(k, xs) for k in range(1, len(ladder))]
     else:
@@ -129,22 +130,33 @@ def _point_by_point(program: usercode.UserProgram, order: int, xs: np.ndarray, w
     done = pointwise.evaluate(program.function, order, xs, deadline)
     evaluated = xs[done.indices]
     search_deadline = time.perf_counter() + budget_s * JUMP_SEARCH_SHARE
-    try:
-        found = jumps.find(evaluated, done.values[0], done.values[1],
-                           pointwise.values_and_slopes(program.function, search_deadline), dtype)
-    except pointwise.OutOfTime:  # each jump is then said to lie between its grid points
-        found = jumps.find(evaluated, done.values[0], done.values[1], None, dtype)
+    found = _jumps(evaluated, done.values[0], done.values[1],
+                   pointwise.values_and_slopes(program.function, search_deadline), dtype)
     return _result(program.name, dtype, evaluated, list(done.values), list(done.references), found,
                    references.FINITE_DIFFERENCES, eqn_counts=[], hlo_op_counts=[], jaxprs=[],
                    point_by_point={"reason": why, "points": int(done.indices.size), "grid_points": int(xs.size),
                                    "seconds": done.seconds, "budget_s": budget_s})
 
 
-def _on_any_points(f: Callable, slope: Callable, size: int) -> jumps.Evaluate:
-    """f and f′ at up to ``size`` points, through the programs compiled for the grid (padded to its ``size``)."""
+def _jumps(xs: np.ndarray, fs: np.ndarray, slopes: np.ndarray, evaluate: jumps.Evaluate,
+           dtype: np.dtype) -> list[jumps.Jump]:
+    """Where f jumps, each pinned down by bisection; where ``evaluate`` runs out of time, each said to lie between
+    its grid points."""
+    try:
+        return jumps.find(xs, fs, slopes, evaluate, dtype)
+    except pointwise.OutOfTime:
+        return jumps.find(xs, fs, slopes, None, dtype)
+
+
+def _on_any_points(f: Callable, slope: Callable, size: int, deadline: float) -> jumps.Evaluate:
+    """f and f′ at up to ``size`` points, through the programs compiled for the grid (padded to its ``size``);
+    pointwise.OutOfTime past ``deadline`` (a costly f, called again at each step of the bisection)."""
     def evaluate(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         padded = np.resize(points, size)
-        return (np.asarray(f(padded), np.float64)[:points.size], np.asarray(slope(padded), np.float64)[:points.size])
+        values = (np.asarray(f(padded), np.float64)[:points.size], np.asarray(slope(padded), np.float64)[:points.size])
+        if time.perf_counter() > deadline:
+            raise pointwise.OutOfTime
+        return values
     return evaluate
 
 
