@@ -46,8 +46,8 @@ Evaluate = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 @dataclass(frozen=True)
 class Jump:
     """f jumps by ``size`` at ``x`` (f(x+) − f(x−)); ``point``: only f(x) itself is off (a removable break), by
-    ``size``; ``between``: the grid points around it, where no bisection told a jump from a steep stretch (None where
-    one did; ``size`` is then the interval's residual)."""
+    ``size``; ``between``: the grid points around it where no bisection told a jump from a steep stretch (``size``
+    is then the interval's residual), None where one did."""
 
     x: float
     size: float
@@ -70,14 +70,13 @@ def threshold(fs: np.ndarray, dtype: np.dtype) -> float:
 
 
 def suspects(xs: np.ndarray, fs: np.ndarray, slopes: np.ndarray, limit: float) -> np.ndarray:
-    """The indices i of the intervals [xs[i], xs[i + 1]] whose residual is beyond ``limit``, largest first.
+    """The indices i of the intervals [xs[i], xs[i + 1]] whose residual is beyond ``limit``, in increasing x.
 
     An interval with a value that is not finite at either end is left to the checks that count such points.
     """
     r = residuals(xs[:-1], xs[1:], fs[:-1], fs[1:], slopes[:-1], slopes[1:])
     finite = np.isfinite(fs[:-1]) & np.isfinite(fs[1:]) & np.isfinite(slopes[:-1]) & np.isfinite(slopes[1:])
-    found = np.flatnonzero(finite & (np.abs(np.where(finite, r, 0.0)) > limit))
-    return found[np.argsort(-np.abs(r[found]), kind="stable")]
+    return np.flatnonzero(finite & (np.abs(np.where(finite, r, 0.0)) > limit))
 
 
 def bisect(evaluate: Evaluate, a: np.ndarray, b: np.ndarray, fa: np.ndarray, fb: np.ndarray, sa: np.ndarray,
@@ -112,7 +111,7 @@ def find(xs: np.ndarray, fs: np.ndarray, slopes: np.ndarray, evaluate: Evaluate 
     Two jumps at one x make one, their sizes added: where they cancel, only f(x) is off (``point``).
     """
     limit = threshold(fs, dtype)
-    found = np.sort(suspects(xs, fs, slopes, limit))
+    found = suspects(xs, fs, slopes, limit)
     if not found.size:
         return []
     a, b = xs[found], xs[found + 1]
