@@ -24,6 +24,7 @@ from tests.conftest import OnePool
 from tests.tab_context import tab_context
 
 OK, WARNING = (verdict("ok"), verdict("warning"))  # the labels that replaced emoji
+WARNING_DE = verdict("warning", "de")
 RUNNING_ORDERS = (verdict("busy") + " Differentiating… A function whose Python `if` or `while` reads x cannot "
                   "be traced by `jit` and `vmap`; it is then differentiated point by point without jit, which takes "
                   "longer.")
@@ -192,8 +193,19 @@ def test_non_finite_values_are_left_out_and_said_so():
     assert out["ok"], out
     assert out["orders"][0]["ys"][:3] == [None, None, None]  # log of -1, -0.5 and 0
     assert out["orders"][1]["max_error"] < 1e-8  # from the two points where x > 0
-    assert out["notes"] and "left out of max_error" in out["notes"][0]
+    assert out["notes"] == ["Grid points left out of max_error, where a value is not finite: order 1, 3 of 5 (the "
+                            "reference is not finite at 3, the derivative at 1) and order 2, 1 of 5 (the reference is "
+                            "not finite at 0, the derivative at 1)."]  # one warning for both orders
     json.dumps(out, allow_nan=False)
+
+
+def test_orders_that_leave_out_the_same_points_are_said_together_in_the_pages_language():
+    out = d.derivatives("def f(x):\n    return 1 / x\n", 3, -3.0, 3.0, 7)  # x = 0 is a grid point
+    assert out["left_out"] == [{"n": n, "points": 1, "reference": 0, "derivative": 1} for n in (1, 2, 3)]
+    assert out["notes"] == ["Grid points left out of max_error, where a value is not finite: orders 1, 2 and 3, 1 "
+                            "of 7 each (the reference is not finite at 0, the derivative at 1)."]
+    checks = render_orders(out, "de")[2]
+    assert checks.count(WARNING_DE) == 1 and "Ordnungen 1, 2 und 3, je 1 von 7 (die Referenz ist an 0" in checks
 
 
 @pytest.mark.parametrize(("code", "shown"), [

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from playground import replies, smoothness_notes
+from playground import derivative_notes, replies
 from playground.jobs import REGISTRY
 from playground.server.ui.derivatives_views import render_orders
 from playground.server.ui.markdown import verdict
@@ -121,7 +121,7 @@ def test_the_derivatives_job_says_where_a_jump_between_grid_points_is():
     assert reply["orders"][1]["ys"] == [1.0] * 200  # autodiff's slope of each piece: the jump is not in it
     assert reply["breaks"] == {"checks": [], "jumps": [{"x": 0.0, "size": 1.0, "point": False, "between": None}],
                                "jumps_found": 1}
-    assert reply["notes"] == smoothness_notes.notes("f", reply["breaks"])
+    assert reply["notes"] == derivative_notes.notes(reply)
     assert reply["notes"][0].startswith("`f` jumps at x = 0 (by 1): there it changes between neighbouring points")
     status, _, checks, _ = render_orders(reply)
     assert status.endswith(f"{verdict('warning')} `f` jumps at x = 0: the warnings under the checks say more.")

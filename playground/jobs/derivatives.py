@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from playground import replies, validation
+from playground.derivative_notes import MAX_JUMPS_LISTED
 from playground.jobs import JobKind
 from playground.jobs.arguments import MAX_ORDER, MAX_POINTS, code, number, text, whole
 from playground.replies import (
@@ -17,7 +18,6 @@ from playground.replies import (
     TEXT,
 )
 from playground.schema import Either, Flag, ListOf, Name, Null, OneOf, Real, Record, Text, Whole
-from playground.smoothness_notes import MAX_JUMPS_LISTED
 
 POSITION = 30
 
@@ -35,6 +35,7 @@ DERIVATIVES = replies.ok(
     orders=ListOf(Record({"n": Whole(0, 64), "ys": ListOf(MAYBE_NUMBER, 10_000), "max_error": MAYBE_AMOUNT,
                           "reference": Either((OneOf(("closed form", "finite differences")), Null()))}), 65),
     eqn_counts=ListOf(COUNT, 65), hlo_op_counts=ListOf(COUNT, 65), jaxprs=ListOf(TEXT, 65),
+    left_out=ListOf(Record({"n": Whole(1, 64), "points": COUNT, "reference": COUNT, "derivative": COUNT}), 64),
     breaks=Record({"checks": ListOf(Record({"n": Whole(1, 64), "x": NUMBER, "off": Real(0.0)}), 64),
                    "jumps": ListOf(Record({"x": NUMBER, "size": MAYBE_NUMBER, "point": Flag(),
                                            "between": Either((Null(), ListOf(NUMBER, 2)))}), MAX_JUMPS_LISTED),
@@ -54,7 +55,9 @@ DOC = """f, f', ..., f^(order) of ``f: R -> R`` on ``points`` values from ``x_mi
 Evaluated with ``vmap`` of nested ``grad``, in float64; each order is checked
 against closed forms (presets) or finite differences of the order below.
 Returns ``{"ok", "function", "dtype", "xs", "orders": [{"n", "ys", "max_error",
-"reference"}], "eqn_counts", "hlo_op_counts", "jaxprs", "breaks", "notes", "point_by_point"}``.
+"reference"}], "eqn_counts", "hlo_op_counts", "jaxprs", "left_out", "breaks", "notes",
+"point_by_point"}``. ``left_out``: ``{"n", "points", "reference", "derivative"}`` for each order
+whose max_error leaves out grid points where a value is not finite.
 ``breaks`` says where f is not smooth: ``checks`` (``{"n", "x", "off"}``, each order whose
 finite-difference check is off far beyond rounding, at its worst x) and ``jumps`` (``{"x",
 "size", "point", "between"}``: the first few of the ``jumps_found`` places where f jumps,

@@ -1,4 +1,5 @@
-"""The Derivatives tab's warnings about where f is not smooth (playground/smoothness_notes.py writes them).
+"""The Derivatives tab's warnings: points left out of a check, where f is not smooth (playground/derivative_notes.py
+writes them).
 
 German uses "du"; x values and sizes stay as Python writes them.
 """
@@ -13,6 +14,22 @@ _WHY_ZH = ("函数在那里不光滑（有跳跃或折点）。自动微分给�
            "跨过断点的差分量出的是断点，而不是导数。")
 
 TEXTS: dict[str, dict[str, str]] = {
+    "deriv.left_out": {"en": "Grid points left out of max_error, where a value is not finite: {groups}.",
+                       "de": "Gitterpunkte, die beim max. Fehler außen vor bleiben, weil ein Wert dort nicht endlich "
+                             "ist: {groups}.",
+                       "zh": "未计入最大误差的网格点（那里有值不是有限值）：{groups}。"},
+    "deriv.left_out_one": {"en": "order {orders}, {points} of {grid} (the reference is not finite at {reference}, "
+                                 "the derivative at {derivative})",
+                           "de": "Ordnung {orders}, {points} von {grid} (die Referenz ist an {reference} nicht "
+                                 "endlich, die Ableitung an {derivative})",
+                           "zh": "第 {orders} 阶，{grid} 个中的 {points} 个（参照值在 {reference} 个点上不是有限值，"
+                                 "导数在 {derivative} 个点上不是）"},
+    "deriv.left_out_many": {"en": "orders {orders}, {points} of {grid} each (the reference is not finite at "
+                                  "{reference}, the derivative at {derivative})",
+                            "de": "Ordnungen {orders}, je {points} von {grid} (die Referenz ist an {reference} nicht "
+                                  "endlich, die Ableitung an {derivative})",
+                            "zh": "第 {orders} 阶，各为 {grid} 个中的 {points} 个（参照值在 {reference} 个点上不是"
+                                  "有限值，导数在 {derivative} 个点上不是）"},
     "deriv.check_off_one": {
         "en": "Order {orders}: the finite-difference check is off by {off} at x = {where}, far beyond rounding: "
               + _WHY_EN,

@@ -93,14 +93,20 @@ def finite_difference(derivative: Callable, xs: np.ndarray) -> np.ndarray:
     return (np.asarray(derivative(above), np.float64) - np.asarray(derivative(below), np.float64)) / (above - below)
 
 
-def max_error(k: int, ys: np.ndarray, reference: np.ndarray, notes: list[str]) -> float | None:
-    """The largest |ys − reference| over the points where both are finite; a note counts any point left out."""
+def max_error(ys: np.ndarray, reference: np.ndarray) -> float | None:
+    """The largest |ys − reference| over the points where both are finite (None where there are none)."""
     usable = np.isfinite(ys) & np.isfinite(reference)
-    if not usable.all():
-        notes.append(f"Order {k}: {int((~usable).sum())} of {ys.size} grid points left out of max_error "
-                     f"(the reference is not finite at {int((~np.isfinite(reference)).sum())}, "
-                     f"the derivative at {int((~np.isfinite(ys)).sum())}).")
     return float(np.max(np.abs(ys[usable] - reference[usable]))) if usable.any() else None
+
+
+def left_out(ys: np.ndarray, reference: np.ndarray) -> dict | None:
+    """How many points max_error leaves out, ``{"points", "reference", "derivative"}`` (where each is not finite);
+    None where it leaves out none."""
+    usable = np.isfinite(ys) & np.isfinite(reference)
+    if usable.all():
+        return None
+    return {"points": int((~usable).sum()), "reference": int((~np.isfinite(reference)).sum()),
+            "derivative": int((~np.isfinite(ys)).sum())}
 
 
 # Beyond this share of a derivative's scale, a finite difference disagrees for a reason other than rounding (near

@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from playground import smoothness_notes
+from playground import derivative_notes
 from playground.errors import cap_text
 from playground.gallery import DERIVATIVE_PRESETS
 from playground.sandbox.limits import Limits
@@ -62,8 +62,8 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int,
 
     ``reference`` is "closed form" when ``code`` (stripped) is one of the
     PRESETS, else "finite differences". ``max_error`` is the largest absolute
-    difference from it over the grid points where both are finite; a note
-    counts any point left out. Values that are not finite (inf, nan) are sent
+    difference from it over the grid points where both are finite (``left_out``
+    counts the others). Values that are not finite (inf, nan) are sent
     as None, since JSON has no spelling for them.
 
     ``point_by_point`` is None, unless tracing under jit and vmap needed the
@@ -74,12 +74,15 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int,
     points evaluated (spread over the range), and ``eqn_counts``,
     ``hlo_op_counts`` and ``jaxprs`` are empty (there is no one program).
 
-    ``breaks`` holds where f is not smooth: ``checks`` (``{"n", "x", "off"}``
+    ``left_out`` holds, for each order whose max_error leaves points out,
+    ``{"n", "points", "reference", "derivative"}`` (how many, and where the
+    reference and the derivative are not finite); ``breaks`` holds where f is
+    not smooth: ``checks`` (``{"n", "x", "off"}``
     for each order whose finite-difference check is off far beyond rounding,
     at its worst x) and ``jumps`` (``{"x", "size", "point", "between"}``, the
     first few of the ``jumps_found`` places where f jumps, found between grid
-    points too: jumps.py); ``notes`` says the same in English
-    (smoothness_notes.py).
+    points too: jumps.py); ``notes`` says the same in English, one warning for
+    all the orders it concerns (derivative_notes.py).
     """
     deadline = time.perf_counter() + budget_s
     xs = np.linspace(x_min, x_max, points)
@@ -169,18 +172,21 @@ def _result(name: str, dtype: np.dtype, xs: np.ndarray, values: list, checks: li
         notes.append(f"`{name}` returns {dtype.name}, not float64: its values, and so the errors, carry "
                      f"{dtype.name} rounding.")
     orders = [{"n": 0, "ys": floats(values[0]), "max_error": None, "reference": None}]
-    off = []
+    off, left_out = [], []
     for k, (ys, reference) in enumerate(zip(values[1:], checks, strict=True), start=1):
-        orders.append({"n": k, "ys": floats(ys), "max_error": references.max_error(k, ys, reference, notes),
+        orders.append({"n": k, "ys": floats(ys), "max_error": references.max_error(ys, reference),
                        "reference": label})
+        if left := references.left_out(ys, reference):
+            left_out.append({"n": k, **left})
         unsmooth = references.unsmooth(xs, np.asarray(ys, np.float64), np.asarray(reference, np.float64), dtype) \
             if label == references.FINITE_DIFFERENCES else None
         if unsmooth:
             off.append({"n": k, "x": unsmooth[0], "off": unsmooth[1]})
-    breaks = {"checks": off, "jumps": [_fact(jump) for jump in found[:smoothness_notes.MAX_JUMPS_LISTED]],
+    breaks = {"checks": off, "jumps": [_fact(jump) for jump in found[:derivative_notes.MAX_JUMPS_LISTED]],
               "jumps_found": len(found)}
-    return {"ok": True, "function": name, "dtype": "float64", "xs": xs.tolist(), "orders": orders, **extra,
-            "breaks": breaks, "notes": notes + smoothness_notes.notes(name, breaks)}
+    reply = {"ok": True, "function": name, "dtype": "float64", "xs": xs.tolist(), "orders": orders, **extra,
+             "left_out": left_out, "breaks": breaks}
+    return {**reply, "notes": notes + derivative_notes.notes(reply)}
 
 
 def _fact(jump: jumps.Jump) -> dict:

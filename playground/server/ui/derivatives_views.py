@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playground import messages, smoothness_notes
+from playground import derivative_notes, messages
 from playground.server import plots
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
@@ -51,18 +51,17 @@ def render_orders(response: dict, language: str = "en", code: str = "") -> tuple
 
 
 def _notes(response: dict, language: str) -> list[str]:
-    """The reply's notes, those about where f is not smooth written again from its facts in ``language`` (the
-    others, points left out and a dtype other than float64, stay the API's English)."""
-    breaks = response.get("breaks")
-    english = smoothness_notes.notes(response["function"], breaks) if breaks else []
+    """The reply's notes, those its facts say (points left out, where f is not smooth) written again in
+    ``language`` (the others, a dtype other than float64, stay the API's English)."""
+    english = derivative_notes.notes(response)
     others = [note for note in response.get("notes") or [] if note not in english]
-    return others + (smoothness_notes.notes(response["function"], breaks, language) if breaks else [])
+    return others + derivative_notes.notes(response, language)
 
 
 def _with_breaks(status: str, response: dict, language: str) -> str:
     """The status, and under it where f is not smooth: the curves show a jump that autodiff's slopes do not."""
     breaks = response.get("breaks")
-    line = smoothness_notes.headline(response["function"], breaks, language) if breaks else None
+    line = derivative_notes.headline(response["function"], breaks, language) if breaks else None
     return f"{status}\n\n{md.verdict('warning', language)} {md.text(line)}" if line else status
 
 

@@ -1,13 +1,16 @@
-"""The Derivatives job's warnings about where f is not smooth, written from the reply's facts in any language.
+"""The Derivatives job's warnings, each written once for all the orders it concerns, from the reply's facts, in
+any language.
 
-The worker finds the facts (derivative_references.py: where a finite-difference
-check is off far beyond rounding; jumps.py: where f jumps between grid points)
-and sends them as ``breaks``, with these warnings in English among its
+The worker finds the facts (derivative_references.py: the grid points left out
+of an order's max_error, and where a finite-difference check is off far beyond
+rounding; jumps.py: where f jumps between grid points) and sends them as
+``left_out`` and ``breaks``, with these warnings in English among its
 ``notes``; the page writes the same facts again in its reader's language:
 
->>> breaks = {"checks": [{"n": 1, "x": 0.0, "off": 1.0}, {"n": 2, "x": 0.0, "off": 1.6e5}], "jumps": [],
-...           "jumps_found": 0}
->>> notes("f", breaks)[0][:86]
+>>> reply = {"function": "f", "xs": [-1.0, 0.0, 1.0], "left_out": [],
+...          "breaks": {"checks": [{"n": 1, "x": 0.0, "off": 1.0}, {"n": 2, "x": 0.0, "off": 1.6e5}], "jumps": [],
+...                     "jumps_found": 0}}
+>>> notes(reply)[0][:86]
 'Orders 1 and 2: the finite-difference checks are off by up to 1.6e+05 at x = 0, far be'
 
 Standard library only: the worker and the server both import it.
@@ -20,7 +23,27 @@ from playground import messages
 MAX_JUMPS_LISTED = 5  # the reply lists the first few jumps, and counts them all
 
 
-def notes(function: str, breaks: dict, language: str = messages.DEFAULT) -> list[str]:
+def notes(reply: dict, language: str = messages.DEFAULT) -> list[str]:
+    """The warnings a /derivatives reply's facts call for: points left out of max_error (one warning for the
+    orders that leave out the same), then where f is not smooth."""
+    return _left_out(reply["left_out"], len(reply["xs"]), language) + _breaks(reply["function"], reply["breaks"],
+                                                                              language)
+
+
+def _left_out(left_out: list[dict], grid: int, language: str) -> list[str]:
+    """One warning for all the orders that leave points out, the orders that leave out the same said together."""
+    counts = [(o["points"], o["reference"], o["derivative"]) for o in left_out]
+    groups = []
+    for points, reference, derivative in dict.fromkeys(counts):
+        orders = [str(o["n"]) for o, count in zip(left_out, counts, strict=True)
+                  if count == (points, reference, derivative)]
+        key = "deriv.left_out_one" if len(orders) == 1 else "deriv.left_out_many"
+        groups.append(messages.say(key, language, orders=messages.listed(orders, language), points=points, grid=grid,
+                                   reference=reference, derivative=derivative))
+    return [messages.say("deriv.left_out", language, groups=messages.listed(groups, language))] if groups else []
+
+
+def _breaks(function: str, breaks: dict, language: str) -> list[str]:
     """One warning for all the orders whose check is off, one for all the jumps of f; none where there are none."""
     said = []
     checks = breaks["checks"]
