@@ -24,8 +24,8 @@ MAX_JUMPS_LISTED = 5  # the reply lists the first few jumps, and counts them all
 
 
 def notes(reply: dict, language: str = messages.DEFAULT) -> list[str]:
-    """The warnings a /derivatives reply's facts call for: points left out of max_error (one warning for the
-    orders that leave out the same), then where f is not smooth."""
+    """The warnings a /derivatives reply's facts call for, each once for all the orders it concerns: points left
+    out of max_error, then where f is not smooth."""
     return _left_out(reply["left_out"], len(reply["xs"]), language) + _breaks(reply["function"], reply["breaks"],
                                                                               language)
 
