@@ -36,16 +36,23 @@ ERROR_KINDS = tuple(TITLES)
 
 
 class UserCodeError(Exception):
-    """A failure to report to the user as {"kind", "message", "line"} (raised by the code that checks their input)."""
+    """A failure to report to the user as {"kind", "message", "line"} (raised by the code that checks their input);
+    ``said``: the message as a catalogue piece, which the page writes again in its reader's language."""
 
-    def __init__(self, kind: str, message: str, line: int | None = None) -> None:
+    def __init__(self, kind: str, message: str, line: int | None = None, said: list | None = None) -> None:
         if kind not in TITLES:
             raise ValueError(f"unknown error kind {kind!r}")
         super().__init__(message)
-        self.kind, self.message, self.line = kind, message, line
+        self.kind, self.message, self.line, self.said = kind, message, line, said
+
+    @classmethod
+    def saying(cls, kind: str, said: list) -> UserCodeError:
+        """The error whose message is the catalogue piece ``said`` (its English as the message)."""
+        return cls(kind, messages.render([said]), said=said)
 
     def to_result(self) -> dict:
-        return error_dict(self.kind, self.message, self.line)
+        return error_dict(self.kind, self.message, self.line) if self.said is None \
+            else said_error(self.kind, self.said, self.line)
 
 
 def error_dict(kind: str, message: str, line: int | None = None) -> dict:

@@ -1,28 +1,53 @@
 """Cheap checks of API arguments, done in the server before any worker is used.
 
 Each returns None when the value is fine, else an ``invalid_input`` error dict
-that names the argument and says what is allowed.
+that names the argument and says what is allowed; its ``words`` hold the same
+text as catalogue pieces, the argument as ``field.argument``, so that a tab's
+page can name it by its label, in its reader's language
+(server/ui/error_views.py):
+
+>>> number("x_min", "abc")["error"]["message"]
+"`x_min` must be a finite number, got 'abc'."
 """
 
 from __future__ import annotations
 
 import math
 
-from playground.errors import error_dict
+from playground import messages
+from playground.errors import said_error
+
+
+class Refused(ValueError):
+    """A form's field that cannot be read as its argument: ``error`` says why, as the argument checks do."""
+
+    def __init__(self, error: dict) -> None:
+        super().__init__(error["error"]["message"])
+        self.error = error
+
+
+def field(name: str) -> list:
+    """The piece that names argument ``name`` in a message (a page puts its label there)."""
+    return messages.piece("field.argument", name=name)
+
+
+def invalid(key: str, **params: object) -> dict:
+    """An ``invalid_input`` error saying catalogue message ``key``."""
+    return said_error("invalid_input", messages.piece(key, **params))
 
 
 def text(name: str, value: object, limit: int) -> dict | None:
     if not isinstance(value, str):
-        return error_dict("invalid_input", f"`{name}` must be text, got {type(value).__name__}.")
+        return invalid("invalid.not_text", field=field(name), type=type(value).__name__)
     if len(value) > limit:
-        return error_dict("invalid_input", f"`{name}` is {len(value):,} characters long; the limit is {limit:,}.")
+        return invalid("invalid.too_long", field=field(name), length=f"{len(value):,}", limit=f"{limit:,}")
     return None
 
 
 def code(value: object, limit: int) -> dict | None:
     problem = text("code", value, limit)
     if problem is None and not value.strip():
-        return error_dict("invalid_input", "There is no code: define a function, e.g. `def f(x): return x * 2`.")
+        return invalid("invalid.no_code")
     return problem
 
 
@@ -44,31 +69,45 @@ def as_whole(value: object) -> int | None:
 def whole_number(name: str, value: object, low: int, high: int) -> dict | None:
     number = as_whole(value)
     if number is None or not low <= number <= high:
-        return error_dict("invalid_input", f"`{name}` must be a whole number from {low} to {high}, got {value!r}.")
+        return invalid("invalid.whole_number", field=field(name), low=low, high=high, value=repr(value))
     return None
 
 
 def number(name: str, value: object) -> dict | None:
     if type(value) not in (int, float) or not math.isfinite(value):
-        return error_dict("invalid_input", f"`{name}` must be a finite number, got {value!r}.")
+        return invalid("invalid.finite_number", field=field(name), value=repr(value))
     return None
 
 
-def entered_number(label: str, value: object) -> dict | None:
-    """A number from a form's box, named as the form labels it: an empty box (None, "") is said to be empty.
+def entered_number(name: str, value: object) -> dict | None:
+    """A number from a form's box for argument ``name``: an empty box (None, "") is said to be empty.
 
-    >>> entered_number("x from", None)["error"]["message"]
-    '“x from” is empty: enter a number.'
-    >>> entered_number("x from", "abc")["error"]["message"]
-    "“x from” must be a finite number, got 'abc'."
-    >>> entered_number("x from", -3.0) is None
+    >>> entered_number("x_min", None)["error"]["message"]
+    '`x_min` is empty: enter a number.'
+    >>> entered_number("x_min", -3.0) is None
     True
     """
     if value is None or (isinstance(value, str) and not value.strip()):
-        return error_dict("invalid_input", f"“{label}” is empty: enter a number.")
-    if type(value) not in (int, float) or not math.isfinite(value):
-        return error_dict("invalid_input", f"“{label}” must be a finite number, got {value!r}.")
-    return None
+        return invalid("invalid.empty_number", field=field(name))
+    return number(name, value)
+
+
+def whole_numbers_text(name: str, text: str) -> list[int]:
+    """A form's text of whole numbers for argument ``name``, "1, 10, 100" (commas or spaces), as a list; [] where it
+    is blank; anything else is Refused.
+
+    >>> whole_numbers_text("sizes", "1, 10 100")
+    [1, 10, 100]
+    >>> whole_numbers_text("sizes", "10, ten")
+    Traceback (most recent call last):
+    ...
+    playground.validation.Refused: `sizes` must be whole numbers separated by commas, got '10, ten'.
+    """
+    parts = text.replace(",", " ").split()
+    try:
+        return [int(part) for part in parts]
+    except ValueError:
+        raise Refused(invalid("invalid.not_whole_numbers", field=field(name), value=repr(text))) from None
 
 
 def whole_numbers(name: str, value: object, low: int, high: int, most: int) -> dict | None:
@@ -76,8 +115,7 @@ def whole_numbers(name: str, value: object, low: int, high: int, most: int) -> d
         return None
     if (not isinstance(value, list) or not 1 <= len(value) <= most
             or not all((n := as_whole(i)) is not None and low <= n <= high for i in value)):
-        return error_dict("invalid_input", f"`{name}` must be a list of 1 to {most} whole numbers, each from "
-                          f"{low} to {high}, got {value!r}.")
+        return invalid("invalid.whole_numbers", field=field(name), most=most, low=low, high=high, value=repr(value))
     return None
 
 
@@ -85,15 +123,14 @@ def names(name: str, value: object, most: int) -> dict | None:
     """A list of 1 to ``most`` distinct Python identifiers, like mesh axis names."""
     if (not isinstance(value, list) or not 1 <= len(value) <= most
             or not all(isinstance(v, str) and v.isidentifier() for v in value) or len(set(value)) != len(value)):
-        return error_dict("invalid_input", f"`{name}` must be a list of 1 to {most} distinct names like "
-                          f"\"data\", got {value!r}.")
+        return invalid("invalid.names", field=field(name), most=most, value=repr(value))
     return None
 
 
 def flag(name: str, value: object) -> dict | None:
     """True or False, nothing else (not 1, not "yes")."""
     if not isinstance(value, bool):
-        return error_dict("invalid_input", f"`{name}` must be true or false, got {value!r}.")
+        return invalid("invalid.flag", field=field(name), value=repr(value))
     return None
 
 

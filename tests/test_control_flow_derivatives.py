@@ -196,8 +196,8 @@ def test_through_the_api_the_loop_stops_in_time_with_a_partial_result(api):
 
 
 @pytest.mark.parametrize(("call", "named"), [
-    (lambda api: final(api.gradient(TWO_VARIABLES, "")), "“At the point” (`point`) is empty"),
-    (lambda api: final(api.gradient(TWO_VARIABLES, "   ")), "“At the point” (`point`) is empty"),
+    (lambda api: final(api.gradient(TWO_VARIABLES, "")), "`point` is empty: give the point as a 1-D array"),
+    (lambda api: final(api.gradient(TWO_VARIABLES, "   ")), "`point` is empty: give the point as a 1-D array"),
     (lambda api: final(api.vmap("def f(x):\n    return x * 2\n", "", "0")),
      "“One example's arguments” (`args`) is empty"),
     (lambda api: final(api.vmap("def f(x, y):\n    return x * y\n", "jnp.ones(2)", "0")),

@@ -12,6 +12,7 @@ import pytest
 from jax.test_util import check_grads
 from numpy.polynomial import hermite
 
+from playground.sandbox.reply import validated
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
 from playground.server.ui import derivatives_tab
@@ -23,6 +24,7 @@ from tests.conftest import OnePool
 from tests.tab_context import tab_context
 
 OK, WARNING = (verdict("ok"), verdict("warning"))  # the labels that replaced emoji
+WARNING_DE = verdict("warning", "de")
 RUNNING_ORDERS = (verdict("busy") + " Differentiating… A function whose Python `if` or `while` reads x cannot "
                   "be traced by `jit` and `vmap`; it is then differentiated point by point without jit, which takes "
                   "longer.")
@@ -191,8 +193,19 @@ def test_non_finite_values_are_left_out_and_said_so():
     assert out["ok"], out
     assert out["orders"][0]["ys"][:3] == [None, None, None]  # log of -1, -0.5 and 0
     assert out["orders"][1]["max_error"] < 1e-8  # from the two points where x > 0
-    assert out["notes"] and "left out of max_error" in out["notes"][0]
+    assert out["notes"] == ["Grid points left out of max_error, where a value is not finite: order 1, 3 of 5 (the "
+                            "reference is not finite at 3, the derivative at 1) and order 2, 1 of 5 (the reference is "
+                            "not finite at 0, the derivative at 1)."]  # one warning for both orders
     json.dumps(out, allow_nan=False)
+
+
+def test_orders_that_leave_out_the_same_points_are_said_together_in_the_pages_language():
+    out = d.derivatives("def f(x):\n    return 1 / x\n", 3, -3.0, 3.0, 7)  # x = 0 is a grid point
+    assert out["left_out"] == [{"n": n, "points": 1, "reference": 0, "derivative": 1} for n in (1, 2, 3)]
+    assert out["notes"] == ["Grid points left out of max_error, where a value is not finite: orders 1, 2 and 3, 1 "
+                            "of 7 each (the reference is not finite at 0, the derivative at 1)."]
+    checks = render_orders(out, "de")[2]
+    assert checks.count(WARNING_DE) == 1 and "Ordnungen 1, 2 und 3, je 1 von 7 (die Referenz ist an 0" in checks
 
 
 @pytest.mark.parametrize(("code", "shown"), [
@@ -207,10 +220,11 @@ def test_a_function_that_is_not_r_to_r_is_invalid_input(code, shown):
     assert "scalar to a scalar" in out["error"]["message"] and shown in out["error"]["message"]
 
 
-def test_a_float32_result_is_noted():
-    out = d.derivatives("def f(x):\n    return jnp.sin(x).astype(jnp.float32)\n", 1, -1.0, 1.0, 5)
+def test_a_float32_result_is_noted_and_its_rounding_is_not_taken_for_a_break():
+    out = d.derivatives("def f(x):\n    return jnp.sin(x).astype(jnp.float32)\n", 2, -3.0, 3.0, 200)
     assert out["ok"], out
-    assert any("float32" in note for note in out["notes"])
+    assert [note for note in out["notes"] if "float32" in note] == out["notes"]
+    assert out["breaks"] == {"checks": [], "jumps": [], "jumps_found": 0}
     assert d.derivatives(SIN, 1, -1.0, 1.0, 5)["notes"] == []
 
 
@@ -293,13 +307,26 @@ def test_the_jit_paths_say_they_needed_no_fallback(hessian_result):
 
 
 @pytest.mark.parametrize(("code", "point", "words"), [
-    (HESSIAN_CODE, "", "“At the point” (`point`) is empty"),
+    (HESSIAN_CODE, "", "`point` is empty"),
     ("def f(x, y):\n    return jnp.sum(x)\n", HESSIAN_POINT, "cannot be called on one vector"),
 ])
 def test_an_empty_point_or_a_function_of_two_arguments_is_named(code, point, words):
     out = hessians.gradient_and_hessian(code, point)
     assert out["ok"] is False and out["error"]["kind"] == "invalid_input", out
     assert words in out["error"]["message"]
+
+
+@pytest.mark.parametrize(("point", "language", "shown"), [
+    ("", "en", "“At the point” is empty: give the point as a 1-D array"),
+    ("", "de", "„Am Punkt“ ist leer: Gib den Punkt als 1-D-Array an"),
+    ("'a'", "zh", "“求值点” 必须是实数数组，收到的是 str。"),
+    ("jnp.ones((2, 2))", "de", "„Am Punkt“ muss ein 1-D-Array mit 1 bis 200 Zahlen sein, nicht eines der Shape "
+                               "(2, 2)."),
+])
+def test_a_point_that_cannot_be_used_is_named_by_its_field_in_the_pages_language(point, language, shown):
+    reply = validated(hessians.gradient_and_hessian(HESSIAN_CODE, point), "gradient")  # as the server gets it
+    assert "`point`" in reply["error"]["message"]
+    assert shown in render_gradient(reply, language)[0]
 
 
 # -- the tab: its fields named as labelled, checked before the API; results through the views --------------
@@ -323,8 +350,31 @@ def test_an_empty_or_non_numeric_box_is_named_and_no_job_runs(values, label, how
     pool = OnePool(sin_reply)
     out = final(derivatives_tab.run_derivatives(PlaygroundAPI(pool=pool, settings=Settings()), SIN, *values))
     assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
-    assert out["error"]["message"].startswith(f"“{label}” {how}"), out
+    assert f"“{label}” {how}" in render_orders(out)[0], out
     assert pool.jobs == []
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("en", "“x from” (201.0) must be below “x to” (3.0)."),
+    ("de", "„x von“ (201.0) muss kleiner sein als „x bis“ (3.0)."),
+    ("zh", "“x 起点”（201.0）必须小于 “x 终点”（3.0）。"),
+])
+def test_a_range_the_wrong_way_round_is_named_by_the_pages_labels_in_its_language(language, said, sin_reply):
+    pool = OnePool(sin_reply)
+    out = final(derivatives_tab.run_derivatives(PlaygroundAPI(pool=pool, settings=Settings()), SIN, 4, 201.0, 3.0,
+                                                200))
+    assert out["error"]["message"] == "`x_min` (201.0) must be below `x_max` (3.0)."  # the API names its arguments
+    shown = render_orders(out, language)[0]
+    assert said in shown and "x_min" not in shown and pool.jobs == []
+
+
+@pytest.mark.parametrize(("language", "said"), [
+    ("de", "„x bis“ ist leer: Gib eine Zahl ein."), ("zh", "“网格点数” 是空的：请输入一个数。")])
+def test_an_empty_box_is_named_in_the_pages_language(language, said, sin_reply):
+    out = final(derivatives_tab.run_derivatives(PlaygroundAPI(pool=OnePool(sin_reply), settings=Settings()), SIN, 4,
+                                                -3.0, None if language == "de" else 3.0,
+                                                None if language == "zh" else 200))
+    assert said in render_orders(out, language)[0]
 
 
 def test_a_new_run_first_clears_the_last_one_then_shows_its_own(sin_reply):
@@ -368,14 +418,18 @@ def test_the_status_says_which_function_was_differentiated_where_it_is_not_f():
     np.testing.assert_allclose(reply["orders"][0]["ys"], np.sin(2 * xs), rtol=1e-12)  # force = d/dx sin²x
 
 
-def test_a_function_that_breaks_on_the_grid_is_said_to_be_not_smooth_there():
-    reply = d.derivatives("def f(x):\n    return jnp.abs(x)\n", 2, -1.0, 1.0, 51)  # x = 0 is a grid point
-    assert [o["max_error"] > 0.5 for o in reply["orders"][1:]] == [True, True]
-    assert [note[:46] for note in reply["notes"]] == ["Order 1: the finite-difference check is off by",
-                                                      "Order 2: the finite-difference check is off by"]
-    assert all("at x = 0, far beyond rounding: the function is not smooth there" in n for n in reply["notes"])
-    checks = render_orders(reply)[2]
-    assert checks.count("not smooth there (a jump or a kink)") == 2
+def test_a_function_that_breaks_on_the_grid_is_said_to_be_not_smooth_there_once_for_all_orders():
+    reply = d.derivatives("def f(x):\n    return jnp.abs(x)\n", 3, -1.0, 1.0, 51)  # x = 0 is a grid point
+    assert [o["max_error"] > 0.5 for o in reply["orders"][1:]] == [True, True, False]  # f‴ = 0 = f″ around 0
+    assert [check["n"] for check in reply["breaks"]["checks"]] == [1, 2]
+    assert [note[:84] for note in reply["notes"]] == [
+        "Orders 1 and 2: the finite-difference checks are off by up to 1.7e+05 at x = 0, far beyond rounding: "[:84]]
+    assert "at x = 0, far beyond rounding: the function is not smooth there" in reply["notes"][0]
+    status, _, checks, _ = render_orders(reply)
+    assert checks.count("not smooth there (a jump or a kink)") == 1
+    assert status.endswith(f"{WARNING} `f` is not smooth at x = 0: the warnings under the checks say more.")
+    one = d.derivatives("def f(x):\n    return jnp.abs(x)\n", 1, -1.0, 1.0, 51)
+    assert one["notes"][0].startswith("Order 1: the finite-difference check is off by 1 at x = 0, far beyond")
     smooth = d.derivatives("def f(x):\n    return jnp.sin(x) * x\n", 3, -2.0, 2.0, 51)
     assert smooth["notes"] == [] and "not smooth" not in render_orders(smooth)[2]
 

@@ -1,11 +1,15 @@
-"""Empty or non-numeric fields on the Inspect and jit tabs: a message that names the field, never a crash."""
+"""Empty or non-numeric fields on the Inspect and jit tabs: a message that names the field as the page labels it,
+in the page's language, never a crash."""
 
 from __future__ import annotations
 
 import pytest
 
+from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.inspect_tab import parse_argnums
 from playground.server.ui.timing_views import parse_sizes
+from playground.validation import Refused
 from playground.worker import inspect, jit_speed
 from tests.owner_doubles import local_device
 
@@ -34,15 +38,23 @@ def test_a_user_jitted_function_is_checked_against_its_own_parameters():
 
 @pytest.mark.parametrize("text", ["one", "1.5", "1, x"])
 def test_static_argnums_that_are_not_whole_numbers_name_the_field(text):
-    with pytest.raises(ValueError, match="static_argnums must be whole numbers"):
+    with pytest.raises(Refused, match="`static_argnums` must be whole numbers") as refused:
         parse_argnums(text)
+    shown = error_markdown(refused.value.error["error"], "de", labels=LABELS["inspect"])
+    assert "`static_argnums` müssen ganze Zahlen sein, durch Kommas getrennt" in shown  # labelled with its API name
 
 
-@pytest.mark.parametrize("text, message", [("", "Give at least one of the sizes."),
-                                           ("10, ten", "The sizes must be whole numbers")])
-def test_sizes_that_are_empty_or_not_numbers_name_the_field(text, message):
-    with pytest.raises(ValueError, match=message):
+@pytest.mark.parametrize(("text", "language", "shown"), [
+    ("", "en", "“Sizes n (n × n inputs)” is empty: give at least one whole number"),
+    ("10, ten", "en", "“Sizes n (n × n inputs)” must be whole numbers separated by commas, got '10, ten'."),
+    ("", "de", "„Größen n (n × n-Eingaben)“ ist leer"),
+    ("10, ten", "zh", "“尺寸 n（n × n 的输入）” 必须是用逗号分隔的整数"),
+])
+def test_sizes_that_are_empty_or_not_numbers_name_the_field_as_the_page_labels_it(text, language, shown):
+    with pytest.raises(Refused) as refused:
         parse_sizes(text, "sizes")
+    assert "`sizes`" in str(refused.value)  # the API's name, where no page names it
+    assert shown in error_markdown(refused.value.error["error"], language, labels=LABELS["jit_speed"])
 
 
 def test_the_jit_benchmark_needs_a_one_argument_function():

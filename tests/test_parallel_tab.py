@@ -70,17 +70,17 @@ def test_a_run_shows_the_verdict_its_numbers_and_the_grids():
 
 
 @pytest.mark.parametrize(("position", "text", "words"), [
-    (0, "  ", "The Your function field is empty"),
-    (1, "", "The Arguments field is empty"),
-    (2, "", "The Mesh shape field is empty"),
-    (2, "2, x", "Mesh shape must be whole numbers separated by commas, such as 2, 4; 'x' is not one."),
+    (0, "  ", "“Your function” is empty: define a function"),
+    (1, "", "“Arguments” is empty"),
+    (2, "", "“Mesh shape” is empty: give one size per mesh axis"),
+    (2, "2, x", "“Mesh shape” must be whole numbers separated by commas, such as 2, 4; 'x' is not one."),
     (2, "2.5", "'2.5' is not one"),
-    (2, "0", "Mesh shape sizes must be at least 1"),
-    (3, " ", "The Axis names field is empty"),
-    (3, "data, 1x", "Axis names must be names like data or model"),
-    (3, "data, model", "Mesh shape has 1 size(s) but Axis names has 2 name(s)"),
-    (4, "", "The in_specs field is empty"),
-    (5, "\n", "The out_specs field is empty"),
+    (2, "0", "“Mesh shape”: each size must be at least 1"),
+    (3, " ", "“Axis names” is empty"),
+    (3, "data, 1x", "“Axis names” must be names like data or model"),
+    (3, "data, model", "“Mesh shape” has 1 size(s) but “Axis names” has 2 name(s)"),
+    (4, "", "“in_specs (one PartitionSpec per argument)” is empty"),
+    (5, "\n", "`out_specs` is empty"),
 ])
 def test_a_field_that_cannot_be_read_is_named_and_no_job_runs(position, text, words):
     pool = InProcessPool()

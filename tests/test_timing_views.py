@@ -9,10 +9,10 @@ from playground.server.ui.timing_views import parse_sizes, seconds, times_table
 
 def test_parse_sizes():
     assert parse_sizes("1, 10 100", "sizes") == [1, 10, 100]
-    with pytest.raises(ValueError, match="sizes"):
+    with pytest.raises(ValueError, match="`sizes` must be whole numbers"):
         parse_sizes("ten", "sizes")
-    with pytest.raises(ValueError, match="at least one"):
-        parse_sizes(" ", "batch sizes")
+    with pytest.raises(ValueError, match="`batch_sizes` is empty: give at least one whole number"):
+        parse_sizes(" ", "batch_sizes")
 
 
 @pytest.mark.parametrize(("value", "text"), [(None, "—"), (2.5, "2.5 s"), (0.0123, "12.3 ms"), (4.56e-5, "45.6 µs"),

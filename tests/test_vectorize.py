@@ -348,15 +348,18 @@ def test_missing_or_surplus_arguments_are_named(code, args, words):
     assert words in out["error"]["message"]
 
 
-@pytest.mark.parametrize(("sizes", "words"), [
-    ("", "Give at least one of the batch sizes."), (None, "Give at least one of the batch sizes."),
-    ("1, ten", "The batch sizes must be whole numbers separated by commas, got '1, ten'."),
+@pytest.mark.parametrize(("sizes", "language", "words"), [
+    ("", "en", "“Batch sizes” is empty: give at least one whole number, such as 1, 10, 100."),
+    (None, "de", "„Batch-Größen“ ist leer"),
+    ("1, ten", "en", "“Batch sizes” must be whole numbers separated by commas, got '1, ten'."),
+    ("1, ten", "zh", "“批大小” 必须是用逗号分隔的整数，收到的是 '1, ten'。"),
 ])
-def test_an_empty_or_non_numeric_batch_sizes_box_is_named_and_no_job_runs(sizes, words):
+def test_an_empty_or_non_numeric_batch_sizes_box_is_named_and_no_job_runs(sizes, language, words):
     pool = OnePool({"ok": True})
     out = final(vmap_tab.run_vmap(PlaygroundAPI(pool=pool, settings=Settings()), CUBIC, "jnp.ones(3)", "0", "0",
                                   sizes))
-    assert out == {"ok": False, "error": {"kind": "invalid_input", "message": words, "line": None}}
+    assert out["ok"] is False and out["error"]["kind"] == "invalid_input"
+    assert words in render(out, language)[0]
     assert pool.jobs == []
 
 

@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
-from playground import replies
-from playground.errors import error_dict
+from playground import replies, validation
+from playground.derivative_notes import MAX_JUMPS_LISTED
 from playground.jobs import JobKind
 from playground.jobs.arguments import MAX_ORDER, MAX_POINTS, code, number, text, whole
-from playground.replies import COUNT, FLOATS, JACOBIAN_TIMING, MAYBE_AMOUNT, MAYBE_NUMBER, SECONDS, SHORT, TEXT
-from playground.schema import Either, ListOf, Name, Null, OneOf, Record, Text, Whole
+from playground.replies import (
+    COUNT,
+    FLOATS,
+    JACOBIAN_TIMING,
+    MAYBE_AMOUNT,
+    MAYBE_NUMBER,
+    NUMBER,
+    SECONDS,
+    SHORT,
+    TEXT,
+)
+from playground.schema import Either, Flag, ListOf, Name, Null, OneOf, Real, Record, Text, Whole
 
 POSITION = 30
 
 
 def _interval(arguments: dict) -> dict | None:
     if not arguments["x_min"] < arguments["x_max"]:
-        return error_dict("invalid_input",
-                          f"`x_min` ({arguments['x_min']}) must be below `x_max` ({arguments['x_max']}).")
+        return validation.invalid("invalid.below", low=validation.field("x_min"), low_value=str(arguments["x_min"]),
+                                  high=validation.field("x_max"), high_value=str(arguments["x_max"]))
     return None
 
 
@@ -25,6 +35,11 @@ DERIVATIVES = replies.ok(
     orders=ListOf(Record({"n": Whole(0, 64), "ys": ListOf(MAYBE_NUMBER, 10_000), "max_error": MAYBE_AMOUNT,
                           "reference": Either((OneOf(("closed form", "finite differences")), Null()))}), 65),
     eqn_counts=ListOf(COUNT, 65), hlo_op_counts=ListOf(COUNT, 65), jaxprs=ListOf(TEXT, 65),
+    left_out=ListOf(Record({"n": Whole(1, 64), "points": COUNT, "reference": COUNT, "derivative": COUNT}), 64),
+    breaks=Record({"checks": ListOf(Record({"n": Whole(1, 64), "x": NUMBER, "off": Real(0.0)}), 64),
+                   "jumps": ListOf(Record({"x": NUMBER, "size": MAYBE_NUMBER, "point": Flag(),
+                                           "between": Either((Null(), ListOf(NUMBER, 2)))}), MAX_JUMPS_LISTED),
+                   "jumps_found": COUNT}),
     notes=ListOf(SHORT, 100),
     point_by_point=Either((Null(), Record({"reason": SHORT, "points": COUNT, "grid_points": COUNT,
                                            "seconds": SECONDS, "budget_s": SECONDS}))),
@@ -40,7 +55,15 @@ DOC = """f, f', ..., f^(order) of ``f: R -> R`` on ``points`` values from ``x_mi
 Evaluated with ``vmap`` of nested ``grad``, in float64; each order is checked
 against closed forms (presets) or finite differences of the order below.
 Returns ``{"ok", "function", "dtype", "xs", "orders": [{"n", "ys", "max_error",
-"reference"}], "eqn_counts", "hlo_op_counts", "jaxprs", "notes", "point_by_point"}``.
+"reference"}], "eqn_counts", "hlo_op_counts", "jaxprs", "left_out", "breaks", "notes",
+"point_by_point"}``. ``left_out``: ``{"n", "points", "reference", "derivative"}`` for each order
+whose max_error leaves out grid points where a value is not finite.
+``breaks`` says where f is not smooth: ``checks`` (``{"n", "x", "off"}``, each order whose
+finite-difference check is off far beyond rounding, at its worst x) and ``jumps`` (``{"x",
+"size", "point", "between"}``: the first few of the ``jumps_found`` places where f jumps,
+between grid points too, each pinned down by bisection; ``point``: only f(x) itself is off;
+``between``: the grid points around a place there was no time to search); ``notes`` says it in
+words.
 ``point_by_point`` is null, unless Python control flow on x kept ``jit``/``vmap``
 from tracing ``f``: then nested ``grad`` ran at each point without jit, within a
 share of the time limit, and it says why, how many points and how long."""

@@ -44,7 +44,7 @@ def validated(message: object, kind: str) -> dict:
     if not _DOC_URL.fullmatch(result["error"].get("doc_url", "https://docs.jax.dev/")):
         del result["error"]["doc_url"]  # a link the UI shows must lead to JAX's documentation, nowhere else
     words = error.get("words")
-    if isinstance(words, dict) and set(words) <= {*_ERROR_EXTRAS, "prefix"} and all(
+    if isinstance(words, dict) and set(words) <= {*_ERROR_EXTRAS, "prefix", "message"} and all(
             isinstance(pieces, list) and len(pieces) <= _MAX_PIECES and all(_is_piece(p, 2) for p in pieces)
             for pieces in words.values()):
         result["error"]["words"] = words  # the same text as catalogue pieces, for the server to translate

@@ -2,8 +2,9 @@
 
 Every tab of the UI calls these, and so can ``gradio_client``, scripts and tests.
 Failures are dicts too: ``{"ok": False, "error": {"kind", "message", "line"}}``.
-Text is English; a tracer error's ``words`` and a run's ``message_words`` hold the same
-text as catalogue pieces (playground/messages), which ``messages.render`` writes in de or zh.
+Text is English; a tracer error's ``words``, an argument check's (validation.py) and a run's
+``message_words`` hold the same text as catalogue pieces (playground/messages), which
+``messages.render`` writes in de or zh.
 """
 
 from __future__ import annotations

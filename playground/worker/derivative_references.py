@@ -93,30 +93,40 @@ def finite_difference(derivative: Callable, xs: np.ndarray) -> np.ndarray:
     return (np.asarray(derivative(above), np.float64) - np.asarray(derivative(below), np.float64)) / (above - below)
 
 
-def max_error(k: int, ys: np.ndarray, reference: np.ndarray, notes: list[str]) -> float | None:
-    """The largest |ys − reference| over the points where both are finite; a note counts any point left out."""
+def max_error(ys: np.ndarray, reference: np.ndarray) -> float | None:
+    """The largest |ys − reference| over the points where both are finite (None where there are none)."""
     usable = np.isfinite(ys) & np.isfinite(reference)
-    if not usable.all():
-        notes.append(f"Order {k}: {int((~usable).sum())} of {ys.size} grid points left out of max_error "
-                     f"(the reference is not finite at {int((~np.isfinite(reference)).sum())}, "
-                     f"the derivative at {int((~np.isfinite(ys)).sum())}).")
     return float(np.max(np.abs(ys[usable] - reference[usable]))) if usable.any() else None
+
+
+def left_out(ys: np.ndarray, reference: np.ndarray) -> dict | None:
+    """How many points max_error leaves out, ``{"points", "reference", "derivative"}`` (where each is not finite);
+    None where it leaves out none."""
+    usable = np.isfinite(ys) & np.isfinite(reference)
+    if usable.all():
+        return None
+    return {"points": int((~usable).sum()), "reference": int((~np.isfinite(reference)).sum()),
+            "derivative": int((~np.isfinite(ys)).sum())}
 
 
 # Beyond this share of a derivative's scale, a finite difference disagrees for a reason other than rounding (near
 # ε^(2/3) ≈ 4e-11 of it, finite_difference says): the function breaks between x − h and x + h.
 UNSMOOTH_SHARE = 1e-4
+# A function that rounds to a coarser dtype leaves its difference about ε/h of its scale (0.02 in float32): beyond
+# this many times that, too.
+ROUNDINGS = 100
 
 
-def unsmooth_note(k: int, xs: np.ndarray, ys: np.ndarray, reference: np.ndarray) -> str | None:
-    """Where order ``k``'s finite-difference check disagrees far beyond rounding, a note that says where and why
-    (the function jumps or kinks there: autodiff gives the slope of the piece x is on, a difference across the
-    break measures the break); None where it agrees.
+def unsmooth(xs: np.ndarray, ys: np.ndarray, reference: np.ndarray, dtype: np.dtype) -> tuple[float, float] | None:
+    """Where a finite-difference check disagrees far beyond rounding, (x, by how much) at its worst: the function
+    jumps or kinks there (autodiff gives the slope of the piece x is on, a difference across the break measures the
+    break); None where it agrees, as far as rounding in f's ``dtype`` lets it.
 
     >>> xs = np.linspace(2.0, 4.0, 5)  # JAX's example: 3x² below 3, −4x from 3 on (a jump of 39 at x = 3)
     >>> step = lambda x: np.where(x < 3, 3 * x ** 2, -4 * x)
-    >>> unsmooth_note(1, xs, np.where(xs < 3, 6 * xs, -4.0), finite_difference(step, xs))[:63]
-    'Order 1: the finite-difference check is off by 1.1e+06 at x = 3'
+    >>> x, off = unsmooth(xs, np.where(xs < 3, 6 * xs, -4.0), finite_difference(step, xs), np.dtype(np.float64))
+    >>> x, f"{off:.2g}"
+    (3.0, '1.1e+06')
     """
     usable = np.isfinite(ys) & np.isfinite(reference)
     if not usable.any():
@@ -124,8 +134,7 @@ def unsmooth_note(k: int, xs: np.ndarray, ys: np.ndarray, reference: np.ndarray)
     errors = np.where(usable, np.abs(ys - reference), 0.0)
     worst = int(np.argmax(errors))
     scale = max(1.0, float(np.max(np.abs(ys[usable]))))
-    if errors[worst] <= UNSMOOTH_SHARE * scale:
+    share = max(UNSMOOTH_SHARE, ROUNDINGS * float(np.finfo(dtype).eps) / FD_STEP)
+    if errors[worst] <= share * scale:
         return None
-    return (f"Order {k}: the finite-difference check is off by {errors[worst]:.2g} at x = {xs[worst]:.6g}, far "
-            "beyond rounding: the function is not smooth there (a jump or a kink). Autodiff gives the derivative "
-            "of the piece x lies on; a difference across the break measures the break, not a derivative.")
+    return float(xs[worst]), float(errors[worst])

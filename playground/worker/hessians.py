@@ -13,13 +13,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from playground import messages
 from playground.errors import UserCodeError
+from playground.validation import field
 from playground.worker import call_signature, jacobian_modes, usercode
 from playground.worker import pointwise_derivatives as pointwise
 from playground.worker.real_scalars import floats, require_real_scalar, shape_of
 
 MAX_DIMENSION = 200  # the Hessian has n² entries, and all of them go back as JSON
-POINT_LABEL = "“At the point” (`point`)"  # the tab's name for the argument, and the API's
 _RN_TO_R = "`{}` must map a vector to a scalar (Rⁿ -> R), like jnp.sum(x**2)"
 
 
@@ -76,17 +77,16 @@ def gradient_and_hessian(code: str, point: str) -> dict:
 def _point(text: str, namespace: dict) -> jax.Array:
     """The point as typed (``point``), evaluated, as a float64 vector."""
     if not text.strip():
-        raise UserCodeError("invalid_input", f"{POINT_LABEL} is empty: give the point as a 1-D array, "
-                                             "e.g. jnp.array([1.0, 2.0]).")
+        raise UserCodeError.saying("invalid_input", messages.piece("invalid.point_empty", field=field("point")))
     value = usercode.evaluate_args(text, namespace)[0]
     try:
         array = np.asarray(value)
     except Exception:  # ragged lists and other things numpy cannot make one array of
         array = np.asarray(None)
     if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
-        raise UserCodeError("invalid_input", f"{POINT_LABEL} must be an array of real numbers, got "
-                                             f"{type(value).__name__}.")
+        raise UserCodeError.saying("invalid_input", messages.piece("invalid.point_not_real", field=field("point"),
+                                                                   type=type(value).__name__))
     if array.ndim != 1 or not 1 <= array.size <= MAX_DIMENSION:
-        raise UserCodeError("invalid_input", f"{POINT_LABEL} must be a 1-D array of 1 to {MAX_DIMENSION} numbers, "
-                                             f"got shape {array.shape}.")
+        raise UserCodeError.saying("invalid_input", messages.piece("invalid.point_shape", field=field("point"),
+                                                                   most=str(MAX_DIMENSION), shape=str(array.shape)))
     return jnp.asarray(array, dtype=jnp.float64)

@@ -50,8 +50,8 @@ class PointByPoint:
     seconds: float  # the loop's wall-clock time, the first point's kernel compilations included
 
 
-class _OutOfTime(Exception):
-    pass
+class OutOfTime(Exception):
+    """An eager call ended past its deadline."""
 
 
 def why_without_jit(exc: BaseException, code: str, function: Callable, name: str, traced_by: str,
@@ -108,7 +108,7 @@ def evaluate(function: Callable, order: int, xs: np.ndarray, deadline: float) ->
             break
         try:
             done[index] = _one_point(at_x, below, float(xs[index]), deadline)
-        except _OutOfTime:
+        except OutOfTime:
             if not done:
                 raise UserCodeError("timeout", f"Point by point without jit, even the first grid point did not "
                                     f"finish in the {deadline - started:.1f} s there was for all of them (orders 0 "
@@ -152,6 +152,16 @@ def all_orders(function: Callable, order: int) -> Callable:
     return every_order
 
 
+def values_and_slopes(function: Callable, deadline: float) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """points -> (f, f′) at each, one eager call a point (jumps.py bisects with it); OutOfTime past ``deadline``."""
+    both = all_orders(function, 1)
+
+    def evaluate(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        values = np.array([_at(both, float(x), deadline) for x in points]).reshape(len(points), 2)
+        return values[:, 0], values[:, 1]
+    return evaluate
+
+
 def _one_point(at_x: Callable, below: Callable, x: float, deadline: float) -> tuple[list[float], list[float]]:
     """(each order at x, each order's finite difference of the order below), all in float64."""
     above_x, below_x = references.central_points(np.float64(x))
@@ -163,7 +173,7 @@ def _one_point(at_x: Callable, below: Callable, x: float, deadline: float) -> tu
 def _at(orders: Callable, x: float, deadline: float) -> list[float]:
     values = [float(np.asarray(v, np.float64)) for v in orders(jnp.asarray(x, jnp.float64))]
     if time.perf_counter() > deadline:
-        raise _OutOfTime
+        raise OutOfTime
     return values
 
 

@@ -140,7 +140,9 @@ def test_derivatives_of_a_function_with_a_kink_say_where_it_is_not_smooth(page: 
     page.locator("#deriv-run").click()
     checks = page.locator("#deriv-checks")
     expect(checks).to_contain_text("the function is not smooth there (a jump or a kink)", timeout=RESULT_TIMEOUT_MS)
+    expect(checks).to_contain_text("Orders 1 and 2: the finite-difference checks are off by up to")  # one warning
     expect(checks).to_contain_text("at x = -3, far beyond rounding")
+    expect(page.locator("#deriv-status")).to_contain_text("f is not smooth at x = -3: the warnings under the checks")
 
 
 FONT_FACES_JS = """async () => {

@@ -6,9 +6,8 @@ import json
 
 import gradio as gr
 
-from playground import messages
+from playground import messages, validation
 from playground.compiler_settings import SETTINGS
-from playground.errors import error_dict
 from playground.gallery import COMPILER_EXAMPLES
 from playground.server import text_diff
 from playground.server.api import PlaygroundAPI
@@ -16,6 +15,7 @@ from playground.server.sharing import Choice, Flag, TabSchema, fields_of
 from playground.server.ui import compiler_views as views
 from playground.server.ui import example_runs, language, progress, share_links
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.inspect_tab import parse_argnums
 from playground.server.ui.layout import beside
 from playground.server.ui.tabs import Tab, TabContext
@@ -84,8 +84,8 @@ def _argnums(static_text: str):
     """The static_argnums field as a list, or an error dict for the tab's status."""
     try:
         return parse_argnums(static_text), None
-    except ValueError as exc:
-        return None, error_dict("invalid_input", str(exc))
+    except validation.Refused as exc:
+        return None, exc.error
 
 
 def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
@@ -112,7 +112,8 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
 
     def render(response: dict, hide_unchanged: bool, unified: str, lang: str = "en") -> tuple:
         if not response.get("ok"):
-            return error_markdown(response["error"], lang), "", gr.update(choices=[], value=None), "", None
+            shown = error_markdown(response["error"], lang, labels=LABELS["passes"])
+            return shown, "", gr.update(choices=[], value=None), "", None
         table_html, choice = listed(response, hide_unchanged, lang=lang)
         chosen = choice["value"]
         shown_diff = views.pass_diff(response, chosen, unified == UNIFIED, lang) if chosen is not None else ""
@@ -157,7 +158,7 @@ def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
 
     def render(code_text: str, response: dict, lang: str = "en") -> tuple:
         if not response.get("ok"):
-            return error_markdown(response["error"], lang), "", "", ""
+            return error_markdown(response["error"], lang, labels=LABELS["graph"]), "", "", ""
         return (views.graph_status(response, lang), views.coloured_source(code_text, response, lang),
                 views.graph_html(response["jaxpr_svg"], response["jaxpr_dot"],
                                  messages.say("comp.jaxpr_title", lang), lang),
@@ -215,7 +216,7 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
 
     def render(response: dict, unified: str, lang: str = "en") -> tuple:
         if not response.get("ok"):
-            return error_markdown(response["error"], lang), "", "", None
+            return error_markdown(response["error"], lang, labels=LABELS["compare"]), "", "", None
         return (views.compare_table(response, lang), *diffs(response, unified, lang), response)
 
     def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool, kind: str, name: str,

@@ -37,8 +37,6 @@ LINK = TabSchema({
     **fields_of("derivatives"), **fields_of("gradient", renamed={"code": "gradient_code"}),
     "points": Number(10, MAX_POINTS, whole=True),  # the form's slider starts at 10 (the job takes 2)
     "shown": Number(0, MAX_ORDER, whole=True)}, tuple(HIDEABLE))
-# The form's labels in English: an empty or non-numeric box is named by them (the page shows them translated).
-ORDER_LABEL, X_MIN_LABEL, X_MAX_LABEL, POINTS_LABEL = "Highest order n", "x from", "x to", "Grid points"
 
 
 def build(context: TabContext) -> share_links.Sharing:
@@ -143,9 +141,10 @@ def gradient_and_hessian(api: PlaygroundAPI, code_text: str, point_text: str, la
 
 
 def run_derivatives(api: PlaygroundAPI, code_text: str, n, low, high, count) -> Iterator[dict]:
-    """The form's values, each box checked by its label (an empty one is None), then /derivatives' updates."""
-    problem = validation.first_problem(*(validation.entered_number(label, value) for label, value in (
-        (ORDER_LABEL, n), (X_MIN_LABEL, low), (X_MAX_LABEL, high), (POINTS_LABEL, count))))
+    """The form's values, each box checked (an empty one is None; the page names it by its label), then
+    /derivatives' updates."""
+    problem = validation.first_problem(*(validation.entered_number(name, value) for name, value in (
+        ("order", n), ("x_min", low), ("x_max", high), ("points", count))))
     if problem:
         yield problem
         return

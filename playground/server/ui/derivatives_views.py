@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from playground import messages
+from playground import derivative_notes, messages
 from playground.server import plots
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.picked_function import picked_note
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
@@ -26,7 +27,7 @@ def render_orders(response: dict, language: str = "en", code: str = "") -> tuple
     """(status, curves, checks table, growth figure) for a /derivatives response; our words in ``language``; the
     status says which function ran where ``code`` (the source that was sent) does not make it plain."""
     if not response.get("ok"):
-        return error_markdown(response["error"], language), None, "", None
+        return error_markdown(response["error"], language, labels=LABELS["derivatives"]), None, "", None
     orders, xs = response["orders"], response["xs"]
     point_by_point = response.get("point_by_point")
     eqns, ops = response.get("eqn_counts") or [], response.get("hlo_op_counts") or []
@@ -36,17 +37,32 @@ def render_orders(response: dict, language: str = "en", code: str = "") -> tuple
         for i, o in enumerate(orders)
     )
     table = messages.say("deriv.table_head", language) + "\n|---|---|---|---|---|\n" + rows
-    # What the checks need said (a function that breaks between grid points, points left out): the API's English.
-    table += "".join(f"\n\n{md.verdict('warning', language)} {md.text(note)}" for note in response.get("notes") or [])
+    table += "".join(f"\n\n{md.verdict('warning', language)} {md.text(note)}" for note in _notes(response, language))
     if point_by_point is None:
         figure = plots.derivatives_figure(xs, orders, language=language)
         done = messages.say("deriv.done", language, function=md.code(response["function"]), count=len(orders) - 1,
                             points=len(xs), dtype=md.text(response.get("dtype", "float64")))
-        status = f"{md.verdict('ok', language)} {done}"
+        status = _with_breaks(f"{md.verdict('ok', language)} {done}", response, language)
         return _with_picked(status, code, language), figure, table, plots.growth_figure(eqns, ops, language)
     figure = plots.derivatives_figure(xs, orders, point_by_point=True, language=language)
     table += "\n\n" + messages.say("deriv.no_sizes", language)
-    return _with_picked(point_by_point_status(response, language), code, language), figure, table, None
+    status = _with_breaks(point_by_point_status(response, language), response, language)
+    return _with_picked(status, code, language), figure, table, None
+
+
+def _notes(response: dict, language: str) -> list[str]:
+    """The reply's notes, those its facts say (points left out, where f is not smooth) written again in
+    ``language`` (the others, a dtype other than float64, stay the API's English)."""
+    english = derivative_notes.notes(response)
+    others = [note for note in response.get("notes") or [] if note not in english]
+    return others + derivative_notes.notes(response, language)
+
+
+def _with_breaks(status: str, response: dict, language: str) -> str:
+    """The status, and under it where f is not smooth: the curves show a jump that autodiff's slopes do not."""
+    breaks = response.get("breaks")
+    line = derivative_notes.headline(response["function"], breaks, language) if breaks else None
+    return f"{status}\n\n{md.verdict('warning', language)} {md.text(line)}" if line else status
 
 
 def _with_picked(status: str, code: str, language: str) -> str:
@@ -92,7 +108,7 @@ def render_gradient(response: dict, language: str = "en") -> tuple:
     """(status, Hessian heatmap, jacfwd vs jacrev table) for a /gradient response; our words in ``language``
     (the API's notes, ``without_jit`` and ``explanation``, stay English)."""
     if not response.get("ok"):
-        return error_markdown(response["error"], language), None, ""
+        return error_markdown(response["error"], language, labels=LABELS["gradient"]), None, ""
     gradient = ", ".join(_value_text(g, language) for g in response["gradient"])
     status = f"{md.verdict('ok', language)} f = {_value_text(response['value'], language)}; ∇f = [{gradient}]"
     if response.get("without_jit"):

@@ -12,15 +12,20 @@ from playground.server.ui import markdown as md
 from playground.server.ui.markdown import code_block
 
 
-def error_markdown(error: dict, language: str = "en", then: str = "") -> str:
+def error_markdown(error: dict, language: str = "en", then: str = "", labels: dict[str, str] | None = None) -> str:
     """The error in plain words, the user's line, and for tracer errors what to do instead, in ``language``;
     ``then`` (Markdown) follows the fix.
 
     A tracer error's ``words`` (catalogue pieces) are written in the reader's language; JAX's own message
     stays as JAX wrote it, below ours. Without words, our titles are translated and the rest stays English.
+    ``labels`` (an argument's name -> the catalogue key of its field's label): an argument a message names is
+    named as the tab's form labels it, in English too.
     """
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
+
+    if labels:
+        error = _labelled(error, labels)
 
     title = _in_language(error, "title", language) or say("kind." + (error["kind"] if error["kind"] in TITLES
                                                                        else "unknown"))
@@ -61,6 +66,32 @@ def _prefix(error: dict, language: str) -> tuple[str, str]:
         return messages.render(pieces), messages.render(pieces, language)
     except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # a reply's pieces are untrusted
         return "", ""
+
+
+def _labelled(error: dict, labels: dict[str, str]) -> dict:
+    """The error with each argument its words name (``field.argument``) named by its form's label instead, and its
+    texts written again from those words."""
+    words = error.get("words")
+    if not isinstance(words, dict):
+        return error
+    relabelled = {part: _relabel(pieces, labels, 4) for part, pieces in words.items()}
+    try:
+        texts = {part: messages.render(pieces) for part, pieces in relabelled.items() if part in ("message", "fix")}
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):  # a reply's pieces are untrusted
+        return error
+    return {**error, **texts, "words": relabelled}
+
+
+def _relabel(value: object, labels: dict[str, str], depth: int) -> object:
+    """Pieces with ``["field.argument", {"name": n}]`` as ``["field.label", {"label": [labels[n], {}]}]``."""
+    if depth == 0 or not isinstance(value, list):
+        return value
+    if len(value) == 2 and value[0] == "field.argument" and isinstance(value[1], dict) \
+            and isinstance(value[1].get("name"), str) and value[1]["name"] in labels:
+        return ["field.label", {"label": [labels[value[1]["name"]], {}]}]
+    if len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], dict):
+        return [value[0], {name: _relabel(v, labels, depth - 1) for name, v in value[1].items()}]
+    return [_relabel(v, labels, depth - 1) for v in value]
 
 
 def _in_language(error: dict, part: str, language: str) -> str | None:

@@ -9,8 +9,8 @@ import time
 
 import gradio as gr
 
-from playground import messages, user_ast
-from playground.errors import UserCodeError, error_dict
+from playground import messages, user_ast, validation
+from playground.errors import UserCodeError
 from playground.gallery import EXAMPLES
 from playground.server import sharing
 from playground.server.api import PlaygroundAPI
@@ -19,6 +19,7 @@ from playground.server.ui import example_runs, language, progress, share_links
 from playground.server.ui import inspect_views as views
 from playground.server.ui.derivatives_tab import LINK as DERIVATIVES_LINK
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.translations import t, tab
 
@@ -50,8 +51,8 @@ def build(context: TabContext) -> share_links.Sharing:
         lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
         try:
             argnums = parse_argnums(static_text)
-        except ValueError as exc:
-            yield render(code_text, error_dict("invalid_input", str(exc)), downloads, lang)
+        except validation.Refused as exc:
+            yield render(code_text, exc.error, downloads, lang)
             return
         yield from progress.follow(api.inspect(code_text, args_text, argnums, second_text, bool(accelerator)),
                                    lambda response: render(code_text, response, downloads, lang), len(outputs),
@@ -127,14 +128,8 @@ def _results() -> tuple[list, gr.Accordion]:
 
 
 def parse_argnums(text: str) -> list[int] | None:
-    """'1' or '0, 2' -> [1] or [0, 2]; blank -> None."""
-    parts = [p for p in text.replace(",", " ").split()]
-    if not parts:
-        return None
-    try:
-        return [int(p) for p in parts]
-    except ValueError:
-        raise ValueError(f"static_argnums must be whole numbers separated by commas, got {text!r}") from None
+    """'1' or '0, 2' -> [1] or [0, 2]; blank -> None; anything else is validation.Refused."""
+    return validation.whole_numbers_text("static_argnums", text) or None
 
 
 def render(code: str, response: dict, downloads: DownloadFolder | None = None, lang: str = "en") -> tuple:
@@ -143,7 +138,7 @@ def render(code: str, response: dict, downloads: DownloadFolder | None = None, l
         blank = ("", "", "", "", "", "", "", "")
         link = derivatives_link(code, response["error"])
         opened = f"[{messages.say('inspect.open_in_derivatives', lang)}]({link})" if link else ""
-        return (error_markdown(response["error"], lang, then=opened), *blank,
+        return (error_markdown(response["error"], lang, then=opened, labels=LABELS["inspect"]), *blank,
                 gr.update(value="", visible=False), gr.update(value=None, visible=False), response)
     printed = response.get("stdout", "")
     return (

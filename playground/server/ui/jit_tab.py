@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from playground import messages
-from playground.errors import error_dict
+from playground import messages, validation
 from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs.arguments import MAX_REPEATS
 from playground.server import plots
@@ -14,6 +13,7 @@ from playground.server.sharing import TabSchema, fields_of
 from playground.server.ui import jit_views, language, measure_again, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.timing_views import parse_sizes, seconds, times_table
@@ -54,8 +54,8 @@ def build(context: TabContext) -> share_links.Sharing:
     def measure(code_text: str, sizes_text: str, runs: float, fresh: bool, lang: str):
         try:
             size_list = parse_sizes(sizes_text, "sizes")
-        except ValueError as exc:
-            yield *render(error_dict("invalid_input", str(exc)), lang), measure_again.hidden()
+        except validation.Refused as exc:
+            yield *render(exc.error, lang), measure_again.hidden()
             return
         yield running(size_list, int(runs), lang), None, "", "", measure_again.hidden()  # the last run's results go
         yield from progress.follow(api.jit_speed(code_text, size_list, int(runs), fresh=fresh),
@@ -85,7 +85,7 @@ def running(sizes: list[int], repeats: int, lang: str = "en") -> str:
 def render(response: dict, lang: str = "en") -> tuple:
     """The status, chart, table and narrative of a /jit_speed response; our words in ``lang``."""
     if not response.get("ok"):
-        return error_markdown(response["error"], lang), None, "", ""
+        return error_markdown(response["error"], lang, labels=LABELS["jit_speed"]), None, "", ""
 
     def say(key: str, **params: object) -> str:
         return messages.say(key, lang, **params)

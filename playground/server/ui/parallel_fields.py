@@ -5,30 +5,30 @@
 >>> mesh_sizes("2, four")
 Traceback (most recent call last):
 ...
-ValueError: Mesh shape must be whole numbers separated by commas, such as 2, 4; 'four' is not one.
+playground.validation.Refused: `mesh_shape` must be whole numbers separated by commas, such as 2, 4; 'four' is not one.
+
+Each refusal names the argument as the API does; the tab's page names it by its field's label, in its reader's
+language (field_labels.py).
 """
 
 from __future__ import annotations
 
-# Each text field by its label on the page, and what to write in it when it is empty.
-_REQUIRED = (
-    ("code", "Your function", "define a function, such as def f(x, w): return x @ w."),
-    ("args", "Arguments", "give the function's arguments, such as (jnp.ones((8, 4)), jnp.ones((4, 4)))."),
-    ("in_specs", "in_specs", "give one PartitionSpec per argument, such as (P('data', None), P(None, 'model'))."),
-    ("out_specs", "out_specs", "give the output's PartitionSpec, such as P('data', None)."),
-)
+from playground import messages
+from playground.validation import Refused, field, invalid
+
+_REQUIRED = ("code", "args", "in_specs", "out_specs")  # the text fields that may not be empty, in the form's order
 
 
 def shard_arguments(code: str, args: str, mesh: str, names: str, in_specs: str, out_specs: str) -> dict:
-    """Keyword arguments for ``PlaygroundAPI.shard``; a ValueError names the first field that is empty or wrong."""
+    """Keyword arguments for ``PlaygroundAPI.shard``; Refused names the first field that is empty or wrong."""
     texts = {"code": code or "", "args": args or "", "in_specs": in_specs or "", "out_specs": out_specs or ""}
-    for key, label, hint in _REQUIRED:
-        if not texts[key].strip():
-            raise ValueError(f"The {label} field is empty: {hint}")
+    for name in _REQUIRED:
+        if not texts[name].strip():
+            raise _empty(name)
     shape, axis_names = mesh_sizes(mesh or ""), mesh_axis_names(names or "")
     if len(shape) != len(axis_names):
-        raise ValueError(f"Mesh shape has {len(shape)} size(s) but Axis names has {len(axis_names)} name(s): give "
-                         "one name per mesh axis.")
+        raise Refused(invalid("invalid.mesh_mismatch", mesh=field("mesh_shape"), sizes=len(shape),
+                              axes=field("axis_names"), names=len(axis_names)))
     return {**texts, "mesh_shape": shape, "axis_names": axis_names}
 
 
@@ -36,13 +36,12 @@ def mesh_sizes(text: str) -> list[int]:
     """'2, 4' -> [2, 4]: whole numbers of at least 1."""
     parts = text.replace(",", " ").split()
     if not parts:
-        raise ValueError("The Mesh shape field is empty: give one size per mesh axis, such as 2, 4.")
+        raise _empty("mesh_shape")
     for part in parts:
         if not (part.isascii() and part.isdigit()):
-            raise ValueError(f"Mesh shape must be whole numbers separated by commas, such as 2, 4; {part!r} is "
-                             "not one.")
+            raise Refused(invalid("invalid.mesh_size", field=field("mesh_shape"), part=repr(part)))
         if int(part) < 1:
-            raise ValueError(f"Mesh shape sizes must be at least 1; {part!r} is not.")
+            raise Refused(invalid("invalid.mesh_too_small", field=field("mesh_shape"), part=repr(part)))
     return [int(part) for part in parts]
 
 
@@ -50,9 +49,13 @@ def mesh_axis_names(text: str) -> list[str]:
     """"data, model" (quotes welcome) -> ['data', 'model']."""
     names = [name.strip("'\"") for name in text.replace(",", " ").split()]
     if not names:
-        raise ValueError("The Axis names field is empty: give one name per mesh axis, such as data, model.")
+        raise _empty("axis_names")
     for name in names:
         if not name.isidentifier():
-            raise ValueError(f"Axis names must be names like data or model, separated by commas; {name!r} is not "
-                             "one.")
+            raise Refused(invalid("invalid.axis_name", field=field("axis_names"), name=repr(name)))
     return names
+
+
+def _empty(name: str) -> Refused:
+    """The field for argument ``name`` is empty: what to write there."""
+    return Refused(invalid("invalid.empty_field", field=field(name), hint=messages.piece(f"hint.{name}")))

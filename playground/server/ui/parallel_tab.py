@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import gradio as gr
 
-from playground import messages
-from playground.errors import error_dict
+from playground import messages, validation
 from playground.gallery import SHARD_EXAMPLE
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import TabSchema, fields_of
 from playground.server.ui import language, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.server.ui.markdown import code_block
 from playground.server.ui.parallel_fields import shard_arguments
@@ -66,8 +66,8 @@ def build(context: TabContext) -> share_links.Sharing:
         lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
         try:
             arguments = shard_arguments(code_text, args_text, mesh_text, names_text, in_text, out_text)
-        except ValueError as exc:
-            yield error_markdown(error_dict("invalid_input", str(exc))["error"], lang), "", ""
+        except validation.Refused as exc:
+            yield error_markdown(exc.error["error"], lang, labels=LABELS["shard"]), "", ""
             return
         yield from progress.follow(api.shard(**arguments), lambda response: render_shard(response, lang), 3,
                                    language=lang, working="work.shard")
@@ -115,7 +115,7 @@ def _demos(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> gr.Colu
 def render_shard(response: dict, lang: str = "en") -> tuple:
     """(verdict, placement grids, details) of a /shard response; our words in ``lang``."""
     if not response.get("ok"):
-        return error_markdown(response["error"], lang), "", ""
+        return error_markdown(response["error"], lang, labels=LABELS["shard"]), "", ""
 
     def say(key: str, **params: object) -> str:
         return messages.say(key, lang, **params)

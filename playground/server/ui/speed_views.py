@@ -40,6 +40,7 @@ from playground.server import roofline, speed_plots, timeline_plots
 from playground.server.ui import markdown as md
 from playground.server.ui import progress
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.picked_function import picked_note
 from playground.server.ui.roofline_views import (
     REMAT_LABELS,
@@ -78,7 +79,7 @@ def blank(status: str = "") -> Shown:
 def render(code: str, reply: dict, language: str = "en") -> Shown:
     """Everything the tab shows of a final reply (an error: its explanation, nothing else), in ``language``."""
     if not reply.get("ok"):
-        return blank(error_markdown(reply["error"], language))
+        return blank(error_markdown(reply["error"], language, labels=LABELS["speed_of_light"]))
     colours = line_colours.colours(_lines(reply))
     lines = code.splitlines()
     memory, kernels, gradient = reply.get("memory"), reply["kernels"], reply.get("gradient")

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
+from playground import validation
 
-def parse_sizes(text: str, what: str) -> list[int]:
-    """'1, 10, 100' -> [1, 10, 100]; anything else is a ValueError naming the field."""
-    parts = text.replace(",", " ").split()
-    try:
-        sizes = [int(p) for p in parts]
-    except ValueError:
-        raise ValueError(f"The {what} must be whole numbers separated by commas, got {text!r}.") from None
+
+def parse_sizes(text: str, name: str) -> list[int]:
+    """'1, 10, 100' -> [1, 10, 100] for argument ``name``; anything else, or nothing, is validation.Refused."""
+    sizes = validation.whole_numbers_text(name, text)
     if not sizes:
-        raise ValueError(f"Give at least one of the {what}.")
+        raise validation.Refused(validation.invalid("invalid.no_whole_numbers", field=validation.field(name)))
     return sizes
 
 

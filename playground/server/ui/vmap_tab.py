@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import gradio as gr
 
-from playground.errors import error_dict
+from playground import validation
 from playground.gallery import VMAP_PRESETS
 from playground.jobs.vmap import DEFAULT_BATCH_SIZES
 from playground.server.api import PlaygroundAPI
@@ -104,8 +104,8 @@ def run_vmap(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, o
              sizes_text: str | None, fresh: bool = False) -> Iterator[dict]:
     """The form's values, the batch sizes parsed (naming the box), then /vmap's updates."""
     try:
-        batch_sizes = parse_sizes(sizes_text or "", "batch sizes")
-    except ValueError as exc:
-        yield error_dict("invalid_input", str(exc))
+        batch_sizes = parse_sizes(sizes_text or "", "batch_sizes")
+    except validation.Refused as exc:
+        yield exc.error
         return
     yield from api.vmap(code_text, args_text, in_text, batch_sizes, out_text, fresh=fresh)

@@ -7,6 +7,7 @@ from playground.server import plots
 from playground.server.ui import markdown as md
 from playground.server.ui import progress
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.timing_views import times_table
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
@@ -23,7 +24,7 @@ def render(response: dict, language: str = "en") -> tuple:
         return messages.say(key, language, **params)
 
     if not response.get("ok"):
-        return error_markdown(response["error"], language), "", "", None, ""
+        return error_markdown(response["error"], language, labels=LABELS["vmap"]), "", "", None, ""
     jaxprs = response.get("jaxpr", ""), response.get("batched_jaxpr", "")
     sizes, checked = response["batch_sizes"], response.get("checked_examples") or []
     if not response.get("equal"):
