@@ -32,7 +32,7 @@ CACHED = {"cache": {"hit": True, "shared": False, "measured_at": "2026-12-01T17:
      "Served from the cache: an identical job ran at 17:52:03 UTC (2 min ago); these are its results and timings, "
      "measured then."),
     ("de", "Ein identischer Job (jemand anderes hat mit derselben Eingabe auf Ausführen gedrückt) wartet auf einen "
-           "Worker: **Platz 2 in der Schlange**, etwa **1.3 s** (2 von 2 Workern belegt). Sein Ergebnis ist auch "
+           "Worker: **Platz 2 in der Schlange**, etwa **1,3 s** (2 von 2 Workern belegt). Sein Ergebnis ist auch "
            "deins.",
      "Aus dem Cache: Ein identischer Job lief um 17:52:03 UTC (vor 2 min); das sind seine Ergebnisse und Zeiten, "
      "damals gemessen."),
@@ -64,7 +64,7 @@ def test_the_vmap_status_in_german_and_chinese():
                        "的每个样本结果都一致。")
     bad = {"ok": True, "equal": False, "max_abs_diff": 0.5, "batch_sizes": [1, 10], "checked_examples": [1]}
     assert vmap_views.render(bad, "de")[0] == (f"{verdict('error', 'de')} Die drei Wege stimmen nicht überein bei "
-                                              "Batchgröße 1 (größte Abweichung 0.5), deshalb wird keine Zeit gezeigt: "
+                                              "Batchgröße 1 (größte Abweichung 0,5), deshalb wird keine Zeit gezeigt: "
                                               "Eine mit vmap gebatchte Funktion muss jedes Beispiel unabhängig "
                                               "berechnen.")
     assert vmap_views.render(bad, "zh")[0].startswith(f"{verdict('error', 'zh')} 三种方式的结果不一致（批大小 1）")
@@ -105,9 +105,9 @@ SHARD = {"ok": True, "n_devices": 8, "matches_unsharded": True, "max_abs_diff": 
 def test_the_parallel_verdict_and_details_in_german_and_chinese():
     verdict_de, grids, details = parallel_tab.render_shard(SHARD, "de")
     assert verdict_de == (f"{verdict('ok', 'de')} Auf 8 Geräten ist das Ergebnis bis auf Rundung gleich dem auf "
-                          "einem einzelnen Gerät: größte Abweichung 2.4e-06, Toleranz 4.2e-05.")
+                          "einem einzelnen Gerät: größte Abweichung 2,4e-06, Toleranz 4,2e-05.")
     assert "<b>Gerät 0</b>" in grids and "Eingabe 0: Shape (8,)" in grids
-    assert "**Toleranz** 4.2e-05 = 4 × ρ × Skala" in details and "| Gerät 0 | Gerät 1 |" in details
+    assert "**Toleranz** 4,2e-05 = 4 × ρ × Skala" in details and "| Gerät 0 | Gerät 1 |" in details
     assert "keine: Kein Gerät braucht Daten von einem anderen" in details
     differs = {**SHARD, "matches_unsharded": False, "max_abs_diff": None, "mismatch": "shape (8,) vs (4,)"}
     assert parallel_views.verdict_markdown(differs, "zh") == (
@@ -135,8 +135,8 @@ def test_the_compiler_texts_in_german_and_chinese():
                 "max_abs_diff": 0.25, "device": "cpu", "notes": []}
     table = compiler_views.compare_table(response, "de")
     assert table.startswith(f"{verdict('ok', 'de')} Verglichen auf **cpu**. B: fusion off\n- Ergebnisse: "
-                            "**verschieden**, höchstens 0.25 auseinander.\n- Der Median-Lauf von B brauchte das "
-                            "**1.50×** von A")
+                            "**verschieden**, höchstens 0,25 auseinander.\n- Der Median-Lauf von B brauchte das "
+                            "**1,50×** von A")
     assert "| Laufzeit (Median, Interquartilsabstand, Läufe) | nicht gelaufen | nicht gelaufen |" in table
     assert "| flops（XLA 的估计） | 未报告 | 未报告 |" in compiler_views.compare_table(response, "zh")
     assert "| run time (median, interquartile range, runs) | not run | not run |" in \

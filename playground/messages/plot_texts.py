@@ -36,6 +36,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "plot.draw": {"en": "Draw a digit", "de": "Zeichne eine Ziffer", "zh": "画一个数字"},
     "plot.loss": {"en": "Training loss (cross-entropy)", "de": "Trainings-Loss (Kreuzentropie)",
                   "zh": "训练 loss（交叉熵）"},
+    "plot.loss_axis": {"en": "loss", "de": "Loss", "zh": "损失"},
     "plot.loss_each_step": {"en": "each step", "de": "jeder Schritt", "zh": "每一步"},
     "plot.loss_mean_of": {"en": "mean of {steps} steps", "de": "Mittel aus {steps} Schritten",
                           "zh": "每 {steps} 步的平均"},
