@@ -60,3 +60,10 @@ def test_every_word_in_a_figure_is_in_the_readers_language(name, language):
     english, other = words(BUILDERS[name]("en")), words(BUILDERS[name](language))
     left = [e for e, o in zip(english, other, strict=True) if e == o and re.search("[a-z]{3}", e)]
     assert set(left) <= {"jit"}, left  # JAX's names are the same in every language
+
+
+@pytest.mark.parametrize("name", [*BUILDERS, "hessian"])
+def test_plotly_writes_each_figures_numbers_as_the_readers_language_does(name):
+    """Ticks, hovers and a Hessian's cells are plotly's to write: the layout's separators tell it 0,5 in German."""
+    build = BUILDERS.get(name, lambda lang: plots.hessian_figure([[0.5, 1234.5], [1234.5, 2.0]], lang))
+    assert [build(language).layout.separators for language in ("en", "de", "zh")] == [".,", ",.", ".,"]

@@ -70,7 +70,7 @@ TEXTS: dict[str, dict[str, str]] = {
               "ausgeführt)",
         "zh": "行为纯度检查（你的函数再被追踪两次，并逐个操作地即时执行）"},
     "inspect.pending.retrace": {"en": "the second call (does jit retrace?)",
-                                "de": "der zweite Aufruf (tract jit neu?)",
+                                "de": "der zweite Aufruf (ein neues Tracing durch jit?)",
                                 "zh": "第二次调用（jit 会重新追踪吗？）"},
     # The Train tab's status line and device banner.
     "train.downloading": {"en": "Downloading `{file}`: {done} of {total} MB",

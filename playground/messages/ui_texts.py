@@ -104,7 +104,7 @@ TEXTS: dict[str, dict[str, str]] = {
               "**static_argnums**: Argumente, die jit als Konstanten ins Programm einbaut, statt sie zu tracen; ein "
               "neuer Wert bedeutet eine neue Kompilierung.  \n"
               "**Noch einmal aufrufen mit**: Ein zweiter Aufruf mit anderen Argumenten zeigt, ob jit das kompilierte "
-              "Programm wiederverwendet oder neu tract.",
+              "Programm wiederverwendet oder ein neues Tracing braucht.",
         "zh": "**jaxpr**：JAX 自己的函数表示，由 Python 代码 trace "
               "而来：每行一个基本运算，作用于带类型的数组（`f32[3]` 是三个 float32 数）。  \n"
               "**StableHLO**：jaxpr 降级为编译器读取的 MLIR 方言：同一个程序，尚未优化。  \n"
@@ -520,14 +520,14 @@ TEXTS: dict[str, dict[str, str]] = {
               "link** shares what you see.\n\n"
               "Below: what this server runs on, and how your code is kept in its sandbox.",
         "de": "**Wofür das ist:** um zu sehen, was JAX mit einer kleinen Funktion von dir macht: wie `jit` sie per "
-              "Tracing in einen jaxpr verwandelt, nach StableHLO übersetzt und kompiliert; ihre Ableitungen mit `grad`; Batches mit `vmap`; was `jit` "
-              "an Tempo bringt; wie die Passes von XLA sie verändern; Sharding über Geräte; und ein kleines Netz, das "
-              "vor deinen Augen lernt.\n\n"
+              "Tracing in einen jaxpr verwandelt, nach StableHLO übersetzt und kompiliert; ihre Ableitungen mit "
+              "`grad`; Batches mit `vmap`; was `jit` an Tempo bringt; wie die Passes von XLA sie verändern; Sharding "
+              "über Geräte; und ein kleines Netz, das vor deinen Augen lernt.\n\n"
               "**Wo du anfängst:** im Tab **Untersuchen**: drück beim Beispiel auf Ausführen und lies den jaxpr neben "
               "deinem Code. Dann **Ableitungen**, **vmap** und **jit**, jeweils mit Vorlagen zum Ausprobieren; "
               "**Lichtgeschwindigkeit** dafür, wie nah deine Funktion an das kommt, was die Maschine kann "
-              "(Roofline, Speicher, Kernels); **Compiler** für die Passes und Graphen von XLA; **Parallel** für Sharding; **Training** für MNIST. "
-              "**Link kopieren** teilt in jedem Tab, was du siehst.\n\n"
+              "(Roofline, Speicher, Kernels); **Compiler** für die Passes und Graphen von XLA; **Parallel** für "
+              "Sharding; **Training** für MNIST. **Link kopieren** teilt in jedem Tab, was du siehst.\n\n"
               "Darunter: worauf dieser Server läuft und wie dein Code in seiner Sandbox gehalten wird.",
         "zh": "**这是做什么的：**看看 JAX 如何处理你写的一个小函数：`jit` 怎样把它追踪成 jaxpr、降级并编译；用 "
               "`grad` 求导；用 `vmap` 批处理；`jit` 能带来多少速度；XLA 的 pass "
