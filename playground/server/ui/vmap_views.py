@@ -23,13 +23,13 @@ def render(response: dict, language: str = "en") -> tuple:
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
+    def number(value: int) -> str:
+        return numbers.number(value, language)
+
     if not response.get("ok"):
         return error_markdown(response["error"], language), "", "", None, ""
     jaxprs = response.get("jaxpr", ""), response.get("batched_jaxpr", "")
     sizes, checked = response["batch_sizes"], response.get("checked_examples") or []
-    def number(value: int) -> str:
-        return numbers.number(value, language)
-
     if not response.get("equal"):
         difference = response.get("max_abs_diff")
         by = (say("vmap.by_difference", difference=numbers.figures(difference, language)) if difference is not None
