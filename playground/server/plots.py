@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from playground.messages import say
-from playground.messages.numbers import plotly_separators
+from playground.messages.numbers import duration, figures, plotly_separators
 
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
@@ -83,9 +84,19 @@ def timings_figure(title: str, x_title: str, xs: list[int], series: dict[str, li
             fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers",
                                      name=name, hovertemplate=say("plot.seconds_at", language, name=name)
                                      + "<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=say("plot.seconds", language), xaxis_type="log",
-                      yaxis_type="log", separators=plotly_separators(language), **_LAYOUT_LEGEND_BELOW)
+    xs_drawn, ys_drawn = [x for trace in fig.data for x in trace.x], [y for trace in fig.data for y in trace.y]
+    fig.update_layout(title=title, xaxis=_labelled(xs_drawn, lambda x: figures(x, language)),
+                      yaxis=_labelled(ys_drawn, lambda y: duration(y, language)), xaxis_title=x_title,
+                      yaxis_title=say("plot.seconds", language), xaxis_type="log", yaxis_type="log",
+                      separators=plotly_separators(language), **_LAYOUT_LEGEND_BELOW)
     return fig
+
+
+def _labelled(values: list[float], write: Callable[[float], str]) -> dict:
+    """A log axis's ticks at whole values (log_ticks) over ``values``, each label written by ``write`` (10 µs,
+    1.000 in German); plotly's own where there are too few."""
+    ticks = log_ticks(min(values), max(values)) if values else []
+    return {"tickvals": ticks, "ticktext": [write(tick) for tick in ticks]} if ticks else {}
 
 
 def log_ticks(low: float, high: float) -> list[float]:
