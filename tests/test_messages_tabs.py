@@ -144,6 +144,13 @@ def test_inspects_stages_cost_and_memory_in_german_and_chinese():
     assert "| 读写的字节数 | 0 |" in inspect_views.stages_markdown(response, "zh")
     status = inspect_views.status_markdown({"function": "f", "device": "cpu"}, "de")
     assert "Tracing, Übersetzung nach StableHLO und Kompilierung von `f` für cpu abgeschlossen." in status
+    panes = inspect_views.source_ir_html("def f(x):\n    return x", {"jaxpr": "a\nb", "line_map": {"jaxpr": [2, 2]}},
+                                         "de")
+    assert "<b>Dein Code</b>" in panes and 'title="aus Zeile 2"' in panes
+    pytrees = inspect_views.pytree_markdown({side: {"treedef": "*", "leaves": [{"key_path": "", "shape": [3],
+                                                                                 "dtype": "float32"}]}
+                                             for side in ("inputs", "outputs")}, "zh")
+    assert pytrees.startswith("#### 输入") and "#### 输出" in pytrees and "| `（根）` | [3] | float32 |" in pytrees
 
 
 def test_german_names_the_compiler_stages_in_german_words():
