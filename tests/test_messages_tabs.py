@@ -68,14 +68,14 @@ def test_the_vmap_status_in_german_and_chinese():
     assert vmap_views.running() == RUNNING_VMAP
     german = vmap_views.agreement("f", [1, 10, 1000], [1, 10, 312], "de")
     assert german.startswith(f"{verdict('ok', 'de')} Python-Schleife, vmap und jit(vmap) stimmen für `f` bei jedem "
-                             "Beispiel überein, bei den Batchgrößen 1 und 10.")
+                             "Beispiel überein, bei den Batch-Größen 1 und 10.")
     assert "nach 312 Beispielen an ihrem Zeitlimit aufgehört" in german and "die anderen 688" in german
     chinese = vmap_views.agreement("f", [1, 10, 100], [1, 10, 100], "zh")
     assert chinese == (f"{verdict('ok', 'zh')} 在批大小 1、10 和 100 下，Python 循环、vmap 和 jit(vmap) 对 `f` "
                        "的每个样本结果都一致。")
     bad = {"ok": True, "equal": False, "max_abs_diff": 0.5, "batch_sizes": [1, 10], "checked_examples": [1]}
     assert vmap_views.render(bad, "de")[0] == (f"{verdict('error', 'de')} Die drei Wege stimmen nicht überein bei "
-                                              "Batchgröße 1 (größte Abweichung 0,5), deshalb wird keine Zeit gezeigt: "
+                                              "Batch-Größe 1 (größte Abweichung 0,5), deshalb wird keine Zeit gezeigt: "
                                               "Eine mit vmap gebatchte Funktion muss jedes Beispiel unabhängig "
                                               "berechnen.")
     assert vmap_views.render(bad, "zh")[0].startswith(f"{verdict('error', 'zh')} 三种方式的结果不一致（批大小 1）")
@@ -87,7 +87,7 @@ VMAP_DONE = {"ok": True, "equal": True, "function": "f", "batch_sizes": [1, 1000
 
 
 @pytest.mark.parametrize(("language", "head", "row", "sizes"), [
-    ("de", "| Batchgröße | Python-Schleife | vmap | jit(vmap) | vmap gegen Python-Schleife | jit(vmap) gegen "
+    ("de", "| Batch-Größe | Python-Schleife | vmap | jit(vmap) | vmap gegen Python-Schleife | jit(vmap) gegen "
            "Python-Schleife |", "| 10.000 | 5,54\N{NO-BREAK SPACE}s | 1\N{NO-BREAK SPACE}ms | "
            "410\N{NO-BREAK SPACE}µs | 5.537× | 13.505× |", "1, 1.000 und 10.000"),
     ("zh", "| 批大小 | Python 循环 | vmap | jit(vmap) | vmap 相对 Python 循环 | jit(vmap) 相对 Python 循环 |",

@@ -21,7 +21,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "plot.growth_hlo": {"en": "optimised HLO instructions (after jit)",
                         "de": "optimierte HLO-Anweisungen (nach jit)", "zh": "优化后的 HLO 指令（jit 之后）"},
     "plot.count": {"en": "count", "de": "Anzahl", "zh": "数量"},
-    "plot.seconds": {"en": "seconds (median)", "de": "Sekunden (Median)", "zh": "秒（中位数）"},
+    "plot.seconds": {"en": "time (median)", "de": "Zeit (Median)", "zh": "时间（中位数）"},  # ticks carry the unit
     "plot.seconds_at": {"en": "{name}: %{{y:.3g}} s at %{{x}}", "de": "{name}: %{{y:.3g}} s bei %{{x}}",
                         "zh": "{name}：%{{x}} 时 %{{y:.3g}} 秒"},
     "plot.jit": {"en": "NumPy vs eager JAX vs jit", "de": "NumPy gegen eager JAX gegen jit",

@@ -139,7 +139,7 @@ TEXTS: dict[str, dict[str, str]] = {
     # The timing tabs' tables (jit, vmap): a way's speed-up over the baseline, the column's head.
     "timing.versus": {"en": "{way} vs {baseline}", "de": "{way} gegen {baseline}", "zh": "{way} 相对 {baseline}"},
     # The vmap tab.
-    "vmap.table_size": {"en": "batch size", "de": "Batchgröße", "zh": "批大小"},
+    "vmap.table_size": {"en": "batch size", "de": "Batch-Größe", "zh": "批大小"},
     "vmap.running": {"en": "Checking a Python loop, vmap and jit(vmap) against each other, then timing them…",
                      "de": "Prüfe eine Python-Schleife, vmap und jit(vmap) gegeneinander und messe dann ihre Zeiten…",
                      "zh": "正在相互核对 Python 循环、vmap 和 jit(vmap)，然后计时…"},
@@ -152,7 +152,7 @@ TEXTS: dict[str, dict[str, str]] = {
                             "mit vmap gebatchte Funktion muss jedes Beispiel unabhängig berechnen.",
                       "zh": "三种方式的结果不一致{at}（{by}），所以不显示时间："
                             "用 vmap 批处理的函数必须独立地计算每个样本。"},
-    "vmap.disagree_at": {"en": " at batch size {size}", "de": " bei Batchgröße {size}", "zh": "（批大小 {size}）"},
+    "vmap.disagree_at": {"en": " at batch size {size}", "de": " bei Batch-Größe {size}", "zh": "（批大小 {size}）"},
     "vmap.by_difference": {"en": "largest difference {difference}", "de": "größte Abweichung {difference}",
                            "zh": "最大差值 {difference}"},
     "vmap.by_not_finite": {"en": "by values that are not finite", "de": "um Werte, die nicht endlich sind",
@@ -161,12 +161,12 @@ TEXTS: dict[str, dict[str, str]] = {
                          "zh": "在 **{device}** 上测量。"},
     "vmap.agree_one": {"en": "Python loop, vmap and jit(vmap) agree for {name} on every example at batch size {sizes}.",
                        "de": "Python-Schleife, vmap und jit(vmap) stimmen für {name} bei jedem Beispiel überein, bei "
-                             "Batchgröße {sizes}.",
+                             "Batch-Größe {sizes}.",
                        "zh": "在批大小 {sizes} 下，Python 循环、vmap 和 jit(vmap) 对 {name} 的每个样本结果都一致。"},
     "vmap.agree_many": {"en": "Python loop, vmap and jit(vmap) agree for {name} on every example at batch sizes "
                               "{sizes}.",
                         "de": "Python-Schleife, vmap und jit(vmap) stimmen für {name} bei jedem Beispiel überein, bei "
-                              "den Batchgrößen {sizes}.",
+                              "den Batch-Größen {sizes}.",
                         "zh": "在批大小 {sizes} 下，Python 循环、vmap 和 jit(vmap) 对 {name} 的每个样本结果都一致。"},
     "vmap.agree_finished": {"en": "Python loop, vmap and jit(vmap) agree for {name} on every example the loop "
                                   "finished.",
@@ -175,7 +175,7 @@ TEXTS: dict[str, dict[str, str]] = {
                             "zh": "对于循环完成的每个样本，Python 循环、vmap 和 jit(vmap) 对 {name} 的结果都一致。"},
     "vmap.cut_one": {"en": "At batch size {size} the Python loop stopped at its time limit after {done} example: "
                            "those were compared and agree, the other {rest} were not compared.",
-                     "de": "Bei Batchgröße {size} hat die Python-Schleife nach {done} Beispiel an ihrem Zeitlimit "
+                     "de": "Bei Batch-Größe {size} hat die Python-Schleife nach {done} Beispiel an ihrem Zeitlimit "
                            "aufgehört: Es wurde verglichen und stimmt überein, die anderen {rest} wurden nicht "
                            "verglichen.",
                      "zh": "在批大小 {size} 下，Python 循环在完成 {done} 个样本后到达时间上限而停止："
@@ -183,7 +183,7 @@ TEXTS: dict[str, dict[str, str]] = {
                            "其余 {rest} 个没有比较。"},
     "vmap.cut_many": {"en": "At batch size {size} the Python loop stopped at its time limit after {done} examples: "
                             "those were compared and agree, the other {rest} were not compared.",
-                      "de": "Bei Batchgröße {size} hat die Python-Schleife nach {done} Beispielen an ihrem Zeitlimit "
+                      "de": "Bei Batch-Größe {size} hat die Python-Schleife nach {done} Beispielen an ihrem Zeitlimit "
                             "aufgehört: Diese wurden verglichen und stimmen überein, die anderen {rest} wurden nicht "
                             "verglichen.",
                       "zh": "在批大小 {size} 下，Python 循环在完成 {done} 个样本后到达时间上限而停止："

@@ -356,8 +356,12 @@ UNIT = "[\N{NO-BREAK SPACE} ](s|ms|µs|ns)"  # a time's unit after its number: o
 
 
 def ticks(page: Page, elem_id: str, axis: str) -> list[str]:
-    """An axis's tick labels as plotly drew them (SVG text, so textContent)."""
-    return page.locator(f"#{elem_id} .js-plotly-plot .{axis}tick text").all_text_contents()
+    """An axis's tick labels as plotly drew them (SVG text, so textContent), once its three lines are drawn (plotly
+    draws after Gradio has shown the table beside it)."""
+    expect(plot_traces(page, elem_id)).to_have_count(3)
+    labels = page.locator(f"#{elem_id} .js-plotly-plot .{axis}tick text")
+    labels.first.wait_for()
+    return labels.all_text_contents()
 
 
 def assert_numbers_in(cells: list[str], language: str, suffix: str) -> None:
