@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from playground.server.config import Settings
 from playground.server.endpoints import public_endpoints
 from tests.conftest import ROOT
 
@@ -89,6 +90,24 @@ def test_every_public_endpoint_is_on_the_api_page():
 
 def test_readme_is_a_front_door():
     assert len((ROOT / "README.md").read_text().splitlines()) <= 150
+
+
+def _port_with(name: str, value: str) -> int | None:
+    """The port the server takes with ``name`` set to ``value``; None where that is no value ``name`` takes."""
+    try:
+        return Settings.from_env({name: value}).port
+    except ValueError:
+        return None
+
+
+def test_readme_says_how_to_serve_on_another_port_and_where_every_setting_is():
+    """The setting is the one config.py reads the port from (found by trying each it names, not written here)."""
+    readme = (ROOT / "README.md").read_text()
+    names = settings_in(ast.parse((ROOT / "playground" / "server" / "config.py").read_text()))
+    port = [name for name in sorted(names) if name.startswith("PLAYGROUND_") and _port_with(name, "8123") == 8123]
+    assert len(port) == 1, port
+    assert re.search(rf"{port[0]}=(\d+) make run` serves on\s+\1\b", readme), readme
+    assert "(docs/configuration.md)" in readme
 
 
 MARKDOWN_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)|<img [^>]*src=\"([^\"]+)\"")

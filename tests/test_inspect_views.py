@@ -217,7 +217,7 @@ def test_stages_markdown_timings_in_ms():
     stages = _table(stages_markdown(SYNTHETIC), "Stages")
     assert stages == {
         "trace (Python -> jaxpr)": "12.3 ms", "lower (jaxpr -> StableHLO)": "4.0 ms",
-        "compile (StableHLO -> optimised HLO)": "1500.0 ms", "run": "0.1 ms",
+        "compile (StableHLO -> optimised HLO)": "1,500.0 ms", "run": "0.1 ms",
     }
 
 

@@ -14,7 +14,7 @@ def test_agreement_names_the_sizes_checked_and_where_numpy_dropped_out():
     reply = {**BASE, "sizes": [10, 100, 1000], "checked_sizes": [10, 100, 1000], "numpy_checked_sizes": [10, 100],
              "numpy_unavailable": "With jnp as NumPy the function gives other results at n=1000 (...)"}
     line = agreement_line(reply)
-    assert line.startswith("Eager JAX and jit agree at every size measured (n = 10, 100, 1000)")
+    assert line.startswith("Eager JAX and jit agree at every size measured (n = 10, 100, 1,000)")
     assert "NumPy agrees at n = 10, 100, and was left out after: With jnp as NumPy" in line
     no_numpy = agreement_line({**reply, "numpy_checked_sizes": [], "numpy_unavailable": "it changes x in place"})
     assert no_numpy.endswith("No NumPy column: it changes x in place")
@@ -24,11 +24,11 @@ def test_jit_losing_to_dispatch_and_losing_on_compute_are_told_apart():
     reply = {**BASE, "sizes": [10, 300, 3000], "jit_s": [10e-6, 170e-6, 5e-3], "numpy_s": [6e-6, 85e-6, 9e-3],
              "eager_s": [70e-6, 600e-6, 20e-3]}
     why = why_markdown(reply)
-    assert "**Why jit is faster than eager JAX** (4× at n = 3000)" in why
+    assert "**Why jit is faster than eager JAX** (4× at n = 3,000)" in why
     assert "slower than NumPy at n = 10 (0.6×); slower than NumPy at n = 300 (0.5×)" in why
     assert "At n = 10 a jitted call costs little more than its fixed cost (about 10 µs" in why
     assert "At n = 300 the time is well above that fixed cost, so it is not dispatch" in why
-    assert "n = 3000" not in why.split("**Where jit loses:**")[1]  # it won there: no loss claimed
+    assert "n = 3,000" not in why.split("**Where jit loses:**")[1]  # it won there: no loss claimed
 
 
 @pytest.mark.parametrize(("kernels", "language", "said"), [
@@ -58,9 +58,10 @@ def _faulting(numpy: float, jit: float) -> dict:
 def test_page_faults_of_one_side_are_said_with_both_counts_in_every_language():
     """NumPy's calls took fresh pages in its process, jit's none in its own: the why says both counts and that a
     script of the reader's may differ by that, in en, de and zh."""
-    for language, words in (("en", "Fresh memory"), ("de", "Frischer Speicher"), ("zh", "新内存")):
+    for language, words, size in (("en", "Fresh memory", "2,000"), ("de", "Frischer Speicher", "2.000"),
+                                  ("zh", "新内存", "2,000")):
         said = jit_views.why_markdown(_faulting(626.0, 0.0), language)
-        assert words in said and "**626**" in said and "**0**" in said and "2000" in said, said
+        assert words in said and "**626**" in said and "**0**" in said and f"n = {size}" in said, said
 
 
 def test_a_few_page_faults_are_not_worth_a_word():

@@ -139,7 +139,7 @@ def test_the_train_status_in_german_and_chinese(language, finished, stopped, tra
     assert status_markdown(limit, language).startswith(f"{verdict('stopped', language)} {stopped}")
     running = {**BASE, "phase": "training", "epoch": 1.0, "done": False}
     assert f"{verdict('busy', language)} {training}" in status_markdown(running, language)
-    assert "<progress value='1.000' max='2'>" in status_markdown(running, language)
+    assert "<progress value='1.0' max='2'>" in status_markdown(running, language)
     assert messages.say("train.compiling", language) in status_markdown({"phase": "compiling"}, language)
     assert "#3" in status_markdown({"phase": "queued", "queue_position": 3}, language)
     assert messages.say("train.on_device", language, device="<b>GPU</b>") != messages.say("train.on_device", "en",
@@ -162,11 +162,11 @@ def test_the_jit_narrative_in_german_and_chinese():
              "numpy_unavailable": None, "numpy_s": [1e-6, 8e-3], "eager_s": [3e-5, 9e-3], "jit_s": [6e-6, 1e-3],
              "jaxpr_ops": 5, "fused_kernels": 1}
     assert jit_views.agreement_line(reply, "de") == ("Eager JAX und jit stimmen überein bei jeder gemessenen Größe "
-                                                    "(n = 10, 1000); NumPy stimmt bei jeder auch überein.")
+                                                    "(n = 10, 1.000); NumPy stimmt bei jeder auch überein.")
     german = jit_views.why_markdown(reply, "de")
-    assert german.startswith("**Warum jit schneller ist als eager JAX** (9× bei n = 1000): Der jaxpr hat **5**")
-    assert "**Wo jit verliert:** langsamer als NumPy bei n = 10 (0.17×)." in german
-    assert jit_views.why_markdown(reply, "zh").startswith("**为什么 jit 比 eager JAX 快**（n = 1000 时快 9×）")
+    assert german.startswith("**Warum jit schneller ist als eager JAX** (9× bei n = 1.000): Der jaxpr hat **5**")
+    assert "**Wo jit verliert:** langsamer als NumPy bei n = 10 (0,17×)." in german
+    assert jit_views.why_markdown(reply, "zh").startswith("**为什么 jit 比 eager JAX 快**（n = 1,000 时快 9×）")
     assert jit_views.why_markdown(reply) == jit_views.why_markdown(reply, "en")
 
 

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
 
 from playground import messages
+from playground.messages import numbers
 from playground.sandbox import reply
-from playground.server.ui import compiler_views, derivatives_views, parallel_tab, parallel_views, progress, vmap_views
+from playground.server.ui import (
+    compiler_views,
+    derivatives_views,
+    inspect_views,
+    jit_tab,
+    parallel_tab,
+    parallel_views,
+    progress,
+    vmap_views,
+)
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.markdown import verdict
 from playground.worker import inspect as staging
@@ -32,7 +43,7 @@ CACHED = {"cache": {"hit": True, "shared": False, "measured_at": "2026-12-01T17:
      "Served from the cache: an identical job ran at 17:52:03 UTC (2 min ago); these are its results and timings, "
      "measured then."),
     ("de", "Ein identischer Job (jemand anderes hat mit derselben Eingabe auf Ausführen gedrückt) wartet auf einen "
-           "Worker: **Platz 2 in der Schlange**, etwa **1.3 s** (2 von 2 Workern belegt). Sein Ergebnis ist auch "
+           "Worker: **Platz 2 in der Schlange**, etwa **1,3 s** (2 von 2 Workern belegt). Sein Ergebnis ist auch "
            "deins.",
      "Aus dem Cache: Ein identischer Job lief um 17:52:03 UTC (vor 2 min); das sind seine Ergebnisse und Zeiten, "
      "damals gemessen."),
@@ -57,17 +68,98 @@ def test_the_vmap_status_in_german_and_chinese():
     assert vmap_views.running() == RUNNING_VMAP
     german = vmap_views.agreement("f", [1, 10, 1000], [1, 10, 312], "de")
     assert german.startswith(f"{verdict('ok', 'de')} Python-Schleife, vmap und jit(vmap) stimmen für `f` bei jedem "
-                             "Beispiel überein, bei den Batchgrößen 1 und 10.")
+                             "Beispiel überein, bei den Batch-Größen 1 und 10.")
     assert "nach 312 Beispielen an ihrem Zeitlimit aufgehört" in german and "die anderen 688" in german
     chinese = vmap_views.agreement("f", [1, 10, 100], [1, 10, 100], "zh")
     assert chinese == (f"{verdict('ok', 'zh')} 在批大小 1、10 和 100 下，Python 循环、vmap 和 jit(vmap) 对 `f` "
                        "的每个样本结果都一致。")
     bad = {"ok": True, "equal": False, "max_abs_diff": 0.5, "batch_sizes": [1, 10], "checked_examples": [1]}
     assert vmap_views.render(bad, "de")[0] == (f"{verdict('error', 'de')} Die drei Wege stimmen nicht überein bei "
-                                              "Batchgröße 1 (größte Abweichung 0.5), deshalb wird keine Zeit gezeigt: "
+                                              "Batch-Größe 1 (größte Abweichung 0,5), deshalb wird keine Zeit gezeigt: "
                                               "Eine mit vmap gebatchte Funktion muss jedes Beispiel unabhängig "
                                               "berechnen.")
     assert vmap_views.render(bad, "zh")[0].startswith(f"{verdict('error', 'zh')} 三种方式的结果不一致（批大小 1）")
+
+
+VMAP_DONE = {"ok": True, "equal": True, "function": "f", "batch_sizes": [1, 1000, 10000],
+             "checked_examples": [1, 1000, 10000], "loop_s": [1e-3, 0.9, 5.537], "vmap_s": [1e-4, 2e-4, 1e-3],
+             "jit_vmap_s": [9.01e-6, 1e-4, 4.1e-4], "device": "cpu"}
+
+
+@pytest.mark.parametrize(("language", "head", "row", "sizes"), [
+    ("de", "| Batch-Größe | Python-Schleife | vmap | jit(vmap) | vmap gegen Python-Schleife | jit(vmap) gegen "
+           "Python-Schleife |", "| 10.000 | 5,54\N{NO-BREAK SPACE}s | 1\N{NO-BREAK SPACE}ms | "
+           "410\N{NO-BREAK SPACE}µs | 5.537× | 13.505× |", "1, 1.000 und 10.000"),
+    ("zh", "| 批大小 | Python 循环 | vmap | jit(vmap) | vmap 相对 Python 循环 | jit(vmap) 相对 Python 循环 |",
+     "| 10,000 | 5.54\N{NO-BREAK SPACE}s | 1\N{NO-BREAK SPACE}ms | 410\N{NO-BREAK SPACE}µs | 5,537× | 13,505× |",
+     "1、1,000 和 10,000"),
+])
+def test_the_vmap_table_and_status_write_their_heads_and_numbers_in_the_readers_language(language, head, row, sizes):
+    status, _, _, chart, table = vmap_views.render(VMAP_DONE, language)
+    lines = table.splitlines()
+    assert lines[0] == head and lines[-1] == row
+    assert sizes in status
+    assert chart.layout.separators == numbers.plotly_separators(language)
+
+
+def test_the_jit_tabs_status_table_and_compile_times_in_german_and_chinese():
+    assert jit_tab.running([10, 300, 3000], 5, "de").endswith("bei n = 10, 300 und 3.000…")
+    assert jit_tab.running([10, 300, 3000], 5, "zh").endswith("n = 10、300 和 3,000…")
+    reply = {"ok": True, "device": "cpu", "sizes": [10, 3000], "checked_sizes": [10, 3000],
+             "numpy_checked_sizes": [10, 3000], "numpy_unavailable": None, "numpy_s": [1e-6, 5.54e-3],
+             "eager_s": [3e-5, 9e-3], "jit_s": [2.44e-6, 9.01e-6], "compile_s": [0.0123, 1.5], "jaxpr_ops": 5,
+             "fused_kernels": 1}
+    status, chart, table, why = jit_tab.render(reply, "de")
+    assert "(n = 10, 3.000)" in status and chart.layout.separators == ",."
+    assert table.splitlines()[0] == "| n | NumPy | eager JAX | jit | eager JAX gegen NumPy | jit gegen NumPy |"
+    assert table.splitlines()[3] == ("| 3.000 | 5,54\N{NO-BREAK SPACE}ms | 9\N{NO-BREAK SPACE}ms | "
+                                     "9,01\N{NO-BREAK SPACE}µs | 0,62× | 615× |")
+    assert "n = 3.000: 1,5 s" in table and "(0,41×)" in why
+    assert "| 3,000 | 5.54\N{NO-BREAK SPACE}ms |" in jit_tab.render(reply, "zh")[2]
+
+
+@pytest.mark.parametrize(("language", "closed", "finite"), [
+    ("de", "geschlossene Form", "finite Differenzen"), ("zh", "解析式", "有限差分")])
+def test_what_a_derivative_was_checked_against_is_said_in_the_readers_language(language, closed, finite):
+    response = {"ok": True, "function": "f", "xs": [0.0, 1.0], "eqn_counts": [3, 1234], "hlo_op_counts": [2, 5],
+                "orders": [{"n": 0, "ys": [0, 1], "reference": None, "max_error": None},
+                           {"n": 1, "ys": [1, 1], "reference": "closed form", "max_error": 1.25e-7},
+                           {"n": 2, "ys": [0, 0], "reference": "finite differences", "max_error": 0.0034}]}
+    table = derivatives_views.render_orders(response, language)[2]
+    assert f"| {closed} | " in table and f"| {finite} | " in table and "closed form" not in table
+    assert ("1,25e-07" if language == "de" else "1.25e-07") in table
+    assert ("| 1.234 |" if language == "de" else "| 1,234 |") in table
+
+
+def test_inspects_stages_cost_and_memory_in_german_and_chinese():
+    response = {"trace_s": 0.0123, "lower_s": 0.004, "compile_s": 1.5, "run_s": 0.00005,
+                "cost": {"flops": 1_234_567.0, "bytes_accessed": 0.0, "transcendentals": None,
+                         "unavailable": {"transcendentals": "the cpu backend did not report transcendentals"}},
+                "memory": {"argument_bytes": 16, "output_bytes": 4096, "temp_bytes": 0, "generated_code_bytes": 1}}
+    german = inspect_views.stages_markdown(response, "de")
+    assert "#### Stufen\n| Stufe | Zeit |" in german and "| Kompilieren (StableHLO -> optimiertes HLO) | 1.500,0 ms |" \
+        in german
+    assert "| FLOPs | 1.234.567 |" in german and "| Ausgaben | 4.096 B |" in german
+    assert "nicht angegeben: the cpu backend did not report transcendentals" in german  # XLA's reason as it came
+    assert "| 读写的字节数 | 0 |" in inspect_views.stages_markdown(response, "zh")
+    status = inspect_views.status_markdown({"function": "f", "device": "cpu"}, "de")
+    assert "Tracing, Übersetzung nach StableHLO und Kompilierung von `f` für cpu abgeschlossen." in status
+    panes = inspect_views.source_ir_html("def f(x):\n    return x", {"jaxpr": "a\nb", "line_map": {"jaxpr": [2, 2]}},
+                                         "de")
+    assert "<b>Dein Code</b>" in panes and 'title="aus Zeile 2"' in panes
+    pytrees = inspect_views.pytree_markdown({side: {"treedef": "*", "leaves": [{"key_path": "", "shape": [3],
+                                                                                 "dtype": "float32"}]}
+                                             for side in ("inputs", "outputs")}, "zh")
+    assert pytrees.startswith("#### 输入") and "#### 输出" in pytrees and "| `（根）` | [3] | float32 |" in pytrees
+
+
+def test_german_names_the_compiler_stages_in_german_words():
+    """JAX's lowering is "nach StableHLO übersetzen" in German, and tracing "Tracing": never "lowern", "gelowert"
+    or "tract"."""
+    made_up = re.compile(r"\b(ge)?lower(n|t|te[nrs]?)\b|\btract\b", re.IGNORECASE)
+    found = {key: made_up.findall(texts["de"]) for key, texts in messages.CATALOGUE.items()
+             if "de" in texts and made_up.search(texts["de"])}
+    assert found == {}
 
 
 POINT_BY_POINT = {"ok": True, "function": "f", "orders": [{"n": 0, "ys": [0]}, {"n": 1, "ys": [0]}], "xs": [0.0],
@@ -105,9 +197,9 @@ SHARD = {"ok": True, "n_devices": 8, "matches_unsharded": True, "max_abs_diff": 
 def test_the_parallel_verdict_and_details_in_german_and_chinese():
     verdict_de, grids, details = parallel_tab.render_shard(SHARD, "de")
     assert verdict_de == (f"{verdict('ok', 'de')} Auf 8 Geräten ist das Ergebnis bis auf Rundung gleich dem auf "
-                          "einem einzelnen Gerät: größte Abweichung 2.4e-06, Toleranz 4.2e-05.")
+                          "einem einzelnen Gerät: größte Abweichung 2,4e-06, Toleranz 4,2e-05.")
     assert "<b>Gerät 0</b>" in grids and "Eingabe 0: Shape (8,)" in grids
-    assert "**Toleranz** 4.2e-05 = 4 × ρ × Skala" in details and "| Gerät 0 | Gerät 1 |" in details
+    assert "**Toleranz** 4,2e-05 = 4 × ρ × Skala" in details and "| Gerät 0 | Gerät 1 |" in details
     assert "keine: Kein Gerät braucht Daten von einem anderen" in details
     differs = {**SHARD, "matches_unsharded": False, "max_abs_diff": None, "mismatch": "shape (8,) vs (4,)"}
     assert parallel_views.verdict_markdown(differs, "zh") == (
@@ -135,8 +227,8 @@ def test_the_compiler_texts_in_german_and_chinese():
                 "max_abs_diff": 0.25, "device": "cpu", "notes": []}
     table = compiler_views.compare_table(response, "de")
     assert table.startswith(f"{verdict('ok', 'de')} Verglichen auf **cpu**. B: fusion off\n- Ergebnisse: "
-                            "**verschieden**, höchstens 0.25 auseinander.\n- Der Median-Lauf von B brauchte das "
-                            "**1.50×** von A")
+                            "**verschieden**, höchstens 0,25 auseinander.\n- Der Median-Lauf von B brauchte das "
+                            "**1,50×** von A")
     assert "| Laufzeit (Median, Interquartilsabstand, Läufe) | nicht gelaufen | nicht gelaufen |" in table
     assert "| flops（XLA 的估计） | 未报告 | 未报告 |" in compiler_views.compare_table(response, "zh")
     assert "| run time (median, interquartile range, runs) | not run | not run |" in \

@@ -60,3 +60,21 @@ def test_every_word_in_a_figure_is_in_the_readers_language(name, language):
     english, other = words(BUILDERS[name]("en")), words(BUILDERS[name](language))
     left = [e for e, o in zip(english, other, strict=True) if e == o and re.search("[a-z]{3}", e)]
     assert set(left) <= {"jit"}, left  # JAX's names are the same in every language
+
+
+@pytest.mark.parametrize("name", [*BUILDERS, "hessian"])
+def test_plotly_writes_each_figures_numbers_as_the_readers_language_does(name):
+    """Ticks, hovers and a Hessian's cells are plotly's to write: the layout's separators tell it 0,5 in German."""
+    build = BUILDERS.get(name, lambda lang: plots.hessian_figure([[0.5, 1234.5], [1234.5, 2.0]], lang))
+    assert [build(language).layout.separators for language in ("en", "de", "zh")] == [".,", ",.", ".,"]
+
+
+def test_a_timing_charts_ticks_are_whole_values_written_in_the_readers_language():
+    """Plotly's own labels on a log axis are lone digits between powers ("2, 5, 0.001"), English in any language."""
+    series = {"NumPy": [2.5e-6, 8e-6, 2.9e-3], "jit": [3e-5, 9e-5, 2e-3]}
+    german = plots.timings_figure("t", "n", [100, 10_000, 4_000_000], series, "de").layout
+    assert german.yaxis.ticktext == ("10 µs", "100 µs", "1 ms") and list(german.yaxis.tickvals) == [1e-5, 1e-4, 1e-3]
+    assert german.xaxis.ticktext == ("100", "1.000", "10.000", "100.000", "1.000.000")
+    chinese = plots.timings_figure("t", "n", [1, 1000], {"loop": [1.5e-3, 0.25]}, "zh").layout
+    assert chinese.xaxis.ticktext == ("1", "10", "100", "1,000")
+    assert chinese.yaxis.ticktext == ("2 ms", "5 ms", "10 ms", "20 ms", "50 ms", "100 ms", "200 ms")

@@ -307,3 +307,12 @@ def test_names_from_the_workers_reply_show_as_written_never_as_markup(poly):
     for fig in (tp.memory_figure(memory), tp.gradient_memory_figure({**poly["gradient"], "plain": memory})):
         shown = [step for trace in fig.data if trace.customdata is not None for step in trace.customdata]
         assert shown and all(step == html.escape(hostile) for step in shown), shown
+
+
+def test_plotly_writes_each_figures_numbers_as_the_readers_language_does(builders):
+    """Ticks and hovers are plotly's to write: the layout's separators tell it 0,5 in German; the roofline's own
+    tick labels say so too."""
+    for name, build in builders.items():
+        assert [build(language).layout.separators for language in ("en", "de", "zh")] == [".,", ",.", ".,"], name
+    ticks = builders["roofline"]("de").layout.xaxis.ticktext
+    assert any("," in tick for tick in ticks) and not any("." in tick for tick in ticks), ticks

@@ -11,6 +11,7 @@ import pytest
 
 from playground.server import training_plots as tp
 from playground.server.plots import log_ticks
+from playground.server.race_plots import race_figure
 from playground.server.training.loss_series import LossSeries
 
 NAMES = [str(d) for d in range(10)]
@@ -275,3 +276,23 @@ def test_every_word_in_a_training_figure_is_in_the_readers_language(name, langua
 def test_numbers_in_a_training_figure_are_written_as_the_readers_language_does():
     confusion = tp.confusion_figure(np.eye(10, dtype=int) * 999 + 1, [str(d) for d in range(10)], "de")
     assert "Genauigkeit 99,11 % (10.000 / 10.090)" in confusion.layout.title.text
+
+
+@pytest.mark.parametrize("name", [name for name in BUILDERS if name not in ("empty", "nothing drawn")])
+def test_plotly_writes_a_training_figures_numbers_as_the_readers_language_does(name):
+    """Ticks and hovers are plotly's to write: the layout's separators tell it 0,5 in German."""
+    assert [BUILDERS[name](language).layout.separators for language in ("en", "de", "zh")] == [".,", ",.", ".,"]
+
+
+def test_the_loss_axis_labels_its_ticks_in_the_readers_language():
+    fig = tp.loss_figure([1, 2, 3], [2.0, 0.5, 0.08], "de")
+    assert list(fig.layout.yaxis.ticktext) == ["0,1", "0,2", "0,5", "1", "2"]
+    assert fig.layout.yaxis.title.text == "Loss"
+
+
+def test_the_races_figure_writes_its_numbers_and_its_loss_axis_in_the_readers_language():
+    sides = {"cpu": {"device": "CPU", "history": [[0.5, 2.0], [3.0, 0.08]]},
+             "device": {"device": "TPU", "history": [[0.2, 2.0], [1.0, 0.1]]}}
+    german = race_figure(sides, "de")
+    assert german.layout.separators == ",." and list(german.layout.yaxis.ticktext) == ["0,1", "0,2", "0,5", "1", "2"]
+    assert german.layout.yaxis.title.text == "Loss" and race_figure(sides, "zh").layout.yaxis.title.text == "损失"

@@ -28,6 +28,7 @@ from playground.messages import (
     field_texts,
     lesson_texts,
     narrative_texts,
+    numbers,
     plot_texts,
     speed_texts,
     status_texts,
@@ -36,6 +37,7 @@ from playground.messages import (
     ui_texts,
     verdict_texts,
 )
+from playground.messages.numbers import number  # noqa: F401  (messages.number: the catalogue's users write numbers)
 
 LANGUAGES = ("en", "de", "zh")
 DEFAULT = "en"
@@ -84,17 +86,6 @@ def say(key: str, language: str = DEFAULT, /, **params: object) -> str:
     return text.format_map({name: _written(value, language) for name, value in params.items()})
 
 
-def number(value: float, language: str = DEFAULT, decimals: int = 0) -> str:
-    """``value`` with ``decimals`` places and its thousands grouped, as ``language`` writes numbers (German swaps
-    the comma and the point; Chinese writes them as English does).
-
-    >>> number(51426.5, "de", 1), number(51426.5, "en", 1), number(0.3, "de", 4)
-    ('51.426,5', '51,426.5', '0,3000')
-    """
-    text = f"{value:,.{decimals}f}"
-    return text.translate(str.maketrans(",.", ".,")) if language == "de" else text
-
-
 def listed(words: list[str], language: str = DEFAULT) -> str:
     """"1, 10 and 100" (or its German, its Chinese).
 
@@ -126,9 +117,12 @@ def piece(key: str, **params: object) -> list:
 
 
 def _written(value: object, language: str) -> str:
+    """A parameter as ``language`` writes it: a message in it, a float with its decimal sign (0,5 in German)."""
     if isinstance(value, (list, tuple)) and len(value) == 2 and isinstance(value[0], str) \
             and isinstance(value[1], dict):
         return say(value[0], language, **value[1])
+    if isinstance(value, float):
+        return numbers.figures(value, language, 6)
     return str(value)
 
 

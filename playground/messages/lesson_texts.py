@@ -233,10 +233,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": '`jax.jit` traces each argument as an array: it needs its shape and dtype, and a {type} has neither. A '
               'setting such as a string, a function or a flag must be marked static: it is then fixed in the '
               'compiled program, and each new value compiles a new one.',
-        "de": '`jax.jit` tract jedes Argument als Array: Es braucht seine Shape und seinen dtype, und ein {type} hat '
-              'keins von beiden. Eine Einstellung wie ein String, eine Funktion oder ein Flag muss als statisch '
-              'markiert werden: Sie steht dann im kompilierten Programm fest, und jeder neue Wert kompiliert ein '
-              'neues.',
+        "de": '`jax.jit` behandelt beim Tracing jedes Argument als Array: Es braucht seine Shape und seinen dtype, '
+              'und ein {type} hat keins von beiden. Eine Einstellung wie ein String, eine Funktion oder ein Flag '
+              'muss als statisch markiert werden: Sie steht dann im kompilierten Programm fest, und jeder neue Wert '
+              'kompiliert ein neues.',
         "zh": '`jax.jit` 把每个参数当作数组来追踪：它需要参数的 shape 和 dtype，而 {type} 两者都没有。像字符串、'
               '函数或开关这样的设置必须标记为静态：这样它在编译后的程序中是固定的，每个新值都会编译一个新程序。'},
     "lesson.grad_output.title": {
@@ -626,10 +626,10 @@ TEXTS: dict[str, dict[str, str]] = {
               'static_argnames=...)` on it), and pass a Python value (an int, a tuple), not an array: a static value '
               'must be known when tracing.',
         "de": '{where} übergibt einen getracten Wert, wo eine gejittete Funktion ein statisches Argument erklärt: '
-              'Der Wert kommt aus einem Argument eines äußeren `jax.jit`, das ihn tract. Mach ihn dort auch statisch '
-              '(für `{inspected}` im Inspect-Tab: seine Position im Feld static_argnums, oder `@partial(jax.jit, '
-              'static_argnames=...)` darauf), und übergib einen Python-Wert (einen int, ein Tupel), kein Array: Ein '
-              'statischer Wert muss beim Tracen bekannt sein.',
+              'Der Wert kommt aus einem Argument eines äußeren `jax.jit`, das ihn beim Tracing erfasst. Mach ihn dort '
+              'auch statisch (für `{inspected}` im Inspect-Tab: seine Position im Feld static_argnums, oder '
+              '`@partial(jax.jit, static_argnames=...)` darauf), und übergib einen Python-Wert (einen int, ein '
+              'Tupel), kein Array: Ein statischer Wert muss beim Tracen bekannt sein.',
         "zh": '{where}在被 jit 的函数声明了静态参数的地方传入了一个被追踪的值：这个值来自外层 `jax.jit` 的参数，'
               '外层会追踪它。在外层也把它设为静态（对 Inspect 标签页中的 `{inspected}`：把它的位置填进 '
               'static_argnums 框，或者给它加上 `@partial(jax.jit, static_argnames=...)`），并传入 Python 值（int、'
@@ -649,8 +649,8 @@ TEXTS: dict[str, dict[str, str]] = {
               'ordinary (traced) argument: a dict of arrays is a pytree, which `jit` traces leaf by leaf.',
         "de": '{where} übergibt ein Dict als statisches Argument. Übergib seine Einträge als Tupel, '
               '`tuple(sorted(config.items()))`, oder, wenn seine Werte Zahlen sind, mit denen gerechnet wird, '
-              'übergib das Dict als gewöhnliches (getractes) Argument: Ein Dict von Arrays ist ein Pytree, den `jit` '
-              'Blatt für Blatt tract.',
+              'übergib das Dict als gewöhnliches (getractes) Argument: Ein Dict von Arrays ist ein Pytree, dessen '
+              'Blätter `jit` einzeln beim Tracing erfasst.',
         "zh": '{where}把字典作为静态参数传入。把它的条目作为元组传入，`tuple(sorted(config.items()))`；或者，'
               '如果它的值是要参与计算的数字，就把字典作为普通（被追踪的）参数传入：由数组组成的字典是一个 pytree，'
               '`jit` 会逐个叶子地追踪它。'},

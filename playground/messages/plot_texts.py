@@ -21,7 +21,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "plot.growth_hlo": {"en": "optimised HLO instructions (after jit)",
                         "de": "optimierte HLO-Anweisungen (nach jit)", "zh": "优化后的 HLO 指令（jit 之后）"},
     "plot.count": {"en": "count", "de": "Anzahl", "zh": "数量"},
-    "plot.seconds": {"en": "seconds (median)", "de": "Sekunden (Median)", "zh": "秒（中位数）"},
+    "plot.seconds": {"en": "time (median)", "de": "Zeit (Median)", "zh": "时间（中位数）"},  # ticks carry the unit
     "plot.seconds_at": {"en": "{name}: %{{y:.3g}} s at %{{x}}", "de": "{name}: %{{y:.3g}} s bei %{{x}}",
                         "zh": "{name}：%{{x}} 时 %{{y:.3g}} 秒"},
     "plot.jit": {"en": "NumPy vs eager JAX vs jit", "de": "NumPy gegen eager JAX gegen jit",
@@ -36,6 +36,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "plot.draw": {"en": "Draw a digit", "de": "Zeichne eine Ziffer", "zh": "画一个数字"},
     "plot.loss": {"en": "Training loss (cross-entropy)", "de": "Trainings-Loss (Kreuzentropie)",
                   "zh": "训练 loss（交叉熵）"},
+    "plot.loss_axis": {"en": "loss", "de": "Loss", "zh": "损失"},
     "plot.loss_each_step": {"en": "each step", "de": "jeder Schritt", "zh": "每一步"},
     "plot.loss_mean_of": {"en": "mean of {steps} steps", "de": "Mittel aus {steps} Schritten",
                           "zh": "每 {steps} 步的平均"},

@@ -74,6 +74,58 @@ TEXTS: dict[str, dict[str, str]] = {
                    "zh": "正在把你的函数分片到设备网格上运行，也不分片运行一次，并比较两者…"},
     "work.demos": {"en": "Running the demos on the devices…", "de": "Führe die Demos auf den Geräten aus…",
                    "zh": "正在设备上运行演示…"},
+    # The Inspect tab's panes: the stages, XLA's cost and memory, the pytrees, what was cut to fit the page.
+    "inspect.stages": {"en": "Stages", "de": "Stufen", "zh": "阶段"},
+    "inspect.stages_head": {"en": "| stage | time |", "de": "| Stufe | Zeit |", "zh": "| 阶段 | 时间 |"},
+    "inspect.stage.trace_s": {"en": "trace (Python -> jaxpr)", "de": "Tracing (Python -> jaxpr)",
+                              "zh": "追踪（Python -> jaxpr）"},
+    "inspect.stage.lower_s": {"en": "lower (jaxpr -> StableHLO)", "de": "Übersetzen (jaxpr -> StableHLO)",
+                              "zh": "降级（jaxpr -> StableHLO）"},
+    "inspect.stage.compile_s": {"en": "compile (StableHLO -> optimised HLO)",
+                                "de": "Kompilieren (StableHLO -> optimiertes HLO)",
+                                "zh": "编译（StableHLO -> 优化后的 HLO）"},
+    "inspect.stage.run_s": {"en": "run", "de": "Ausführen", "zh": "运行"},
+    "inspect.cost": {"en": "Cost (XLA's estimate)", "de": "Kosten (Schätzung von XLA)", "zh": "开销（XLA 的估计）"},
+    "inspect.cost_head": {"en": "| quantity | value |", "de": "| Größe | Wert |", "zh": "| 量 | 值 |"},
+    "inspect.cost.flops": {"en": "flops", "de": "FLOPs", "zh": "浮点运算数（flops）"},
+    "inspect.cost.bytes_accessed": {"en": "bytes accessed", "de": "gelesene und geschriebene Bytes",
+                                    "zh": "读写的字节数"},
+    "inspect.cost.transcendentals": {"en": "transcendentals", "de": "transzendente Funktionen",
+                                     "zh": "超越函数运算数"},
+    "inspect.not_reported": {"en": "not reported: {reason}", "de": "nicht angegeben: {reason}",
+                             "zh": "未报告：{reason}"},
+    "inspect.memory": {"en": "Memory (XLA's plan)", "de": "Speicher (Plan von XLA)", "zh": "内存（XLA 的计划）"},
+    "inspect.memory_head": {"en": "| buffer | size |", "de": "| Puffer | Größe |", "zh": "| 缓冲区 | 大小 |"},
+    "inspect.memory.argument_bytes": {"en": "arguments", "de": "Argumente", "zh": "参数"},
+    "inspect.memory.output_bytes": {"en": "outputs", "de": "Ausgaben", "zh": "输出"},
+    "inspect.memory.temp_bytes": {"en": "temporaries", "de": "Zwischenwerte", "zh": "临时缓冲区"},
+    "inspect.memory.generated_code_bytes": {"en": "generated code", "de": "erzeugter Code", "zh": "生成的代码"},
+    "inspect.more_characters": {"en": "… [{n} more characters: download the whole text below]",
+                                "de": "… [{n} weitere Zeichen: Lade unten den ganzen Text herunter]",
+                                "zh": "… [还有 {n} 个字符：请在下方下载完整文本]"},
+    "inspect.your_code": {"en": "Your code", "de": "Dein Code", "zh": "你的代码"},
+    "inspect.from_line": {"en": "from line {line}", "de": "aus Zeile {line}", "zh": "来自第 {line} 行"},
+    "inspect.inputs": {"en": "Inputs", "de": "Eingaben", "zh": "输入"},
+    "inspect.outputs": {"en": "Outputs", "de": "Ausgaben", "zh": "输出"},
+    "inspect.leaves_head": {"en": "| key path | shape | dtype |", "de": "| Schlüsselpfad | Shape | dtype |",
+                            "zh": "| 键路径 | shape | dtype |"},
+    "inspect.root": {"en": "(root)", "de": "(Wurzel)", "zh": "（根）"},
+    "inspect.static_argument": {"en": "Static argument {position}: {value} (part of the cache key, not traced)",
+                                "de": "Statisches Argument {position}: {value} (Teil des Cache-Schlüssels, nicht "
+                                      "getract)",
+                                "zh": "静态参数 {position}：{value}（属于缓存键的一部分，不被追踪）"},
+    "inspect.key_data": {"en": "Key data (jax.random.key_data)", "de": "Key-Daten (jax.random.key_data)",
+                         "zh": "密钥数据（jax.random.key_data）"},
+    "inspect.own_jit": {"en": "Your code jits {function} itself{declared}: that jitted function is what you see, "
+                              "not wrapped in a second jit.",
+                        "de": "Dein Code jittet {function} selbst{declared}: Du siehst diese gejittete Funktion, nicht "
+                              "in ein zweites jit gehüllt.",
+                        "zh": "你的代码自己对 {function} 做了 jit{declared}：你看到的就是这个 jit 过的函数，"
+                              "没有再包一层 jit。"},
+    "inspect.own_jit_static": {"en": " with static_argnums={argnums}", "de": " mit static_argnums={argnums}",
+                               "zh": "（static_argnums={argnums}）"},
+    "inspect.on_line": {"en": "line {line}: ", "de": "Zeile {line}: ", "zh": "第 {line} 行："},
+    "inspect.more_lines": {"en": "… {n} more lines", "de": "… {n} weitere Zeilen", "zh": "… 还有 {n} 行"},
     # The jit tab.
     "jit.running": {"en": "Compiling your function for each size, checking NumPy, eager JAX and jit against each "
                           "other, then timing each (at least {repeats} runs) at n = {sizes}…",
@@ -84,7 +136,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "jit.measuring": {"en": "Measured n = {done} of {all}; now measuring n = {next}…",
                       "de": "n = {done} von {all} gemessen; jetzt wird n = {next} gemessen…",
                       "zh": "已测量 n = {done}（共 {all}）；正在测量 n = {next}…"},
+    # The timing tabs' tables (jit, vmap): a way's speed-up over the baseline, the column's head.
+    "timing.versus": {"en": "{way} vs {baseline}", "de": "{way} gegen {baseline}", "zh": "{way} 相对 {baseline}"},
     # The vmap tab.
+    "vmap.table_size": {"en": "batch size", "de": "Batch-Größe", "zh": "批大小"},
     "vmap.running": {"en": "Checking a Python loop, vmap and jit(vmap) against each other, then timing them…",
                      "de": "Prüfe eine Python-Schleife, vmap und jit(vmap) gegeneinander und messe dann ihre Zeiten…",
                      "zh": "正在相互核对 Python 循环、vmap 和 jit(vmap)，然后计时…"},
@@ -97,7 +152,7 @@ TEXTS: dict[str, dict[str, str]] = {
                             "mit vmap gebatchte Funktion muss jedes Beispiel unabhängig berechnen.",
                       "zh": "三种方式的结果不一致{at}（{by}），所以不显示时间："
                             "用 vmap 批处理的函数必须独立地计算每个样本。"},
-    "vmap.disagree_at": {"en": " at batch size {size}", "de": " bei Batchgröße {size}", "zh": "（批大小 {size}）"},
+    "vmap.disagree_at": {"en": " at batch size {size}", "de": " bei Batch-Größe {size}", "zh": "（批大小 {size}）"},
     "vmap.by_difference": {"en": "largest difference {difference}", "de": "größte Abweichung {difference}",
                            "zh": "最大差值 {difference}"},
     "vmap.by_not_finite": {"en": "by values that are not finite", "de": "um Werte, die nicht endlich sind",
@@ -106,12 +161,12 @@ TEXTS: dict[str, dict[str, str]] = {
                          "zh": "在 **{device}** 上测量。"},
     "vmap.agree_one": {"en": "Python loop, vmap and jit(vmap) agree for {name} on every example at batch size {sizes}.",
                        "de": "Python-Schleife, vmap und jit(vmap) stimmen für {name} bei jedem Beispiel überein, bei "
-                             "Batchgröße {sizes}.",
+                             "Batch-Größe {sizes}.",
                        "zh": "在批大小 {sizes} 下，Python 循环、vmap 和 jit(vmap) 对 {name} 的每个样本结果都一致。"},
     "vmap.agree_many": {"en": "Python loop, vmap and jit(vmap) agree for {name} on every example at batch sizes "
                               "{sizes}.",
                         "de": "Python-Schleife, vmap und jit(vmap) stimmen für {name} bei jedem Beispiel überein, bei "
-                              "den Batchgrößen {sizes}.",
+                              "den Batch-Größen {sizes}.",
                         "zh": "在批大小 {sizes} 下，Python 循环、vmap 和 jit(vmap) 对 {name} 的每个样本结果都一致。"},
     "vmap.agree_finished": {"en": "Python loop, vmap and jit(vmap) agree for {name} on every example the loop "
                                   "finished.",
@@ -120,7 +175,7 @@ TEXTS: dict[str, dict[str, str]] = {
                             "zh": "对于循环完成的每个样本，Python 循环、vmap 和 jit(vmap) 对 {name} 的结果都一致。"},
     "vmap.cut_one": {"en": "At batch size {size} the Python loop stopped at its time limit after {done} example: "
                            "those were compared and agree, the other {rest} were not compared.",
-                     "de": "Bei Batchgröße {size} hat die Python-Schleife nach {done} Beispiel an ihrem Zeitlimit "
+                     "de": "Bei Batch-Größe {size} hat die Python-Schleife nach {done} Beispiel an ihrem Zeitlimit "
                            "aufgehört: Es wurde verglichen und stimmt überein, die anderen {rest} wurden nicht "
                            "verglichen.",
                      "zh": "在批大小 {size} 下，Python 循环在完成 {done} 个样本后到达时间上限而停止："
@@ -128,7 +183,7 @@ TEXTS: dict[str, dict[str, str]] = {
                            "其余 {rest} 个没有比较。"},
     "vmap.cut_many": {"en": "At batch size {size} the Python loop stopped at its time limit after {done} examples: "
                             "those were compared and agree, the other {rest} were not compared.",
-                      "de": "Bei Batchgröße {size} hat die Python-Schleife nach {done} Beispielen an ihrem Zeitlimit "
+                      "de": "Bei Batch-Größe {size} hat die Python-Schleife nach {done} Beispielen an ihrem Zeitlimit "
                             "aufgehört: Diese wurden verglichen und stimmen überein, die anderen {rest} wurden nicht "
                             "verglichen.",
                       "zh": "在批大小 {size} 下，Python 循环在完成 {done} 个样本后到达时间上限而停止："
@@ -166,6 +221,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "| order | checked against | max error | jaxpr equations | HLO instructions |",
         "de": "| Ordnung | geprüft gegen | max. Fehler | jaxpr-Gleichungen | HLO-Instruktionen |",
         "zh": "| 阶数 | 对照 | 最大误差 | jaxpr 方程数 | HLO 指令数 |"},
+    # What a derivative was checked against (the reply's "reference").
+    "deriv.closed form": {"en": "closed form", "de": "geschlossene Form", "zh": "解析式"},
+    "deriv.finite differences": {"en": "finite differences", "de": "finite Differenzen", "zh": "有限差分"},
     "deriv.done": {"en": "{function}: {count} derivatives on {points} points, in {dtype}.",
                    "de": "{function}: {count} Ableitungen an {points} Punkten, in {dtype}.",
                    "zh": "{function}：在 {points} 个点上求了 {count} 阶导数，使用 {dtype}。"},

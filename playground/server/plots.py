@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from playground.messages import say
+from playground.messages.numbers import duration, figures, plotly_separators
 
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
@@ -40,6 +42,7 @@ def derivatives_figure(xs: list[float], orders: list[dict], point_by_point: bool
     fig.update_xaxes(title_text="x", row=rows, col=1)
     how = say("plot.derivatives_pointwise" if point_by_point else "plot.derivatives_vmap", language)
     fig.update_layout(title=f"{say('plot.derivatives', language)}<br><sup>{how}</sup>", showlegend=False,
+                      separators=plotly_separators(language),
                       **{**_LAYOUT, "height": max(_LAYOUT["height"], 60 + 130 * rows)})
     return fig
 
@@ -52,21 +55,22 @@ def growth_figure(eqn_counts: list[int], hlo_op_counts: list[int], language: str
         go.Bar(x=orders, y=hlo_op_counts, name=say("plot.growth_hlo", language)),
     ])
     fig.update_layout(title=say("plot.growth", language), barmode="group", yaxis_title=say("plot.count", language),
-                      **_LAYOUT_LEGEND_BELOW)
+                      separators=plotly_separators(language), **_LAYOUT_LEGEND_BELOW)
     return fig
 
 
 NUMBERED_CELLS = 12  # up to 12 × 12 a Hessian's cells show their numbers; beyond, they would not fit
 
 
-def hessian_figure(hessian: list[list[float]]) -> go.Figure:
-    """A heatmap centred on 0, each cell with its value written in it (up to 12 × 12)."""
+def hessian_figure(hessian: list[list[float]], language: str = "en") -> go.Figure:
+    """A heatmap centred on 0, each cell with its value written in it (up to 12 × 12) as ``language`` writes it."""
     # 6, 12.5, 0.0312: no trailing zeros.
     numbered = {"texttemplate": "%{z:.4~g}"} if len(hessian) <= NUMBERED_CELLS else {}
     fig = go.Figure(go.Heatmap(z=hessian, colorscale="RdBu", zmid=0, **numbered,
                                hovertemplate="∂²f/∂x%{y}∂x%{x} = %{z:.4g}<extra></extra>"))
     fig.update_layout(title="Hessian: jacfwd(jacrev(f))", xaxis_title="j", yaxis_title="i",
-                      yaxis_autorange="reversed", xaxis_dtick=1, yaxis_dtick=1, **{**_LAYOUT, "height": 380})
+                      yaxis_autorange="reversed", xaxis_dtick=1, yaxis_dtick=1, separators=plotly_separators(language),
+                      **{**_LAYOUT, "height": 380})
     return fig
 
 
@@ -80,9 +84,19 @@ def timings_figure(title: str, x_title: str, xs: list[int], series: dict[str, li
             fig.add_trace(go.Scatter(x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers",
                                      name=name, hovertemplate=say("plot.seconds_at", language, name=name)
                                      + "<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=say("plot.seconds", language), xaxis_type="log",
-                      yaxis_type="log", **_LAYOUT_LEGEND_BELOW)
+    xs_drawn, ys_drawn = [x for trace in fig.data for x in trace.x], [y for trace in fig.data for y in trace.y]
+    fig.update_layout(title=title, xaxis=_labelled(xs_drawn, lambda x: figures(x, language)),
+                      yaxis=_labelled(ys_drawn, lambda y: duration(y, language)), xaxis_title=x_title,
+                      yaxis_title=say("plot.seconds", language), xaxis_type="log", yaxis_type="log",
+                      separators=plotly_separators(language), **_LAYOUT_LEGEND_BELOW)
     return fig
+
+
+def _labelled(values: list[float], write: Callable[[float], str]) -> dict:
+    """A log axis's ticks at whole values (log_ticks) over ``values``, each label written by ``write`` (10 µs,
+    1.000 in German); plotly's own where there are too few."""
+    ticks = log_ticks(min(values), max(values)) if values else []
+    return {"tickvals": ticks, "ticktext": [write(tick) for tick in ticks]} if ticks else {}
 
 
 def log_ticks(low: float, high: float) -> list[float]:

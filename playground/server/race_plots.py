@@ -9,6 +9,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from playground.messages import say
+from playground.messages.numbers import figures, plotly_separators
 from playground.server.training_plots import BAD, LAYOUT, NEUTRAL, empty_figure, log_ticks, pairs
 
 COLOURS = {"cpu": BAD, "device": NEUTRAL}
@@ -29,8 +30,9 @@ def race_figure(sides: dict[str, dict], language: str = "en") -> go.Figure:
                                  line={"width": 2, "color": COLOURS.get(side, NEUTRAL)},
                                  hovertemplate="%{x:.1f} s: %{y:.4f}<extra>%{fullData.name}</extra>"))
     ticks = log_ticks(low, high) if 0 < low <= high else []
-    axis = {"tickvals": ticks, "ticktext": [f"{tick:g}" for tick in ticks]} if ticks else {}
-    fig.update_layout(title=title, xaxis_title=say("plot.since_start", language), yaxis_title="loss",
+    axis = {"tickvals": ticks, "ticktext": [figures(tick, language) for tick in ticks]} if ticks else {}
+    fig.update_layout(title=title, xaxis_title=say("plot.since_start", language),
+                      yaxis_title=say("plot.loss_axis", language),
                       yaxis_type="log", yaxis=axis, uirevision="race",
-                      legend={"orientation": "h", "y": -0.25}, **LAYOUT)
+                      legend={"orientation": "h", "y": -0.25}, separators=plotly_separators(language), **LAYOUT)
     return fig

@@ -22,6 +22,7 @@ import textwrap
 import plotly.graph_objects as go
 
 from playground.messages import say
+from playground.messages.numbers import figures, plotly_separators
 from playground.server.plots import log_ticks
 from playground.server.roofline import amount, duration, level_name, verdict
 
@@ -40,7 +41,7 @@ _DASHES = ("dot", "dashdot", "dash", "longdash")  # the caches' roofs, fastest f
 
 def layout(language: str, **settings: object) -> dict:
     """The figures' look, with numbers as ``language`` writes them (German: 1.234,5) in ticks and hovers."""
-    return {"separators": ",." if language == "de" else ".,", **settings}
+    return {"separators": plotly_separators(language), **settings}
 
 
 def _label(label: str, language: str) -> str:
@@ -63,8 +64,7 @@ def _tick(value: float, language: str) -> str:
     """A log axis's tick as written in ``language``, with an SI prefix from a thousand on: 0.1, 50, 2k, 200G
     (0,1 in German)."""
     scale, prefix = next(((s, p) for s, p in _PREFIXES if value >= s), (1.0, ""))
-    text = f"{value / scale:g}{prefix}"
-    return text.replace(".", ",") if language == "de" else text
+    return f"{figures(value / scale, language, 6)}{prefix}"
 
 
 # The roofline.

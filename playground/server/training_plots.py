@@ -21,6 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from playground.messages import number, say
+from playground.messages.numbers import figures, plotly_separators
 from playground.server.plots import log_ticks
 from playground.server.training.loss_series import Buckets
 
@@ -106,9 +107,11 @@ def loss_figure(steps: Sequence[int], losses: Sequence[float], language: str = "
     values = np.concatenate(shown)
     values = values[np.isfinite(values) & (values > 0)]
     ticks = log_ticks(float(values.min()), float(values.max())) if len(values) else []
-    axis = {"tickvals": ticks, "ticktext": [f"{tick:g}" for tick in ticks]} if ticks else {}
-    fig.update_layout(title=title, xaxis_title=say("plot.step", language), yaxis_title="loss", yaxis_type="log",
-                      yaxis=axis, uirevision="loss", legend={"x": 1, "xanchor": "right", "y": 1, "yanchor": "top"},
+    axis = {"tickvals": ticks, "ticktext": [figures(tick, language) for tick in ticks]} if ticks else {}
+    fig.update_layout(title=title, xaxis_title=say("plot.step", language),
+                      yaxis_title=say("plot.loss_axis", language), yaxis_type="log",
+                      yaxis=axis, uirevision="loss", separators=plotly_separators(language),
+                      legend={"x": 1, "xanchor": "right", "y": 1, "yanchor": "top"},
                       **LAYOUT)
     return fig
 
@@ -141,7 +144,8 @@ def accuracy_figure(epoch_points: Sequence[tuple[float, float]], estimates: Sequ
                                  f"%{{x:.2f}}: %{{y:.2f}} %<extra>{name}</extra>", **style))
     fig.update_layout(title=title, xaxis_title=say("plot.epoch", language),
                       yaxis_title=say("plot.accuracy_axis", language), yaxis_range=[0, 100],
-                      uirevision="accuracy", legend={"x": 1, "xanchor": "right", "y": 0, "yanchor": "bottom"},
+                      uirevision="accuracy", separators=plotly_separators(language),
+                      legend={"x": 1, "xanchor": "right", "y": 0, "yanchor": "bottom"},
                       **LAYOUT)
     return fig
 
@@ -158,7 +162,8 @@ def throughput_figure(elapsed_s: Sequence[float], samples_per_s: Sequence[float]
                                              "<extra></extra>"))
     fig.update_layout(title=title, xaxis_title=say("plot.elapsed", language),
                       yaxis_title=say("plot.samples_per_s", language),
-                      yaxis_rangemode="tozero", uirevision="throughput", **LAYOUT)
+                      yaxis_rangemode="tozero", uirevision="throughput", separators=plotly_separators(language),
+                      **LAYOUT)
     return fig
 
 
@@ -194,7 +199,7 @@ def confusion_figure(matrix: np.ndarray, class_names: Sequence[str], language: s
     fig.update_layout(title=f"{title}<br><sup>{accuracy}</sup>",
                       xaxis={"title": say("plot.predicted", language), "type": "category", "side": "bottom"},
                       yaxis={"title": say("plot.true", language), "type": "category", "autorange": "reversed"},
-                      uirevision="confusion", **{**LAYOUT, "height": 480})
+                      uirevision="confusion", separators=plotly_separators(language), **{**LAYOUT, "height": 480})
     return fig
 
 
@@ -267,6 +272,7 @@ def digit_grid_figure(images: np.ndarray, labels: Sequence[int], predictions: Se
                                showscale=False, hoverinfo="skip"))
     hidden = {"visible": False, "showgrid": False, "zeroline": False}
     fig.update_layout(title=title, annotations=annotations, shapes=shapes, uirevision="digits",
+                      separators=plotly_separators(language),
                       xaxis={**hidden, "range": [-2, columns * cell_w - pad + 1], "constrain": "domain"},
                       yaxis={**hidden, "autorange": "reversed", "scaleanchor": "x", "constrain": "domain",
                              "constraintoward": "top"},  # on a phone: the grid under its title, the room below
@@ -286,10 +292,10 @@ def probability_figure(probabilities: Sequence[float] | None, class_names: Seque
     top = int(np.argmax(p))
     colors = [GOOD if i == top else "#c7cbd6" for i in range(len(p))]
     fig = go.Figure(go.Bar(x=[str(name) for name in class_names], y=p, marker_color=colors,
-                           text=[f"{v:.1f} %" for v in p], textposition="outside", cliponaxis=False,
+                           text=[f"{number(v, language, 1)} %" for v in p], textposition="outside", cliponaxis=False,
                            hovertemplate="%{x}: %{y:.2f} %<extra></extra>"))
     fig.update_layout(title=f"{title}: {class_names[top]} ({number(p[top], language, 1)} %)",
                       xaxis_title=say("plot.class", language), yaxis_title=say("plot.probability", language),
                       xaxis_type="category", yaxis_range=[0, 105],
-                      uirevision="probabilities", **{**LAYOUT, "height": 320})
+                      uirevision="probabilities", separators=plotly_separators(language), **{**LAYOUT, "height": 320})
     return fig

@@ -1,13 +1,26 @@
-"""The Derivatives, vmap and jit tabs in headless Chromium, against the real server."""
+"""The Derivatives, vmap and jit tabs in headless Chromium, against the real server; the vmap and jit tabs' numbers
+and headings in German and Chinese too.
+
+Screenshots: derivatives.png, vmap.png and jit.png (the documentation's, with `make screenshots`), vmap_de.png,
+vmap_zh.png, jit_de.png and jit_zh.png."""
 
 from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, expect
+import pytest
+from playwright.sync_api import Browser, Page, expect
 
+from playground import messages
 from playground.gallery import VMAP_PRESETS
-from tests.browser.conftest import CUT_OFF_TABLES_JS, SQUEEZED_CELLS_JS, save_screenshot, wait_until_finished
+from tests.browser.conftest import (
+    CUT_OFF_TABLES_JS,
+    SQUEEZED_CELLS_JS,
+    blank_tab,
+    reopen_app,
+    save_screenshot,
+    wait_until_finished,
+)
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 
 JAXPR_MARKER = "{ lambda"  # the first words of every jaxpr
@@ -130,7 +143,7 @@ def test_derivatives_tab(page: Page):
     for name, shape in (("wide", "4 × 1000"), ("tall", "1000 × 4")):
         cells = jacobians.locator("tr", has_text=name).locator("td").all_inner_texts()
         assert cells[:2] == [name, shape], cells
-        assert all(re.fullmatch(r"\d+\.\d{3} ms", c) for c in cells[2:]), cells
+        assert all(re.fullmatch(r"\d[\d,]*(\.\d+)? (s|ms|µs|ns)", c) for c in cells[2:]), cells
     expect(jacobians).to_contain_text("jacrev wins for wide Jacobians")
     expect(jacobians).to_contain_text("measured on x ↦ tanh(W @ x), not on your f")  # it names what it timed
     wait_until_finished(jacobians)
@@ -236,7 +249,7 @@ def test_jit_tab(page: Page):
     wait_until_finished(page.locator("#jit-table"))
     assert page.locator("#jit-table").evaluate(SQUEEZED_CELLS_JS) == []  # no header wraps inside a word
     assert page.locator("#jit-table").evaluate(CUT_OFF_TABLES_JS) == []
-    for i, n in enumerate(("10", "100", "1000")):
+    for i, n in enumerate(("10", "100", "1,000")):
         cells = rows.nth(i).locator("td").all_inner_texts()
         assert cells[0] == n, cells
         assert all(re.fullmatch(r"\d[\d,]*(\.\d+)?×", c) for c in cells[4:]), cells  # 160×, never 1.6e+02×
@@ -312,3 +325,107 @@ def test_vmap_disagreement_by_inf_still_answers(page: Page):
     page.locator("#vmap-run").click()
     answer_or_error_badge(page, "vmap-status")
     expect(page.locator("#vmap-status")).to_contain_text("disagree")
+
+
+# -- the timing tabs in German and Chinese ---------------------------------------------------------------
+
+# A number as each language writes it: German groups thousands with "." and writes the decimal sign as ",".
+WRITTEN = {"de": r"\d{1,3}(\.\d{3})*(,\d+)?", "zh": r"\d{1,3}(,\d{3})*(\.\d+)?"}
+AND = {"de": " und ", "zh": " 和 "}
+
+
+@pytest.fixture(scope="module", params=["de-DE", "zh-CN"])
+def reader_tab(request, chromium_browser: Browser):
+    """A tab of a browser set to German or Chinese (navigator.language and Accept-Language), and its language."""
+    page = blank_tab(chromium_browser, locale=request.param)
+    yield page, request.param[:2]
+    page.context.close()
+
+
+@pytest.fixture
+def reader(reader_tab, server):
+    page, language = reader_tab
+    return reopen_app(page, server.url), language
+
+
+def say(key: str, language: str, **params: object) -> str:
+    return messages.say(key, language, **params)
+
+
+UNIT = "[\N{NO-BREAK SPACE} ](s|ms|µs|ns)"  # a time's unit after its number: on one line in a table's cell
+
+
+def ticks(page: Page, elem_id: str, axis: str) -> list[str]:
+    """An axis's tick labels as plotly drew them (SVG text, so textContent), once its three lines are drawn (plotly
+    draws after Gradio has shown the table beside it)."""
+    expect(plot_traces(page, elem_id)).to_have_count(3)
+    labels = page.locator(f"#{elem_id} .js-plotly-plot .{axis}tick text")
+    labels.first.wait_for()
+    return labels.all_text_contents()
+
+
+def assert_numbers_in(cells: list[str], language: str, suffix: str) -> None:
+    """Each cell a number as ``language`` writes it, then ``suffix`` (a unit or ×), or "—" where none was measured."""
+    number = WRITTEN[language]
+    assert cells and all(c == "—" or re.fullmatch(rf"{number}{suffix}", c) for c in cells), cells
+
+
+def test_the_jit_tab_writes_its_numbers_and_headings_in_the_readers_language(reader):
+    page, language = reader
+    open_tab(page, "jit")
+    fill(page, "jit-sizes", "10, 300, 2000")
+    page.evaluate(RECORD_PROGRESS_JS, ["jit-status", "jit-table"])
+    page.locator("#jit-run").click()
+    status = page.locator("#jit-status")
+    expect(status.locator(".pg-verdict-ok")).to_have_text(say("verdict.ok", language), timeout=RESULT_TIMEOUT_MS)
+    wait_until_finished(page.locator("#jit-table"))
+    two_thousand = "2.000" if language == "de" else "2,000"
+    seen = [text for text, _ in page.evaluate("() => window.pgSeen")]
+    listed = f"n = 10{'、' if language == 'zh' else ', '}300{AND[language]}{two_thousand}"
+    assert any(listed in text for text in seen), seen  # the plan, from the click on
+    expect(status).to_contain_text(f"n = 10, 300, {two_thousand}")  # what was compared
+
+    eager = say("jit.eager", language)
+    assert header_cells(page, "jit-table") == ["n", "NumPy", eager, "jit", say("timing.versus", language, way=eager,
+                                               baseline="NumPy"), say("timing.versus", language, way="jit",
+                                                                      baseline="NumPy")]
+    rows = [[cell.strip() for cell in row.split("\t")] for row in table_rows(page, "jit-table").all_inner_texts()]
+    assert [row[0] for row in rows] == ["10", "300", two_thousand], rows
+    for row in rows:
+        assert_numbers_in(row[1:4], language, UNIT)
+        assert_numbers_in(row[4:], language, "×")
+    expect(page.locator("#jit-table")).to_contain_text(f"n = {two_thousand}: ")  # the compile times
+    assert_numbers_in(ticks(page, "jit-plot", "y"), language, UNIT)
+    assert ("1.000" if language == "de" else "1,000") in ticks(page, "jit-plot", "x")  # elements: 100 to 4,000,000
+    expect(page.locator("#jit-why")).to_contain_text(f"n = {two_thousand}")
+    page.locator("#jit-table").scroll_into_view_if_needed()
+    save(page, f"jit_{language}.png")
+
+
+def test_the_vmap_tab_writes_its_numbers_and_headings_in_the_readers_language(reader):
+    page, language = reader
+    open_tab(page, "vmap")
+    fill(page, "vmap-sizes", "1, 10, 1000")
+    page.locator("#vmap-run").click()
+    status = page.locator("#vmap-status")
+    expect(status.locator(".pg-verdict-ok")).to_have_text(say("verdict.ok", language), timeout=RESULT_TIMEOUT_MS)
+    wait_until_finished(page.locator("#vmap-table"))
+    thousand = "1.000" if language == "de" else "1,000"
+    expect(status).to_contain_text(thousand)  # agreed at, or stopped at, batch size 1,000
+
+    loop = say("plot.python_loop", language)
+    assert header_cells(page, "vmap-table") == [
+        say("vmap.table_size", language), loop, "vmap", "jit(vmap)",
+        say("timing.versus", language, way="vmap", baseline=loop),
+        say("timing.versus", language, way="jit(vmap)", baseline=loop)]
+    assert page.locator("#vmap-table").evaluate(SQUEEZED_CELLS_JS) == []  # no head wraps inside a word
+    rows = [[cell.strip() for cell in row.split("\t")] for row in table_rows(page, "vmap-table").all_inner_texts()]
+    assert [row[0] for row in rows] == ["1", "10", thousand], rows
+    for row in rows:
+        assert_numbers_in(row[1:4], language, UNIT)
+        assert_numbers_in(row[4:], language, "×")
+    assert legend(page, "vmap-plot") == [loop, "vmap", "jit(vmap)"]
+    assert_numbers_in(ticks(page, "vmap-plot", "y"), language, UNIT)
+    assert thousand in ticks(page, "vmap-plot", "x")
+    page.locator("#vmap-table").scroll_into_view_if_needed()
+    save(page, f"vmap_{language}.png")

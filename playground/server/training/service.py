@@ -204,7 +204,7 @@ class TrainingService:
             while True:
                 if give_up_at is None and (run.stop.is_set() or time.monotonic() > deadline):
                     if not run.stop.is_set():
-                        run.reason = piece("train.stopped_time_limit", limit=f"{self.max_run_s:g}")
+                        run.reason = piece("train.stopped_time_limit", limit=float(self.max_run_s))
                     stream.stop()
                     give_up_at = time.monotonic() + (self.finish_grace_s if finishing else self.stop_grace_s)
                 if give_up_at is not None and time.monotonic() > give_up_at:

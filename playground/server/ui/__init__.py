@@ -38,6 +38,9 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     # a plot on a laptop shows its last column.
     " .prose table { display: block; max-width: 100%; overflow-x: auto; }"
     " .prose th, .prose td { word-break: normal; overflow-wrap: normal; hyphens: manual; }"
+    # Chinese has no spaces, and "normal" breaks it between any two characters (批大 / 小): a head breaks at its
+    # spaces only, as a German or English one does.
+    " .prose th { word-break: keep-all; }"
     " .source-ir { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }"
     " @media (max-width: 700px) { .source-ir { grid-template-columns: minmax(0, 1fr); } }"
     # On a phone the page's 32 px margins took a sixth of a 360 px screen from every editor and table: 8 px up

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from playground import messages
+from playground.messages import numbers
 from playground.server.ui import language
 from playground.server.ui import markdown as md
 from playground.server.ui.tabs import Tab, TabContext
@@ -55,21 +56,23 @@ def to_markdown(info: dict, language: str = "en") -> str:
         + f"\n\n{say('about.bounds')}\n|---|---|---|\n{bounded}\n\n"
         f"{say('about.layers')}\n|---|---|---|\n{rows}\n\n"
         + say("about.queue", concurrency=queue["concurrency"], waiting=queue["max_waiting"])
-        + _cache_markdown(queue.get("cache"), say)
+        + _cache_markdown(queue.get("cache"), say, language)
         + _graphs_markdown(info.get("graphs"), say, warning)
         + _pools_markdown(info["sandbox"], say)
         + _accelerator_markdown(info.get("accelerator"), say)
-        + _owner_markdown(info["sandbox"].get("device_owner"), info.get("accelerator") or {}, say)
-        + _training_markdown(info.get("training"), say)
+        + _owner_markdown(info["sandbox"].get("device_owner"), info.get("accelerator") or {}, say, language)
+        + _training_markdown(info.get("training"), say, language)
     )
 
 
-def _cache_markdown(cache: dict | None, say) -> str:
+def _cache_markdown(cache: dict | None, say, language: str) -> str:
     """How many identical jobs the kept results answered (or that the server keeps none)."""
     if cache is None:
         return "  \n" + say("about.no_cache")
-    return "  \n" + say("about.cache", entries=cache["entries"], max_entries=cache["max_entries"],
-                         mb=cache["max_bytes"] // 2**20, hits=cache["hits"])
+    return "  \n" + say("about.cache", entries=numbers.number(cache["entries"], language),
+                         max_entries=numbers.number(cache["max_entries"], language),
+                         mb=numbers.number(cache["max_bytes"] // 2**20, language),
+                         hits=numbers.number(cache["hits"], language))
 
 
 def _graphs_markdown(graphs: dict | None, say, warning: str) -> str:
@@ -100,7 +103,7 @@ def _accelerator_markdown(accelerator: dict | None, say) -> str:
     return "\n\n" + say("about.accelerator", device=accelerator["device"], why=md.text(accelerator["why"]))
 
 
-def _owner_markdown(owner: dict | None, accelerator: dict, say) -> str:
+def _owner_markdown(owner: dict | None, accelerator: dict, say, language: str) -> str:
     """The one process that holds the device: what it runs, its layers, its memory, its restarts; on a GPU or TPU,
     what its driver needed beyond its device files."""
     if not owner:
@@ -108,7 +111,7 @@ def _owner_markdown(owner: dict | None, accelerator: dict, say) -> str:
     layers = "; ".join(f"{name} {say('about.active') if layer['active'] else say('about.not_active')}"
                        for name, layer in owner["layers"].items())
     last = say("about.owner_last_end", why=md.text(owner["last_end"])) if owner.get("last_end") else ""
-    resident = f"{owner['resident_mb']:,.0f}" if owner.get("resident_mb") is not None else "?"
+    resident = numbers.number(owner["resident_mb"], language) if owner.get("resident_mb") is not None else "?"
     on_device = owner.get("grants") and owner.get("platform") != "cpu"
     grants = say("about.grants", grants=md.text(owner["grants"])) if on_device else ""
     cache = owner.get("compile_cache")
@@ -117,13 +120,14 @@ def _owner_markdown(owner: dict | None, accelerator: dict, say) -> str:
                       detail=md.text(cache["detail"]))
     return "\n\n" + say("about.owner", device=md.text(owner.get("device") or owner["platform"]),
                           pid=owner.get("pid") or "?", kinds=", ".join(accelerator.get("jobs") or []),
-                          layers=md.text(layers), resident=resident, limit=f"{owner['memory_limit_mb']:,}",
+                          layers=md.text(layers), resident=resident,
+                          limit=numbers.number(owner["memory_limit_mb"], language),
                           restarts=owner["restarts"], last=last) + grants
 
 
-def _training_markdown(training: dict | None, say) -> str:
+def _training_markdown(training: dict | None, say, language: str) -> str:
     if not training:
         return ""
     return "\n\n" + say("about.training", slots=training["slots"], running=training["running"],
-                          waiting=training["waiting"], max_run_s=f"{training['max_run_s']:g}",
+                          waiting=training["waiting"], max_run_s=numbers.figures(training["max_run_s"], language, 6),
                           process=training["process"])

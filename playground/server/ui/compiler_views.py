@@ -5,11 +5,11 @@ from __future__ import annotations
 import html
 
 from playground import messages
+from playground.messages import numbers
 from playground.server import text_diff
 from playground.server.ui import markdown as md
 from playground.server.ui import progress
 from playground.server.ui.inspect_views import source_pane
-from playground.server.ui.timing_views import seconds
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
 OK, WARNING = md.verdict("ok"), md.verdict("warning")
@@ -96,7 +96,7 @@ def diff_html(diff: text_diff.Diff, before_label: str, after_label: str, unified
         f'<span style="{_CELL}background:{_ROW_COLOURS.get(kind, "transparent")}">{_cell(left)}</span>'
         f'<span style="{_CELL}background:{_ROW_COLOURS.get(kind, "transparent")}">{_cell(right)}</span></div>'
         for kind, left, right in shown)
-    more = (f"<p>{messages.say('comp.more_rows', language, n=f'{len(rows) - len(shown):,}')}</p>"
+    more = (f"<p>{messages.say('comp.more_rows', language, n=numbers.number(len(rows) - len(shown), language))}</p>"
             if len(rows) > len(shown) else "")
     heads = "".join(f'<b style="{_CELL}">{html.escape(label)}</b>' for label in ("", before_label, after_label))
     return (f'<div class="compiler-diff" style="{_MONO};display:grid;grid-template-columns:1.2em minmax(0,1fr) '
@@ -134,8 +134,9 @@ def graph_status(response: dict, language: str = "en") -> str:
                                 operations=md.text(", ".join(fusion["operations"]))))
     for key, name in (("jaxpr_graph", "jaxpr"), ("hlo_graph", "HLO")):
         if response[key]["left_out"]:
-            lines.append("- " + say("comp.large_graph", name=name, left=f"{response[key]['left_out']:,}",
-                                    drawn=f"{len(response[key]['nodes']):,}"))
+            lines.append("- " + say("comp.large_graph", name=name,
+                                    left=numbers.number(response[key]["left_out"], language),
+                                    drawn=numbers.number(len(response[key]["nodes"]), language)))
     if response["renderer"]["problem"]:
         lines.append(f"- {md.verdict('warning', language)} {md.text(response['renderer']['problem'])}")
     lines += [f"- {note}" for note in progress.source_notes(response, language)]
@@ -156,7 +157,7 @@ def coloured_source(code: str, response: dict, language: str = "en") -> str:
     colour = {int(line): value for line, value in response["line_colours"].items()}
     lines = code.splitlines()
     return source_pane(messages.say("comp.your_code", language), lines, list(range(1, len(lines) + 1)), colour,
-                       numbered=True)
+                       numbered=True, language=language)
 
 
 # -- compare --------------------------------------------------------------------------------------------------------
@@ -186,14 +187,15 @@ def compare_table(response: dict, language: str = "en") -> str:
              row("temp", lambda v: amount(v["memory"].get("temp_bytes"), " B")),
              row("io", lambda v: amount(_sum(v["memory"], "argument_bytes", "output_bytes"), " B")),
              row("alias", lambda v: amount(v["memory"].get("alias_bytes"), " B")),
-             row("compile", lambda v: seconds(v["compile_s"])),
+             row("compile", lambda v: numbers.duration(v["compile_s"], language)),
              row("run", lambda v: _run(v, language))]
-    apart = say("comp.apart", d=f"{response['max_abs_diff']:.3g}") if response.get("max_abs_diff") else ""
+    difference = response.get("max_abs_diff")
+    apart = say("comp.apart", d=numbers.figures(difference, language)) if difference else ""
     compared = say("comp.compared_on", device=md.text(response["device"]), what=md.text(b["what"]))
     summary = [f"{md.verdict('ok', language)} {compared}",
                f"- {say('comp.results', verdict=verdict, apart=apart)}"]
     if ratio is not None:
-        summary.append(f"- {say('comp.ratio', ratio=f'{ratio:.2f}')}")
+        summary.append(f"- {say('comp.ratio', ratio=numbers.number(ratio, language, 2))}")
     summary += [f"- {md.text(n)}" for n in response["notes"]]
     summary += [f"- {note}" for note in progress.source_notes(response, language)]
     return "\n".join(summary) + "\n\n" + "\n".join(lines)
@@ -203,8 +205,8 @@ def _run(variant: dict, language: str = "en") -> str:
     run = variant.get("run")
     if not run:
         return messages.say("comp.not_run", language)
-    return messages.say("comp.runs", language, median=seconds(run["median_s"]), iqr=seconds(run["iqr_s"]),
-                        runs=run["runs"])
+    return messages.say("comp.runs", language, median=numbers.duration(run["median_s"], language),
+                        iqr=numbers.duration(run["iqr_s"], language), runs=numbers.number(run["runs"], language))
 
 
 def _sum(memory: dict, *keys: str) -> int | None:
@@ -213,4 +215,4 @@ def _sum(memory: dict, *keys: str) -> int | None:
 
 
 def _amount(value, unit: str = "", language: str = "en") -> str:
-    return messages.say("comp.not_reported", language) if value is None else f"{value:,.0f}{unit}"
+    return messages.say("comp.not_reported", language) if value is None else f"{numbers.number(value, language)}{unit}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from playground import derivative_notes, messages
+from playground.messages import numbers
 from playground.server import plots
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
@@ -32,8 +33,8 @@ def render_orders(response: dict, language: str = "en", code: str = "") -> tuple
     point_by_point = response.get("point_by_point")
     eqns, ops = response.get("eqn_counts") or [], response.get("hlo_op_counts") or []
     rows = "\n".join(
-        f"| {plots.order_label(o['n'])} | {o.get('reference') or '—'} | {_error_text(o.get('max_error'))} | "
-        f"{_count(eqns, i)} | {_count(ops, i)} |"
+        f"| {plots.order_label(o['n'])} | {_reference(o.get('reference'), language)} | "
+        f"{_error_text(o.get('max_error'), language)} | {_count(eqns, i, language)} | {_count(ops, i, language)} |"
         for i, o in enumerate(orders)
     )
     table = messages.say("deriv.table_head", language) + "\n|---|---|---|---|---|\n" + rows
@@ -41,7 +42,7 @@ def render_orders(response: dict, language: str = "en", code: str = "") -> tuple
     if point_by_point is None:
         figure = plots.derivatives_figure(xs, orders, language=language)
         done = messages.say("deriv.done", language, function=md.code(response["function"]), count=len(orders) - 1,
-                            points=len(xs), dtype=md.text(response.get("dtype", "float64")))
+                            points=numbers.number(len(xs), language), dtype=md.text(response.get("dtype", "float64")))
         status = _with_breaks(f"{md.verdict('ok', language)} {done}", response, language)
         return _with_picked(status, code, language), figure, table, plots.growth_figure(eqns, ops, language)
     figure = plots.derivatives_figure(xs, orders, point_by_point=True, language=language)
@@ -80,12 +81,15 @@ def point_by_point_status(response: dict, language: str = "en") -> str:
 
     run, order = response["point_by_point"], len(response["orders"]) - 1
     done, grid = run["points"], run["grid_points"]
-    head = say("deriv.pbp_head", function=md.code(response["function"]), order=order, done=done, grid=grid,
+    done_text, grid_text = numbers.number(done, language), numbers.number(grid, language)
+    head = say("deriv.pbp_head", function=md.code(response["function"]), order=order, done=done_text, grid=grid_text,
                dtype=md.text(response.get("dtype", "float64")))
-    timing = say("deriv.pbp_timing", all=say("deriv.pbp_all") if done == grid else "", done=done,
-                 seconds=f"{run['seconds']:.1f}", each=_duration(run["seconds"] / done), order=order)
+    timing = say("deriv.pbp_timing", all=say("deriv.pbp_all") if done == grid else "", done=done_text,
+                 seconds=numbers.number(run["seconds"], language, 1),
+                 each=numbers.duration(run["seconds"] / done, language), order=order)
     if done < grid:
-        timing += say("deriv.pbp_stopped", budget=f"{run['budget_s']:.0f}", done=done, grid=grid)
+        timing += say("deriv.pbp_stopped", budget=numbers.number(run["budget_s"], language), done=done_text,
+                      grid=grid_text)
     return "\n\n".join([f"{md.verdict('ok', language)} {head}",
                          f"{md.verdict('warning', language)} {md.text(run['reason'])}", timing])
 
@@ -114,28 +118,30 @@ def render_gradient(response: dict, language: str = "en") -> tuple:
     if response.get("without_jit"):
         status += f"\n\n{md.verdict('warning', language)} {md.text(response['without_jit'])}"
     rows = "\n".join(
-        f"| {name} | {j['shape'][0]} × {j['shape'][1]} | {j['jacfwd_s'] * 1e3:.3f} ms | {j['jacrev_s'] * 1e3:.3f} ms |"
+        f"| {name} | {j['shape'][0]} × {j['shape'][1]} | {numbers.duration(j['jacfwd_s'], language)} | "
+        f"{numbers.duration(j['jacrev_s'], language)} |"
         for name, j in response["jacobians"].items()
     )
     table = (messages.say("deriv.jacobian_function", language) + "\n\n"
              + messages.say("deriv.jacobian_head", language) + "\n|---|---|---|---|\n" + rows + "\n\n"
              + (md.text(response["explanation"]) if response.get("explanation")
                 else messages.say("deriv.forward_reverse", language)))
-    return status, plots.hessian_figure(response["hessian"]), table
+    return status, plots.hessian_figure(response["hessian"], language), table
 
 
-def _count(counts: list[int], i: int) -> str:
-    return str(counts[i]) if i < len(counts) else "—"
+def _count(counts: list[int], i: int, language: str) -> str:
+    return numbers.number(counts[i], language) if i < len(counts) else "—"
 
 
-def _duration(seconds: float) -> str:
-    return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1e3:.0f} ms"
+def _reference(reference: str | None, language: str) -> str:
+    """What an order was checked against ("closed form", "finite differences": the reply's words) in ``language``."""
+    return messages.say(f"deriv.{reference}", language) if reference else "—"
 
 
 def _value_text(value: float | None, language: str = "en") -> str:
     """A number, or what JSON could not carry: the API sends inf and nan as null."""
-    return messages.say("deriv.not_finite", language) if value is None else f"{value:.6g}"
+    return messages.say("deriv.not_finite", language) if value is None else numbers.figures(value, language, 6)
 
 
-def _error_text(error: float | None) -> str:
-    return "—" if error is None else f"{error:.2e}"
+def _error_text(error: float | None, language: str) -> str:
+    return "—" if error is None else numbers.scientific(error, language)

@@ -8,6 +8,7 @@ import gradio as gr
 from playground import messages, validation
 from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs.arguments import MAX_REPEATS
+from playground.messages import numbers
 from playground.server import plots
 from playground.server.sharing import TabSchema, fields_of
 from playground.server.ui import jit_views, language, measure_again, progress, share_links
@@ -16,7 +17,7 @@ from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.server.ui.tabs import Tab, TabContext
-from playground.server.ui.timing_views import parse_sizes, seconds, times_table
+from playground.server.ui.timing_views import parse_sizes, times_table
 from playground.server.ui.translations import t
 
 TAB = Tab("jit", "jit", 50)
@@ -78,8 +79,9 @@ def build(context: TabContext) -> share_links.Sharing:
 
 def running(sizes: list[int], repeats: int, lang: str = "en") -> str:
     """The status from Run on, before the first size's row: what is being done, and at which sizes."""
-    listed = messages.listed([f"{n:,}" for n in sizes], lang)
-    return f"{md.verdict('busy', lang)} {messages.say('jit.running', lang, repeats=repeats, sizes=listed)}"
+    listed = messages.listed([numbers.number(n, lang) for n in sizes], lang)
+    said = messages.say("jit.running", lang, repeats=numbers.number(repeats, lang), sizes=listed)
+    return f"{md.verdict('busy', lang)} {said}"
 
 
 def render(response: dict, lang: str = "en") -> tuple:
@@ -91,18 +93,20 @@ def render(response: dict, lang: str = "en") -> tuple:
         return messages.say(key, lang, **params)
 
     sizes = response["sizes"]
-    series = {"NumPy": response["numpy_s"], "eager JAX": response["eager_s"], "jit": response["jit_s"]}
+    eager = say("jit.eager")
+    series = {"NumPy": response["numpy_s"], eager: response["eager_s"], "jit": response["jit_s"]}
     agreement = jit_views.agreement_line(response, lang)
     notes = [f"{md.verdict('ok', lang)} {say('jit.measured', device=md.text(response['device']), agreement=agreement)}"]
     notes += [f"- {note}" for note in progress.source_notes(response, lang)]
-    notes += [f"- {say('jit.skipped', size=s['size'], reason=md.text(s['reason']))}"
+    notes += [f"- {say('jit.skipped', size=numbers.number(s['size'], lang), reason=md.text(s['reason']))}"
               for s in response.get("skipped", [])]
     chart = plots.timings_figure(say("plot.jit"), say("plot.jit_x"), [n * n for n in sizes], series, lang)
-    compile_row = " · ".join(f"n={n}: {seconds(c)}" for n, c in zip(sizes, response["compile_s"], strict=True))
-    baseline = "NumPy" if any(response["numpy_s"]) else "eager JAX"
-    table = times_table("n", sizes, series, baseline=baseline) + f"\n\n{say('jit.compile_time', row=compile_row)}"
+    compile_row = " · ".join(f"n = {numbers.number(n, lang)}: {numbers.duration(c, lang)}"
+                             for n, c in zip(sizes, response["compile_s"], strict=True))
+    baseline = "NumPy" if any(response["numpy_s"]) else eager
+    table = times_table("n", sizes, series, baseline, lang) + f"\n\n{say('jit.compile_time', row=compile_row)}"
     if pending := response.get("pending_sizes"):  # an early reply: the table so far, the next size on its way
-        every = [f"{n:,}" for n in [*sizes, *pending]]
+        every = [numbers.number(n, lang) for n in [*sizes, *pending]]
         measuring = say("jit.measuring", done=messages.listed(every[:len(sizes)], lang),
                         all=messages.listed(every, lang), next=every[len(sizes)])
         return f"{md.verdict('busy', lang)} {measuring}", chart, table, ""

@@ -4,9 +4,9 @@
 ...          "numpy_unavailable": None, "numpy_s": [1e-6, 8e-3], "eager_s": [3e-5, 9e-3], "jit_s": [6e-6, 1e-3],
 ...          "jaxpr_ops": 5, "fused_kernels": 1}
 >>> print(agreement_line(reply))
-Eager JAX and jit agree at every size measured (n = 10, 1000); NumPy agrees at each too.
+Eager JAX and jit agree at every size measured (n = 10, 1,000); NumPy agrees at each too.
 >>> print(why_markdown(reply))  # doctest: +ELLIPSIS
-**Why jit is faster than eager JAX** (9× at n = 1000): the jaxpr has **5** operations; ...
+**Why jit is faster than eager JAX** (9× at n = 1,000): the jaxpr has **5** operations; ...
 <BLANKLINE>
 **Where jit loses:** slower than NumPy at n = 10 (0.17×). At n = 10 a jitted call costs little ...
 """
@@ -14,9 +14,8 @@ Eager JAX and jit agree at every size measured (n = 10, 1000); NumPy agrees at e
 from __future__ import annotations
 
 from playground import messages
+from playground.messages import numbers
 from playground.server.ui import markdown as md
-from playground.server.ui.timing_views import ratio as speedup
-from playground.server.ui.timing_views import seconds
 
 DISPATCH_BOUND = 3  # a call taking up to this many times jit's smallest-size time is mostly fixed cost
 # Page faults per call worth a word: 64 fresh 4 KB pages cost about 0.1 ms on the 2-core CI host (~2 µs each, NumPy's
@@ -24,8 +23,8 @@ DISPATCH_BOUND = 3  # a call taking up to this many times jit's smallest-size ti
 FRESH_PAGES = 64
 
 
-def _sizes(sizes: list[int]) -> str:
-    return ", ".join(map(str, sizes))
+def _sizes(sizes: list[int], language: str) -> str:
+    return ", ".join(numbers.number(n, language) for n in sizes)
 
 
 def agreement_line(reply: dict, language: str = "en") -> str:
@@ -34,14 +33,14 @@ def agreement_line(reply: dict, language: str = "en") -> str:
         return messages.say(key, language, **params)
 
     checked, sizes = reply["checked_sizes"], reply["sizes"]
-    where = say("jit.every_size" if checked == sizes else "jit.at_sizes", sizes=_sizes(checked))
+    where = say("jit.every_size" if checked == sizes else "jit.at_sizes", sizes=_sizes(checked, language))
     line = say("jit.agree", where=where)
     numpy_checked = reply.get("numpy_checked_sizes", [])
     reason = reply.get("numpy_unavailable")
     if numpy_checked and numpy_checked == checked:
         return line + say("jit.numpy_each")
     if numpy_checked:
-        return line + say("jit.numpy_some", sizes=_sizes(numpy_checked), reason=md.text(reason or ""))
+        return line + say("jit.numpy_some", sizes=_sizes(numpy_checked, language), reason=md.text(reason or ""))
     return line + say("jit.numpy_none", reason=md.text(reason) if reason else say("jit.not_compared"))
 
 
@@ -58,22 +57,25 @@ def why_markdown(reply: dict, language: str = "en") -> str:
         n, ratio = wins[-1]
         kernels = reply["fused_kernels"]
         fused = messages.piece("jit.fused_one") if kernels == 1 else messages.piece("jit.fused_many", kernels=kernels)
-        parts.append(say("jit.why", ratio=speedup(ratio), n=n, ops=reply["jaxpr_ops"], fused=fused))
+        parts.append(say("jit.why", ratio=numbers.speedup(ratio, language), n=numbers.number(n, language),
+                         ops=numbers.number(reply["jaxpr_ops"], language), fused=fused))
     losses = [("NumPy", n, r) for n, r in zip(sizes, _ratios(reply["numpy_s"], jit), strict=True)
               if r is not None and r < 1]
     losses += [(say("jit.eager"), n, r) for n, r in zip(sizes, versus_eager, strict=True) if r is not None and r < 1]
     if losses:
-        listed = "; ".join(say("jit.slower_than", who=who, n=n, ratio=speedup(r)) for who, n, r in losses)
+        listed = "; ".join(say("jit.slower_than", who=who, n=numbers.number(n, language),
+                               ratio=numbers.speedup(r, language)) for who, n, r in losses)
         smallest = min(range(len(sizes)), key=lambda i: sizes[i])
         fixed = jit[smallest]  # jit's time where there is almost nothing to compute: its cost per call
         overhead = [n for _, n, _ in losses if jit[sizes.index(n)] <= DISPATCH_BOUND * fixed]
         compute = [n for _, n, _ in losses if n not in overhead]
         words = [say("jit.loses", listed=listed)]
         if overhead:
-            words.append(say("jit.overhead", sizes=_sizes(sorted(set(overhead))), fixed=seconds(fixed),
-                             smallest=sizes[smallest]))
+            words.append(say("jit.overhead", sizes=_sizes(sorted(set(overhead)), language),
+                             fixed=numbers.duration(fixed, language),
+                             smallest=numbers.number(sizes[smallest], language)))
         if compute:
-            words.append(say("jit.compute", sizes=_sizes(sorted(set(compute)))))
+            words.append(say("jit.compute", sizes=_sizes(sorted(set(compute)), language)))
         parts.append(" ".join(words))
     if not parts:
         parts.append(say("jit.nothing"))
@@ -88,7 +90,7 @@ def faults_line(reply: dict, language: str = "en") -> str:
 
     >>> faults_line({"sizes": [10, 2000], "numpy_s": [1e-6, 7e-3], "jit_s": [1e-6, 1e-3],
     ...              "faults_per_call": {"numpy": [0.0, 626.0], "eager": [0.0, 0.0], "jit": [0.0, 0.0]}})[:70]
-    '**Fresh memory:** at n = 2000 each NumPy call here took **626** page f'
+    '**Fresh memory:** at n = 2,000 each NumPy call here took **626** page '
     """
     faults = reply.get("faults_per_call") or {}
     both = [i for i, (a, b) in enumerate(zip(faults.get("numpy", []), faults.get("jit", []), strict=False))
@@ -99,7 +101,8 @@ def faults_line(reply: dict, language: str = "en") -> str:
     numpy, jit = faults["numpy"][i], faults["jit"][i]
     if max(numpy, jit) < FRESH_PAGES:
         return ""
-    return messages.say("jit.faults", language, n=reply["sizes"][i], numpy=f"{numpy:,.0f}", jit=f"{jit:,.0f}")
+    return messages.say("jit.faults", language, n=numbers.number(reply["sizes"][i], language),
+                        numpy=numbers.number(numpy, language), jit=numbers.number(jit, language))
 
 
 def _ratios(baseline: list, jit: list) -> list:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 
 from playground import messages
+from playground.messages import numbers
 from playground.server.ui import markdown as md
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.
@@ -26,14 +27,14 @@ def verdict_markdown(response: dict, language: str = "en") -> str:
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
-    numbers = say("par.numbers", difference=difference_text(response.get("max_abs_diff"), language),
-                  tolerance=tolerance_text(response.get("tolerance"), language))
+    measured = say("par.numbers", difference=difference_text(response.get("max_abs_diff"), language),
+                   tolerance=tolerance_text(response.get("tolerance"), language))
     n = response["n_devices"]
     devices = say("par.devices_one" if n == 1 else "par.devices_many", n=n)
     if response["matches_unsharded"]:
-        return f"{md.verdict('ok', language)} {say('par.equals', devices=devices, numbers=numbers)}"
+        return f"{md.verdict('ok', language)} {say('par.equals', devices=devices, numbers=measured)}"
     mismatch = say("par.mismatch", text=md.text(response["mismatch"])) if response.get("mismatch") else ""
-    differs = say("par.differs", devices=devices, numbers=numbers, mismatch=mismatch)
+    differs = say("par.differs", devices=devices, numbers=measured, mismatch=mismatch)
     return f"{md.verdict('differs', language)} {differs}"
 
 
@@ -43,20 +44,21 @@ def tolerance_markdown(response: dict, language: str = "en") -> str:
     if tolerance is None or rounding.get("scale") is None:
         return messages.say("par.tolerance_none", language)
     moved = messages.say("par.moved" if rounding["inputs_moved"] else "par.not_moved", language)
-    return messages.say("par.tolerance_how", language, tolerance=f"{tolerance:.3g}",
-                        relative=f"{rounding['relative']:.3g}", terms=rounding["terms"],
-                        scale=f"{rounding['scale']:.3g}", moved=moved)
+    return messages.say("par.tolerance_how", language, tolerance=numbers.figures(tolerance, language),
+                        relative=numbers.figures(rounding["relative"], language),
+                        terms=numbers.number(rounding["terms"], language),
+                        scale=numbers.figures(rounding["scale"], language), moved=moved)
 
 
 def difference_text(difference: float | None, language: str = "en") -> str:
     """The API sends a difference that is not finite (inf, nan) as null."""
     return (messages.say("par.not_finite", language) if difference is None
-            else messages.say("par.largest_difference", language, d=f"{difference:.3g}"))
+            else messages.say("par.largest_difference", language, d=numbers.figures(difference, language)))
 
 
 def tolerance_text(tolerance: float | None, language: str = "en") -> str:
     return (messages.say("par.no_tolerance", language) if tolerance is None
-            else messages.say("par.tolerance", language, t=f"{tolerance:.3g}"))
+            else messages.say("par.tolerance", language, t=numbers.figures(tolerance, language)))
 
 
 def data_parallel_markdown(step: dict, language: str = "en") -> str:
@@ -69,10 +71,11 @@ def data_parallel_markdown(step: dict, language: str = "en") -> str:
     params = say("par.dp_replicated") if _replicated(step["params_placement"]) else say("par.dp_split")
     found = ", ".join(md.code(c) for c in step["collectives"]) or say("par.none")
     why = say("par.dp_why") if "all-reduce" in step["collectives"] else ""
-    return say("par.data_parallel", layers=step["layer_sizes"], batch=step["batch_size"], n=step["n_devices"],
-               params=params, blocks=_blocks(step["batch_placement"]), same=same,
-               difference=difference_text(step.get("max_abs_diff"), language), before=f"{step['loss_before']:.4f}",
-               after=f"{step['loss_after']:.4f}", found=found, why=why)
+    return say("par.data_parallel", layers=step["layer_sizes"], batch=numbers.number(step["batch_size"], language),
+               n=step["n_devices"], params=params, blocks=_blocks(step["batch_placement"]), same=same,
+               difference=difference_text(step.get("max_abs_diff"), language),
+               before=numbers.number(step["loss_before"], language, 4),
+               after=numbers.number(step["loss_after"], language, 4), found=found, why=why)
 
 
 def _replicated(placement: list[dict]) -> bool:

@@ -32,7 +32,8 @@ def progress_markdown(update: dict, language: str = "en") -> str:
     if update["phase"] == "running":
         return say("progress.running" + shared)
     wait = place["wait_s"]
-    estimate = say("progress.estimate", wait=f"{wait:.1f}") if wait is not None else say("progress.no_estimate")
+    estimate = (say("progress.estimate", wait=messages.number(wait, language, 1)) if wait is not None
+                else say("progress.no_estimate"))
     busy = say("progress.busy_one" if place["workers"] == 1 else "progress.busy_many", running=place["running"],
                workers=place["workers"])
     return say("progress.waiting" + shared, position=place["position"], estimate=estimate, busy=busy)
@@ -86,7 +87,7 @@ def cache_note(response: dict, language: str = "en") -> str:
 
 def _age(seconds: float, language: str = "en") -> str:
     if seconds < 60:
-        return messages.say("progress.age_s", language, n=f"{seconds:.0f}")
+        return messages.say("progress.age_s", language, n=messages.number(seconds, language))
     if seconds < 3600:
-        return messages.say("progress.age_min", language, n=f"{seconds / 60:.0f}")
-    return messages.say("progress.age_h", language, n=f"{seconds / 3600:.1f}")
+        return messages.say("progress.age_min", language, n=messages.number(seconds / 60, language))
+    return messages.say("progress.age_h", language, n=messages.number(seconds / 3600, language, 1))

@@ -48,10 +48,7 @@ LINK = TabSchema({
 
 def _range(low: float, high: float) -> str:
     """A field's limits, shown under it (the server checks the same ones: mnist/config.py)."""
-    def written(value: float) -> str:
-        return f"{value:,}" if isinstance(value, int) else f"{value:g}"
-
-    return t("pg.train.range", low=written(low), high=written(high))
+    return t("pg.train.range", low=low, high=high)
 
 
 def build(context: TabContext) -> share_links.Sharing:
@@ -124,7 +121,7 @@ def _settings(api: PlaygroundAPI) -> dict[str, gr.components.Component]:
     dataset = gr.Dropdown(choices, value=_DEFAULTS.dataset if choices else None, label=t("pg.train.dataset"),
                           elem_id="train-dataset")
     layers = gr.Textbox(", ".join(map(str, _DEFAULTS.layers)), label=t("pg.train.layers"),
-                        info=t("pg.train.layers_info", count=config.MAX_LAYERS, width=f"{config.MAX_WIDTH:,}"),
+                        info=t("pg.train.layers_info", count=config.MAX_LAYERS, width=config.MAX_WIDTH),
                         elem_id="train-layers")
     optimizer = gr.Radio(list(OPTIMIZERS), value=_DEFAULTS.optimizer, label=t("pg.train.optimizer"),
                          elem_id="train-optimizer")

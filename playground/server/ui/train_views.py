@@ -118,8 +118,8 @@ def _status_line(update: dict, language: str) -> str:
         download = update.get("download") or {}
         total, done = download.get("total"), download.get("bytes", 0)
         if total:
-            words = say("train.downloading", file=download["file"], done=f"{done / 1e6:.1f}",
-                        total=f"{total / 1e6:.1f}")
+            words = say("train.downloading", file=download["file"], done=messages.number(done / 1e6, language, 1),
+                        total=messages.number(total / 1e6, language, 1))
             return f"{busy} {words} <progress value='{done}' max='{total}'></progress>"
         return f"{busy} {say('train.fetching', dataset=update.get('dataset'))}"
     if phase == "queued":
@@ -132,7 +132,7 @@ def _status_line(update: dict, language: str) -> str:
     summary = _summary(update, language)
     if phase == "training":
         epochs, epoch = update.get("epochs") or 1, update.get("epoch") or 0.0
-        bar = f"<progress value='{epoch:.3f}' max='{epochs}'></progress>"
+        bar = f"<progress value='{round(epoch, 3)}' max='{epochs}'></progress>"
         return f"{busy} {say('train.training', summary=summary)} {bar}"
     stopped = update.get("stopped")
     if phase == "finishing":

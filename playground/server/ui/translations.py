@@ -22,6 +22,7 @@ from collections.abc import Callable
 import gradio as gr
 
 from playground import messages
+from playground.messages import numbers
 
 _MARKER = "__i18n__"  # how gr.I18nData writes itself into a string (gradio/i18n.py)
 # The app's languages (messages.LANGUAGES) by Gradio's locale codes, the ones the page's <html lang> gets: Gradio
@@ -53,14 +54,23 @@ def t(key: str, /, **params: object) -> str:
     """The marker Gradio's frontend replaces with ``key``'s text in the reader's language.
 
     With ``params`` (known when the app is built, such as its device count) the filled-in texts get a key of
-    their own. One marker per string: Gradio translates the first, so add plain text around it, not a second.
+    their own, a number among them written as each language writes it. One marker per string: Gradio translates
+    the first, so add plain text around it, not a second.
     """
     if params:
         filled = f"{key}@" + ",".join(str(value) for value in params.values())
-        return composed(filled, lambda lang: text(key, lang, **params))
+        return composed(filled, lambda lang: text(key, lang, **{name: _written(value, lang)
+                                                               for name, value in params.items()}))
     if key not in UI_KEYS:
         raise KeyError(f"{key!r} is not in the UI's catalogue (playground/messages/ui_texts.py)")
     return str(I18N(key))
+
+
+def _written(value: object, lang: str) -> object:
+    """A number as ``lang`` writes it (10.000 in German); anything else as it is."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return numbers.figures(value, lang, 6)
+    return value
 
 
 def shown(value: str, lang: str = "en") -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from playground import messages
+from playground.messages import numbers
 from playground.server import plots
 from playground.server.ui import markdown as md
 from playground.server.ui import progress
@@ -23,34 +24,35 @@ def render(response: dict, language: str = "en") -> tuple:
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
+    def number(value: int) -> str:
+        return numbers.number(value, language)
+
     if not response.get("ok"):
         return error_markdown(response["error"], language, labels=LABELS["vmap"]), "", "", None, ""
     jaxprs = response.get("jaxpr", ""), response.get("batched_jaxpr", "")
     sizes, checked = response["batch_sizes"], response.get("checked_examples") or []
     if not response.get("equal"):
         difference = response.get("max_abs_diff")
-        by = (say("vmap.by_difference", difference=f"{difference:.3g}") if difference is not None
+        by = (say("vmap.by_difference", difference=numbers.figures(difference, language)) if difference is not None
               else say("vmap.by_not_finite"))
-        at = say("vmap.disagree_at", size=f"{sizes[len(checked) - 1]:,}") if 0 < len(checked) <= len(sizes) else ""
+        at = say("vmap.disagree_at", size=number(sizes[len(checked) - 1])) if 0 < len(checked) <= len(sizes) else ""
         status = f"{md.verdict('error', language)} {say('vmap.disagree', at=at, by=by)}"
         return status, *jaxprs, None, ""
-    series = {"Python loop": response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
-    # The chart's words in the reader's language (the table keeps the API's English names as its headers).
-    chart = plots.timings_figure(say("plot.vmap"), say("plot.vmap_x"), sizes,
-                                 {say("plot.python_loop") if name == "Python loop" else name: times
-                                  for name, times in series.items()}, language)
+    loop = say("plot.python_loop")
+    series = {loop: response["loop_s"], "vmap": response["vmap_s"], "jit(vmap)": response["jit_vmap_s"]}
+    chart = plots.timings_figure(say("plot.vmap"), say("plot.vmap_x"), sizes, series, language)
     measured_on = f"\n\n{say('vmap.measured_on', device=md.text(response['device']))}" if response.get("device") \
         else ""
     for note in progress.source_notes(response, language):
         measured_on += f" {note}"
     status = agreement(response["function"], sizes, checked, language) + measured_on
     if pending := response.get("pending_sizes"):  # an early reply: the table so far, the next size on its way
-        every = [f"{size:,}" for size in [*sizes, *pending]]
+        every = [number(size) for size in [*sizes, *pending]]
         measuring = say("vmap.measuring", done=messages.listed(every[:len(sizes)], language),
-                        all=messages.listed(every, language), next=f"{pending[0]:,}")
+                        all=messages.listed(every, language), next=every[len(sizes)])
         status = f"{md.verdict('busy', language)} {measuring}\n\n{status}"
     return (status, *jaxprs, chart,
-            times_table("batch size", sizes, series, baseline="Python loop"))
+            times_table(say("vmap.table_size"), sizes, series, loop, language))
 
 
 def agreement(function: str, sizes: list[int], checked: list[int], language: str = "en") -> str:
@@ -66,16 +68,19 @@ def agreement(function: str, sizes: list[int], checked: list[int], language: str
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
+    def number(value: int) -> str:
+        return numbers.number(value, language)
+
     whole = [size for size, done in zip(sizes, checked, strict=False) if done == size]
     cut = [(size, done) for size, done in zip(sizes, checked, strict=False) if done < size]
     name = md.code(function)
     ok = md.verdict("ok", language)
     if whole:
         key = "vmap.agree_many" if len(whole) > 1 else "vmap.agree_one"
-        parts = [f"{ok} {say(key, name=name, sizes=messages.listed([f'{size:,}' for size in whole], language))}"]
+        parts = [f"{ok} {say(key, name=name, sizes=messages.listed([number(size) for size in whole], language))}"]
     else:
         parts = [f"{ok} {say('vmap.agree_finished', name=name)}"]
     for size, done in cut:
-        parts.append(say("vmap.cut_one" if done == 1 else "vmap.cut_many", size=f"{size:,}", done=f"{done:,}",
-                         rest=f"{size - done:,}"))
+        parts.append(say("vmap.cut_one" if done == 1 else "vmap.cut_many", size=number(size), done=number(done),
+                         rest=number(size - done)))
     return " ".join(parts)
