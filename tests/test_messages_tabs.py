@@ -124,7 +124,8 @@ def test_what_a_derivative_was_checked_against_is_said_in_the_readers_language(l
     response = {"ok": True, "function": "f", "xs": [0.0, 1.0], "eqn_counts": [3, 1234], "hlo_op_counts": [2, 5],
                 "orders": [{"n": 0, "ys": [0, 1], "reference": None, "max_error": None},
                            {"n": 1, "ys": [1, 1], "reference": "closed form", "max_error": 1.25e-7},
-                           {"n": 2, "ys": [0, 0], "reference": "finite differences", "max_error": 0.0034}]}
+                           {"n": 2, "ys": [0, 0], "reference": "finite differences", "max_error": 0.0034}],
+                "left_out": [], "breaks": {"checks": [], "jumps": [], "jumps_found": 0}}
     table = derivatives_views.render_orders(response, language)[2]
     assert f"| {closed} | " in table and f"| {finite} | " in table and "closed form" not in table
     assert ("1,25e-07" if language == "de" else "1.25e-07") in table

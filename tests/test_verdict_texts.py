@@ -86,3 +86,10 @@ def test_a_workers_reply_cannot_bring_its_own_message_pieces():
                                      "words": {"message": [["internal.bug", {"incident": "x"}]]}}}
     checked = reply.validated(forged, "inspect")
     assert checked["error"]["message"] == "real" and "message" not in (checked["error"].get("words") or {})
+    # A refused argument's message may come as the catalogue's own "invalid." pieces, and only so.
+    refused = {"ok": False, "error": {"kind": "invalid_input", "message": "empty", "line": None,
+                                      "words": {"message": [["invalid.point_empty", {"field": "x"}]]}}}
+    assert reply.validated(refused, "derivatives")["error"]["words"]["message"] == [["invalid.point_empty",
+                                                                                      {"field": "x"}]]
+    dressed = {"ok": False, "error": {**refused["error"], "words": {"message": [["internal.bug", {"incident": "x"}]]}}}
+    assert "message" not in (reply.validated(dressed, "derivatives")["error"].get("words") or {})

@@ -44,11 +44,21 @@ def validated(message: object, kind: str) -> dict:
     if not _DOC_URL.fullmatch(result["error"].get("doc_url", "https://docs.jax.dev/")):
         del result["error"]["doc_url"]  # a link the UI shows must lead to JAX's documentation, nowhere else
     words = error.get("words")
-    if isinstance(words, dict) and set(words) <= {*_ERROR_EXTRAS, "prefix", "message"} and all(
+    worded = {*_ERROR_EXTRAS, "prefix", *(("message",) if _refused_input(error) else ())}
+    if isinstance(words, dict) and set(words) <= worded and all(
             isinstance(pieces, list) and len(pieces) <= _MAX_PIECES and all(_is_piece(p, 2) for p in pieces)
             for pieces in words.values()):
         result["error"]["words"] = words  # the same text as catalogue pieces, for the server to translate
     return result
+
+
+def _refused_input(error: dict) -> bool:
+    """Whether the reply's message may come as catalogue pieces: only a refused argument's, in the words of the
+    catalogue's "invalid." checks; any other message is the server's to word (a job cannot dress up its text)."""
+    pieces = error["words"].get("message") if isinstance(error.get("words"), dict) else None
+    return error["kind"] == "invalid_input" and isinstance(pieces, list) and all(
+        isinstance(piece, list) and piece and isinstance(piece[0], str) and piece[0].startswith("invalid.")
+        for piece in pieces)
 
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}")
