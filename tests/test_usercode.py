@@ -274,6 +274,22 @@ def test_xla_out_of_memory_is_memory_by_its_status_code():
     assert classify(info.value) == "memory"
 
 
+def test_a_computation_whose_input_could_not_be_made_is_memory_by_xlas_status_and_words():
+    import jax
+
+    with pytest.raises(Exception) as info:  # 4 PB: no address space holds it, overcommitted or not
+        (jax.random.normal(jax.random.key(0), (10**5,) * 3) + 1).block_until_ready()
+    assert info.value.error_code_string == "INTERNAL"  # XLA's status for a failed input, its words say why
+    assert classify(info.value) == "memory"
+
+
+def test_xlas_words_in_a_runtime_error_made_in_python_are_not_memory():
+    import jax
+
+    forged = jax.errors.JaxRuntimeError("INTERNAL: Error dispatching computation: Out of memory allocating 8 bytes.")
+    assert classify(forged) == "user_exception"
+
+
 @pytest.mark.parametrize(("raised", "kind"), [(PermissionError(errno.EACCES, "no"), "forbidden"),
                                               (ValueError("Permission denied"), "user_exception")])
 def test_a_callback_error_is_classified_by_the_callbacks_own_exception(raised, kind):

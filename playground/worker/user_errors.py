@@ -62,6 +62,11 @@ def _forbidden_prefix(exc: BaseException) -> list:
 
 _DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 _JAX_STATUS_KINDS = {"RESOURCE_EXHAUSTED": "memory", "PERMISSION_DENIED": "forbidden"}
+# XLA's CPU client reports a computation whose input failed to allocate (``jnp.sum`` of an array too big to make)
+# as INTERNAL, the allocation's own status folded into the words: the status code is XLA's (a JaxRuntimeError made
+# in Python has none), the words after it say that an allocation failed.
+ALLOCATION_FAILED = re.compile(r"(?:INTERNAL: (?:Error dispatching computation: )+|RESOURCE_EXHAUSTED: )"
+                               r"(?:RESOURCE_EXHAUSTED: )?Out of memory allocating (?P<bytes>\d+) bytes")
 
 
 def classify(exc: BaseException) -> str:
@@ -78,9 +83,25 @@ def classify(exc: BaseException) -> str:
     if isinstance(exc, RuntimeError) and _raised_within(exc, "threading.py", "start"):
         return "tasks"
     status = getattr(exc, "error_code_string", None) if _is_jax_runtime_error(exc) else None
+    if status == "INTERNAL" and ALLOCATION_FAILED.match(str(exc)):
+        return "memory"
     if status == "INTERNAL" and (inner := CallbackFailures.last()) is not None:
         return classify(inner)  # a pure_callback/io_callback raised: its own exception says what happened
     return _JAX_STATUS_KINDS.get(status, "user_exception")
+
+
+def keep_library_frames() -> None:
+    """Keep JAX's own frames in the tracebacks of this process: ``our_bug`` reads where an exception was raised.
+
+    JAX cuts its frames out of a traceback by default, at the boundary of its API. An error JAX
+    raises at the user's program where no frame of the user's is left on the stack (``jax.grad``
+    of a function with an array output, or ``jax.vmap`` with in_axes that do not fit, made at
+    module level and called by the job) would then end in the job's frame that called JAX, and
+    read as a bug of ours.
+    """
+    import jax
+
+    jax.config.update("jax_traceback_filtering", "off")
 
 
 def our_bug(exc: BaseException) -> bool:

@@ -1,0 +1,34 @@
+"""The lesson for a program too big for the job's memory: XLA's failed allocation, its size, and a smaller shape.
+
+XLA on the CPU says ``RESOURCE_EXHAUSTED: Out of memory allocating N bytes.``, or, where
+a computation's input is the array that could not be made, ``INTERNAL: Error dispatching
+computation: Out of memory allocating N bytes.`` (user_errors.classify makes both kind
+``memory``). The size in bytes is all XLA says; the lesson writes it as a reader reads it::
+
+    >>> size_text(40_000_000_000), size_text(4_800_000_772), size_text(600_000_000), size_text(4 * 10**15)
+    ('40 GB', '4.8 GB', '600 MB', '4.0 PB')
+"""
+
+from __future__ import annotations
+
+from playground.messages import piece
+from playground.worker.lesson_kit import Clue, taught
+from playground.worker.user_errors import ALLOCATION_FAILED
+
+
+def size_text(size: int) -> str:
+    """Bytes in MB, GB, TB or PB (powers of ten, as XLA's and NumPy's messages count them), about two digits."""
+    for unit, scale in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}" if size < 10 * scale else f"{size / scale:.0f} {unit}"
+    return f"{max(size / 1e6, 1):.0f} MB"
+
+
+def _fix_memory(clue: Clue) -> list:
+    return [piece("lfix.memory", where=clue.where_piece(), size=size_text(int(clue.group("bytes"))))]
+
+
+LESSONS = (
+    taught(("JaxRuntimeError",), ALLOCATION_FAILED, "memory", _fix_memory,
+           "https://docs.jax.dev/en/latest/_autosummary/jax.lax.map.html"),
+)
