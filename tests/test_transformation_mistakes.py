@@ -15,7 +15,9 @@ import jax
 import pytest
 
 from playground.worker import inspect as staging
+from playground.worker import speed_of_light as speed_of_light_job
 from playground.worker import user_errors, user_jit
+from tests.owner_doubles import local_device
 
 HEAD = "import jax\nimport jax.numpy as jnp\n\n"  # the mistakes' code starts on line 4
 
@@ -122,3 +124,11 @@ def test_an_error_raised_in_a_frame_of_ours_stays_internal_even_in_the_words_of_
         error = staging.explained_error(exc, HEAD + "def f(x):\n    return jnp.sin(x)\n\ng = jax.grad(f)\n")["error"]
     assert error["kind"] == "internal" and words in error["message"]
     assert not {"title", "explanation", "fix", "doc_url"} & set(error)
+
+
+def test_an_error_jax_raises_is_the_users_though_jax_recorded_our_frame_as_where_it_traced():
+    # The export for the device traces the function from a frame of ours; JAX adds the stack of that moment as the
+    # error's cause, but JAX raised the error (the deleted array, read as a constant), at the user's array.
+    code = HEAD + "x0 = jnp.ones(3)\nx0.delete()\n\ndef f(x):\n    return x + x0\n"
+    error = speed_of_light_job.speed_of_light(code, "1.0", local_device(), gradient=False)["error"]
+    assert error["kind"] == "user_exception" and "Array has been deleted" in error["message"], error

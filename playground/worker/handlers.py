@@ -91,6 +91,8 @@ def run(job: dict, limits: Limits, early: Callable[[dict], None] | None = None,
         return _with_limits(_handler(job["kind"])(limits, **arguments), limits)
     except DeviceRefused as exc:  # the owner refused what the worker sent: said, as any refusal of the user's
         return exc.to_result()
+    except (SystemExit, KeyboardInterrupt, GeneratorExit) as exc:  # not Exceptions: the handlers' nets miss them
+        return user_errors.error_result(exc)  # the user's ``sys.exit()`` is theirs, a frame of ours ours
     except Exception:
         return internal(traceback.format_exc())
 

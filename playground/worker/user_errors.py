@@ -82,7 +82,7 @@ def classify(exc: BaseException) -> str:
         return "forbidden"
     if isinstance(exc, RuntimeError) and _raised_within(exc, "threading.py", "start"):
         return "tasks"
-    status = getattr(exc, "error_code_string", None) if _is_jax_runtime_error(exc) else None
+    status = getattr(exc, "error_code_string", None) if _is_jax_class(exc, "JaxRuntimeError") else None
     if status == "INTERNAL" and ALLOCATION_FAILED.match(str(exc)):
         return "memory"
     if status == "INTERNAL" and (inner := CallbackFailures.last()) is not None:
@@ -109,23 +109,28 @@ def our_bug(exc: BaseException) -> bool:
 
     An exception a library (JAX, NumPy) raises at the user's input is theirs to
     read; one from our own modules that no user code led to is a bug of ours.
+    Where it was raised is the innermost frame of the exceptions raised: JAX's
+    record of the stack where a traced operation was made is a cause it adds, and
+    names where the job traced the function, not where anything failed.
     """
-    frames = []
+    frames, raised = [], []
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         frames += traceback.extract_tb(exc.__traceback__)
+        if not _is_jax_class(exc, "JaxStackTraceBeforeTransformation"):
+            raised += traceback.extract_tb(exc.__traceback__)
         exc = exc.__cause__ or exc.__context__
-    if not frames or any(f.filename in (USER_FILENAME, ARGS_FILENAME) for f in frames):
+    if not raised or any(f.filename in (USER_FILENAME, ARGS_FILENAME) for f in frames):
         return False
-    return os.path.abspath(frames[-1].filename).startswith(_PACKAGE + os.sep)
+    return os.path.abspath(raised[-1].filename).startswith(_PACKAGE + os.sep)
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _is_jax_runtime_error(exc: BaseException) -> bool:
-    return any(cls.__name__ == "JaxRuntimeError" and cls.__module__.startswith("jax") for cls in type(exc).__mro__)
+def _is_jax_class(exc: BaseException, name: str) -> bool:
+    return any(cls.__name__ == name and cls.__module__.startswith("jax") for cls in type(exc).__mro__)
 
 
 def _raised_within(exc: BaseException, filename: str, function: str) -> bool:

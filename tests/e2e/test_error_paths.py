@@ -73,3 +73,14 @@ def test_integers_where_the_gradient_is_taken_are_named_on_the_compiler_tab(clie
     code = HEAD + "def f(x):\n    return jnp.sum(x ** 2)\n\ng = jax.grad(f)\n"
     error = assert_error(TABS["Compiler"](client, code, "jnp.arange(3)"), "user_exception", 7)
     assert "floats, not integers" in said(error), said(error)
+
+
+@pytest.mark.parametrize("code, line", [
+    (HEAD + "import sys\n\ndef f(x):\n    sys.exit(3)\n", 7),
+    (HEAD + "raise SystemExit\n\ndef f(x):\n    return x\n", 4),
+    (HEAD + "def f(x):\n    raise KeyboardInterrupt\n", 5),
+], ids=["sys.exit in f", "SystemExit at module level", "KeyboardInterrupt"])
+def test_leaving_python_is_the_users_exception_on_its_line(client, code, line):
+    # Not Exceptions (BaseException): they pass the handlers' nets, and once ended the worker as a crash.
+    error = assert_error(client.predict(code, "1.0", None, "", False, api_name="/inspect"), "user_exception", line)
+    assert error["message"].split(":")[0] in ("SystemExit", "KeyboardInterrupt"), error
