@@ -132,3 +132,10 @@ def test_an_error_jax_raises_is_the_users_though_jax_recorded_our_frame_as_where
     code = HEAD + "x0 = jnp.ones(3)\nx0.delete()\n\ndef f(x):\n    return x + x0\n"
     error = speed_of_light_job.speed_of_light(code, "1.0", local_device(), gradient=False)["error"]
     assert error["kind"] == "user_exception" and "Array has been deleted" in error["message"], error
+
+
+def test_frames_the_users_code_filters_out_again_are_kept_for_the_jobs_errors():
+    code = HEAD + "jax.config.update('jax_traceback_filtering', 'quiet_remove_frames')\n\ndef f(x):\n" \
+                  "    return jnp.sin(x)\n\ng = jax.grad(f)\n"
+    error = staging.inspect(code, "jnp.arange(3.0)", 100_000)["error"]
+    assert error["kind"] == "user_exception" and error["line"] == 9, error

@@ -18,7 +18,7 @@ from typing import Any
 
 from playground.errors import ARGS_FILENAME, USER_FILENAME, UserCodeError, truncation_notice
 from playground.user_ast import parse, pick_function
-from playground.worker.user_errors import classify, describe
+from playground.worker.user_errors import classify, describe, keep_library_frames
 
 _PROCESS_EVENTS = {
     "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "os.spawn",
@@ -52,6 +52,7 @@ def load(source: str) -> UserProgram:
     linecache.cache[USER_FILENAME] = (len(source), None, source.splitlines(True), USER_FILENAME)
     namespace = base_namespace()
     exec(compile(tree, USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed by design
+    keep_library_frames()  # the code may have turned JAX's traceback filtering back on; our_bug reads those frames
     wait_for_arrays(tree, namespace)
     function = namespace.get(name)
     if not callable(function):
