@@ -140,6 +140,13 @@ def test_load_module_level_exception_carries_user_line():
     assert result["error"]["message"] == "ValueError: boom"
 
 
+def test_load_waits_for_the_modules_arrays_but_not_for_a_deleted_one_or_a_leaked_tracer():
+    source = ("leak = []\n\n@jax.jit\ndef g(x):\n    leak.append(x)\n    return x\n\ng(1.0)\ntraced = leak[0]\n"
+              "gone = jnp.ones(3)\ngone.delete()\nkept = jnp.arange(3.0)\n\ndef f(x):\n    return x + kept\n")
+    program = load(source)
+    assert program.function(1.0).tolist() == [1.0, 2.0, 3.0]
+
+
 def test_error_result_of_call_inside_user_function_points_at_that_line():
     program = load("def f(x):\n    y = x + 1\n    return y / 0\n")
     with pytest.raises(ZeroDivisionError) as info:

@@ -72,7 +72,8 @@ def wait_for_arrays(tree: ast.Module, namespace: dict) -> None:
     import jax
 
     for name, value in list(namespace.items()):
-        if isinstance(value, jax.Array) and not value.is_deleted():
+        # A tracer leaked out of a traced function is an Array too, with nothing to wait for.
+        if isinstance(value, jax.Array) and not isinstance(value, jax.core.Tracer) and not value.is_deleted():
             line = _assigned_on(tree, name)
             if line is not None:
                 wait = compile("\n" * (line - 1) + f"{name}.block_until_ready()", USER_FILENAME, "exec")
@@ -98,7 +99,8 @@ def evaluate_args(expression: str, namespace: dict) -> tuple:
         value = eval(code, namespace)  # noqa: S307 - sandboxed by design
         given = value if isinstance(value, tuple) else (value,)
         # An argument too big for the job's memory fails here, as the allocation it is (wait_for_arrays says why).
-        jax.block_until_ready([a for a in given if isinstance(a, jax.Array) and not a.is_deleted()])
+        jax.block_until_ready([a for a in given if isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)
+                               and not a.is_deleted()])
     except Exception as exc:
         kind = classify(exc)
         if kind == "user_exception":
