@@ -114,7 +114,7 @@ def _with_limits(result: dict, limits: Limits) -> dict:
         reserve = f" and reserve {limits.address_space_mb:,} MB of address space" if limits.address_space_mb else ""
         error["message"] += f" (A job may hold {limits.memory_mb:,} MB of memory{reserve}.)"
         if "explanation" in error:  # the memory lesson's size, and beside it the limit it went past
-            said = messages.piece("lesson.memory.limit", mb=f"{limits.memory_mb:,}")
+            said = messages.piece("lesson.memory.limit", mb=str(limits.memory_mb))  # no separator: read in any language
             error["explanation"] += messages.render([said])
             error.get("words", {}).get("explanation", []).append(said)
     return result

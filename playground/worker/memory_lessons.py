@@ -6,7 +6,7 @@ computation: Out of memory allocating N bytes.`` (user_errors.classify makes bot
 ``memory``). The size in bytes is all XLA says; the lesson writes it as a reader reads it::
 
     >>> size_text(40_000_000_000), size_text(4_800_000_772), size_text(600_000_000), size_text(4 * 10**15)
-    ('40 GB', '4.8 GB', '600 MB', '4.0 PB')
+    ('40 GB', '4800 MB', '600 MB', '4000 TB')
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ from playground.worker.user_errors import ALLOCATION_FAILED
 
 
 def size_text(size: int) -> str:
-    """Bytes in MB, GB, TB or PB (powers of ten, as XLA's and NumPy's messages count them), about two digits."""
-    for unit, scale in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit}" if size < 10 * scale else f"{size / scale:.0f} {unit}"
+    """Bytes in the largest of MB, GB, TB and PB that leaves a whole number of at least 10 (or 1 MB): a figure
+    without a decimal point or a thousands separator reads the same in every language of the page."""
+    for unit, scale in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if size >= 10 * scale:
+            return f"{size / scale:.0f} {unit}"
     return f"{max(size / 1e6, 1):.0f} MB"
 
 
