@@ -14,6 +14,9 @@ from dataclasses import dataclass
 import jax
 import pytest
 
+from playground import messages
+from playground.sandbox import reply
+from playground.server.ui.error_views import error_markdown
 from playground.worker import inspect as staging
 from playground.worker import speed_of_light as speed_of_light_job
 from playground.worker import user_errors, user_jit
@@ -139,3 +142,10 @@ def test_frames_the_users_code_filters_out_again_are_kept_for_the_jobs_errors():
                   "    return jnp.sin(x)\n\ng = jax.grad(f)\n"
     error = staging.inspect(code, "jnp.arange(3.0)", 100_000)["error"]
     assert error["kind"] == "user_exception" and error["line"] == 9, error
+
+
+def test_a_memory_lesson_keeps_the_sandboxs_words_and_both_read_in_the_readers_language():
+    mistake = MISTAKES["an array too big for memory, at module level"]
+    error = reply.validated(staging.inspect(HEAD + mistake.code, mistake.args, 100_000), "inspect")["error"]
+    page = error_markdown(error, "de")
+    assert messages.say("prefix.memory", "de").strip() in page and messages.say("lesson.memory.title", "de") in page

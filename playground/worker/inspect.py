@@ -279,8 +279,9 @@ def explained_error(exc: BaseException, code: str, jitted_here: str | None = Non
         words["explanation"].insert(0, messages.piece("tracer.jitted_here", function=jitted_here))
         words["fix"].append(messages.piece("tracer.without_jit", function=jitted_here))
         explanation.update({part: messages.render(words[part]) for part in ("explanation", "fix")})
-    if explanation:
-        result["error"].update(explanation)
+    if explanation:  # its words beside the sandbox's (the prefix of a memory error)
+        words = {**result["error"].get("words", {}), **explanation.get("words", {})}
+        result["error"].update({**explanation, **({"words": words} if words else {})})
     return result
 
 
