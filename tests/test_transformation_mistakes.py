@@ -93,7 +93,10 @@ MISTAKES = {
     "shapes that do not broadcast, at module level": Mistake(
         "def f(x):\n    return x + jnp.ones(4)\n\ng = jax.jit(f)\n", "jnp.ones(3)", 5, ("(3,)", "(4,)")),
     "jit returning a string, at module level": Mistake(
-        "def f(x):\n    return 'done'\n\ng = jax.jit(f)\n", "1.0", 7, ("not a valid JAX type",)),
+        "def f(x):\n    return 'done'\n\ng = jax.jit(f)\n", "1.0", 7,
+        ("returns arrays, not arbitrary Python objects", "`f` returns a str")),
+    "jit returning a string beside an array, inside f": Mistake(
+        "def f(x):\n    return x, 'done'\n", "1.0", None, ("`f` returns a str (output [1])",)),
     # 4 PB: more than any address space holds, so XLA's allocation fails on every machine, overcommitted or not.
     "an array too big for memory, at module level": Mistake(
         "big = jax.random.normal(jax.random.key(0), (10**5,) * 3)\n\ndef f(x):\n    return x + jnp.sum(big)\n",

@@ -948,4 +948,28 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": '{where}一次需要 {size} 的缓冲区。用更小的 shape：shape 为 (10000, 10000) 的 float32 数组占 400 MB，'
               '(1000, 1000) 的占 4 MB。要处理放不下的更多数据，就分批处理：`jax.lax.map(f, xs, batch_size=100)` 每次'
               '对 `xs` 中的 100 个运行 `f`。'},
+    "lesson.not_a_jax_output.title": {
+        "en": 'a jitted function returns arrays, not arbitrary Python objects',
+        "de": 'eine gejittete Funktion gibt Arrays zurück, keine beliebigen Python-Objekte',
+        "zh": '被 jit 的函数返回数组，而不是任意的 Python 对象'},
+    "lesson.not_a_jax_output.what": {
+        "en": 'Under `jax.jit` the function runs once, at trace time, and what it returns becomes the outputs of the '
+              'compiled program: arrays, numbers, or pytrees of them. A {type} is none of these, so the program '
+              'cannot produce it.',
+        "de": 'Unter `jax.jit` läuft die Funktion einmal, beim Tracen, und was sie zurückgibt, wird zu den Ausgaben '
+              'des kompilierten Programms: Arrays, Zahlen oder Pytrees daraus. Ein {type} ist nichts davon, also kann '
+              'das Programm es nicht erzeugen.',
+        "zh": '在 `jax.jit` 下，函数只在追踪时运行一次，它返回的东西成为编译后程序的输出：数组、数字，或由它们组成的 '
+              'pytree。{type} 都不是，所以程序无法产生它。'},
+    "lfix.not_a_jax_output": {
+        "en": '`{function}` returns a {type}{component}. Return arrays (or a pytree of them) from the jitted function, '
+              'and make the {type} outside it, from the arrays it returns.',
+        "de": '`{function}` gibt ein {type}{component} zurück. Gib aus der gejitteten Funktion Arrays (oder einen '
+              'Pytree daraus) zurück und erzeuge das {type} außerhalb, aus den Arrays, die sie zurückgibt.',
+        "zh": '`{function}` 返回了一个 {type}{component}。让被 jit 的函数返回数组（或由数组组成的 pytree），在函数'
+              '外面再用它返回的数组生成这个 {type}。'},
+    "lfix.not_a_jax_output.component": {
+        "en": ' (output {output})',
+        "de": ' (Ausgabe {output})',
+        "zh": '（输出 {output}）'},
 }
