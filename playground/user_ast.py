@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from playground.errors import USER_FILENAME, UserCodeError
 
@@ -58,11 +58,13 @@ TRANSFORMATIONS = frozenset({"grad", "value_and_grad", "vmap", "jit", "jacfwd", 
 @dataclass(frozen=True)
 class Picked:
     """The function the playground runs: its name; where a top-level ``name = jax.grad(f)`` made it, ``made``,
-    that transformation's source, and ``of``, the name of the function it transforms (``f``), if it names one."""
+    that transformation's source, ``of``, the name of the function it transforms (``f``), if it names one, and
+    ``line``, the line of that statement."""
 
     name: str
     made: str | None = None
     of: str | None = None
+    line: int | None = field(default=None, compare=False)
 
 
 def pick_function(tree: ast.Module, source: str = "") -> Picked:
@@ -72,7 +74,7 @@ def pick_function(tree: ast.Module, source: str = "") -> Picked:
 
     >>> source = "def loss(w):\\n    return w ** 2\\ngrad_loss = jax.grad(loss)\\n"
     >>> pick_function(parse(source), source)
-    Picked(name='grad_loss', made='jax.grad(loss)', of='loss')
+    Picked(name='grad_loss', made='jax.grad(loss)', of='loss', line=3)
     """
     picked = None
     imported = _imported_from_jax(tree)
@@ -85,7 +87,7 @@ def pick_function(tree: ast.Module, source: str = "") -> Picked:
                     continue
                 if _transforms_a_function(node.value, imported):
                     picked = Picked(target.id, source and ast.get_source_segment(source, node.value) or None,
-                                    _transformed_name(node.value, imported))
+                                    _transformed_name(node.value, imported), node.lineno)
                 elif target.id == "f":
                     picked = Picked("f")
     if picked is not None:
@@ -94,6 +96,14 @@ def pick_function(tree: ast.Module, source: str = "") -> Picked:
     if not defs:
         raise UserCodeError("invalid_input", "Define a function to inspect, for example `def f(x): return x * 2`.")
     return Picked(defs[-1])
+
+
+def made_line(tree: ast.Module) -> int | None:
+    """The line of the top-level ``g = jax.grad(f)`` that made the function the playground runs, if one did."""
+    try:
+        return pick_function(tree).line
+    except UserCodeError:
+        return None
 
 
 def pick_function_name(tree: ast.Module) -> str:

@@ -140,6 +140,13 @@ def test_load_module_level_exception_carries_user_line():
     assert result["error"]["message"] == "ValueError: boom"
 
 
+def test_load_waits_for_the_modules_arrays_but_not_for_a_deleted_one_or_a_leaked_tracer():
+    source = ("leak = []\n\n@jax.jit\ndef g(x):\n    leak.append(x)\n    return x\n\ng(1.0)\ntraced = leak[0]\n"
+              "gone = jnp.ones(3)\ngone.delete()\nkept = jnp.arange(3.0)\n\ndef f(x):\n    return x + kept\n")
+    program = load(source)
+    assert program.function(1.0).tolist() == [1.0, 2.0, 3.0]
+
+
 def test_error_result_of_call_inside_user_function_points_at_that_line():
     program = load("def f(x):\n    y = x + 1\n    return y / 0\n")
     with pytest.raises(ZeroDivisionError) as info:
@@ -272,6 +279,22 @@ def test_xla_out_of_memory_is_memory_by_its_status_code():
         jnp.ones((200_000, 200_000)).block_until_ready()  # 160 GB: XLA refuses before allocating
     assert info.value.error_code_string == "RESOURCE_EXHAUSTED"
     assert classify(info.value) == "memory"
+
+
+def test_a_computation_whose_input_could_not_be_made_is_memory_by_xlas_status_and_words():
+    import jax
+
+    with pytest.raises(Exception) as info:  # 4 PB: no address space holds it, overcommitted or not
+        (jax.random.normal(jax.random.key(0), (10**5,) * 3) + 1).block_until_ready()
+    assert info.value.error_code_string == "INTERNAL"  # XLA's status for a failed input, its words say why
+    assert classify(info.value) == "memory"
+
+
+def test_xlas_words_in_a_runtime_error_made_in_python_are_not_memory():
+    import jax
+
+    forged = jax.errors.JaxRuntimeError("INTERNAL: Error dispatching computation: Out of memory allocating 8 bytes.")
+    assert classify(forged) == "user_exception"
 
 
 @pytest.mark.parametrize(("raised", "kind"), [(PermissionError(errno.EACCES, "no"), "forbidden"),

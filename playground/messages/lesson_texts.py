@@ -689,15 +689,16 @@ TEXTS: dict[str, dict[str, str]] = {
     "lfix.grad_output": {
         "en": '{where} differentiates `{g}`, which returns shape ({shape}). Say which derivative you mean:\n'
               '```python\njax.vmap(jax.grad({g}))(x)   # each output by its own input, if {g} works element by '
-              'element\njax.grad(lambda x: jnp.sum({g}(x)))(x)   # the gradient of the sum\njax.jacobian({g})(x)   # '
-              'every output by every input\n```',
+              'element\njax.grad(lambda x: jnp.sum({g}(x)))(x)   # the gradient of the sum\njax.jacrev({g})(x)   # '
+              'every output by every input (its Jacobian)\n```',
         "de": '{where} leitet `{g}` ab, das die Shape ({shape}) zurückgibt. Sag, welche Ableitung du meinst:\n'
               '```python\njax.vmap(jax.grad({g}))(x)   # jede Ausgabe nach ihrer eigenen Eingabe, wenn {g} '
               'elementweise arbeitet\njax.grad(lambda x: jnp.sum({g}(x)))(x)   # der Gradient der Summe\n'
-              'jax.jacobian({g})(x)   # jede Ausgabe nach jeder Eingabe\n```',
+              'jax.jacrev({g})(x)   # jede Ausgabe nach jeder Eingabe (ihre Jacobi-Matrix)\n```',
         "zh": '{where}对 `{g}` 求导，而它返回 shape ({shape})。说清楚你要的是哪种导数：\n```python\n'
               'jax.vmap(jax.grad({g}))(x)   # 每个输出对它自己的输入求导，如果 {g} 是逐元素计算的\njax.grad(lambda '
-              'x: jnp.sum({g}(x)))(x)   # 总和的梯度\njax.jacobian({g})(x)   # 每个输出对每个输入求导\n```'},
+              'x: jnp.sum({g}(x)))(x)   # 总和的梯度\njax.jacrev({g})(x)   # 每个输出对每个输入求导（雅可比矩阵）'
+              '\n```'},
     "lfix.grad_input.literal": {
         "en": '{where} differentiates at the integer `{value}`. Write it as a float:\n```python\n{code}   # not '
               '{value}\n```',
@@ -836,4 +837,139 @@ TEXTS: dict[str, dict[str, str]] = {
               '`lax.fori_loop(0, n, body, init)`（JAX 会把它变成 `grad` 能处理的 `lax.scan`），或者直接写成 '
               '`lax.scan`；否则就用前向模式求导：`jax.jacfwd(f)(x)`，或者对 f: R -> R 用 `jax.jvp(f, (x,), '
               '(1.0,))[1]` 求导数。'},
+    "lesson.grad_tuple.title": {
+        "en": 'jax.grad needs one number as output, not several values',
+        "de": 'jax.grad braucht eine einzige Zahl als Ausgabe, nicht mehrere Werte',
+        "zh": 'jax.grad 需要一个数作为输出，而不是多个值'},
+    "lesson.grad_tuple.what": {
+        "en": '`jax.grad` differentiates a function whose output is one number, like a loss. This function returns '
+              'several values (a tuple, a list or a dict): say which one to differentiate, or, to return other values '
+              'beside the loss, pass `has_aux=True`: the function then returns `(loss, extra)` and `jax.grad` gives '
+              '`(gradient, extra)`.',
+        "de": '`jax.grad` leitet eine Funktion ab, deren Ausgabe eine Zahl ist, wie ein Loss. Diese Funktion gibt '
+              'mehrere Werte zurück (ein Tupel, eine Liste oder ein Dict): Sag, welcher abgeleitet werden soll, oder '
+              'übergib `has_aux=True`, um neben dem Loss andere Werte zurückzugeben: Die Funktion gibt dann '
+              '`(loss, extra)` zurück und `jax.grad` liefert `(gradient, extra)`.',
+        "zh": '`jax.grad` 对输出为一个数（比如 loss）的函数求导。这个函数返回多个值（元组、列表或字典）：说明要对'
+              '哪一个求导；或者，如果要在 loss 之外返回其他值，就传 `has_aux=True`：这时函数返回 `(loss, extra)`，'
+              '`jax.grad` 给出 `(gradient, extra)`。'},
+    "lesson.vmap_in_axes.title": {
+        "en": "vmap's in_axes needs one entry per positional argument",
+        "de": 'vmaps in_axes braucht einen Eintrag pro Positionsargument',
+        "zh": 'vmap 的 in_axes 需要每个位置参数各一项'},
+    "lesson.vmap_in_axes.what": {
+        "en": '`in_axes` says, for each positional argument of the batched function, which of its axes holds the '
+              'examples (`None`: the argument is not batched, every example uses it whole). It is one int or `None` '
+              'for all arguments, or a tuple with exactly one entry per argument (a list at the top is not '
+              'accepted); an entry may itself be a pytree that matches its argument.',
+        "de": '`in_axes` sagt für jedes Positionsargument der gebatchten Funktion, welche seiner Achsen die Beispiele '
+              'hält (`None`: Das Argument wird nicht gebatcht, jedes Beispiel nutzt es ganz). Es ist ein int oder '
+              '`None` für alle Argumente, oder ein Tupel mit genau einem Eintrag pro Argument (eine Liste auf oberster '
+              'Ebene wird nicht angenommen); ein Eintrag kann selbst ein Pytree sein, der zu seinem Argument passt.',
+        "zh": '`in_axes` 为被批处理函数的每个位置参数说明它的哪个轴存放样本（`None`：该参数不被批处理，每个样本都'
+              '使用整个参数）。它可以是对所有参数通用的一个 int 或 `None`，也可以是每个参数恰好一项的元组（最外层不'
+              '接受列表）；每一项本身也可以是与其参数结构相符的 pytree。'},
+    "lesson.vmap_rank.title": {
+        "en": 'vmap maps over an axis the argument does not have',
+        "de": 'vmap bildet über eine Achse ab, die das Argument nicht hat',
+        "zh": 'vmap 要映射的轴在参数中并不存在'},
+    "lesson.vmap_rank.what": {
+        "en": '`jax.vmap` takes example i of each batched argument along the axis `in_axes` gives it (0 unless '
+              'said), so that argument needs that axis: one of shape {shape} has only {rank}. A value every example '
+              'shares is not batched: give it `None` in `in_axes`.',
+        "de": '`jax.vmap` nimmt Beispiel i jedes gebatchten Arguments entlang der Achse, die `in_axes` ihm gibt (0, '
+              'wenn nichts gesagt ist), also braucht das Argument diese Achse: Eines der Shape {shape} hat nur {rank}. '
+              'Ein Wert, den alle Beispiele teilen, wird nicht gebatcht: Gib ihm `None` in `in_axes`.',
+        "zh": '`jax.vmap` 沿 `in_axes` 为每个被批处理参数指定的轴（未指定时为 0）取第 i 个样本，所以该参数必须有这个'
+              '轴：shape 为 {shape} 的参数只有 {rank} 个轴。所有样本共用的值不需要批处理：在 `in_axes` 中给它 '
+              '`None`。'},
+    "lesson.memory.title": {
+        "en": "the program needs more memory than a job has",
+        "de": 'das Programm braucht mehr Speicher, als ein Job hat',
+        "zh": '程序需要的内存超过了一个作业拥有的内存'},
+    "lesson.memory.what": {
+        "en": 'XLA could not allocate a buffer of the program: an array it makes, or one it keeps between two '
+              'steps. An array takes its number of elements times the bytes of its dtype (4 for float32): a float32 '
+              'array of shape (100000, 100000) takes 40 GB.',
+        "de": 'XLA konnte einen Puffer des Programms nicht anlegen: ein Array, das es erzeugt, oder eines, das es '
+              'zwischen zwei Schritten behält. Ein Array braucht seine Anzahl Elemente mal die Bytes seines dtypes '
+              '(4 für float32): Ein float32-Array der Shape (100000, 100000) braucht 40 GB.',
+        "zh": 'XLA 无法为程序分配一个缓冲区：程序生成的数组，或在两步之间保留的数组。一个数组占用的字节数是元素个数'
+              '乘以其 dtype 的字节数（float32 为 4）：shape 为 (100000, 100000) 的 float32 数组占 40 GB。'},
+    "lesson.memory.limit": {
+        "en": ' A job here may hold {mb} MB.',
+        "de": ' Ein Job darf hier {mb} MB belegen.',
+        "zh": '这里一个作业最多可占用 {mb} MB。'},
+    "lfix.grad_tuple": {
+        "en": '{where} differentiates `{g}`, which returns several values. Say which derivative you mean:\n'
+              '```python\njax.grad({g}, has_aux=True)(x)   # if it returns (loss, extra): gives (gradient, extra)\n'
+              'jax.grad(lambda x: {g}(x)[0])(x)   # the gradient of its first output\n```',
+        "de": '{where} leitet `{g}` ab, das mehrere Werte zurückgibt. Sag, welche Ableitung du meinst:\n'
+              '```python\njax.grad({g}, has_aux=True)(x)   # wenn es (loss, extra) zurückgibt: liefert (gradient, '
+              'extra)\njax.grad(lambda x: {g}(x)[0])(x)   # der Gradient seiner ersten Ausgabe\n```',
+        "zh": '{where}对 `{g}` 求导，而它返回多个值。说清楚你要的是哪种导数：\n```python\n'
+              'jax.grad({g}, has_aux=True)(x)   # 如果它返回 (loss, extra)：给出 (gradient, extra)\n'
+              'jax.grad(lambda x: {g}(x)[0])(x)   # 它第一个输出的梯度\n```'},
+    "lfix.vmap_in_axes.count": {
+        "en": '{where}: the batched function gets {args} positional arguments, and `in_axes` has {axes} entries. '
+              'Give one per argument, as a tuple, e.g. `in_axes=({example})`: `None` for an argument every example '
+              'uses whole.',
+        "de": '{where}: Die gebatchte Funktion bekommt {args} Positionsargumente, und `in_axes` hat {axes} Einträge. '
+              'Gib einen pro Argument an, als Tupel, z. B. `in_axes=({example})`: `None` für ein Argument, das jedes '
+              'Beispiel ganz nutzt.',
+        "zh": '{where}：被批处理的函数收到 {args} 个位置参数，而 `in_axes` 有 {axes} 项。以元组形式为每个参数给一项，'
+              '例如 `in_axes=({example})`：每个样本都整体使用的参数写 `None`。'},
+    "lfix.vmap_in_axes.other": {
+        "en": '{where}: write `in_axes` as one int, `None`, or a tuple with one entry per positional argument, each '
+              'entry an int, `None`, or a pytree shaped like its argument (a dict with the same keys).',
+        "de": '{where}: Schreib `in_axes` als einen int, `None` oder ein Tupel mit einem Eintrag pro '
+              'Positionsargument, jeder Eintrag ein int, `None` oder ein Pytree wie sein Argument (ein Dict mit '
+              'denselben Keys).',
+        "zh": '{where}：把 `in_axes` 写成一个 int、`None`，或每个位置参数各一项的元组，每一项为 int、`None`，或与'
+              '其参数结构相同的 pytree（键相同的字典）。'},
+    "lfix.vmap_rank": {
+        "en": '{where} batches an argument of shape {shape} along axis {axis}. If every example uses it whole, give '
+              'it `None` in `in_axes`:\n```python\njax.vmap(g, in_axes=(0, None))(xs, w)   # w is the same for '
+              'every x\n```\nelse give it a batch axis: shape (batch, ...), one example per row.',
+        "de": '{where} batcht ein Argument der Shape {shape} entlang Achse {axis}. Wenn jedes Beispiel es ganz nutzt, '
+              'gib ihm `None` in `in_axes`:\n```python\njax.vmap(g, in_axes=(0, None))(xs, w)   # w ist für jedes x '
+              'dasselbe\n```\nsonst gib ihm eine Batch-Achse: Shape (batch, ...), ein Beispiel pro Zeile.',
+        "zh": '{where}沿轴 {axis} 批处理一个 shape 为 {shape} 的参数。如果每个样本都整体使用它，就在 `in_axes` 中给它 '
+              '`None`：\n```python\njax.vmap(g, in_axes=(0, None))(xs, w)   # 每个 x 用的都是同一个 w\n```\n否则给'
+              '它一个批轴：shape 为 (batch, ...)，每行一个样本。'},
+    "lfix.memory": {
+        "en": '{where} needs a buffer of {size} at once. Use a smaller shape: a float32 array of shape (10000, '
+              '10000) takes 400 MB, one of (1000, 1000) 4 MB. To go through more data than fits, take it in parts: '
+              '`jax.lax.map(f, xs, batch_size=100)` runs `f` over `xs` 100 at a time.',
+        "de": '{where} braucht einen Puffer von {size} auf einmal. Nimm eine kleinere Shape: Ein float32-Array der '
+              'Shape (10000, 10000) braucht 400 MB, eines von (1000, 1000) 4 MB. Um mehr Daten durchzugehen, als '
+              'hineinpassen, nimm sie in Teilen: `jax.lax.map(f, xs, batch_size=100)` wendet `f` auf jeweils 100 von '
+              '`xs` an.',
+        "zh": '{where}一次需要 {size} 的缓冲区。用更小的 shape：shape 为 (10000, 10000) 的 float32 数组占 400 MB，'
+              '(1000, 1000) 的占 4 MB。要处理放不下的更多数据，就分批处理：`jax.lax.map(f, xs, batch_size=100)` 每次'
+              '对 `xs` 中的 100 个运行 `f`。'},
+    "lesson.not_a_jax_output.title": {
+        "en": 'a jitted function returns arrays, not arbitrary Python objects',
+        "de": 'eine gejittete Funktion gibt Arrays zurück, keine beliebigen Python-Objekte',
+        "zh": '被 jit 的函数返回数组，而不是任意的 Python 对象'},
+    "lesson.not_a_jax_output.what": {
+        "en": 'Under `jax.jit` the function runs once, at trace time, and what it returns becomes the outputs of the '
+              'compiled program: arrays, numbers, or pytrees of them. A {type} is none of these, so the program '
+              'cannot produce it.',
+        "de": 'Unter `jax.jit` läuft die Funktion einmal, beim Tracen, und was sie zurückgibt, wird zu den Ausgaben '
+              'des kompilierten Programms: Arrays, Zahlen oder Pytrees daraus. Ein {type} ist nichts davon, also kann '
+              'das Programm es nicht erzeugen.',
+        "zh": '在 `jax.jit` 下，函数只在追踪时运行一次，它返回的东西成为编译后程序的输出：数组、数字，或由它们组成的 '
+              'pytree。{type} 都不是，所以程序无法产生它。'},
+    "lfix.not_a_jax_output": {
+        "en": '`{function}` returns a {type}{component}. Return arrays (or a pytree of them) from the jitted function, '
+              'and make the {type} outside it, from the arrays it returns.',
+        "de": '`{function}` gibt ein {type}{component} zurück. Gib aus der gejitteten Funktion Arrays (oder einen '
+              'Pytree daraus) zurück und erzeuge das {type} außerhalb, aus den Arrays, die sie zurückgibt.',
+        "zh": '`{function}` 返回了一个 {type}{component}。让被 jit 的函数返回数组（或由数组组成的 pytree），在函数'
+              '外面再用它返回的数组生成这个 {type}。'},
+    "lfix.not_a_jax_output.component": {
+        "en": ' (output {output})',
+        "de": ' (Ausgabe {output})',
+        "zh": '（输出 {output}）'},
 }

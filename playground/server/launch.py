@@ -11,6 +11,8 @@ downloads) is removed.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -77,19 +79,47 @@ def _stop_on_signals(services: ExitStack, launched: list) -> None:
         services.close()
         server = getattr(launched[0], "server", None) if launched else None
         if server is not None:
+            _end_lifespan(server)
             # Every job is over: uvicorn need not wait for idle keep-alive connections, which Gradio gives 5 s
             # (measured: a SIGTERM took 5.4 s to end the app with one gradio_client connected; now well under 1).
             server.force_exit = True
+        # The requests still open (streams of jobs that just ended) are cancelled with the server's loop: that is the
+        # stop, not an error of theirs.
+        logging.getLogger("uvicorn.error").addFilter(_not_cancelled)
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
 
 
+LIFESPAN_S = 5.0  # the app's own shutdown (Gradio's MCP session manager): at most this, then the stop goes on
+
+
+def _end_lifespan(server) -> None:
+    """The app's lifespan shutdown, run on the web server's loop: ``force_exit`` skips it, and the loop's end would
+    cancel it instead (Starlette then logs a CancelledError traceback as a failed shutdown)."""
+    loops = {listening.get_loop() for listening in getattr(server, "servers", [])}
+    lifespan = getattr(server, "lifespan", None)
+    if lifespan is None or len(loops) != 1:  # not started, or another uvicorn: the stop goes on without it
+        return
+    ended = asyncio.run_coroutine_threadsafe(lifespan.shutdown(), loops.pop())
+    try:
+        ended.result(timeout=LIFESPAN_S)
+    except (concurrent.futures.TimeoutError, RuntimeError) as exc:
+        logging.warning("the app's lifespan shutdown did not end: %r", exc)
+
+
+def _not_cancelled(record: logging.LogRecord) -> bool:
+    return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
 def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     """The device owner, the sandbox's pools and the training service started (each closed by ``services``), and the
     API over them."""
     runs = tempfile.mkdtemp(prefix="jax-playground-runs-")  # the training runs' weights, written by the owner
+    # Closed after the pools (an ExitStack closes last what it entered first): a run the device owner is ending
+    # writes its weights into the runs' folder until the owner has stopped.
+    after_the_owner = services.enter_context(ExitStack())
     try:
         pools = worker_pools.start(settings, dict(os.environ), runs, started=lambda pool: services.callback(pool.close))
     except RuntimeError as exc:
@@ -113,7 +143,7 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     training = TrainingService(pools.owner, dict(os.environ), runs,
                                worker_pools.training_slots(settings, pools, dict(os.environ)), settings.training_max_s,
                                finish_grace_s=max(120.0, settings.limits.measure_timeout_s + 60))
-    services.callback(training.close)
+    after_the_owner.callback(training.close)
     return PlaygroundAPI.from_pools(pools, settings, training)
 
 

@@ -115,10 +115,21 @@ def _fix_not_a_jax_type(clue: Clue) -> list:
     return [piece(key, where=clue.where_piece(), kind=kind)]
 
 
+def _fix_not_a_jax_output(clue: Clue) -> list:
+    output = clue.group("output")
+    component = piece("lfix.not_a_jax_output.component", output=output) if output else ""
+    return [piece("lfix.not_a_jax_output", function=clue.group("function"), type=clue.group("type"),
+                  component=component)]
+
+
 LESSONS = (
     taught(("TypeError",), re.compile(r"Argument '.*' of type '?<class '(?:[\w.]+\.)?(?P<type>\w+)'>'? is not a valid "
                                       r"JAX type", re.S),
            "not_a_jax_type", _fix_not_a_jax_type, GOTCHAS + "#pure-functions"),
+    taught(("TypeError",), re.compile(r"function (?P<function>\S+) at \S+ traced for jit returned a value of type "
+                                      r"<class '(?:[\w.]+\.)?(?P<type>\w+)'>(?: at output component (?P<output>\S+))?, "
+                                      r"which is not a valid JAX type"),
+           "not_a_jax_output", _fix_not_a_jax_output, "https://docs.jax.dev/en/latest/jit-compilation.html"),
     taught(("TypeError",), re.compile(r"(?P<fn>\w+) requires ndarray or scalar arguments, got <class "
                                       r"'(?P<kind>list|tuple)'> at position (?P<pos>\d+)"),
            "list_input", _fix_list_input, GOTCHAS + "#non-array-inputs-numpy-vs-jax"),

@@ -32,10 +32,11 @@ import traceback
 
 from playground import messages, user_ast
 from playground.errors import USER_FILENAME
-from playground.worker import array_lessons, shape_lessons, transform_lessons, user_errors
+from playground.worker import array_lessons, memory_lessons, shape_lessons, transform_lessons, user_errors
 from playground.worker.lesson_kit import Clue, Lesson
 
-LESSONS: tuple[Lesson, ...] = (*array_lessons.LESSONS, *shape_lessons.LESSONS, *transform_lessons.LESSONS)
+LESSONS: tuple[Lesson, ...] = (*array_lessons.LESSONS, *shape_lessons.LESSONS, *transform_lessons.LESSONS,
+                               *memory_lessons.LESSONS)
 
 
 def explain(exc: BaseException, source: str, line: int | None) -> dict | None:

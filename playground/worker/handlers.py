@@ -16,7 +16,7 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable
 
-from playground import jobs
+from playground import jobs, messages
 from playground.errors import error_dict
 from playground.sandbox.limits import Limits
 from playground.worker import user_errors, usercode
@@ -80,6 +80,7 @@ def run(job: dict, limits: Limits, early: Callable[[dict], None] | None = None,
     """
     usercode.forbid_new_processes()
     user_errors.CallbackFailures.install()
+    user_errors.keep_library_frames()
     arguments = {key: value for key, value in job.items() if key != "kind"}
     try:
         row = jobs.REGISTRY[job["kind"]]
@@ -90,6 +91,8 @@ def run(job: dict, limits: Limits, early: Callable[[dict], None] | None = None,
         return _with_limits(_handler(job["kind"])(limits, **arguments), limits)
     except DeviceRefused as exc:  # the owner refused what the worker sent: said, as any refusal of the user's
         return exc.to_result()
+    except (SystemExit, KeyboardInterrupt, GeneratorExit) as exc:  # not Exceptions: the handlers' nets miss them
+        return user_errors.error_result(exc)  # the user's ``sys.exit()`` is theirs, a frame of ours ours
     except Exception:
         return internal(traceback.format_exc())
 
@@ -110,4 +113,8 @@ def _with_limits(result: dict, limits: Limits) -> dict:
     elif kind == "memory" and not error["message"].startswith("Out of device memory"):
         reserve = f" and reserve {limits.address_space_mb:,} MB of address space" if limits.address_space_mb else ""
         error["message"] += f" (A job may hold {limits.memory_mb:,} MB of memory{reserve}.)"
+        if "explanation" in error:  # the memory lesson's size, and beside it the limit it went past
+            said = messages.piece("lesson.memory.limit", mb=str(limits.memory_mb))  # no separator: read in any language
+            error["explanation"] += messages.render([said])
+            error.get("words", {}).get("explanation", []).append(said)
     return result

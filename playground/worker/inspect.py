@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 import jax
 
-from playground import messages
+from playground import messages, user_ast
 from playground.errors import UserCodeError, cap_text
 from playground.measure import xla_estimates
 from playground.sandbox.limits import Limits
@@ -269,14 +269,19 @@ def explained_error(exc: BaseException, code: str, jitted_here: str | None = Non
     where the job put the jit around it (their code has none), so an error that only jit causes says so, and that
     without jit (as ``jax.grad`` alone, or the Derivatives tab point by point, runs it) the code works."""
     result = user_errors.error_result(exc)
+    if result["error"]["kind"] == "user_exception" and result["error"]["line"] is None:
+        # JAX checks what a transformation was given (an output that is not one number, in_axes that do not fit)
+        # with no frame of the user's on the stack: a top-level ``g = jax.grad(f)`` is the line that gave it.
+        result["error"]["line"] = user_ast.made_line(tree) if (tree := user_ast.try_parse(code)) else None
     explanation = tracer_errors.explain(exc, code, result["error"]["line"])
     if explanation and jitted_here and isinstance(exc, jax.errors.ConcretizationTypeError):
         words = explanation["words"]
         words["explanation"].insert(0, messages.piece("tracer.jitted_here", function=jitted_here))
         words["fix"].append(messages.piece("tracer.without_jit", function=jitted_here))
         explanation.update({part: messages.render(words[part]) for part in ("explanation", "fix")})
-    if explanation:
-        result["error"].update(explanation)
+    if explanation:  # its words beside the sandbox's (the prefix of a memory error)
+        words = {**result["error"].get("words", {}), **explanation.get("words", {})}
+        result["error"].update({**explanation, **({"words": words} if words else {})})
     return result
 
 

@@ -1,5 +1,5 @@
 """Lessons for the transformations' rules: jit's static and array arguments, grad's inputs and outputs,
-loops' and conds' fixed types, vmap's sizes, pytree keys, and NaNs caught by ``jax_debug_nans``.
+loops' and conds' fixed types, vmap's sizes and in_axes, pytree keys, and NaNs caught by ``jax_debug_nans``.
 """
 
 from __future__ import annotations
@@ -63,6 +63,11 @@ def _fix_grad_output(clue: Clue) -> list:
     return [piece("lfix.grad_output", where=clue.where_piece(), g=g, shape=clue.group("shape"))]
 
 
+def _fix_grad_tuple(clue: Clue) -> list:
+    call = _grad_call(clue)
+    return [piece("lfix.grad_tuple", where=clue.where_piece(), g=clue.text(call.args[0], "g") if call else "g")]
+
+
 def _fix_grad_input(clue: Clue) -> list:
     ints = [a for c in clue.nodes(ast.Call) for a in c.args if isinstance(a, ast.Constant) and type(a.value) is int]
     if ints:
@@ -109,6 +114,19 @@ def _fix_vmap_sizes(clue: Clue) -> list:
             piece("lfix.vmap_sizes.tail")]
 
 
+def _fix_vmap_in_axes(clue: Clue) -> list:
+    if clue.group("args"):
+        count = int(clue.group("args"))
+        example = ", ".join(["0"] + ["None"] * (count - 1)) + ("," if count == 1 else "")
+        return [piece("lfix.vmap_in_axes.count", where=clue.where_piece(), args=clue.group("args"),
+                      axes=clue.group("axes"), example=example)]
+    return [piece("lfix.vmap_in_axes.other", where=clue.where_piece())]
+
+
+def _fix_vmap_rank(clue: Clue) -> list:
+    return [piece("lfix.vmap_rank", where=clue.where_piece(), shape=clue.group("shape"), axis=clue.group("axis"))]
+
+
 def _fix_keys(clue: Clue) -> list:
     mixed = [d for d in ast.walk(clue.tree) if isinstance(d, ast.Dict) and d.keys and all(
         isinstance(k, ast.Constant) for k in d.keys) and len({type(k.value) for k in d.keys}) > 1] if clue.tree else []
@@ -150,7 +168,10 @@ LESSONS = (
     taught(("TypeError",), re.compile(r"Gradient only defined for scalar-output functions\. Output had shape: "
                                       r"\((?P<shape>[\d, ]*)\)"),
            "grad_output", _fix_grad_output, _DOCS + "_autosummary/jax.grad.html"),
-    taught(("TypeError",), re.compile(r"grad requires real- or complex-valued inputs .*?but got (?P<dtype>\w+)"),
+    taught(("TypeError",), re.compile(r"Gradient only defined for scalar-output functions\. Output was [(\[{]"),
+           "grad_tuple", _fix_grad_tuple, _DOCS + "_autosummary/jax.grad.html"),
+    taught(("TypeError",), re.compile(r"(?:grad|jacrev|jacfwd) requires real- or complex-valued inputs .*?but got "
+                                      r"(?P<dtype>\w+)"),
            "grad_input", _fix_grad_input,
            _DOCS + "_autosummary/jax.grad.html"),
     taught(("TypeError",), re.compile(r"\w+ body function carry input and carry output must have equal types.*?"
@@ -164,6 +185,15 @@ LESSONS = (
            _DOCS + "_autosummary/jax.lax.cond.html"),
     taught(("ValueError",), re.compile(r"vmap got inconsistent sizes for array axes to be mapped"),
            "vmap_sizes", _fix_vmap_sizes, _DOCS + "_autosummary/jax.vmap.html"),
+    taught(("ValueError",), re.compile(r"vmap in_axes (?:must be an int, None, or a tuple of entries corresponding to "
+                                       r"the positional arguments passed to the function, but got (?:len\(in_axes\)="
+                                       r"(?P<axes>\d+), len\(args\)=(?P<args>\d+))?|specification must be a tree "
+                                       r"prefix of the corresponding value)"),
+           "vmap_in_axes", _fix_vmap_in_axes, _DOCS + "_autosummary/jax.vmap.html"),
+    taught(("ValueError",), re.compile(r"vmap was requested to map its argument along axis (?P<axis>\d+), which "
+                                       r"implies that its rank should be at least \d+, but is only (?P<rank>\d+) "
+                                       r"\(its shape is (?P<shape>\([\d, ]*\))\)"),
+           "vmap_rank", _fix_vmap_rank, _DOCS + "_autosummary/jax.vmap.html"),
     taught(("ValueError", "TypeError"), re.compile(r"Comparator raised exception while sorting pytree dictionary keys"),
            "keys", _fix_keys,
            _DOCS + "pytrees.html#dictionary-keys-must-be-sortable"),

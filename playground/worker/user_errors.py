@@ -62,6 +62,11 @@ def _forbidden_prefix(exc: BaseException) -> list:
 
 _DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 _JAX_STATUS_KINDS = {"RESOURCE_EXHAUSTED": "memory", "PERMISSION_DENIED": "forbidden"}
+# XLA's CPU client reports a computation whose input failed to allocate (``jnp.sum`` of an array too big to make)
+# as INTERNAL, the allocation's own status folded into the words: the status code is XLA's (a JaxRuntimeError made
+# in Python has none), the words after it say that an allocation failed.
+ALLOCATION_FAILED = re.compile(r"(?:INTERNAL: (?:Error dispatching computation: )+|RESOURCE_EXHAUSTED: )"
+                               r"(?:RESOURCE_EXHAUSTED: )?Out of memory allocating (?P<bytes>\d+) bytes")
 
 
 def classify(exc: BaseException) -> str:
@@ -77,10 +82,26 @@ def classify(exc: BaseException) -> str:
         return "forbidden"
     if isinstance(exc, RuntimeError) and _raised_within(exc, "threading.py", "start"):
         return "tasks"
-    status = getattr(exc, "error_code_string", None) if _is_jax_runtime_error(exc) else None
+    status = getattr(exc, "error_code_string", None) if _is_jax_class(exc, "JaxRuntimeError") else None
+    if status == "INTERNAL" and ALLOCATION_FAILED.match(str(exc)):
+        return "memory"
     if status == "INTERNAL" and (inner := CallbackFailures.last()) is not None:
         return classify(inner)  # a pure_callback/io_callback raised: its own exception says what happened
     return _JAX_STATUS_KINDS.get(status, "user_exception")
+
+
+def keep_library_frames() -> None:
+    """Keep JAX's own frames in the tracebacks of this process: ``our_bug`` reads where an exception was raised.
+
+    JAX cuts its frames out of a traceback by default, at the boundary of its API. An error JAX
+    raises at the user's program where no frame of the user's is left on the stack (``jax.grad``
+    of a function with an array output, or ``jax.vmap`` with in_axes that do not fit, made at
+    module level and called by the job) would then end in the job's frame that called JAX, and
+    read as a bug of ours.
+    """
+    import jax
+
+    jax.config.update("jax_traceback_filtering", "off")
 
 
 def our_bug(exc: BaseException) -> bool:
@@ -88,23 +109,28 @@ def our_bug(exc: BaseException) -> bool:
 
     An exception a library (JAX, NumPy) raises at the user's input is theirs to
     read; one from our own modules that no user code led to is a bug of ours.
+    Where it was raised is the innermost frame of the exceptions raised: JAX's
+    record of the stack where a traced operation was made is a cause it adds, and
+    names where the job traced the function, not where anything failed.
     """
-    frames = []
+    frames, raised = [], []
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         frames += traceback.extract_tb(exc.__traceback__)
+        if not _is_jax_class(exc, "JaxStackTraceBeforeTransformation"):
+            raised += traceback.extract_tb(exc.__traceback__)
         exc = exc.__cause__ or exc.__context__
-    if not frames or any(f.filename in (USER_FILENAME, ARGS_FILENAME) for f in frames):
+    if not raised or any(f.filename in (USER_FILENAME, ARGS_FILENAME) for f in frames):
         return False
-    return os.path.abspath(frames[-1].filename).startswith(_PACKAGE + os.sep)
+    return os.path.abspath(raised[-1].filename).startswith(_PACKAGE + os.sep)
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _is_jax_runtime_error(exc: BaseException) -> bool:
-    return any(cls.__name__ == "JaxRuntimeError" and cls.__module__.startswith("jax") for cls in type(exc).__mro__)
+def _is_jax_class(exc: BaseException, name: str) -> bool:
+    return any(cls.__name__ == name and cls.__module__.startswith("jax") for cls in type(exc).__mro__)
 
 
 def _raised_within(exc: BaseException, filename: str, function: str) -> bool:

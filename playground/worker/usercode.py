@@ -6,6 +6,7 @@ layers are); the checks exist to give friendly, precise messages.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import errno
 import io
@@ -17,7 +18,7 @@ from typing import Any
 
 from playground.errors import ARGS_FILENAME, USER_FILENAME, UserCodeError, truncation_notice
 from playground.user_ast import parse, pick_function
-from playground.worker.user_errors import classify, describe
+from playground.worker.user_errors import classify, describe, keep_library_frames
 
 _PROCESS_EVENTS = {
     "os.system", "os.exec", "os.posix_spawn", "os.fork", "os.forkpty", "os.spawn",
@@ -51,10 +52,39 @@ def load(source: str) -> UserProgram:
     linecache.cache[USER_FILENAME] = (len(source), None, source.splitlines(True), USER_FILENAME)
     namespace = base_namespace()
     exec(compile(tree, USER_FILENAME, "exec"), namespace)  # noqa: S102 - sandboxed by design
+    keep_library_frames()  # the code may have turned JAX's traceback filtering back on; our_bug reads those frames
+    wait_for_arrays(tree, namespace)
     function = namespace.get(name)
     if not callable(function):
         raise UserCodeError("invalid_input", f"`{name}` is not a function after running your code.")
     return UserProgram(name=name, function=function, namespace=namespace, defined_in=picked.of or name)
+
+
+def wait_for_arrays(tree: ast.Module, namespace: dict) -> None:
+    """Wait for the arrays the module's code made, each on the line that made it.
+
+    JAX dispatches an array's computation and goes on; one that could not be made (too big
+    for the job's memory) fails only where it is used, with XLA's words for a failed input,
+    and read as a constant of a jitted function it stops the whole process (XLA checks that
+    a buffer it reads exists). Waited for here, its failure is XLA's own (out of memory), on
+    the user's line: the wait runs as that line of their file.
+    """
+    import jax
+
+    for name, value in list(namespace.items()):
+        # A tracer leaked out of a traced function is an Array too, with nothing to wait for.
+        if isinstance(value, jax.Array) and not isinstance(value, jax.core.Tracer) and not value.is_deleted():
+            line = _assigned_on(tree, name)
+            if line is not None:
+                wait = compile("\n" * (line - 1) + f"{name}.block_until_ready()", USER_FILENAME, "exec")
+                exec(wait, {name: value})  # noqa: S102 - the user's own array, on their line
+
+
+def _assigned_on(tree: ast.Module, name: str) -> int | None:
+    """The line of the last top-level statement that binds ``name`` (``x = ...``, ``x: T = ...``, ``a, x = ...``)."""
+    lines = [node.lineno for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+             and name in {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}]
+    return lines[-1] if lines else None
 
 
 def evaluate_args(expression: str, namespace: dict) -> tuple:
@@ -63,8 +93,14 @@ def evaluate_args(expression: str, namespace: dict) -> tuple:
         code = compile(expression.strip() or "()", ARGS_FILENAME, "eval")
     except SyntaxError as exc:
         raise UserCodeError("invalid_input", f"The arguments are not a Python expression: {exc.msg}.") from None
+    import jax
+
     try:
         value = eval(code, namespace)  # noqa: S307 - sandboxed by design
+        given = value if isinstance(value, tuple) else (value,)
+        # An argument too big for the job's memory fails here, as the allocation it is (wait_for_arrays says why).
+        jax.block_until_ready([a for a in given if isinstance(a, jax.Array) and not isinstance(a, jax.core.Tracer)
+                               and not a.is_deleted()])
     except Exception as exc:
         kind = classify(exc)
         if kind == "user_exception":

@@ -3,8 +3,9 @@
 A server started with its own TMPDIR puts everything it makes there: the pools'
 scratch roots, the training runs folder, Gradio's cache. Stopped by SIGTERM (what
 ``docker stop`` and Spaces send) or SIGINT (Ctrl+C) while a job runs and a model
-trains, it must exit within seconds, take every process it started with it (the
-sandbox templates, their workers, the device owner), and leave TMPDIR empty.
+trains, it must exit within seconds and quietly (no traceback in its log), take every
+process it started with it (the sandbox templates, their workers, the device owner),
+and leave TMPDIR empty.
 And while it runs, a finished job's scratch folder is gone however the job ended.
 
 These tests start their own servers, one at a time.
@@ -135,6 +136,7 @@ def test_stopped_mid_job_the_server_takes_everything_with_it(tmp_path_factory, s
         # three templates (the sandbox's, the Parallel tab's, the device line's), their warm workers, the owner
         assert len(recorded) >= 3 + WORKERS + PARALLEL_WORKERS + support.DEVICE_LINE_WORKERS + 1, commands
 
+        logged_before = server.log_path.stat().st_size
         server.process.send_signal(signum)
         name = signal.Signals(signum).name
         problems = []
@@ -148,6 +150,11 @@ def test_stopped_mid_job_the_server_takes_everything_with_it(tmp_path_factory, s
                             f"{[i[:1] + i[2:] for i in recorded if still_running(i)]}")
         if not wait_for(lambda: not any(tmpdir.iterdir()), support.SETTLE_S):
             problems.append(f"left in TMPDIR: {sorted(str(p.relative_to(tmpdir)) for p in tmpdir.rglob('*'))[:20]}")
+        with server.log_path.open("rb") as log:  # a stop is quiet: what the stop cancelled is no error
+            log.seek(logged_before)
+            stopping = log.read().decode(errors="replace")
+        if "Traceback" in stopping or "ERROR" in stopping:
+            problems.append(f"the server's log after {name}:\n{stopping[-4000:]}")
         assert not problems, "\n".join(problems)
         for job in (in_flight, training):  # let both clients see the end (answered or cut off)
             with contextlib.suppress(BaseException):
