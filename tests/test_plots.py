@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import plotly.graph_objects as go
 import pytest
 
 from playground.server import plots
@@ -60,3 +61,24 @@ def test_every_word_in_a_figure_is_in_the_readers_language(name, language):
     english, other = words(BUILDERS[name]("en")), words(BUILDERS[name](language))
     left = [e for e, o in zip(english, other, strict=True) if e == o and re.search("[a-z]{3}", e)]
     assert set(left) <= {"jit"}, left  # JAX's names are the same in every language
+
+
+@pytest.mark.parametrize(("language", "width"), [("en", 46), ("de", 46), ("zh", 24)])
+def test_legend_entries_are_broken_into_lines_a_phone_shows_whole(language, width):
+    """Plotly never wraps a legend entry and cuts one wider than the figure: the builders break long names into
+    lines, at spaces where there are some, never inside an escaped character or between a number and its unit."""
+    long_name = ("kernels (traced; FLOPs counted from the HLO &lt;a&gt;, peak 803 kB, 3.19 MFLOP, "
+                 "按 HLO 统计的每一个 kernel 都在这里，一个接一个地画出来")
+    fig = plots.fit_legend(go.Figure([go.Scatter(name=long_name), go.Scatter(name="short"),
+                                      go.Scatter(name="two<br>lines already")]), language)
+    lines = fig.data[0].name.split("<br>")
+    assert len(lines) > 1 and all(len(re.sub("&[a-z]+;", "x", line)) <= width for line in lines), lines
+    assert "".join(lines).replace(" ", "") == long_name.replace(" ", "")  # nothing lost, only broken
+    assert all(not re.search(r"&[a-z]*$|\d$", line) for line in lines[:-1]), lines
+    assert [trace.name for trace in fig.data[1:]] == ["short", "two<br>lines already"]
+
+
+def test_the_growth_and_timing_legends_start_at_the_figures_edge():
+    """Below the plot, from the figure's left edge, not the plot's 60 px further in: a phone needs that width."""
+    for fig in (BUILDERS["growth"]("en"), BUILDERS["timings"]("en")):
+        assert (fig.layout.legend.xref, fig.layout.legend.x, fig.layout.legend.orientation) == ("container", 0, "h")

@@ -22,7 +22,7 @@ import textwrap
 import plotly.graph_objects as go
 
 from playground.messages import say
-from playground.server.plots import log_ticks
+from playground.server.plots import LEGEND_BELOW, fit_legend, log_ticks
 from playground.server.roofline import amount, duration, level_name, verdict
 
 MAIN, OTHER = "#636efa", "#EF553B"  # the figures' first colour (plots.py's plotly_white), and its contrast
@@ -30,8 +30,7 @@ ROOF, RESERVED, NO_LINE = "#2a3f5f", "#7f7f7f", "#c8ccd4"  # NO_LINE: what no li
 LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
 # Several series: their names in rows under the x axis (as plots.py: a legend column on the right takes a phone's
 # width).
-LAYOUT_LEGEND_BELOW = {**LAYOUT, "margin": {**LAYOUT["margin"], "b": 60},
-                        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"}}
+LAYOUT_LEGEND_BELOW = {**LAYOUT, "margin": {**LAYOUT["margin"], "b": 60}, "legend": LEGEND_BELOW}
 _LABELS = {"as written": "plot.sol_as_written", "fusion off": "plot.sol_fusion_off"}  # the worker's program labels
 _HOVER_WIDTH = {"zh": 30}  # characters a hover line holds before it wraps (a phone's width); 60 elsewhere
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
@@ -98,7 +97,7 @@ def roofline_figure(roofline: dict, language: str = "en", line_colours: dict[int
     fig.update_layout(**layout(language, title=title, **LAYOUT_LEGEND_BELOW),
                       xaxis=_log_axis(xs, say("plot.sol_intensity_axis", language), language),
                       yaxis=_log_axis(ys, say("plot.sol_flops_axis", language), language))
-    return fig
+    return fit_legend(fig, language)
 
 
 def _log_axis(span: tuple[float, float], title: str, language: str) -> dict:
