@@ -483,7 +483,7 @@ TEXTS: dict[str, dict[str, str]] = {
                         "de": "**Schreibgeschützt:** Dieser Klassen-Link sperrt den Code, Tippen ändert darin "
                               "nichts. Um ihn zu ändern, drücke **Kopie bearbeiten**: Dann kannst du den Code "
                               "bearbeiten, und die Adresse führt zu deiner Kopie.",
-                        "zh": "**只读：**这个课堂链接锁定了代码，在其中输入不会有任何改变。要修改它，请点击"
+                        "zh": "**只读**：这个课堂链接锁定了代码，在其中输入不会有任何改变。要修改它，请点击"
                               "**编辑副本**：代码将变为可编辑，地址栏中的链接也会指向你的副本。"},
     "pg.share.edit_copy": {"en": "Edit a copy", "de": "Kopie bearbeiten", "zh": "编辑副本"},
     "pg.share.locked_label": {"en": "read-only", "de": "schreibgeschützt", "zh": "只读"},

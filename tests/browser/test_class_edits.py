@@ -35,8 +35,8 @@ TEACHER_RESULT = re.compile(r"\[0\. 2\. 4\.\]")  # f(jnp.arange(3.0))
 STUDENT_RESULT = re.compile(r"\[0\. 3\. 6\. 9\.\]")  # the student's f(jnp.arange(4.0))
 
 
-def class_link(server, read_only: bool = False) -> str:
-    link = Link("inspect", {"code": TEACHER_CODE, "args": "jnp.arange(3.0)"}, ("examples",), read_only, EXERCISE)
+def class_link(server, read_only: bool = False, hide: tuple[str, ...] = ("examples",)) -> str:
+    link = Link("inspect", {"code": TEACHER_CODE, "args": "jnp.arange(3.0)"}, hide, read_only, EXERCISE)
     return f"{server.url}?s={encode_link(link, SCHEMAS)}"
 
 
@@ -118,9 +118,11 @@ def test_a_reload_keeps_the_students_edits_and_one_click_brings_back_the_teacher
 
 
 def test_read_only_code_says_so_and_edit_a_copy_makes_one_that_keeps_its_edits(screen: Page, server):
-    link = class_link(server, read_only=True)
+    link = class_link(server, read_only=True, hide=())
     page = reopen_app(screen, link)
     opened(page)
+    examples = page.locator(".gallery-item:visible")  # they replace the code: read-only hides them too
+    expect(examples).to_have_count(0)
     locked = page.locator("#inspect-locked")
     expect(locked).to_be_visible()
     expect(locked).to_contain_text("Read-only")
@@ -137,6 +139,7 @@ def test_read_only_code_says_so_and_edit_a_copy_makes_one_that_keeps_its_edits(s
     expect(code).to_have_attribute("contenteditable", "true")
     expect(locked).to_be_hidden()
     expect(label).not_to_contain_text("read-only")
+    expect(examples.first).to_be_visible()  # the teacher hid none: they are back with the editable code
     expect(page).not_to_have_url(link)  # the address leads to the copy
     assert re.search(r"\?s=[A-Za-z0-9_-]+$", page.url), page.url
     set_code(page, "inspect-code", STUDENT_CODE)

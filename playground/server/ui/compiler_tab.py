@@ -77,7 +77,7 @@ def build(context: TabContext) -> share_links.Sharing:
         "compiler", LINK, {"view": view, "code": code, "args": args, "static_argnums": static,
                            "on_accelerator": on_device, **options}, links, notes, code=(code,),
         hideable={"args": [args], "static_argnums": [static], "examples": [examples.dataset]},
-        runs=lambda state: [f"compiler-{state.get('view', VIEWS[0])}-run"],
+        writes_code=("examples",), runs=lambda state: [f"compiler-{state.get('view', VIEWS[0])}-run"],
         select={"view": {name: (views_tabs, f"compiler-{name}") for name in VIEWS}})
 
 

@@ -99,7 +99,7 @@ def build(context: TabContext) -> share_links.Sharing:
                               "shown": shown, "gradient_code": g_code, "point": point}, links, notes,
         code=(code, g_code), hideable={"preset": [preset], "order": [order], "range": [x_min, x_max],
                                        "points": [points], "jaxpr": [jaxpr_panel], "gradient": [gradient_part]},
-        runs=("deriv-run", "grad-run"))
+        writes_code=("preset",), runs=("deriv-run", "grad-run"))
 
 
 def _gradient_part(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> tuple[gr.Code, gr.Textbox, gr.Column]:

@@ -65,7 +65,7 @@ def build(context: TabContext) -> share_links.Sharing:
     return share_links.Sharing(
         "inspect", LINK, fields, links, notes, code=(code,),
         hideable={"args": [args], "static_argnums": [static], "second_args": [second], "examples": [examples.dataset],
-                  "api_response": [raw_panel]}, runs=("inspect-run",))
+                  "api_response": [raw_panel]}, writes_code=("examples",), runs=("inspect-run",))
 
 
 def _form(api: PlaygroundAPI) -> tuple[dict, gr.Button, gr.Column]:

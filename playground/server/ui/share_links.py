@@ -56,6 +56,8 @@ class Sharing:
     notes: LinkNotes
     code: tuple = ()  # the editors a class link can make read-only
     hideable: dict = field(default_factory=dict)
+    # The hideable controls that replace the code (examples, presets): read-only code hides them too.
+    writes_code: tuple[str, ...] = ()
     runs: tuple[str, ...] | Callable[[dict], list[str]] = ()
     # A field whose value picks a sub-view: {field: {value: (gr.Tabs, tab id)}}, e.g. the Compiler's three views.
     select: dict = field(default_factory=dict)
@@ -174,9 +176,11 @@ def _wire_back(tab: Sharing, schemas: dict, page_link: gr.Textbox, runs: gr.Text
 
 def _wire_edit_copy(tab: Sharing, schemas: dict, token: gr.Textbox, page_link: gr.Textbox) -> None:
     """Read-only code's Edit a copy: the same class link with its code editable becomes the page's link (in the
-    address bar, so that a reload opens the copy) and the editors open."""
+    address bar, so that a reload opens the copy), the editors open, and the examples or presets that read-only
+    code hid (not the teacher) come back."""
     names = list(tab.fields)
-    outputs = [token, page_link, *tab.code, tab.notes.locked]
+    writers = [block for name in tab.writes_code for block in tab.hideable[name]]
+    outputs = [token, page_link, *tab.code, tab.notes.locked, *writers]
 
     def edit_copy(link_text: str, *values) -> tuple:
         link = _page_link(link_text, schemas)
@@ -186,8 +190,10 @@ def _wire_edit_copy(tab: Sharing, schemas: dict, token: gr.Textbox, page_link: g
         copy_token = _token(copy, schemas)
         if not copy_token:
             return tuple(gr.update() for _ in outputs)
+        shown_again = [name not in link.hide for name in tab.writes_code for _ in tab.hideable[name]]
         return (copy_token, _address_of(copy_token, copy, tab),
-                *(gr.update(interactive=True, label=editor.label) for editor in tab.code), gr.update(visible=False))
+                *(gr.update(interactive=True, label=editor.label) for editor in tab.code), gr.update(visible=False),
+                *(gr.update(visible=True) if shown else gr.update() for shown in shown_again))
 
     tab.notes.edit_copy.click(edit_copy, [page_link, *tab.fields.values()], outputs, queue=False).then(
         None, [token], None, js=ADDRESS_JS, queue=False)
@@ -230,7 +236,7 @@ def _open_on_load(demo: gr.Blocks, tabs: gr.Tabs, notice: gr.HTML, shared: list[
             updates.setdefault(id(tab.fields[name]), {})["value"] = value
         for where, tab_id in tab.selected(state).items():
             updates.setdefault(where, {})["selected"] = tab_id
-        for name in link.hide:
+        for name in {*link.hide, *(tab.writes_code if link.read_only else ())}:
             for block in tab.hideable[name]:
                 updates.setdefault(id(block), {})["visible"] = False
         for editor in tab.code if link.read_only else ():

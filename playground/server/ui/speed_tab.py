@@ -73,7 +73,7 @@ def build(context: TabContext) -> share_links.Sharing:
                      concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing(
         "speed", LINK, {"code": code, "args": args, "gradient": gradient}, links, notes, code=(code,),
-        hideable={"args": [args], "examples": [examples.dataset]}, runs=("speed-run",))
+        hideable={"args": [args], "examples": [examples.dataset]}, writes_code=("examples",), runs=("speed-run",))
 
 
 def _results() -> list:

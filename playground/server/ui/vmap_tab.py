@@ -88,7 +88,8 @@ def build(context: TabContext) -> share_links.Sharing:
     return share_links.Sharing(
         "vmap", LINK, {"code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes, "batch_sizes": sizes},
         links, notes, code=(code,), hideable={"preset": [preset], "args": [args], "axes": [in_axes, out_axes],
-                                                 "batch_sizes": [sizes]}, runs=("vmap-run",))
+                                                 "batch_sizes": [sizes]}, writes_code=("preset",),
+        runs=("vmap-run",))
 
 
 def compare(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
