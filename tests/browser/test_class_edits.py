@@ -103,6 +103,7 @@ def test_a_reload_keeps_the_students_edits_and_one_click_brings_back_the_teacher
     expect(page.locator("#inspect-exercise")).to_contain_text("three times x")  # still the class's link
     within_the_screen(page, "#inspect-kept")
     within_the_screen(page, "#inspect-back")
+    kept_note.scroll_into_view_if_needed()  # a phone scrolled to the run's result, below
     save_screenshot(page, f"class_edits_kept_{page.viewport_size['width']}.png", full_page=False)
 
     back.click()
@@ -133,6 +134,7 @@ def test_read_only_code_says_so_and_edit_a_copy_makes_one_that_keeps_its_edits(s
     expect(code).to_have_attribute("contenteditable", "false")
     within_the_screen(page, "#inspect-locked")
     within_the_screen(page, "#inspect-edit-copy")
+    locked.scroll_into_view_if_needed()
     save_screenshot(page, f"class_edits_read_only_{page.viewport_size['width']}.png", full_page=False)
 
     page.locator("#inspect-edit-copy").click()
@@ -157,10 +159,10 @@ def test_a_plain_link_made_with_copy_link_keeps_the_edits_made_after_it(page: Pa
     """Copy link puts the link in the address bar: from then on, a reload opens it, with the edits made since."""
     page.locator("#inspect-share").click()
     expect(page).to_have_url(re.compile(r"\?s=[A-Za-z0-9_-]+$"))
-    field(page, "inspect-args").fill("jnp.arange(4.0)")
-    wait_until_kept(page, "jnp.arange(4.0)")
+    field(page, "inspect-args").fill("jnp.arange(5.0)")
+    wait_until_kept(page, "jnp.arange(5.0)")
     reload(page)
-    expect(field(page, "inspect-args")).to_have_value("jnp.arange(4.0)")
+    expect(field(page, "inspect-args")).to_have_value("jnp.arange(5.0)")
     expect(page.locator("#inspect-kept")).to_be_visible()
     expect(page.locator("#inspect-back")).to_have_text("Back to the link's version")  # no teacher's: anyone's link
 
@@ -210,6 +212,7 @@ def test_the_notes_in_german_and_chinese(chromium_browser, server, locale, lang)
         expect(field(page, "inspect-args")).to_have_value("jnp.arange(4.0)")
         expect(page.locator("#inspect-kept")).to_contain_text(text("pg.share.kept", lang).split("**")[1])
         expect(page.locator("#inspect-back")).to_have_text(text("pg.share.back_teacher", lang))
+        page.locator("#inspect-kept").scroll_into_view_if_needed()
         save_screenshot(page, f"class_edits_{lang}.png", full_page=False)
     finally:
         page.context.close()

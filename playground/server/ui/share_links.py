@@ -80,7 +80,7 @@ class Sharing:
     def shown(self, link: Link) -> dict:
         """The state the page shows for ``link``: its fields, and the tab's own values for those it lacks, each as
         its component hands it to the page (a code editor's without the blank lines around it)."""
-        return {name: _plain(block.postprocess(link.state[name]) if name in link.state else block.value)
+        return {name: _as_shown(block, block.postprocess(link.state[name]) if name in link.state else block.value)
                 for name, block in self.fields.items()}
 
 
@@ -278,6 +278,12 @@ def _token(link: Link, schemas: dict[str, TabSchema]) -> str:
     except ValueError as exc:
         gr.Warning(html.escape(str(exc)))  # Gradio's toasts render HTML
         return ""
+
+
+def _as_shown(block: gr.components.Component, value):
+    """``value`` of ``block`` as the page hands it back: an empty text box's None is ""."""
+    value = _plain(value)
+    return "" if value is None and isinstance(block, gr.Textbox | gr.Code) else value
 
 
 def _plain(value):
