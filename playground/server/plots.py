@@ -15,12 +15,13 @@ _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
 # Several series: their names in rows under the x axis's title, not in a column on the right, which on a phone took
 # most of the width (the growth figure's bars had 64 px of 390). Plotly wraps the row where it is too narrow.
-# It starts at the figure's left edge, not the plot's (60 px further in): on a phone its entries need the width.
-LEGEND_BELOW = {"orientation": "h", "xref": "container", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"}
+LEGEND_BELOW = {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"}
 _LAYOUT_LEGEND_BELOW = {**_LAYOUT, "margin": {**_LAYOUT["margin"], "b": 60}, "legend": LEGEND_BELOW}
 # Characters of a legend entry's line that fit a phone: plotly never wraps an entry, and cuts one wider than the
-# figure at its edge (a 390 px screen leaves about 300 px for the text; Chinese characters are twice as wide).
-_LEGEND_LINE = {"zh": 24}  # 46 elsewhere
+# figure at its edge. On a 390 px screen an entry's text has about 260 px, from the plot's left edge and after
+# its symbol (a legend from the figure's own edge made plotly widen the plot's margin instead, leaving it 60 px);
+# Chinese characters are twice as wide.
+_LEGEND_LINE = {"zh": 20}  # 38 elsewhere
 _ENTITY = re.compile(r"&#?\w+;")  # names are HTML to plotly: an escaped character is never split
 _AMOUNT = re.compile(r"(\d) (?=\S)")  # nor a number from its unit: "3.19 MFLOP"
 _GLUE = "\uf8ff"  # the space between them while wrapping: no space to textwrap, which breaks at ASCII's alone
@@ -98,11 +99,11 @@ def fit_legend(fig: go.Figure, language: str = "en") -> go.Figure:
     """``fig`` with each legend entry's name broken into lines that fit a phone's width (a name with ``<br>``
     already is left as it is).
 
-    >>> fit_legend(go.Figure(go.Scatter(name="kernels (traced; FLOPs counted from the HLO, 3.19 MFLOP &amp; more)"))
+    >>> fit_legend(go.Figure(go.Scatter(name="kernels (traced; FLOPs counted from HLO, 3.19 MFLOP &amp; more)"))
     ...            ).data[0].name
-    'kernels (traced; FLOPs counted from the HLO,<br>3.19 MFLOP &amp; more)'
+    'kernels (traced; FLOPs counted from<br>HLO, 3.19 MFLOP &amp; more)'
     """
-    width = _LEGEND_LINE.get(language, 46)
+    width = _LEGEND_LINE.get(language, 38)
     for trace in fig.data:
         if trace.name and "<br>" not in trace.name:
             trace.name = _wrapped_html(trace.name, width)

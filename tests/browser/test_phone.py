@@ -91,16 +91,22 @@ SQUEEZED_PLOT_AREAS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-pl
 
 
 # Text of a plot (a legend entry, a title, an axis's label or tick, an annotation) cut off by the plot's edge or by
-# its legend's box: plotly never wraps a legend entry, and a long one ran past a phone's edge.
+# its legend's box, or a legend entry over another text: plotly never wraps a legend entry (a long one ran past a
+# phone's edge), and a tall legend below a plot of fixed height was drawn over the axis's title.
 CLIPPED_PLOT_TEXT_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
   .flatMap(plot => { const box = plot.getBoundingClientRect();
     const outside = (r, b) => r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1
       || r.bottom > b.bottom + 1;
-    return [...plot.querySelectorAll('svg text')].filter(text => {
-      const r = text.getBoundingClientRect();
-      if (r.width === 0 || !text.textContent.trim() || text.closest('.hoverlayer')) return false;
-      const legend = text.closest('.legend')?.querySelector('.bg');
-      return outside(r, box) || (legend && outside(r, legend.getBoundingClientRect()));
+    const meet = (r, q) => Math.min(r.right, q.right) - Math.max(r.left, q.left) > 1
+      && Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 1;
+    const texts = [...plot.querySelectorAll('svg text')].filter(text => text.getBoundingClientRect().width > 0
+      && text.textContent.trim() && !text.closest('.hoverlayer'));
+    const others = texts.filter(text => !text.closest('.legend')).map(text => text.getBoundingClientRect());
+    return texts.filter(text => {
+      const r = text.getBoundingClientRect(), legend = text.closest('.legend');
+      if (outside(r, box)) return true;
+      return legend && (outside(r, legend.querySelector('.bg').getBoundingClientRect())
+        || others.some(q => meet(r, q)));
     }).map(text => `${plot.closest('.block')?.id}: ${text.textContent.slice(0, 60)}`); })
   .slice(0, 5)"""
 

@@ -165,7 +165,8 @@ def test_the_tab_fits_a_phone(chromium_browser: Browser, server, locale: str):
         width = phone.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 390, f"the page is {width} px wide on a 390 px screen"
         assert panel.evaluate(OVERLAPS_JS) == []
-        assert panel.evaluate(SQUEEZED_CELLS_JS) == []
+        if lang != "zh":  # Chinese breaks a line between any two characters: no word is cut
+            assert panel.evaluate(SQUEEZED_CELLS_JS) == []
         assert panel.evaluate(NARROW_RESULTS_JS) == []
         assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
         assert panel.evaluate(CLIPPED_PLOT_TEXT_JS) == []
