@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import plotly.graph_objects as go
 import pytest
 
 from playground.server import plots
@@ -78,3 +79,19 @@ def test_a_timing_charts_ticks_are_whole_values_written_in_the_readers_language(
     chinese = plots.timings_figure("t", "n", [1, 1000], {"loop": [1.5e-3, 0.25]}, "zh").layout
     assert chinese.xaxis.ticktext == ("1", "10", "100", "1,000")
     assert chinese.yaxis.ticktext == ("2 ms", "5 ms", "10 ms", "20 ms", "50 ms", "100 ms", "200 ms")
+
+
+@pytest.mark.parametrize(("language", "width"), [("en", 38), ("de", 38), ("zh", 20)])
+def test_legend_entries_are_broken_into_lines_a_phone_shows_whole(language, width):
+    """Plotly never wraps a legend entry and cuts one wider than the figure: the builders break long names into
+    lines, at spaces where there are some, never inside an escaped character or between a number and its unit."""
+    long_name = ("kernels (traced; FLOPs counted from the HLO &lt;a&gt;, peak 803 kB, 3.19 MFLOP, "
+                 "按 HLO 统计的每一个 kernel 都在这里，一个接一个地画出来")
+    fig = plots.fit_legend(go.Figure([go.Scatter(name=long_name), go.Scatter(name="short"),
+                                      go.Scatter(name="two<br>lines already")]), language)
+    lines = fig.data[0].name.split("<br>")
+    assert len(lines) > 1 and all(len(re.sub("&[a-z]+;", "x", line)) <= width for line in lines), lines
+    assert "".join(lines).replace(" ", "") == long_name.replace(" ", "")  # nothing lost, only broken
+    assert all(not re.search(r"&[a-z]*$|\d$", line) for line in lines[:-1]), lines
+    assert [trace.name for trace in fig.data[1:]] == ["short", "two<br>lines already"]
+

@@ -764,3 +764,46 @@ def test_code_keeps_its_brackets_and_unicode_survives():
 def test_module_names_the_limits_it_documents():
     assert MAX_TOKEN_CHARS == 8192 and MAX_EXERCISE_CHARS == 2_000
     assert sharing.FORMAT_VERSION == 1
+
+
+# -- the edits a browser kept for a link ---------------------------------------
+
+
+def _kept(tab: str, state: object) -> str:
+    return json.dumps({"tab": tab, "state": state, "at": 1_700_000_000_000})
+
+
+@pytest.mark.parametrize("tab", sorted(TYPICAL))
+def test_every_tabs_kept_edits_come_back_as_the_schema_reads_them(tab):
+    assert sharing.kept_edits(_kept(tab, TYPICAL[tab]), tab, {}, SCHEMAS) == TYPICAL[tab]
+
+
+def test_only_the_fields_that_differ_from_the_links_version_are_edits():
+    shown = {"code": "def f(x):\n    return x * 2\n", "sizes": "64, 256, 1024", "repeats": 5}
+    kept = _kept("jit", {**shown, "sizes": "16, 32", "repeats": 5.0})
+    assert sharing.kept_edits(kept, "jit", shown, SCHEMAS) == {"sizes": "16, 32"}
+    assert sharing.kept_edits(_kept("jit", shown), "jit", shown, SCHEMAS) == {}
+
+
+def test_a_kept_field_the_schema_refuses_keeps_the_links_value():
+    """A number box left empty, a size out of range, text where a number goes, a field the tab does not have."""
+    kept = _kept("jit", {"sizes": "16", "repeats": None, "code": 3, "unknown": "x"})
+    assert sharing.kept_edits(kept, "jit", {}, SCHEMAS) == {"sizes": "16"}
+    assert sharing.kept_edits(_kept("jit", {"repeats": 51}), "jit", {}, SCHEMAS) == {}
+
+
+@pytest.mark.parametrize("text", [
+    None, 3, "", "not json", "[]", '"text"', json.dumps({"tab": "jit"}), json.dumps({"state": {"sizes": "16"}}),
+    _kept("vmap", {"code": "def f(x):\n    return x\n"}), _kept("jit", ["16"]), "[" * 100_000 + "]" * 100_000,
+    _kept("jit", {"code": "x" * (1 << 20)}),
+], ids=["none", "number", "empty", "not json", "a list", "a string", "no state", "no tab", "another tab",
+        "state a list", "deeply nested", "over the size"])
+def test_kept_text_that_is_not_a_tabs_edits_keeps_none(text):
+    assert sharing.kept_edits(text, "jit", {}, SCHEMAS) == {}
+
+
+def test_a_link_is_for_a_class_when_it_hides_locks_or_sets_an_exercise():
+    assert not Link("jit", {}).for_class
+    assert Link("jit", {}, hide=("sizes",)).for_class
+    assert Link("jit", {}, read_only=True).for_class
+    assert Link("jit", {}, exercise="Why?").for_class

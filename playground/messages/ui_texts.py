@@ -467,6 +467,26 @@ TEXTS: dict[str, dict[str, str]] = {
                           "de": "Aufgabentext, über dem Editor angezeigt (Markdown)",
                           "zh": "练习说明，显示在编辑器上方（Markdown）"},
     "pg.share.make": {"en": "Make the class link", "de": "Klassen-Link erstellen", "zh": "生成课堂链接"},
+    # What a tab opened by a link says above its controls (link_notes.py)
+    "pg.share.kept": {"en": "**Your edits are back.** This browser kept them for this link, so that a reload does "
+                            "not lose them.",
+                      "de": "**Deine Änderungen sind wieder da.** Dieser Browser hat sie für diesen Link aufbewahrt, "
+                            "damit ein Neuladen sie nicht verliert.",
+                      "zh": "**你的修改已恢复。** 此浏览器为这个链接保存了它们，重新加载页面不会丢失。"},
+    "pg.share.back_link": {"en": "Back to the link's version", "de": "Zurück zur Fassung des Links",
+                           "zh": "恢复为链接中的版本"},
+    "pg.share.back_teacher": {"en": "Back to the teacher's version", "de": "Zurück zur Fassung der Lehrkraft",
+                              "zh": "恢复为老师的版本"},
+    "pg.share.locked": {"en": "**Read-only:** this class link locks the code, so typing in it changes nothing. To "
+                              "change it, press **Edit a copy**: the code becomes yours to edit, and the address "
+                              "then leads to your copy.",
+                        "de": "**Schreibgeschützt:** Dieser Klassen-Link sperrt den Code, Tippen ändert darin "
+                              "nichts. Um ihn zu ändern, drücke **Kopie bearbeiten**: Dann kannst du den Code "
+                              "bearbeiten, und die Adresse führt zu deiner Kopie.",
+                        "zh": "**只读**：这个课堂链接锁定了代码，在其中输入不会有任何改变。要修改它，请点击"
+                              "**编辑副本**：代码将变为可编辑，地址栏中的链接也会指向你的副本。"},
+    "pg.share.edit_copy": {"en": "Edit a copy", "de": "Kopie bearbeiten", "zh": "编辑副本"},
+    "pg.share.locked_label": {"en": "read-only", "de": "schreibgeschützt", "zh": "只读"},
     # The controls a class link can hide (each tab's HIDEABLE), by their English words
     "pg.hide.Arguments": {"en": "Arguments", "de": "Argumente", "zh": "参数"},
     "pg.hide.Call again with": {"en": "Call again with", "de": "Noch einmal aufrufen mit", "zh": "再次调用时的参数"},

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 from collections.abc import Callable
 
 import plotly.graph_objects as go
@@ -15,8 +17,16 @@ _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
 # Several series: their names in rows under the x axis's title, not in a column on the right, which on a phone took
 # most of the width (the growth figure's bars had 64 px of 390). Plotly wraps the row where it is too narrow.
-_LAYOUT_LEGEND_BELOW = {**_LAYOUT, "margin": {**_LAYOUT["margin"], "b": 60},
-                        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"}}
+LEGEND_BELOW = {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"}
+_LAYOUT_LEGEND_BELOW = {**_LAYOUT, "margin": {**_LAYOUT["margin"], "b": 60}, "legend": LEGEND_BELOW}
+# Characters of a legend entry's line that fit a phone: plotly never wraps an entry, and cuts one wider than the
+# figure at its edge. On a 390 px screen an entry's text has about 260 px, from the plot's left edge and after
+# its symbol (a legend from the figure's own edge made plotly widen the plot's margin instead, leaving it 60 px);
+# Chinese characters are twice as wide.
+_LEGEND_LINE = {"zh": 20}  # 38 elsewhere
+_ENTITY = re.compile(r"&#?\w+;")  # names are HTML to plotly: an escaped character is never split
+_AMOUNT = re.compile(r"(\d) (?=\S)")  # nor a number from its unit: "3.19 MFLOP"
+_GLUE = "\uf8ff"  # the space between them while wrapping: no space to textwrap, which breaks at ASCII's alone
 
 
 def order_label(n: int) -> str:
@@ -56,7 +66,7 @@ def growth_figure(eqn_counts: list[int], hlo_op_counts: list[int], language: str
     ])
     fig.update_layout(title=say("plot.growth", language), barmode="group", yaxis_title=say("plot.count", language),
                       separators=plotly_separators(language), **_LAYOUT_LEGEND_BELOW)
-    return fig
+    return fit_legend(fig, language)
 
 
 NUMBERED_CELLS = 12  # up to 12 × 12 a Hessian's cells show their numbers; beyond, they would not fit
@@ -89,7 +99,7 @@ def timings_figure(title: str, x_title: str, xs: list[int], series: dict[str, li
                       yaxis=_labelled(ys_drawn, lambda y: duration(y, language)), xaxis_title=x_title,
                       yaxis_title=say("plot.seconds", language), xaxis_type="log", yaxis_type="log",
                       separators=plotly_separators(language), **_LAYOUT_LEGEND_BELOW)
-    return fig
+    return fit_legend(fig, language)
 
 
 def _labelled(values: list[float], write: Callable[[float], str]) -> dict:
@@ -97,6 +107,31 @@ def _labelled(values: list[float], write: Callable[[float], str]) -> dict:
     1.000 in German); plotly's own where there are too few."""
     ticks = log_ticks(min(values), max(values)) if values else []
     return {"tickvals": ticks, "ticktext": [write(tick) for tick in ticks]} if ticks else {}
+
+
+def fit_legend(fig: go.Figure, language: str = "en") -> go.Figure:
+    """``fig`` with each legend entry's name broken into lines that fit a phone's width (a name with ``<br>``
+    already is left as it is).
+
+    >>> fit_legend(go.Figure(go.Scatter(name="kernels (traced; FLOPs counted from HLO, 3.19 MFLOP &amp; more)"))
+    ...            ).data[0].name
+    'kernels (traced; FLOPs counted from<br>HLO, 3.19 MFLOP &amp; more)'
+    """
+    width = _LEGEND_LINE.get(language, 38)
+    for trace in fig.data:
+        if trace.name and "<br>" not in trace.name:
+            trace.name = _wrapped_html(trace.name, width)
+    return fig
+
+
+def _wrapped_html(text: str, width: int) -> str:
+    """``text`` (HTML) in lines of ``width`` characters or fewer, joined by <br>, an entity counted as one."""
+    entities: dict[str, str] = {}  # each as one character of Unicode's private use area while it is wrapped
+    plain = _ENTITY.sub(lambda match: entities.setdefault(match.group(), chr(0xE000 + len(entities))), text)
+    plain = _AMOUNT.sub("\\1" + _GLUE, plain)
+    back = {char: entity for entity, char in entities.items()} | {_GLUE: " "}
+    return "<br>".join("".join(back.get(char, char) for char in line)
+                       for line in textwrap.wrap(plain, width, break_on_hyphens=False))
 
 
 def log_ticks(low: float, high: float) -> list[float]:

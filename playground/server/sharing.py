@@ -18,6 +18,8 @@ Anyone can craft a link, so ``decode_link`` treats the token as hostile: it boun
 the work done at every step (length before decoding, size while decompressing, so a
 zlib bomb stops at the limit), checks every value against the tab's schema, and turns
 every failure into a ValueError with a message meant for the person who clicked the link.
+What a visitor's browser kept of their edits to a link (``kept_edits``) is read with the
+same distrust, against the same schema.
 """
 
 from __future__ import annotations
@@ -141,6 +143,11 @@ class Link:
     read_only: bool = False
     exercise: str = ""
 
+    @property
+    def for_class(self) -> bool:
+        """Made with "Make the class link": a teacher's, where a plain link is anyone's."""
+        return bool(self.hide or self.read_only or self.exercise)
+
 
 def encode_link(link: Link, schemas: Mapping[str, TabSchema]) -> str:
     """``link`` as a URL-safe token, after the same checks ``decode_link`` makes.
@@ -191,6 +198,44 @@ def decode_link(token: str, schemas: Mapping[str, TabSchema]) -> Link:
         raise ValueError("The link's list of hidden controls is not a list: " + _DAMAGED)
     return _checked(document.get("tab"), state, tuple(hide), document.get("read_only", False),
                     document.get("exercise", ""), schemas, ignore_unknown=True)
+
+
+def kept_edits(text: object, tab: str, shown: Mapping, schemas: Mapping[str, TabSchema]) -> dict:
+    """The edits a browser kept for a link of ``tab``, as far as the tab's schema accepts them: the fields of
+    ``text`` (``{"tab": ..., "state": {...}}`` as JSON, what the page stored for the link) that differ from
+    ``shown``, the state the page shows for the link.
+
+    The browser's storage is anyone's to change, so it is read like a link: within a size, field by field
+    against the schema. A field the schema refuses (a number box left empty) keeps the link's value; text
+    that is not such an object, or is for another tab, keeps none::
+
+        >>> schemas = {"jit": TabSchema({"sizes": Text(100), "repeats": Number(1, 50, whole=True)})}
+        >>> shown = {"sizes": "64", "repeats": 5}
+        >>> kept_edits('{"tab": "jit", "state": {"sizes": "16, 32", "repeats": null}}', "jit", shown, schemas)
+        {'sizes': '16, 32'}
+        >>> kept_edits('{"tab": "vmap", "state": {"sizes": "16, 32"}}', "jit", shown, schemas)
+        {}
+    """
+    if not isinstance(text, str) or not text or len(text) > _MAX_JSON_BYTES:
+        return {}
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    if not isinstance(document, dict) or document.get("tab") != tab or not isinstance(document.get("state"), dict):
+        return {}
+    fields = schemas[tab].fields
+    edits = {}
+    for name, value in document["state"].items():
+        if name not in fields:
+            continue
+        try:
+            checked = fields[name].check(name, value)
+        except ValueError:
+            continue
+        if name not in shown or shown[name] != checked:
+            edits[name] = checked
+    return edits
 
 
 def exercise_html(text: str) -> str:

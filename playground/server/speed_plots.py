@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 
 from playground.messages import say
 from playground.messages.numbers import figures, plotly_separators
-from playground.server.plots import log_ticks
+from playground.server.plots import LEGEND_BELOW, fit_legend, log_ticks
 from playground.server.roofline import amount, duration, level_name, verdict
 
 MAIN, OTHER = "#636efa", "#EF553B"  # the figures' first colour (plots.py's plotly_white), and its contrast
@@ -31,12 +31,12 @@ ROOF, RESERVED, NO_LINE = "#2a3f5f", "#7f7f7f", "#c8ccd4"  # NO_LINE: what no li
 LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
 # Several series: their names in rows under the x axis (as plots.py: a legend column on the right takes a phone's
 # width).
-LAYOUT_LEGEND_BELOW = {**LAYOUT, "margin": {**LAYOUT["margin"], "b": 60},
-                        "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"}}
+LAYOUT_LEGEND_BELOW = {**LAYOUT, "margin": {**LAYOUT["margin"], "b": 60}, "legend": LEGEND_BELOW}
 _LABELS = {"as written": "plot.sol_as_written", "fusion off": "plot.sol_fusion_off"}  # the worker's program labels
 _HOVER_WIDTH = {"zh": 30}  # characters a hover line holds before it wraps (a phone's width); 60 elsewhere
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 _DASHES = ("dot", "dashdot", "dash", "longdash")  # the caches' roofs, fastest first; memory's solid
+_BELOW_AXIS_PX, _LEGEND_LINE_PX = 75, 19  # an x axis's ticks and title; a legend line at plotly's 12 px
 
 
 def layout(language: str, **settings: object) -> dict:
@@ -98,7 +98,19 @@ def roofline_figure(roofline: dict, language: str = "en", line_colours: dict[int
     fig.update_layout(**layout(language, title=title, **LAYOUT_LEGEND_BELOW),
                       xaxis=_log_axis(xs, say("plot.sol_intensity_axis", language), language),
                       yaxis=_log_axis(ys, say("plot.sol_flops_axis", language), language))
+    fit_legend(fig, language)
+    fig.update_layout(**_legend_room(fig))
     return fig
+
+
+def _legend_room(fig: go.Figure, plot_px: int = 300) -> dict:
+    """Height and margin for a plot of ``plot_px`` with ``fig``'s legend below its axis's title, an entry's line a
+    row as on a phone: the figure grows with its legend (the roofline's eight entries left a phone 80 px of plot,
+    the legend over the axis's title)."""
+    lines = sum(trace.name.count("<br>") + 1 for trace in fig.data if trace.name and trace.showlegend is not False)
+    bottom = _BELOW_AXIS_PX + _LEGEND_LINE_PX * lines
+    return {"height": LAYOUT["margin"]["t"] + plot_px + bottom, "margin": {**LAYOUT["margin"], "b": bottom},
+            "legend": {**LEGEND_BELOW, "y": -_BELOW_AXIS_PX / plot_px}}
 
 
 def _log_axis(span: tuple[float, float], title: str, language: str) -> dict:

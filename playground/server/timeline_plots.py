@@ -10,6 +10,7 @@ import math
 import plotly.graph_objects as go
 
 from playground.messages import say
+from playground.server.plots import fit_legend
 from playground.server.roofline import amount, duration
 from playground.server.speed_plots import LAYOUT, LAYOUT_LEGEND_BELOW, MAIN, NO_LINE, OTHER, RESERVED, ROOF, layout
 
@@ -73,7 +74,7 @@ def memory_figure(memory: dict, language: str = "en", title: str | None = None) 
                       xaxis={"title": _step_axis(memory, language), "tick0": 1, "dtick": whole_step(xs[-1]),
                              "tickformat": "d"},
                       yaxis={**_BYTES_AXIS, "title": say("plot.sol_live_bytes", language)})
-    return fig
+    return fit_legend(fig, language)
 
 
 def step_numbers(memory: dict) -> list[int]:
@@ -129,7 +130,7 @@ def gradient_memory_figure(gradient: dict | None, language: str = "en") -> go.Fi
                       xaxis={"title": say("plot.sol_schedule_fraction", language), "tickformat": ".0%",
                              "range": [-0.02, 1.02]},
                       yaxis={**_BYTES_AXIS, "title": say("plot.sol_live_bytes", language)})
-    return fig
+    return fit_legend(fig, language)
 
 
 def _gradient_line(memory: dict, key: str, colour: str, language: str) -> go.Scatter:
@@ -183,7 +184,7 @@ def kernel_figure(kernels: dict, line_colours: dict[int, str] | None = None,
                              "rangemode": "tozero"},
                       yaxis={"type": "category", "autorange": "reversed",
                              "categoryarray": [_row(call, language) for call in rows]})
-    return fig
+    return fit_legend(fig, language)
 
 
 def _call_starts(events: list[dict]) -> dict[int, float]:

@@ -41,6 +41,24 @@ CUT_OFF_TABLES_JS = """(panel) => [...panel.querySelectorAll('.prose table')]
   .filter(table => table.offsetParent !== null && table.scrollWidth > table.clientWidth + 1)
   .map(table => `${table.closest('[id]')?.id}: ${table.scrollWidth} px in ${table.clientWidth}`)"""
 
+# Dropdowns whose text can run under their arrow (Gradio draws the arrow over the right end of the text box: a text
+# long enough goes under it, whatever this one's length), or whose text is cut at the box's edge with no "…" to say
+# so (the text's own width measured in the box's font).
+DROPDOWN_TEXT_UNDER_ARROW_JS = """(panel) => [...panel.querySelectorAll('.secondary-wrap')]
+  .filter(wrap => wrap.offsetParent !== null).flatMap(wrap => {
+    const input = wrap.querySelector(':scope > input'), arrow = wrap.querySelector(':scope > .icon-wrap');
+    if (!input || !arrow || arrow.getBoundingClientRect().width === 0) return [];
+    const box = input.getBoundingClientRect(), icon = arrow.getBoundingClientRect(), style = getComputedStyle(input);
+    const context = document.createElement('canvas').getContext('2d');
+    context.font = style.font;
+    const left = box.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
+    const right = box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+    const end = left + context.measureText(input.value).width;
+    const under = right > icon.left + 1 && icon.top < box.bottom && icon.bottom > box.top;
+    const cut = end > right + 1 && style.textOverflow !== 'ellipsis';
+    return under || cut ? [`${wrap.closest('[id]')?.id}: "${input.value}"${under ? ' under its arrow' : ' cut'}`] : [];
+  }).slice(0, 5)"""
+
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:

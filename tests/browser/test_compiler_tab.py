@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from playground.line_colours import PALETTE
-from tests.browser.conftest import save_screenshot
+from tests.browser.conftest import DROPDOWN_TEXT_UNDER_ARROW_JS, blank_tab, reopen_app, save_screenshot
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 from tests.browser.test_transformation_tabs import open_tab
 
@@ -110,3 +110,33 @@ def test_graph_fits_a_phone(chromium_browser, server, graphviz):
         assert hlo.bounding_box()["width"] <= 390
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("screen", [{"width": 1366, "height": 800}, {"width": 390, "height": 844}],
+                         ids=["1366x800", "390x844"])
+def test_the_pass_choice_stops_short_of_its_arrow(chromium_browser, server, screen):
+    """The pass dropdown's longest choice ("#12 ... (pipeline): unchanged") ran under the dropdown's arrow: its
+    text now ends before the arrow, cut with "…" where the box is too narrow for it; so does every dropdown's."""
+    page = reopen_app(blank_tab(chromium_browser, viewport=screen), server.url)
+    try:
+        open_tab(page, "Compiler")
+        page.locator("#compiler-passes-run").click()
+        chooser = page.locator("#compiler-pass-choice input[role=combobox]")
+        expect(chooser).to_have_value(re.compile(r"fusion \("), timeout=RESULT_TIMEOUT_MS)
+        table = page.locator("#compiler-pass-table table tbody tr")
+        changed_only = table.count()
+        page.locator("#compiler-hide-unchanged input").uncheck()  # every pass a choice, the longest names too
+        expect(table).not_to_have_count(changed_only)
+        chooser.click()
+        longest = max(page.get_by_role("option").all_inner_texts(), key=len).strip()
+        page.get_by_role("option", name=longest, exact=True).click()
+        expect(chooser).to_have_value(longest)
+        panel = page.locator("#main-tabs > div[role=tabpanel]:visible").first
+        assert panel.evaluate(DROPDOWN_TEXT_UNDER_ARROW_JS) == []
+        chooser.scroll_into_view_if_needed()
+        save_screenshot(page, f"compiler_pass_choice_{screen['width']}.png", full_page=False)
+        open_tab(page, "Compare")  # the setting's dropdown
+        expect(page.locator("#compiler-setting input[role=combobox]")).to_be_visible()
+        assert panel.evaluate(DROPDOWN_TEXT_UNDER_ARROW_JS) == []
+    finally:
+        page.context.close()

@@ -5,7 +5,8 @@ unusable on a phone before: tabs hidden behind "⋯", Source ↔ IR squeezed int
 three 90 px columns, tables wrapping one character per line, the Parallel
 grid over its table, editors narrower than the screen, a plot beside its table
 at 150 px each, plot titles cut off at the screen's edge, a legend on the right
-that left a plot's bars 64 px. Train is also checked
+that left a plot's bars 64 px, a legend entry cut at the plot's edge ("64.2 GFLOP/s
+measure"), a dropdown's text under its arrow. Train is also checked
 after a short run, with its results drawn; the jit tab's Measure again, in
 German and Chinese, beside a result from the cache. Screenshots: phone_<tab>.png and
 phone_train_results.png (look at them).
@@ -19,7 +20,14 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from playground.server.ui.translations import text
-from tests.browser.conftest import SQUEEZED_CELLS_JS, blank_tab, reopen_app, save_screenshot, wait_until_finished
+from tests.browser.conftest import (
+    DROPDOWN_TEXT_UNDER_ARROW_JS,
+    SQUEEZED_CELLS_JS,
+    blank_tab,
+    reopen_app,
+    save_screenshot,
+    wait_until_finished,
+)
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
 from tests.browser.test_train_tab import TRAIN_TIMEOUT_MS, plot_title, set_number
 from tests.browser.test_transformation_tabs import fill, open_tab, table_rows
@@ -79,6 +87,27 @@ SQUEEZED_PLOT_AREAS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-pl
   .flatMap(plot => [...plot.querySelectorAll('.draglayer .nsewdrag')]
     .map(area => area.getBoundingClientRect().width).filter(width => width < 200)
     .map(width => `${plot.closest('.block')?.id}: ${Math.round(width)} px`))
+  .slice(0, 5)"""
+
+
+# Text of a plot (a legend entry, a title, an axis's label or tick, an annotation) cut off by the plot's edge or by
+# its legend's box, or a legend entry over another text: plotly never wraps a legend entry (a long one ran past a
+# phone's edge), and a tall legend below a plot of fixed height was drawn over the axis's title.
+CLIPPED_PLOT_TEXT_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
+  .flatMap(plot => { const box = plot.getBoundingClientRect();
+    const outside = (r, b) => r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1
+      || r.bottom > b.bottom + 1;
+    const meet = (r, q) => Math.min(r.right, q.right) - Math.max(r.left, q.left) > 1
+      && Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 1;
+    const texts = [...plot.querySelectorAll('svg text')].filter(text => text.getBoundingClientRect().width > 0
+      && text.textContent.trim() && !text.closest('.hoverlayer'));
+    const others = texts.filter(text => !text.closest('.legend')).map(text => text.getBoundingClientRect());
+    return texts.filter(text => {
+      const r = text.getBoundingClientRect(), legend = text.closest('.legend');
+      if (outside(r, box)) return true;
+      return legend && (outside(r, legend.querySelector('.bg').getBoundingClientRect())
+        || others.some(q => meet(r, q)));
+    }).map(text => `${plot.closest('.block')?.id}: ${text.textContent.slice(0, 60)}`); })
   .slice(0, 5)"""
 
 
@@ -182,6 +211,8 @@ def test_each_tab_fits_a_phone(phone: Page, tab: str):
     assert panel.evaluate(NARROW_RESULTS_JS) == []
     assert panel.evaluate(CUT_TITLES_JS) == []
     assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
+    assert panel.evaluate(CLIPPED_PLOT_TEXT_JS) == []
+    assert panel.evaluate(DROPDOWN_TEXT_UNDER_ARROW_JS) == []
 
 
 def test_a_finished_training_run_fits_a_phone(phone_tab, classroom_server):
@@ -202,6 +233,7 @@ def test_a_finished_training_run_fits_a_phone(phone_tab, classroom_server):
     assert panel.evaluate(NARROW_RESULTS_JS) == []
     assert panel.evaluate(CUT_TITLES_JS) == []
     assert panel.evaluate(SQUEEZED_PLOT_AREAS_JS) == []
+    assert panel.evaluate(CLIPPED_PLOT_TEXT_JS) == []
     assert phone.locator("#train-grid .js-plotly-plot").evaluate(CROWDED_CAPTIONS_JS) == []
 
 

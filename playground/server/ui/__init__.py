@@ -53,7 +53,14 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     " .pg-verdict-stopped, .pg-platform-cpu { background: #4b5563; }"
     # Keyboard shortcuts, said only where there is a keyboard: a phone or tablet has none to press them on.
     " @media (hover: none) and (pointer: coarse) { .pg-keys { display: none; } }"
-    " .pg-platform-gpu { background: #15803d; } .pg-platform-tpu { background: #1d4ed8; }")
+    " .pg-platform-gpu { background: #15803d; } .pg-platform-tpu { background: #1d4ed8; }"
+    # What a link's page says above a tab (link_notes.py): kept edits, read-only code.
+    " .pg-link-note { border-left: 6px solid #1d4ed8; background: #eff6ff; color: #172554; padding: 4px 12px;"
+    " align-items: center; }"
+    # A dropdown's arrow sits over the right end of its text box (Gradio places it there, absolutely): a long
+    # choice ran under it. Its text now stops short of the arrow, and a cut one ends in "…".
+    " .gradio-container .secondary-wrap:has(> div.icon-wrap) > input { padding-right: calc(var(--size-5) * 2);"
+    " text-overflow: ellipsis; }")
 
 # Gradio's default look, with bold text from the full Bold font files: Gradio ships its SemiBold (600) files as
 # 5 KB subsets, so bold letters outside the subset came from another, smaller font ("JᴀX", "Ausführen" in bold).
@@ -96,8 +103,6 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
                     sharing = module.build(context)
                 if sharing is not None:
                     shared.append(sharing)
-        for each in shared:
-            share_links.wire(each)
-        share_links.open_on_load(demo, tabs, notice, shared)
+        share_links.wire(demo, tabs, notice, shared)
     endpoints.make_the_rest_private(demo)
     return demo

@@ -18,6 +18,7 @@ from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
 from playground.server.ui.inspect_tab import parse_argnums
 from playground.server.ui.layout import beside
+from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.translations import choice, composed, t, tab, text
 
@@ -39,7 +40,7 @@ LINK = TabSchema({
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
     concurrency, concurrency_id = context.line("sandbox")
-    exercise = share_links.exercise_box("compiler")
+    notes = link_notes("compiler")
     gr.Markdown(t("pg.compiler.intro"))
     with gr.Row():
         with gr.Column(scale=3):
@@ -74,9 +75,9 @@ def build(context: TabContext) -> share_links.Sharing:
         view_tab.select(None, None, view, js=f"() => {json.dumps(name)}", queue=False)
     return share_links.Sharing(
         "compiler", LINK, {"view": view, "code": code, "args": args, "static_argnums": static,
-                           "on_accelerator": on_device, **options}, links, exercise, code=(code,),
+                           "on_accelerator": on_device, **options}, links, notes, code=(code,),
         hideable={"args": [args], "static_argnums": [static], "examples": [examples.dataset]},
-        runs=lambda state: [f"compiler-{state.get('view', VIEWS[0])}-run"],
+        writes_code=("examples",), runs=lambda state: [f"compiler-{state.get('view', VIEWS[0])}-run"],
         select={"view": {name: (views_tabs, f"compiler-{name}") for name in VIEWS}})
 
 

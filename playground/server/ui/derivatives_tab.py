@@ -20,6 +20,7 @@ from playground.server.ui.derivatives_views import (
     running_orders,
 )
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.server.ui.link_notes import link_notes
 from playground.server.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.translations import t
@@ -42,7 +43,7 @@ LINK = TabSchema({
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
     concurrency, concurrency_id = context.line("sandbox")
-    exercise = share_links.exercise_box("derivatives")
+    notes = link_notes("derivatives")
     gr.Markdown(t("pg.derivatives.intro"))
     with gr.Row():
         with gr.Column(scale=3):
@@ -93,10 +94,10 @@ def build(context: TabContext) -> share_links.Sharing:
     g_code, point, gradient_part = _gradient_part(api, concurrency, concurrency_id)
     return share_links.Sharing(
         "derivatives", LINK, {"code": code, "order": order, "x_min": x_min, "x_max": x_max, "points": points,
-                              "shown": shown, "gradient_code": g_code, "point": point}, links, exercise,
+                              "shown": shown, "gradient_code": g_code, "point": point}, links, notes,
         code=(code, g_code), hideable={"preset": [preset], "order": [order], "range": [x_min, x_max],
                                        "points": [points], "jaxpr": [jaxpr_panel], "gradient": [gradient_part]},
-        runs=("deriv-run", "grad-run"))
+        writes_code=("preset",), runs=("deriv-run", "grad-run"))
 
 
 def _gradient_part(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> tuple[gr.Code, gr.Textbox, gr.Column]:

@@ -20,6 +20,7 @@ from playground.server.ui import inspect_views as views
 from playground.server.ui.derivatives_tab import LINK as DERIVATIVES_LINK
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
+from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.translations import t, tab
 
@@ -36,7 +37,7 @@ _DOWNLOADS = (("jaxpr", "jaxpr.txt"), ("stablehlo", "stablehlo.mlir"), ("hlo", "
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
     concurrency, concurrency_id = context.line("sandbox")
-    exercise = share_links.exercise_box("inspect")
+    notes = link_notes("inspect")
     fields, run, links = _form(api)
     code, args, static, second, on_device = fields.values()
     examples = gr.Examples([[e.code, e.args, e.static_argnums, e.second_args] for e in EXAMPLES],
@@ -63,9 +64,9 @@ def build(context: TabContext) -> share_links.Sharing:
     run.click(on_run, list(fields.values()), outputs, trigger_mode="always_last", concurrency_limit=concurrency,
               concurrency_id=concurrency_id)
     return share_links.Sharing(
-        "inspect", LINK, fields, links, exercise, code=(code,),
+        "inspect", LINK, fields, links, notes, code=(code,),
         hideable={"args": [args], "static_argnums": [static], "second_args": [second], "examples": [examples.dataset],
-                  "api_response": [raw_panel]}, runs=("inspect-run",))
+                  "api_response": [raw_panel]}, writes_code=("examples",), runs=("inspect-run",))
 
 
 def _form(api: PlaygroundAPI) -> tuple[dict, gr.Button, gr.Column]:

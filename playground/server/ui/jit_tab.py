@@ -16,6 +16,7 @@ from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.timing_views import parse_sizes, times_table
 from playground.server.ui.translations import t
@@ -30,7 +31,7 @@ LINK = TabSchema(fields_of("jit_speed"), tuple(HIDEABLE))
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
     concurrency, concurrency_id = context.line("device")
-    exercise = share_links.exercise_box("jit")
+    notes = link_notes("jit")
     gr.Markdown(t("pg.jit.intro"))
     with gr.Row():
         with gr.Column(scale=3):
@@ -73,7 +74,7 @@ def build(context: TabContext) -> share_links.Sharing:
     for button, handler in ((run, on_run), (again, on_again)):
         button.click(handler, [code, sizes, repeats], [status, chart, table, why, again],
                      concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    return share_links.Sharing("jit", LINK, {"code": code, "sizes": sizes, "repeats": repeats}, links, exercise,
+    return share_links.Sharing("jit", LINK, {"code": code, "sizes": sizes, "repeats": repeats}, links, notes,
                                code=(code,), hideable={"sizes": [sizes], "repeats": [repeats]}, runs=("jit-run",))
 
 

@@ -13,6 +13,7 @@ from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.server.ui.link_notes import link_notes
 from playground.server.ui.markdown import code_block
 from playground.server.ui.parallel_fields import shard_arguments
 from playground.server.ui.parallel_views import (
@@ -37,7 +38,7 @@ LINK = TabSchema(fields_of("shard"), tuple(HIDEABLE))
 def build(context: TabContext) -> share_links.Sharing:
     api, cpu_devices = context.api, context.settings.cpu_devices  # the Parallel workers' simulated devices
     concurrency, concurrency_id = context.line("parallel")
-    exercise = share_links.exercise_box("parallel")
+    notes = link_notes("parallel")
     gr.Markdown(t("pg.parallel.intro", devices=cpu_devices))
     with gr.Row():
         with gr.Column(scale=3):
@@ -80,7 +81,7 @@ def build(context: TabContext) -> share_links.Sharing:
     demos_part = _demos(api, concurrency, concurrency_id)
     return share_links.Sharing(
         "parallel", LINK, {"code": code, "args": args, "mesh_shape": mesh_shape, "axis_names": axis_names,
-                           "in_specs": in_specs, "out_specs": out_specs}, links, exercise, code=(code,),
+                           "in_specs": in_specs, "out_specs": out_specs}, links, notes, code=(code,),
         hideable={"args": [args], "mesh": [mesh_shape, axis_names], "specs": [in_specs, out_specs],
                   "demos": [demos_part]}, runs=("shard-run",))
 

@@ -15,6 +15,7 @@ from playground.server.sharing import TabSchema, fields_of
 from playground.server.ui import example_runs, language, measure_again, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui import speed_views as views
+from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.translations import t
 
@@ -30,7 +31,7 @@ PLOTS = ("roofline", "memory", "gradient", "kernels")  # the outputs that are fi
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
     concurrency, concurrency_id = context.line("device")  # it times the function where jit and vmap do
-    exercise = share_links.exercise_box("speed")
+    notes = link_notes("speed")
     gr.Markdown(t("pg.speed.intro"))
     with gr.Row():
         with gr.Column(scale=3):
@@ -71,8 +72,8 @@ def build(context: TabContext) -> share_links.Sharing:
         button.click(handler, [code, args, gradient], [*outputs, again], trigger_mode="always_last",
                      concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing(
-        "speed", LINK, {"code": code, "args": args, "gradient": gradient}, links, exercise, code=(code,),
-        hideable={"args": [args], "examples": [examples.dataset]}, runs=("speed-run",))
+        "speed", LINK, {"code": code, "args": args, "gradient": gradient}, links, notes, code=(code,),
+        hideable={"args": [args], "examples": [examples.dataset]}, writes_code=("examples",), runs=("speed-run",))
 
 
 def _results() -> list:

@@ -18,6 +18,7 @@ from playground.server.sharing import Choice, Flag, Number, TabSchema, Text
 from playground.server.ui import language, race_view, share_links
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX
+from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.train_sketch import sketch_to_ink
 from playground.server.ui.train_views import (
@@ -56,7 +57,7 @@ def build(context: TabContext) -> share_links.Sharing:
     concurrency, concurrency_id = context.line("training")
     gr.Markdown(t("pg.train.intro"))
     device = gr.HTML(device_banner(None), elem_id="train-device")
-    exercise = share_links.exercise_box("train")
+    notes = link_notes("train")
     with gr.Row():
         with gr.Column(scale=1, min_width=SIDE_BY_SIDE_MIN_PX):
             fields = _settings(api)
@@ -111,7 +112,7 @@ def build(context: TabContext) -> share_links.Sharing:
     demo.load(on_load, None, [device, fields["dataset"], *curves, probabilities], queue=False)
     demo.load(on_settings, list(fields.values()), estimate, queue=False)
     # A training link shows its settings and waits for Start: nothing is clicked.
-    return share_links.Sharing("train", LINK, fields, links, exercise,
+    return share_links.Sharing("train", LINK, fields, links, notes,
                                hideable={name: [fields[name]] for name in HIDEABLE})
 
 

@@ -13,6 +13,7 @@ from playground.server.api import PlaygroundAPI
 from playground.server.sharing import TabSchema, fields_of
 from playground.server.ui import language, measure_again, progress, share_links
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
+from playground.server.ui.link_notes import link_notes
 from playground.server.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.timing_views import parse_sizes
@@ -35,7 +36,7 @@ LINK = TabSchema(fields_of("vmap"), tuple(HIDEABLE))
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
     concurrency, concurrency_id = context.line("device")
-    exercise = share_links.exercise_box("vmap")
+    notes = link_notes("vmap")
     gr.Markdown(t("pg.vmap.intro"))
     first = VMAP_PRESETS[_FIRST]
     with gr.Row():
@@ -86,8 +87,9 @@ def build(context: TabContext) -> share_links.Sharing:
                               concurrency_limit=concurrency, concurrency_id=concurrency_id)
     return share_links.Sharing(
         "vmap", LINK, {"code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes, "batch_sizes": sizes},
-        links, exercise, code=(code,), hideable={"preset": [preset], "args": [args], "axes": [in_axes, out_axes],
-                                                 "batch_sizes": [sizes]}, runs=("vmap-run",))
+        links, notes, code=(code,), hideable={"preset": [preset], "args": [args], "axes": [in_axes, out_axes],
+                                                 "batch_sizes": [sizes]}, writes_code=("preset",),
+        runs=("vmap-run",))
 
 
 def compare(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
