@@ -424,6 +424,7 @@ def test_the_vmap_tab_writes_its_numbers_and_headings_in_the_readers_language(re
     for row in rows:
         assert_numbers_in(row[1:4], language, UNIT)
         assert_numbers_in(row[4:], language, "×")
+    expect(plot_traces(page, "vmap-plot")).to_have_count(3)  # plotly draws after Gradio has shown the table
     assert legend(page, "vmap-plot") == [loop, "vmap", "jit(vmap)"]
     assert_numbers_in(ticks(page, "vmap-plot", "y"), language, UNIT)
     assert thousand in ticks(page, "vmap-plot", "x")
