@@ -57,14 +57,15 @@ import device_hostile as hostile  # noqa: E402
 import train_throughput  # noqa: E402
 
 from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE, SPEED_EXAMPLES, VMAP_PRESETS  # noqa: E402
+from playground.ipc.limits import Limits  # noqa: E402
 from playground.mnist import fetch  # noqa: E402
 from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable, role_shape  # noqa: E402
 from playground.mnist.idx import read_idx, write_idx  # noqa: E402
 from playground.mnist.load import load  # noqa: E402
-from playground.sandbox import Limits, ProcessPool, WorkerPool  # noqa: E402
 from playground.server import worker_pools  # noqa: E402
 from playground.server.api import PlaygroundAPI, final  # noqa: E402
 from playground.server.config import Settings  # noqa: E402
+from playground.server.pools import ProcessPool, WorkerPool  # noqa: E402
 from playground.server.training.service import TrainingService  # noqa: E402
 
 SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"

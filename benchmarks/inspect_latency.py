@@ -132,9 +132,10 @@ def sustained(make_call, clients: int, seconds: float, job) -> tuple[int, int, f
 def old_and_new_path(n: int) -> tuple[list[float], list[float]]:
     """Straight on a sandbox pool, same jobs: the whole job before any reply (old) and the early reply (new)."""
     from playground import jobs
-    from playground.sandbox import Limits, WorkerPool
+    from playground.ipc.limits import Limits
+    from playground.server.pools import WorkerPool
 
-    pool = WorkerPool(1, Limits(), "playground.worker.handlers")
+    pool = WorkerPool(1, Limits(), "playground.worker.jobs.handlers")
     pool.start()
     whole, early = [], []
     try:
@@ -154,9 +155,10 @@ def old_and_new_path(n: int) -> tuple[list[float], list[float]]:
 
 
 def worker_start_costs(n: int) -> tuple[list[float], list[float]]:
-    from playground.sandbox import Limits, WorkerPool
+    from playground.ipc.limits import Limits
+    from playground.server.pools import WorkerPool
 
-    pool = WorkerPool(1, Limits(), "playground.worker.handlers")
+    pool = WorkerPool(1, Limits(), "playground.worker.jobs.handlers")
     pool.start()
     pool._closed.set()  # stop the background spawner: we spawn by hand here
     forked = []

@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 
 from playground.gallery import JIT_BENCHMARK_CODE  # noqa: E402
 from playground.matrix_memory import CANDIDATE_SIZES  # noqa: E402
-from playground.worker import jit_speed as jit_benchmark  # noqa: E402
+from playground.worker.jobs import jit_speed as jit_benchmark  # noqa: E402
 from tests.owner_doubles import local_device  # noqa: E402  (an owner's session in this process)
 
 MEMORY_MB = 8192

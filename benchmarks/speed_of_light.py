@@ -35,9 +35,9 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
 from playground.gallery import SPEED_EXAMPLES  # noqa: E402
-from playground.sandbox.limits import Limits  # noqa: E402
+from playground.ipc.limits import Limits  # noqa: E402
 from playground.server import roofline  # noqa: E402
-from playground.worker.speed_of_light import ceilings_job, speed_of_light  # noqa: E402
+from playground.worker.jobs.speed_of_light import ceilings_job, speed_of_light  # noqa: E402
 from tests.owner_doubles import local_device  # noqa: E402  (an owner's session in this process)
 
 CASES = tuple((e.name, e.code, e.args) for e in SPEED_EXAMPLES) + (

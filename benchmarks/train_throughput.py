@@ -48,10 +48,10 @@ from jax import lax  # noqa: E402
 from playground import mlp as model  # noqa: E402
 from playground.mnist.config import TrainConfig  # noqa: E402
 from playground.mnist.idx import write_idx  # noqa: E402
-from playground.owner.handle import DeviceOwner  # noqa: E402
-from playground.sandbox.accelerator import detect  # noqa: E402
 from playground.server import worker_pools  # noqa: E402
 from playground.server.config import Settings  # noqa: E402
+from playground.server.device_owner.handle import DeviceOwner  # noqa: E402
+from playground.server.pools.accelerator import detect  # noqa: E402
 from playground.server.training.service import TrainingService  # noqa: E402
 from tests.mnist_folders import REAL_DIGITS, real_digits, synthetic_digits  # noqa: E402
 

@@ -3,7 +3,7 @@
 A job that measures on the device (jit, vmap, Speed of light, the Compiler's and Inspect's "on the accelerator")
 runs the user's code in a sandboxed CPU worker, which lowers what must run on the device with ``jax.export`` and
 asks the owner, through the server, to load, compile, run and time it (playground/owner/session.py runs the ops,
-playground/worker/device.py asks them). Each request is ``{"op": name, ...}``; the server relays it only when
+playground/worker/jobs/device.py asks them). Each request is ``{"op": name, ...}``; the server relays it only when
 ``problem(request)`` finds nothing wrong with its form, and the owner checks everything again.
 
 The ops (ids are small integers the owner hands out within one job's session):

@@ -85,6 +85,12 @@ def internal_error(incident: str) -> dict:
     return said_error("internal", messages.piece("internal.bug", incident=incident))
 
 
+def reply_refused(reason: str) -> dict:
+    """A worker's reply the server would not take (user code can write to the worker's socket). ``reason`` stays as
+    written (English): it is the server's own description of what was wrong."""
+    return said_error("forbidden", messages.piece("stopped.refused", reason=reason))
+
+
 def new_incident_id() -> str:
     return secrets.token_hex(4)
 

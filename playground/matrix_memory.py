@@ -1,7 +1,7 @@
 """How much memory the jit benchmark needs for an n x n float32 input, and which default sizes fit a server.
 
 Stdlib only: the server picks the jit tab's default sizes from its memory limit,
-and the worker (playground/worker/jit_speed.py) uses the same rule on each size.
+and the worker (playground/worker/jobs/jit_speed.py) uses the same rule on each size.
 
 >>> default_sizes(2048)  # the default limit: 10,000 x 10,000 needs about 3 GB
 [10, 100, 1000, 2000, 4000]

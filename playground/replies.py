@@ -16,7 +16,7 @@ True
 
 from __future__ import annotations
 
-from playground.sandbox.verdicts import reply_refused
+from playground.errors import reply_refused
 from playground.schema import (
     Either,
     Flag,

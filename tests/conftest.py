@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # which only a test's own worker process may do.
 collect_ignore = ["faulty_handlers.py"]
 FAKE_SECRET = "hf_FAKE_SECRET_TOKEN_0123456789"
-HANDLERS = "playground.worker.handlers"  # what the workers of a test pool run jobs with
+HANDLERS = "playground.worker.jobs.handlers"  # what the workers of a test pool run jobs with
 LINUX = sys.platform.startswith("linux")
 # The sandbox a server gets unless a test says otherwise: the full one where there is one.
 SANDBOX = "full" if LINUX else "process"
@@ -191,8 +191,8 @@ def _quick_run_starts_nothing_slow():
     if not QUICK:
         yield
         return
-    from playground.owner.handle import DeviceOwner
-    from playground.sandbox.warm_pool import WarmPool
+    from playground.server.device_owner.handle import DeviceOwner
+    from playground.server.pools.warm_pool import WarmPool
 
     spawning, starting = WarmPool._start_spawning, DeviceOwner.start
 
@@ -283,7 +283,8 @@ def client(server):
 @pytest.fixture(scope="session")
 def pool():
     """A real sandbox pool in this test process (no Gradio), for unit-level sandbox tests."""
-    from playground.sandbox import Limits, WorkerPool
+    from playground.ipc.limits import Limits
+    from playground.server.pools import WorkerPool
 
     p = WorkerPool(2, Limits(timeout_s=5.0), HANDLERS)
     p.start()

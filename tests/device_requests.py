@@ -14,7 +14,7 @@ import jax
 from playground.owner.ceilings import Ceilings
 from playground.owner.compiled import CompiledCache
 from playground.owner.session import Session
-from playground.worker.device import Device
+from playground.worker.jobs.device import Device
 
 
 def recording_device(memory_mb: int = 4096, scratch: str | None = None) -> tuple[Device, list[dict]]:

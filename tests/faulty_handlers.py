@@ -1,4 +1,4 @@
-"""A test double of playground/worker/handlers.py: the real handlers, with a bug injected into the Inspect job's.
+"""A test double of playground/worker/jobs/handlers.py: the real handlers, with a bug injected into the Inspect job's.
 
 A pool made with ``handlers="tests.faulty_handlers"`` imports this in its
 template, so every worker it forks has the bug: what the user sees of it, and
@@ -7,7 +7,7 @@ what the server logs, are then those of a real bug in the playground's code.
 
 from __future__ import annotations
 
-from playground.worker import handlers, inspect
+from playground.worker.jobs import handlers, inspect
 
 preload, warm_up, run = handlers.preload, handlers.warm_up, handlers.run
 

@@ -1,6 +1,6 @@
 """The device owner's session run in this process, for tests of the jobs that measure on the device.
 
-``local_device()`` is a worker's ``Device`` (playground/worker/device.py) whose requests go, through JSON as on
+``local_device()`` is a worker's ``Device`` (playground/worker/jobs/device.py) whose requests go, through JSON as on
 the wire, to a real ``Session`` (playground/owner/session.py) on this process's CPU: the jobs' code and the
 owner's ops meet as they do across the processes, without starting any.
 """
@@ -15,7 +15,7 @@ import jax
 from playground.owner.ceilings import Ceilings
 from playground.owner.compiled import CompiledCache
 from playground.owner.session import Session
-from playground.worker.device import Device
+from playground.worker.jobs.device import Device
 
 _COMPILED = CompiledCache()
 

@@ -1,4 +1,4 @@
-"""The tests' one stand-in for a pool of workers: a ``JobPool`` (playground/sandbox/pool_interface.py) with none.
+"""The tests' one stand-in for a pool of workers: a ``JobPool`` (playground/server/pools/pool_interface.py) with none.
 
 ``ScriptedPool`` records every job it is given and answers it from a script:
 the kind's queue in ``answers`` if there is one, else ``reply`` (raised, when

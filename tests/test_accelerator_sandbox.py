@@ -25,12 +25,15 @@ from types import SimpleNamespace
 import pytest
 
 from playground import messages
-from playground.owner import device_grants
-from playground.owner.handle import DeviceUnavailable
-from playground.sandbox import Limits, accelerator, bootstrap, lockdown
-from playground.sandbox.accelerator import NO_DEVICE, Accelerator, DevicePaths
+from playground.confinement import lockdown
+from playground.ipc import bootstrap
+from playground.ipc.limits import Limits
 from playground.server import worker_pools
 from playground.server.config import Settings
+from playground.server.device_owner import device_grants
+from playground.server.device_owner.handle import DeviceUnavailable
+from playground.server.pools import accelerator
+from playground.server.pools.accelerator import NO_DEVICE, Accelerator, DevicePaths
 from tests.conftest import HANDLERS, LINUX
 from tests.pool_doubles import ScriptedPool
 
@@ -207,11 +210,11 @@ def test_the_tpu_variables_reach_the_owner_and_nothing_else(setup_of, monkeypatc
     # The CPU workers: the sandbox's whitelist, and each pool's environment, made from the server's own.
     for name, value in host.items():
         monkeypatch.setenv(name, value)
-    from playground.sandbox import ProcessPool
+    from playground.server.pools import ProcessPool
 
     pools = [ProcessPool(1, Limits(), HANDLERS)]
     if LINUX:
-        from playground.sandbox import WorkerPool
+        from playground.server.pools import WorkerPool
 
         pools.append(WorkerPool(1, Limits(), HANDLERS))
     try:
@@ -340,8 +343,8 @@ def test_about_shows_what_the_driver_was_granted(driver):
 
 CHILD = textwrap.dedent("""
     import json, os, sys
-    from playground.sandbox import lockdown
-    from playground.sandbox.limits import Limits
+    from playground.confinement import lockdown
+    from playground.ipc.limits import Limits
 
     scratch, device_file, driver_dir, give = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "give"
     devices = {"read_write": [device_file], "read_only": [driver_dir]} if give else None

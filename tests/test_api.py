@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 
 from playground import jobs
+from playground.ipc.limits import Limits
 from playground.jobs.arguments import MAX_ARGS_CHARS, MAX_CODE_CHARS
-from playground.sandbox.limits import Limits
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
 from tests.pool_doubles import ScriptedPool
@@ -278,7 +278,7 @@ def test_without_a_training_service_the_endpoints_say_so(api):
 
 
 class OwnerStub:
-    """What the API reads of a DeviceOwner (playground/owner/handle.py) for About."""
+    """What the API reads of a DeviceOwner (playground/server/device_owner/handle.py) for About."""
 
     setup = SimpleNamespace(platform="tpu", memory_mb=6144)
     grant_trials: list = []

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from playground.sandbox.cgroups import JobCgroups
+from playground.server.pools.cgroups import JobCgroups
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""playground.worker.compare: two versions of a program, compiled, measured and run side by side."""
+"""playground.worker.jobs.compare: two versions of a program, compiled, measured and run side by side."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import jax.numpy as jnp
 import pytest
 
 from playground.compiler_settings import SETTINGS
-from playground.sandbox.limits import Limits
-from playground.worker import compare as compare_module
-from playground.worker import values
-from playground.worker.compare import DONATE_ON_DEVICE, compare
+from playground.ipc.limits import Limits
+from playground.worker.functions import values
+from playground.worker.jobs import compare as compare_module
+from playground.worker.jobs.compare import DONATE_ON_DEVICE, compare
 from tests.owner_doubles import local_device
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"

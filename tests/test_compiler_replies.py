@@ -10,9 +10,9 @@ from playground import line_colours, replies
 from playground.jobs import REGISTRY
 from playground.server import graph_render, pass_notes, text_diff
 from playground.server.compiler_replies import finish_compare, finish_graph, finish_passes
-from playground.worker import graph
-from playground.worker import passes as pass_pipeline
-from playground.worker.compare import compare
+from playground.worker.jobs import graph
+from playground.worker.jobs import passes as pass_pipeline
+from playground.worker.jobs.compare import compare
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 SCAN = ("def f(xs):\n    def step(total, x):\n        total = total + x\n        return total, total\n"

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from playground.compiler_settings import SETTINGS, Setting
-from playground.worker import program_size
+from playground.worker.measurement import program_size
 
 
 def _cubic(x):

@@ -1,4 +1,4 @@
-"""playground.server.config.Settings and playground.sandbox.limits.Limits."""
+"""playground.server.config.Settings and playground.ipc.limits.Limits."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from playground.sandbox.limits import Limits
+from playground.ipc.limits import Limits
 from playground.server.config import Settings
 
 

@@ -17,13 +17,15 @@ import numpy as np
 import pytest
 
 from playground import replies
+from playground.ipc.limits import Limits
 from playground.jobs import REGISTRY
-from playground.sandbox import Limits, WorkerPool
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
-from playground.worker import derivatives as d
-from playground.worker import hessians, usercode
-from playground.worker import pointwise_derivatives as pointwise
+from playground.server.pools import WorkerPool
+from playground.worker.functions import usercode
+from playground.worker.jobs import derivatives as d
+from playground.worker.jobs import hessians
+from playground.worker.jobs import pointwise_derivatives as pointwise
 from tests.conftest import HANDLERS
 
 DOCS_IF = "def f(x):\n    if x < 3:\n        return 3. * x ** 2\n    else:\n        return -4 * x\n"

@@ -1,4 +1,4 @@
-"""playground.worker.derivatives: nth derivatives, Hessians, Jacobian modes, checked against independent references."""
+"""playground.worker.jobs.derivatives: nth derivatives, Hessians, Jacobian modes, checked against references."""
 
 from __future__ import annotations
 
@@ -12,14 +12,16 @@ import pytest
 from jax.test_util import check_grads
 from numpy.polynomial import hermite
 
-from playground.sandbox.reply import validated
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
+from playground.server.pools.reply import validated
 from playground.server.ui import derivatives_tab
 from playground.server.ui.derivatives_views import pick_jaxpr, render_gradient, render_orders
 from playground.server.ui.markdown import verdict
-from playground.worker import derivatives as d
-from playground.worker import hessians, program_size, usercode
+from playground.worker.functions import usercode
+from playground.worker.jobs import derivatives as d
+from playground.worker.jobs import hessians
+from playground.worker.measurement import program_size
 from tests.conftest import OnePool
 from tests.tab_context import tab_context
 
@@ -43,7 +45,7 @@ def x64_stays_off():
     yield
     after = jax.config.jax_enable_x64
     jax.config.update("jax_enable_x64", before)
-    assert after == before, "jax_enable_x64 leaked out of playground.worker.derivatives"
+    assert after == before, "jax_enable_x64 leaked out of playground.worker.jobs.derivatives"
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
-"""What an accelerator's driver is granted beyond its device files (owner/device_grants.py), and only there.
+"""What an accelerator's driver is granted beyond its device files (device_owner/device_grants.py), and only there.
 
 The search for the smallest working set is checked with stand-in drivers; the
-grants themselves (as sandbox/lockdown.py applies them, by name) in a locked-down
+grants themselves (as confinement/lockdown.py applies them, by name) in a locked-down
 child process, as the device owner locks itself down: its seccomp answer for the
 socket calls CUDA makes, checked against a real listening UNIX socket, the
 Landlock rule that lets it name its threads, and the programs it may start
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from playground.owner import device_grants
-from playground.sandbox import lockdown
-from playground.sandbox.limits import Limits
+from playground.confinement import lockdown
+from playground.ipc.limits import Limits
+from playground.server.device_owner import device_grants
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = lockdown.probe()
@@ -102,8 +102,8 @@ def test_the_grants_are_described_for_about():
 CHILD = textwrap.dedent("""
     import errno, json, os, socket, sys, threading
     from playground.owner import cuda_programs
-    from playground.sandbox import lockdown
-    from playground.sandbox.limits import Limits
+    from playground.confinement import lockdown
+    from playground.ipc.limits import Limits
 
     scratch, listening, grants = sys.argv[1], sys.argv[2], sys.argv[3].split(",") if sys.argv[3] else []
     if sys.argv[5] == "no-landlock":  # as on a kernel without it

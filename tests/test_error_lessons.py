@@ -1,4 +1,4 @@
-"""playground.worker.error_lessons: beginners' errors beyond tracer errors, through the Inspect tab's own function.
+"""playground.worker.lessons.error_lessons: errors beyond tracer errors, through the Inspect tab's own function.
 
 Each class of error is a real snippet in the spirit of JAX's Sharp Bits page, run
 with ``staging.inspect``; its error must keep its kind and the user's line, and
@@ -20,11 +20,13 @@ import numpy as np
 import pytest
 from jax import lax
 
-from playground.sandbox import reply
-from playground.sandbox.limits import Limits
+from playground.ipc.limits import Limits
+from playground.server.pools import reply
 from playground.server.ui.error_views import error_markdown
-from playground.worker import derivatives, error_lessons, usercode
-from playground.worker import inspect as staging
+from playground.worker.functions import usercode
+from playground.worker.jobs import derivatives
+from playground.worker.jobs import inspect as staging
+from playground.worker.lessons import error_lessons
 from tests.conftest import ROOT
 
 GOTCHAS = "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html"
@@ -280,7 +282,7 @@ def _in_a_fresh_process(codes: list[str], args: str) -> list[dict]:
     """staging.inspect's error for each code, each in its own new Python process (as each job gets a worker)."""
     errors = []
     for code in codes:
-        script = ("import json, sys\nfrom playground.worker import inspect\n"
+        script = ("import json, sys\nfrom playground.worker.jobs import inspect\n"
                   "print(json.dumps(inspect.inspect(sys.argv[1], sys.argv[2], 100_000)))")
         done = subprocess.run([sys.executable, "-c", script, code, args], capture_output=True, text=True,
                               timeout=120, cwd=ROOT, check=True)

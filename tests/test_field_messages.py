@@ -10,7 +10,7 @@ from playground.server.ui.field_labels import LABELS
 from playground.server.ui.inspect_tab import parse_argnums
 from playground.server.ui.timing_views import parse_sizes
 from playground.validation import Refused
-from playground.worker import inspect, jit_speed
+from playground.worker.jobs import inspect, jit_speed
 from tests.owner_doubles import local_device
 
 F = "def f(x):\n    return x * 2\n"

@@ -6,7 +6,7 @@ import pytest
 
 from playground.gallery import EXAMPLES, Example
 from playground.server.ui.inspect_tab import parse_argnums
-from playground.worker import inspect as staging
+from playground.worker.jobs import inspect as staging
 
 
 def run(example: Example) -> dict:
@@ -91,7 +91,7 @@ def test_the_mlp_preset_is_the_train_tabs_mlp():
 
     from playground import mlp as model
     from playground.gallery import VMAP_PRESETS
-    from playground.worker import usercode
+    from playground.worker.functions import usercode
 
     preset = usercode.load(VMAP_PRESETS["batched MLP predict"].code).namespace
     key, sizes = jax.random.key(3), (784, 32, 16, 10)

@@ -1,4 +1,4 @@
-"""playground.worker.hlo_text: HLO text as computations, instructions, operands, calls, on made-up and real text."""
+"""playground.worker.measurement.hlo_text: HLO text as computations, instructions, operands, calls, made-up and real."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from playground.worker.hlo_text import parse
+from playground.worker.measurement.hlo_text import parse
 
 FUSED = """HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[1000,1000]{1,0})->f32[1000,1000]{1,0}}
 

@@ -1,16 +1,16 @@
 """Which folder may import which, read from the source with ``ast`` (nothing here is imported).
 
-The folders are the processes: playground/worker/ runs inside the sandboxed workers, playground/owner/ in the
-device owner (its handle.py and process.py in the server), playground/server/ (its page, ui/, too) in the web
-server only, and what lies beside them at the top (errors, messages, schemas, the job registry, the data, the
-sandbox) is shared.
+The folders are the processes: playground/server/ runs in the web server (its page, ui/, too; its pools of workers
+in pools/, its handle on the device owner in device_owner/), playground/worker/ inside the sandboxed workers,
+playground/owner/ in the device owner; what lies beside them (ipc/ and confinement/, which all three share to start,
+talk and lock down; errors, messages, schemas, the job registry, the data) is shared.
 
-* Nothing in server/ imports worker/ (the server never loads JAX or user code's helpers), nothing in worker/
-  imports server/ (a worker never loads the server's code), and the shared modules import neither side: a job's
-  handler and finish are named in the registry as text, not imported.
-* playground/sandbox/ runs jobs without knowing any: it imports no job module, i.e. no
-  ``playground.*`` module outside ``playground.sandbox`` except ``playground.errors`` and
-  ``playground.messages`` (the catalogue of what the server says, in which its verdicts are written).
+* No process's folder imports another's (the server never loads JAX or user code's helpers, a worker never the
+  server's code, the owner neither), and the shared modules import none of them: a job's handler and finish are
+  named in the registry as text, not imported.
+* What runs jobs without knowing any (ipc/, confinement/, the server's pools/, the worker's life/) imports no job
+  module: of playground only ipc, confinement, errors and messages, and its own folder (the pools also the device
+  owner's handle and device_ops, the vocabulary of device requests).
 * Gradio is the UI's business: only modules under playground/server/ui/ import it.
 * playground/errors.py and playground/messages/, the vocabulary every layer shares, import the standard library
   only (and each other).
@@ -27,12 +27,19 @@ import pytest
 
 from tests.conftest import ROOT
 
-SANDBOX_MAY_IMPORT = ("playground.sandbox", "playground.errors", "playground.messages")  # and what lies below each
+# The folders that run jobs without knowing any, and what each may import of playground (and what lies below each).
+GENERIC = ("playground.ipc", "playground.confinement", "playground.errors", "playground.messages")
+JOB_BLIND = {
+    "ipc": GENERIC,
+    "confinement": GENERIC,
+    "server/pools": (*GENERIC, "playground.server.pools", "playground.server.device_owner", "playground.device_ops"),
+    "worker/life": (*GENERIC, "playground.worker.life"),
+}
 
 
 @dataclass(frozen=True)
 class Import:
-    path: str  # relative to the root, e.g. playground/sandbox/pool.py
+    path: str  # relative to the root, e.g. playground/server/pools/pool.py
     line: int
     module: str  # absolute dotted name of the imported module
 
@@ -92,18 +99,20 @@ def _within(module: str, package: str) -> bool:
 
 
 def job_imports(root: Path) -> list[Import]:
-    """Imports under playground/sandbox/ of playground modules it must not know."""
+    """Imports under the job-blind folders of playground modules they must not know."""
     return [
         imp
-        for path in python_files(root / "playground" / "sandbox")
+        for folder, allowed in JOB_BLIND.items()
+        for path in python_files(root / "playground" / folder)
         for imp in imports(root, path)
         if _within(imp.module, "playground") and imp.module != "playground"
-        and not any(_within(imp.module, allowed) for allowed in SANDBOX_MAY_IMPORT)
+        and not any(_within(imp.module, name) for name in allowed)
     ]
 
 
-SIDES = {"worker": ("playground.server",), "server": ("playground.worker",)}
-SHARED_MAY_NOT_IMPORT = ("playground.server", "playground.worker")
+PROCESSES = ("server", "worker", "owner")
+SIDES = {side: tuple(f"playground.{other}" for other in PROCESSES if other != side) for side in PROCESSES}
+SHARED_MAY_NOT_IMPORT = tuple(f"playground.{side}" for side in PROCESSES)
 ENTRY_POINT = "playground/__main__.py"  # ``python -m playground``: starts the server (server/launch.py)
 
 
@@ -136,19 +145,19 @@ def _listing(found: list[Import]) -> str:
 # -- the rules, on this repository ------------------------------------------------
 
 
-def test_sandbox_imports_no_job_module():
+def test_the_job_blind_folders_import_no_job_module():
     offending = job_imports(ROOT)
     if offending:
         pytest.fail(
-            f"playground/sandbox/ must not import job modules (of playground, only {' and '.join(SANDBOX_MAY_IMPORT)});"
+            f"{', '.join(f'playground/{folder}/' for folder in JOB_BLIND)} must not import job modules;"
             f" {len(offending)} import(s) break that:{_listing(offending)}", pytrace=False)
 
 
 def test_no_import_crosses_between_the_processes_folders():
     offending = crossing_imports(ROOT)
     if offending:
-        pytest.fail(f"worker/ must not import server/, server/ must not import worker/, and the shared "
-                    f"modules neither; {len(offending)} import(s) cross:{_listing(offending)}", pytrace=False)
+        pytest.fail(f"none of server/, worker/ and owner/ may import another, and the shared modules none of "
+                    f"them; {len(offending)} import(s) cross:{_listing(offending)}", pytrace=False)
     assert [imp for imp in imports(ROOT, ROOT / ENTRY_POINT) if _within(imp.module, "playground.server")], \
         "the entry point imports no server module: the scan cannot be finding imports"
 
@@ -189,11 +198,12 @@ def tree(tmp_path) -> Path:
         "playground/worker/inspect.py": "",
         "playground/worker/derivatives.py": "",
         "playground/worker/vmap.py": "def later():\n    from playground.server import api\n    import json\n",
+        "playground/owner/main.py": "from playground.server import api\n",
         "playground/server/__init__.py": "",
         "playground/server/api.py": "from playground.worker.inspect import inspect\nfrom playground import jobs\n",
         "playground/jobs.py": "from playground.errors import error_dict\n",
-        "playground/sandbox/__init__.py": "from playground.sandbox.pool import Pool\n",
-        "playground/sandbox/pool.py": (
+        "playground/ipc/__init__.py": "from playground.ipc.pool import Pool\n",
+        "playground/ipc/pool.py": (
             "from __future__ import annotations\n"
             "import os\n"
             "from playground.errors import error_dict\n"
@@ -201,8 +211,8 @@ def tree(tmp_path) -> Path:
             "from . import limits\n"
             "import numpy\n"
         ),
-        "playground/sandbox/limits.py": "",
-        "playground/sandbox/bad.py": (
+        "playground/ipc/limits.py": "",
+        "playground/ipc/bad.py": (
             "import playground.worker.inspect as st\n"  # line 1
             "from playground import errors, worker\n"  # line 2
             "from ..worker import inspect\n"  # line 3
@@ -220,23 +230,23 @@ def tree(tmp_path) -> Path:
     return tmp_path
 
 
+BAD = [
+    "playground/ipc/bad.py:1 -> playground.worker.inspect",
+    "playground/ipc/bad.py:2 -> playground.worker",
+    "playground/ipc/bad.py:3 -> playground.worker.inspect",
+    "playground/ipc/bad.py:5 -> playground.worker.derivatives",
+    "playground/ipc/bad.py:7 -> playground.worker.vmap",
+]
+
+
 def test_scanner_finds_each_job_import_with_its_line(tree):
-    assert [str(imp) for imp in job_imports(tree)] == [
-        "playground/sandbox/bad.py:1 -> playground.worker.inspect",
-        "playground/sandbox/bad.py:2 -> playground.worker",
-        "playground/sandbox/bad.py:3 -> playground.worker.inspect",
-        "playground/sandbox/bad.py:5 -> playground.worker.derivatives",
-        "playground/sandbox/bad.py:7 -> playground.worker.vmap",
-    ]
+    assert [str(imp) for imp in job_imports(tree)] == BAD
 
 
 def test_scanner_finds_each_import_across_the_processes_folders(tree):
     assert [str(imp) for imp in crossing_imports(tree)] == [
-        "playground/sandbox/bad.py:1 -> playground.worker.inspect",
-        "playground/sandbox/bad.py:2 -> playground.worker",
-        "playground/sandbox/bad.py:3 -> playground.worker.inspect",
-        "playground/sandbox/bad.py:5 -> playground.worker.derivatives",
-        "playground/sandbox/bad.py:7 -> playground.worker.vmap",
+        *BAD,
+        "playground/owner/main.py:1 -> playground.server.api",
         "playground/server/api.py:1 -> playground.worker.inspect",
         "playground/worker/vmap.py:2 -> playground.server.api",
     ]
@@ -244,16 +254,16 @@ def test_scanner_finds_each_import_across_the_processes_folders(tree):
 
 def test_scanner_finds_gradio_outside_the_ui(tree):
     assert [str(imp) for imp in gradio_imports(tree)] == [
-        "playground/sandbox/bad.py:8 -> gradio",
+        "playground/ipc/bad.py:8 -> gradio",
         "playground/server/ui/__init__.py:1 -> gradio",
     ]
 
 
 def test_scanner_tells_stdlib_from_the_rest(tree):
     assert non_stdlib_imports(tree, tree / "playground" / "errors.py") == []
-    assert [str(imp) for imp in non_stdlib_imports(tree, tree / "playground" / "sandbox" / "pool.py")] == [
-        "playground/sandbox/pool.py:3 -> playground.errors",
-        "playground/sandbox/pool.py:4 -> playground.errors",
-        "playground/sandbox/pool.py:5 -> playground.sandbox.limits",
-        "playground/sandbox/pool.py:6 -> numpy",
+    assert [str(imp) for imp in non_stdlib_imports(tree, tree / "playground" / "ipc" / "pool.py")] == [
+        "playground/ipc/pool.py:3 -> playground.errors",
+        "playground/ipc/pool.py:4 -> playground.errors",
+        "playground/ipc/pool.py:5 -> playground.ipc.limits",
+        "playground/ipc/pool.py:6 -> numpy",
     ]

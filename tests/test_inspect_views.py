@@ -19,7 +19,7 @@ from playground.server.ui.inspect_views import (
     status_markdown,
 )
 from playground.server.ui.markdown import verdict
-from playground.worker import inspect as staging
+from playground.worker.jobs import inspect as staging
 
 ERROR, OK, WARNING = (verdict("error"), verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 

@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from playground.server.ui.inspect_views import pytree_markdown
-from playground.worker import derivatives, hessians, pytrees, values, vmap
-from playground.worker import inspect as staging
-from playground.worker import shard as parallel
+from playground.worker.functions import pytrees, values
+from playground.worker.jobs import derivatives, hessians, vmap
+from playground.worker.jobs import inspect as staging
+from playground.worker.jobs import shard as parallel
 from tests.owner_doubles import local_device
 
 PRINTED = 5e-7  # half the last digit of the 6 decimals the result shows

@@ -13,8 +13,9 @@ import pytest
 from playground import device_ops, jobs, replies
 from playground.gallery import JIT_BENCHMARK_CODE
 from playground.measure import numerics
-from playground.worker import jit_speed as jb
-from playground.worker import numpy_side, numpy_stand_in, program_size
+from playground.worker.jobs import jit_speed as jb
+from playground.worker.jobs import numpy_side, numpy_stand_in
+from playground.worker.measurement import program_size
 from tests.device_requests import ops, recording_device
 from tests.owner_doubles import local_device
 

@@ -19,7 +19,7 @@ from playground.schema import Record, Whole
 from playground.server import job_runner
 from playground.server.job_runner import JobRunner
 from playground.server.result_cache import ResultCache
-from playground.worker import inspect as staging
+from playground.worker.jobs import inspect as staging
 from tests.pool_doubles import ScriptedPool
 
 CODE = "def f(x):\n    return x * 2\n"

@@ -1,4 +1,4 @@
-"""Where f jumps, wherever on the range: the finder (worker/jumps.py) against functions whose jumps we know, and the
+"""Where f jumps, wherever on the range: the finder (jobs/jumps.py) against functions whose jumps we know, and the
 Derivatives job's reply and page saying where."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from playground import derivative_notes, replies
 from playground.jobs import REGISTRY
 from playground.server.ui.derivatives_views import render_orders
 from playground.server.ui.markdown import verdict
-from playground.worker import derivatives as d
-from playground.worker import jumps
+from playground.worker.jobs import derivatives as d
+from playground.worker.jobs import jumps
 from tests.test_control_flow_derivatives import TickingClock
 
 BETWEEN = np.linspace(-3.0, 3.0, 200)  # the tab's default grid: no integer is a grid point

@@ -1,4 +1,4 @@
-"""playground.sandbox.lockdown, landlock and seccomp_filter.
+"""playground.confinement.lockdown, landlock and seccomp_filter.
 
 The pytest process itself is never locked down: real enforcement is checked in
 a subprocess that applies every layer and then tries what a worker must not do.
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import playground
-from playground.sandbox import landlock, lockdown, seccomp_filter
+from playground.confinement import landlock, lockdown, seccomp_filter
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = lockdown.probe()
@@ -83,7 +83,7 @@ def test_seccomp_available_agrees_with_libseccomp_loading():
 SECCOMP_CHILD = textwrap.dedent(
     """
     import errno, json, os, socket, threading
-    from playground.sandbox import seccomp_filter
+    from playground.confinement import seccomp_filter
 
     def attempt(action):
         try:
@@ -205,8 +205,8 @@ CHILD = textwrap.dedent(
     """
     import json, os, resource, socket, sys, threading
     import jax, jax.numpy as jnp
-    from playground.sandbox import lockdown
-    from playground.sandbox.limits import Limits
+    from playground.confinement import lockdown
+    from playground.ipc.limits import Limits
 
     scratch, outside, repo_file, parent = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     layers = lockdown.apply(Limits(), scratch)
@@ -315,7 +315,7 @@ CHILD = textwrap.dedent(
     check("fchmod_outside", fchmod_read_only)
 
     def remove_kept_files():
-        from playground.sandbox import scratch as scratch_folder
+        from playground.ipc import scratch as scratch_folder
         folder = os.path.join(scratch, "dump")
         os.mkdir(folder)
         for i in range(50):

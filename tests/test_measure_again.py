@@ -13,7 +13,7 @@ from playground.gallery import JIT_BENCHMARK_CODE
 from playground.server.api import PlaygroundAPI
 from playground.server.config import Settings
 from playground.server.ui import jit_tab, speed_tab, vmap_tab
-from playground.worker.jit_speed import jit_speed
+from playground.worker.jobs.jit_speed import jit_speed
 from tests.owner_doubles import local_device
 from tests.pool_doubles import ScriptedPool
 from tests.tab_context import tab_context

@@ -10,11 +10,11 @@ import pytest
 from jax.errors import ConcretizationTypeError, TracerBoolConversionError
 
 from playground import messages
-from playground.sandbox import reply
+from playground.server.pools import reply
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.markdown import verdict
 from playground.server.ui.train_views import device_banner, status_markdown
-from playground.worker import inspect as staging
+from playground.worker.jobs import inspect as staging
 
 ENGLISH_ONLY = {"fix.bool.if_quoted"}  # nothing but the user's own code in it
 IF = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
@@ -72,7 +72,7 @@ def test_a_message_in_each_language_with_a_nested_piece():
 
 
 def _tracer_error(raises: type[BaseException], source: str, *args) -> dict:
-    """The error dict a worker returns for ``source`` under jit, after the server checked it (sandbox/reply.py)."""
+    """The error dict a worker returns for ``source`` under jit, after the server checked it (server/pools/reply.py)."""
     namespace = {"__name__": "__playground__", "jax": jax, "jnp": jax.numpy}
     exec(compile(source, "<playground>", "exec"), namespace)
     try:

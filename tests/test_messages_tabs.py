@@ -9,7 +9,7 @@ import pytest
 
 from playground import messages
 from playground.messages import numbers
-from playground.sandbox import reply
+from playground.server.pools import reply
 from playground.server.ui import (
     compiler_views,
     derivatives_views,
@@ -22,7 +22,7 @@ from playground.server.ui import (
 )
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.markdown import verdict
-from playground.worker import inspect as staging
+from playground.worker.jobs import inspect as staging
 
 # The English texts the pages show while a job runs, and the Jacobian table's last paragraph.
 RUNNING_VMAP = verdict("busy") + " Checking a Python loop, vmap and jit(vmap) against each other, then timing them…"
@@ -287,7 +287,7 @@ def test_every_new_message_is_written_in_german_and_chinese(key):
 def test_the_sandboxs_words_before_an_exception_in_german_and_chinese():
     import errno
 
-    from playground.worker.user_errors import error_result
+    from playground.worker.lessons.user_errors import error_result
 
     memory = reply.validated(error_result(MemoryError("boom")), "inspect")["error"]
     assert memory["message"] == "Out of memory: the sandbox gives each job a fixed amount of memory. MemoryError: boom"
@@ -302,7 +302,7 @@ def test_the_sandboxs_words_before_an_exception_in_german_and_chinese():
 
 
 def test_every_taught_lessons_pieces_survive_the_servers_check():
-    """A worker's pieces hold only strings (sandbox/reply.py drops any other): every lesson case keeps its words."""
+    """A worker's pieces hold only strings (pools/reply.py drops others): every lesson case keeps its words."""
     from tests.test_error_lessons import CASES
 
     for name, case in CASES.items():

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from playground.sandbox import Limits, WorkerPool
+from playground.ipc.limits import Limits
+from playground.server.pools import WorkerPool
 from tests.conftest import HANDLERS, PRIVILEGES, ROOT, drop_privileges, start_server, stop_server
 from tests.test_pool import DEFAULT_JOB, WAIT_S, _gone, inspect_job
 

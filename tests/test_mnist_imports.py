@@ -1,7 +1,7 @@
 """Which side of training imports what: the server's and the shared data modules import no JAX, and the server's
 training modules (playground/server/training/) none of the device owner's side (the training loop in
-playground/owner/training/, the owner's JAX modules, the MLP) nor of the workers': only the owner's handle
-(playground/owner/handle.py and process.py), which is the server's end of it."""
+playground/owner/training/, the owner's JAX modules, the MLP) nor of the workers': they train through the owner's
+handle (playground/server/device_owner/handle.py), which is the server's end of it."""
 
 from __future__ import annotations
 
@@ -15,8 +15,6 @@ from tests.conftest import ROOT
 SHARED = tuple(f"playground.mnist.{name}" for name in ("catalogue", "download", "fetch", "fetch_cli", "idx", "load",
                                                        "params_file", "preprocess"))
 SERVER = tuple(f"playground.server.training.{name}" for name in ("inference", "results", "service", "slots"))
-# The server's end of the device owner: what it may import of playground/owner/ (the rest runs in the owner).
-OWNER_HANDLE = {"playground.owner", "playground.owner.handle", "playground.owner.process"}
 
 
 def imported_after(modules: tuple[str, ...], code: str = "") -> set[str]:
@@ -39,6 +37,6 @@ def test_no_jax_where_the_server_runs(modules, code, absent):
 
 def test_the_server_side_imports_nothing_of_the_owner_side_but_its_handle():
     loaded = imported_after(SERVER)
-    assert "playground.owner.handle" in loaded  # the service trains through it
-    assert sorted(name for name in loaded if name.startswith("playground.owner") and name not in OWNER_HANDLE) == []
+    assert "playground.server.device_owner.handle" in loaded  # the service trains through it
+    assert sorted(name for name in loaded if name.startswith("playground.owner")) == []
     assert sorted(name for name in loaded if name.startswith("playground.worker") or name == "playground.mlp") == []

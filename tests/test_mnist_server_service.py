@@ -18,7 +18,7 @@ from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.params_file import load_params
 from playground.mnist.preprocess import model_input
-from playground.owner import process as owner_process
+from playground.server.device_owner import process as owner_process
 from playground.server.training.inference import probabilities
 from playground.server.training.results import NoTrainedModel
 from playground.server.training.service import TrainingFailed, TrainingService

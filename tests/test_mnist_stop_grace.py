@@ -19,7 +19,7 @@ import time
 import pytest
 
 from playground.mnist.config import TrainConfig
-from playground.owner.handle import OwnerLost
+from playground.server.device_owner.handle import OwnerLost
 from playground.server.training.service import START_WAIT_S, TrainingFailed, TrainingService
 from tests.training_doubles import ScriptedOwner, done, finishing
 

@@ -1,4 +1,4 @@
-"""The device owner as the server keeps it (playground/owner/handle.py): a real owner process on this host's CPU,
+"""The device owner as the server keeps it (server/device_owner/handle.py): a real owner process on this host's CPU,
 its device open once; a request that never ends, memory past its limit, and a death each end it with their
 reason, and a new one serves the next session; an owner that cannot open its device says JAX's reason."""
 
@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 from playground import device_ops
-from playground.owner.handle import DeviceOwner, DeviceUnavailable, OwnerLost, OwnerSetup
-from playground.sandbox import procfs
-from playground.sandbox.bootstrap import worker_environment
-from playground.sandbox.limits import Limits
+from playground.ipc import procfs
+from playground.ipc.bootstrap import worker_environment
+from playground.ipc.limits import Limits
+from playground.server.device_owner.handle import DeviceOwner, DeviceUnavailable, OwnerLost, OwnerSetup
 from tests.conftest import SANDBOX
 
 pytestmark = pytest.mark.slow  # real owner processes: make test-quick leaves it out
@@ -141,9 +141,9 @@ def test_the_owners_scratch_folder_goes_with_it(tmp_path):
 
 _UNPRIVILEGED_SERVER = """
 import os, resource, sys
-from playground.owner.handle import DeviceOwner, OwnerSetup
-from playground.sandbox.bootstrap import worker_environment
-from playground.sandbox.limits import Limits
+from playground.server.device_owner.handle import DeviceOwner, OwnerSetup
+from playground.ipc.bootstrap import worker_environment
+from playground.ipc.limits import Limits
 limits = Limits(cpu_s=resource.RLIM_INFINITY, address_space_mb=0, file_size_mb=1024, open_files=4096)
 owner = DeviceOwner(OwnerSetup("cpu", sys.argv[1], sys.argv[2], limits, 4096,
                                worker_environment(dict(os.environ), {"JAX_PLATFORMS": "cpu"})))

@@ -1,5 +1,5 @@
 """One job's session in the device owner (playground/owner/session.py), asked as a worker asks it
-(playground/worker/device.py), through JSON, on this process's CPU (tests/owner_doubles.py): arrays there and
+(playground/worker/jobs/device.py), through JSON, on this process's CPU (tests/owner_doubles.py): arrays there and
 back, programs loaded, compiled once and kept, the three kinds of call, comparisons, timings, a trace; and every
 request that does not fit answered with an error, never an exception of the owner's."""
 
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from playground import device_ops
-from playground.worker.device import DeviceRefused, exported_call
-from playground.worker.eager_plan import plan
+from playground.worker.jobs.device import DeviceRefused, exported_call
+from playground.worker.jobs.eager_plan import plan
 from tests.owner_doubles import local_device
 
 

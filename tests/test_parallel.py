@@ -1,4 +1,4 @@
-"""playground.worker.shard: sharded runs equal one device, placement maps, collectives in the HLO, clear input errors.
+"""playground.worker.jobs.shard: sharded runs equal one device, placement maps, collectives in the HLO, input errors.
 
 The functions need 8 devices, so they run in ONE subprocess on 8 simulated CPU
 devices (tests/eight_devices.py); it prints every result as JSON. Spec parsing
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from playground.worker import shard as parallel
+from playground.worker.jobs import shard as parallel
 from tests.eight_devices import MARKER, run_driver
 
 TIMES_TWO = "def f(x):\n    return x * 2\n"
@@ -70,7 +70,7 @@ DRIVER = f"""
 import json, sys
 import jax
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
-from playground.worker import shard, parallel_demos
+from playground.worker.jobs import shard, parallel_demos
 
 calls = json.loads(sys.argv[1])
 module = {{fn: parallel_demos if hasattr(parallel_demos, fn) else shard for _, (fn, _a) in calls.items()}}

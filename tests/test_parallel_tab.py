@@ -1,6 +1,6 @@
 """The Parallel tab's glue: its fields read and named, the settings' device count, a run that clears the last one.
 
-Replies are real: ``playground.worker.shard.shard`` runs in this process (one CPU
+Replies are real: ``playground.worker.jobs.shard.shard`` runs in this process (one CPU
 device, so a one-device mesh) and is checked against the shard schema by the API.
 """
 
@@ -15,7 +15,7 @@ from playground.server.ui import parallel_tab
 from playground.server.ui.markdown import verdict
 from playground.server.ui.parallel_fields import mesh_axis_names, mesh_sizes, shard_arguments
 from playground.server.ui.translations import shown
-from playground.worker import shard as parallel
+from playground.worker.jobs import shard as parallel
 from tests.pool_doubles import ScriptedPool
 from tests.tab_context import tab_context
 

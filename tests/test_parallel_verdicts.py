@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from playground.measure import numerics
-from playground.worker import rounding
+from playground.worker.jobs import rounding
 from tests.eight_devices import MARKER, run_driver
 
 EPS32 = 2.0**-23
@@ -60,7 +60,7 @@ DRIVER = f"""
 import json, sys
 import jax, jax.numpy as jnp, numpy as np
 from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
-from playground.worker import shard as parallel
+from playground.worker.jobs import shard as parallel
 
 cases = json.loads(sys.argv[1])
 results = {{name: parallel.shard(*args) for name, args in cases.items()}}

@@ -1,4 +1,4 @@
-"""playground.worker.partition_specs: specs written as JAX spells them or as tuples, read without running anything."""
+"""playground.worker.jobs.partition_specs: specs written as JAX spells them or as tuples, read without running."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from jax.sharding import PartitionSpec
 
 from playground.errors import UserCodeError
-from playground.worker.partition_specs import Spec, match_specs, parse_specs
+from playground.worker.jobs.partition_specs import Spec, match_specs, parse_specs
 
 
 def entries_for(text: str, count: int = 1, what: str = "argument", broadcast: bool = False) -> list[tuple]:

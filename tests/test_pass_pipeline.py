@@ -1,4 +1,4 @@
-"""playground.worker.passes: XLA's passes one by one, from synthetic dumps and from a real compile."""
+"""playground.worker.jobs.passes: XLA's passes one by one, from synthetic dumps and from a real compile."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import os
 
 import pytest
 
+from playground.ipc.limits import Limits
 from playground.measure import xla_dump
 from playground.measure.xla_dump import Snapshot
-from playground.sandbox.limits import Limits
-from playground.worker import passes as pass_pipeline
-from playground.worker.passes import pass_records
+from playground.worker.jobs import passes as pass_pipeline
+from playground.worker.jobs.passes import pass_records
 from tests.device_requests import recording_device
 from tests.owner_doubles import local_device
 

@@ -7,7 +7,7 @@ import re
 import plotly.graph_objects as go
 import pytest
 
-from playground.server import plots
+from playground.server.ui.figures import plots
 from tests.test_training_plots import words
 
 

@@ -11,8 +11,9 @@ import time
 import pytest
 
 from playground import jobs
-from playground.sandbox import Limits, WorkerPool
-from playground.sandbox.bootstrap import worker_environment
+from playground.ipc.bootstrap import worker_environment
+from playground.ipc.limits import Limits
+from playground.server.pools import WorkerPool
 from tests.conftest import HANDLERS
 
 # The ceiling of every wait here for something that takes well under a second (a folder removed, a worker warm, a
@@ -238,13 +239,13 @@ def _gone(pid: int, wait_s: float = WAIT_S) -> bool:
     ],
 )
 def test_malformed_replies_are_refused(reply):
-    from playground.sandbox.reply import validated
+    from playground.server.pools.reply import validated
 
     assert validated(reply, "inspect")["error"]["kind"] == "forbidden"
 
 
 def test_well_formed_replies_pass_validation():
-    from playground.sandbox.reply import validated
+    from playground.server.pools.reply import validated
 
     error = {"ok": False, "error": {"kind": "syntax", "message": "bad", "line": 2}}
     assert validated(error, "inspect") == error
@@ -262,7 +263,7 @@ def test_a_forged_malformed_reply_does_not_break_anything(pool):
 
 
 def test_tracer_error_explanations_pass_validation_capped():
-    from playground.sandbox.reply import validated
+    from playground.server.pools.reply import validated
 
     error = {"ok": False, "error": {"kind": "user_exception", "message": "m", "line": 2, "title": "T",
                                     "explanation": "E" * 10_000, "fix": "use jnp.where",
@@ -280,7 +281,7 @@ def test_a_bug_in_a_handler_reaches_the_user_as_internal_with_the_id_of_its_log_
     faulty = WorkerPool(1, Limits(timeout_s=WAIT_S), "tests.faulty_handlers")
     faulty.start()
     try:
-        with caplog.at_level("ERROR", logger="playground.sandbox.reply"):
+        with caplog.at_level("ERROR", logger="playground.server.pools.reply"):
             result = faulty.run(DEFAULT_JOB)
     finally:
         faulty.close()

@@ -1,4 +1,4 @@
-"""JobPool (playground/sandbox/pool_interface.py): the real pools and every test's stand-in pool have its members.
+"""JobPool (playground/server/pools/pool_interface.py): the real pools and every test's stand-in pool have its members.
 
 Each pool here, real or a double, is checked the same way: an instance of the
 runtime-checkable Protocol; each data member there, of its type; each method
@@ -16,7 +16,8 @@ import typing
 
 import pytest
 
-from playground.sandbox import JobPool, Limits
+from playground.ipc.limits import Limits
+from playground.server.pools import JobPool
 from tests.conftest import HANDLERS
 from tests.pool_doubles import ScriptedPool
 
@@ -94,9 +95,9 @@ def make_double(where: str) -> object:
 @pytest.fixture
 def real_pool(request):
     """A real pool, made and closed without ever starting a worker."""
-    import playground.sandbox
+    import playground.server.pools
 
-    pool = getattr(playground.sandbox, request.param)(1, Limits(), HANDLERS)
+    pool = getattr(playground.server.pools, request.param)(1, Limits(), HANDLERS)
     yield pool
     pool.close()
 
@@ -117,7 +118,7 @@ def test_the_real_pools_implement_it(real_pool):
 def test_the_real_pools_run_every_worker_on_the_cpu_and_refuse_one_that_opened_anything_else(real_pool):
     """The device is the device owner's: no worker runs on one unnoticed. JAX_PLATFORMS is pinned to the CPU, and what
     a warm worker says its JAX opened is checked before it is given a job."""
-    from playground.sandbox.warm_pool import WarmUpFailed, WorkerRefused
+    from playground.server.pools.warm_pool import WarmUpFailed, WorkerRefused
 
     asked = type(real_pool)(1, Limits(), HANDLERS, extra_env={"JAX_PLATFORMS": "cuda"})
     try:
@@ -135,11 +136,11 @@ def test_the_real_pools_run_every_worker_on_the_cpu_and_refuse_one_that_opened_a
 
 
 def test_the_device_line_implements_it(tmp_path):
-    """The device owner's line (server/device_pool.py): one job at a time, over CPU workers of its own; made here
+    """The device owner's line (server/pools/device_pool.py): one job at a time, over CPU workers of its own; made here
     without starting its workers or its owner."""
-    from playground.owner.handle import DeviceOwner, OwnerSetup
-    from playground.sandbox import ProcessPool
-    from playground.server.device_pool import DevicePool
+    from playground.server.device_owner.handle import DeviceOwner, OwnerSetup
+    from playground.server.pools import ProcessPool
+    from playground.server.pools.device_pool import DevicePool
 
     line = DevicePool(ProcessPool(1, Limits(), HANDLERS), DeviceOwner(OwnerSetup("cpu", "process", str(tmp_path),
                                                                                   Limits(), 1024)))

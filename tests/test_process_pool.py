@@ -18,7 +18,9 @@ import time
 import pytest
 
 from playground import jobs
-from playground.sandbox import Limits, ProcessPool, child_channel
+from playground.ipc import child_channel
+from playground.ipc.limits import Limits
+from playground.server.pools import ProcessPool
 from tests.conftest import HANDLERS, ROOT
 
 pytestmark = pytest.mark.slow  # real worker pools: make test-quick leaves it out
@@ -180,11 +182,11 @@ def test_the_process_mode_imports_without_linux_only_modules():
         "for name in ('fcntl', 'resource', 'pyseccomp'):  # what our own modules could reach for\n"
         "    sys.modules[name] = None\n"
         "import playground.server.worker_pools, playground.server.api, playground.server.launch\n"
-        "import playground.sandbox.process_worker\n"
-        "import playground.server.training.service, playground.owner.handle, playground.owner.main\n"
+        "import playground.worker.life.spawned\n"
+        "import playground.server.training.service, playground.server.device_owner.handle, playground.owner.main\n"
         "import playground.server.ui\n"
-        "from playground.sandbox import ProcessPool\n"
-        "assert 'playground.sandbox.pool' not in sys.modules, 'the Linux pool was imported'\n"
+        "from playground.server.pools import ProcessPool\n"
+        "assert 'playground.server.pools.pool' not in sys.modules, 'the Linux pool was imported'\n"
         "print('ok')\n"
     )
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120,

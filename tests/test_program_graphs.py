@@ -1,4 +1,4 @@
-"""playground.worker.graph: the jaxpr and the optimised HLO as graphs, checked on programs whose shape we know."""
+"""playground.worker.jobs.graph: the jaxpr and the optimised HLO as graphs, checked on programs whose shape we know."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import jax.numpy as jnp
 import pytest
 
 from playground import gallery
-from playground.worker import graph as program_graphs
-from playground.worker.graph import GraphBuilder, fusion_boxes, graphs, hlo_graph, jaxpr_graph
+from playground.worker.jobs import graph as program_graphs
+from playground.worker.jobs.graph import GraphBuilder, fusion_boxes, graphs, hlo_graph, jaxpr_graph
 from tests.owner_doubles import local_device
 
 CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
@@ -333,7 +333,7 @@ def test_a_user_error_is_an_error_dict(code, args, kind):
 
 
 def test_graph_job_passes_the_static_argnums():
-    from playground.sandbox.limits import Limits
+    from playground.ipc.limits import Limits
 
     for on_accelerator in (False, True):
         reply = program_graphs.graph_job(Limits(), "def f(x, n):\n    return x * n\n", "(jnp.ones(2), 3)", [1],
@@ -343,7 +343,7 @@ def test_graph_job_passes_the_static_argnums():
 
 
 def test_the_graph_job_compiles_on_the_device_only_when_asked(monkeypatch):
-    from playground.sandbox.limits import Limits
+    from playground.ipc.limits import Limits
 
     seen = []
     monkeypatch.setattr(program_graphs, "graphs", lambda *args, **kwargs: seen.append(kwargs["device"]))

@@ -1,4 +1,4 @@
-"""playground.sandbox.protocol: length-prefixed JSON over a real socket."""
+"""playground.ipc.protocol: length-prefixed JSON over a real socket."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from playground.sandbox.protocol import MessageBuffer, MessageTooLarge, decode, encode, receive, send
+from playground.ipc.protocol import MessageBuffer, MessageTooLarge, decode, encode, receive, send
 
 MESSAGES = [
     {},

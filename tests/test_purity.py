@@ -1,4 +1,4 @@
-"""playground.worker.purity: static hints point at the right lines; pure gallery examples raise no alarm."""
+"""playground.worker.jobs.purity: static hints point at the right lines; pure gallery examples raise no alarm."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from playground.errors import USER_FILENAME, UserCodeError
 from playground.user_ast import pick_function_name
-from playground.worker.purity import behavioural_findings, static_findings
-from playground.worker.usercode import base_namespace
+from playground.worker.functions.usercode import base_namespace
+from playground.worker.jobs.purity import behavioural_findings, static_findings
 
 
 def run_source(source: str):

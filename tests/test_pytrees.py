@@ -8,7 +8,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 
-from playground.worker.pytrees import describe_inputs, describe_tree
+from playground.worker.functions.pytrees import describe_inputs, describe_tree
 
 
 class Pair(NamedTuple):

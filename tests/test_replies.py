@@ -9,7 +9,8 @@ import os
 import pytest
 
 from playground import jobs, replies
-from playground.sandbox import Limits, WorkerPool
+from playground.ipc.limits import Limits
+from playground.server.pools import WorkerPool
 
 JOBS = {
     "inspect": {"kind": "inspect", "code": "def f(x, n):\n    print(n)\n    return {'a': x * n, 'b': [jnp.sin(x)]}\n",
@@ -30,7 +31,7 @@ JOBS = {
 def real(pool, tmp_path_factory) -> dict:
     """Real replies of real sandboxed workers (the pool checks their framing, not their schema); the kinds that
     measure on the device in the device's line, with a real owner of this host's CPU."""
-    from playground.server.device_pool import DevicePool
+    from playground.server.pools.device_pool import DevicePool
     from tests.conftest import HANDLERS
     from tests.training_owner import running_owner
 
@@ -146,9 +147,9 @@ COMPILER_CODE = "def f(x):\n    return lax.cond(x.sum() > 0, lambda v: v * 2, la
 @pytest.fixture(scope="module")
 def compiler_real(tmp_path_factory) -> dict:
     """Real replies of the compiler handlers, made in this process (their schema is what is tested, not the pool)."""
-    from playground.worker import compare
-    from playground.worker import graph as program_graphs
-    from playground.worker import passes as pass_pipeline
+    from playground.worker.jobs import compare
+    from playground.worker.jobs import graph as program_graphs
+    from playground.worker.jobs import passes as pass_pipeline
 
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(tmp_path_factory.mktemp("scratch"))  # the pass dump goes below the working directory

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from playground.sandbox import scratch
+from playground.ipc import scratch
 
 
 def _deep(root, depth: int) -> None:

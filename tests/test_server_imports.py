@@ -101,12 +101,12 @@ def test_a_worker_loads_none_of_the_servers_code():
     """What a sandbox worker's template loads before it forks (every handler, and JAX) and what the device owner
     loads (its serving, sessions and training): no module of playground/server/ or playground/server/ui/, and no
     Gradio."""
-    probe = ("import sys\nfrom playground.worker import handlers\nhandlers.preload()\n"
+    probe = ("import sys\nfrom playground.worker.jobs import handlers\nhandlers.preload()\n"
              "import playground.owner.main, playground.owner.serve\nprint(' '.join(sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-4000:]
     loaded = done.stdout.split()
-    assert "playground.worker.inspect" in loaded and "jax" in loaded, "the probe did not load the handlers"
+    assert "playground.worker.jobs.inspect" in loaded and "jax" in loaded, "the probe did not load the handlers"
     assert "playground.owner.training.runs" in loaded, "the probe did not load the owner's training"
     server_side = [name for name in loaded if name.partition(".")[0] == "gradio"
                    or name.startswith(("playground.server", "playground.server.ui"))]

@@ -7,7 +7,7 @@ import jax.numpy as jnp
 import pytest
 
 from playground.errors import USER_FILENAME
-from playground.worker import source_map
+from playground.worker.functions import source_map
 
 THREE_LINES = "def f(x):\n    y = x * x\n    z = jnp.sin(y)\n    return z + x\n"
 

@@ -1,4 +1,4 @@
-"""playground.worker.speed_of_light, in this process: the roofline of a function against the device's measured
+"""playground.worker.jobs.speed_of_light, in this process: the roofline of a function against the device's measured
 ceilings, its memory over XLA's schedule (with and without its jax.checkpoint calls, for jax.grad), and the
 kernels XLA ran. The device is an owner's session in this process, on the CPU (tests/owner_doubles.py): the job
 exports its programs, and the owner compiles, dumps, times and traces them, as across the processes.
@@ -16,13 +16,13 @@ import jax
 import jax.numpy as jnp
 import pytest
 
+from playground.ipc.limits import Limits
 from playground.jobs.speed_of_light import CEILINGS, SPEED_OF_LIGHT
 from playground.owner import profile
 from playground.replies import check
-from playground.sandbox.limits import Limits
 from playground.server import roofline
-from playground.worker import kernel_timeline
-from playground.worker import speed_of_light as speed_of_light_job
+from playground.worker.jobs import speed_of_light as speed_of_light_job
+from playground.worker.measurement import kernel_timeline
 from tests.device_requests import ops, recording_device
 from tests.owner_doubles import local_device
 

@@ -13,8 +13,8 @@ import pytest
 from playground.line_colours import colours
 from playground.messages import say
 from playground.server import roofline as rl
-from playground.server import speed_plots as sp
-from playground.server import timeline_plots as tp
+from playground.server.ui.figures import speed_plots as sp
+from playground.server.ui.figures import timeline_plots as tp
 from playground.server.ui.speed_views import explanation
 from tests.owner_doubles import local_device
 from tests.test_training_plots import words
@@ -38,7 +38,7 @@ def ceilings() -> dict:
 
 
 def _reply(code: str, args: str, ceilings: dict) -> dict:
-    from playground.worker.speed_of_light import speed_of_light
+    from playground.worker.jobs.speed_of_light import speed_of_light
 
     reply = speed_of_light(code, args, local_device())
     assert reply["ok"], reply

@@ -1,4 +1,4 @@
-"""playground.worker.inspect: the result and jaxpr of a user function, checked against JAX and numpy directly."""
+"""playground.worker.jobs.inspect: the result and jaxpr of a user function, checked against JAX and numpy directly."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from playground.worker import inspect as staging
-from playground.worker import usercode
-from playground.worker.inspect import inspect
-from playground.worker.values import describe, short_dtype
+from playground.worker.functions import usercode
+from playground.worker.functions.values import describe, short_dtype
+from playground.worker.jobs import inspect as staging
+from playground.worker.jobs.inspect import inspect
 
 DEFAULT_CODE = "def f(x):\n    return x + x*x + x*x*x\n"
 DEFAULT_ARGS = "jnp.arange(4.0)"

@@ -1,4 +1,4 @@
-"""The thread gate's answers (sandbox/thread_gate.py): a thread while the worker is below its limit, nothing else.
+"""The thread gate's answers (worker/life/thread_gate.py): a thread while the worker is below its limit, nothing else.
 
 The gate's answers to real requests are exercised by the hostile suites run
 unprivileged (thread bombs); here, its bookkeeping, with this test process
@@ -14,8 +14,9 @@ import threading
 
 import pytest
 
-from playground.sandbox import procfs, thread_gate
-from playground.sandbox.thread_gate import ThreadGate
+from playground.ipc import procfs
+from playground.worker.life import thread_gate
+from playground.worker.life.thread_gate import ThreadGate
 
 CLONE_THREAD = 0x00010000
 THREAD_FLAGS = 0x003D0F00  # what glibc's pthread_create passes to clone: CLONE_VM | CLONE_THREAD | ...

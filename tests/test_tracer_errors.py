@@ -1,4 +1,4 @@
-"""playground.worker.tracer_errors: real JAX tracer errors in, an explanation and a fitting fix out."""
+"""playground.worker.lessons.tracer_errors: real JAX tracer errors in, an explanation and a fitting fix out."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from jax.errors import (
 
 from playground import messages
 from playground.errors import USER_FILENAME
-from playground.worker.tracer_errors import DOCS_URL, explain
-from playground.worker.user_errors import user_line
+from playground.worker.lessons.tracer_errors import DOCS_URL, explain
+from playground.worker.lessons.user_errors import user_line
 
 KEYS = {"title", "explanation", "fix", "doc_url"}
 

@@ -6,7 +6,7 @@ import pytest
 
 from playground import messages
 from playground.mnist.config import TrainConfig
-from playground.server import training_plots
+from playground.server.ui.figures import training_plots
 from playground.server.ui.markdown import verdict
 from playground.server.ui.train_views import (
     Curves,

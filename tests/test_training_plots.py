@@ -9,10 +9,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from playground.server import training_plots as tp
-from playground.server.plots import log_ticks
-from playground.server.race_plots import race_figure
 from playground.server.training.loss_series import LossSeries
+from playground.server.ui.figures import training_plots as tp
+from playground.server.ui.figures.plots import log_ticks
+from playground.server.ui.figures.race_plots import race_figure
 
 NAMES = [str(d) for d in range(10)]
 

@@ -15,11 +15,12 @@ import jax
 import pytest
 
 from playground import messages
-from playground.sandbox import reply
+from playground.server.pools import reply
 from playground.server.ui.error_views import error_markdown
-from playground.worker import inspect as staging
-from playground.worker import speed_of_light as speed_of_light_job
-from playground.worker import user_errors, user_jit
+from playground.worker.functions import user_jit
+from playground.worker.jobs import inspect as staging
+from playground.worker.jobs import speed_of_light as speed_of_light_job
+from playground.worker.lessons import user_errors
 from tests.owner_doubles import local_device
 
 HEAD = "import jax\nimport jax.numpy as jnp\n\n"  # the mistakes' code starts on line 4

@@ -1,6 +1,6 @@
 """The UI tabs' glue: /inspect and /about responses turned into component values, files and markdown.
 
-Ok responses are real: ``playground.worker.inspect.inspect`` (the worker-side function) run in this process.
+Ok responses are real: ``playground.worker.jobs.inspect.inspect`` (the worker-side function) run in this process.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 from playground.errors import error_dict
 from playground.gallery import EXAMPLES
-from playground.sandbox.limits import Limits
+from playground.ipc.limits import Limits
 from playground.server import sharing
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
@@ -26,7 +26,7 @@ from playground.server.ui import inspect_views as views
 from playground.server.ui.inspect_tab import DownloadFolder, parse_argnums, render
 from playground.server.ui.markdown import verdict
 from playground.server.ui.translations import GRADIO_GAPS, shown
-from playground.worker import inspect as staging
+from playground.worker.jobs import inspect as staging
 from tests.pool_doubles import ScriptedPool
 from tests.tab_context import tab_context
 
@@ -77,7 +77,7 @@ def downloads():
 
 
 class FakePool(ScriptedPool):
-    """Runs inspect jobs in this process, as a worker would (worker/handlers.py), without a sandbox."""
+    """Runs inspect jobs in this process, as a worker would (worker/jobs/handlers.py), without a sandbox."""
 
     def answer(self, job: dict) -> dict:
         return staging.inspect(job["code"], job["args"], 200_000, tuple(job["static_argnums"]), job["second_args"])

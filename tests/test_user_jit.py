@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from playground.worker import compare, jit_speed, speed_of_light, user_jit, usercode
-from playground.worker import inspect as staging
+from playground.worker.functions import user_jit, usercode
+from playground.worker.jobs import compare, jit_speed, speed_of_light
+from playground.worker.jobs import inspect as staging
 from tests.owner_doubles import local_device
 
 MAX_CHARS = 100_000

@@ -1,4 +1,4 @@
-"""playground.worker.usercode: choosing the function, running it, and explaining its failures."""
+"""playground.worker.functions.usercode: choosing the function, running it, and explaining its failures."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ import pytest
 
 from playground.errors import ERROR_KINDS, UserCodeError, cap_text
 from playground.user_ast import Picked, parse, pick_function, pick_function_name
-from playground.worker import usercode
-from playground.worker.user_errors import classify, error_result, user_line
-from playground.worker.usercode import CappedText, evaluate_args, load
+from playground.worker.functions import usercode
+from playground.worker.functions.usercode import CappedText, evaluate_args, load
+from playground.worker.lessons.user_errors import classify, error_result, user_line
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -303,7 +303,7 @@ def test_a_callback_error_is_classified_by_the_callbacks_own_exception(raised, k
     import jax
     import jax.numpy as jnp
 
-    from playground.worker.user_errors import CallbackFailures
+    from playground.worker.lessons.user_errors import CallbackFailures
 
     def callback(x):
         raise raised
@@ -421,7 +421,7 @@ def test_cap_text():
 def test_forbid_new_processes_in_a_subprocess():
     script = (
         "import json, os, subprocess\n"
-        "from playground.worker.usercode import forbid_new_processes\n"
+        "from playground.worker.functions.usercode import forbid_new_processes\n"
         "forbid_new_processes()\n"
         "out = {}\n"
         "for name, call in (('system', lambda: os.system('true')),\n"

@@ -1,4 +1,4 @@
-"""playground.worker.vmap: jax.vmap against plain Python loops, axes parsing, no time shown for a wrong result."""
+"""playground.worker.jobs.vmap: jax.vmap against plain Python loops, axes parsing, no time shown for a wrong result."""
 
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ from playground.server.config import Settings
 from playground.server.ui import vmap_tab
 from playground.server.ui.markdown import verdict
 from playground.server.ui.vmap_views import render
-from playground.worker import usercode, vmap_axes
-from playground.worker import vmap as vectorize
-from playground.worker.device import wire_leaves
-from playground.worker.vmap_axes import parse_axes
+from playground.worker.functions import usercode
+from playground.worker.jobs import vmap as vectorize
+from playground.worker.jobs import vmap_axes
+from playground.worker.jobs.device import wire_leaves
+from playground.worker.jobs.vmap_axes import parse_axes
 from tests.conftest import OnePool
 from tests.device_requests import ops, recording_device
 from tests.owner_doubles import local_device
@@ -42,7 +43,7 @@ CUBIC = "def f(x):\n    return x + x*x + x*x*x\n"
 
 
 def compare(code, args, in_axes, out_axes, batch_sizes, **options):
-    """The vmap job (playground/worker/vmap.py) measuring on an owner's session in this process, on the CPU."""
+    """The vmap job (playground/worker/jobs/vmap.py) measuring on an owner's session in this process, on the CPU."""
     return vectorize.compare(code, args, in_axes, out_axes, batch_sizes, local_device(), **options)
 
 

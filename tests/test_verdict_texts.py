@@ -7,13 +7,13 @@ import signal
 import pytest
 
 from playground import messages
-from playground.errors import internal_error
-from playground.sandbox import reply, verdicts
-from playground.sandbox.limits import Limits
-from playground.sandbox.procfs import Sample
-from playground.sandbox.scratch import Usage
+from playground.errors import internal_error, reply_refused
+from playground.ipc.limits import Limits
+from playground.ipc.procfs import Sample
+from playground.ipc.scratch import Usage
 from playground.server.job_line import LineFull
 from playground.server.job_runner import busy
+from playground.server.pools import reply, verdicts
 from playground.server.ui.error_views import error_markdown
 
 LIMITS = Limits(memory_mb=2048, address_space_mb=4096, max_tasks=512, scratch_mb=256, scratch_files=10_000)
@@ -27,7 +27,7 @@ EVERY_VERDICT = {
     "disk_files": verdicts.scratch_full(Usage(bytes=10, entries=20_000, too_deep=False, complete=True), LIMITS, None),
     "disk_size": verdicts.scratch_full(Usage(bytes=300 * 2**20, entries=3, too_deep=False, complete=True), LIMITS,
                                        None),
-    "refused": verdicts.reply_refused("it is not a well-formed result"),
+    "refused": reply_refused("it is not a well-formed result"),
     "after_tasks": verdicts.after_task_limit({"ok": False, "error": {"kind": "user_exception", "line": 3,
                                               "message": "RuntimeError: can't start new thread"}}, 5, LIMITS),
     "hung_up": verdicts.hung_up(3),

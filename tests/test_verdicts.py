@@ -6,10 +6,10 @@ import signal
 
 import pytest
 
-from playground.sandbox import mechanisms, verdicts
-from playground.sandbox.limits import Limits
-from playground.sandbox.procfs import Sample
-from playground.sandbox.scratch import Usage
+from playground.ipc.limits import Limits
+from playground.ipc.procfs import Sample
+from playground.ipc.scratch import Usage
+from playground.server.pools import mechanisms, verdicts
 
 LIMITS = Limits(memory_mb=2048, address_space_mb=4096, max_tasks=512, scratch_mb=256, scratch_files=10_000)
 CALM = Sample(rss_mb=300.0, address_space_mb=1500.0, threads=12)

@@ -212,7 +212,7 @@ def test_the_byte_cap_counts_all_files_together(tmp_path):
 def test_a_pass_file_that_no_longer_fits_the_byte_budget_sets_capped(tmp_path):
     """Past the budget the list is incomplete: each pass after the gap would be compared with a module from before
     the gap. ``capped`` must say so even when the budget is not used up to its last byte (playground/
-    worker/passes.py reports ``exhaustive`` from it)."""
+    worker/jobs/passes.py reports ``exhaustive`` from it)."""
     for order in range(1, 5):
         _write(tmp_path, _name(order, f"pass{order}"), "z" * 60)
     dump = xla_dump.read(str(tmp_path), 100, 100)

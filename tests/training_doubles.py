@@ -1,4 +1,4 @@
-"""A scripted stand-in for the device owner, as TrainingService uses it (playground/owner/handle.py's ``DeviceOwner``
+"""A scripted stand-in for the device owner, as TrainingService uses it (server/device_owner/handle.py's ``DeviceOwner``
 and its ``TrainingStream``), for tests of the service's own timing: its graces after a Stop, a client that goes
 away, an owner that ends or starts again.
 
@@ -16,7 +16,7 @@ import queue
 import threading
 import time
 
-from playground.owner.handle import OwnerLost
+from playground.server.device_owner.handle import OwnerLost
 
 TRAINING = {"kind": "update", "phase": "training", "step": 3, "epoch": 0.1, "loss": 1.5, "done": False}
 HUNG = OwnerLost("timeout", ["device.training_hung", {}])  # what the real stream raises after an abandon

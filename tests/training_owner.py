@@ -19,9 +19,9 @@ from pathlib import Path
 
 from playground.mnist.config import TrainConfig
 from playground.mnist.fetch import data_env
-from playground.owner.handle import DeviceOwner, OwnerLost, TrainingStream
 from playground.server import worker_pools
 from playground.server.config import Settings
+from playground.server.device_owner.handle import DeviceOwner, OwnerLost, TrainingStream
 
 # The ceiling of one request of a session (a compile, a second of timing), far beyond it on a loaded machine.
 REQUEST_S = 120.0
@@ -105,7 +105,7 @@ class HeldDevice:
     that long, ``close`` ends the session and gives the device back."""
 
     def __init__(self, owner: DeviceOwner) -> None:
-        from playground.worker.device import Device
+        from playground.worker.jobs.device import Device
 
         self._owner = owner
         self.session = owner.open_session()

@@ -7,7 +7,7 @@ inside a worker (named, not imported: the server never imports JAX), which pool 
 a worker never loads the server's code), and its endpoint: the words of its docstring, and whether it is public.
 The API's methods and the HTTP and MCP endpoints (playground/server/endpoints.py) and the share links' fields
 (playground/server/sharing.py) are made from these; the worker dispatches from here
-(playground/worker/handlers.py).
+(playground/worker/jobs/handlers.py).
 
 Adding a job: its handler module in playground/worker/, its declaration in a module of this package.
 
@@ -45,7 +45,7 @@ class JobKind:
     # job's worker asks the owner to run what it lowered; ``device`` must be set), "parallel" (workers that see
     # several devices), or a function of the built job naming one.
     pool: str | Callable[[dict], str] = "sandbox"
-    device: bool = False  # its handler takes ``device`` (worker/device.py): the device owner, through the server
+    device: bool = False  # its handler takes ``device`` (worker/jobs/device.py): the device owner, through the server
     timed: bool = False  # it measures time: the longer wall clock (Limits.measure_timeout_s)
     early: bool = False  # its handler takes ``early``: replies ahead of the final one (same schema), each newer
     # The result when the job failed after its early reply (the checks ran out of time, memory, ...): the early

@@ -48,7 +48,7 @@ PASSES = replies.ok(
     compile_s=SECONDS, dump_bytes=COUNT, notices=ListOf(SHORT, 100),
 )
 
-NODE_ID = Name()  # ids are made by worker/graph.py (n0, c0, ...); Graphviz gets nothing else unquoted
+NODE_ID = Name()  # ids are made by worker/jobs/graph.py (n0, c0, ...); Graphviz gets nothing else unquoted
 GRAPH_DATA = Record({
     "nodes": ListOf(Record({"id": NODE_ID, "label": Text(200), "kind": OneOf((
         "input", "inner_input", "output", "inner_output", "constant", "literal", "op", "plumbing")),
@@ -76,7 +76,7 @@ COMPARE = replies.ok(
 )
 
 KINDS = (
-    JobKind("passes", "playground.worker.passes:passes_job", (code(), ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
+    JobKind("passes", "playground.worker.jobs.passes:passes_job", (code(), ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
             PASSES, f"""XLA's optimisation passes on the function, one by one, in the order they ran.
 
 {_AS_IN_INSPECT} The function is compiled once with
@@ -89,7 +89,7 @@ from the text before it; ``before``/``after`` index ``modules`` (each distinct
 module text once; null past the size cap); ``nested`` marks a pipeline that
 ran inside another, listed as one pass; ``about`` is a sentence on the
 passes worth knowing first.""", pool=on_accelerator_if_asked, device=True, finish=_FINISH + "passes"),
-    JobKind("graph", "playground.worker.graph:graph_job", (code(), ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
+    JobKind("graph", "playground.worker.jobs.graph:graph_job", (code(), ARGS, STATIC_ARGNUMS, ON_ACCELERATOR),
             GRAPH, f"""The program as pictures: the jaxpr and the optimised HLO as dataflow graphs, in SVG.
 
 {_AS_IN_INSPECT} Returns ``{{"ok", "function", "device",
@@ -100,7 +100,7 @@ HLO graph each fusion is a box around the operations it fused (``fusions``
 lists them). Nodes take the colour of the user line that made them
 (``line_colours``). Without Graphviz the SVGs are empty and ``renderer`` says why.""",
             pool=on_accelerator_if_asked, device=True, finish=_FINISH + "graph"),
-    JobKind("compare", "playground.worker.compare:compare_job", (
+    JobKind("compare", "playground.worker.jobs.compare:compare_job", (
         code(), ARGS, SECOND_CODE, SETTING, STATIC_ARGNUMS, ON_ACCELERATOR), COMPARE,
         """Two versions side by side: A is the function as written; B is ``second_code`` (another function, on
 the same arguments) or the function under ``setting``: "fusion: off", "cse: off", "algsimp: off",

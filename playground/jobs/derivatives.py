@@ -69,13 +69,13 @@ from tracing ``f``: then nested ``grad`` ran at each point without jit, within a
 share of the time limit, and it says why, how many points and how long."""
 
 KINDS = (
-    JobKind("derivatives", "playground.worker.derivatives:derivatives_job", (
+    JobKind("derivatives", "playground.worker.jobs.derivatives:derivatives_job", (
         code("Python source defining ``f(x)`` of one scalar (named ``f``, else the last ``def``)."),
         whole("order", "the highest derivative, from 1 to 8.", 1, MAX_ORDER, 3),
         number("x_min", "the first x.", -3.0), number("x_max", "the last x.", 3.0),
         whole("points", "how many x values, evenly spaced (2 to 2,000).", 2, MAX_POINTS, 200)),
         DERIVATIVES, DOC, together=_interval),
-    JobKind("gradient", "playground.worker.derivatives:gradient_job", (
+    JobKind("gradient", "playground.worker.jobs.derivatives:gradient_job", (
         code("Python source defining ``f(x)`` of one vector returning a scalar (named ``f``, else the last "
              "``def``)."),
         text("point", 'where to differentiate, as a Python expression, e.g. "jnp.array([1.0, 2.0])".')),

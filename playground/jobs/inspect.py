@@ -70,7 +70,7 @@ function (``purity``, ``retrace``). The result is ``{"ok": True, "function",
 "cache", "done"}`` or an error dict."""
 
 KINDS = (JobKind(
-    "inspect", "playground.worker.inspect:inspect_job", (
+    "inspect", "playground.worker.jobs.inspect:inspect_job", (
         code(), ARGS, STATIC_ARGNUMS,
         text("second_args", 'arguments of a second call, to see whether JAX traces again ("": no second call).', ""),
         ON_ACCELERATOR),

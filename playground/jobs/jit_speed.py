@@ -30,7 +30,7 @@ Returns ``{"ok", "device", "sizes", "numpy_s", "eager_s", "jit_s", "compile_s",
 "jaxpr_ops", "fused_kernels", ...}``; times are per-size medians in seconds."""
 
 KINDS = (JobKind(
-    "jit_speed", "playground.worker.jit_speed:jit_speed_job", (
+    "jit_speed", "playground.worker.jobs.jit_speed:jit_speed_job", (
         code("Python source defining a function of one n x n array (the last ``def``)."),
         wholes("sizes", "the sizes n to measure (null: those that fit the server's memory limit).", 1, MAX_MATRIX,
                MAX_SIZES, BY_SERVER, sort=True),

@@ -47,7 +47,7 @@ PARALLEL_DEMOS = replies.ok(
 )
 
 KINDS = (
-    JobKind("shard", "playground.worker.shard:shard_job", (
+    JobKind("shard", "playground.worker.jobs.shard:shard_job", (
         code(), ARGS,
         wholes("mesh_shape", "the device mesh's shape, e.g. [2, 4] (its product at most the devices there are).",
                1, MAX_DEVICES, MAX_MESH_AXES),
@@ -60,7 +60,7 @@ KINDS = (
 ``"(('data', 'model'),)"``. Returns ``{"ok", "n_devices", "placement" (per input,
 which device holds which block, as slice bounds), "result", "matches_unsharded",
 "collectives" (found in the compiled HLO), ...}``.""", pool="parallel"),
-    JobKind("parallel_demos", "playground.worker.parallel_demos:demos_job", (), PARALLEL_DEMOS,
+    JobKind("parallel_demos", "playground.worker.jobs.parallel_demos:demos_job", (), PARALLEL_DEMOS,
             """The devices, shard_map with psum and all_gather, a data-parallel MLP step, and pmap vs shard_map.
 
 Runs four small demos on the parallel workers' devices.""", returns="a dict of the demos", pool="parallel",

@@ -82,7 +82,7 @@ AGAIN = whole("again", "how many times the roofs were measured again: a later co
               MEASURED_AGAIN, 0)
 
 KINDS = (
-    JobKind("speed_of_light", "playground.worker.speed_of_light:speed_of_light_job", (
+    JobKind("speed_of_light", "playground.worker.jobs.speed_of_light:speed_of_light_job", (
         code(), ARGS,
         flag("gradient", "also the memory of jax.grad of the function (of the sum of its output, by its first "
                          "argument), with and without the jax.checkpoint calls in the code.", True)),
@@ -110,7 +110,7 @@ Returns ``{"ok", "function", "device", "dtype", "programs": [as written, fusion 
 "above_roof", "verdict"}], "kernels": [the same, per kernel, with "line"], "comparison"},
 "memory", "gradient", "kernels", "notes"}``.""",
         pool="device", device=True, timed=True),
-    JobKind("device_ceilings", "playground.worker.speed_of_light:ceilings_job", (DTYPE, AGAIN), CEILINGS,
+    JobKind("device_ceilings", "playground.worker.jobs.speed_of_light:ceilings_job", (DTYPE, AGAIN), CEILINGS,
             "The device's measured ceilings: streaming bandwidth and a matmul's FLOP/s in ``dtype``.",
             public=False, pool="device", device=True, timed=True),
 )

@@ -32,7 +32,7 @@ in seconds, shown only when all three results are equal; ``checked_examples`` sa
 many examples of each size were compared (the Python loop may stop at its time limit)."""
 
 KINDS = (JobKind(
-    "vmap", "playground.worker.vmap:vmap_job", (
+    "vmap", "playground.worker.jobs.vmap:vmap_job", (
         code("Python source defining the one-example function (named ``f``, else the last ``def``)."),
         text("args", "one example's arguments as one Python expression; a tuple gives several."),
         text("in_axes", '``jax.vmap``\'s in_axes as a Python literal, e.g. "0" or "(0, None)".', "0"),

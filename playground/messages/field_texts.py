@@ -84,7 +84,7 @@ TEXTS: dict[str, dict[str, str]] = {
                                     "pro Mesh-Achse an.",
                               "zh": "{mesh} 有 {sizes} 个大小，而 {axes} 有 {names} 个名字："
                                     "每个 mesh 轴需要一个名字。"},
-    # The gradient's point (worker/hessians.py).
+    # The gradient's point (worker/jobs/hessians.py).
     "invalid.point_empty": {"en": "{field} is empty: give the point as a 1-D array, e.g. jnp.array([1.0, 2.0]).",
                             "de": "{field} ist leer: Gib den Punkt als 1-D-Array an, z. B. jnp.array([1.0, 2.0]).",
                             "zh": "{field} 是空的：请把点写成一维数组，例如 jnp.array([1.0, 2.0])。"},

@@ -6,7 +6,7 @@ JAX's and XLA's own names (vmap, jit, jaxpr, HLO, NumPy) stay as they are in eve
 from __future__ import annotations
 
 TEXTS: dict[str, dict[str, str]] = {
-    # playground/server/plots.py
+    # playground/server/ui/figures/plots.py
     "plot.derivatives": {"en": "f and its derivatives, one panel each", "de": "f und seine Ableitungen, je ein Feld",
                          "zh": "f 及其各阶导数，每阶一幅"},
     "plot.derivatives_vmap": {"en": "vmap of nested grad", "de": "vmap von verschachteltem grad",
@@ -31,7 +31,7 @@ TEXTS: dict[str, dict[str, str]] = {
                   "zh": "Python 循环、vmap 与 jit(vmap) 对比"},
     "plot.vmap_x": {"en": "batch size", "de": "Batch-Größe", "zh": "批大小"},
     "plot.python_loop": {"en": "Python loop", "de": "Python-Schleife", "zh": "Python 循环"},
-    # playground/server/training_plots.py
+    # playground/server/ui/figures/training_plots.py
     "plot.start": {"en": "Press Start to train", "de": "Drücke Start, um zu trainieren", "zh": "按“开始”进行训练"},
     "plot.draw": {"en": "Draw a digit", "de": "Zeichne eine Ziffer", "zh": "画一个数字"},
     "plot.loss": {"en": "Training loss (cross-entropy)", "de": "Trainings-Loss (Kreuzentropie)",
@@ -93,7 +93,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "plot.sol_kernel_points": {"en": "kernels (traced; FLOPs counted from the HLO)",
                                "de": "Kernels (aufgezeichnet; FLOPs aus dem HLO gezählt)",
                                "zh": "kernel（实际记录；FLOPs 按 HLO 统计）"},
-    # playground/server/speed_plots.py and timeline_plots.py
+    # playground/server/ui/figures/speed_plots.py and timeline_plots.py
     "plot.sol_as_written": {"en": "as written", "de": "wie geschrieben", "zh": "按原样"},
     "plot.sol_fusion_off": {"en": "fusion off", "de": "Fusion aus", "zh": "关闭融合"},
     "plot.sol_roofline": {"en": "Roofline on {device}", "de": "Roofline auf {device}", "zh": "{device} 上的 roofline"},

@@ -1,4 +1,4 @@
-"""What the server says when it stopped a job or could not take it (sandbox/verdicts.py, the busy answers, our own
+"""What the server says when it stopped a job or could not take it (server/pools/verdicts.py, the busy answers, our own
 bugs), in en/de/zh. Every text names the limit that was hit, with its value."""
 
 from __future__ import annotations

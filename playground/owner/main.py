@@ -6,7 +6,7 @@ handle.py, as a dict). In order:
 1. die with the server (``PR_SET_PDEATHSIG``), be undumpable (its environment holds the ``TPU_*`` variables),
    and hand the server its own /proc/self/smaps, open (``send_memory_reader``): the server's watchdog reads it
    there, where an undumpable process's /proc files are closed to a server without root;
-2. lock down as a sandbox worker does, with every layer the host has (sandbox/lockdown.py: rlimits,
+2. lock down as a sandbox worker does, with every layer the host has (confinement/lockdown.py: rlimits,
    capabilities, Landlock with the device's files and the owner's own folders, seccomp), while still one
    thread: what the driver needs beyond its files is granted by name (device_grants.py: the server found the
    smallest set that opens the device), with ptxas and nvlink found here for ``compiler_programs``
@@ -17,7 +17,7 @@ handle.py, as a dict). In order:
 4. say hello (ready, the device, the layers, the cache) and serve; the training's default configuration is
    compiled meanwhile, on a thread of its own (training/runs.py).
 
-Messages from the server (sandbox/protocol.py framing), each with an ``id`` its answer repeats:
+Messages from the server (ipc/protocol.py framing), each with an ``id`` its answer repeats:
 ``{"open": session}``, ``{"session": s, "request": {...}}`` (device_ops.py's ops), ``{"close": session}``.
 No message makes it run code it was sent: programs pass programs.py's checks and are compiled by XLA.
 """
@@ -34,9 +34,10 @@ import tempfile
 import traceback
 from typing import NoReturn
 
+from playground.confinement.rlimits import set_rlimits
+from playground.ipc import child_channel, protocol
+from playground.ipc.limits import Limits
 from playground.owner import cuda_programs
-from playground.sandbox import child_channel, process_worker, protocol
-from playground.sandbox.limits import Limits
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -96,8 +97,10 @@ def _lock_down(setup: dict) -> dict:
     """Every layer the host allows (the full sandbox), or the rlimits alone (the local process mode)."""
     limits = Limits(**setup["limits"])
     if setup["sandbox"] != "full":
-        return {"rlimits": process_worker.set_rlimits(limits)}  # the local process mode's, as its workers get
-    from playground.sandbox import lockdown  # Linux's, as the full sandbox is: it needs resource, which Windows lacks
+        return {"rlimits": set_rlimits(limits)}  # the local process mode's, as its workers get
+    from playground.confinement import (
+        lockdown,  # Linux's, as the full sandbox is: it needs resource, which Windows lacks
+    )
 
     grants = setup["grants"]
     programs = cuda_programs.find(cuda_programs.folders(os.environ)) if "compiler_programs" in grants else []

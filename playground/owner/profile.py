@@ -4,7 +4,7 @@ The trace goes into a fresh folder of the owner's scratch; the one ``*.xplane.pb
 (measure/xla_dump.py: no link followed, a plain file, at most ``MAX_TRACE_BYTES``), parsed in memory with
 ``ProfileData.from_serialized_xspace`` and removed. Of its events, those XLA tags with an instruction (the
 ``hlo_op`` stat) of ``module`` (``hlo_module``) are kept, by plane: on a GPU or TPU the device's own lines, on a
-CPU the host's threads. The worker turns them into the kernel timeline (worker/kernel_timeline.py).
+CPU the host's threads. The worker turns them into the kernel timeline (worker/measurement/kernel_timeline.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The owner's serving: the jobs' sessions answered one request at a time, the training runs beside them.
 
-Messages from the server (sandbox/protocol.py framing): ``{"id", "open": session}``, ``{"id", "session",
+Messages from the server (ipc/protocol.py framing): ``{"id", "open": session}``, ``{"id", "session",
 "request"}`` (device_ops.py's ops), ``{"id", "close": session}``, each answered with its ``id``, in turn, on one
 thread; ``{"train": {...}}`` and ``{"stop": run}`` for the training runs (training/runs.py), each on a thread of
 its own. A session has the device to itself from its first op that uses it to its close (turns.py): the training
@@ -17,13 +17,13 @@ import traceback
 
 import jax
 
+from playground.ipc import protocol
 from playground.owner.ceilings import Ceilings
 from playground.owner.compiled import CompiledCache
 from playground.owner.main import MAX_MESSAGE_BYTES
 from playground.owner.session import Session, about
 from playground.owner.training.runs import TrainingRuns
 from playground.owner.turns import DeviceTurns
-from playground.sandbox import protocol
 
 _NO_TURN = frozenset({"about"})  # ops that do not touch the device: they do not pause the training
 

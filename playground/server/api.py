@@ -28,7 +28,7 @@ from playground.server.training.service import TrainingService
 from playground.server.training_api import TrainingEndpoints
 
 if TYPE_CHECKING:
-    from playground.sandbox import JobPool
+    from playground.server.pools import JobPool
 
 log = logging.getLogger(__name__)
 _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy", "scikit-learn")

@@ -8,7 +8,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playground.sandbox.limits import Limits
+from playground.ipc.limits import Limits
 
 _LIMIT_VARIABLES = {  # Limits field -> (variable, type)
     "timeout_s": ("PLAYGROUND_TIMEOUT_S", float),

@@ -1,6 +1,6 @@
 """The device's ceilings for the roofline: measured once per dtype, kept for the server's life.
 
-The measurement is a job of its own (``device_ceilings``, worker/speed_of_light.py's ``ceilings_job``) in the
+The measurement is a job of its own (``device_ceilings``, worker/jobs/speed_of_light.py's ``ceilings_job``) in the
 device's line, which runs no user code: its worker asks the device owner to measure (playground/owner/ceilings.py),
 so what every user's roofline is drawn against can't be touched by anyone's function. It waits in line like any
 job; while it runs, the caller's stream shows where it stands. A failed measurement is not kept: the next request

@@ -1,4 +1,4 @@
-"""Graphs as SVG: a graph's JSON (playground/worker/graph.py) -> Graphviz's DOT -> ``dot -Tsvg``. Runs in the server.
+"""Graphs as SVG: a graph's JSON (worker/jobs/graph.py) -> Graphviz's DOT -> ``dot -Tsvg``. Runs in the server.
 
 The graph came from a worker, so it is untrusted data: it was checked against
 its schema (replies.py), every id is one we can trust to be a plain name, and

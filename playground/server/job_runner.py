@@ -27,7 +27,7 @@ from playground.server.job_line import JobLine, LineFull, Ticket
 from playground.server.result_cache import ResultCache
 
 if TYPE_CHECKING:
-    from playground.sandbox import JobPool
+    from playground.server.pools import JobPool
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ import sys
 import tempfile
 from contextlib import ExitStack
 
-from playground.sandbox import scratch
+from playground.ipc import scratch
 from playground.server import worker_pools
 from playground.server.api import PlaygroundAPI
 from playground.server.config import Settings

@@ -104,7 +104,7 @@ def working_set(program: dict) -> float | None:
 
 
 def place_kernels(events: list[dict], ceilings: dict | None) -> list[dict]:
-    """Each traced kernel whose FLOPs are counted (worker/kernel_costs.py) as a point of its own: its time the
+    """Each traced kernel whose FLOPs are counted (measurement/kernel_costs.py) as a point of its own: its time the
     median over the calls of its events' time in a call (a loop's body runs many times in one), and its line.
 
     >>> events = [{"name": "fusion", "call": c, "duration_s": s, "bytes": 8e6, "flops": 4e6, "line": 2}

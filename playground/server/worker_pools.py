@@ -10,7 +10,7 @@ Three kinds of process run jobs (docs/deploy.md, "On a GPU or TPU"):
 - the Parallel tab's workers (``parallel``), which see several simulated CPU devices.
 
 The owner of a GPU is started with the smallest set of the reviewed grants its driver needs inside the sandbox
-(owner/device_grants.py: each set tried is one owner started, one at a time). An accelerator the owner cannot open
+(device_owner/device_grants.py: each set tried is one owner started, in turn). An accelerator the owner cannot open
 with any of them (or with none, on a TPU: it has no candidates, so one start) leaves the owner on the CPU: the log,
 About and the tabs that would have used it say why (``Pools.unavailable``), and never pass the CPU off as the
 device.
@@ -25,14 +25,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from playground import messages
+from playground.ipc.limits import Limits
 from playground.mnist.fetch import cache_dir, data_env, data_folders
-from playground.owner import device_grants
-from playground.owner.handle import DeviceOwner, DeviceUnavailable, OwnerSetup
-from playground.sandbox import JobPool
-from playground.sandbox.accelerator import NO_DEVICE, Accelerator, detect, owner_env
-from playground.sandbox.limits import Limits
 from playground.server.config import Settings
-from playground.server.device_pool import DevicePool
+from playground.server.device_owner import device_grants
+from playground.server.device_owner.handle import DeviceOwner, DeviceUnavailable, OwnerSetup
+from playground.server.pools import JobPool
+from playground.server.pools.accelerator import NO_DEVICE, Accelerator, detect, owner_env
+from playground.server.pools.device_pool import DevicePool
 
 try:
     from resource import RLIM_INFINITY
@@ -41,7 +41,8 @@ except ImportError:  # Windows (the local process mode): it has no rlimits, and 
 
 log = logging.getLogger(__name__)
 
-HANDLERS = "playground.worker.handlers"  # the module the sandbox's workers run jobs with (the job registry's handlers)
+# The module the sandbox's workers run jobs with (the job registry's handlers).
+HANDLERS = "playground.worker.jobs.handlers"
 _NAMES = {"cuda": "GPU", "rocm": "GPU", "tpu": "TPU"}
 
 
@@ -186,14 +187,14 @@ def owner_setup(settings: Settings, env: dict[str, str], accelerator: Accelerato
 
 def _sandbox_pool(settings: Settings, size: int, limits: Limits, env: dict[str, str] | None = None) -> JobPool:
     """A full sandbox's pool of CPU workers."""
-    from playground.sandbox.pool import WorkerPool  # Linux only: imported where it is used
+    from playground.server.pools.pool import WorkerPool  # Linux only: imported where it is used
 
     return WorkerPool(size, limits, HANDLERS, namespaces=settings.namespaces, extra_env=env)
 
 
 def _process_pool(settings: Settings, size: int, limits: Limits, env: dict[str, str] | None = None) -> JobPool:
     """The local process mode's pool: spawned CPU workers."""
-    from playground.sandbox.process_pool import ProcessPool
+    from playground.server.pools.process_pool import ProcessPool
 
     return ProcessPool(size, limits, HANDLERS, extra_env=env)
 

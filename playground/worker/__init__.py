@@ -1,3 +1,5 @@
-"""What runs inside a sandboxed worker process: the jobs (one module per job kind, named after it) and what they
-share. The server imports none of it (tests/test_import_boundaries.py).
+"""The sandboxed worker process: how it starts, locks down and serves one job (life/), the jobs (jobs/: one module per
+job kind, named after it, and their helpers), the user's function as the jobs call it (functions/), the lessons its
+errors teach (lessons/) and what it measures of compiled programs (measurement/). The server imports none of it
+(tests/test_import_boundaries.py).
 """

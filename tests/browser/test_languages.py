@@ -5,7 +5,7 @@ names; and an English browser switches to German under the footer's Settings.
 Left out, by element: what the server writes once the page has loaded or a job has run (its statuses, the About
 summary, the Train tab's device banner, the datasets' names: playground/messages translates those from the
 request's Accept-Language), the code in the editors (the reader's own), API responses shown as JSON (data),
-and the Plotly figures (drawn by playground/server/training_plots.py, not Gradio labels).
+and the Plotly figures (drawn by playground/server/ui/figures/training_plots.py, not Gradio labels).
 """
 
 from __future__ import annotations

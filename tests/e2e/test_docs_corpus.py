@@ -26,8 +26,8 @@ import pytest
 from jax import lax
 
 from playground.owner import batches
-from playground.worker.device import wire_leaves
-from playground.worker.vmap_axes import map_mapped
+from playground.worker.jobs.device import wire_leaves
+from playground.worker.jobs.vmap_axes import map_mapped
 from tests.conftest import SANDBOX, SHARED_CLOCK_S, start_server, stop_server
 from tests.e2e import docs_corpus as corpus
 from tests.e2e.docs_corpus import Entry, Fails, Ok

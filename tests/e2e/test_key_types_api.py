@@ -10,7 +10,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from playground.worker.values import KEY_DATA
+from playground.worker.functions.values import KEY_DATA
 from tests.e2e.responses import ok
 
 CODE = "def f(state):\n    new, sub = jax.random.split(state['key'])\n    return new, jax.random.normal(sub, (2,))\n"

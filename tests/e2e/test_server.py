@@ -10,7 +10,7 @@ import pytest
 from gradio_client import Client
 from gradio_client.utils import QueueError
 
-from playground.sandbox.lockdown import probe
+from playground.confinement.lockdown import probe
 from tests.conftest import start_server, stop_server
 from tests.e2e.responses import assert_error
 

@@ -21,7 +21,7 @@ from typing import ClassVar, TypeVar
 
 import pytest
 
-from playground.sandbox.pool import RETIRED_REMOVE_BUDGET_S
+from playground.server.pools.pool import RETIRED_REMOVE_BUDGET_S
 from tests.conftest import start_server, stop_server
 
 T = TypeVar("T")
@@ -57,7 +57,7 @@ SETTLE_S = 60.0
 # -- replies -------------------------------------------------------------------------------------------------
 
 
-DEVICE_LINE_WORKERS = 1  # the device owner's line keeps a CPU worker of its own warm (server/device_pool.py)
+DEVICE_LINE_WORKERS = 1  # the device owner's line keeps a CPU worker of its own warm (server/pools/device_pool.py)
 
 
 def short(value) -> str:
@@ -178,13 +178,13 @@ def start_time(pid: int) -> int:
 
 
 def template_pid(server) -> int:
-    """The sandbox template: the server's child that runs playground.sandbox.template."""
+    """The sandbox template: the server's child that runs playground.worker.life.template."""
     for child in children(server.process.pid):
         try:
             cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"playground.sandbox.template" in cmdline:
+        if b"playground.worker.life.template" in cmdline:
             return child
     raise AssertionError("no sandbox template process found under the server")
 
@@ -194,7 +194,7 @@ def templates(server) -> list[int]:
     found = {}
     for child in children(server.process.pid):
         try:
-            if b"playground.sandbox.template" in Path(f"/proc/{child}/cmdline").read_bytes():
+            if b"playground.worker.life.template" in Path(f"/proc/{child}/cmdline").read_bytes():
                 found[child] = start_time(child)
         except OSError:
             pass

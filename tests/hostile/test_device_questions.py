@@ -1,7 +1,7 @@
 """A job's questions to the device owner are untrusted too: user code can write its own on fd 3.
 
 The worker's job socket carries the questions a device job asks the owner (``{"ask": request, "tag": tag}``,
-answered with ``{"answer": ..., "tag": tag}``, playground/sandbox/watch.py). User code holds that socket, so it can
+answered with ``{"answer": ..., "tag": tag}``, playground/server/pools/watch.py). User code holds that socket, so it can
 ask anything: a job of the CPU line is answered that it may not ask; a device job's odd requests are answered with
 their error; a program crafted to call out of the device is refused by the owner with why; questions whose answers
 user code leaves unread end the job. Every test ends with ``hostile.check()`` (tests/hostile/support.py).

@@ -27,7 +27,7 @@ import zlib
 
 import pytest
 
-from playground.sandbox.watch import MAX_EARLY
+from playground.server.pools.watch import MAX_EARLY
 from tests.conftest import PRIVILEGES
 from tests.hostile import support
 from tests.hostile.support import ERROR_KINDS, short

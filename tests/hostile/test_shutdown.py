@@ -132,7 +132,7 @@ def test_stopped_mid_job_the_server_takes_everything_with_it(tmp_path_factory, s
 
         recorded = [i for i in map(process_identity, support.descendants(server.process.pid)) if i]
         commands = " | ".join(i[2] for i in recorded)
-        assert "playground.sandbox.template" in commands and "playground.owner.main" in commands, commands
+        assert "playground.worker.life.template" in commands and "playground.owner.main" in commands, commands
         # three templates (the sandbox's, the Parallel tab's, the device line's), their warm workers, the owner
         assert len(recorded) >= 3 + WORKERS + PARALLEL_WORKERS + support.DEVICE_LINE_WORKERS + 1, commands
 

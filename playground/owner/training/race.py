@@ -2,7 +2,7 @@
 
 The Train tab's race trains one configuration on both at once (two runs of runs.py, each on a thread of its own),
 so that the seed's "ten times faster on a TPU" is measured here, side by side. The owner opens JAX's CPU backend
-beside the accelerator's (``JAX_PLATFORMS="tpu,cpu"``, sandbox/accelerator.py's ``owner_env``); the accelerator
+beside the accelerator's (``JAX_PLATFORMS="tpu,cpu"``, server/pools/accelerator.py's ``owner_env``); the accelerator
 stays the default device of every job.
 """
 

@@ -27,7 +27,7 @@ from playground.mnist import fetch
 from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.fetch import data_env
-from playground.owner.handle import DeviceOwner, OwnerLost, TrainingStream
+from playground.server.device_owner.handle import DeviceOwner, OwnerLost, TrainingStream
 from playground.server.training import race
 from playground.server.training.data_fetch import DataFetcher
 from playground.server.training.results import NoTrainedModel, RunResult, SessionResults

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from playground import derivative_notes, messages
 from playground.messages import numbers
-from playground.server import plots
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
+from playground.server.ui.figures import plots
 from playground.server.ui.picked_function import picked_note
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.

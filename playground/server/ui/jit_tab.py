@@ -9,12 +9,12 @@ from playground import messages, validation
 from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs.arguments import MAX_REPEATS
 from playground.messages import numbers
-from playground.server import plots
 from playground.server.sharing import TabSchema, fields_of
 from playground.server.ui import jit_views, language, measure_again, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
+from playground.server.ui.figures import plots
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext

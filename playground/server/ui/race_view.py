@@ -13,10 +13,10 @@ import gradio as gr
 
 from playground.messages import number, render, say
 from playground.server.api import PlaygroundAPI
-from playground.server.race_plots import race_figure
 from playground.server.training import race
 from playground.server.ui import language
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.figures.race_plots import race_figure
 from playground.server.ui.tabs import TabContext
 from playground.server.ui.train_views import status_markdown, train_config
 from playground.server.ui.translations import t

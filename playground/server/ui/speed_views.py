@@ -36,11 +36,13 @@ import statistics
 from typing import NamedTuple
 
 from playground import line_colours, messages
-from playground.server import roofline, speed_plots, timeline_plots
+from playground.server import roofline
 from playground.server.ui import markdown as md
 from playground.server.ui import progress
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
+from playground.server.ui.figures import speed_plots, timeline_plots
+from playground.server.ui.figures.xla_names import gloss
 from playground.server.ui.picked_function import picked_note
 from playground.server.ui.roofline_views import (
     REMAT_LABELS,
@@ -49,7 +51,6 @@ from playground.server.ui.roofline_views import (
     size,
     verdict_markdown,
 )
-from playground.server.xla_names import gloss
 
 MAX_KERNEL_ROWS = 12
 SHOWN_LINE_CHARS = 60  # of a line of the user's code quoted in a table

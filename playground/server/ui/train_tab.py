@@ -12,11 +12,11 @@ import numpy as np
 
 from playground.mnist import config
 from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig
-from playground.server import training_plots as figures
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Choice, Flag, Number, TabSchema, Text
 from playground.server.ui import language, race_view, share_links
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.figures import training_plots as figures
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX
 from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext

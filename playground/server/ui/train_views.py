@@ -11,10 +11,10 @@ import numpy as np
 
 from playground import messages
 from playground.mnist.config import TrainConfig
-from playground.server import training_plots as figures
 from playground.server.training.loss_series import LossSeries
 from playground.server.training.run_record import expected_seconds
 from playground.server.ui import markdown as md
+from playground.server.ui.figures import training_plots as figures
 
 
 @dataclass

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from playground import messages
 from playground.messages import numbers
-from playground.server import plots
 from playground.server.ui import markdown as md
 from playground.server.ui import progress
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
+from playground.server.ui.figures import plots
 from playground.server.ui.timing_views import times_table
 
 # Verdict labels: a word on a colour (markdown.verdict), read right without an emoji font.

@@ -1,0 +1,1 @@
+"""The page's figures: plotly charts built from replies (no gradio, no JAX), one module per kind of figure."""
