@@ -19,6 +19,8 @@ from playground.errors import UserCodeError
 
 _HEADER = struct.Struct("!Q")
 MAX_DEPTH = 32  # no result of ours nests deeper than about six
+# The largest message between the server and the device owner, either way: programs and arrays travel in them.
+OWNER_MESSAGE_BYTES = 64 << 20
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 

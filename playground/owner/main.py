@@ -41,7 +41,6 @@ from playground.owner import cuda_programs
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
-MAX_MESSAGE_BYTES = 64 << 20
 
 
 def main(channel: str) -> NoReturn:

@@ -20,7 +20,6 @@ import jax
 from playground.ipc import protocol
 from playground.owner.ceilings import Ceilings
 from playground.owner.compiled import CompiledCache
-from playground.owner.main import MAX_MESSAGE_BYTES
 from playground.owner.session import Session, about
 from playground.owner.training.runs import TrainingRuns
 from playground.owner.turns import DeviceTurns
@@ -51,7 +50,7 @@ class Owner:
         self._training.warm_up(self._data_env)  # after the hello: the jobs need not wait for it
         while True:
             try:
-                message = protocol.receive(self._channel, MAX_MESSAGE_BYTES)
+                message = protocol.receive(self._channel, protocol.OWNER_MESSAGE_BYTES)
             except EOFError:
                 return  # the server is gone
             if not isinstance(message, dict):

@@ -22,7 +22,6 @@ from playground.server.pools.accelerator import NO_DEVICE, DevicePaths
 from playground.server.pools.process_handle import StderrLog
 
 OWNER_MODULE = "playground.owner.main"
-MAX_MESSAGE_BYTES = 64 << 20
 START_TIMEOUT_S = 300.0  # opening a TPU took up to 16 s, and a loaded CPU host imports JAX slowly
 # abseil inside XLA logs each time it may not read a thread's scheduling parameters by thread id (the owner's
 # seccomp filter lets a process read only its own, by 0): a line per lock contended, which says nothing.
@@ -146,7 +145,7 @@ class OwnerProcess:
         return f"exited with code {code}" + (f": {tail[0][:300]}" if tail else "")
 
     def _read(self, on_message: Callable[[dict], None], on_end: Callable[[], None]) -> None:
-        buffer = protocol.MessageBuffer(MAX_MESSAGE_BYTES)
+        buffer = protocol.MessageBuffer(protocol.OWNER_MESSAGE_BYTES)
         try:
             while chunk := self._channel.recv(1 << 20):
                 message = buffer.feed(chunk)
