@@ -50,9 +50,9 @@ test-under-load: $(DEV) $(JAX_STAMP)
 lint: $(DEV)
 	$(BIN)/ruff check .
 
-# The documentation's pictures in docs/assets/, taken by the browser tests from the real app (after a UI change).
+# The pictures in assets/ (README's and the docs'), taken by the browser tests from the real app (after a UI change).
 screenshots: $(DEV) $(JAX_STAMP)
-	PLAYGROUND_SCREENSHOTS=$(CURDIR)/docs/assets $(BIN)/python -m pytest tests/browser $(PYTEST_PARALLEL) -q
+	PLAYGROUND_SCREENSHOTS=$(CURDIR)/assets $(BIN)/python -m pytest tests/browser $(PYTEST_PARALLEL) -q
 
 # The documentation site in site/: MkDocs with the Material theme, in a venv of its own (its packages are not the
 # app's); --strict: a broken link, a missing anchor or a page left out of the nav fails the build.

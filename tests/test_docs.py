@@ -120,9 +120,22 @@ def relative_links(page: Path) -> list[str]:
 
 
 def test_the_link_scan_finds_links_and_pictures():
-    assert {"docs/deploy.md", "docs/assets/inspect.png"} <= set(relative_links(ROOT / "README.md"))
-    assert "assets/phone_inspect.png" in relative_links(DOCS / "deploy.md")  # an <img>, as on a phone's row
+    assert {"docs/deploy.md", "assets/inspect.png"} <= set(relative_links(ROOT / "README.md"))
+    assert "../assets/phone_inspect.png" in relative_links(DOCS / "deploy.md")  # an <img>, as on a phone's row
     assert "../api.md" in relative_links(DOCS / "tabs" / "inspect.md")
+
+
+PICTURE = re.compile(r"\.(png|jpe?g|gif|svg|webp)$")
+
+
+def test_every_picture_the_pages_show_lies_in_assets():
+    """One folder of pictures, beside README: make docs adds it to the site (tools/mkdocs_assets.py), and
+    make screenshots refreshes it."""
+    shown = [(page, t) for page in [ROOT / "README.md", *DOCS.rglob("*.md")] for t in relative_links(page)
+             if PICTURE.search(t)]
+    elsewhere = [f"{page.relative_to(ROOT)}: {t}" for page, t in shown
+                 if (page.parent / t).resolve().parent != (ROOT / "assets").resolve()]
+    assert len(shown) > 20 and not elsewhere, elsewhere
 
 
 @pytest.mark.parametrize("page", [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))],

@@ -13,7 +13,7 @@ from tests.mnist_folders import start_training_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Where screenshots go: an ignored folder, so that `make test` leaves the tree clean. `make screenshots`
-# points it at docs/assets/ to refresh the documentation's pictures.
+# points it at assets/ to refresh the pictures of README and the documentation.
 SCREENSHOTS = Path(os.environ.get("PLAYGROUND_SCREENSHOTS") or Path(__file__).resolve().parents[2] / "test-artifacts")
 # --disable-dev-shm-usage: a container's /dev/shm may be 64 MB, too little for a tab redrawing live plots (the
 # renderer is then killed); Chromium keeps that shared memory in /tmp instead.
