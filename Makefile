@@ -70,7 +70,7 @@ bench: $(RUNTIME) $(JAX_STAMP)
 
 # MNIST and Fashion-MNIST into the cache (~/.cache/jax-playground), checksummed, for offline use later.
 data: $(RUNTIME) $(JAX_STAMP)
-	$(BIN)/python -m playground.mnist.fetch_cli
+	$(BIN)/python -m playground.server.training.fetch_cli
 
 # The venv is rebuilt only when a requirements file changes.
 $(RUNTIME): requirements.txt

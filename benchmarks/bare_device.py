@@ -58,8 +58,9 @@ def train_reference(folder: str, epochs: int, layers: tuple[int, ...]) -> dict:
     import train_throughput  # its bare loops, in this process
 
     from playground.mnist.load import load
+    from playground.server.config import data_places
 
-    data = load("mnist", {"MNIST_DIR": folder})
+    data = load("mnist", data_places({"MNIST_DIR": folder}))
     return train_throughput.bare_loops(data.train_images, data.train_labels, data.test_images, data.test_labels,
                                        epochs, layers)
 

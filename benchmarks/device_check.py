@@ -64,7 +64,7 @@ from playground.mnist.idx import read_idx, write_idx  # noqa: E402
 from playground.mnist.load import load  # noqa: E402
 from playground.server import worker_pools  # noqa: E402
 from playground.server.api import PlaygroundAPI, final  # noqa: E402
-from playground.server.config import Settings  # noqa: E402
+from playground.server.config import Settings, data_places  # noqa: E402
 from playground.server.pools import ProcessPool, WorkerPool  # noqa: E402
 from playground.server.training.service import TrainingService  # noqa: E402
 
@@ -85,7 +85,7 @@ HOSTILE_CLOCK_S = 20.0  # the hostile programs' wall clock
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mnist-dir", default=os.environ.get("MNIST_DIR") or str(SHARED_MNIST))
+    parser.add_argument("--mnist-dir", default=str(data_places(os.environ).folders.get("mnist", SHARED_MNIST)))
     parser.add_argument("--size", type=int, default=10_000, help="n of the n x n jit benchmark")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=5)
@@ -107,9 +107,11 @@ def main() -> None:
             settings = dataclasses.replace(settings, compile_cache=str(Path(folder) / "compile-cache"))
             mnist_dir, data_note, data = step(rows, "MNIST data", lambda: mnist_data(Path(args.mnist_dir).resolve(),
                                                                                       Path(folder)), (None,) * 3)
-            env = {**os.environ, "MNIST_DIR": str(mnist_dir or args.mnist_dir)}
+            # What the app reads of this host's settings besides those above: its accelerator, where the data is.
+            host = Settings.from_env({**os.environ, "MNIST_DIR": str(mnist_dir or args.mnist_dir)})
+            settings = dataclasses.replace(settings, accelerator=host.accelerator, data=host.data)
             with ExitStack() as services:
-                api, pools = app(settings, env, services, rows)
+                api, pools = app(settings, services, rows)
                 for name, rows_of in (
                     ("About", lambda: about_rows(api, args.about)),
                     ("fresh workers", lambda: fresh_worker_rows(pools)),
@@ -126,7 +128,8 @@ def main() -> None:
             if args.hostile:  # an app of its own, whose clock ends a program that never ends in seconds
                 with ExitStack() as services:
                     api, pools = app(Settings(limits=Limits(timeout_s=20.0, measure_timeout_s=HOSTILE_CLOCK_S),
-                                              result_cache=False), env, services, rows)
+                                              result_cache=False, accelerator=host.accelerator, data=host.data),
+                                     services, rows)
                     rows += step(rows, "hostile programs", lambda: hostile_rows(api, pools), [])
             rows += step(rows, "bare JAX", lambda: reference_rows(args, found, mnist_dir), [])
     except BaseException as exc:  # whatever stopped the check, the rows it has are printed, and the step is named
@@ -137,7 +140,7 @@ def main() -> None:
         print_table(rows)
 
 
-def app(settings: Settings, env: dict[str, str], services: ExitStack, rows: list) -> tuple:
+def app(settings: Settings, services: ExitStack, rows: list) -> tuple:
     """The app's device owner, pools and training service, started as the app starts them; the owner's start timed."""
     runs = tempfile.mkdtemp(prefix="device-check-runs-")
     services.callback(shutil.rmtree, runs, True)
@@ -148,10 +151,11 @@ def app(settings: Settings, env: dict[str, str], services: ExitStack, rows: list
         marks.setdefault("owner", time.perf_counter() - began)  # the owner starts first
         services.callback(what.close)
 
-    pools = worker_pools.start(settings, env, runs, started=started)
+    pools = worker_pools.start(settings, runs, started=started)
     rows.append(("device owner's start", f"{marks['owner']:.1f} s (its lockdown, opening the device, a compile)"))
     marks.clear()
-    training = TrainingService(pools.owner, env, runs, worker_pools.training_slots(settings, pools, env))
+    training = TrainingService(pools.owner, settings.data, runs,
+                               worker_pools.training_slots(settings, pools.accelerator))
     services.callback(training.close)
     return PlaygroundAPI.from_pools(pools, settings, training), pools
 
@@ -170,7 +174,7 @@ def mnist_data(source: Path, scratch: Path) -> tuple[Path, str, Dataset]:
     """MNIST as the app loads it from an MNIST_DIR: ``source`` when it holds all four files, else its test set
     split 8,000 / 2,000 into ``scratch``; the folder to train from, where it came from, and its arrays."""
     try:
-        return source, f"MNIST from {source}", load("mnist", {"MNIST_DIR": str(source)})
+        return source, f"MNIST from {source}", load("mnist", data_places({"MNIST_DIR": str(source)}))
     except DataUnavailable:
         pass
     files = DATASETS["mnist"].files
@@ -182,7 +186,7 @@ def mnist_data(source: Path, scratch: Path) -> tuple[Path, str, Dataset]:
                        ("test_images", images[8000:]), ("test_labels", labels[8000:])):
         write_idx(scratch / files[role], data)
     note = f"the MNIST test set split 8,000 / 2,000 (no training files in {source})"
-    return scratch, note, load("mnist", {"MNIST_DIR": str(scratch)})
+    return scratch, note, load("mnist", data_places({"MNIST_DIR": str(scratch)}))
 
 
 def about_rows(api: PlaygroundAPI, keep: str | None = None) -> list[tuple[str, str]]:

@@ -187,11 +187,11 @@ def bare_reference(folder: str, epochs: int, layers: tuple[int, ...]) -> dict:
 def app_round(folder: str, epochs: int, n_train: int, layers: tuple[int, ...]) -> tuple[float, float]:
     """A device owner started as the app starts it, a warm-up run (its start, the data, the compiles), and the timed
     run; the owner then ends, so that the next round's bare loops can open the device."""
-    env = {**os.environ, "MNIST_DIR": folder}
+    settings = Settings.from_env({**os.environ, "MNIST_DIR": folder})
     with tempfile.TemporaryDirectory() as runs:
-        owner = DeviceOwner(worker_pools.owner_setup(Settings(), env, detect(env)[0], runs))
+        owner = DeviceOwner(worker_pools.owner_setup(settings, detect(settings.accelerator)[0], runs))
         owner.start()
-        service = TrainingService(owner, env, runs, slots=1)
+        service = TrainingService(owner, settings.data, runs, slots=1)
         try:
             list(app_path(service, 1, n_train, layers, timed=False))
             return stream_rate(app_path(service, epochs, n_train, layers), n_train, BATCH)

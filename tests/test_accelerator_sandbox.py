@@ -21,6 +21,7 @@ import sys
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
+from unittest import mock
 
 import pytest
 
@@ -28,6 +29,7 @@ from playground import messages
 from playground.confinement import lockdown
 from playground.ipc import bootstrap
 from playground.ipc.limits import Limits
+from playground.mnist.places import DataPlaces
 from playground.server import worker_pools
 from playground.server.config import Settings
 from playground.server.device_owner import device_grants
@@ -39,7 +41,7 @@ from tests.pool_doubles import ScriptedPool
 
 ROOT = Path(__file__).resolve().parent.parent
 LANDLOCK = lockdown.probe()["landlock"]
-HOST_DEVICE, HOST_WHY = accelerator.detect(dict(os.environ))
+HOST_DEVICE, HOST_WHY = accelerator.detect(Settings.from_env(os.environ).accelerator)
 CUDA = device_grants.candidates("cuda")
 
 
@@ -109,7 +111,7 @@ def test_this_hosts_paths_all_exist():
 
 def test_gpu_files_without_the_plugin_are_not_used(gpu_host, monkeypatch):
     monkeypatch.setattr(accelerator, "installed_plugin", lambda platform: None)
-    device, why = accelerator.detect({}, str(gpu_host))
+    device, why = accelerator.detect(True, str(gpu_host))
     assert device is None
     assert "CUDA device files exist, but this venv has no JAX plugin" in why and "JAX_ACCELERATOR=cuda12" in why
 
@@ -117,7 +119,7 @@ def test_gpu_files_without_the_plugin_are_not_used(gpu_host, monkeypatch):
 def test_gpu_files_with_the_plugin_make_an_accelerator(gpu_host, monkeypatch):
     monkeypatch.setattr(accelerator, "installed_plugin", lambda platform: "jax-cuda13-plugin" if platform == "cuda"
                         else None)
-    device, why = accelerator.detect({}, str(gpu_host))
+    device, why = accelerator.detect(True, str(gpu_host))
     assert device.platform == "cuda" and device.count == 2
     assert device.paths == accelerator.device_paths("cuda", str(gpu_host))
     assert why == "CUDA (2 devices) through jax-cuda13-plugin"
@@ -128,20 +130,23 @@ def test_gpu_files_with_the_plugin_make_an_accelerator(gpu_host, monkeypatch):
 def test_tpu_chips_are_counted_by_their_device_files(tmp_path, monkeypatch, files, count):
     _touch(tmp_path, *files)
     monkeypatch.setattr(accelerator, "installed_plugin", lambda platform: "libtpu" if platform == "tpu" else None)
-    device, why = accelerator.detect({}, str(tmp_path))
+    device, why = accelerator.detect(True, str(tmp_path))
     assert device.platform == "tpu" and device.count == count and why.endswith("through libtpu")
 
 
 @pytest.mark.parametrize("env", [{"PLAYGROUND_ACCELERATOR": "off"}, {"PLAYGROUND_ACCELERATOR": "0"},
-                                 {"JAX_PLATFORMS": "cpu"}])
+                                 {"JAX_PLATFORMS": "cpu"}, {"JAX_PLATFORMS": " CPU ", "PLAYGROUND_ACCELERATOR": "1"}])
 def test_the_accelerator_can_be_turned_off(gpu_host, monkeypatch, env):
     monkeypatch.setattr(accelerator, "installed_plugin", lambda platform: "jax-cuda13-plugin")
-    device, why = accelerator.detect(env, str(gpu_host))
-    assert device is None and ("PLAYGROUND_ACCELERATOR=off" in why or "JAX_PLATFORMS=cpu" in why)
+    assert accelerator.detect(Settings.from_env({}).accelerator, str(gpu_host))[0] is not None
+    device, why = accelerator.detect(Settings.from_env(env).accelerator, str(gpu_host))
+    assert device is None and "PLAYGROUND_ACCELERATOR=off or JAX_PLATFORMS=cpu" in why
+    with pytest.raises(ValueError, match="PLAYGROUND_ACCELERATOR must be 1 or 0"):
+        Settings.from_env({"PLAYGROUND_ACCELERATOR": "cuda"})
 
 
 def test_a_host_without_device_files_runs_everything_on_the_cpu(tmp_path):
-    device, why = accelerator.detect({}, str(tmp_path))
+    device, why = accelerator.detect(True, str(tmp_path))
     assert device is None and why == "no GPU or TPU device files on this host: every job runs on the CPU"
 
 
@@ -167,8 +172,11 @@ def setup_of(tmp_path):
     made = []
 
     def make(env: dict[str, str], device: Accelerator | None, grants: tuple[str, ...] = ()):
-        setup = worker_pools.owner_setup(Settings(), {"PLAYGROUND_CACHE": str(tmp_path / "cache"), **env}, device,
-                                         str(tmp_path / "runs"), grants)
+        settings = dataclasses.replace(Settings(), data=DataPlaces(tmp_path / "cache"))
+        with mock.patch.dict(os.environ, env):  # the owner's environment is made from the server's
+            for name in [name for name in os.environ if name.startswith("TPU_") and name not in env]:
+                del os.environ[name]  # this host's own, if any
+            setup = worker_pools.owner_setup(settings, device, str(tmp_path / "runs"), grants)
         made.append(setup)
         return setup
 
@@ -186,6 +194,8 @@ def test_a_cpu_hosts_owner_holds_the_cpu_and_no_device_file(setup_of, tmp_path):
     assert setup.writable == (str(tmp_path / "runs"), setup.compile_cache) and os.path.isdir(setup.scratch)
     assert os.path.isdir(setup.compile_cache) and setup.compile_cache_mb > 0
     assert "env" not in setup.message()  # its environment is the process's, never a message
+    # It reads the datasets where the server's settings put them, and is told where that is.
+    assert setup.readable == (str(tmp_path / "cache"),) and setup.message()["data"]["cache"] == str(tmp_path / "cache")
 
 
 def test_a_gpu_hosts_owner_holds_its_files_and_the_hosts_choice_of_gpus(setup_of):
@@ -228,13 +238,13 @@ def test_the_tpu_variables_reach_the_owner_and_nothing_else(setup_of, monkeypatc
 
 
 def test_training_runs_at_once_are_one_per_accelerator_device_unless_set():
-    def slots(device: Accelerator | None, settings: Settings | None = None, env: dict | None = None) -> int:
-        pools = worker_pools.Pools(ScriptedPool(), None, ScriptedPool(), device, "")
-        return worker_pools.training_slots(settings or Settings(), pools, env or {})
+    def slots(device: Accelerator | None, env: dict | None = None) -> int:
+        return worker_pools.training_slots(Settings.from_env(env or {}), device)
 
-    assert slots(None) == 1 and slots(None, Settings(training_jobs=3)) == 3  # a CPU: the setting's
+    assert slots(None) == 1 and slots(None, {"PLAYGROUND_TRAINING_JOBS": "3"}) == 3  # a CPU: the setting's
     assert slots(_fake_gpu(4)) == 4 and slots(_fake_gpu(40)) == 16
-    assert slots(_fake_gpu(4), Settings(training_jobs=2), {"PLAYGROUND_TRAINING_JOBS": "2"}) == 2
+    assert slots(_fake_gpu(4), {"PLAYGROUND_TRAINING_JOBS": "2"}) == 2
+    assert slots(_fake_gpu(4), {"PLAYGROUND_TRAINING_JOBS": "1"}) == 1
 
 
 def test_the_accelerator_pools_settings_are_gone_and_the_owners_memory_is_checked():
@@ -258,8 +268,8 @@ def test_the_accelerator_pools_settings_are_gone_and_the_owners_memory_is_checke
 def driver(monkeypatch, tmp_path):
     """Stand-in owners (for DeviceOwner) whose device opens with ``driver.needs`` granted (None: with nothing), on
     the CPU always. Records the grants of each start; a second owner started while one is open fails the test."""
-    state = SimpleNamespace(needs=set(), started=[], open=[], env={"PLAYGROUND_CACHE": str(tmp_path / "cache")},
-                            runs=str(tmp_path / "runs"))
+    state = SimpleNamespace(needs=set(), started=[], open=[], runs=str(tmp_path / "runs"),
+                            settings=dataclasses.replace(Settings(), data=DataPlaces(tmp_path / "cache")))
 
     class Owner:
         hello = {"about": {"label": "cuda: NVIDIA H200", "devices": ["cuda:0 NVIDIA H200"]}, "layers": {}}
@@ -292,7 +302,7 @@ def driver(monkeypatch, tmp_path):
 
 def test_the_owner_gets_the_smallest_set_that_opens_its_gpu(driver):
     driver.needs = {"thread_names"}
-    owner = worker_pools._accelerator_owner(Settings(), driver.env, _fake_gpu(1), driver.runs)
+    owner = worker_pools._accelerator_owner(driver.settings, _fake_gpu(1), driver.runs)
     assert owner.setup.grants == ("thread_names",) and driver.open == [owner]
     assert driver.started[:2] == [(), CUDA] and len(driver.started) == len(CUDA) + 2
     assert [trial["opened"] for trial in owner.grant_trials] == [False, True, False, True, True, True]
@@ -303,7 +313,7 @@ def test_the_owner_gets_the_smallest_set_that_opens_its_gpu(driver):
 
 def test_where_the_last_set_tried_fails_the_chosen_one_is_started_again(driver):
     driver.needs = set(CUDA)
-    owner = worker_pools._accelerator_owner(Settings(), driver.env, _fake_gpu(1), driver.runs)
+    owner = worker_pools._accelerator_owner(driver.settings, _fake_gpu(1), driver.runs)
     assert owner.setup.grants == CUDA and driver.open == [owner]
     assert driver.started == [(), CUDA, *[tuple(n for n in CUDA if n != left) for left in CUDA], CUDA]
     assert len(owner.grant_trials) == len(CUDA) + 2  # the sets tried; starting the chosen one again is not one
@@ -312,7 +322,7 @@ def test_where_the_last_set_tried_fails_the_chosen_one_is_started_again(driver):
 def test_a_tpu_is_tried_once_and_a_failure_leaves_a_cpu_owner_that_says_why(driver):
     driver.needs = None
     tpu = _fake_tpu()
-    owner, unavailable = worker_pools._started_owner(Settings(), driver.env, tpu, driver.runs)
+    owner, unavailable = worker_pools._started_owner(driver.settings, tpu, driver.runs)
     assert driver.started == [()]  # no candidates: one start
     assert owner.setup.platform == "cpu" and driver.open == [owner]
     assert messages.render([unavailable]) == ("the TPU could not be opened inside the sandbox: "
@@ -326,7 +336,7 @@ def test_about_shows_what_the_driver_was_granted(driver):
 
     driver.needs = {"thread_names", "absent_daemons"}
     line = ScriptedPool({"ok": True})
-    line.owner = worker_pools._accelerator_owner(Settings(), driver.env, _fake_gpu(1), driver.runs)
+    line.owner = worker_pools._accelerator_owner(driver.settings, _fake_gpu(1), driver.runs)
     runtime = {"ok": True, "python": "3.11.7", "backend": "cpu", "devices": ["TFRT_CPU_0"]}
     api = PlaygroundAPI(ScriptedPool(runtime), Settings(), device_pool=line, accelerator="CUDA (1 device)",
                         accelerator_why="CUDA (1 device) through jax-cuda13-plugin")
@@ -440,13 +450,12 @@ def test_a_device_that_cannot_be_opened_leaves_its_jobs_on_the_cpu_and_says_why(
     if sandbox == "full" and not LINUX:
         pytest.skip("the full sandbox is Linux's")
     tpu = _unopenable_tpu(tmp_path)
-    monkeypatch.setattr(worker_pools, "detect", lambda env: (tpu, "TPU (1 device) through libtpu"))
-    settings = Settings(sandbox=sandbox, workers=1, parallel_workers=1)
+    monkeypatch.setattr(worker_pools, "detect", lambda wanted: (tpu, "TPU (1 device) through libtpu"))
+    settings = Settings(sandbox=sandbox, workers=1, parallel_workers=1, data=DataPlaces(tmp_path / "cache"))
     (tmp_path / "runs").mkdir()
     started = []
     try:
-        pools = worker_pools.start(settings, {"PLAYGROUND_CACHE": str(tmp_path / "cache")}, str(tmp_path / "runs"),
-                                   started=started.append)
+        pools = worker_pools.start(settings, str(tmp_path / "runs"), started=started.append)
         assert started[0] is pools.owner and pools.owner.setup.platform == "cpu"  # the TPU's owner was ended
         assert pools.accelerator is None and pools.unavailable is not None
         api = PlaygroundAPI.from_pools(pools, settings)

@@ -248,7 +248,8 @@ def test_parallel_settings_out_of_range_name_the_variable(name, value):
 def test_training_settings_from_env():
     s = Settings.from_env({"PLAYGROUND_TRAINING_JOBS": "2", "PLAYGROUND_TRAINING_MAX_S": "60"})
     assert (s.training_jobs, s.training_max_s) == (2, 60.0)
-    assert (Settings().training_jobs, Settings().training_max_s) == (1, 900.0)
+    # Unset: one run per device of the accelerator the owner holds (worker_pools.training_slots), 1 on the CPU.
+    assert (Settings().training_jobs, Settings().training_max_s) == (None, 900.0)
 
 
 @pytest.mark.parametrize(("name", "value"), [("PLAYGROUND_TRAINING_JOBS", "0"), ("PLAYGROUND_TRAINING_JOBS", "17"),

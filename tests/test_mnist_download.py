@@ -19,6 +19,7 @@ from playground import messages
 from playground.mnist import catalogue, download, fetch, load
 from playground.mnist.download import DownloadError, fetch_file
 from playground.mnist.idx import write_idx
+from playground.server.config import data_places
 from tests.mnist_folders import unreachable_mirror
 
 BODY = bytes(range(256)) * 1200  # 307,200 bytes: several chunks
@@ -180,7 +181,8 @@ def test_file_urls_work_as_a_local_mirror(tmp_path):
 
 @pytest.fixture
 def tiny_mnist(server, tmp_path, monkeypatch) -> SimpleNamespace:
-    """Four small IDX .gz files served at /mnist/, a spec whose checksums match them, and an env using both."""
+    """Four small IDX .gz files served at /mnist/, a spec whose checksums match them, and the settings (``env``) and
+    their places (``places``) using both."""
     rng = np.random.default_rng(1)
     arrays = {"train_images": rng.integers(0, 256, (12, 28, 28)), "train_labels": np.arange(12) % 10,
               "test_images": rng.integers(0, 256, (4, 28, 28)), "test_labels": np.array([3, 1, 4, 1])}
@@ -194,28 +196,29 @@ def tiny_mnist(server, tmp_path, monkeypatch) -> SimpleNamespace:
         server.routes[f"/mnist/{filename}"] = serve((served / filename).read_bytes())
     monkeypatch.setitem(catalogue.DATASETS, "mnist", dataclasses.replace(spec, sha256=checksums))
     env = {"PLAYGROUND_CACHE": str(tmp_path / "cache"), "PLAYGROUND_MIRRORS_MNIST": server.url + "mnist"}
-    return SimpleNamespace(arrays=arrays, env=env, cache=tmp_path / "cache" / "mnist", served=served)
+    return SimpleNamespace(arrays=arrays, env=env, places=data_places(env), cache=tmp_path / "cache" / "mnist",
+                           served=served)
 
 
 def test_load_downloads_once_then_uses_the_cache(server, tiny_mnist):
-    first = load.load("mnist", tiny_mnist.env)
+    first = load.load("mnist", tiny_mnist.places)
     assert first.source == f"downloaded from {server.url}mnist/ into {tiny_mnist.cache}"
     assert len(server.requests) == 4
     for role, array in tiny_mnist.arrays.items():
         np.testing.assert_array_equal(getattr(first, role), array)
     assert leftovers(tiny_mnist.cache) == sorted(catalogue.DATASETS["mnist"].files.values())
 
-    second = load.load("mnist", tiny_mnist.env)
+    second = load.load("mnist", tiny_mnist.places)
     assert second.source == f"cache {tiny_mnist.cache}"
     assert len(server.requests) == 4  # nothing more was asked of the server
     np.testing.assert_array_equal(second.test_labels, [3, 1, 4, 1])
 
 
 def test_a_cached_file_with_a_wrong_checksum_is_fetched_again(server, tiny_mnist):
-    fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.env)
+    fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.places)
     damaged = tiny_mnist.cache / "t10k-labels-idx1-ubyte.gz"
     damaged.write_bytes(b"bit rot")
-    paths, source = fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.env)
+    paths, source = fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.places)
     assert source.startswith("downloaded from")
     assert server.requests[4:] == ["/mnist/t10k-labels-idx1-ubyte.gz"]  # only the damaged file
     assert paths["test_labels"].read_bytes() == (tiny_mnist.served / damaged.name).read_bytes()
@@ -223,7 +226,7 @@ def test_a_cached_file_with_a_wrong_checksum_is_fetched_again(server, tiny_mnist
 
 def test_fetch_reports_progress_per_file(tiny_mnist):
     seen: dict[str, list[int]] = {}
-    fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.env,
+    fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.places,
                 lambda name, done, total: seen.setdefault(name, []).append(done))
     assert set(seen) == set(catalogue.DATASETS["mnist"].files.values())
     for name, done in seen.items():
@@ -233,7 +236,7 @@ def test_fetch_reports_progress_per_file(tiny_mnist):
 def test_a_download_failure_midway_keeps_the_files_already_fetched(server, tiny_mnist):
     del server.routes["/mnist/t10k-images-idx3-ubyte.gz"]
     with pytest.raises(catalogue.DataUnavailable, match="t10k-images-idx3-ubyte.gz: HTTP 404") as info:
-        fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.env)
+        fetch.fetch(catalogue.DATASETS["mnist"], tiny_mnist.places)
     assert messages.render([info.value.said]) == "MNIST is not on this machine, and downloading it failed (offline?)."
     assert "make data" in messages.render([info.value.fix], "de") and "HTTP 404" in info.value.details
     assert str(info.value).startswith("MNIST is not on this machine") and info.value.details in str(info.value)
@@ -241,7 +244,7 @@ def test_a_download_failure_midway_keeps_the_files_already_fetched(server, tiny_
 
 
 def test_make_data_downloads_with_a_progress_bar_per_file(server, tiny_mnist, monkeypatch, capsys):
-    from playground.mnist import fetch_cli
+    from playground.server.training import fetch_cli
 
     for name, value in tiny_mnist.env.items():
         monkeypatch.setenv(name, value)

@@ -1,4 +1,4 @@
-"""``python -m playground.mnist.fetch_cli`` (``make data``), and what the data modules import."""
+"""``python -m playground.server.training.fetch_cli`` (``make data``): the datasets fetched where the settings say."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tests.mnist_folders import offline_env, write_dataset
 
 def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("MNIST_DIR", "FASHION_MNIST_DIR", "PLAYGROUND_"))}
-    return subprocess.run([sys.executable, "-m", "playground.mnist.fetch_cli", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "playground.server.training.fetch_cli", *args], cwd=ROOT,
                           env={**clean, **env}, capture_output=True, text=True, timeout=60)
 
 

@@ -12,9 +12,10 @@ import pytest
 
 from tests.conftest import ROOT
 
-SHARED = tuple(f"playground.mnist.{name}" for name in ("catalogue", "download", "fetch", "fetch_cli", "idx", "load",
-                                                       "params_file", "preprocess"))
-SERVER = tuple(f"playground.server.training.{name}" for name in ("inference", "results", "service", "slots"))
+SHARED = tuple(f"playground.mnist.{name}" for name in ("catalogue", "download", "fetch", "idx", "load", "params_file",
+                                                       "places", "preprocess"))
+SERVER = tuple(f"playground.server.training.{name}" for name in ("fetch_cli", "inference", "results", "service",
+                                                                 "slots"))
 
 
 def imported_after(modules: tuple[str, ...], code: str = "") -> set[str]:
@@ -28,7 +29,9 @@ def imported_after(modules: tuple[str, ...], code: str = "") -> set[str]:
 @pytest.mark.parametrize("modules, code, absent", [
     # the server checks a request before anything else
     (("playground.mnist.config",), "", {"jax", "jaxlib", "optax", "numpy"}),
-    (SHARED, "playground.mnist.fetch.availability({})\n", {"jax", "jaxlib", "optax", "sklearn", "scipy"}),
+    (SHARED, "from pathlib import Path\nfrom playground.mnist.places import DataPlaces\n"
+             "playground.mnist.fetch.availability(DataPlaces(Path('nowhere')))\n",
+     {"jax", "jaxlib", "optax", "sklearn", "scipy"}),
     (SERVER, "", {"jax", "jaxlib", "optax", "sklearn", "scipy"}),
 ], ids=["config", "shared", "server"])
 def test_no_jax_where_the_server_runs(modules, code, absent):

@@ -18,6 +18,7 @@ from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.params_file import load_params
 from playground.mnist.preprocess import model_input
+from playground.server.config import data_places
 from playground.server.device_owner import process as owner_process
 from playground.server.training.inference import probabilities
 from playground.server.training.results import NoTrainedModel
@@ -46,7 +47,7 @@ def mnist_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def env(mnist_dir, tmp_path_factory):
-    return {**os.environ, "MNIST_DIR": str(mnist_dir), "PLAYGROUND_CACHE": str(tmp_path_factory.mktemp("cache"))}
+    return {"MNIST_DIR": str(mnist_dir), "PLAYGROUND_CACHE": str(tmp_path_factory.mktemp("cache"))}
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def owner(env, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def service(owner, env):
-    training = TrainingService(owner, env, str(runs_folder(owner)), slots=1, max_run_s=120)
+    training = TrainingService(owner, data_places(env), str(runs_folder(owner)), slots=1, max_run_s=120)
     yield training
     training.close()
 
@@ -74,12 +75,13 @@ def long_run() -> TrainConfig:
 
 @pytest.fixture
 def own_service(tmp_path):
-    """A TrainingService on an owner of its own, for the environment a test names (both closed after)."""
+    """A TrainingService on an owner of its own, for the settings a test names and the variables its owner gets
+    besides the server's (both closed after)."""
     with contextlib.ExitStack() as made:
 
-        def make(env: dict, slots: int = 1) -> TrainingService:
-            owner = made.enter_context(running_owner(env, tmp_path / "runs"))
-            training = TrainingService(owner, env, str(runs_folder(owner)), slots=slots)
+        def make(env: dict, slots: int = 1, environment: dict | None = None) -> TrainingService:
+            owner = made.enter_context(running_owner(env, tmp_path / "runs", environment=environment))
+            training = TrainingService(owner, data_places(env), str(runs_folder(owner)), slots=slots)
             made.callback(training.close)
             return training
 
@@ -224,7 +226,7 @@ def test_a_run_that_fails_in_the_owner_ends_with_an_error_that_names_it_and_the_
 
     monkeypatch.setattr(owner_process, "OWNER_MODULE", "tests.training_owner_without_sklearn")
     with running_owner(env, tmp_path / "runs") as lacking:
-        training = TrainingService(lacking, env, str(runs_folder(lacking)), slots=1)
+        training = TrainingService(lacking, data_places(env), str(runs_folder(lacking)), slots=1)
         try:
             api = PlaygroundAPI(OnePool({}), Settings(), training=training)
             updates = list(api.train({**SMALL, "dataset": "digits"}, "judy"))
@@ -240,7 +242,7 @@ def test_a_run_that_fails_in_the_owner_ends_with_an_error_that_names_it_and_the_
 
 
 def test_offline_without_the_files_a_run_trains_on_the_digits_and_says_why(own_service, tmp_path):
-    training = own_service({**os.environ, **offline_env(tmp_path / "cache")})
+    training = own_service(offline_env(tmp_path / "cache"))
     updates = list(training.train(config(dataset="fashion_mnist", epochs=1), "noor"))
     final = updates[-1]
     assert final["phase"] == "finished" and final["dataset"] == "digits", final
@@ -252,7 +254,7 @@ def test_offline_without_the_files_a_run_trains_on_the_digits_and_says_why(own_s
 
 def test_a_folder_with_the_test_set_alone_trains_on_its_split_and_says_so(own_service, tmp_path):
     folder = make_test_set_dir(tmp_path / "class", 500, real=False)
-    training = own_service({**os.environ, "MNIST_DIR": str(folder), "PLAYGROUND_CACHE": str(tmp_path / "cache")})
+    training = own_service({"MNIST_DIR": str(folder), "PLAYGROUND_CACHE": str(tmp_path / "cache")})
     final = list(training.train(config(epochs=1), "ada"))[-1]
     assert final["phase"] == "finished" and final["dataset"] == "mnist" and final["data_fallback"] is None
     assert (final["n_train"], final["n_test"]) == (400, 100) and np.asarray(final["confusion"]).sum() == 100
@@ -262,7 +264,7 @@ def test_a_folder_with_the_test_set_alone_trains_on_its_split_and_says_so(own_se
 
 def test_a_missing_dataset_folder_file_is_named(tmp_path):
     owner = ScriptedOwner()  # the server finds the folder wanting: no run reaches the owner
-    training = TrainingService(owner, {**os.environ, "MNIST_DIR": str(tmp_path)}, str(tmp_path / "runs"), slots=1)
+    training = TrainingService(owner, data_places({"MNIST_DIR": str(tmp_path)}), str(tmp_path / "runs"), slots=1)
     try:
         with pytest.raises(DataUnavailable, match="train-images"):
             list(training.train(config(), "judy"))
@@ -302,7 +304,7 @@ def test_a_download_reports_progress_and_stop_ends_the_run_meanwhile(tmp_path):
     env = {"HOME": str(tmp_path), "PLAYGROUND_CACHE": str(tmp_path / "cache"),
            "PLAYGROUND_MIRRORS_FASHION_MNIST": f"http://127.0.0.1:{mirror.server_port}/"}
     owner = ScriptedOwner()  # the run ends while its data downloads: it never reaches the owner
-    training = TrainingService(owner, env, str(tmp_path / "runs"), slots=1)
+    training = TrainingService(owner, data_places(env), str(tmp_path / "runs"), slots=1)
     try:
         updates = []
         for update in training.train(config(dataset="fashion_mnist"), "leo"):
@@ -322,9 +324,8 @@ def test_a_download_reports_progress_and_stop_ends_the_run_meanwhile(tmp_path):
 
 def test_a_data_parallel_run_holds_every_slot_and_trains_on_every_device(own_service, mnist_dir, tmp_path):
     """Two slots on an owner of two (simulated) CPU devices: the data-parallel run takes both, a run behind waits."""
-    env = {**os.environ, "MNIST_DIR": str(mnist_dir), "PLAYGROUND_CACHE": str(tmp_path / "cache"),
-           "XLA_FLAGS": "--xla_force_host_platform_device_count=2"}
-    training = own_service(env, slots=2)
+    env = {"MNIST_DIR": str(mnist_dir), "PLAYGROUND_CACHE": str(tmp_path / "cache")}
+    training = own_service(env, slots=2, environment={"XLA_FLAGS": "--xla_force_host_platform_device_count=2"})
     parallel = training.train(config(epochs=100, data_parallel=True), "mia")
     while (update := next(parallel))["phase"] != "training":
         pass

@@ -19,6 +19,7 @@ import time
 import pytest
 
 from playground.mnist.config import TrainConfig
+from playground.mnist.places import DataPlaces
 from playground.server.device_owner.handle import OwnerLost
 from playground.server.training.service import START_WAIT_S, TrainingFailed, TrainingService
 from tests.training_doubles import ScriptedOwner, done, finishing
@@ -38,8 +39,8 @@ def make_service(tmp_path):
     def make(owner: ScriptedOwner, finish_grace_s: float = LONG_FINISH_GRACE_S) -> TrainingService:
         runs = tmp_path / f"runs-{len(made)}"
         runs.mkdir()
-        made.append(TrainingService(owner, {**os.environ, "PLAYGROUND_CACHE": str(tmp_path)}, str(runs), slots=1,
-                                    stop_grace_s=STOP_GRACE_S, finish_grace_s=finish_grace_s))
+        made.append(TrainingService(owner, DataPlaces(tmp_path), str(runs), slots=1, stop_grace_s=STOP_GRACE_S,
+                                    finish_grace_s=finish_grace_s))
         return made[-1]
 
     yield make
@@ -119,7 +120,7 @@ def test_a_client_that_goes_away_from_a_run_that_stops_in_time_leaves_the_owner_
     assert service.status()["running"] == 0
 
 
-def test_a_run_on_an_owner_starting_again_says_so_and_waits_for_it(make_service):
+def test_a_run_on_an_owner_starting_again_says_so_and_waits_for_it(make_service, tmp_path):
     owner = ScriptedOwner([(0, finishing()), (0, done("params.npz"))], alive=False)
     service = make_service(owner)
     phases = []
@@ -131,7 +132,7 @@ def test_a_run_on_an_owner_starting_again_says_so_and_waits_for_it(make_service)
     assert owner.waited == [START_WAIT_S]
     order = owner.stream.order
     assert order["slot"] == 0 and order["config"]["dataset"] == "digits"
-    assert os.path.isdir(order["run_dir"]) and "PLAYGROUND_CACHE" in order["data_env"]
+    assert os.path.isdir(order["run_dir"]) and order["data"]["cache"] == str(tmp_path)  # where the owner looks
 
 
 def test_an_owner_that_ends_mid_run_fails_the_run_with_its_reason(make_service):

@@ -14,7 +14,7 @@ import pytest
 
 from playground.mnist.config import TrainConfig
 from playground.server.api import PlaygroundAPI, final
-from playground.server.config import Settings
+from playground.server.config import Settings, data_places
 from playground.server.training.service import TrainingService
 from tests.mnist_folders import make_mnist_dir
 from tests.pool_doubles import ScriptedPool
@@ -28,14 +28,14 @@ SMALL = {"layers": [784, 32, 10], "optimizer": "adam", "learning_rate": 0.003, "
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     mnist = make_mnist_dir(tmp_path_factory.mktemp("mnist"), 2048, 256, real=False)
-    return {**os.environ, "MNIST_DIR": str(mnist), "PLAYGROUND_CACHE": str(tmp_path_factory.mktemp("cache"))}
+    return {"MNIST_DIR": str(mnist), "PLAYGROUND_CACHE": str(tmp_path_factory.mktemp("cache"))}
 
 
 @contextlib.contextmanager
 def service_of(env: dict, folder, devices: int):
-    with running_owner({**env, "XLA_FLAGS": f"--xla_force_host_platform_device_count={devices}"},
-                       folder / "runs") as owner:
-        training = TrainingService(owner, env, str(runs_folder(owner)), slots=devices)
+    with running_owner(env, folder / "runs",
+                       environment={"XLA_FLAGS": f"--xla_force_host_platform_device_count={devices}"}) as owner:
+        training = TrainingService(owner, data_places(env), str(runs_folder(owner)), slots=devices)
         try:
             yield training
         finally:

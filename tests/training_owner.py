@@ -1,7 +1,8 @@
 """A real device owner for the training tests, on this host's CPU, and a job's session on it that holds the device.
 
 ``running_owner(env, runs)`` starts one as the server does (worker_pools.owner_setup: the full sandbox where the
-host has one), reading the datasets ``env`` names and writing the runs' weights under ``runs``. ``HeldDevice`` is
+host has one), reading the datasets that the settings ``env`` names (config.data_places) and writing the runs'
+weights under ``runs``. ``HeldDevice`` is
 a job's session that has taken the device (playground/owner/turns.py: its first op that uses it, once every
 running training run has paused) and works on it for as long as a test asks, timed by the owner itself.
 """
@@ -16,11 +17,11 @@ import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from unittest import mock
 
 from playground.mnist.config import TrainConfig
-from playground.mnist.fetch import data_env
 from playground.server import worker_pools
-from playground.server.config import Settings
+from playground.server.config import Settings, data_places
 from playground.server.device_owner.handle import DeviceOwner, OwnerLost, TrainingStream
 
 # The ceiling of one request of a session (a compile, a second of timing), far beyond it on a loaded machine.
@@ -31,16 +32,19 @@ _over: weakref.WeakSet[TrainingStream] = weakref.WeakSet()  # the streams whose 
 
 @contextmanager
 def running_owner(env: Mapping[str, str], runs: Path, sandbox: str | None = None,
-                  compile_cache: Path | None = None, compile_cache_mb: int | None = None) -> Iterator[DeviceOwner]:
+                  compile_cache: Path | None = None, compile_cache_mb: int | None = None,
+                  environment: Mapping[str, str] | None = None) -> Iterator[DeviceOwner]:
     """A started owner (closed after); ``runs`` is made first: the owner's Landlock rules name it. Its compilation
     cache is the test run's (PLAYGROUND_COMPILE_CACHE, tests/conftest.py), or ``compile_cache`` bounded to
-    ``compile_cache_mb``."""
+    ``compile_cache_mb``. ``environment``: variables added to the server's environment while the owner's is made
+    from it (e.g. XLA_FLAGS)."""
     runs.mkdir(parents=True, exist_ok=True)
-    settings = Settings() if sandbox is None else dataclasses.replace(Settings(), sandbox=sandbox)
-    settings = dataclasses.replace(settings, compile_cache=str(compile_cache or os.environ["PLAYGROUND_COMPILE_CACHE"]))
+    settings = dataclasses.replace(Settings(), sandbox=sandbox or Settings().sandbox, data=data_places(env),
+                                   compile_cache=str(compile_cache or os.environ["PLAYGROUND_COMPILE_CACHE"]))
     if compile_cache_mb is not None:
         settings = dataclasses.replace(settings, compile_cache_mb=compile_cache_mb)
-    owner = DeviceOwner(worker_pools.owner_setup(settings, dict(env), None, str(runs)))
+    with mock.patch.dict(os.environ, environment or {}):
+        owner = DeviceOwner(worker_pools.owner_setup(settings, None, str(runs)))
     owner.start()
     try:
         yield owner
@@ -54,10 +58,12 @@ def runs_folder(owner: DeviceOwner) -> Path:
 
 
 def train(owner: DeviceOwner, config: TrainConfig, env: Mapping[str, str]) -> TrainingStream:
-    """A run started on the owner directly, as TrainingService starts one (slot 0, a folder of its own)."""
+    """A run started on the owner directly, as TrainingService starts one (slot 0, a folder of its own), on the
+    datasets the settings ``env`` name."""
     folder = runs_folder(owner) / f"direct-{next(_folders)}"
     folder.mkdir()
-    return owner.train({"config": config.to_dict(), "run_dir": str(folder), "slot": 0, "data_env": data_env(env)})
+    return owner.train({"config": config.to_dict(), "run_dir": str(folder), "slot": 0,
+                        "data": data_places(env).to_dict()})
 
 
 def until(stream: TrainingStream, phase: str, timeout_s: float) -> list[dict]:

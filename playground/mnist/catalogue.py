@@ -52,7 +52,7 @@ class DatasetSpec:
     files: Mapping[str, str]  # role -> canonical filename
     sha256: Mapping[str, str]  # filename -> hex digest
     mirrors: tuple[str, ...]  # base URLs ending in "/"
-    folder_variable: str | None  # the environment variable naming a user's folder of the files
+    folder_variable: str | None  # the setting naming a user's folder of the files (read by server/config.py)
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,8 +114,3 @@ DATASETS: dict[str, DatasetSpec] = {
     "digits": DatasetSpec(
         "digits", "scikit-learn digits (8×8, offline)", tuple(str(d) for d in range(10)), {}, {}, (), None),
 }
-
-# What the device owner needs from the server's environment to find the same files: $HOME (the default
-# cache is below it), the cache root, and each dataset's folder variable.
-DATA_VARIABLES = ("HOME", "PLAYGROUND_CACHE",
-                  *(spec.folder_variable for spec in DATASETS.values() if spec.folder_variable))

@@ -1,15 +1,17 @@
 """Where a dataset's four IDX files are: a folder you name, the cache, or a checksummed download into the cache.
 
-For "mnist" and "fashion_mnist" the files are looked for, in order:
+For "mnist" and "fashion_mnist" the files are looked for, in order (the places are
+a :class:`~playground.mnist.places.DataPlaces`, read from the settings by
+server/config.py):
 
-1. the folder in ``MNIST_DIR`` / ``FASHION_MNIST_DIR`` (decompressed copies are
-   fine; checked for structure, since they need not be byte-identical);
-2. the cache, ``$PLAYGROUND_CACHE/<name>`` (default ``~/.cache/jax-playground``),
-   where every file must match its published SHA-256;
-3. the mirrors, ``PLAYGROUND_MIRRORS_<NAME>`` (comma-separated base URLs) or the
-   public ones, tried in order, into the cache (download.py, with pooch).
+1. the folder a user named (``MNIST_DIR`` / ``FASHION_MNIST_DIR``; decompressed
+   copies are fine; checked for structure, since they need not be byte-identical);
+2. the cache, ``<cache>/<name>`` (``PLAYGROUND_CACHE``, default
+   ``~/.cache/jax-playground``), where every file must match its published SHA-256;
+3. the mirrors (``PLAYGROUND_MIRRORS_<NAME>``, comma-separated base URLs, or the
+   public ones), tried in order, into the cache (download.py, with pooch).
 
-E.g. ``paths, source = fetch(DATASETS["mnist"], os.environ)`` the first time, online:
+E.g. ``paths, source = fetch(DATASETS["mnist"], settings.data)`` the first time, online:
 ``source`` is ``"downloaded from https://ossci-datasets.s3.amazonaws.com/mnist/ into
 /home/me/.cache/jax-playground/mnist"``, and later ``"found in the cache ..."``.
 
@@ -24,7 +26,6 @@ run is queued, and the device owner then finds the files.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping
 from pathlib import Path
 
 import pooch
@@ -33,23 +34,10 @@ from playground import messages
 from playground.mnist import download
 from playground.mnist.catalogue import DATASETS, TEST_ROLES, DatasetSpec, DataUnavailable, role_shape
 from playground.mnist.idx import IdxError, read_idx
+from playground.mnist.places import DataPlaces
 
 
-def cache_dir(env: Mapping[str, str]) -> Path:
-    """The cache root: ``$PLAYGROUND_CACHE`` or ``~/.cache/jax-playground`` (``$HOME`` of ``env`` where it has one);
-    each dataset gets a subfolder."""
-    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
-    return Path(env.get("PLAYGROUND_CACHE") or home / ".cache" / "jax-playground").expanduser()
-
-
-def mirrors_for(spec: DatasetSpec, env: Mapping[str, str]) -> tuple[str, ...]:
-    """``PLAYGROUND_MIRRORS_<NAME>`` (comma-separated base URLs, e.g. a classroom's local mirror) or the spec's."""
-    override = env.get(f"PLAYGROUND_MIRRORS_{spec.name.upper()}", "")
-    bases = [base.strip() for base in override.split(",") if base.strip()]
-    return tuple(base if base.endswith("/") else base + "/" for base in bases) or spec.mirrors
-
-
-def locate(spec: DatasetSpec, env: Mapping[str, str]) -> tuple[dict[str, Path], str] | None:
+def locate(spec: DatasetSpec, places: DataPlaces) -> tuple[dict[str, Path], str] | None:
     """The files if they are already here (user folder first, then the cache), and a text naming where.
 
     A folder the user named must hold the test set, well-formed, and the
@@ -61,16 +49,16 @@ def locate(spec: DatasetSpec, env: Mapping[str, str]) -> tuple[dict[str, Path], 
     """
     if not spec.files:
         return None
-    variable = spec.folder_variable
-    if variable and env.get(variable):
-        return _from_folder(spec, Path(env[variable]).expanduser(), variable), f"{variable} {env[variable]}"
-    cached = _verified_cache(spec, env)
-    return (cached, f"cache {cache_dir(env) / spec.name}") if len(cached) == len(spec.files) else None
+    folder = places.folder(spec)
+    if folder is not None:
+        return _from_folder(spec, folder, spec.folder_variable), f"{spec.folder_variable} {folder}"
+    cached = _verified_cache(spec, places)
+    return (cached, f"cache {places.cache / spec.name}") if len(cached) == len(spec.files) else None
 
 
-def _verified_cache(spec: DatasetSpec, env: Mapping[str, str]) -> dict[str, Path]:
+def _verified_cache(spec: DatasetSpec, places: DataPlaces) -> dict[str, Path]:
     """The cached files that match their SHA-256, by role; a mismatching one is deleted."""
-    cached, found = cache_dir(env) / spec.name, {}
+    cached, found = places.cache / spec.name, {}
     for role, filename in spec.files.items():
         path = cached / filename
         if not path.is_file():
@@ -114,7 +102,7 @@ def _from_folder(spec: DatasetSpec, folder: Path, variable: str) -> dict[str, Pa
     return paths
 
 
-def fetch(spec: DatasetSpec, env: Mapping[str, str],
+def fetch(spec: DatasetSpec, places: DataPlaces,
           progress: download.Progress | None = None) -> tuple[dict[str, Path], str]:
     """:func:`locate`, else download whatever the cache lacks from the mirrors; ``(paths by role, source text)``.
 
@@ -122,19 +110,20 @@ def fetch(spec: DatasetSpec, env: Mapping[str, str],
     """
     if not spec.files:
         raise ValueError(f"{spec.name} has no files to fetch (it ships with scikit-learn)")
-    found = locate(spec, env)
+    found = locate(spec, places)
     if found is not None:
         return found
-    cached = cache_dir(env) / spec.name
+    cached = places.cache / spec.name
     paths, urls = {}, []
     try:
         for role, filename in spec.files.items():
             paths[role] = cached / filename
             if not paths[role].is_file():  # locate kept only the files whose checksum matched
-                _, url = download.fetch_file(filename, spec.sha256[filename], mirrors_for(spec, env), cached, progress)
+                _, url = download.fetch_file(filename, spec.sha256[filename], places.mirrors_for(spec), cached,
+                                              progress)
                 urls.append(url.removesuffix(filename))
     except download.DownloadError as exc:
-        test_set = {role: path for role, path in _verified_cache(spec, env).items() if role in TEST_ROLES}
+        test_set = {role: path for role, path in _verified_cache(spec, places).items() if role in TEST_ROLES}
         if len(test_set) == len(TEST_ROLES):
             return test_set, f"cache {cached} (downloading the training set failed: {exc})"
         raise _offline(spec, cached, exc) from None
@@ -153,7 +142,7 @@ def _offline(spec: DatasetSpec, cached: Path, failure: download.DownloadError) -
                            details=details)
 
 
-def availability(env: Mapping[str, str]) -> dict[str, str | None]:
+def availability(places: DataPlaces) -> dict[str, str | None]:
     """Where each dataset would come from right now, cheaply (file existence only, no checksums, no network).
 
     ``"MNIST_DIR"`` (the folder variable), ``"cache"``, ``"MNIST_DIR, test set only"`` or ``"cache, test set only"``
@@ -163,31 +152,13 @@ def availability(env: Mapping[str, str]) -> dict[str, str | None]:
     """
     where: dict[str, str | None] = {}
     for name, spec in DATASETS.items():
-        variable = spec.folder_variable
         if not spec.files:
             where[name] = "offline (scikit-learn)" if importlib.util.find_spec("sklearn") else None
             continue
-        folder = Path(env[variable]).expanduser() if variable and env.get(variable) else None
+        folder = places.folder(spec)
         there = ({role for role, f in spec.files.items() if in_folder(folder, f)} if folder else
-                 {role for role, f in spec.files.items() if (cache_dir(env) / name / f).is_file()})
-        label = variable if folder else "cache"
+                 {role for role, f in spec.files.items() if (places.cache / name / f).is_file()})
+        label = spec.folder_variable if folder else "cache"
         where[name] = (label if len(there) == len(spec.files) else
                        f"{label}, test set only" if there == set(TEST_ROLES) else None)
     return where
-
-
-def data_env(env: Mapping[str, str]) -> dict[str, str]:
-    """Where the datasets are, for a process that reads them with ``load`` but has another ``$HOME`` (the device
-    owner, whose home is its scratch folder): each dataset's folder variable, and the cache root resolved.
-
-    >>> data_env({"HOME": "/home/ada", "MNIST_DIR": "/data/mnist"})["PLAYGROUND_CACHE"]
-    '/home/ada/.cache/jax-playground'
-    """
-    folders = {spec.folder_variable: env[spec.folder_variable] for spec in DATASETS.values()
-               if spec.folder_variable and env.get(spec.folder_variable)}
-    return {**folders, "PLAYGROUND_CACHE": str(cache_dir(env))}
-
-
-def data_folders(env: Mapping[str, str]) -> list[str]:
-    """The folders a dataset is read from: each dataset's folder variable's, and the cache root."""
-    return [str(Path(folder).expanduser()) for folder in data_env(env).values()]

@@ -2,19 +2,18 @@
 
 Three datasets, all as 28×28 uint8 images with labels 0–9::
 
-    >>> load("digits", {}).source  # doctest: +ELLIPSIS
+    >>> from pathlib import Path
+    >>> load("digits", DataPlaces(Path("unused"))).source  # doctest: +ELLIPSIS
     'scikit-learn ... (8×8 digits, rescaled to 28×28)'
 
 and, online (the first time, 11 MB go into the cache), ``load("mnist",
-os.environ).train_images.shape`` is ``(60000, 28, 28)``; from a folder holding only the test
+settings.data).train_images.shape`` is ``(60000, 28, 28)``; from a folder holding only the test
 set, ``(8000, 28, 28)``: 8,000 of its 10,000 images, the other 2,000 to test on.
 
 The device owner loads here (the server has fetched the files already); no JAX.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 import numpy as np
 
@@ -31,16 +30,17 @@ from playground.mnist.catalogue import (
 )
 from playground.mnist.fetch import fetch
 from playground.mnist.idx import IdxError, read_idx
+from playground.mnist.places import DataPlaces
 
 
-def load(name: str, env: Mapping[str, str], progress: download.Progress | None = None) -> Dataset:
+def load(name: str, places: DataPlaces, progress: download.Progress | None = None) -> Dataset:
     """The dataset called ``name``, fetched if needed; raises :class:`DataUnavailable` when it cannot be had."""
     if name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(DATASETS)}")
     spec = DATASETS[name]
     if not spec.files:
         return _load_digits(spec)
-    paths, source = fetch(spec, env, progress)
+    paths, source = fetch(spec, places, progress)
     try:
         arrays = {role: read_idx(path, *role_shape(role)) for role, path in paths.items()}
     except IdxError as exc:

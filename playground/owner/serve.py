@@ -18,6 +18,7 @@ import traceback
 import jax
 
 from playground.ipc import protocol
+from playground.mnist.places import DataPlaces
 from playground.owner.ceilings import Ceilings
 from playground.owner.compiled import CompiledCache
 from playground.owner.session import Session, about
@@ -42,12 +43,13 @@ class Owner:
         self._turns = DeviceTurns()
         self._training = TrainingRuns(self._send, self._turns,
                                       compile_cache["folder"] if compile_cache["active"] else None)
-        self._data_env = setup["data_env"]
+        self._data = DataPlaces.from_dict(setup["data"]) if setup["data"] is not None else None
         self._requests: queue.Queue[dict | None] = queue.Queue()
 
     def serve(self) -> None:
         threading.Thread(target=self._answer_requests, name="owner-sessions", daemon=True).start()
-        self._training.warm_up(self._data_env)  # after the hello: the jobs need not wait for it
+        if self._data is not None:
+            self._training.warm_up(self._data)  # after the hello: the jobs need not wait for it
         while True:
             try:
                 message = protocol.receive(self._channel, protocol.OWNER_MESSAGE_BYTES)

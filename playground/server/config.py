@@ -1,14 +1,22 @@
-"""Settings from environment variables, read once at start-up (app.py)."""
+"""Every setting of the app, read from environment variables once, here, into typed values.
+
+launch.py hands the server's environment to :meth:`Settings.from_env` at start-up (``make data`` hands it to
+:func:`data_places`); every other module gets the values it needs as arguments, and reads no setting itself
+(tests/test_settings_read_once.py).
+"""
 
 from __future__ import annotations
 
 import ipaddress
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from playground.ipc.limits import Limits
+from playground.mnist.catalogue import DATASETS
+from playground.mnist.places import DataPlaces
 
 _LIMIT_VARIABLES = {  # Limits field -> (variable, type)
     "timeout_s": ("PLAYGROUND_TIMEOUT_S", float),
@@ -30,6 +38,29 @@ def default_sandbox(platform: str | None = None) -> str:
     return "full" if (platform or sys.platform).startswith("linux") else "process"
 
 
+def data_places(env: Mapping[str, str]) -> DataPlaces:
+    """Where the datasets are: ``MNIST_DIR`` / ``FASHION_MNIST_DIR`` (a user's folder of one), ``PLAYGROUND_CACHE``
+    (default ``~/.cache/jax-playground``, below ``env``'s ``HOME`` where it has one) and ``PLAYGROUND_MIRRORS_<NAME>``
+    (comma-separated base URLs, e.g. a classroom's mirror), every folder made absolute.
+
+    >>> data_places({"HOME": "/home/ada", "PLAYGROUND_MIRRORS_MNIST": "http://lab/mnist, http://b/m/"}).mirrors
+    {'mnist': ('http://lab/mnist/', 'http://b/m/')}
+    """
+    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+    folders, mirrors = {}, {}
+    for name, spec in DATASETS.items():
+        if spec.folder_variable and env.get(spec.folder_variable):
+            folders[name] = _folder(env[spec.folder_variable])
+        bases = [base.strip() for base in env.get(f"PLAYGROUND_MIRRORS_{name.upper()}", "").split(",") if base.strip()]
+        if bases:
+            mirrors[name] = tuple(base if base.endswith("/") else base + "/" for base in bases)
+    return DataPlaces(_folder(env.get("PLAYGROUND_CACHE") or home / ".cache" / "jax-playground"), folders, mirrors)
+
+
+def _folder(path: str | Path) -> Path:
+    return Path(os.path.abspath(os.path.expanduser(path)))
+
+
 def is_loopback(host: str) -> bool:
     if host.strip().lower() == "localhost":
         return True
@@ -47,8 +78,9 @@ class Settings:
     queue_size: int = 32  # requests waiting beyond that; more get "busy, try again"
     parallel_workers: int = 1  # jobs at once for the Parallel tab, in workers that see several devices
     cpu_devices: int = 8  # simulated CPU devices the Parallel tab's workers get (JAX_NUM_CPU_DEVICES)
+    accelerator: bool = True  # the host's GPU or TPU for the device owner, where it has one; off: the CPU
     owner_memory_mb: int = 6144  # the device owner's resident memory, the device's own mappings left out
-    training_jobs: int = 1  # training runs at once in the device owner (one per accelerator device); others wait
+    training_jobs: int | None = None  # training runs at once in the device owner (None: one per accelerator device)
     training_max_s: float = 900.0  # a run is stopped (keeping its parameters) after this long
     compile_cache: str = DEFAULT_COMPILE_CACHE  # the owner's compiled training programs, kept across runs and owners
     compile_cache_mb: int = 1024  # its bound (the least recently used out first); 0 turns it off
@@ -60,10 +92,13 @@ class Settings:
     sandbox: str = field(default_factory=default_sandbox)  # "full", or "process": the local mode (process_pool.py)
     allow_public: bool = False  # the process mode on an address others can reach: only when asked in so many words
     limits: Limits = field(default_factory=Limits)
+    data: DataPlaces = field(default_factory=lambda: data_places({}))  # the Train tab's datasets
 
     @classmethod
-    def from_env(cls, env: dict[str, str]) -> Settings:
-        """PLAYGROUND_* variables; GRADIO_SERVER_NAME/PORT too, as Hugging Face Spaces set them."""
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        """PLAYGROUND_* variables and the datasets' (data_places); GRADIO_SERVER_NAME/PORT too, as Hugging Face
+        Spaces set them; ``JAX_PLATFORMS=cpu`` keeps the device owner on the CPU, as PLAYGROUND_ACCELERATOR=off
+        does."""
         workers = _number(env, "PLAYGROUND_WORKERS", int, max(1, min(8, os.cpu_count() or 1)))
         port_variable = "PLAYGROUND_PORT" if env.get("PLAYGROUND_PORT") else "GRADIO_SERVER_PORT"
         return cls(
@@ -73,6 +108,8 @@ class Settings:
             queue_size=_number(env, "PLAYGROUND_QUEUE_SIZE", int, max(cls.queue_size, 8 * workers)),
             parallel_workers=_number(env, "PLAYGROUND_PARALLEL_WORKERS", int, cls.parallel_workers),
             cpu_devices=_number(env, "PLAYGROUND_CPU_DEVICES", int, cls.cpu_devices),
+            accelerator=(_switch(env, "PLAYGROUND_ACCELERATOR", cls.accelerator)
+                         and (env.get("JAX_PLATFORMS") or "").strip().lower() != "cpu"),
             owner_memory_mb=_number(env, "PLAYGROUND_OWNER_MEMORY_MB", int, cls.owner_memory_mb),
             training_jobs=_number(env, "PLAYGROUND_TRAINING_JOBS", int, cls.training_jobs),
             training_max_s=_number(env, "PLAYGROUND_TRAINING_MAX_S", float, cls.training_max_s),
@@ -86,6 +123,7 @@ class Settings:
             sandbox=(env.get("PLAYGROUND_SANDBOX") or default_sandbox()).strip().lower(),
             allow_public=_switch(env, "PLAYGROUND_ALLOW_PUBLIC", cls.allow_public),
             limits=_limits(env),
+            data=data_places(env),
         )
 
     def __post_init__(self) -> None:
@@ -99,7 +137,7 @@ class Settings:
             raise ValueError(f"PLAYGROUND_CPU_DEVICES must be from 1 to 64, got {self.cpu_devices}")
         if not 1024 <= self.owner_memory_mb <= 1 << 20:
             raise ValueError(f"PLAYGROUND_OWNER_MEMORY_MB must be from 1024 to 1048576, got {self.owner_memory_mb}")
-        if not 1 <= self.training_jobs <= 16:
+        if self.training_jobs is not None and not 1 <= self.training_jobs <= 16:
             raise ValueError(f"PLAYGROUND_TRAINING_JOBS must be from 1 to 16, got {self.training_jobs}")
         if not 1 <= self.training_max_s <= 86400:
             raise ValueError(f"PLAYGROUND_TRAINING_MAX_S must be from 1 to 86400 seconds, got {self.training_max_s}")
@@ -131,7 +169,7 @@ class Settings:
         return 2 * self.queue_size + self.workers
 
 
-def _limits(env: dict[str, str]) -> Limits:
+def _limits(env: Mapping[str, str]) -> Limits:
     values = {}
     for name, (variable, kind) in _LIMIT_VARIABLES.items():
         if env.get(variable):
@@ -143,7 +181,7 @@ def _limits(env: dict[str, str]) -> Limits:
     return Limits(**values)
 
 
-def _switch(env: dict[str, str], name: str, default: bool) -> bool:
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = (env.get(name) or "").strip().lower()
     if not raw:
         return default
@@ -154,7 +192,7 @@ def _switch(env: dict[str, str], name: str, default: bool) -> bool:
     raise ValueError(f"{name} must be 1 or 0 (on or off), got {env[name]!r}")
 
 
-def _number(env: dict[str, str], name: str, kind: type, default):
+def _number(env: Mapping[str, str], name: str, kind: type, default):
     raw = env.get(name)
     if raw in (None, ""):
         return default

@@ -33,7 +33,7 @@ from playground.server.training.service import TrainingService
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        settings = Settings.from_env(dict(os.environ))
+        settings = Settings.from_env(os.environ)  # the one place the app's settings are read (config.py)
     except ValueError as exc:
         raise SystemExit(f"JAX Playground cannot start: {exc}") from None
     if settings.sandbox == "process":
@@ -55,7 +55,8 @@ def main() -> None:
 
 
 def _prepare_gradio(run_folder: str) -> None:
-    """Gradio's settings, made before it is imported."""
+    """Gradio's settings, made before it is imported: set in this process's environment, where Gradio reads them
+    (defaults only: an operator's own value stays)."""
     os.environ.setdefault("GRADIO_TEMP_DIR", os.path.join(run_folder, "gradio"))
     # Gradio's queue summarises its last events (a pandas DataFrame of up to 10,000) after every event, for a
     # monitoring page this app does not use: measured, that was a third of the server's time on cached answers.
@@ -121,7 +122,7 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     # writes its weights into the runs' folder until the owner has stopped.
     after_the_owner = services.enter_context(ExitStack())
     try:
-        pools = worker_pools.start(settings, dict(os.environ), runs, started=lambda pool: services.callback(pool.close))
+        pools = worker_pools.start(settings, runs, started=lambda pool: services.callback(pool.close))
     except RuntimeError as exc:
         raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
     logging.info("accelerator: %s", pools.device_why)
@@ -140,8 +141,8 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     elif cache:
         logging.warning("device owner: no compilation cache (%s): every training run compiles", cache["detail"])
     # A stopped run's final measurement waits for any job holding the device, which its time limit bounds.
-    training = TrainingService(pools.owner, dict(os.environ), runs,
-                               worker_pools.training_slots(settings, pools, dict(os.environ)), settings.training_max_s,
+    training = TrainingService(pools.owner, settings.data, runs,
+                               worker_pools.training_slots(settings, pools.accelerator), settings.training_max_s,
                                finish_grace_s=max(120.0, settings.limits.measure_timeout_s + 60))
     after_the_owner.callback(training.close)
     return PlaygroundAPI.from_pools(pools, settings, training)

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 from playground import messages
 from playground.ipc.limits import Limits
-from playground.mnist.fetch import cache_dir, data_env, data_folders
 from playground.server.config import Settings
 from playground.server.device_owner import device_grants
 from playground.server.device_owner.handle import DeviceOwner, DeviceUnavailable, OwnerSetup
@@ -66,13 +65,12 @@ class Pools:
         return self.device.owner
 
 
-def start(settings: Settings, env: dict[str, str], runs: str,
-          started: Callable[[object], object] = lambda pool: None) -> Pools:
+def start(settings: Settings, runs: str, started: Callable[[object], object] = lambda pool: None) -> Pools:
     """The owner started on the host's accelerator (on the CPU where there is none, or it cannot be opened), then
     the pools; ``started(each)`` after each, with the owner first (its ``close`` ends it). ``runs``: the folder the
     training runs' weights go into, which the owner may write to."""
-    accelerator, why = detect(env)
-    owner, unavailable = _started_owner(settings, env, accelerator, runs)
+    accelerator, why = detect(settings.accelerator)
+    owner, unavailable = _started_owner(settings, accelerator, runs)
     started(owner)
     if unavailable is not None:
         why = f"{messages.render([unavailable])}; the jobs that measure run on the CPU"
@@ -89,23 +87,22 @@ def start(settings: Settings, env: dict[str, str], runs: str,
     return pools
 
 
-def _started_owner(settings: Settings, env: dict[str, str], accelerator: Accelerator | None, runs: str
-                   ) -> tuple[DeviceOwner, list | None]:
+def _started_owner(settings: Settings, accelerator: Accelerator | None, runs: str) -> tuple[DeviceOwner, list | None]:
     """The owner, running: on ``accelerator``, or on the CPU (with why not, as a piece) where it cannot open it."""
     unavailable = None
     if accelerator is not None:
         try:
-            return _accelerator_owner(settings, env, accelerator, runs), None
+            return _accelerator_owner(settings, accelerator, runs), None
         except (device_grants.NoneOpens, DeviceUnavailable) as exc:
             name = _NAMES.get(accelerator.platform, accelerator.platform.upper())
             unavailable = messages.piece("accelerator.unavailable", device=name, reason=str(exc))
             log.warning("accelerator: %s; the jobs that measure run on the CPU", messages.render([unavailable]))
-    owner = DeviceOwner(owner_setup(settings, env, None, runs))
+    owner = DeviceOwner(owner_setup(settings, None, runs))
     owner.start()  # the CPU: a failure here is the host's, and stops the start
     return owner, unavailable
 
 
-def _accelerator_owner(settings: Settings, env: dict[str, str], accelerator: Accelerator, runs: str) -> DeviceOwner:
+def _accelerator_owner(settings: Settings, accelerator: Accelerator, runs: str) -> DeviceOwner:
     """The owner of ``accelerator``, started with the smallest set of grants that opens it (device_grants.smallest).
 
     Each set tried is one owner started, and ended before the next is: two processes never hold the device at once
@@ -119,7 +116,7 @@ def _accelerator_owner(settings: Settings, env: dict[str, str], accelerator: Acc
         while opened:
             opened.pop().close()
         try:
-            opened.append(_started(owner_setup(settings, env, accelerator, runs, grants)))
+            opened.append(_started(owner_setup(settings, accelerator, runs, grants)))
         except DeviceUnavailable as exc:
             trials.append({"grants": list(grants), "opened": False, "reason": str(exc)})
             return str(exc)
@@ -131,7 +128,7 @@ def _accelerator_owner(settings: Settings, env: dict[str, str], accelerator: Acc
         if opened and opened[-1].setup.grants == grants:
             owner = opened.pop()
         else:  # a smaller set, tried after the chosen one had opened the device, failed: the chosen is started again
-            owner = _started(owner_setup(settings, env, accelerator, runs, grants))
+            owner = _started(owner_setup(settings, accelerator, runs, grants))
     finally:
         while opened:
             opened.pop().close()
@@ -159,15 +156,16 @@ def _started(setup: OwnerSetup) -> DeviceOwner:
     return owner
 
 
-def owner_setup(settings: Settings, env: dict[str, str], accelerator: Accelerator | None, runs: str,
+def owner_setup(settings: Settings, accelerator: Accelerator | None, runs: str,
                 grants: tuple[str, ...] = ()) -> OwnerSetup:
     """What the owner of ``accelerator`` (None: the CPU) is started with: its environment (the whitelist, with the
     driver's variables), its rlimits, its memory limit, its files: the device's, the datasets' folders to read
-    (the cache's made now, so that Landlock can name it before anything is downloaded) and ``runs`` to write;
+    (the cache's made now, so that Landlock can name it before anything is downloaded) and ``runs`` to write, and
+    where the datasets are;
     ``grants``: what its driver needs beyond its files (device_grants.py); and the compile cache's folder, made
     now and writable where it can be made (where not, the owner says so and serves without it)."""
     platform = accelerator.platform if accelerator is not None else "cpu"
-    os.makedirs(cache_dir(env), exist_ok=True)
+    os.makedirs(settings.data.cache, exist_ok=True)
     writable = [runs]
     if settings.compile_cache_mb:
         try:
@@ -179,10 +177,10 @@ def owner_setup(settings: Settings, env: dict[str, str], accelerator: Accelerato
     return OwnerSetup(
         platform=platform, sandbox=settings.sandbox, scratch=tempfile.mkdtemp(prefix="jax-playground-owner-"),
         limits=Limits(cpu_s=RLIM_INFINITY, address_space_mb=0, file_size_mb=1024, open_files=4096),
-        memory_mb=settings.owner_memory_mb, env=owner_env(env, platform),
+        memory_mb=settings.owner_memory_mb, env=owner_env(platform),
         devices=accelerator.paths if accelerator is not None else NO_DEVICE, grants=tuple(grants),
-        readable=tuple(data_folders(env)), writable=tuple(writable), compile_cache=settings.compile_cache,
-        compile_cache_mb=settings.compile_cache_mb, data_env=data_env(env))
+        readable=tuple(settings.data.read_from()), writable=tuple(writable), compile_cache=settings.compile_cache,
+        compile_cache_mb=settings.compile_cache_mb, data=settings.data)
 
 
 def _sandbox_pool(settings: Settings, size: int, limits: Limits, env: dict[str, str] | None = None) -> JobPool:
@@ -199,8 +197,9 @@ def _process_pool(settings: Settings, size: int, limits: Limits, env: dict[str, 
     return ProcessPool(size, limits, HANDLERS, extra_env=env)
 
 
-def training_slots(settings: Settings, pools: Pools, env: dict[str, str]) -> int:
-    """Training runs at once: ``PLAYGROUND_TRAINING_JOBS`` where set, else one per accelerator device (1 on a CPU)."""
-    if env.get("PLAYGROUND_TRAINING_JOBS") or pools.accelerator is None:
+def training_slots(settings: Settings, accelerator: Accelerator | None) -> int:
+    """Training runs at once: ``PLAYGROUND_TRAINING_JOBS`` where set, else one per device of the ``accelerator`` the
+    owner holds (1 on the CPU)."""
+    if settings.training_jobs is not None:
         return settings.training_jobs
-    return min(pools.accelerator.count, 16)
+    return 1 if accelerator is None else min(accelerator.count, 16)

@@ -7,9 +7,10 @@ owner starts, where its dataset is here: the first Start then loads what is comp
 it on disk for the next owners too). Each run's updates say whether its programs were compiled before
 (``compile_cache``: "new", "kept", or None without a cache; compiled_configs.py), and its last one how many XLA
 compiles it made (``xla_compiles``). The server's messages (owner/serve.py passes them on): ``{"train": {"run",
-"config", "run_dir", "slot", "data_env"}}`` (and ``"race": "cpu" | "device"`` for one side of the race, race.py)
-and ``{"stop": run}``. To the server: ``{"run", "kind": "update",
-...}`` per metric update, then ``{"run", "kind": "done", ...}`` or ``{"run", "kind": "error", "message"}``.
+"config", "run_dir", "slot", "data"}}`` (``data``: where the datasets are, as DataPlaces.to_dict gives it; and
+``"race": "cpu" | "device"`` for one side of the race, race.py) and ``{"stop": run}``. To the server: ``{"run",
+"kind": "update", ...}`` per metric update, then ``{"run", "kind": "done", ...}`` or ``{"run", "kind": "error",
+"message"}``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from playground.mnist import fetch, params_file
 from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.load import load
+from playground.mnist.places import DataPlaces
 from playground.owner import compile_cache
 from playground.owner.training import compiled_configs, race, results
 from playground.owner.training.loop import train
@@ -47,11 +49,12 @@ class TrainingRuns:
         self._warm = threading.Event()  # clear while the warm-up compiles
         self._warm.set()
 
-    def warm_up(self, data_env: dict[str, str]) -> None:
-        """Compile the default configuration on a thread of its own; runs wait for it (a run of the default would
-        compile the same programs a second time beside it, and every run would be slowed by it)."""
+    def warm_up(self, data: DataPlaces) -> None:
+        """Compile the default configuration on a thread of its own, its dataset found in ``data``; runs wait for it
+        (a run of the default would compile the same programs a second time beside it, and every run would be
+        slowed by it)."""
         self._warm.clear()
-        threading.Thread(target=self._warm_up, args=(data_env,), name="training-warm-up", daemon=True).start()
+        threading.Thread(target=self._warm_up, args=(data,), name="training-warm-up", daemon=True).start()
 
     def start(self, order: dict) -> None:
         run = order["run"]
@@ -78,15 +81,15 @@ class TrainingRuns:
         finally:
             self._stops.pop(run, None)
 
-    def _warm_up(self, data_env: dict[str, str]) -> None:
+    def _warm_up(self, data: DataPlaces) -> None:
         try:
             config = TrainConfig()
             spec = DATASETS[config.dataset]
-            if spec.files and fetch.locate(spec, data_env) is None:  # the owner downloads nothing: the server does
+            if spec.files and fetch.locate(spec, data) is None:  # the owner downloads nothing: the server does
                 print(f"training warm-up: {spec.title} is not here yet; the first run of it will compile",
                       file=sys.stderr)
                 return
-            dataset = self._dataset(config.dataset, data_env)
+            dataset = self._dataset(config.dataset, data)
             device = jax.devices()[0]
             self._turns.run_started(lambda: False)
             try:
@@ -103,7 +106,7 @@ class TrainingRuns:
 
     def _train(self, order: dict, should_stop: Callable[[], bool]) -> None:
         config = TrainConfig.from_dict(order["config"])
-        dataset = self._dataset(config.dataset, order["data_env"])
+        dataset = self._dataset(config.dataset, DataPlaces.from_dict(order["data"]))
         self._warm.wait()
         if config.data_parallel:  # every local device, on a mesh (the server gave this run all the slots)
             device, devices, pinned = None, jax.local_devices(), contextlib.nullcontext()
@@ -140,10 +143,10 @@ class TrainingRuns:
                         "xla_compiles": compile_cache.compiles_here(),
                         **results.summarise_test_set(dataset.test_images, dataset.test_labels, predictions)})
 
-    def _dataset(self, name: str, data_env: dict[str, str]) -> Dataset:
+    def _dataset(self, name: str, data: DataPlaces) -> Dataset:
         with self._loading:
             if name not in self._datasets:
-                self._datasets[name] = load(name, data_env)
+                self._datasets[name] = load(name, data)
             return self._datasets[name]
 
 

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 from playground.ipc import child_channel, procfs, protocol
 from playground.ipc.limits import Limits
+from playground.mnist.places import DataPlaces
 from playground.server.pools.accelerator import NO_DEVICE, DevicePaths
 from playground.server.pools.process_handle import StderrLog
 
@@ -59,12 +60,13 @@ class OwnerSetup:
     writable: tuple[str, ...] = ()  # the compile cache's folder among them, where it could be made
     compile_cache: str = ""  # JAX's compilation cache (owner/compile_cache.py); "" for none
     compile_cache_mb: int = 0
-    data_env: dict[str, str] = field(default_factory=dict)  # where the datasets are (the default's, for the warm-up)
+    data: DataPlaces | None = None  # where the datasets are, for the warm-up's (None: it trains nothing ahead)
 
     def message(self) -> dict:
         sent = asdict(self)
         del sent["env"]
         sent["limits"], sent["devices"] = self.limits.to_dict(), self.devices.to_dict()
+        sent["data"] = self.data.to_dict() if self.data is not None else None
         return sent
 
 

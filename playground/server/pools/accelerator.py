@@ -85,11 +85,11 @@ def _pci_folders(root: str, vendor: str) -> set[str]:
     return folders
 
 
-def owner_env(source: dict[str, str], platform: str) -> dict[str, str]:
-    """The device owner's environment: the whitelist every helper process gets (bootstrap.worker_environment), JAX
-    pinned to ``platform`` (and, beside an accelerator, the CPU: the Train tab races the two,
-    owner/training/race.py; the accelerator, listed first, stays JAX's default), and what its driver needs, for
-    it alone.
+def owner_env(platform: str) -> dict[str, str]:
+    """The device owner's environment, made from the server's own: the whitelist every helper process gets
+    (bootstrap.worker_environment), JAX pinned to ``platform`` (and, beside an accelerator, the CPU: the Train tab
+    races the two, owner/training/race.py; the accelerator, listed first, stays JAX's default), and what its driver
+    needs, for it alone.
 
     TPU: the host's ``TPU_*`` variables and ``LIBTPU_INIT_ARGS`` (without them libtpu asks the cloud's metadata
     server for the chip's topology: measured, 30 s a key where there is none, and the sandbox has no network), no
@@ -97,6 +97,7 @@ def owner_env(source: dict[str, str], platform: str) -> dict[str, str]:
     of 256 MiB instead of 4 GiB (measured on a v5e: resident memory 14.2 -> 10.3 GB, the chip opened in 4.2 s
     instead of 9.3 s). CUDA: the host's choice of GPUs.
     """
+    source = dict(os.environ)
     extra = {"JAX_PLATFORMS": platform if platform == "cpu" else f"{platform},cpu"}
     if platform == "tpu":
         extra.update({"TPU_SKIP_MDS_QUERY": "1", "TPU_LOG_DIR": "disabled",
@@ -120,15 +121,14 @@ def installed_plugin(platform: str) -> str | None:
     return None
 
 
-def detect(env: dict[str, str], root: str = "/") -> tuple[Accelerator | None, str]:
+def detect(wanted: bool, root: str = "/") -> tuple[Accelerator | None, str]:
     """The accelerator the device owner is to open, or None, and why, in words for the log and About.
 
-    ``PLAYGROUND_ACCELERATOR=off`` keeps every job on the CPU; ``JAX_PLATFORMS=cpu`` does too.
+    ``wanted`` is Settings.accelerator: off (``PLAYGROUND_ACCELERATOR=off``, or ``JAX_PLATFORMS=cpu``), every job
+    stays on the CPU.
     """
-    if (env.get("PLAYGROUND_ACCELERATOR") or "").strip().lower() in ("0", "off", "no", "false"):
-        return None, "turned off (PLAYGROUND_ACCELERATOR=off): every job runs on the CPU"
-    if (env.get("JAX_PLATFORMS") or "").strip().lower() == "cpu":
-        return None, "JAX_PLATFORMS=cpu: every job runs on the CPU"
+    if not wanted:
+        return None, "turned off (PLAYGROUND_ACCELERATOR=off or JAX_PLATFORMS=cpu): every job runs on the CPU"
     reasons = []
     # One device file per GPU; per TPU chip, /dev/accel<N> (v2-v4) or a VFIO group /dev/vfio/<N> (v5e and later).
     for platform, counted in (("cuda", ("dev/nvidia[0-9]*",)), ("tpu", ("dev/accel[0-9]*", "dev/vfio/[0-9]*"))):

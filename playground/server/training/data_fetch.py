@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import importlib.util
 import threading
-from collections.abc import Generator, Mapping
+from collections.abc import Generator
 
 from playground.messages import piece
 from playground.mnist import fetch
 from playground.mnist.catalogue import DATASETS, DataUnavailable
+from playground.mnist.places import DataPlaces
 
 POLL_S = 0.2
 OFFLINE_DATASET = "digits"  # what a run trains on when its dataset cannot be had here (it ships with scikit-learn)
 
 
 class DataFetcher:
-    def __init__(self, env: Mapping[str, str]) -> None:
-        self._env = dict(env)
+    def __init__(self, places: DataPlaces) -> None:
+        self._places = places
         self._locks = {name: threading.Lock() for name in DATASETS}  # one download of a dataset at a time
 
     def fetched(self, name: str, stop: threading.Event, base: dict) -> Generator[dict, None, str | None]:
@@ -37,7 +38,7 @@ class DataFetcher:
         def fetch_files() -> None:
             try:
                 with self._locks[name]:
-                    outcome["source"] = fetch.fetch(spec, self._env, report)[1]
+                    outcome["source"] = fetch.fetch(spec, self._places, report)[1]
             except Exception as exc:  # handed to the generator below
                 outcome["error"] = exc
 

@@ -15,7 +15,7 @@ import itertools
 import shutil
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +26,7 @@ from playground.messages import render as render_piece
 from playground.mnist import fetch
 from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.config import TrainConfig
-from playground.mnist.fetch import data_env
+from playground.mnist.places import DataPlaces
 from playground.server.device_owner.handle import DeviceOwner, OwnerLost, TrainingStream
 from playground.server.training import race
 from playground.server.training.data_fetch import DataFetcher
@@ -50,16 +50,17 @@ class _Run:
 
 
 class TrainingService:
-    def __init__(self, owner: DeviceOwner, env: Mapping[str, str], runs: str, slots: int = 1,
+    def __init__(self, owner: DeviceOwner, data: DataPlaces, runs: str, slots: int = 1,
                  max_run_s: float = 900.0, stop_grace_s: float = 2.0, finish_grace_s: float = 120.0,
                  max_sessions: int = 64) -> None:
-        """``owner`` trains; ``runs``: the folder the runs' weights go into (the owner may write there).
+        """``owner`` trains on the datasets ``data`` says where to find (Settings.data); ``runs``: the folder the
+        runs' weights go into (the owner may write there).
         ``stop_grace_s``: how long a run has after a Stop to end its chunk and say it is finishing;
         ``finish_grace_s``: how long it then has for the final measurement and the weights (seconds on a wide
         model, and more on a loaded machine). A run that misses either is taken for a hung device: its owner is
         killed and started again, and its weights are lost."""
         self._owner = owner
-        self._env = dict(env)
+        self._places = data
         self._queue = SlotQueue(slots)
         self.max_run_s = max_run_s
         self.stop_grace_s = stop_grace_s
@@ -69,7 +70,7 @@ class TrainingService:
         self._runs: dict[str, _Run] = {}
         self._results = SessionResults(max_sessions)
         self._rates = MeasuredRates()
-        self._data = DataFetcher(self._env)
+        self._data = DataFetcher(data)
         self._numbers = itertools.count(1)
 
     # -- the public operations ------------------------------------------------
@@ -160,7 +161,7 @@ class TrainingService:
 
     def datasets(self) -> list[dict]:
         """Each dataset and where it would come from now: "MNIST_DIR", "cache", offline, or None (download)."""
-        available = fetch.availability(self._env)
+        available = fetch.availability(self._places)
         return [{"name": name, "title": spec.title, "available": available.get(name)}
                 for name, spec in DATASETS.items()]
 
@@ -181,7 +182,7 @@ class TrainingService:
         latest = {**base, "phase": "starting"}
         stream: TrainingStream | None = None
         try:
-            order = {"config": config.to_dict(), "run_dir": str(folder), "slot": slot, "data_env": data_env(self._env)}
+            order = {"config": config.to_dict(), "run_dir": str(folder), "slot": slot, "data": self._places.to_dict()}
             stream = self._owner.train(order if side is None else {**order, "race": side})
             yield from self._follow(stream, config, session, run, folder, record, latest, base)
         except OwnerLost as lost:

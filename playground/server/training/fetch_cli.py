@@ -1,6 +1,9 @@
-"""``python -m playground.mnist.fetch_cli [names...]`` (what ``make data`` runs): fill the cache while online.
+"""``python -m playground.server.training.fetch_cli [names...]`` (``make data``): fill the cache while online.
 
-    $ python -m playground.mnist.fetch_cli mnist
+Where the datasets go is the server's setting (``PLAYGROUND_CACHE`` and the rest), read by config.data_places
+as the server reads it, so that the server finds them there.
+
+    $ python -m playground.server.training.fetch_cli mnist
     train-images-idx3-ubyte.gz: 100%|██████████| 9.91M/9.91M [00:01<00:00, 7.52MB/s]
     ...
     mnist: downloaded from https://ossci-datasets.s3.amazonaws.com/mnist/ into /home/me/.cache/jax-playground/mnist
@@ -21,23 +24,25 @@ from tqdm import tqdm
 from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.fetch import fetch
 from playground.mnist.load import load
+from playground.server.config import data_places
 
 
 def main(argv: list[str] | None = None) -> int:
     """Fetch the named datasets (default: mnist fashion_mnist) into the cache; print where each one is."""
     names = (sys.argv[1:] if argv is None else argv) or ["mnist", "fashion_mnist"]
     if any(name not in DATASETS for name in names):
-        print(f"usage: python -m playground.mnist.fetch_cli [{' '.join(DATASETS)}]", file=sys.stderr)
+        print(f"usage: python -m playground.server.training.fetch_cli [{' '.join(DATASETS)}]", file=sys.stderr)
         return 2
     pooch.get_logger().setLevel(logging.WARNING)  # its "Downloading data from ..." lines repeat the bars
+    places = data_places(os.environ)
     failed = False
     for name in names:
         bars = _Bars()
         try:
             if DATASETS[name].files:
-                _, source = fetch(DATASETS[name], os.environ, bars.progress)
+                _, source = fetch(DATASETS[name], places, bars.progress)
             else:
-                source = load(name, os.environ).source
+                source = load(name, places).source
             print(f"{name}: {source}")
         except DataUnavailable as exc:
             print(f"{name}: {exc}", file=sys.stderr)
