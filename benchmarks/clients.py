@@ -1,8 +1,8 @@
 """Two ways to call a streaming endpoint of the app, timing each update: for the benchmarks only.
 
 ``gradio_client`` is what a Python user (and a classroom of scripts) uses; it
-opens new HTTP connections for every call, which costs about 100 ms of its
-own on a 2-core machine. ``KeepAliveClient`` speaks Gradio's documented HTTP
+opens new HTTP connections for every call, a cost of its own (inspect_latency.py
+prints each client's floor). ``KeepAliveClient`` speaks Gradio's documented HTTP
 API (``POST /gradio_api/call/<name>``, then the event stream) over one kept-
 alive connection in one session, as a browser tab does: the two side by side
 separate what the server costs from what the client does.

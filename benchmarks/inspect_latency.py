@@ -1,7 +1,7 @@
 """How fast is /inspect through the real server: to its first result, to its full result, and from the cache?
 
-Prints, from one run (this machine is shared and noisy, so only figures
-measured side by side mean much):
+Prints, from one run (a shared machine is noisy, so only figures measured side
+by side mean much):
   1. cold start: launching `python app.py` to the first successful /inspect;
   2. back to back, distinct functions (the gallery's examples, each made unique
      by a comment, so that no result is reused): time to the first result (the
@@ -9,16 +9,16 @@ measured side by side mean much):
      the purity and retrace checks), through gradio_client and through a
      kept-alive HTTP connection (as a browser holds one), next to the floor
      each client has on an endpoint that does no work (/datasets);
-  3. the old path and the new, in one run, straight on the sandbox pool: the
-     whole job before any reply (as the server answered before the early
-     reply) against the early reply, same jobs;
+  3. the whole job against its early reply, in one run, straight on the sandbox
+     pool: the time to the job's last reply against the time to its first, same
+     jobs (what answering early saves);
   4. sustained load: distinct jobs per second with C concurrent clients, and
      identical jobs per second (the cache) with C concurrent clients;
   5. what a fresh worker costs: fork from the template vs a new interpreter.
 
-With ``--base`` another checkout's app (the old server) is measured the same
-way first, by the same clients; an app whose /inspect does not stream gives
-its one reply as both first and full result.
+With ``--base`` another checkout's app (another version to compare with) is
+measured the same way first, by the same clients; an app whose /inspect does
+not stream gives its one reply as both first and full result.
 
 Usage: python benchmarks/inspect_latency.py [--requests 40] [--clients 8] [--seconds 15] [--base /tmp/base]
        [--unprivileged]
@@ -129,8 +129,8 @@ def sustained(make_call, clients: int, seconds: float, job) -> tuple[int, int, f
     return ok[0], failed[0], elapsed, firsts[0] / elapsed
 
 
-def old_and_new_path(n: int) -> tuple[list[float], list[float]]:
-    """Straight on a sandbox pool, same jobs: the whole job before any reply (old) and the early reply (new)."""
+def whole_and_early(n: int) -> tuple[list[float], list[float]]:
+    """Straight on a sandbox pool, same jobs: the seconds to the whole job's reply and to its early reply."""
     from playground import jobs
     from playground.ipc.limits import Limits
     from playground.server.pools import WorkerPool
@@ -247,7 +247,7 @@ def main() -> None:
     if opts.base:
         servers[f"base ({opts.base})"] = measure_server(opts.base.resolve(), opts)
     servers["this checkout"] = measure_server(ROOT, opts)
-    whole, early = old_and_new_path(opts.requests // 2)
+    whole, early = whole_and_early(opts.requests // 2)
     forked, fresh = worker_start_costs(10)
 
     print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}; {opts.clients} clients for sustained "
@@ -255,8 +255,8 @@ def main() -> None:
     for name, figures in servers.items():
         print_server(name, figures)
     ratio = statistics.median(whole) / statistics.median(early)
-    print(f"straight on the pool, n={len(whole)}: whole job before any reply (old path) p50 {ms(whole)} ms, "
-          f"early reply (new path) p50 {ms(early)} ms, ratio {ratio:.2f}x")
+    print(f"straight on the pool, n={len(whole)}: whole job's reply p50 {ms(whole)} ms, "
+          f"early reply p50 {ms(early)} ms, ratio {ratio:.2f}x")
     print(f"new worker, forked from the template (locked down + warm): p50 {ms(forked)} ms")
     print(f"new worker, fresh interpreter importing JAX + one jit:      p50 {ms(fresh)} ms")
 

@@ -9,8 +9,8 @@ float32 input:
      ``block_until_ready``, NumPy and ``jax.jit``, the median of 20 runs;
 and prints both speed-ups (NumPy time / jit time) side by side, and whether
 they agree within 15 %. Then the app's per-size table for DEFAULT_SIZES that
-fit in 8 GB, with compile times. This machine is shared and noisy: only ratios
-taken side by side in one run mean much, so each round measures both.
+fit in 8 GB, with compile times. A shared machine is noisy: only ratios taken
+side by side in one run mean much, so each round measures both.
 
 Usage: python benchmarks/jit_speed.py [--rounds 3] [--size 4000] [--no-table]
 """

@@ -6,7 +6,8 @@
    accelerator; the compute roof beside a plain jitted matmul of the same size and, on a CPU, NumPy's (another
    BLAS, which may beat XLA's: the roof is what XLA's matmul reaches). A roof is an upper bound for what the
    app's programs reach: a plain jitted figure over its roof should be at most 1.
-2. Each example's point against its roof: the Speed of light tab's examples and the issue's cases, run through
+2. Each example's point against its roof: the Speed of light tab's examples, ``x + x*x + x*x*x`` past the caches
+   and a small matmul under tanh (``CASES``), run through
    the speed_of_light job in this process and placed under the roofs (playground/server/roofline.py): the level
    their working set lives in, the bound, and the share of the roof reached (at most 1.0; a point above its roof
    prints why instead).

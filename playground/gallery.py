@@ -85,7 +85,8 @@ SPEED_EXAMPLES = (
             "jnp.ones((8, 256, 256)) * 0.01, jnp.ones((1024, 256))"),
 )
 
-# The Derivatives tab's presets (f: R -> R). derivatives.py knows their closed-form derivatives.
+# The Derivatives tab's presets (f: R -> R). worker/jobs/derivative_references.py knows their closed-form
+# derivatives.
 DERIVATIVE_PRESETS = {
     "tanh": "def f(x):\n    return jnp.tanh(x)\n",
     "x + x² + x³ (JAX's introduction)": "def f(x):\n    return x + x*x + x*x*x\n",

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 # The classic benchmark's sizes, up to its 10^4 x 10^4 headline. Fusion's gain is memory traffic saved, which shows
 # once the arrays outgrow the CPU's caches: 2,000 x 2,000 (16 MB an array) does on any laptop and fits a 512 MB
-# sandbox, so a server too small for 4,000 still shows it (measured on the 2-core machine: jit 4.7x NumPy at
-# 1,000, 9x at 2,000, 11x at 4,000; below 1,000 jit loses to its dispatch, which the tab explains).
+# sandbox, so a server too small for 4,000 still shows it (jit's lead over NumPy grows from 1,000 up; below
+# 1,000 jit loses to its dispatch, which the tab explains; benchmarks/jit_speed.py prints each size's speed-up).
 CANDIDATE_SIZES = (10, 100, 1000, 2000, 4000, 10000)
 ARRAYS_FLOOR = 8  # the benchmark holds at least this many n x n arrays at once (input, outputs, temporaries)
 HEADROOM = 0.8  # a size is kept while the worker stays under this share of its memory limit
-WORKER_RESIDENT_MB = 256  # a worker with JAX loaded, before any array (measured: about 210 MB on CPU)
+WORKER_RESIDENT_MB = 256  # a worker with JAX loaded, before any array, and some room
 BYTES_PER_ELEMENT = 4  # float32
 
 

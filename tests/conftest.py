@@ -60,14 +60,14 @@ def variant(item) -> str:
     return "-".join(str(params[name]) for name in ("sandbox_mode", "privilege") if name in params)
 
 
-# The browser tests run in two lanes of about equal time (measured with --durations: about 520 s each when the
-# suite shares two cores), each with its own session server and Chromium; one lane alone took longer than all the
-# rest of the suite's share of a process, and four lanes on two cores left pages unresponsive.
+# The browser tests run in two lanes of about equal time (as --durations counts it), each with its own session
+# server and Chromium: one lane alone takes longer than all the rest of the suite's share of a process, and more
+# lanes than cores leave pages unresponsive.
 BROWSER_LANE_2 = {"test_first_hour", "test_train_tab", "test_busy_ui", "test_compiler_tab", "test_languages",
                   "test_local_mode", "test_preset_pick", "test_inspect_ui"}
 # The end-to-end modules that use their mode's shared server (tests/e2e/conftest.py) run together, one group per
-# mode, so that each mode's server starts once a run instead of once in every test process that got one of them
-# (measured: 8 starts → 2, ~4 CPU-seconds each, and the idle servers they left up). These start servers of their own.
+# mode, so that each mode's server starts once a run instead of once in every test process that got one of them,
+# and leaves no idle servers up (docs/development.md's measurements). These start servers of their own.
 E2E_OWN_SERVERS = {"test_docs_corpus", "test_device_check"}
 
 
@@ -137,9 +137,9 @@ class Server:
 
 # The ceiling of a server's start, from ``python app.py`` to its port answering, on a loaded machine.
 SERVER_START_S = 120
-# The ceiling of one HTTP request of a test's client (joining the queue, a file, /about): httpx's default, 5 s, ran
-# out for one client of a 20-request burst against a local-process-mode server on a loaded 2-core machine, whose
-# answer was a ReadTimeout instead of the result or the "busy" the test checks for.
+# The ceiling of one HTTP request of a test's client (joining the queue, a file, /about): httpx's default, 5 s, can
+# run out for a client of a 20-request burst against a local-process-mode server on a loaded machine, which then
+# gets a ReadTimeout instead of the result or the "busy" the test checks for.
 CLIENT_TIMEOUT_S = 60.0
 
 

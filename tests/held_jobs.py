@@ -1,7 +1,7 @@
 """Jobs that hold their worker until the test lets them go: a full line is built by events, not by a long sleep.
 
-A test that needs every worker busy while it builds a line behind them used to send a job that slept for longer
-than building the line could take on a loaded machine (30 s), and then waited those 30 s out. A held job instead
+A test that needs every worker busy while it builds a line behind them could send a job that sleeps for longer
+than building the line can take on a loaded machine (30 s), and then wait those 30 s out. A held job instead
 waits, in its own scratch folder, for a file named ``release``; the test writes it there (through
 ``/proc/<pid>/cwd``, which reaches a private tmpfs too) as soon as it has seen what it came to see. ``hold_s`` is
 only the ceiling of a hold nobody ends.

@@ -20,12 +20,12 @@ from tests.mnist_folders import synthetic_digits
 
 SETTINGS = {"layers": [784, 64, 10], "batch_size": 64, "epochs": 2, "seed": 0}
 N_TRAIN, N_TEST = 2048, 512  # 32 steps an epoch
-# Measured on 8 simulated CPU devices (2 epochs, 64 steps, two runs alike): the losses differ by at most 3.0e-7
+# On 8 simulated CPU devices (2 epochs, 64 steps, two runs alike) the losses differ by at most 3.0e-7
 # relative (SGD; Adam 1.2e-7), the final params by at most 9.7e-8 absolute (Adam; SGD 8.9e-8), which is up to
 # 1.4% relative at weights near zero, hence an atol. Each device sums its 8 images, then the all-reduce sums the
 # 8 partial sums: the same numbers added in another order, so float32 rounding (~6e-8 relative a sum) builds
 # up over the steps. rtol 1e-4 / atol 1e-5, as for the one-call chunks against per-step dispatch, is 100+ times
-# what was measured (room for longer runs and other XLA versions) and still far below a real fault: a wrong
+# those (room for longer runs and other XLA versions) and still far below a real fault: a wrong
 # gradient scale or a skipped step moves the loss by percents.
 RTOL, ATOL = 1e-4, 1e-5
 

@@ -101,7 +101,7 @@ def _port_with(name: str, value: str) -> int | None:
 
 
 def test_readme_says_how_to_serve_on_another_port_and_where_every_setting_is():
-    """The setting is the one config.py reads the port from (found by trying each it names, not written here)."""
+    """The setting is the one server/config.py reads the port from (found by trying each it names, not written here)."""
     readme = (ROOT / "README.md").read_text()
     names = settings_in(ast.parse((ROOT / "playground" / "server" / "config.py").read_text()))
     port = [name for name in sorted(names) if name.startswith("PLAYGROUND_") and _port_with(name, "8123") == 8123]

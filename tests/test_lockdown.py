@@ -403,8 +403,8 @@ def test_can_read_the_venv(locked):
 @needs_landlock
 def test_a_removal_in_a_scratch_folder_that_keeps_its_files_gives_up_at_once(locked):
     """/passes removes its dump folder when it is done; where Landlock keeps every file (a server without a private
-    tmpfs) that removal cannot succeed, and must say so after one round, not retry until its budget is spent (it once
-    cost every /passes job on a Space its 2 s budget). Spinning would run past the child's 120 s limit here."""
+    tmpfs) that removal cannot succeed, and must say so after one round, not retry until its budget is spent (which
+    would cost every /passes job on a Space its 2 s budget). Spinning would run past the child's 120 s limit here."""
     assert locked["results"]["remove_kept_files"] == {"ok": True, "value": [False, 50]}
 
 

@@ -36,7 +36,7 @@ def test_every_message_has_english_and_each_translation_the_same_placeholders(ke
 
 def test_no_text_needs_an_emoji_font():
     """A pictograph (Unicode's "other symbols": ⏱, ✅, ...) shows as an empty box where no font has it, as the
-    classroom's and CI's Chromium showed "⏱"; the page says it in words (and md.verdict's labels) instead."""
+    Chromium shows "⏱" without an emoji font; the page says it in words (and md.verdict's labels) instead."""
     texts = {(key, language): text for key, texts in messages.CATALOGUE.items() for language, text in texts.items()}
     pictographs = {where: [c for c in text if unicodedata.category(c) == "So"] for where, text in texts.items()}
     assert {where: found for where, found in pictographs.items() if found} == {}

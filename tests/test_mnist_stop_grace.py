@@ -1,11 +1,11 @@
 """How long TrainingService waits for a stopped run: a chunk's time to stop, then the final measurement's.
 
 A wide model on a loaded classroom server takes seconds to measure the whole test set and save its weights after
-its last chunk; a Stop that gave up on it after the chunk's grace lost the weights. A run that misses its grace is
-taken for a hung device: the service abandons it, and the device owner is killed and started again. The owner here
-is a scripted stand-in (tests/training_doubles.py) for the ``DeviceOwner`` interface the service uses: it answers a
-stop with the messages the real one sends, at moments the test chooses (the real owner's stream is tested in
-test_mnist_server_service.py, its loop in test_mnist_worker_loop.py).
+its last chunk; a Stop that gave up on it after the chunk's grace would lose the weights. A run that misses its
+grace is taken for a hung device: the service abandons it, and the device owner is killed and started again. The
+owner here is a scripted stand-in (tests/training_doubles.py) for the ``DeviceOwner`` interface the service uses:
+it answers a stop with the messages the real one sends, at moments the test chooses (the real owner's stream is
+tested in test_mnist_server_service.py, its loop in test_mnist_worker_loop.py).
 
 Each bound a test checks is either one the service cannot break however slow the machine (it gives up no sooner
 than its grace) or one with a minute's room (it gives up at all, and not after the longer grace).

@@ -21,9 +21,9 @@ from tests.eight_devices import MARKER, run_driver
 
 EPS32 = 2.0**-23
 MATMUL = "def f(a, b):\n    return a @ b\n"
-# The issue's case: rows over one axis, columns over another, a 100-term float32 contraction.
-ISSUE_ARGS = "(jnp.sin(jnp.arange(800.0)).reshape(8, 100), jnp.arange(800.0).reshape(100, 8) / 100)"
-ISSUE_MESH = ([2, 4], ["data", "model"], "(P('data', None), P(None, 'model'))", "P('data', 'model')")
+# A matmul over a grid of devices: rows over one axis, columns over another, a 100-term float32 contraction.
+GRID_ARGS = "(jnp.sin(jnp.arange(800.0)).reshape(8, 100), jnp.arange(800.0).reshape(100, 8) / 100)"
+GRID_MESH = ([2, 4], ["data", "model"], "(P('data', None), P(None, 'model'))", "P('data', 'model')")
 NORMAL = "jax.random.normal(jax.random.key({seed}), {shape})"
 SPLIT_ARGS = f"({NORMAL.format(seed=0, shape=(16, 1000))}, {NORMAL.format(seed=1, shape=(1000, 16))})"
 SPLIT_MESH = ([8], ["k"], "(P(None, 'k'), P('k', None))", "P()")
@@ -46,10 +46,10 @@ def f(x):
     return double(x).sum(0)
 """
 CASES = {
-    "issue": [MATMUL, ISSUE_ARGS, *ISSUE_MESH],
+    "grid": [MATMUL, GRID_ARGS, *GRID_MESH],
     "split_contraction": [MATMUL, SPLIT_ARGS, *SPLIT_MESH],
     "squashed": ["def f(a, b):\n    return jnp.tanh(a @ b)\n", WIDE_ARGS, *SPLIT_MESH],
-    "off_by_1e-3": [OFF_BY_1E3, ISSUE_ARGS, *ISSUE_MESH],
+    "off_by_1e-3": [OFF_BY_1E3, GRID_ARGS, *GRID_MESH],
     "missing_psum": [MISSING_PSUM, "jnp.arange(32.0).reshape(8, 4)", [8], ["d"], "P('d')", "P()"],
     "integers": ["def f(x):\n    return (x * 3).sum(0)\n", "jnp.arange(64).reshape(8, 8)", [8], ["d"], "P('d')", "P()"],
     "custom_vjp": [CUSTOM_VJP, "jnp.sin(jnp.arange(800.0)).reshape(100, 8)", [8], ["d"], "P(None, 'd')", "P('d')"],
@@ -75,12 +75,12 @@ def plain(f, args, shape, names, in_specs, out_spec):
     return {{"max_abs_diff": float(np.max(np.abs(many - one))), "largest": float(np.max(np.abs(one))),
              "fixed_tolerance_allclose": bool(np.allclose(many, one, rtol=1e-5, atol=1e-6))}}
 
-issue = eval({ISSUE_ARGS!r})
+grid = eval({GRID_ARGS!r})
 split = eval({SPLIT_ARGS!r})
 wide = eval({WIDE_ARGS!r})
 results["plain"] = {{
-    "issue": plain(lambda a, b: a @ b, issue, (2, 4), ("data", "model"), (P("data", None), P(None, "model")),
-                   P("data", "model")),
+    "grid": plain(lambda a, b: a @ b, grid, (2, 4), ("data", "model"), (P("data", None), P(None, "model")),
+                  P("data", "model")),
     "split_contraction": plain(lambda a, b: a @ b, split, (8,), ("k",), (P(None, "k"), P("k", None)), P()),
     "squashed": plain(lambda a, b: jnp.tanh(a @ b), wide, (8,), ("k",), (P(None, "k"), P("k", None)), P()),
 }}
@@ -100,13 +100,13 @@ def matched(out: dict) -> dict:
     return out
 
 
-def test_the_issues_matmul_matches_within_float32_rounding(results):
-    out, plain = matched(results["issue"]), results["plain"]["issue"]
+def test_a_matmul_over_a_grid_of_devices_matches_within_float32_rounding(results):
+    out, plain = matched(results["grid"]), results["plain"]["grid"]
     assert out["max_abs_diff"] == plain["max_abs_diff"]
     # Whether a block of this contraction rounds differently from the whole depends on the CPU: Eigen picks its
-    # kernels by the vector units (the issue's machine and CI's differed by a few ulps; a later 2-core box gave
-    # exactly 0). Where they differ, a fixed rtol 1e-5, atol 1e-6 calls it different, as the issue saw; the
-    # split contraction below always reorders its sums.
+    # kernels by the vector units (on some CPUs the two differ by a few ulps, on others not at all). Where they
+    # differ, a fixed rtol 1e-5, atol 1e-6 calls it different, as a plain allclose does; the split contraction
+    # below always reorders its sums.
     if plain["max_abs_diff"] > 0:
         assert not plain["fixed_tolerance_allclose"]
     assert out["rounding"]["terms"] == 100 and out["rounding"]["relative"] == pytest.approx(10 * EPS32)
@@ -130,7 +130,7 @@ def test_a_squashed_sum_is_judged_by_its_inputs_size_not_its_results(results):
 
 
 def test_a_result_off_by_1e3_relative_is_reported_as_different(results):
-    out, plain = results["off_by_1e-3"], results["plain"]["issue"]
+    out, plain = results["off_by_1e-3"], results["plain"]["grid"]
     assert out["ok"] and out["matches_unsharded"] is False, out
     assert out["max_abs_diff"] > out["tolerance"]
     assert out["max_abs_diff"] == pytest.approx(1e-3 * plain["largest"], rel=0.01)
@@ -256,8 +256,9 @@ def test_a_float32_product_on_a_gpu_or_tpu_rounds_like_its_default_precision():
 
 
 def test_a_batch_computed_in_tensorfloat32_agrees_with_a_loop_in_float32_only_within_the_gpus_budget():
-    """What the vmap tab met on an H200: the loop's matrix-vector products in float32, the batch's product with
-    operands rounded to TensorFloat-32. Here the rounding is made by hand (10 mantissa bits kept)."""
+    """What the vmap tab meets on a GPU that multiplies in TensorFloat-32 (an H200): the loop's matrix-vector
+    products in float32, the batch's product with operands rounded to TensorFloat-32. Here the rounding is made by
+    hand (10 mantissa bits kept)."""
     rng = np.random.default_rng(0)
     w, xs = rng.standard_normal((784, 512)).astype(np.float32), rng.standard_normal((64, 784)).astype(np.float32)
 

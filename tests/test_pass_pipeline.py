@@ -278,9 +278,9 @@ def test_a_dump_folder_left_empty_is_a_full_scratch_folder(scratch, tmp_path, mo
 
 
 def test_a_dump_folder_swapped_for_an_empty_one_is_the_users_doing_not_a_full_disk(scratch, tmp_path, monkeypatch):
-    """On a loaded CI host a hostile test's watcher moved the folder away after XLA's pass files: XLA makes a
-    missing dump folder again for the files it writes last (after_optimizations, .ll, .o), so one stood there
-    without a pass file, and the reply blamed a full scratch folder (kind disk)."""
+    """Where something moves the folder away after XLA's pass files (a hostile test's watcher on a loaded host),
+    XLA makes a missing dump folder again for the files it writes last (after_optimizations, .ll, .o), so one
+    stands there without a pass file: the reply must not blame a full scratch folder (kind disk)."""
     _dumping_elsewhere(monkeypatch, tmp_path / "moved", swap=True)
     reply = pass_pipeline.passes(CUBIC, BIG, 200_000, BUDGET)
     assert reply["ok"] is False and reply["error"]["kind"] == "user_exception", reply

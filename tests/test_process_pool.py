@@ -36,7 +36,7 @@ SIMPLE = inspect_job("def f(x):\n    return x + x*x + x*x*x\n", "jnp.arange(4.0)
 # only a real fault runs into it.
 WAIT_S = 60.0
 # The wall clock that stops the endless loop. Its line is named only if the job reached the loop before the clock
-# ran out, which takes a fraction of a second (a loaded host once needed more than 2 s): five times that.
+# ran out, which takes a fraction of a second (a loaded host may need more than 2 s): five times that.
 ENDLESS_S = 10.0
 
 

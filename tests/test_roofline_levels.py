@@ -75,7 +75,7 @@ def test_a_point_above_its_levels_roof_but_under_a_faster_one_says_so_without_a_
 
 
 def test_a_point_above_every_roof_gets_the_reason_never_a_share_over_100_percent():
-    """The issue's case: 33.6 GB/s against a memory roof measured at 4.9 GB/s, 686 % of it."""
+    """A memory roof measured while other work slowed the machine, 4.9 GB/s, under a program's 33.6 GB/s: 686 %."""
     stale = {**CEILINGS, "levels": [{**LEVELS[-1], "bandwidth_bytes_s": 4.9e9}], "bandwidth_bytes_s": 4.9e9}
     held = 32e6
     placed = rl.place_program(program(held, held, 16e6, held / 33.6e9), stale)
@@ -133,7 +133,7 @@ def run(median: float, iqr: float, runs: int = 12) -> dict:
     (run(0.020, 0.001), run(0.010, 0.001), 1),
     (run(0.010, 0.004), run(0.013, 0.001), None),  # the spread is larger than the difference
     (run(0.010, 0.001), run(0.011, 0.001), None),  # equal to it: no verdict either
-    (run(0.066, 0.050), run(0.007, 0.001), 1),  # the issue's 66 against 7 ms, with a spread that allows it
+    (run(0.066, 0.050), run(0.007, 0.001), 1),  # 66 against 7 ms, with a spread that allows it
 ])
 def test_a_verdict_only_where_the_difference_is_larger_than_the_spread(first, second, faster):
     found = compared([first, second], 0)
@@ -169,7 +169,7 @@ def test_the_roofline_of_a_reply_carries_its_comparison():
 
 
 def test_a_point_near_the_ridge_says_both_roofs_are_close():
-    """The issue's TPU case: a float32 matmul (bfloat16 passes) whose intensity lies near its ridge is not called
+    """A TPU v5e's case: a float32 matmul (bfloat16 passes) whose intensity lies near its ridge is not called
     plainly memory-bound: the verdict says the two roofs are close there."""
     tpu = {"device": "TPU v5 lite", "platform": "tpu", "dtype": "float32", "bandwidth_bytes_s": 5.45e11,
            "stream_bytes": 1 << 30, "peak_flops_s": 1.71e14, "matmul_n": 8192,

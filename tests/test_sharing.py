@@ -293,7 +293,7 @@ def test_the_schema_decides_not_the_token():
 
 
 def _old_token(state: dict) -> str:
-    """A token made the way the old Inspect links were: compact JSON of its text fields, no "v"."""
+    """A token made the way version 0's Inspect links are: compact JSON of its text fields, no "v"."""
     data = json.dumps(state, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(zlib.compress(data, 9)).rstrip(b"=").decode()
 

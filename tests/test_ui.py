@@ -470,8 +470,8 @@ def test_about_says_where_the_owner_keeps_its_compiled_programs_or_why_it_keeps_
 
 
 def test_gradios_own_words_that_its_german_and_chinese_lack_are_ours_with_the_same_fields():
-    """Gradio's English for them is in its bundled frontend; ours must fill the same {fields} (a CI run under
-    load saw Gradio's "In queue: 1 of 1" in English on the Chinese page)."""
+    """Gradio's English for them is in its bundled frontend; ours must fill the same {fields} (without them, a
+    page under load shows Gradio's "In queue: 1 of 1" in English on the Chinese page)."""
     bundle = "".join(path.read_text() for path in (Path(gr.__file__).parent / "templates/frontend/assets").glob(
         "core-*.js"))
     for locale, texts in GRADIO_GAPS.items():

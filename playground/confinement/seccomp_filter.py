@@ -36,7 +36,7 @@ import errno
 import os
 import socket
 
-try:  # loaded once, in the template: after Landlock, ctypes could no longer find the library
+try:  # loaded once, in the template: after Landlock, ctypes cannot find the library
     import pyseccomp as seccomp
 
     _LOAD_ERROR = ""

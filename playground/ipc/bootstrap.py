@@ -19,9 +19,9 @@ _FIXED_ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
     "TF_CPP_MIN_LOG_LEVEL": "2",
     "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
-    # glibc reserves 64 MB of address space per malloc arena, up to eight arenas a core: on a 13-core host a worker
-    # that had only imported JAX held 4.3 GB of address space, past the 4 GB RLIMIT_AS, and died at warm-up. XLA
-    # allocates its arrays with mmap, beside the arenas.
+    # glibc reserves 64 MB of address space per malloc arena, up to eight arenas a core: on a host with many cores
+    # a worker that has only imported JAX can hold more address space than its 4 GB RLIMIT_AS, and die at warm-up
+    # (docs/development.md's measurements). XLA allocates its arrays with mmap, beside the arenas.
     "MALLOC_ARENA_MAX": "2",
 }
 

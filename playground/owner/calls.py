@@ -3,8 +3,8 @@
 - ``program``: one compiled call, as ``jax.jit(f)(x)`` makes.
 - ``plan``: one compiled program per equation of a jaxpr, dispatched one after another, each waiting for
   nothing but its inputs: what eager JAX does (each primitive is compiled on first use and dispatched from
-  Python in turn). The worker exports each equation as a program of its own; measured on a TPU v5e, the
-  plan of ``x + x*x + x*x*x`` at 10⁴ × 10⁴ took 2.020 ms where true eager JAX took 2.008 ms.
+  Python in turn). The worker exports each equation as a program of its own, and the plan takes as long as
+  true eager JAX does (docs/development.md's measurements).
 - ``loop``: the per-example program called on each example of a batch, the outputs stacked, as
   ``jnp.stack([f(x) for x in xs])`` does (the vmap tab's Python loop).
 

@@ -13,8 +13,8 @@ measured once, for every dtype).
   jitted loop of ``v * -1`` over one float32 array of a size that lives in it
   (``stream_sizes``), many passes a call, the array donated so that each call
   writes over its input: no fresh output to fault in, which a stream of a new
-  256 MB result every call measures instead of the memory (4.9 GB/s here,
-  where a function reached 33.6). Each pass reads and writes the array.
+  256 MB result every call measures instead of the memory (a roof far under
+  what a function reaches). Each pass reads and writes the array.
 - FLOP/s: a jitted ``a @ b`` of two n x n matrices in the dtype asked for, at
   JAX's default precision (a TPU runs float32 matmuls as bfloat16 passes at
   it, as a user's function does), 2 n^3 FLOPs per call, n grown until one call

@@ -1,15 +1,15 @@
 """NVIDIA's PTX assembler and linker (``ptxas``, ``nvlink``), found where XLA looks for them, with their loader.
 
 JAX's CUDA plugins as pip installs them have no PTX compiler built in
-(measured on an H200 with jax-cuda13-plugin 0.11.2: "LibNvPtxCompiler is not
-supported", "LibNvJitLink is not supported"), and XLA's fallback to the
+(jax-cuda13-plugin 0.11.2 says "LibNvPtxCompiler is not supported",
+"LibNvJitLink is not supported"), and XLA's fallback to the
 driver's compiler is not offered on its JIT path ("Stream executor provided:
 0"). So XLA compiles every GPU kernel by starting these two programs
 (``posix_spawn``), and a process that may start no program can open the GPU
 but never run anything on it. With the ``compiler_programs`` device grant
 (device_grants.py), the owner (main.py) finds them here before it locks itself
 down, and Landlock lets exactly these files, and the ELF loader that the kernel
-starts each one with, be executed (sandbox/lockdown.apply's ``programs``).
+starts each one with, be executed (confinement/lockdown.py: ``apply``'s ``programs``).
 
 XLA looks in its ``--xla_gpu_cuda_data_dir``, the directories of ``PATH``,
 the usual CUDA folders and beside the CUDA plugin (NVIDIA's pip packages);

@@ -1,7 +1,7 @@
 """The device owner's process: lock down, open the device once, then serve every job's device work, one at a time.
 
-Started by the server (handle.py) as ``main(channel)``; its first message is the set-up (``OwnerSetup`` of
-handle.py, as a dict). In order:
+Started by the server (server/device_owner/process.py) as ``main(channel)``; its first message is the set-up
+(``OwnerSetup`` of process.py, as a dict). In order:
 
 1. die with the server (``PR_SET_PDEATHSIG``), be undumpable (its environment holds the ``TPU_*`` variables),
    and hand the server its own /proc/self/smaps, open (``send_memory_reader``): the server's watchdog reads it

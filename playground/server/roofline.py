@@ -77,7 +77,7 @@ def shown(ceilings: dict) -> dict:
 
 
 def levels(ceilings: dict) -> list[dict]:
-    """The bandwidth roofs, fastest first; ceilings measured before there were levels have memory's alone."""
+    """The bandwidth roofs, fastest first; ceilings without levels have memory's roof alone."""
     return ceilings.get("levels") or [{"name": "memory", "cache_bytes": None, "stream_bytes": ceilings["stream_bytes"],
                                        "passes": 1, "bandwidth_bytes_s": ceilings["bandwidth_bytes_s"]}]
 

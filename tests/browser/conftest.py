@@ -34,7 +34,7 @@ SQUEEZED_CELLS_JS = """(panel) => [...panel.querySelectorAll('table th, table td
   }
   return false; }).map(c => c.innerText).slice(0, 5)"""
 
-# Result tables wider than their box (their last column behind a sideways scroll, as a laptop's 1366 px once showed).
+# Result tables wider than their box (their last column behind a sideways scroll, out of a laptop reader's sight).
 # The tabs' column is 599 px wide at 1280 and at 1366 px alike (Gradio caps its container), so a table that fits
 # at the tests' 1280 fits a laptop.
 CUT_OFF_TABLES_JS = """(panel) => [...panel.querySelectorAll('.prose table')]
@@ -76,8 +76,8 @@ def chromium_browser(chromium_path):
     from playwright.sync_api import expect, sync_playwright
 
     refuse_in_quick_run("a browser")
-    # An assertion waits for the page to get there, with a ceiling for a loaded machine (Playwright's own is 5 s:
-    # four CI failures at once when the suite's servers and browsers shared two cores).
+    # An assertion waits for the page to get there, with a ceiling for a loaded machine (Playwright's own, 5 s, is
+    # too short where the suite's servers and browsers share two cores).
     expect.set_options(timeout=60_000)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
@@ -109,9 +109,8 @@ def reopen_app(page, url: str):
     or stored value left from before; returns ``page``.
 
     For a module's tests that each start from the page as it loads, much cheaper than a new context each
-    (measured on four modules' 40 tests: Chromium 163 against 96 CPU-s, 145 against 104 s). The tab goes to
-    about:blank first, so that loading the app is a new visit, not a reload that would put the scroll position
-    back."""
+    (docs/development.md's measurements). The tab goes to about:blank first, so that loading the app is a new
+    visit, not a reload that would put the scroll position back."""
     if page.url.startswith(("http://", "https://")):  # what the page stored, while it is still there to ask
         page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
     page.goto("about:blank")
@@ -122,8 +121,8 @@ def reopen_app(page, url: str):
 
 def _load(page, url: str) -> None:
     """Drawn means Inspect's editor is in the page, not that it is in sight: a share link selects its own tab
-    while the page loads, and if that comes first the Inspect editor is never seen (a CI run waited 60 s for
-    it). So: the editor in the page and a selected tab in sight; tests wait for what they look at themselves."""
+    while the page loads, and if that comes first the Inspect editor is never seen (a wait for it would run to its
+    ceiling). So: the editor in the page and a selected tab in sight; tests wait for what they look at themselves."""
     page.goto(url)
     page.locator("#inspect-code .cm-content").wait_for(state="attached")
     page.get_by_role("tab", selected=True).first.wait_for()
@@ -132,8 +131,8 @@ def _load(page, url: str) -> None:
 def wait_until_finished(component) -> None:
     """Wait until no event that writes to ``component`` (a locator) is under way. Meanwhile Gradio's status
     tracker inside the component is shown, with its timer ("0.1s"), so text read before then carries it: a
-    streaming run shows its results while it still goes on (a CI run read "0.1s" above a finished derivatives
-    table). Once the event is over, Gradio gives the tracker its ``hide`` class."""
+    streaming run shows its results while it still goes on (text read then may have "0.1s" above a finished
+    derivatives table). Once the event is over, Gradio gives the tracker its ``hide`` class."""
     from playwright.sync_api import expect
 
     expect(component.locator('[data-testid="status-tracker"]:not(.hide)')).to_have_count(0)

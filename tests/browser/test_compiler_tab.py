@@ -115,8 +115,8 @@ def test_graph_fits_a_phone(chromium_browser, server, graphviz):
 @pytest.mark.parametrize("screen", [{"width": 1366, "height": 800}, {"width": 390, "height": 844}],
                          ids=["1366x800", "390x844"])
 def test_the_pass_choice_stops_short_of_its_arrow(chromium_browser, server, screen):
-    """The pass dropdown's longest choice ("#12 ... (pipeline): unchanged") ran under the dropdown's arrow: its
-    text now ends before the arrow, cut with "…" where the box is too narrow for it; so does every dropdown's."""
+    """The pass dropdown's longest choice ("#12 ... (pipeline): unchanged") does not run under the dropdown's arrow:
+    its text ends before the arrow, cut with "…" where the box is too narrow for it; so does every dropdown's."""
     page = reopen_app(blank_tab(chromium_browser, viewport=screen), server.url)
     try:
         open_tab(page, "Compiler")

@@ -152,7 +152,7 @@ FONT_FACES_JS = """async () => {
 
 
 def test_bold_text_comes_from_a_whole_font(page: Page):
-    """Gradio ships its SemiBold (600) font files as 5 KB subsets: bold text drawn from one took each letter it
+    """Gradio ships its SemiBold (600) font files as 5 KB subsets: bold text drawn from one takes each letter it
     lacks from another, smaller font ("JᴀX", "Ausführen"). Only the whole Regular and Bold faces are declared, and
     the page's bold text (the Run button, the tab titles) has loaded the Bold one."""
     faces = page.evaluate(FONT_FACES_JS)

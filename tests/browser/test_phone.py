@@ -91,8 +91,8 @@ SQUEEZED_PLOT_AREAS_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-pl
 
 
 # Text of a plot (a legend entry, a title, an axis's label or tick, an annotation) cut off by the plot's edge or by
-# its legend's box, or a legend entry over another text: plotly never wraps a legend entry (a long one ran past a
-# phone's edge), and a tall legend below a plot of fixed height was drawn over the axis's title.
+# its legend's box, or a legend entry over another text: plotly never wraps a legend entry (a long one runs past a
+# phone's edge), and a tall legend below a plot of fixed height is drawn over the axis's title.
 CLIPPED_PLOT_TEXT_JS = """(panel) => [...panel.querySelectorAll('.js-plotly-plot')].filter(p => p.offsetParent !== null)
   .flatMap(plot => { const box = plot.getBoundingClientRect();
     const outside = (r, b) => r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1
@@ -128,7 +128,7 @@ def _panel(page: Page):
 
 
 def _result_in_sight(page: Page, status: str) -> None:
-    """After a run, a phone shows its result without scrolling for it (it was below the fold: 844 px and more down)."""
+    """After a run, a phone shows its result without scrolling for it (not below the fold, 844 px and more down)."""
     top = page.locator(f"#{status}").evaluate("e => e.getBoundingClientRect().top")
     # From the top of the screen on: -0.06 px is at the top too (the page scrolls by whole pixels, a block may
     # start between two).

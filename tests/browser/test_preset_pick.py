@@ -2,9 +2,9 @@
 
 The race needs many picks to show, and the real tabs' runs take seconds each, so this drives the same
 wiring (run_stopped_by_preset) on a small Blocks of its own whose run yields a table every 40 ms from a
-thread, as a sandbox job's updates come. Without the second clearing, a bare ``cancels=`` left the old
-table in 7 of 24 picks here; this asks for none in 16. test_first_hour checks that a pick clears the real
-vmap tab's results at once.
+thread, as a sandbox job's updates come. Without the second clearing, a bare ``cancels=`` leaves the old
+table behind in some picks (docs/development.md's measurements); this asks for none in 16. test_first_hour
+checks that a pick clears the real vmap tab's results at once.
 
 After each pick the test waits for the page to say the old run is over (a counter its own ``.then`` of the run
 moves, which Gradio dispatches only once the run has ended in the browser): no update of that run can be drawn
@@ -80,8 +80,8 @@ def test_a_pick_during_a_run_clears_its_results_for_good(chromium_browser, app_u
             page.wait_for_timeout(100 + 37 * (pick % 7))  # picks at different points between two updates
             page.locator("#preset input[role=combobox]").click()
             page.get_by_role("option", name=("two", "one")[pick % 2], exact=True).click()
-            # Over once the counter moved on (a loaded run once saw it move by two at one pick: the count of ends
-            # is not what is tested, only that this run has ended).
+            # Over once the counter moved on (under load it can move by two at one pick: the count of ends is not
+            # what is tested, only that this run has ended).
             page.wait_for_function(ENDED_AFTER_JS, arg=before, timeout=WAIT_MS)
             # Nothing of the old run can come now: what it left, if anything, stays unless the page clears it.
             expect(page.locator("#status"), f"pick {pick}: the old run's status stayed").to_contain_text(

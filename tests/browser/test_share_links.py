@@ -28,7 +28,7 @@ LINK = re.compile(r"\?s=[A-Za-z0-9_-]+$")
 def other_visitor(chromium_browser: Browser):
     """Another visitor's tab, in a browser context of its own, for the module's links (reopen_app opens each one
     there as a first visit: the cookies and stored values of the link before are gone). One tab for all, not a new
-    context per link: a new context loads the whole app cold (3 CPU-s of Chromium's against 1.3 s)."""
+    context per link: a new context loads the whole app cold (docs/development.md's measurements)."""
     tab = blank_tab(chromium_browser)
     yield tab
     tab.context.close()

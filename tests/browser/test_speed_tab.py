@@ -156,7 +156,7 @@ PHONE_LOCALES = {"en-US": ("en", "memory-bound"), "de-DE": ("de", "speichergebun
 @pytest.mark.parametrize("locale", list(PHONE_LOCALES))
 def test_the_tab_fits_a_phone(chromium_browser: Browser, server, locale: str):
     """Nothing wider than the screen, nothing squeezed, and no text of a plot cut off at its edge (the roofline's
-    legend names each roof with its measured rate: "64.2 GFLOP/s measure" was all a phone showed of one)."""
+    legend names each roof with its measured rate, which a phone could cut to "64.2 GFLOP/s measure")."""
     lang, bound = PHONE_LOCALES[locale]
     phone = reopen_app(blank_tab(chromium_browser, locale=locale, **PHONE), server.url)
     try:

@@ -7,9 +7,9 @@ import pytest
 from tests.conftest import SHARED_CLOCK_S, Server, start_server, stop_server
 
 # The wall clocks of the strict servers, which meet what only a clock stops (an endless loop): short, since the clock
-# is the limit tested; long enough for the normal job after it on a loaded machine (4 s was not, for the Parallel
-# tab's eight-device jobs). Whatever another limit stops (a refusal of the sandbox, memory) meets the shared
-# server's minute instead, which cannot stop it first however loaded the machine.
+# is the limit tested; long enough for the normal job after it on a loaded machine (the Parallel tab's
+# eight-device jobs need more than 4 s). Whatever another limit stops (a refusal of the sandbox, memory) meets the
+# shared server's minute instead, which cannot stop it first however loaded the machine.
 STRICT_CLOCK_S, STRICT_MEASURE_CLOCK_S = 12, 16
 
 
@@ -18,9 +18,9 @@ class ModeServers:
     until the session ends: the shared one (2 workers, default limits but SHARED_CLOCK_S) and the strict one (the
     same with STRICT_CLOCK_S and STRICT_MEASURE_CLOCK_S).
 
-    A session fixture with the mode as its parameter held one mode's server at a time: a test process whose
-    modules went full, process, full stopped its server and started it again (measured: 13 starts in a run
-    where 7 served)."""
+    Not a session fixture with the mode as its parameter, which holds one mode's server at a time: a test process
+    whose modules go full, process, full would stop its server and start it again (docs/development.md's
+    measurements)."""
 
     def __init__(self, tmp_path_factory) -> None:
         self._tmp_path_factory = tmp_path_factory

@@ -61,8 +61,8 @@ class Replies:
     """Every entry's request, sent to the server ahead (two at a time: it runs two jobs at once); ``[id]`` waits.
 
     Each thread has a client of its own: gradio_client's Client is one session, whose event stream the server
-    closes when the session's last event ends, and a second thread's event sent at that moment was cut off
-    (CancelledError, once in a whole run).
+    closes when the session's last event ends, and a second thread's event sent at that moment is cut off
+    (CancelledError, rarely).
     """
 
     def __init__(self, server) -> None:
@@ -91,7 +91,8 @@ def replies(tmp_path_factory):
 
     In this host's sandbox only, not in both modes as the rest of tests/e2e: what the corpus checks (JAX's own
     snippets through the handlers, against plain JAX) is the same code in either mode, and in the process mode
-    it took 540 s of a 13-minute end-to-end run; the rest of the suite checks that mode's pipeline.
+    it would take a large share of the end-to-end run (docs/development.md's measurements); the rest of the suite
+    checks that mode's pipeline.
     """
     # SHARED_CLOCK_S: entries that expect a behavioural finding, or no warning, must not depend on the load.
     server = start_server(tmp_path_factory.mktemp("docs-corpus"), PLAYGROUND_WORKERS=str(CONCURRENT),

@@ -207,7 +207,7 @@ def again_if_lost(ask: Callable[[], T]) -> T:
     gradio_client (sse_v3) ends a session's event stream when the server says the session has nothing pending,
     and a request the same client sent just before that message arrived loses its reply (CancelledError in the
     client; the server is fine). Polls ask /about many times back to back, and a test's normal job follows its
-    attack's reply at once, so they meet it (loaded runs did, once each). Only for what may run twice: /about
+    attack's reply at once, so they meet it (on a loaded machine, now and then). Only for what may run twice: /about
     changes nothing, and a normal job gives the same answer again.
     """
     for _ in range(2):

@@ -21,8 +21,8 @@ PARALLEL_WORKERS = 1  # the Parallel tab's pool (Settings.parallel_workers)
 # Creating 12,000 files takes several seconds on a busy shared disk, filling the scratch folder or paging in the
 # memory limit a few more: the clock must stay far behind every limit these tests reach (none meets it here).
 TIMEOUT_S = 30
-# The memory watchdog's job reaches this after ~200 MB of growth. On a loaded CI host the default 2 GB was not
-# paged in within 20 s, and the clock stopped the job first (kind timeout, not memory). A JAX job fits in it.
+# The memory watchdog's job reaches this after ~200 MB of growth. On a loaded host the default 2 GB may not be
+# paged in within 20 s, and the clock would stop the job first (kind timeout, not memory). A JAX job fits in it.
 MEMORY_MB = 512
 
 

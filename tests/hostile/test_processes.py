@@ -226,7 +226,7 @@ def differences(before: dict, after: dict) -> list[str]:
 def restore(target: Target, before: dict) -> None:
     """Undo whatever an attack changed (this test process is root), so the next case starts clean.
 
-    Root here may lack CAP_SYS_RESOURCE (this machine's bounding set drops it), so a hard rlimit that an
+    Root may lack CAP_SYS_RESOURCE (where the bounding set drops it, as a container's may), so a hard rlimit that an
     attack lowered cannot always be raised again: then the server is started afresh before the next case.
     """
     for name, was in before.items():

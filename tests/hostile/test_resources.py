@@ -10,7 +10,7 @@ and the next job are fine, and that nothing is left behind: no job folder, no
 SysV or POSIX IPC object, no /dev/shm file.
 
 The server runs with a 512 MB memory limit (PLAYGROUND_MEMORY_MB): low enough
-that "the job held more than its limit" is a clear signal on this machine, and
+that "the job held more than its limit" is a clear signal, and
 well above what a warm worker needs (about 180 MB).
 """
 

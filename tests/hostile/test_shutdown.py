@@ -182,8 +182,8 @@ ENDINGS = {
 @pytest.fixture(scope="module")
 def running(tmp_path_factory, privilege):
     tmpdir = tmp_path_factory.mktemp("endings-tmpdir")
-    # 512 MB: the memory-killed job reaches its limit after ~300 MB, not 2 GB, which a loaded CI host did not
-    # page in within 6 s (it was stopped by the clock instead).
+    # 512 MB: the memory-killed job reaches its limit after ~300 MB, not 2 GB, which a loaded host may not page
+    # in within 6 s (the clock would stop it instead).
     server = start_server(tmp_path_factory.mktemp("endings-server"), PLAYGROUND_WORKERS=str(WORKERS),
                           PLAYGROUND_TIMEOUT_S=str(TIMEOUT_S), PLAYGROUND_MEMORY_MB="512", TMPDIR=str(tmpdir),
                           unprivileged=privilege == "unprivileged")

@@ -9,34 +9,34 @@ name; the sandbox's CPU workers never get any). The reviewed list:
 - ``thread_names`` (Landlock): write access to the files beneath the owner's
   own ``/proc/self/task``. CUDA's ``cuInit`` names the threads it starts by
   writing ``/proc/self/task/<tid>/comm`` and fails with CUDA_ERROR_OPERATING_SYSTEM
-  when it cannot (NVIDIA/OpenShell#1486, nolabs-ai/nono#924; on an H200, Landlock
-  with read-only /proc made cuInit fail). The files there change only the
+  when it cannot (NVIDIA/OpenShell#1486, nolabs-ai/nono#924: Landlock with a
+  read-only /proc makes cuInit fail). The files there change only the
   owner itself (its threads' names, its own OOM score upwards).
 - ``own_sockets`` (seccomp): ``bind`` and ``listen`` on UNIX sockets. ``cuInit``
   binds and listens on an abstract socket of its own (``@cuda-uvmfd-<ns>-<pid>``,
-  canonical/snapd's CUDA rules) and fails when refused; on an H200 the filter
-  without its socket rules opened the GPU. ``accept`` stays denied, so nothing
+  canonical/snapd's CUDA rules) and fails when refused; with these two allowed,
+  the rest of the filter lets the GPU open. ``accept`` stays denied, so nothing
   that connects is ever served.
 - ``absent_daemons`` (seccomp): ``connect`` fails with ENOENT ("no such file")
   instead of EPERM, as where no daemon runs: the driver looks for the MPS control
   daemon's socket (``/tmp/nvidia-mps/control``) and carries on after ENOENT
   (NVIDIA/cuda-checkpoint#10). The call is still refused: nothing is reached.
 - ``compiler_programs`` (seccomp and Landlock): start NVIDIA's ``ptxas`` and
-  ``nvlink``, and nothing else. Opening the GPU is not enough: XLA compiles
-  each GPU kernel by running these two programs (cuda_programs.py says why
-  the pip plugins leave no other way, and finds them; on an H200 every compile
-  failed with "No PTX compilation provider is available" until they could
-  run). seccomp then allows ``execve`` and a ``clone`` made the way
-  ``posix_spawn`` makes one (the parent waits until the exec); Landlock lets
-  exactly those files, and the ELF loader the kernel starts them with, be
-  executed. The programs run under the owner's own seccomp filter, Landlock
-  rules and rlimits. The loader could start any other program the owner can
-  read, under those same bounds. Applied only with a private scratch folder
-  (XLA deletes the files it hands to ptxas), which the owner's is.
+  ``nvlink``, and nothing else. Opening the GPU is not enough: XLA compiles each
+  GPU kernel by running these two programs (cuda_programs.py says why the pip
+  plugins leave no other way, and finds them; without them every compile fails
+  with "No PTX compilation provider is available"). seccomp then allows
+  ``execve`` and a ``clone`` made the way ``posix_spawn`` makes one (the parent
+  waits until the exec); Landlock lets exactly those files, and the ELF loader
+  the kernel starts them with, be executed. The programs run under the owner's
+  own seccomp filter, Landlock rules and rlimits. The loader could start any
+  other program the owner can read, under those same bounds. Applied only with a
+  private scratch folder (XLA deletes the files it hands to ptxas), which the
+  owner's is.
 
 A TPU's libtpu needs none of them as far as is known (its lock file and its
 metadata-server query are turned off through its environment instead:
-sandbox/accelerator.owner_env).
+server/pools/accelerator.py's ``owner_env``).
 
 Which of them a host's driver needs differs between driver versions, so the
 server finds the smallest working set when it starts the owner

@@ -23,7 +23,7 @@ from playground.server.pools.accelerator import NO_DEVICE, DevicePaths
 from playground.server.pools.process_handle import StderrLog
 
 OWNER_MODULE = "playground.owner.main"
-START_TIMEOUT_S = 300.0  # opening a TPU took up to 16 s, and a loaded CPU host imports JAX slowly
+START_TIMEOUT_S = 300.0  # opening a TPU takes seconds, and a loaded CPU host imports JAX slowly
 # abseil inside XLA logs each time it may not read a thread's scheduling parameters by thread id (the owner's
 # seccomp filter lets a process read only its own, by 0): a line per lock contended, which says nothing.
 _NOISE = b"RAW: pthread_getschedparam failed"
@@ -113,8 +113,9 @@ class OwnerProcess:
         """Its resident memory, the device's mappings left out (from the smaps it sent; else by its pid). With
         ``past_mb``: where its whole resident set, the device's mappings in it, is at most that, that figure
         (from /proc/<pid>/stat: microseconds to read), for under it with them is under it without them. Reading
-        smaps costs 10-30 ms of CPU for a JAX process's 12,000 lines and walks the owner's page tables: four
-        times a second, a few % of a 2-core host's training speed."""
+        smaps costs milliseconds of CPU for a JAX process's thousands of lines and walks the owner's page tables:
+        four times a second, that slows training on a small host by a few % (docs/development.md's
+        measurements)."""
         with self._smaps_lock:
             if not self.alive():
                 return None

@@ -5,7 +5,7 @@ the limit however fast it is. The memory limit counts what the resident-memory
 watchdog cannot see: the job's tmpfs, shared memory, kernel memory and page cache.
 cgroup v2 is used where its controllers are delegated to us, else the v1
 ``pids`` and ``memory`` hierarchies (root on older hosts). Where neither is
-writable, ``JobCgroups.detail`` says why and the watchdogs in pool.py remain.
+writable, ``JobCgroups.detail`` says why and the watchdogs in watch.py remain.
 
 The server makes one folder per job; the worker moves itself in before it is
 locked down (writing 0 to ``cgroup.procs`` means "myself", also from inside a

@@ -36,9 +36,9 @@ from playground.server.pools.watch import JobWatch
 log = logging.getLogger(__name__)
 
 # A retired worker is dead, so nothing adds to its folder any more: the remover goes on for as long as each round
-# removes something (a job's 200,000 empty folders take 13-16 s on an idle ext4 disk, and outlasted the 30 s that
-# bounded it before on CI's loaded host) and gives up at once where it can remove nothing. This bound is only for
-# a folder that keeps growing.
+# removes something (a job's 200,000 empty folders take seconds on an idle disk, and can outlast half a minute on
+# a loaded host) and gives up at once where it can remove nothing. This bound is only for a folder that keeps
+# growing.
 RETIRED_REMOVE_BUDGET_S = 600.0
 
 _CGROUP_HEADROOM_MB = 512  # beyond resident memory and scratch: page tables, pipes, kernel memory

@@ -3,7 +3,7 @@
 For one's own laptop, where the OS has no fork-from-template, Landlock or
 seccomp (macOS, Windows), and on Linux when asked (``PLAYGROUND_SANDBOX=process``).
 User code still never runs in the server's process: each job gets a new
-``python -I`` (process_worker.py) that has imported JAX and warmed up before
+``python -I`` (worker/life/spawned.py) that has imported JAX and warmed up before
 the job arrives, runs that one job and is killed. The server watches it with
 the same watchdogs as the full sandbox's (watch.py: wall clock, resident memory,
 threads, the scratch folder, the reply's size) and the worker sets the rlimits
@@ -12,7 +12,7 @@ sandbox: start, run, close, status, mechanisms, layers.
 
 This is process isolation only: a job runs as the user, and can read what the
 user can. Hence this mode serves 127.0.0.1 alone unless told otherwise
-(config.py), and the page says so.
+(server/config.py), and the page says so.
 """
 
 from __future__ import annotations

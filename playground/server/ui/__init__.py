@@ -43,7 +43,7 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     " .prose th { word-break: keep-all; }"
     " .source-ir { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }"
     " @media (max-width: 700px) { .source-ir { grid-template-columns: minmax(0, 1fr); } }"
-    # On a phone the page's 32 px margins took a sixth of a 360 px screen from every editor and table: 8 px up
+    # On a phone, 32 px margins would take a sixth of a 360 px screen from every editor and table: 8 px up
     # to 480 px wide, 32 beyond. A step in clamp(), not @media: Gradio confines the rules inside an @media to
     # its .contain box, inside the padding of .main (plain rules it keeps as written too).
     " .gradio-container .main.app { padding-left: clamp(8px, (100vw - 480px) * 1000, 32px);"
@@ -57,8 +57,8 @@ CSS = ", ".join(f"#{panel} pre, #{panel} code" for panel in (
     # What a link's page says above a tab (link_notes.py): kept edits, read-only code.
     " .pg-link-note { border-left: 6px solid #1d4ed8; background: #eff6ff; color: #172554; padding: 4px 12px;"
     " align-items: center; }"
-    # A dropdown's arrow sits over the right end of its text box (Gradio places it there, absolutely): a long
-    # choice ran under it. Its text now stops short of the arrow, and a cut one ends in "…".
+    # A dropdown's arrow sits over the right end of its text box (Gradio places it there, absolutely), where a
+    # long choice would run under it: its text stops short of the arrow, and a cut one ends in "…".
     " .gradio-container .secondary-wrap:has(> div.icon-wrap) > input { padding-right: calc(var(--size-5) * 2);"
     " text-overflow: ellipsis; }")
 

@@ -18,8 +18,8 @@ from playground.messages import numbers
 from playground.server.ui import markdown as md
 
 DISPATCH_BOUND = 3  # a call taking up to this many times jit's smallest-size time is mostly fixed cost
-# Page faults per call worth a word: 64 fresh 4 KB pages cost about 0.1 ms on the 2-core CI host (~2 µs each, NumPy's
-# 626 a call at n = 2,000 in a worker came to 1.5 ms of its 7.5 ms), enough to move a small size's ratio.
+# Page faults per call worth a word: 64 fresh 4 KB pages cost about 0.1 ms (about 2 µs each: docs/development.md's
+# "jit against a script"), enough to move a small size's ratio.
 FRESH_PAGES = 64
 
 

@@ -44,8 +44,8 @@ PAGE_LANGUAGE_JS = """async () => {
 def tab_titles_js(titles: dict[str, dict[str, str]]) -> str:
     """Run once when the page loads (part of launch(js=...)): on every change of the page's language, each tab in
     ``titles`` (by tab id, per locale) gets its title in it. Gradio writes a tab's title when the tab is first
-    shown: after a switch in Settings, the tabs not shown since kept the old language. The title's own text node is
-    rewritten, not replaced, so that Gradio's later writes still land on the page."""
+    shown: after a switch in Settings, the tabs not shown since would keep the language before it. The title's own
+    text node is rewritten, not replaced, so that Gradio's later writes still land on the page."""
     return """() => {
   const titles = TITLES;
   const html = document.documentElement;

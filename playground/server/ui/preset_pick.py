@@ -3,9 +3,9 @@ picker shows no preset's name once the code is no longer that preset's.
 
 Gradio's ``cancels=`` alone is not enough for "for good": the browser cancels the
 run while the preset's clearing reply is already on its way, and updates of the
-old run that were in flight are drawn after the clearing (a loaded CI host saw
-vmap's old table come back; a bare Gradio app with a run yielding every 40 ms
-showed it in 9 of 45 picks). So the clearing is done twice: at once, for the
+old run that were in flight are drawn after the clearing (vmap's table of the
+run before can come back, more often on a loaded host; docs/development.md's
+measurements). So the clearing is done twice: at once, for the
 eye, and once more after the cancelled run has ended in the browser (its
 ``.then``, which Gradio dispatches only after the run is gone), if a preset was
 picked during it. A session-held flag says whether one was: the run's click sets

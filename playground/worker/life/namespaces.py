@@ -11,7 +11,7 @@ table, IPC and network namespace (``enter_private_mounts``) and mounts
 - a fresh /proc for its PID namespace, which lists only the worker itself.
 
 Both need CAP_SYS_ADMIN (the server runs as root). Where they are refused the
-reason is reported, and the other layers carry the load (see pool.py and scratch.py).
+reason is reported, and the other layers carry the load (see server/pools/watch.py and ipc/scratch.py).
 """
 
 from __future__ import annotations

@@ -2,16 +2,17 @@
 
 Where the server may make cgroups, ``pids.max`` bounds a job's threads. Where
 it may not (no root: a Hugging Face Space), a watchdog that counts them every
-50 ms let a bomb of 4,000 threads reach about 800 before it was stopped. So
-there the worker adds a seccomp rule that hands every ``clone`` of a thread to
-a supervisor (seccomp's user notification, which needs no privilege) and sends
-the listener to the template, its parent, which answers each one: go on
+50 ms lets a fast thread bomb far past the limit before it stops it
+(docs/development.md's measurements). So there the worker adds a seccomp rule
+that hands every ``clone`` of a thread to a supervisor (seccomp's user
+notification, which needs no privilege) and sends the listener to the template,
+its parent, which answers each one: go on
 (``SECCOMP_USER_NOTIF_FLAG_CONTINUE``) while the worker has fewer threads than
 its limit, else EAGAIN, which ``pthread_create`` reports as "resource
 temporarily unavailable", as ``pids.max`` would. The worker keeps no copy of
-the listener, so its own code cannot answer for itself. Each refusal is
-counted and reported with the worker's end (a structured fact for the verdict).
-A worker has no children to count: its own filter (seccomp_filter.py) denies
+the listener, so its own code cannot answer for itself. Each refusal is counted
+and reported with the worker's end (a structured fact for the verdict). A
+worker has no children to count: its own filter (seccomp_filter.py) denies
 every new process, and the gate's asks only about threads.
 
 Threads that were let through but are not yet listed in ``/proc/<pid>/stat``

@@ -1,6 +1,6 @@
 """A worker's warm-up, and the first words of its hello: ready with the backend it opened, or not, and why.
 
-Shared by both kinds of worker (worker.py, forked in the full sandbox; process_worker.py, spawned in the local
+Shared by both kinds of worker (forked.py, forked in the full sandbox; spawned.py, spawned in the local
 mode). Every worker is pinned to the CPU (``JAX_PLATFORMS=cpu``; the device is the device owner's,
 playground/owner/): one whose JAX cannot open it fails its warm-up with JAX's own reason, and is discarded.
 """

@@ -28,9 +28,9 @@ def calls_for(seconds_per_call: float, loops: int) -> tuple[int, str | None]:
     """How many calls to trace for a call of ``seconds_per_call`` (a few, one when a call is slow), or (0, why not).
 
     A loop's kernels run once per iteration, each an event: a program with a loop is traced for one call, and
-    only while that call is short (``LOOP_TRACE_S``): a 16 x 16 matmul's loop ran about 3 million kernels a
-    second on a 2-core CPU, and a 50 ms call's three traced calls made a trace of 103 MB. Without a loop, the
-    kernels are the program's own, bounded by its size.
+    only while that call is short (``LOOP_TRACE_S``): a small matmul's loop runs millions of kernels a second,
+    so that a few traced calls of 50 ms each make a trace of a hundred MB (docs/development.md's measurements).
+    Without a loop, the kernels are the program's own, bounded by its size.
 
     >>> calls_for(0.001, 0), calls_for(0.2, 0), calls_for(5.0, 0), calls_for(0.002, 1), calls_for(0.05, 1)[0]
     ((3, None), (2, None), (1, None), (1, None), 0)

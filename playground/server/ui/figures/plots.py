@@ -15,8 +15,8 @@ from playground.messages.numbers import duration, figures, plotly_separators
 
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _LAYOUT = {"template": "plotly_white", "margin": {"l": 60, "r": 20, "t": 50, "b": 50}, "height": 420}
-# Several series: their names in rows under the x axis's title, not in a column on the right, which on a phone took
-# most of the width (the growth figure's bars had 64 px of 390). Plotly wraps the row where it is too narrow.
+# Several series: their names in rows under the x axis's title, not in a column on the right, which on a phone takes
+# most of the width (it leaves the growth figure's bars 64 px of 390). Plotly wraps the row where it is too narrow.
 LEGEND_BELOW = {"orientation": "h", "x": 0, "xanchor": "left", "y": -0.22, "yanchor": "top"}
 _LAYOUT_LEGEND_BELOW = {**_LAYOUT, "margin": {**_LAYOUT["margin"], "b": 60}, "legend": LEGEND_BELOW}
 # Characters of a legend entry's line that fit a phone: plotly never wraps an entry, and cuts one wider than the
