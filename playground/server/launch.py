@@ -59,8 +59,8 @@ def _prepare_gradio(run_folder: str) -> None:
     (defaults only: an operator's own value stays)."""
     os.environ.setdefault("GRADIO_TEMP_DIR", os.path.join(run_folder, "gradio"))
     # Gradio's queue summarises its last events (a pandas DataFrame of up to 10,000) after every event, for a
-    # monitoring page this app does not use: measured, that was a third of the server's time on cached answers.
-    # Summarised every 1,000 events over the last 1,000 instead.
+    # monitoring page this app does not use, at a large share of the server's time on cached answers
+    # (docs/development.md's table of costs found). Summarised every 1,000 events over the last 1,000 instead.
     os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "1000")
     os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
     if importlib.util.find_spec("matplotlib") is None:
@@ -81,8 +81,8 @@ def _stop_on_signals(services: ExitStack, launched: list) -> None:
         server = getattr(launched[0], "server", None) if launched else None
         if server is not None:
             _end_lifespan(server)
-            # Every job is over: uvicorn need not wait for idle keep-alive connections, which Gradio gives 5 s
-            # (measured: a SIGTERM took 5.4 s to end the app with one gradio_client connected; now well under 1).
+            # Every job is over: uvicorn need not wait for idle keep-alive connections, which Gradio gives 5 s:
+            # a SIGTERM would take that long to end the app while a gradio_client is connected.
             server.force_exit = True
         # The requests still open (streams of jobs that just ended) are cancelled with the server's loop: that is the
         # stop, not an error of theirs.
@@ -162,9 +162,9 @@ def _serve(demo, settings: Settings) -> None:
 
 
 # How often Gradio's queue looks for a new event while it has none, and for progress to send. Its own are 1 ms and
-# 10 ms on Linux: measured, an idle server spent 4 % of a core on that (1.05 CPU-s in 30 s; 0.35 s at 5 ms, 0.17 s
-# with these), a laptop's battery and every other user's share on a shared host. A job waits at most 20 ms more to
-# start, which no one sees beside the hundreds of milliseconds a job takes.
+# 10 ms on Linux, which keep an idle server busy (docs/development.md's table of costs found): a laptop's battery and
+# every other user's share on a shared host. A job waits at most 20 ms more to start, which no one sees beside the
+# hundreds of milliseconds a job takes.
 IDLE_POLL_S = 0.02
 PROGRESS_POLL_S = 0.1  # no event of this app reports gr.Progress; its streamed updates go out as they come
 
@@ -183,9 +183,9 @@ def skip_gradio_stub_writing() -> None:
     """Before Gradio is imported: its components do not rewrite their type stubs (.pyi) in site-packages.
 
     Gradio's component metaclass parses each component's source file and rewrites its .pyi next to it, at every
-    import (type hints for editors of Gradio itself): measured, 1.0 of the 2.4 CPU-seconds ``import gradio`` takes,
-    at every start of the app. Gradio has no setting for it; on a Gradio whose metaclass no longer calls
-    ``gradio.component_meta.create_or_modify_pyi`` the hook finds nothing to replace and says so.
+    import (type hints for editors of Gradio itself): about 40 % of what ``import gradio`` costs, at every start of
+    the app (docs/development.md's table of costs found). Gradio has no setting for it; where Gradio's metaclass
+    does not call ``gradio.component_meta.create_or_modify_pyi`` the hook finds nothing to replace and says so.
     """
     if "gradio.component_meta" in sys.modules:
         return

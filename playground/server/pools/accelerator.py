@@ -92,10 +92,10 @@ def owner_env(platform: str) -> dict[str, str]:
     needs, for it alone.
 
     TPU: the host's ``TPU_*`` variables and ``LIBTPU_INIT_ARGS`` (without them libtpu asks the cloud's metadata
-    server for the chip's topology: measured, 30 s a key where there is none, and the sandbox has no network), no
-    such query where they are missing (``TPU_SKIP_MDS_QUERY``), no log folder in /tmp, and a premapped host buffer
-    of 256 MiB instead of 4 GiB (measured on a v5e: resident memory 14.2 -> 10.3 GB, the chip opened in 4.2 s
-    instead of 9.3 s). CUDA: the host's choice of GPUs.
+    server for the chip's topology, waiting out a timeout per key where there is none, and the sandbox has no
+    network), no such query where they are missing (``TPU_SKIP_MDS_QUERY``), no log folder in /tmp, and a premapped
+    host buffer of 256 MiB instead of 4 GiB (less resident memory, and the chip opens faster: docs/development.md's
+    table of costs found). CUDA: the host's choice of GPUs.
     """
     source = dict(os.environ)
     extra = {"JAX_PLATFORMS": platform if platform == "cpu" else f"{platform},cpu"}
