@@ -20,6 +20,12 @@ SCAN = ("def f(xs):\n    def step(total, x):\n        total = total + x\n       
 needs_dot = pytest.mark.usefixtures("graphviz")
 
 
+def only_update(finish, reply: dict) -> dict:
+    """What a compiler finish yields: the finished reply, its one update (it runs no job: no Finishing)."""
+    [finished] = finish(reply, None)
+    return finished
+
+
 @pytest.fixture(scope="module")
 def passes_reply(tmp_path_factory) -> dict:
     with pytest.MonkeyPatch.context() as patch:
@@ -38,7 +44,7 @@ def compare_reply() -> dict:
 
 
 def test_finish_passes_adds_a_sentence_about_each_known_pass(passes_reply):
-    finished = finish_passes(passes_reply)
+    finished = only_update(finish_passes, passes_reply)
     assert [{k: v for k, v in p.items() if k != "about"} for p in finished["passes"]] == passes_reply["passes"]
     about = {p["name"]: p["about"] for p in finished["passes"]}
     assert about["fusion"] == pass_notes.NOTES["fusion"]
@@ -50,14 +56,14 @@ def test_finish_passes_adds_a_sentence_about_each_known_pass(passes_reply):
 
 def test_finish_passes_leaves_the_checked_reply_unchanged(passes_reply):
     before = repr(passes_reply)
-    finish_passes(passes_reply)
+    only_update(finish_passes, passes_reply)
     assert repr(passes_reply) == before
     assert replies.check(REGISTRY["passes"].reply, passes_reply) is passes_reply
 
 
 @needs_dot
 def test_finish_graph_draws_both_graphs_with_the_line_colours(graph_reply):
-    finished = finish_graph(graph_reply)
+    finished = only_update(finish_graph, graph_reply)
     for key in ("jaxpr", "hlo"):
         root = ET.fromstring(finished[f"{key}_svg"])
         clusters = [g for g in root.iter() if g.get("class") == "cluster"]
@@ -72,7 +78,7 @@ def test_finish_graph_draws_both_graphs_with_the_line_colours(graph_reply):
 
 def test_finish_graph_without_graphviz_keeps_the_dot_and_says_why_once(graph_reply, monkeypatch):
     monkeypatch.setattr(graph_render, "renderer", lambda: None)
-    finished = finish_graph(graph_reply)
+    finished = only_update(finish_graph, graph_reply)
     assert finished["jaxpr_svg"] == finished["hlo_svg"] == ""
     assert finished["jaxpr_dot"].startswith("digraph program {") and finished["hlo_dot"].startswith("digraph")
     assert finished["renderer"] == {"available": False, "problem": graph_render.INSTALL_HINT}
@@ -81,12 +87,12 @@ def test_finish_graph_without_graphviz_keeps_the_dot_and_says_why_once(graph_rep
 def test_finish_graph_with_two_different_problems_gives_both(graph_reply, monkeypatch):
     problems = iter(["first problem", "second problem"])
     monkeypatch.setattr(graph_render, "render", lambda dot: ("", next(problems)))
-    finished = finish_graph(graph_reply)
+    finished = only_update(finish_graph, graph_reply)
     assert finished["renderer"] == {"available": False, "problem": "first problem second problem"}
 
 
 def test_finish_compare_diffs_the_two_versions(compare_reply):
-    finished = finish_compare(compare_reply)
+    finished = only_update(finish_compare, compare_reply)
     a, b = compare_reply["variants"]
     assert finished["diff"]["jaxpr"] == ""  # a setting changes the compile, not the trace
     hlo = finished["diff"]["hlo"]
@@ -109,7 +115,7 @@ def test_finish_compare_ignores_frame_numbers_and_computes_the_ratio():
                  'add(a), metadata={op_name="add" stack_frame_id=1}', 2.0),
         _variant("second function", "{ lambda ; a. let b = add a a in (b,) }",
                  'add(a), metadata={op_name="add" stack_frame_id=9}', 3.0)]}
-    finished = finish_compare(reply)
+    finished = only_update(finish_compare, reply)
     assert finished["diff"]["hlo"] == ""
     assert "-{ lambda ; a. let b = mul a a in (b,) }" in finished["diff"]["jaxpr"]
     assert "+++ B: second function" in finished["diff"]["jaxpr"]
@@ -119,4 +125,4 @@ def test_finish_compare_ignores_frame_numbers_and_computes_the_ratio():
 @pytest.mark.parametrize(("a", "b"), [(None, 1.0), (1.0, None), (None, None), (0.0, 1.0)])
 def test_finish_compare_without_both_times_has_no_ratio(a, b):
     reply = {"ok": True, "variants": [_variant("A", "", "", a), _variant("B", "", "", b)]}
-    assert finish_compare(reply)["b_over_a"] is None
+    assert only_update(finish_compare, reply)["b_over_a"] is None

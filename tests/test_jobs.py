@@ -147,7 +147,16 @@ def test_compiler_rows_are_finished_by_the_server():
     assert named(REGISTRY["passes"].finish) is compiler_replies.finish_passes
     assert named(REGISTRY["graph"].finish) is compiler_replies.finish_graph
     assert named(REGISTRY["compare"].finish) is compiler_replies.finish_compare
+    assert not any(REGISTRY[kind].finish_each_answer for kind in ("passes", "graph", "compare"))  # kept
     assert REGISTRY["compare"].timed is True
+
+
+def test_speed_of_light_is_placed_under_the_ceilings_for_each_answer():
+    """Its roofline depends on the ceilings the server holds at the time: placed for each answer, never kept."""
+    from playground.server import device_ceilings
+
+    assert named(REGISTRY["speed_of_light"].finish) is device_ceilings.finish_roofline
+    assert REGISTRY["speed_of_light"].finish_each_answer is True
 
 
 def test_compare_defaults_with_a_setting_or_a_second_function():

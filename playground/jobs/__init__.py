@@ -52,10 +52,18 @@ class JobKind:
     # reply is kept, saying what did not finish.
     after_early: Callable[[dict, dict], dict] | None = None
     together: Callable[[dict], dict | None] | None = None  # a check of the arguments together
-    # The server's own work on a checked reply, before it is kept and sent: pictures, diffs, notes of ours
+    # The server's own work on a checked reply, before it is sent: pictures, diffs, notes of ours, the roofline
     # (the worker sends facts; what the server adds never passes through user code). "module:function", named
-    # like the handler: a worker loads none of the server's code.
+    # like the handler (a worker loads none of the server's code), called by the job runner as function(reply,
+    # server) with its Finishing (playground/server/finishing.py: the runner's jobs, what finishes keep): it yields
+    # what to show while it works, and last the finished reply.
     finish: str | None = None
+    # False: the finish depends on the reply alone. It is done once per job, in the job's own thread while the job
+    # holds its place in line (a few at a time), and kept with the result; so it shows nothing meanwhile (no
+    # caller's stream is its own) and runs no job (it holds a place that job may wait for). True: it depends on
+    # what the server holds at the time (the device's ceilings). It is done for each answer, one from the result
+    # cache too, in the caller's stream, and what it adds is never kept.
+    finish_each_answer: bool = False
 
     def docstring(self, server_arguments: dict[str, str] | None = None) -> str:
         """The endpoint's docstring: ``doc``, then its arguments (and the endpoint's own, ``server_arguments``: name

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from playground import jobs, matrix_memory, messages, replies
 from playground.server import graph_render, worker_pools
 from playground.server.config import Settings
-from playground.server.device_ceilings import DeviceCeilings
 from playground.server.endpoints import job_method
 from playground.server.job_runner import JobRunner
 from playground.server.result_cache import ResultCache, app_version
@@ -60,7 +59,6 @@ class PlaygroundAPI(TrainingEndpoints):
                  if settings.result_cache else None)
         self._runner = JobRunner(self._pools, settings.queue_size, lambda kind: limits.measure_timeout_s
                                  if jobs.REGISTRY[kind].timed else limits.timeout_s, cache)
-        self._ceilings = DeviceCeilings(lambda kind, values: self.updates(kind, **values))
 
     @classmethod
     def from_pools(cls, pools: worker_pools.Pools, settings: Settings,
@@ -140,8 +138,6 @@ class PlaygroundAPI(TrainingEndpoints):
         updates = self._runner.updates(kind, job, fresh)
         if self._unavailable is not None and jobs.pool_of(kind, job) == "device":
             updates = self._measured_on_cpu(updates)
-        if kind == "speed_of_light":  # its reply placed under the device's ceilings
-            updates = self._ceilings.on_the_roofline(updates)
         yield from updates
 
     def _measured_on_cpu(self, updates: Iterator[dict]) -> Iterator[dict]:

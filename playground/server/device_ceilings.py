@@ -1,5 +1,9 @@
 """The device's ceilings for the roofline: measured once per dtype, kept for the server's life.
 
+``finish_roofline`` is the speed_of_light job's finish (playground/jobs/speed_of_light.py): its reply placed under
+the ceilings of its dtype. The placement is done for each answer, one from the result cache too, and is not kept
+with the result, so that every reply is drawn against the ceilings the server holds now.
+
 The measurement is a job of its own (``device_ceilings``, worker/jobs/speed_of_light.py's ``ceilings_job``) in the
 device's line, which runs no user code: its worker asks the device owner to measure (playground/owner/ceilings.py),
 so what every user's roofline is drawn against can't be touched by anyone's function. It waits in line like any
@@ -12,32 +16,39 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from playground.jobs.speed_of_light import MEASURED_AGAIN
 from playground.server import roofline
 
+if TYPE_CHECKING:
+    from playground.server.finishing import Finishing
+
 KIND = "device_ceilings"
+Jobs = Callable[[str, dict], Iterator[dict]]  # a job's updates by its kind and arguments (Finishing.updates)
+
+
+def finish_roofline(reply: dict, server: Finishing) -> Iterator[dict]:
+    """The speed_of_light job's finish: the progress of a first measurement of the ceilings, then the reply with
+    its ``roofline``."""
+    return server.kept(DeviceCeilings).on_the_roofline(reply, server.updates)
 
 
 class DeviceCeilings:
-    def __init__(self, run: Callable[[str, dict], Iterator[dict]]) -> None:
-        """``run(kind, values)``: the API's job updates (api.updates)."""
-        self._run = run
+    def __init__(self) -> None:
         self._found: dict[str, dict] = {}
         self._lock = threading.Lock()
         self._measuring: dict[str, threading.Lock] = {}
         self._again: dict[str, int] = {}  # dtype -> how many times its roofs were measured again
 
-    def on_the_roofline(self, updates: Iterator[dict]) -> Iterator[dict]:
-        """A speed_of_light job's updates, its final reply with its ``roofline`` (progress of a first measurement
-        of the ceilings in between)."""
-        for update in updates:
-            if update.get("done") and update.get("ok"):
-                ceilings, why = yield from self._ceilings(update["dtype"], update["device"])
-                update = {**update, "roofline": roofline.place(update, ceilings, why)}
-                if ceilings is not None and _beaten(update["roofline"]):
-                    self._measure_again(update["dtype"], ceilings)
-            yield update
+    def on_the_roofline(self, reply: dict, run: Jobs) -> Iterator[dict]:
+        """The progress of a first measurement of ``reply``'s ceilings (a job ``run`` runs), then the reply with its
+        ``roofline``."""
+        ceilings, why = yield from self._ceilings(reply["dtype"], reply["device"], run)
+        placed = roofline.place(reply, ceilings, why)
+        if ceilings is not None and _beaten(placed):
+            self._measure_again(reply["dtype"], ceilings)
+        yield {**reply, "roofline": placed}
 
     def _measure_again(self, dtype: str, beaten: dict) -> None:
         """Drops roofs a point beat (unless they were measured again meanwhile), within MEASURED_AGAIN times."""
@@ -46,7 +57,7 @@ class DeviceCeilings:
                 del self._found[dtype]
                 self._again[dtype] = self._again.get(dtype, 0) + 1
 
-    def _ceilings(self, dtype: str, device: str) -> Iterator[dict]:
+    def _ceilings(self, dtype: str, device: str, run: Jobs) -> Iterator[dict]:
         """Yields the measurement's progress; returns (ceilings, None) or (None, why there are none)."""
         with self._lock:
             measuring = self._measuring.setdefault(dtype, threading.Lock())
@@ -54,7 +65,7 @@ class DeviceCeilings:
             found = self._found.get(dtype)
             if found is None:
                 reply: dict = {}
-                for update in self._run(KIND, {"dtype": dtype, "again": self._again.get(dtype, 0)}):
+                for update in run(KIND, {"dtype": dtype, "again": self._again.get(dtype, 0)}):
                     if update.get("done"):
                         reply = update
                     else:

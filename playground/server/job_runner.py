@@ -7,7 +7,11 @@ that it finishes (and fills the cache) even when the request that started it
 goes away, and every identical request that came meanwhile gets its result.
 
 Every reply from a worker is checked against its kind's schema (replies.py)
-before anyone sees it, early ones too.
+before anyone sees it, early ones too. A kind's ``finish`` (the server's own
+work on the checked reply, playground/jobs) runs here too: in the job's
+thread, kept with the result; or, for a finish that depends on what the
+server holds at the time, on each request's answer, in its stream
+(finishing.py says what a finish is handed).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from playground import jobs, messages, replies
 from playground.errors import internal_error, new_incident_id, said_error
+from playground.server.finishing import Finishing
 from playground.server.job_line import JobLine, LineFull, Ticket
 from playground.server.result_cache import ResultCache
 
@@ -78,12 +83,24 @@ class JobRunner:
         self._flights: dict[str, Flight] = {}
         self._running: set[Flight] = set()  # every line's
         self._lock = threading.Lock()
+        self._finishing = Finishing(self.updates)
 
     def updates(self, kind: str, job: dict, fresh: bool = False) -> Iterator[dict]:
         """Updates for a built job: ``done`` False while it waits or checks on, True on the last (the result).
 
         ``fresh``: never the kept result of an earlier job (a timing measured again); an identical job already
-        running is still followed, since it measures now, and the new result replaces the kept one."""
+        running is still followed, since it measures now, and the new result replaces the kept one. A result is
+        finished for this answer where its kind's finish is done for each: what the finish shows meanwhile comes
+        before it."""
+        row = jobs.REGISTRY[kind]
+        for update in self._answer(kind, job, fresh):
+            if update["done"] and update["ok"] and row.finish is not None and row.finish_each_answer:
+                yield from jobs.named(row.finish)(update, self._finishing)
+            else:
+                yield update
+
+    def _answer(self, kind: str, job: dict, fresh: bool) -> Iterator[dict]:
+        """A built job's updates, its result last: kept, shared with an identical job running, or run in line."""
         pool_name = jobs.pool_of(kind, job)
         pool = self._pools[pool_name]
         key = self._cache.key(job, pool_name) if self._cache is not None else None
@@ -117,7 +134,8 @@ class JobRunner:
 
     def _fly(self, flight: Flight) -> None:
         line = self._lines[flight.pool]
-        schema = jobs.REGISTRY[flight.kind].reply
+        row = jobs.REGISTRY[flight.kind]
+        schema = row.reply
         result = None
         try:
             line.wait_turn(flight.ticket, None)
@@ -125,9 +143,9 @@ class JobRunner:
             result = replies.check(schema, flight.pool.run(
                 flight.job, self._timeout_s(flight.kind),
                 on_early=lambda early: flight.publish(early=replies.check(schema, early))))
-            finish = jobs.REGISTRY[flight.kind].finish
-            if finish is not None and result["ok"]:  # while the job holds its place: a few at a time
-                result = jobs.named(finish)(result)
+            if row.finish is not None and not row.finish_each_answer and result["ok"]:
+                # While the job holds its place (a few at a time); its last update is the finished reply.
+                *_, result = jobs.named(row.finish)(result, self._finishing)
         except Exception:  # our bug: the requests waiting on this job must still get an answer
             incident = new_incident_id()
             log.exception("internal error %s running a %r job", incident, flight.kind)
@@ -142,10 +160,9 @@ class JobRunner:
                 result = {**result, replies.MEANWHILE: flight.others_meanwhile}
             if flight.key is not None and self._cache is not None:
                 self._cache.put(flight.key, result, ended_at)  # an error after an early reply is not kept
-            after_early = jobs.REGISTRY[flight.kind].after_early
             if (not result["ok"] and result["error"]["kind"] in _CHECKS_STOPPED and flight.early is not None
-                    and after_early is not None):
-                result = after_early(flight.early, result)
+                    and row.after_early is not None):
+                result = row.after_early(flight.early, result)
             with self._lock:
                 if self._flights.get(flight.key) is flight:
                     del self._flights[flight.key]
