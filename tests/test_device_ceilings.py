@@ -319,9 +319,10 @@ def test_a_first_measurement_waiting_in_line_is_shown_in_the_callers_stream():
     held.set()  # the first job ends; the second takes the worker; the first reply's ceilings wait behind it
     pool.wait_for_runs(2)
     deadline = time.monotonic() + WAIT_S
-    while jobs_runner.status()["lines"]["device"]["waiting"] < 1:
-        assert time.monotonic() < deadline, "the ceilings' job never joined the line"
+    while not any(update.get("phase") == "queued" for update in first):  # list.extend appends as they come
+        assert time.monotonic() < deadline, "the first request never heard that the ceilings' job waits in line"
         time.sleep(0.01)
+    assert jobs_runner.status()["lines"]["device"]["waiting"] == 1
     behind.set()
     reading.join(WAIT_S)
     assert not reading.is_alive(), "the first request never got its reply"
