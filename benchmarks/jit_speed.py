@@ -96,6 +96,8 @@ def app_ratio(n: int) -> dict:
         raise SystemExit(f"jit_speed failed: {result['error']}")
     if result["skipped"]:
         raise SystemExit(f"jit_speed skipped n={n}: {result['skipped'][0]['reason']}")
+    if result["numpy_s"][0] is None:  # the job times NumPy only where its result agrees with jit's
+        raise SystemExit(f"jit_speed timed no NumPy at n={n}: {result['numpy_unavailable']}")
     return result
 
 
