@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from playground.server.ui.call_fields import parse_argnums
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
-from playground.server.ui.inspect_tab import parse_argnums
 from playground.server.ui.timing_views import parse_sizes
 from playground.validation import Refused
 from playground.worker.jobs import inspect, jit_speed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from playground.gallery import EXAMPLES, Example
-from playground.server.ui.inspect_tab import parse_argnums
+from playground.server.ui.call_fields import parse_argnums
 from playground.worker.jobs import inspect as staging
 
 

@@ -23,7 +23,8 @@ from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
 from playground.server.ui import about_tab, derivatives_tab, inspect_tab
 from playground.server.ui import inspect_views as views
-from playground.server.ui.inspect_tab import DownloadFolder, parse_argnums, render
+from playground.server.ui.call_fields import parse_argnums
+from playground.server.ui.inspect_tab import DownloadFolder, render
 from playground.server.ui.markdown import verdict
 from playground.server.ui.translations import GRADIO_GAPS, shown
 from playground.worker.jobs import inspect as staging

@@ -6,19 +6,17 @@ import json
 
 import gradio as gr
 
-from playground import messages, validation
+from playground import messages
 from playground.compiler_settings import SETTINGS
 from playground.gallery import COMPILER_EXAMPLES
 from playground.server import text_diff
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Choice, Flag, TabSchema, fields_of
+from playground.server.ui import call_fields, code_form, example_runs, language, share_links
 from playground.server.ui import compiler_views as views
-from playground.server.ui import example_runs, language, progress, share_links
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
-from playground.server.ui.inspect_tab import parse_argnums
 from playground.server.ui.layout import beside
-from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.translations import choice, composed, t, tab, text
 
@@ -39,27 +37,12 @@ LINK = TabSchema({
 
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
-    concurrency, concurrency_id = context.line("sandbox")
-    notes = link_notes("compiler")
-    gr.Markdown(t("pg.compiler.intro"))
-    with gr.Row():
-        with gr.Column(scale=3):
-            code = gr.Code(DEFAULT.code, language="python", lines=8, label=t("pg.field.function"),
-                           elem_id="compiler-code")
-        with gr.Column(scale=2):
-            args = gr.Textbox(DEFAULT.args, label=t("pg.field.arguments"),
-                              info=t("pg.field.in_scope"), elem_id="compiler-args")
-            static = gr.Textbox(label="static_argnums", placeholder=t("pg.field.static_example"),
-                                elem_id="compiler-static")
-            # Compiled for the CPU; for the host's GPU or TPU on request: its pipeline has passes of its own.
-            on_device = gr.Checkbox(False, label=t("pg.field.on_accelerator") + f" ({api.accelerator or '-'})",
-                                    visible=bool(api.accelerator), elem_id="compiler-on-accelerator")
-            links = share_links.link_panel("compiler", share_links.copy_button("compiler"), HIDEABLE)
-            view = gr.Textbox(VIEWS[0], visible="hidden")  # the view shown, for the link
-    examples = gr.Examples([[e.code, e.args] for e in COMPILER_EXAMPLES], [code, args],
-                           example_labels=[e.name for e in COMPILER_EXAMPLES],
-                           label=t("pg.field.examples"))
-    jobs = {"concurrency_limit": concurrency, "concurrency_id": concurrency_id}
+    form = code_form.form(TAB.id, code_form.Editor(DEFAULT.code, 8), lambda: _fields(api), HIDEABLE,
+                          intro=t("pg.compiler.intro"))
+    code, args, static, on_device, view = form.fields.values()
+    examples = example_runs.examples(COMPILER_EXAMPLES, {"code": code, "args": args},
+                                     [f"compiler-{name}-run" for name in VIEWS])
+    jobs = context.line("sandbox")
     function = [code, args, static, on_device]
     with gr.Tabs(overflow_behavior="wrap") as views_tabs:
         with tab("pg.compiler.passes", "compiler-passes") as passes_tab:
@@ -68,30 +51,28 @@ def build(context: TabContext) -> share_links.Sharing:
             _graph(api, function, jobs)
         with tab("pg.field.compare", "compiler-compare") as compare_tab:
             options |= _compare(api, function, jobs)
-    example_runs.run_on_click(examples, [f"compiler-{name}-run" for name in VIEWS])
     for name, view_tab in zip(VIEWS, (passes_tab, graph_tab, compare_tab), strict=True):
         # In the browser alone: a round trip to the server could land after Copy link on a busy server (a CI run's
         # link opened Passes although it was made in Graph).
         view_tab.select(None, None, view, js=f"() => {json.dumps(name)}", queue=False)
-    return share_links.Sharing(
-        "compiler", LINK, {"view": view, "code": code, "args": args, "static_argnums": static,
-                           "on_accelerator": on_device, **options}, links, notes, code=(code,),
-        hideable={"args": [args], "static_argnums": [static], "examples": [examples.dataset]},
+    return form.sharing(
+        LINK, {"args": [args], "static_argnums": [static], "examples": [examples.dataset]}, fields=options,
         writes_code=("examples",), runs=lambda state: [f"compiler-{state.get('view', VIEWS[0])}-run"],
         select={"view": {name: (views_tabs, f"compiler-{name}") for name in VIEWS}})
 
 
-def _argnums(static_text: str):
-    """The static_argnums field as a list, or an error dict for the tab's status."""
-    try:
-        return parse_argnums(static_text), None
-    except validation.Refused as exc:
-        return None, exc.error
+def _fields(api: PlaygroundAPI) -> dict:
+    """The arguments and how the function is compiled, by the names of the link's fields, and the view in sight."""
+    return {"args": call_fields.arguments("compiler", DEFAULT.args),
+            "static_argnums": call_fields.static_argnums("compiler"),
+            # Compiled for the CPU; for the host's GPU or TPU on request: its pipeline has passes of its own.
+            "on_accelerator": call_fields.on_accelerator("compiler", api.accelerator),
+            "view": gr.Textbox(VIEWS[0], visible="hidden")}  # the view shown, for the link
 
 
 def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     run = gr.Button(t("pg.compiler.show_passes"), variant="primary", elem_id="compiler-passes-run")
-    status = gr.Markdown(t("pg.hint.run"), elem_id="compiler-passes-status")
+    status = code_form.status("compiler-passes")
     with gr.Row():
         hide = gr.Checkbox(True, label=t("pg.compiler.hide_unchanged"), elem_id="compiler-hide-unchanged")
         style = gr.Radio(DIFF_STYLES, value=SIDE_BY_SIDE, label=t("pg.compiler.diff"), elem_id="compiler-diff-style")
@@ -123,13 +104,9 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool, hide_unchanged: bool,
                unified: str, request: gr.Request | None = None):
         lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
-        argnums, problem = _argnums(static_text)
-        if problem:
-            yield render(problem, hide_unchanged, unified, lang)
-            return
-        yield from progress.follow(api.passes(code_text, args_text, argnums, bool(accelerator)),
-                                   lambda r: render(r, hide_unchanged, unified, lang), 5, language=lang,
-                                   working="work.passes")
+        yield from call_fields.follow(static_text,
+                                      lambda argnums: api.passes(code_text, args_text, argnums, bool(accelerator)),
+                                      lambda r: render(r, hide_unchanged, unified, lang), 5, lang, "work.passes")
 
     def on_choose(response: dict | None, index, unified: str, request: gr.Request | None = None) -> str:
         if not response or not response.get("ok") or index is None:
@@ -149,7 +126,7 @@ def _passes(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
 
 def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
     run = gr.Button(t("pg.compiler.draw"), variant="primary", elem_id="compiler-graph-run")
-    status = gr.Markdown(t("pg.hint.run"), elem_id="compiler-graph-status")
+    status = code_form.status("compiler-graph")
     with gr.Row():
         with beside():
             source = gr.HTML(elem_id="compiler-graph-source")
@@ -169,12 +146,9 @@ def _graph(api: PlaygroundAPI, function: list, jobs: dict) -> None:
     def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool,
                request: gr.Request | None = None):
         lang = language.of(request)
-        argnums, problem = _argnums(static_text)
-        if problem:
-            yield render(code_text, problem, lang)
-            return
-        yield from progress.follow(api.graph(code_text, args_text, argnums, bool(accelerator)),
-                                   lambda r: render(code_text, r, lang), 4, language=lang, working="work.graph")
+        yield from call_fields.follow(static_text,
+                                      lambda argnums: api.graph(code_text, args_text, argnums, bool(accelerator)),
+                                      lambda r: render(code_text, r, lang), 4, lang, "work.graph")
 
     run.click(on_run, function, [status, source, jaxpr, hlo], trigger_mode="always_last",
               **jobs)
@@ -223,14 +197,11 @@ def _compare(api: PlaygroundAPI, function: list, jobs: dict) -> dict:
     def on_run(code_text: str, args_text: str, static_text: str, accelerator: bool, kind: str, name: str,
                second_text: str, unified: str, request: gr.Request | None = None):
         lang = language.of(request)
-        argnums, problem = _argnums(static_text)
-        if problem:
-            yield render(problem, unified, lang)
-            return
         version_b = {"setting": name or ""} if kind == A_SETTING else {"second_code": second_text}
-        yield from progress.follow(api.compare(code_text, args_text, static_argnums=argnums,
-                                               on_accelerator=bool(accelerator), **version_b),
-                                   lambda r: render(r, unified, lang), 4, language=lang, working="work.compare")
+        yield from call_fields.follow(static_text,
+                                      lambda argnums: api.compare(code_text, args_text, static_argnums=argnums,
+                                                                  on_accelerator=bool(accelerator), **version_b),
+                                      lambda r: render(r, unified, lang), 4, lang, "work.compare")
 
     which.change(lambda kind: (gr.update(visible=kind == A_SETTING), gr.update(visible=kind == A_FUNCTION)),
                  [which], [setting, second])

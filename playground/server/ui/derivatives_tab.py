@@ -11,7 +11,7 @@ from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
 from playground.jobs.arguments import MAX_ORDER, MAX_POINTS
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Number, TabSchema, fields_of
-from playground.server.ui import language, progress, share_links
+from playground.server.ui import code_form, language, progress, share_links
 from playground.server.ui.derivatives_views import (
     pick_jaxpr,
     render_gradient,
@@ -20,17 +20,15 @@ from playground.server.ui.derivatives_views import (
     running_orders,
 )
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.server.ui.link_notes import link_notes
-from playground.server.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
+from playground.server.ui.preset_pick import run_stopped_by_preset
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.translations import t
 
 TAB = Tab("pg.tab.derivatives", "derivatives", 30)
 
-_FIRST = next(iter(DERIVATIVE_PRESETS))
-# The presets' names as the dropdown shows them (tanh, sin and softplus are JAX's names everywhere).
-_PRESET_NAMES = {"polynomial": t("pg.derivatives.polynomial"),
-                 "x + x² + x³ (JAX's introduction)": t("pg.field.x_cubed_intro")}
+# The presets; the picker's names for them (tanh, sin and softplus are JAX's names everywhere).
+_PRESETS = code_form.Presets(DERIVATIVE_PRESETS, {"polynomial": t("pg.derivatives.polynomial"),
+                                                  "x + x² + x³ (JAX's introduction)": t("pg.field.x_cubed_intro")})
 # What a Derivatives link holds (both parts of the tab), and the controls a class link can hide.
 HIDEABLE = {"preset": "Preset", "order": "Highest order", "range": "The range of x", "points": "Grid points",
             "jaxpr": "The jaxpr of one order", "gradient": "The gradient and Hessian part"}
@@ -41,27 +39,12 @@ LINK = TabSchema({
 
 
 def build(context: TabContext) -> share_links.Sharing:
-    api = context.api
-    concurrency, concurrency_id = context.line("sandbox")
-    notes = link_notes("derivatives")
-    gr.Markdown(t("pg.derivatives.intro"))
-    with gr.Row():
-        with gr.Column(scale=3):
-            preset = gr.Dropdown([(_PRESET_NAMES.get(name, name), name) for name in DERIVATIVE_PRESETS], value=_FIRST,
-                                 label=t("pg.field.preset"), elem_id="deriv-preset")
-            code = gr.Code(DERIVATIVE_PRESETS[_FIRST], language="python", lines=6, label=t("pg.derivatives.scalar_f"),
-                           elem_id="deriv-code")
-        with gr.Column(scale=2):
-            order = gr.Slider(1, MAX_ORDER, value=4, step=1, label=t("pg.derivatives.order"), elem_id="deriv-order")
-            with gr.Row():
-                x_min = gr.Number(-3.0, label=t("pg.derivatives.x_min"), elem_id="deriv-xmin")
-                x_max = gr.Number(3.0, label=t("pg.derivatives.x_max"), elem_id="deriv-xmax")
-            points = gr.Slider(10, MAX_POINTS, value=200, step=10, label=t("pg.derivatives.points"))
-            with gr.Row():
-                run = gr.Button(t("pg.derivatives.run"), variant="primary", elem_id="deriv-run")
-                copy = share_links.copy_button("derivatives")
-            links = share_links.link_panel("derivatives", copy, HIDEABLE)
-    status = gr.Markdown(t("pg.hint.run"), elem_id="deriv-status")
+    api, jobs = context.api, context.line("sandbox")
+    editor = code_form.Editor(next(iter(DERIVATIVE_PRESETS.values())), 6, "pg.derivatives.scalar_f")
+    form = code_form.form(TAB.id, editor, _fields, HIDEABLE, ids="deriv", intro=t("pg.derivatives.intro"),
+                          run="pg.derivatives.run", presets=_PRESETS)
+    code, order, x_min, x_max, points = form.fields.values()
+    status = code_form.status("deriv")
     curves = gr.Plot(label=t("pg.derivatives.curves"), elem_id="deriv-plot")
     with gr.Row():
         with beside():
@@ -72,8 +55,7 @@ def build(context: TabContext) -> share_links.Sharing:
         jaxpr = gr.Code(language=None, interactive=False, elem_id="deriv-jaxpr")
     last = gr.State({})
 
-    preset.change(lambda name: DERIVATIVE_PRESETS[name] if name else gr.update(), preset, code)
-    named_while_unchanged(preset, code, DERIVATIVE_PRESETS.__getitem__)
+    form.preset.change(lambda name: DERIVATIVE_PRESETS[name] if name else gr.update(), form.preset, code)
 
     def on_run(code_text: str, n, low, high, count, show: float,
                request: gr.Request | None = None) -> Iterator[tuple]:
@@ -85,22 +67,30 @@ def build(context: TabContext) -> share_links.Sharing:
 
     # A preset picked by hand: the run of the code before it stops, and its results go (a link's preset, set
     # by the page, keeps what the link ran).
-    run_stopped_by_preset(run, preset, on_run, [code, order, x_min, x_max, points, shown],
+    run_stopped_by_preset(form.run, form.preset, on_run, [*form.fields.values(), shown],
                           [status, curves, checks, growth, last, jaxpr],
-                          lambda: (t("pg.hint.preset"), None, "", None), [status, curves, checks, growth],
-                          concurrency_limit=concurrency, concurrency_id=concurrency_id)
+                          lambda: (t("pg.hint.preset"), None, "", None), [status, curves, checks, growth], **jobs)
     shown.change(on_show, [last, shown], jaxpr)
 
-    g_code, point, gradient_part = _gradient_part(api, concurrency, concurrency_id)
-    return share_links.Sharing(
-        "derivatives", LINK, {"code": code, "order": order, "x_min": x_min, "x_max": x_max, "points": points,
-                              "shown": shown, "gradient_code": g_code, "point": point}, links, notes,
-        code=(code, g_code), hideable={"preset": [preset], "order": [order], "range": [x_min, x_max],
-                                       "points": [points], "jaxpr": [jaxpr_panel], "gradient": [gradient_part]},
-        writes_code=("preset",), runs=("deriv-run", "grad-run"))
+    g_code, point, gradient_part = _gradient_part(api, jobs)
+    return form.sharing(
+        LINK, {"preset": [form.preset], "order": [order], "range": [x_min, x_max], "points": [points],
+               "jaxpr": [jaxpr_panel], "gradient": [gradient_part]},
+        fields={"shown": shown, "gradient_code": g_code, "point": point}, code=(g_code,), writes_code=("preset",),
+        runs=("deriv-run", "grad-run"))
 
 
-def _gradient_part(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> tuple[gr.Code, gr.Textbox, gr.Column]:
+def _fields() -> dict:
+    """The highest order, the range of x and the grid's points, by the names of /derivatives' arguments."""
+    order = gr.Slider(1, MAX_ORDER, value=4, step=1, label=t("pg.derivatives.order"), elem_id="deriv-order")
+    with gr.Row():
+        x_min = gr.Number(-3.0, label=t("pg.derivatives.x_min"), elem_id="deriv-xmin")
+        x_max = gr.Number(3.0, label=t("pg.derivatives.x_max"), elem_id="deriv-xmax")
+    points = gr.Slider(10, MAX_POINTS, value=200, step=10, label=t("pg.derivatives.points"))
+    return {"order": order, "x_min": x_min, "x_max": x_max, "points": points}
+
+
+def _gradient_part(api: PlaygroundAPI, jobs: dict) -> tuple[gr.Code, gr.Textbox, gr.Column]:
     """The gradient and Hessian of f: R^n -> R at a point: its code and point fields, and the part itself (a class
     link can hide it)."""
     with gr.Column() as gradient_part:
@@ -111,7 +101,7 @@ def _gradient_part(api: PlaygroundAPI, concurrency: int, concurrency_id: str) ->
             with gr.Column():
                 point = gr.Textbox(GRADIENT_EXAMPLE[1], label=t("pg.derivatives.point"), elem_id="grad-point")
                 g_run = gr.Button(t("pg.derivatives.gradient_run"), variant="primary", elem_id="grad-run")
-        g_status = gr.Markdown(t("pg.hint.run"), elem_id="grad-status")
+        g_status = code_form.status("grad")
         with gr.Row():
             hessian = gr.Plot(label=t("pg.derivatives.hessian"), elem_id="grad-hessian", min_width=SIDE_BY_SIDE_MIN_PX)
             with beside():
@@ -120,8 +110,7 @@ def _gradient_part(api: PlaygroundAPI, concurrency: int, concurrency_id: str) ->
     def on_gradient(code_text: str, point_text: str, request: gr.Request | None = None) -> Iterator[tuple]:
         yield from gradient_and_hessian(api, code_text, point_text, language.of(request))
 
-    g_run.click(on_gradient, [g_code, point], [g_status, hessian, jacobians],
-                concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    g_run.click(on_gradient, [g_code, point], [g_status, hessian, jacobians], **jobs)
     return g_code, point, gradient_part
 
 

@@ -28,8 +28,7 @@ def register(context: TabContext) -> None:
         elif endpoint.queue == DEFAULT:
             gr.api(function, api_name=endpoint.name)
         else:
-            limit, queue = context.line(endpoint.queue)
-            gr.api(function, api_name=endpoint.name, concurrency_limit=limit, concurrency_id=queue)
+            gr.api(function, api_name=endpoint.name, **context.line(endpoint.queue))
 
 
 def make_the_rest_private(demo: gr.Blocks) -> None:

@@ -10,8 +10,11 @@ several views, the run button of the one in sight is clicked.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import gradio as gr
+
+from playground.server.ui.translations import t
 
 
 def click_js(button_ids: list[str]) -> str:
@@ -20,6 +23,10 @@ def click_js(button_ids: list[str]) -> str:
             "if (b && b.offsetParent !== null) { b.click(); return; } } }")
 
 
-def run_on_click(examples: gr.Examples, button_ids: list[str]) -> None:
-    examples.load_input_event.then(None, None, None, js=click_js(button_ids),
-                                   queue=False)
+def examples(gallery: Sequence, inputs: dict, button_ids: list[str]) -> gr.Examples:
+    """The gallery's examples under a tab's form, each by its name: a click fills ``inputs`` (the fields by the
+    names of the examples' attributes) and then clicks the first of ``button_ids`` in sight."""
+    shown = gr.Examples([[getattr(example, name) for name in inputs] for example in gallery], list(inputs.values()),
+                        example_labels=[example.name for example in gallery], label=t("pg.field.examples"))
+    shown.load_input_event.then(None, None, None, js=click_js(button_ids), queue=False)
+    return shown

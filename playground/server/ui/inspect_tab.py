@@ -9,18 +9,17 @@ import time
 
 import gradio as gr
 
-from playground import messages, user_ast, validation
+from playground import messages, user_ast
 from playground.errors import UserCodeError
 from playground.gallery import EXAMPLES
 from playground.server import sharing
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import Link, TabSchema, fields_of
-from playground.server.ui import example_runs, language, progress, share_links
+from playground.server.ui import call_fields, code_form, example_runs, language, share_links
 from playground.server.ui import inspect_views as views
 from playground.server.ui.derivatives_tab import LINK as DERIVATIVES_LINK
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
-from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.translations import t, tab
 
@@ -36,13 +35,12 @@ _DOWNLOADS = (("jaxpr", "jaxpr.txt"), ("stablehlo", "stablehlo.mlir"), ("hlo", "
 
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
-    concurrency, concurrency_id = context.line("sandbox")
-    notes = link_notes("inspect")
-    fields, run, links = _form(api)
-    code, args, static, second, on_device = fields.values()
-    examples = gr.Examples([[e.code, e.args, e.static_argnums, e.second_args] for e in EXAMPLES],
-                           [code, args, static, second], example_labels=[e.name for e in EXAMPLES],
-                           label=t("pg.field.examples"))
+    form = code_form.form(TAB.id, code_form.Editor(DEFAULT.code, 12), lambda: _fields(api), HIDEABLE,
+                          run="pg.inspect.run")
+    fields = form.fields
+    args, static, second = fields["args"], fields["static_argnums"], fields["second_args"]
+    examples = example_runs.examples(EXAMPLES, {"code": fields["code"], "args": args, "static_argnums": static,
+                                                "second_args": second}, ["inspect-run"])
     outputs, raw_panel = _results()
     downloads = DownloadFolder()
 
@@ -50,53 +48,30 @@ def build(context: TabContext) -> share_links.Sharing:
                request: gr.Request | None = None):
         """First the stages (result, jaxpr, StableHLO, HLO, cost), then the checks that run the function again."""
         lang = language.of(request)  # the server's messages in the reader's language (Accept-Language)
-        try:
-            argnums = parse_argnums(static_text)
-        except validation.Refused as exc:
-            yield render(code_text, exc.error, downloads, lang)
-            return
-        yield from progress.follow(api.inspect(code_text, args_text, argnums, second_text, bool(accelerator)),
-                                   lambda response: render(code_text, response, downloads, lang), len(outputs),
-                                   language=lang, working="work.inspect")
+        yield from call_fields.follow(
+            static_text, lambda argnums: api.inspect(code_text, args_text, argnums, second_text, bool(accelerator)),
+            lambda response: render(code_text, response, downloads, lang), len(outputs), lang, "work.inspect")
 
-    example_runs.run_on_click(examples, ["inspect-run"])
     # always_last: a click (or an example) while a run is going runs once that one ends, with the newest values.
-    run.click(on_run, list(fields.values()), outputs, trigger_mode="always_last", concurrency_limit=concurrency,
-              concurrency_id=concurrency_id)
-    return share_links.Sharing(
-        "inspect", LINK, fields, links, notes, code=(code,),
-        hideable={"args": [args], "static_argnums": [static], "second_args": [second], "examples": [examples.dataset],
-                  "api_response": [raw_panel]}, writes_code=("examples",), runs=("inspect-run",))
+    form.run.click(on_run, list(fields.values()), outputs, trigger_mode="always_last", **context.line("sandbox"))
+    return form.sharing(LINK, {"args": [args], "static_argnums": [static], "second_args": [second],
+                               "examples": [examples.dataset], "api_response": [raw_panel]}, writes_code=("examples",))
 
 
-def _form(api: PlaygroundAPI) -> tuple[dict, gr.Button, gr.Column]:
-    """The function and its arguments, by the names of /inspect's arguments; the Run button; the link panel."""
-    with gr.Row():
-        with gr.Column(scale=3):
-            code = gr.Code(DEFAULT.code, language="python", lines=12, label=t("pg.field.function"),
-                           elem_id="inspect-code")
-        with gr.Column(scale=2):
-            args = gr.Textbox(DEFAULT.args, label=t("pg.field.arguments"),
-                              info=t("pg.field.in_scope"), elem_id="inspect-args")
-            static = gr.Textbox(label="static_argnums", placeholder=t("pg.field.static_example"),
-                                info=t("pg.field.static_info"), elem_id="inspect-static")
-            second = gr.Textbox(label=t("pg.inspect.second"), placeholder=t("pg.inspect.second_example"),
-                                info=t("pg.inspect.second_info"), elem_id="inspect-second")
-            # Inspect compiles for the CPU (its workers start fast); the host's GPU or TPU on request.
-            on_device = gr.Checkbox(False, label=t("pg.field.on_accelerator") + f" ({api.accelerator or '-'})",
-                                    info=t("pg.inspect.accelerator_info"),
-                                    visible=bool(api.accelerator), elem_id="inspect-on-accelerator")
-            with gr.Row():
-                run = gr.Button(t("pg.inspect.run"), variant="primary", elem_id="inspect-run")
-                copy = share_links.copy_button("inspect")
-            links = share_links.link_panel("inspect", copy, HIDEABLE)
-    fields = {"code": code, "args": args, "static_argnums": static, "second_args": second, "on_accelerator": on_device}
-    return fields, run, links
+def _fields(api: PlaygroundAPI) -> dict:
+    """The arguments and how the function is called, by the names of /inspect's arguments."""
+    return {
+        "args": call_fields.arguments("inspect", DEFAULT.args),
+        "static_argnums": call_fields.static_argnums("inspect", t("pg.field.static_info")),
+        "second_args": gr.Textbox(label=t("pg.inspect.second"), placeholder=t("pg.inspect.second_example"),
+                                  info=t("pg.inspect.second_info"), elem_id="inspect-second"),
+        # Inspect compiles for the CPU (its workers start fast); the host's GPU or TPU on request.
+        "on_accelerator": call_fields.on_accelerator("inspect", api.accelerator, t("pg.inspect.accelerator_info"))}
 
 
 def _results() -> tuple[list, gr.Accordion]:
     """What a run shows, in ``render``'s order, and the panel of the API's raw response (a class link hides it)."""
-    status = gr.Markdown(t("pg.hint.run"), elem_id="inspect-status")
+    status = code_form.status("inspect")
     result = gr.Textbox(label=t("pg.inspect.result"), lines=2, interactive=False, elem_id="inspect-result")
     with gr.Tabs(overflow_behavior="wrap"):
         with tab("pg.inspect.source_ir", "inspect-source-ir-tab"):
@@ -126,11 +101,6 @@ def _results() -> tuple[list, gr.Accordion]:
     with gr.Accordion(t("pg.inspect.api_response"), open=False) as raw_panel:
         raw = gr.JSON(label=t("pg.inspect.returned"))
     return [status, result, mapped, jaxpr, stablehlo, hlo, hlo_locations, costs, trees, stdout, files, raw], raw_panel
-
-
-def parse_argnums(text: str) -> list[int] | None:
-    """'1' or '0, 2' -> [1] or [0, 2]; blank -> None; anything else is validation.Refused."""
-    return validation.whole_numbers_text("static_argnums", text) or None
 
 
 def render(code: str, response: dict, downloads: DownloadFolder | None = None, lang: str = "en") -> tuple:

@@ -9,14 +9,14 @@ from playground import messages, validation
 from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs.arguments import MAX_REPEATS
 from playground.messages import numbers
+from playground.server.api import PlaygroundAPI
 from playground.server.sharing import TabSchema, fields_of
-from playground.server.ui import jit_views, language, measure_again, progress, share_links
+from playground.server.ui import code_form, jit_views, measure_again, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
 from playground.server.ui.figures import plots
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.timing_views import parse_sizes, times_table
 from playground.server.ui.translations import t
@@ -30,23 +30,10 @@ LINK = TabSchema(fields_of("jit_speed"), tuple(HIDEABLE))
 
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
-    concurrency, concurrency_id = context.line("device")
-    notes = link_notes("jit")
-    gr.Markdown(t("pg.jit.intro"))
-    with gr.Row():
-        with gr.Column(scale=3):
-            code = gr.Code(JIT_BENCHMARK_CODE, language="python", lines=5,
-                           label=t("pg.jit.function"), elem_id="jit-code")
-        with gr.Column(scale=2):
-            sizes = gr.Textbox(", ".join(map(str, api.default_matrix_sizes())), label=t("pg.jit.sizes"),
-                               elem_id="jit-sizes")
-            repeats = gr.Slider(1, MAX_REPEATS, value=5, step=1, label=t("pg.jit.repeats"))
-            with gr.Row():
-                run = gr.Button(t("pg.jit.run"), variant="primary", elem_id="jit-run")
-                again = measure_again.button("jit")
-                copy = share_links.copy_button("jit")
-            links = share_links.link_panel("jit", copy, HIDEABLE)
-    status = gr.Markdown(t("pg.hint.run"), elem_id="jit-status")
+    form = code_form.form(TAB.id, code_form.Editor(JIT_BENCHMARK_CODE, 5, "pg.jit.function"), lambda: _fields(api),
+                          HIDEABLE, intro=t("pg.jit.intro"), run="pg.jit.run", again=True)
+    code, sizes, repeats = form.fields.values()
+    status = code_form.status("jit")
     with gr.Row():
         chart = gr.Plot(label=t("pg.jit.chart"), elem_id="jit-plot", min_width=SIDE_BY_SIDE_MIN_PX)
         with beside():
@@ -64,18 +51,16 @@ def build(context: TabContext) -> share_links.Sharing:
                                    lambda response: (*render(response, lang), measure_again.shown(response)), 5,
                                    language=lang)
 
-    # language.of: the server's messages in the reader's language (Accept-Language)
-    def on_run(code_text: str, sizes_text: str, runs: float, request: gr.Request | None = None):
-        yield from measure(code_text, sizes_text, runs, False, language.of(request))
+    for button, handler in zip((form.run, form.again), measure_again.handlers(measure), strict=True):
+        button.click(handler, [code, sizes, repeats], [status, chart, table, why, form.again], **context.line("device"))
+    return form.sharing(LINK, {"sizes": [sizes], "repeats": [repeats]})
 
-    def on_again(code_text: str, sizes_text: str, runs: float, request: gr.Request | None = None):
-        yield from measure(code_text, sizes_text, runs, True, language.of(request))
 
-    for button, handler in ((run, on_run), (again, on_again)):
-        button.click(handler, [code, sizes, repeats], [status, chart, table, why, again],
-                     concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    return share_links.Sharing("jit", LINK, {"code": code, "sizes": sizes, "repeats": repeats}, links, notes,
-                               code=(code,), hideable={"sizes": [sizes], "repeats": [repeats]}, runs=("jit-run",))
+def _fields(api: PlaygroundAPI) -> dict:
+    """The sizes and the timed runs per size, by the names of /jit_speed's arguments."""
+    return {"sizes": gr.Textbox(", ".join(map(str, api.default_matrix_sizes())), label=t("pg.jit.sizes"),
+                                elem_id="jit-sizes"),
+            "repeats": gr.Slider(1, MAX_REPEATS, value=5, step=1, label=t("pg.jit.repeats"))}
 
 
 def running(sizes: list[int], repeats: int, lang: str = "en") -> str:

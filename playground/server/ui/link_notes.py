@@ -1,6 +1,7 @@
 """What a tab says above its controls when a link opened it: the class link's exercise, that the visitor's own
 edits came back after a reload (with the way back to the link's version), and that the code is read-only (with
-the way to a copy to edit). Each tab places them with ``link_notes`` first; share_links.py shows them.
+the way to a copy to edit). Each tab places them with ``link_notes`` (a tab of code through code_form.py);
+share_links.py shows them.
 """
 
 from __future__ import annotations

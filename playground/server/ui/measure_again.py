@@ -8,8 +8,11 @@ then the one kept.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 import gradio as gr
 
+from playground.server.ui import language
 from playground.server.ui.translations import t
 
 
@@ -26,3 +29,17 @@ def shown(response: dict) -> dict:
 def hidden() -> dict:
     """Hidden while a job runs: what it will give is measured now."""
     return gr.update(visible=False)
+
+
+def handlers(measure: Callable[..., Iterator[tuple]]) -> tuple[Callable, Callable]:
+    """The handlers of the tab's run button and of this one: each yields ``measure(*values, fresh=..., lang=...)``
+    for the form's values, afresh for this one, in the reader's language (Accept-Language). The request comes
+    first: Gradio passes it to a parameter typed gr.Request wherever that stands among the values, and only the
+    first place is the same whatever the number of the tab's fields."""
+    def on_run(request: gr.Request | None, *values) -> Iterator[tuple]:
+        yield from measure(*values, fresh=False, lang=language.of(request))
+
+    def on_again(request: gr.Request | None, *values) -> Iterator[tuple]:
+        yield from measure(*values, fresh=True, lang=language.of(request))
+
+    return on_run, on_again

@@ -8,12 +8,11 @@ from playground import messages, validation
 from playground.gallery import SHARD_EXAMPLE
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import TabSchema, fields_of
-from playground.server.ui import language, progress, share_links
+from playground.server.ui import code_form, language, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import LABELS
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.server.ui.link_notes import link_notes
 from playground.server.ui.markdown import code_block
 from playground.server.ui.parallel_fields import shard_arguments
 from playground.server.ui.parallel_views import (
@@ -36,27 +35,12 @@ LINK = TabSchema(fields_of("shard"), tuple(HIDEABLE))
 
 
 def build(context: TabContext) -> share_links.Sharing:
-    api, cpu_devices = context.api, context.settings.cpu_devices  # the Parallel workers' simulated devices
-    concurrency, concurrency_id = context.line("parallel")
-    notes = link_notes("parallel")
-    gr.Markdown(t("pg.parallel.intro", devices=cpu_devices))
-    with gr.Row():
-        with gr.Column(scale=3):
-            code = gr.Code(SHARD_EXAMPLE.code, language="python", lines=6, label=t("pg.parallel.function"),
-                           elem_id="shard-code")
-        with gr.Column(scale=2):
-            args = gr.Textbox(SHARD_EXAMPLE.args, label=t("pg.parallel.args"), elem_id="shard-args")
-            with gr.Row():
-                mesh_shape = gr.Textbox(SHARD_EXAMPLE.mesh_shape, label=t("pg.parallel.mesh"), elem_id="shard-mesh")
-                axis_names = gr.Textbox(SHARD_EXAMPLE.axis_names, label=t("pg.parallel.axes"), elem_id="shard-axes")
-            in_specs = gr.Textbox(SHARD_EXAMPLE.in_specs, label=t("pg.parallel.in_specs"),
-                                  elem_id="shard-in-specs")
-            out_specs = gr.Textbox(SHARD_EXAMPLE.out_specs, label="out_specs", elem_id="shard-out-specs")
-            with gr.Row():
-                run = gr.Button(t("pg.parallel.run"), variant="primary", elem_id="shard-run")
-                copy = share_links.copy_button("parallel")
-            links = share_links.link_panel("parallel", copy, HIDEABLE)
-    status = gr.Markdown(t("pg.hint.run"), elem_id="shard-status")
+    api, jobs = context.api, context.line("parallel")
+    intro = t("pg.parallel.intro", devices=context.settings.cpu_devices)  # the Parallel workers' simulated devices
+    form = code_form.form(TAB.id, code_form.Editor(SHARD_EXAMPLE.code, 6, "pg.parallel.function"), _fields, HIDEABLE,
+                          ids="shard", intro=intro, run="pg.parallel.run")
+    code, args, mesh_shape, axis_names, in_specs, out_specs = form.fields.values()
+    status = code_form.status("shard")
     with gr.Row():  # side by side where there is room; on a phone one above the other
         with gr.Column(min_width=SIDE_BY_SIDE_MIN_PX):
             placement = gr.HTML(elem_id="shard-placement")
@@ -74,19 +58,27 @@ def build(context: TabContext) -> share_links.Sharing:
                                    language=lang, working="work.shard")
 
     shard_outputs = [status, placement, details]
-    run.click(lambda: ("", "", ""), None, shard_outputs, queue=False).then(
-        on_run, [code, args, mesh_shape, axis_names, in_specs, out_specs], shard_outputs,
-        concurrency_limit=concurrency, concurrency_id=concurrency_id)
+    form.run.click(lambda: ("", "", ""), None, shard_outputs, queue=False).then(
+        on_run, list(form.fields.values()), shard_outputs, **jobs)
 
-    demos_part = _demos(api, concurrency, concurrency_id)
-    return share_links.Sharing(
-        "parallel", LINK, {"code": code, "args": args, "mesh_shape": mesh_shape, "axis_names": axis_names,
-                           "in_specs": in_specs, "out_specs": out_specs}, links, notes, code=(code,),
-        hideable={"args": [args], "mesh": [mesh_shape, axis_names], "specs": [in_specs, out_specs],
-                  "demos": [demos_part]}, runs=("shard-run",))
+    demos_part = _demos(api, jobs)
+    return form.sharing(LINK, {"args": [args], "mesh": [mesh_shape, axis_names], "specs": [in_specs, out_specs],
+                               "demos": [demos_part]})
 
 
-def _demos(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> gr.Column:
+def _fields() -> dict:
+    """The arguments, the mesh and the specs, by the names of /shard's arguments."""
+    args = gr.Textbox(SHARD_EXAMPLE.args, label=t("pg.parallel.args"), elem_id="shard-args")
+    with gr.Row():
+        mesh_shape = gr.Textbox(SHARD_EXAMPLE.mesh_shape, label=t("pg.parallel.mesh"), elem_id="shard-mesh")
+        axis_names = gr.Textbox(SHARD_EXAMPLE.axis_names, label=t("pg.parallel.axes"), elem_id="shard-axes")
+    in_specs = gr.Textbox(SHARD_EXAMPLE.in_specs, label=t("pg.parallel.in_specs"), elem_id="shard-in-specs")
+    out_specs = gr.Textbox(SHARD_EXAMPLE.out_specs, label="out_specs", elem_id="shard-out-specs")
+    return {"args": args, "mesh_shape": mesh_shape, "axis_names": axis_names, "in_specs": in_specs,
+            "out_specs": out_specs}
+
+
+def _demos(api: PlaygroundAPI, jobs: dict) -> gr.Column:
     """The four demos of parallel JAX on the Parallel workers' devices, one button; the part (a class link can hide
     it)."""
     with gr.Column() as demos_part:
@@ -108,8 +100,7 @@ def _demos(api: PlaygroundAPI, concurrency: int, concurrency_id: str) -> gr.Colu
 
     demo_outputs = [devices, collectives, data_parallel, batch_grid, pmap]
     demos.click(lambda: ("",) * len(demo_outputs), None, demo_outputs, queue=False).then(
-        on_demos, None, demo_outputs, concurrency_limit=concurrency,
-        concurrency_id=concurrency_id)
+        on_demos, None, demo_outputs, **jobs)
     return demos_part
 
 

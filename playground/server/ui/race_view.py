@@ -25,7 +25,6 @@ from playground.server.ui.translations import t
 def build(context: TabContext, fields: dict, start: gr.Button, stop: gr.Button) -> None:
     """The race's section, below the tab's own curves; its button trains the settings in ``fields``."""
     api = context.api
-    concurrency, concurrency_id = context.line("training")
     with gr.Accordion(t("pg.race.title"), open=False, elem_id="race"):
         intro = gr.Markdown(elem_id="race-intro")
         run = gr.Button(t("pg.race.run"), elem_id="race-run", interactive=sides(api) is not None)
@@ -44,8 +43,7 @@ def build(context: TabContext, fields: dict, start: gr.Button, stop: gr.Button) 
     buttons = [start, run, stop]
     busy = run.click(lambda: (gr.update(interactive=False),) * 2 + (gr.update(interactive=True),), None, buttons,
                      queue=False)
-    busy.then(on_race, list(fields.values()), [plot, said], concurrency_limit=concurrency,
-              concurrency_id=concurrency_id).then(
+    busy.then(on_race, list(fields.values()), [plot, said], **context.line("training")).then(
         lambda: (gr.update(interactive=True),) * 2 + (gr.update(interactive=False),), None, buttons, queue=False)
     context.demo.load(on_load, None, [intro, plot], queue=False)
 

@@ -12,10 +12,9 @@ import gradio as gr
 from playground import messages
 from playground.gallery import SPEED_EXAMPLES
 from playground.server.sharing import TabSchema, fields_of
-from playground.server.ui import example_runs, language, measure_again, progress, share_links
+from playground.server.ui import call_fields, code_form, example_runs, measure_again, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui import speed_views as views
-from playground.server.ui.link_notes import link_notes
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.translations import t
 
@@ -30,25 +29,11 @@ PLOTS = ("roofline", "memory", "gradient", "kernels")  # the outputs that are fi
 
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
-    concurrency, concurrency_id = context.line("device")  # it times the function where jit and vmap do
-    notes = link_notes("speed")
-    gr.Markdown(t("pg.speed.intro"))
-    with gr.Row():
-        with gr.Column(scale=3):
-            code = gr.Code(DEFAULT.code, language="python", lines=8, label=t("pg.field.function"),
-                           elem_id="speed-code")
-        with gr.Column(scale=2):
-            args = gr.Textbox(DEFAULT.args, label=t("pg.field.arguments"), info=t("pg.field.in_scope"),
-                              elem_id="speed-args")
-            gradient = gr.Checkbox(True, label=t("pg.speed.gradient"), info=t("pg.speed.gradient_info"),
-                                   elem_id="speed-gradient")
-            with gr.Row():
-                run = gr.Button(t("pg.speed.run"), variant="primary", elem_id="speed-run")
-                again = measure_again.button("speed")
-                copy = share_links.copy_button("speed")
-            links = share_links.link_panel("speed", copy, HIDEABLE)
-    examples = gr.Examples([[e.code, e.args] for e in SPEED_EXAMPLES], [code, args],
-                           example_labels=[e.name for e in SPEED_EXAMPLES], label=t("pg.field.examples"))
+    form = code_form.form(TAB.id, code_form.Editor(DEFAULT.code, 8), _fields, HIDEABLE, intro=t("pg.speed.intro"),
+                          run="pg.speed.run", again=True)
+    code, args, gradient = form.fields.values()
+    # An example's click is Measure's own: a second Measure is served its result.
+    examples = example_runs.examples(SPEED_EXAMPLES, {"code": code, "args": args}, ["speed-run"])
     outputs = _results()
 
     def measure(code_text: str, args_text: str, with_gradient: bool, fresh: bool, lang: str) -> Iterator[tuple]:
@@ -58,27 +43,22 @@ def build(context: TabContext) -> share_links.Sharing:
             lambda reply: (*render(views.render(code_text, reply, lang), bool(reply.get("ok"))),
                            measure_again.shown(reply)), len(outputs) + 1, language=lang)
 
-    # language.of: the server's messages in the reader's language (Accept-Language)
-    def on_run(code_text: str, args_text: str, with_gradient: bool,
-               request: gr.Request | None = None) -> Iterator[tuple]:
-        yield from measure(code_text, args_text, with_gradient, False, language.of(request))
+    for button, handler in zip((form.run, form.again), measure_again.handlers(measure), strict=True):
+        button.click(handler, [code, args, gradient], [*outputs, form.again], trigger_mode="always_last",
+                     **context.line("device"))  # it times the function where jit and vmap do
+    return form.sharing(LINK, {"args": [args], "examples": [examples.dataset]}, writes_code=("examples",))
 
-    def on_again(code_text: str, args_text: str, with_gradient: bool,
-                 request: gr.Request | None = None) -> Iterator[tuple]:
-        yield from measure(code_text, args_text, with_gradient, True, language.of(request))
 
-    example_runs.run_on_click(examples, ["speed-run"])  # Measure's own click: a second Measure is served the result
-    for button, handler in ((run, on_run), (again, on_again)):
-        button.click(handler, [code, args, gradient], [*outputs, again], trigger_mode="always_last",
-                     concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    return share_links.Sharing(
-        "speed", LINK, {"code": code, "args": args, "gradient": gradient}, links, notes, code=(code,),
-        hideable={"args": [args], "examples": [examples.dataset]}, writes_code=("examples",), runs=("speed-run",))
+def _fields() -> dict:
+    """The arguments, and whether the gradient is measured too, by the names of the link's fields."""
+    return {"args": call_fields.arguments("speed", DEFAULT.args),
+            "gradient": gr.Checkbox(True, label=t("pg.speed.gradient"), info=t("pg.speed.gradient_info"),
+                                    elem_id="speed-gradient")}
 
 
 def _results() -> list:
     """What a run shows, top to bottom, in views.Shown's order."""
-    status = gr.Markdown(t("pg.hint.run"), elem_id="speed-status")
+    status = code_form.status("speed")
     verdict = gr.Markdown(elem_id="speed-verdict")
     ceilings = gr.Markdown(elem_id="speed-ceilings")
     roofline = gr.Plot(label=t("pg.speed.roofline"), elem_id="speed-roofline")

@@ -2,8 +2,8 @@
 
 A module of this package named ``*_tab.py`` with a ``TAB`` is a tab: ``build_app`` finds it and builds it in its
 place (``TAB.position``), titled ``TAB.title``, inside ``gr.Tab``; its ``build(context)`` lays the tab out, wires
-its events and returns what its share links hold (share_links.Sharing), or None for a tab without links. Adding a
-tab adds such a module; nothing else lists the tabs.
+its events and returns what its share links hold (share_links.Sharing), or None for a tab without links. A tab of
+code opens with the form code_form.py makes. Adding a tab adds such a module; nothing else lists the tabs.
 """
 
 from __future__ import annotations
@@ -38,11 +38,12 @@ class TabContext:
     settings: Settings
     queues: dict[str, str]
 
-    def line(self, name: str) -> tuple[int, str]:
-        """The concurrency limit and id of the events that run a job in line ``name``: as many at once as the
-        server lets in (its line tells each its place); training runs wait inside the training service."""
+    def line(self, name: str) -> dict:
+        """The concurrency limit and id of the events that run a job in line ``name``, as the keywords of an event
+        (``run.click(..., **context.line("sandbox"))``): as many at once as the server lets in (its line tells
+        each its place); training runs wait inside the training service."""
         limit = self.settings.queue_size if name == "training" else self.settings.requests_at_once
-        return limit, self.queues[name]
+        return {"concurrency_limit": limit, "concurrency_id": self.queues[name]}
 
 
 def tab_modules() -> list[ModuleType]:

@@ -54,7 +54,6 @@ def _range(low: float, high: float) -> str:
 
 def build(context: TabContext) -> share_links.Sharing:
     api, demo = context.api, context.demo
-    concurrency, concurrency_id = context.line("training")
     gr.Markdown(t("pg.train.intro"))
     device = gr.HTML(device_banner(None), elem_id="train-device")
     notes = link_notes("train")
@@ -93,10 +92,9 @@ def build(context: TabContext) -> share_links.Sharing:
                               queue=False)
     busy = start.click(lambda: (gr.update(interactive=False), gr.update(interactive=True)), None, [start, stop],
                        queue=False)
-    busy.then(on_start, list(fields.values()), [device, status, *curves, *results], concurrency_limit=concurrency,
-              concurrency_id=concurrency_id).then(lambda: (gr.update(interactive=True), gr.update(interactive=False)),
-                                                  None, [start, stop], queue=False
-                                                  ).then(on_settings, list(fields.values()), estimate, queue=False)
+    busy.then(on_start, list(fields.values()), [device, status, *curves, *results], **context.line("training")).then(
+        lambda: (gr.update(interactive=True), gr.update(interactive=False)), None, [start, stop], queue=False
+    ).then(on_settings, list(fields.values()), estimate, queue=False)
     stop.click(on_stop, None, None, queue=False)
     # The expected time follows what sets the rate and the length: the data, the model, the batch, the epochs.
     for name in ("dataset", "layers", "batch_size", "epochs", "data_parallel"):

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import gradio as gr
 
 from playground import validation
-from playground.gallery import VMAP_PRESETS
+from playground.gallery import VMAP_PRESETS, VmapPreset
 from playground.jobs.vmap import DEFAULT_BATCH_SIZES
 from playground.server.api import PlaygroundAPI
 from playground.server.sharing import TabSchema, fields_of
-from playground.server.ui import language, measure_again, progress, share_links
+from playground.server.ui import code_form, measure_again, progress, share_links
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
-from playground.server.ui.link_notes import link_notes
-from playground.server.ui.preset_pick import named_while_unchanged, run_stopped_by_preset
+from playground.server.ui.preset_pick import run_stopped_by_preset
 from playground.server.ui.tabs import Tab, TabContext
 from playground.server.ui.timing_views import parse_sizes
 from playground.server.ui.translations import t
@@ -22,10 +22,10 @@ from playground.server.ui.vmap_views import render, running
 
 TAB = Tab("vmap", "vmap", 40)
 
-_FIRST = next(iter(VMAP_PRESETS))
-# The presets' names as the dropdown shows them.
-_PRESET_NAMES = {"per-example gradients": t("pg.vmap.per_example_gradients"),
-                 "batched MLP predict": t("pg.vmap.batched_mlp")}
+# The presets: each one's code, and the names the picker shows.
+_PRESETS = code_form.Presets({name: preset.code for name, preset in VMAP_PRESETS.items()},
+                             {"per-example gradients": t("pg.vmap.per_example_gradients"),
+                              "batched MLP predict": t("pg.vmap.batched_mlp")})
 
 # What a vmap link holds, and the controls a class link can hide (with the words its checkboxes say).
 HIDEABLE = {"preset": "Preset", "args": "One example's arguments", "axes": "in_axes and out_axes",
@@ -35,28 +35,11 @@ LINK = TabSchema(fields_of("vmap"), tuple(HIDEABLE))
 
 def build(context: TabContext) -> share_links.Sharing:
     api = context.api
-    concurrency, concurrency_id = context.line("device")
-    notes = link_notes("vmap")
-    gr.Markdown(t("pg.vmap.intro"))
-    first = VMAP_PRESETS[_FIRST]
-    with gr.Row():
-        with gr.Column(scale=3):
-            preset = gr.Dropdown([(_PRESET_NAMES.get(name, name), name) for name in VMAP_PRESETS], value=_FIRST,
-                                 label=t("pg.field.preset"), elem_id="vmap-preset")
-            code = gr.Code(first.code, language="python", lines=10, label=t("pg.vmap.function"),
-                           elem_id="vmap-code")
-        with gr.Column(scale=2):
-            args = gr.Textbox(first.args, label=t("pg.vmap.args"), elem_id="vmap-args")
-            with gr.Row():
-                in_axes = gr.Textbox(first.in_axes, label="in_axes", elem_id="vmap-in-axes")
-                out_axes = gr.Textbox("0", label="out_axes", elem_id="vmap-out-axes")
-            sizes = gr.Textbox(", ".join(map(str, DEFAULT_BATCH_SIZES)), label=t("pg.vmap.sizes"), elem_id="vmap-sizes")
-            with gr.Row():
-                run = gr.Button(t("pg.field.compare"), variant="primary", elem_id="vmap-run")
-                again = measure_again.button("vmap")
-                copy = share_links.copy_button("vmap")
-            links = share_links.link_panel("vmap", copy, HIDEABLE)
-    status = gr.Markdown(t("pg.hint.run"), elem_id="vmap-status")
+    first = next(iter(VMAP_PRESETS.values()))
+    form = code_form.form(TAB.id, code_form.Editor(first.code, 10, "pg.vmap.function"), lambda: _fields(first),
+                          HIDEABLE, intro=t("pg.vmap.intro"), run="pg.field.compare", again=True, presets=_PRESETS)
+    code, args, in_axes, out_axes, sizes = form.fields.values()
+    status = code_form.status("vmap")
     with gr.Row():
         jaxpr = gr.Code(label=t("pg.vmap.jaxpr"), language=None, interactive=False, elem_id="vmap-jaxpr",
                         min_width=SIDE_BY_SIDE_MIN_PX)
@@ -67,29 +50,26 @@ def build(context: TabContext) -> share_links.Sharing:
         with beside():
             table = gr.Markdown(elem_id="vmap-table")
 
-    preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes)
-                  if name else (gr.update(),) * 3, preset, [code, args, in_axes])
-    named_while_unchanged(preset, code, lambda name: VMAP_PRESETS[name].code)
-    # language.of: the server's messages in the reader's language (Accept-Language)
-    def on_run(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
-               request: gr.Request | None = None) -> Iterator[tuple]:
-        yield from compare(api, code_text, args_text, in_text, out_text, sizes_text, language.of(request))
-
-    def on_again(code_text: str, args_text: str, in_text: str, out_text: str, sizes_text: str,
-                 request: gr.Request | None = None) -> Iterator[tuple]:
-        yield from compare(api, code_text, args_text, in_text, out_text, sizes_text, language.of(request), fresh=True)
-
+    form.preset.change(lambda name: (VMAP_PRESETS[name].code, VMAP_PRESETS[name].args, VMAP_PRESETS[name].in_axes)
+                       if name else (gr.update(),) * 3, form.preset, [code, args, in_axes])
     # A preset picked by hand: the run of the code before it stops, and its results go.
-    results = [status, jaxpr, batched, chart, table, again]
-    for button, handler in ((run, on_run), (again, on_again)):
-        run_stopped_by_preset(button, preset, handler, [code, args, in_axes, out_axes, sizes], results,
+    results = [status, jaxpr, batched, chart, table, form.again]
+    for button, handler in zip((form.run, form.again), measure_again.handlers(partial(compare, api)), strict=True):
+        run_stopped_by_preset(button, form.preset, handler, list(form.fields.values()), results,
                               lambda: (t("pg.hint.preset"), "", "", None, "", measure_again.hidden()), results,
-                              concurrency_limit=concurrency, concurrency_id=concurrency_id)
-    return share_links.Sharing(
-        "vmap", LINK, {"code": code, "args": args, "in_axes": in_axes, "out_axes": out_axes, "batch_sizes": sizes},
-        links, notes, code=(code,), hideable={"preset": [preset], "args": [args], "axes": [in_axes, out_axes],
-                                                 "batch_sizes": [sizes]}, writes_code=("preset",),
-        runs=("vmap-run",))
+                              **context.line("device"))
+    return form.sharing(LINK, {"preset": [form.preset], "args": [args], "axes": [in_axes, out_axes],
+                               "batch_sizes": [sizes]}, writes_code=("preset",))
+
+
+def _fields(first: VmapPreset) -> dict:
+    """One example's arguments, the axes and the batch sizes, by the names of /vmap's arguments."""
+    args = gr.Textbox(first.args, label=t("pg.vmap.args"), elem_id="vmap-args")
+    with gr.Row():
+        in_axes = gr.Textbox(first.in_axes, label="in_axes", elem_id="vmap-in-axes")
+        out_axes = gr.Textbox("0", label="out_axes", elem_id="vmap-out-axes")
+    sizes = gr.Textbox(", ".join(map(str, DEFAULT_BATCH_SIZES)), label=t("pg.vmap.sizes"), elem_id="vmap-sizes")
+    return {"args": args, "in_axes": in_axes, "out_axes": out_axes, "batch_sizes": sizes}
 
 
 def compare(api: PlaygroundAPI, code_text: str, args_text: str, in_text: str, out_text: str,
