@@ -27,7 +27,9 @@ bare_device.py once the app's owner has ended). It runs on a GPU, a TPU and a CP
    against it), the jitted ``x * 2``'s bandwidth (the jit tab's against it, or a known GPU's data sheet), and
    train_throughput.py's bare loops (the app's rate against the faster).
 
-A step that fails is a row that names it and says why; the rows of every other step are still printed.
+A step that fails is a row that names it and says why; the rows of every other step are still printed
+(device_check_table.py). The rows of the tabs' jobs are device_check_jobs.py's, the training's
+device_check_training.py's, plain JAX's device_check_reference.py's.
 
 Where ``MNIST_DIR`` holds only the 10,000 test digits (t10k files, as ../shared does), they are split
 8,000 / 2,000 into a temporary folder, and the table says so.
@@ -40,11 +42,9 @@ import dataclasses
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-import traceback
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -54,9 +54,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 import device_hostile as hostile  # noqa: E402
-import train_throughput  # noqa: E402
+from device_check_jobs import inspect_rows, jit_comparison, speed_rows, vmap_rows  # noqa: E402
+from device_check_reference import reference_rows  # noqa: E402
+from device_check_table import failed, print_table, step  # noqa: E402
+from device_check_training import first_point_rows, race_rows, training_rows  # noqa: E402
 
-from playground.gallery import EXAMPLES, JIT_BENCHMARK_CODE, SPEED_EXAMPLES, VMAP_PRESETS  # noqa: E402
+from playground.gallery import JIT_BENCHMARK_CODE  # noqa: E402
 from playground.ipc.limits import Limits  # noqa: E402
 from playground.mnist import fetch  # noqa: E402
 from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable, role_shape  # noqa: E402
@@ -70,16 +73,6 @@ from playground.server.training.service import TrainingService  # noqa: E402
 
 SHARED_MNIST = ROOT.parent / "shared" / "data" / "mnist"
 FRESH_WORKER_JOBS = 4
-# Peak memory bandwidth in GB/s from the vendors' data sheets, most specific name first.
-KNOWN_BANDWIDTH_GB_S = (
-    ("GH200", 4000), ("H200", 4800), ("H100 NVL", 3900), ("H100 PCIe", 2000), ("H100", 3350),
-    ("A100-SXM4-80GB", 2039), ("A100 80GB PCIe", 1935), ("A100", 1555), ("L40S", 864), ("L40", 864),
-    ("L4", 300), ("A10G", 600), ("A10", 600), ("T4", 320), ("V100", 900), ("RTX 4090", 1008), ("RTX 3090", 936),
-)
-
-
-NEW_BATCH = 96  # a configuration no other run of the check has, to time a first compile
-WARM_JIT_N = 4_000  # the jit job timed end to end with the owner warm
 HOSTILE_CLOCK_S = 20.0  # the hostile programs' wall clock
 
 
@@ -160,16 +153,6 @@ def app(settings: Settings, services: ExitStack, rows: list) -> tuple:
     return PlaygroundAPI.from_pools(pools, settings, training), pools
 
 
-def step(rows: list[tuple[str, str]], name: str, run, otherwise):
-    """``run()``, or, when it raises, a row naming the step and the exception, and ``otherwise``."""
-    try:
-        return run()
-    except Exception as exc:  # the check goes on: one failed step must not lose the others' rows
-        traceback.print_exc()
-        rows.append((f"{name}", f"FAILED ({type(exc).__name__}): {str(exc)[:300]}"))
-        return otherwise
-
-
 def mnist_data(source: Path, scratch: Path) -> tuple[Path, str, Dataset]:
     """MNIST as the app loads it from an MNIST_DIR: ``source`` when it holds all four files, else its test set
     split 8,000 / 2,000 into ``scratch``; the folder to train from, where it came from, and its arrays."""
@@ -232,177 +215,6 @@ def fresh_worker_rows(pools: worker_pools.Pools) -> list[tuple[str, str]]:
         pool.close()
 
 
-def inspect_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
-    example = EXAMPLES[0]
-    rows = []
-    for on_accelerator in (False, True):
-        final(api.inspect(example.code, example.args, on_accelerator=on_accelerator))  # the first job per pool warms it
-        tic = time.perf_counter()
-        reply = final(api.inspect(example.code, example.args, on_accelerator=on_accelerator))
-        elapsed = time.perf_counter() - tic
-        name = "Inspect on the device" if on_accelerator else "Inspect"
-        if not reply["ok"]:
-            rows.append((name, failed(reply)))
-            continue
-        fused = reply["hlo"].count(" fusion(")
-        rows.append((f"{name} ({reply['device']})", f"{elapsed * 1000:,.0f} ms through the API, compile "
-                     f"{reply['compile_s'] * 1000:,.0f} ms, {fused} fusion(s) in the optimised HLO"))
-    return rows
-
-
-def jit_comparison(api: PlaygroundAPI, n: int, repeats: int, found: dict) -> list[tuple[str, str]]:
-    """The jit tab's job at n, and at WARM_JIT_N twice (the second end to end: the owner warm, its compile kept)."""
-    reply = final(api.jit_speed(JIT_BENCHMARK_CODE, [n], repeats))
-    if not reply["ok"] or n not in reply["sizes"]:
-        return [(f"jit comparison, n={n:,}", failed(reply))]
-    numpy_s, jit_s = reply["numpy_s"][0], reply["jit_s"][0]
-    found.update(device=reply["device"], jit={n: jit_s})
-    rows = [
-        ("jit measured on", reply["device"] + (f" ({reply['device_fallback']})" if reply.get("device_fallback")
-                                               else "")),
-        (f"NumPy, n={n:,}", f"{numpy_s * 1000:,.1f} ms" if numpy_s else f"not timed: {reply['numpy_unavailable']}"),
-        (f"jit, n={n:,}", f"{jit_s * 1000:,.2f} ms (compile {reply['compile_s'][0] * 1000:,.0f} ms, "
-                          f"{reply['fused_kernels']} fused kernel(s))"),
-        (f"eager JAX, n={n:,}", f"{reply['eager_s'][0] * 1000:,.2f} ms (one compiled program per jaxpr equation, "
-                                "dispatched in turn)"),
-        ("NumPy / jit", f"{numpy_s / jit_s:,.1f}x" if numpy_s else "-"),
-    ]
-    final(api.jit_speed(JIT_BENCHMARK_CODE, [WARM_JIT_N], repeats))
-    tic = time.perf_counter()
-    warm = final(api.jit_speed(JIT_BENCHMARK_CODE, [WARM_JIT_N], repeats))
-    elapsed = time.perf_counter() - tic
-    if warm["ok"] and warm["sizes"]:
-        found["jit"][WARM_JIT_N] = warm["jit_s"][0]
-        rows.append((f"jit job, n={WARM_JIT_N:,}, owner warm", f"{elapsed:.2f} s end to end (NumPy, eager and jit "
-                     f"timed; jit {warm['jit_s'][0] * 1000:,.3f} ms)"))
-    else:
-        rows.append((f"jit job, n={WARM_JIT_N:,}, owner warm", failed(warm)))
-    return rows
-
-
-def vmap_rows(api: PlaygroundAPI, batch: int = 1024) -> list[tuple[str, str]]:
-    """The vmap tab's batched-MLP preset at ``batch`` examples: where it ran, and its three medians."""
-    preset = VMAP_PRESETS["batched MLP predict"]
-    reply = final(api.vmap(preset.code, preset.args, preset.in_axes, [batch]))
-    where = ("vmap measured on", reply.get("device", "?") + (f" ({reply['device_fallback']})"
-                                                           if reply.get("device_fallback") else ""))
-    name = f"vmap, batched MLP, {batch:,} examples"
-    if not reply["ok"]:
-        return [(name, failed(reply))]
-    if not reply["equal"]:  # the tab shows no time for results that disagree
-        return [where, (name, f"no times: the three results disagreed (largest difference "
-                              f"{reply.get('max_abs_diff')})")]
-    index = reply["batch_sizes"].index(batch)
-    loop = reply["loop_s"][index]
-    return [where, (name, (f"Python loop {loop * 1000:,.1f} ms, " if loop else "Python loop: over its time, ") +
-                    f"vmap {reply['vmap_s'][index] * 1000:,.2f} ms, jit(vmap) {reply['jit_vmap_s'][index] * 1000:,.2f}"
-                    " ms (medians)")]
-
-
-def speed_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
-    """The Speed of light tab's first example: where it ran, its two programs' medians, its peak, its kernels."""
-    example = SPEED_EXAMPLES[0]
-    reply = final(api.speed_of_light(example.code, example.args, True))
-    if not reply["ok"]:
-        return [("Speed of light", failed(reply))]
-    runs = ", ".join(f"{p['label']} {p['run']['median_s'] * 1000:,.3f} ms" for p in reply["programs"])
-    memory = reply["memory"]
-    kernels = reply["kernels"]
-    return [("Speed of light measured on", reply["device"]),
-            (f"Speed of light, {example.name}", f"{runs}; memory peak "
-             f"{memory['peak_bytes'] / 2**20:,.1f} MB" if memory else f"{runs}; memory: {reply['memory_unavailable']}"),
-            ("Speed of light's kernels", f"{len(kernels['events'])} traced on {kernels['plane'] or '-'}"
-             if not kernels["unavailable"] else f"none: {kernels['unavailable']}"),
-            ("Speed of light's ceilings", _ceilings(reply["roofline"]))]
-
-
-def _ceilings(roofline: dict) -> str:
-    found = roofline["ceilings"]
-    if found is None:
-        return f"none: {roofline['ceilings_unavailable']}"
-    return (f"{found['dtype']} on {found['device']}: {found['bandwidth_bytes_s'] / 1e9:,.0f} GB/s, "
-            f"{found['peak_flops_s'] / 1e12:,.2f} TFLOP/s")
-
-
-def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset, found: dict
-                  ) -> list[tuple[str, str]]:
-    config = {"epochs": epochs, "layers": list(train_throughput.LAYERS), "batch_size": train_throughput.BATCH}
-    run = Watched(api.train(config, "device-check"))
-    rate, per_epoch = rate_of(run, len(data.train_images))
-    last = run.updates[-1]
-    if not last.get("ok") or not last.get("done"):
-        return [("training", failed(last))]
-    found.update(train=(rate, per_epoch, len(data.train_images)), epochs=epochs)
-    rows = [
-        ("training data", f"{data_note}: {last['n_train']:,} training, {last['n_test']:,} test images"),
-        ("training on", last["device"]),
-        ("app: samples/s, s/epoch", f"{rate:,.0f}, {per_epoch:.2f} s"),
-        ("final test accuracy", f"{last['test_accuracy']:.2%} after {epochs} epochs"),
-        target_row(last, epochs),
-    ]
-    devices = len(api.about()["devices"])
-    if devices >= 2:
-        parallel = Watched(api.train({**config, "data_parallel": True}, "device-check"))
-        p_rate, p_epoch = rate_of(parallel, len(data.train_images))
-        if parallel.updates[-1].get("ok") and p_rate is not None:
-            rows.append((f"data-parallel over {devices}: samples/s, s/epoch", f"{p_rate:,.0f}, {p_epoch:.2f} s"))
-        else:
-            rows.append(("data-parallel", failed(parallel.updates[-1])))
-    else:
-        rows.append(("data-parallel", "skipped: one device"))
-    return rows
-
-
-def first_point_rows(api: PlaygroundAPI) -> list[tuple[str, str]]:
-    """Seconds from Start to the first curve point (the first update with a step's loss), one epoch each: the
-    default configuration, one new to the owner (a batch size no run had), and that one again."""
-    new = {"epochs": 1, "batch_size": NEW_BATCH}
-    return [(f"first curve point, {name}", first_point(api, config)) for name, config in (
-        ("default configuration", {"epochs": 1}), (f"new configuration (batch {NEW_BATCH})", new),
-        ("that configuration again", new))]
-
-
-def first_point(api: PlaygroundAPI, config: dict) -> str:
-    started, seen, cache, last = time.perf_counter(), None, None, {}
-    for last in api.train(config, "device-check"):
-        cache = last.get("compile_cache") or cache
-        if seen is None and last.get("losses"):
-            seen = time.perf_counter() - started
-    if seen is None:
-        return failed(last)
-    return f"{seen:.2f} s after Start (its programs: {cache or 'no compilation cache'})"
-
-
-def race_rows(api: PlaygroundAPI, epochs: int) -> list[tuple[str, str]]:
-    """The race of the host's CPU against the device, the training row's configuration on both at once."""
-    if not (api.about().get("training") or {}).get("race"):
-        return [("race", "not offered: the owner holds no device besides the host's CPU")]
-    config = {"epochs": epochs, "layers": list(train_throughput.LAYERS), "batch_size": train_throughput.BATCH}
-    last = final(api.race(config, "device-check"))
-    if not last.get("ok"):
-        return [("race", failed(last))]
-    comparison = last["comparison"]
-    return [("race: the comparison", comparison["message"]),
-            ("race: speed-up (median samples/s)", f"{comparison['speedup']:,.1f}x" if comparison["speedup"] else "-")]
-
-
-def target_row(last: dict, epochs: int) -> tuple[str, str]:
-    """The run's time to the target accuracy, or why there is none: /train's last update measures it."""
-    name = f"time to {last['target_accuracy']:.0%} test accuracy"
-    if last["time_to_target_s"] is None:
-        return name, (f"not reached in {epochs} epochs (the whole test set of {last['n_test']:,} images at "
-                      f"{last['test_accuracy']:.2%} at the end)")
-    return name, f"{last['time_to_target_s']:.1f} s from the request (compiling included)"
-
-
-def rate_of(run: Watched, n_train: int) -> tuple[float | None, float | None]:
-    """Samples/s and s/epoch of a run as its updates arrive; None, None when it never trained long enough."""
-    try:
-        return train_throughput.stream_rate(run, n_train, train_throughput.BATCH)
-    except train_throughput.NoTraining:  # the run failed first (its last update says why)
-        return None, None
-
-
 def hostile_rows(api: PlaygroundAPI, pools: worker_pools.Pools) -> list[tuple[str, str]]:
     """Each hostile program's end, and the job after it."""
     rows = []
@@ -420,77 +232,6 @@ def hostile_rows(api: PlaygroundAPI, pools: worker_pools.Pools) -> list[tuple[st
         rows.append((f"crafted program: {name}", problem))
     rows.append(("device owner after them", f"restarted {pools.owner.restarts} time(s); alive: {pools.owner.alive()}"))
     return rows
-
-
-def reference_rows(args, found: dict, mnist_dir: Path | None) -> list[tuple[str, str]]:
-    """Plain JAX on the device, in a process of bare_device.py now that the app's owner has ended."""
-    rows = []
-    for n, app_s in sorted(found.get("jit", {}).items()):
-        bare = bare_device("jit", str(n))
-        rows.append((f"bare jax.jit, n={n:,}", f"{bare['jit_s'] * 1000:,.3f} ms on {bare['device']} (a process of "
-                     f"its own, median of {bare_device_runs()} calls after a warm-up)"))
-        rows.append((f"app's jit / bare jax.jit, n={n:,}", f"{app_s / bare['jit_s']:.2f}"))
-        if n == args.size:
-            bandwidth, source = device_bandwidth(found["device"], bare["bytes"] / bare["double_s"] / 1e9)
-            achieved = bare["bytes"] / app_s / 1e9
-            rows.append(("jit's achieved bandwidth", f"{achieved:,.1f} GB/s = {achieved / bandwidth:.0%} of "
-                                                     f"{bandwidth:,.0f} GB/s ({source})"))
-    if "train" in found and mnist_dir is not None:
-        rate, per_epoch, n_train = found["train"]
-        bare = bare_device("train", str(mnist_dir), str(found["epochs"]), ",".join(map(str, train_throughput.LAYERS)))
-        bare.pop("device")
-        samples = (n_train // train_throughput.BATCH) * train_throughput.BATCH
-        rows += [(f"{name}: samples/s, s/epoch", f"{samples / s:,.0f}, {s:.2f} s") for name, s in bare.items()]
-        rows.append(("app / fastest bare loop", f"{min(bare.values()) / per_epoch:.2f}"))
-    return rows
-
-
-def bare_device(*arguments: str) -> dict:
-    done = subprocess.run([sys.executable, str(Path(__file__).with_name("bare_device.py")), *arguments],
-                          capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(f"bare_device.py {' '.join(arguments)} failed: {done.stderr[-600:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def bare_device_runs() -> int:
-    import bare_device as reference
-
-    return reference.RUNS
-
-
-def device_bandwidth(device: str, streamed_gb_s: float) -> tuple[float, str]:
-    """The device's peak memory bandwidth in GB/s, and where the figure comes from."""
-    for name, gb_s in KNOWN_BANDWIDTH_GB_S:
-        if name in device:
-            return float(gb_s), f"{name}'s data sheet"
-    return streamed_gb_s, "measured: a jitted x * 2 at the same n on the same device, best of 5"
-
-
-def failed(reply: dict) -> str:
-    """A failed step's row: the error, so that the rest of the check still runs and prints."""
-    error = reply.get("error") or {}
-    return f"FAILED ({error.get('kind', '?')}): {str(error.get('message') or reply.get('skipped') or reply)[:300]}"
-
-
-class Watched:
-    """A run's updates, passed on as they arrive (to be timed), and kept."""
-
-    def __init__(self, updates) -> None:
-        self._updates = updates
-        self.updates: list[dict] = []
-
-    def __iter__(self):
-        for update in self._updates:
-            self.updates.append(update)
-            yield update
-
-
-def print_table(rows: list[tuple[str, str]]) -> None:
-    width = max(len(name) for name, _ in rows)
-    print(f"| {'check':<{width}} | result |\n|{'-' * (width + 2)}|--------|")
-    for name, value in rows:
-        print(f"| {name:<{width}} | {value} |")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import pytest
 
 from playground.server.training.loss_series import LossSeries
+from playground.server.ui.figures import result_plots as rp
 from playground.server.ui.figures import training_plots as tp
 from playground.server.ui.figures.plots import log_ticks
 from playground.server.ui.figures.race_plots import race_figure
@@ -118,8 +119,8 @@ def test_throughput_figure():
     tp.loss_figure([], []),
     tp.accuracy_figure([], []),
     tp.throughput_figure([], []),
-    tp.confusion_figure(np.zeros((10, 10), dtype=int), NAMES),
-    tp.digit_grid_figure(np.zeros((0, 28, 28), np.uint8), [], [], NAMES),
+    rp.confusion_figure(np.zeros((10, 10), dtype=int), NAMES),
+    rp.digit_grid_figure(np.zeros((0, 28, 28), np.uint8), [], [], NAMES),
 ])
 def test_empty_training_figures_say_press_start(fig):
     assert _empty_message(fig) == "Press Start to train"
@@ -135,7 +136,7 @@ def test_mismatched_series_are_a_clear_error():
 def test_confusion_figure_splits_correct_and_mistakes_and_reports_accuracy():
     matrix = np.diag(np.arange(10, 20))
     matrix[3, 5], matrix[7, 1] = 4, 2
-    fig = tp.confusion_figure(matrix, NAMES)
+    fig = rp.confusion_figure(matrix, NAMES)
     correct, mistakes = fig.data
     as_array = [np.array([[np.nan if v is None else v for v in row] for row in t.z], dtype=float) for t in fig.data]
     np.testing.assert_array_equal(np.nan_to_num(as_array[0]) + np.nan_to_num(as_array[1]), matrix)
@@ -151,7 +152,7 @@ def test_confusion_figure_splits_correct_and_mistakes_and_reports_accuracy():
 
 def test_confusion_figure_rejects_a_wrong_shape():
     with pytest.raises(ValueError, match=r"\(10, 10\)"):
-        tp.confusion_figure(np.ones((3, 3), int), NAMES)
+        rp.confusion_figure(np.ones((3, 3), int), NAMES)
 
 
 def _digits(k: int) -> np.ndarray:
@@ -166,7 +167,7 @@ def test_digit_grid_marks_each_mistake_and_keeps_digits_upright():
     images = _digits(10)
     labels = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
     predictions = [0, 1, 5, 3, 4, 5, 6, 1, 8, 9]
-    fig = tp.digit_grid_figure(images, labels, predictions, NAMES, columns=4)
+    fig = rp.digit_grid_figure(images, labels, predictions, NAMES, columns=4)
     assert len(fig.data) == 1 and fig.data[0].type == "heatmap"
     captions = [a.text for a in fig.layout.annotations]
     wrong_captions = [c for c in captions if c.startswith("✗")]
@@ -190,18 +191,18 @@ def test_digit_grid_marks_each_mistake_and_keeps_digits_upright():
 
 def test_digit_grid_title_says_the_mistakes_come_first_and_how_many_there_are():
     images, labels = _digits(4), [0, 1, 2, 3]
-    mistakes_first = tp.digit_grid_figure(images, labels, [5, 6, 2, 3], NAMES, test_mistakes=(213, 10_000))
+    mistakes_first = rp.digit_grid_figure(images, labels, [5, 6, 2, 3], NAMES, test_mistakes=(213, 10_000))
     assert mistakes_first.layout.title.text == ("Test digits, mistakes first<br><sup>2 of the 213 the model got "
                                                 "wrong</sup><br><sup>(2.13 % of 10,000), then 2 right</sup>")
-    perfect = tp.digit_grid_figure(images, labels, labels, NAMES, test_mistakes=(0, 10_000))
+    perfect = rp.digit_grid_figure(images, labels, labels, NAMES, test_mistakes=(0, 10_000))
     assert perfect.layout.title.text.endswith("<sup>no mistakes in all 10,000</sup>")
-    assert tp.digit_grid_figure(images, labels, labels, NAMES).layout.title.text == \
+    assert rp.digit_grid_figure(images, labels, labels, NAMES).layout.title.text == \
         "Test digits and the model's predictions"
 
 
 def test_digit_grid_rejects_mismatched_lengths():
     with pytest.raises(ValueError, match="predictions"):
-        tp.digit_grid_figure(_digits(3), [1, 2, 3], [1, 2], NAMES)
+        rp.digit_grid_figure(_digits(3), [1, 2, 3], [1, 2], NAMES)
 
 
 def test_probability_figure_highlights_the_top_class():
@@ -253,8 +254,8 @@ BUILDERS = {
     "loss in buckets": lambda lang: tp.loss_figure([8], [1.0], lang, _per_step(8, 3)),
     "accuracy": lambda lang: tp.accuracy_figure([(1.0, 0.9)], [(0.5, 0.8)], [(1.0, 0.95)], [(0.5, 0.85)], lang),
     "throughput": lambda lang: tp.throughput_figure([1.0, 2.0], [100.0, 200.0], lang),
-    "confusion": lambda lang: tp.confusion_figure(np.eye(10, dtype=int) * 5 + 1, [str(d) for d in range(10)], lang),
-    "grid": lambda lang: tp.digit_grid_figure(SAMPLES, [1, 2, 3], [1, 7, 3], [str(d) for d in range(10)],
+    "confusion": lambda lang: rp.confusion_figure(np.eye(10, dtype=int) * 5 + 1, [str(d) for d in range(10)], lang),
+    "grid": lambda lang: rp.digit_grid_figure(SAMPLES, [1, 2, 3], [1, 7, 3], [str(d) for d in range(10)],
                                               test_mistakes=(120, 10_000), language=lang),
     "probabilities": lambda lang: tp.probability_figure([0.1] * 10, [str(d) for d in range(10)], lang),
     "empty": lambda lang: tp.loss_figure([], [], lang),
@@ -274,7 +275,7 @@ def test_every_word_in_a_training_figure_is_in_the_readers_language(name, langua
 
 
 def test_numbers_in_a_training_figure_are_written_as_the_readers_language_does():
-    confusion = tp.confusion_figure(np.eye(10, dtype=int) * 999 + 1, [str(d) for d in range(10)], "de")
+    confusion = rp.confusion_figure(np.eye(10, dtype=int) * 999 + 1, [str(d) for d in range(10)], "de")
     assert "Genauigkeit 99,11 % (10.000 / 10.090)" in confusion.layout.title.text
 
 

@@ -6,7 +6,7 @@ inside a worker (named, not imported: the server never imports JAX), which pool 
 (and so gets the longer wall clock), the schema its reply must fit, what the server adds to the reply (named too:
 a worker never loads the server's code), and its endpoint: the words of its docstring, and whether it is public.
 The API's methods and the HTTP and MCP endpoints (playground/server/endpoints.py) and the share links' fields
-(playground/server/sharing.py) are made from these; the worker dispatches from here
+(playground/server/link_fields.py) are made from these; the worker dispatches from here
 (playground/worker/jobs/handlers.py).
 
 Adding a job: its handler module in playground/worker/, its declaration in a module of this package.

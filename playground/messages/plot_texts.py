@@ -31,7 +31,7 @@ TEXTS: dict[str, dict[str, str]] = {
                   "zh": "Python 循环、vmap 与 jit(vmap) 对比"},
     "plot.vmap_x": {"en": "batch size", "de": "Batch-Größe", "zh": "批大小"},
     "plot.python_loop": {"en": "Python loop", "de": "Python-Schleife", "zh": "Python 循环"},
-    # playground/server/ui/figures/training_plots.py
+    # playground/server/ui/figures/training_plots.py and result_plots.py
     "plot.start": {"en": "Press Start to train", "de": "Drücke Start, um zu trainieren", "zh": "按“开始”进行训练"},
     "plot.draw": {"en": "Draw a digit", "de": "Zeichne eine Ziffer", "zh": "画一个数字"},
     "plot.loss": {"en": "Training loss (cross-entropy)", "de": "Trainings-Loss (Kreuzentropie)",

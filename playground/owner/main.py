@@ -115,7 +115,7 @@ def _open_device(setup: dict, layers: dict) -> dict:
         import jax.numpy as jnp
 
         from playground.owner import compile_cache
-        from playground.owner.session import about
+        from playground.owner.device_about import about
         from playground.owner.training import race
 
         cache = compile_cache.configure(setup["compile_cache"], setup["compile_cache_mb"])

@@ -21,7 +21,8 @@ from playground.ipc import protocol
 from playground.mnist.places import DataPlaces
 from playground.owner.ceilings import Ceilings
 from playground.owner.compiled import CompiledCache
-from playground.owner.session import Session, about
+from playground.owner.device_about import about
+from playground.owner.session import Session
 from playground.owner.training.runs import TrainingRuns
 from playground.owner.turns import DeviceTurns
 

@@ -20,17 +20,14 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
-from playground import compiler_settings, device_ops
+from playground import device_ops
 from playground.measure import numerics, timing
-from playground.owner import batches, calls, dumps, profile, programs
+from playground.owner import batches, calls, device_about, dumps, profile, programs
 from playground.owner.compiled import CompiledCache
+from playground.owner.request_checks import Problem, compiler_setting, timing_options, whole
 
 MAX_PROGRAMS = 20_000
 MAX_BUFFERS = 100_000
-
-
-class Problem(ValueError):
-    """A request this session cannot serve; its message is the answer's ``error``."""
 
 
 @dataclass
@@ -85,7 +82,7 @@ class Session:
     # -- the ops ------------------------------------------------------------------------------------------------
 
     def _about(self, request: dict) -> dict:
-        return about(self._device, self._memory_mb)
+        return device_about.about(self._device, self._memory_mb)
 
     def _load(self, request: dict) -> dict:
         if len(self._programs) >= MAX_PROGRAMS:
@@ -100,11 +97,8 @@ class Session:
                 "outputs": [_spec(a) for a in program.out_avals]}
 
     def _compile(self, request: dict) -> dict:
-        index = _whole(request["program"], len(self._programs), "program")
-        setting = request.get("setting")
-        if setting is not None and (setting not in compiler_settings.SETTINGS
-                                    or not compiler_settings.SETTINGS[setting].compiler_options):
-            raise Problem(f"there is no compiler setting {str(setting)[:40]!r}")
+        index = whole(request["program"], len(self._programs), "program")
+        setting = compiler_setting(request.get("setting"))
         digest, program = self._programs[index]
         dump = request.get("dump")
         if dump is None:
@@ -132,7 +126,7 @@ class Session:
         return {"upload": len(self._uploads) - 1}
 
     def _append(self, request: dict) -> dict:
-        index = _whole(request["upload"], len(self._uploads), "upload")
+        index = whole(request["upload"], len(self._uploads), "upload")
         upload = self._uploads[index]
         if upload is None:
             raise Problem("that upload is complete")
@@ -152,13 +146,13 @@ class Session:
             shape, dtype = tuple(wanted["shape"]), np.dtype(wanted["dtype"])
             if not np.issubdtype(dtype, np.floating) or len(shape) > device_ops.MAX_DIMS:
                 raise Problem("random arrays are floats of a few dimensions")
-            seed = _whole(wanted["seed"], 1 << 32, "seed")
+            seed = whole(wanted["seed"], 1 << 32, "seed")
             made.append(self._keep(jax.device_put(device_ops.uniform(shape, dtype, seed))))
         return {"buffers": made}
 
     def _batch(self, request: dict) -> dict:
         example = [np.asarray(self._buffer(i)) for i in request["example"]]
-        size = _whole(request["size"], device_ops.MAX_LOOP + 1, "size")
+        size = whole(request["size"], device_ops.MAX_LOOP + 1, "size")
         return {"buffers": [self._keep(leaf) for leaf in batches.batch(example, request["axes"], max(size, 1))]}
 
     def _call(self, request: dict) -> dict:
@@ -185,7 +179,7 @@ class Session:
         b = [np.asarray(self._buffer(i)) for i in request["b"]]
         first = request.get("first")
         if first is not None:  # the first ``count`` examples of each of ``a``, along its axis (a loop stopped early)
-            count = _whole(first["count"], device_ops.MAX_LOOP + 1, "count")
+            count = whole(first["count"], device_ops.MAX_LOOP + 1, "count")
             a = [x if axis is None else np.take(x, np.arange(count), axis=axis)
                  for x, axis in zip(a, first["axes"], strict=True)]
         if "rounding" in request:
@@ -198,12 +192,12 @@ class Session:
 
     def _time(self, request: dict) -> dict:
         call = self._callable(request["call"])
-        found = timing.measure(call, **_timing_options(request))
+        found = timing.measure(call, **timing_options(request))
         return {**found.to_dict(), "faults_per_call": found.faults_per_call}
 
     def _time_each(self, request: dict) -> dict:
         runs = [self._callable(c) for c in request["calls"]]
-        options = _timing_options(request)
+        options = timing_options(request)
         return {"timings": [timing.measure(run, **options).to_dict() for run in runs]}
 
     def _time_together(self, request: dict) -> dict:
@@ -213,11 +207,11 @@ class Session:
 
     def _trace(self, request: dict) -> dict:
         call = self._callable(request["call"])
-        count = _whole(request["calls"], 11, "calls")
+        count = whole(request["calls"], 11, "calls")
         return profile.trace(call, max(count, 1), str(request["module"])[:300], self._scratch)
 
     def _ceilings(self, request: dict) -> dict:
-        return self._measured_ceilings(str(request["dtype"]), _whole(request.get("again", 0), 100, "again"))
+        return self._measured_ceilings(str(request["dtype"]), whole(request.get("again", 0), 100, "again"))
 
     def _free(self, request: dict) -> dict:
         for i in request["buffers"]:
@@ -229,7 +223,7 @@ class Session:
     def _run(self, call: dict) -> tuple[list[jax.Array], int | None]:
         if "loop" in call:
             loop = call["loop"]
-            count = _whole(loop["count"], device_ops.MAX_LOOP + 1, "count")
+            count = whole(loop["count"], device_ops.MAX_LOOP + 1, "count")
             return calls.run_loop(self._executable(loop["program"]), [self._buffer(i) for i in loop["batch"]],
                                   loop["in_axes"], loop["out_axes"], max(count, 1), float(loop["limit_s"]))
         return self._callable(call)(), None
@@ -255,10 +249,8 @@ class Session:
 
     def _executable(self, index: object, setting: object = None) -> Callable:
         """Program ``index`` compiled (under ``setting``, a name of compiler_settings.py with XLA options)."""
-        if setting is not None and (setting not in compiler_settings.SETTINGS
-                                    or not compiler_settings.SETTINGS[setting].compiler_options):
-            raise Problem(f"there is no compiler setting {str(setting)[:40]!r}")
-        digest, program = self._programs[_whole(index, len(self._programs), "program")]
+        setting = compiler_setting(setting)
+        digest, program = self._programs[whole(index, len(self._programs), "program")]
         return self._compiled.get(digest, setting, program).executable
 
     def _buffer(self, index: object) -> jax.Array:
@@ -275,33 +267,5 @@ class Session:
         return self._next_buffer
 
 
-def about(device: jax.Device, memory_mb: int) -> dict:
-    """What the jobs measure on: ``label`` as the pages print it ("cpu", "tpu: TPU v5 lite"), and the bytes of memory
-    they may use there (the device's own count; the owner's memory limit on a CPU, which has none)."""
-    try:
-        stats = device.memory_stats() or {}
-    except Exception:  # a backend without memory statistics (the CPU's) says nothing
-        stats = {}
-    label = device.platform if device.device_kind == device.platform else f"{device.platform}: {device.device_kind}"
-    return {"platform": device.platform, "label": label, "kind": device.device_kind,
-            "devices": [f"{d.platform}:{d.id} {d.device_kind}" for d in jax.devices()],
-            "memory_bytes": stats.get("bytes_limit") or memory_mb * 2**20}
-
-
 def _spec(value) -> list:
     return device_ops.spec(tuple(value.shape), value.dtype)
-
-
-def _whole(value: object, below: int, name: str) -> int:
-    if type(value) is not int or not 0 <= value < below:
-        raise Problem(f"{name} must be a whole number below {below:,}, got {str(value)[:20]}")
-    return value
-
-
-def _timing_options(request: dict) -> dict:
-    return {"min_total_s": min(float(request.get("min_total_s", 0.2)), 30.0),
-            "min_runs": min(_whole(request.get("min_runs", 3), 1001, "min_runs"), 1000) or 1,
-            "max_runs": min(_whole(request.get("max_runs", 50), 1002, "max_runs"), 1001) or 1,
-            "max_total_s": float(request.get("max_total_s", 30.0)),
-            "warmup": _whole(request.get("warmup", 1), 11, "warmup")}
-

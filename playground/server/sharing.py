@@ -27,7 +27,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 import re
 import zlib
 from collections.abc import Mapping
@@ -35,8 +34,10 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
-from playground import jobs
-from playground.jobs.arguments import Form
+from playground.server.link_fields import Choice, Flag, Number, TabSchema, Text, fields_of
+
+__all__ = ["FORMAT_VERSION", "MAX_EXERCISE_CHARS", "MAX_TOKEN_CHARS", "Choice", "Flag", "Link", "Number", "TabSchema",
+           "Text", "decode_link", "encode_link", "exercise_html", "fields_of", "kept_edits"]
 
 FORMAT_VERSION = 1
 MAX_TOKEN_CHARS = 8192
@@ -48,89 +49,6 @@ _TOKEN = re.compile(r"[A-Za-z0-9_-]*")
 _DAMAGED = "the link is damaged or incomplete; copy the whole link again."
 # The Inspect tab's fields in the links made before the format had a version.
 _VERSION_0_KEYS = ("code", "args", "static_argnums", "second_args")
-
-
-@dataclass(frozen=True)
-class Text:
-    """Any text up to ``limit`` characters."""
-
-    limit: int
-
-    def check(self, name: str, value: object) -> str:
-        if not isinstance(value, str):
-            raise ValueError(f"The link's `{name}` must be text, not {type(value).__name__}.")
-        if len(value) > self.limit:
-            raise ValueError(f"The link's `{name}` is {len(value):,} characters long; the limit is {self.limit:,}.")
-        return value
-
-
-@dataclass(frozen=True)
-class Number:
-    """A finite number from ``low`` to ``high``; a whole one if ``whole``."""
-
-    low: float
-    high: float
-    whole: bool = False
-
-    def check(self, name: str, value: object) -> float | int:
-        if isinstance(value, bool) or not isinstance(value, int | float) or (
-                isinstance(value, float) and not math.isfinite(value)):
-            raise ValueError(f"The link's `{name}` must be a number, not {str(value)[:40]!r}.")
-        if self.whole and value != int(value):
-            raise ValueError(f"The link's `{name}` must be a whole number, not {value!r}.")
-        if not self.low <= value <= self.high:
-            raise ValueError(f"The link's `{name}` is {value!r}; it must be from {self.low:g} to {self.high:g}.")
-        return int(value) if self.whole else value
-
-
-@dataclass(frozen=True)
-class Flag:
-    """True or False."""
-
-    def check(self, name: str, value: object) -> bool:
-        if not isinstance(value, bool):
-            raise ValueError(f"The link's `{name}` must be true or false, not {str(value)[:40]!r}.")
-        return value
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One of ``options``."""
-
-    options: tuple[str, ...]
-
-    def check(self, name: str, value: object) -> str:
-        if value not in self.options:
-            raise ValueError(f"The link's `{name}` is {str(value)[:40]!r}, which is not one of "
-                             f"{', '.join(map(repr, self.options))}.")
-        return value
-
-
-@dataclass(frozen=True)
-class TabSchema:
-    """What a tab's link may hold: its fields, and the controls a class link may hide."""
-
-    fields: Mapping[str, Text | Number | Flag | Choice]
-    hideable: tuple[str, ...] = ()
-
-
-def fields_of(kind: str, renamed: Mapping[str, str] | None = None) -> dict[str, Text | Number | Flag | Choice]:
-    """A job's arguments as a link's fields, each as its declaration says a form holds it (jobs.arguments.Form);
-    ``renamed``: an argument's name in this tab, where it differs (a tab of two jobs has two ``code`` fields).
-
-    >>> fields_of("jit_speed")["repeats"]
-    Number(low=1, high=50, whole=True)
-    """
-    renamed = renamed or {}
-    return {renamed.get(a.name, a.name): _field(a.form) for a in jobs.REGISTRY[kind].arguments}
-
-
-def _field(form: Form) -> Text | Number | Flag | Choice:
-    if form.kind == "text":
-        return Text(form.limit)
-    if form.kind == "number":
-        return Number(form.low, form.high, form.whole)
-    return Flag() if form.kind == "flag" else Choice(form.choices)
 
 
 @dataclass(frozen=True)

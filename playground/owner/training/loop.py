@@ -110,12 +110,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     steps_per_epoch = len(data.train_labels) // config.batch_size
     total_steps = steps_per_epoch * config.epochs
     block = min(block or block_steps(placement), steps_per_epoch) if multi_step else 1
-    metrics = {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
-               "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None, "epoch_train_accuracy": None,
-               "samples_per_s": 0.0, "seconds_per_epoch": None, "elapsed_s": 0.0,
-               "losses": [], "first_loss_step": None, "device": placement.describe(),
-               "devices": len(placement.devices), "n_train": len(data.train_labels), "n_test": len(data.test_labels),
-               "done": False}
+    metrics = _first_metrics(config, data, placement)
     yield dict(metrics)
 
     state, run_chunk, epoch_order, evaluation = prepare(config, data, placement, multi_step, block,
@@ -163,3 +158,13 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
         dataclasses.replace(chunk, measured=None).report(metrics, pace, started)  # the final update measures
     pause([], lambda: False)  # a stop may have cut a pause short: the final measurement waits for its turn
     yield evaluation.final_update(metrics, state.params, stopped, not stopped and step == total_steps, started)
+
+
+def _first_metrics(config: TrainConfig, data: ArrayData, placement: Placement) -> dict:
+    """The first update's metrics, while the steps compile: every key a later update has, nothing measured yet."""
+    return {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
+            "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None, "epoch_train_accuracy": None,
+            "samples_per_s": 0.0, "seconds_per_epoch": None, "elapsed_s": 0.0,
+            "losses": [], "first_loss_step": None, "device": placement.describe(),
+            "devices": len(placement.devices), "n_train": len(data.train_labels), "n_test": len(data.test_labels),
+            "done": False}

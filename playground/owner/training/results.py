@@ -1,7 +1,7 @@
 """What a finished run reports about the test set: the confusion matrix and a grid of test digits to show.
 
 Plain numpy: the device owner computes these once per run and sends them to
-the server; training_plots.py only draws them. ::
+the server; result_plots.py only draws them. ::
 
     >>> confusion_matrix(np.array([0, 1, 1]), np.array([0, 1, 0]), n_classes=2)
     array([[1, 0],
@@ -40,7 +40,7 @@ def pick_digits(labels: np.ndarray, predictions: np.ndarray, k: int = GRID_DIGIT
 
     A good model gets one digit in fifty wrong, so a fair sample would show
     none or one: the grid oversamples the mistakes, which teach more, and its
-    title says so (``training_plots.digit_grid_figure``).
+    title says so (``result_plots.digit_grid_figure``).
 
     Deterministic for a given ``seed`` (the generator's, not the run's), so the
     grid does not reshuffle between redraws of the same epoch.

@@ -17,15 +17,15 @@ from __future__ import annotations
 
 import itertools
 import logging
-import queue
 import threading
 import time
 from dataclasses import dataclass
 
 from playground.ipc import scratch
 from playground.server.device_owner.process import START_TIMEOUT_S, DeviceUnavailable, OwnerProcess, OwnerSetup
+from playground.server.device_owner.training_stream import TrainingStream
 
-__all__ = ["DeviceOwner", "DeviceUnavailable", "OwnerLost", "OwnerSetup", "Session", "TrainingStream"]
+__all__ = ["DeviceOwner", "DeviceUnavailable", "OwnerLost", "OwnerSetup", "Session"]
 log = logging.getLogger(__name__)
 WATCH_EVERY_S = 0.25
 # An owner that ends by itself this soon after it opened the device (one that cannot import what it serves with,
@@ -132,14 +132,14 @@ class DeviceOwner:
         with self._lock:
             process, generation = self._running()
             if generation != owner:
-                raise self._lost(owner)
+                raise self.lost(owner)
             number = next(self._ids)
             self._send(process, generation, {"id": number, **message})
             deadline = time.monotonic() + timeout_s
             with self._changed:
                 while number not in self._answers:
                     if self._generation != generation or self._closed:
-                        raise self._lost(generation)
+                        raise self.lost(generation)
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         break
@@ -147,7 +147,7 @@ class DeviceOwner:
                 else:
                     return self._answers.pop(number)
             self._kill(generation, OwnerLost("timeout", ["device.timeout", {"seconds": f"{timeout_s:,.0f}"}]))
-            raise self._lost(generation)
+            raise self.lost(generation)
 
     # -- training runs ------------------------------------------------------------------------------------------
 
@@ -160,18 +160,21 @@ class DeviceOwner:
         self._send(process, generation, {"train": {**order, "run": stream.run}})
         return stream
 
-    def _stop_run(self, stream: TrainingStream) -> None:
+    def stop_run(self, stream: TrainingStream) -> None:
+        """Ask ``stream``'s run to stop; OwnerLost where the owner it runs on ended."""
         with self._changed:
             process = self._process if self._generation == stream.generation else None
         if process is None:
-            raise self._lost(stream.generation)
+            raise self.lost(stream.generation)
         self._send(process, stream.generation, {"stop": stream.run})
 
-    def _forget_run(self, stream: TrainingStream) -> None:
+    def forget_run(self, stream: TrainingStream) -> None:
+        """No more of the run's messages are wanted: its stream is closed."""
         with self._changed:
             self._runs.pop(stream.run, None)
 
-    def _abandon(self, generation: int) -> None:
+    def abandon_run(self, generation: int) -> None:
+        """A run did not stop when asked: the owner of ``generation`` is killed (a hung device) and another started."""
         self._kill(generation, OwnerLost("timeout", ["device.training_hung", {}]))
 
     # -- the process --------------------------------------------------------------------------------------------
@@ -186,9 +189,9 @@ class DeviceOwner:
         try:
             process.send(message)
         except OSError:
-            raise self._lost(generation) from None
+            raise self.lost(generation) from None
 
-    def _lost(self, generation: int) -> OwnerLost:
+    def lost(self, generation: int) -> OwnerLost:
         """Why the owner of ``generation`` is gone (waiting a moment for its end to be seen, if it is not yet)."""
         with self._changed:
             self._changed.wait_for(lambda: generation in self._endings or self._closed, timeout=5.0)
@@ -288,31 +291,3 @@ class Session:
 
     number: int
     generation: int
-
-
-class TrainingStream:
-    """One training run's messages from the owner (``receive``), and its stop."""
-
-    def __init__(self, owner: DeviceOwner, run: int, generation: int) -> None:
-        self._owner, self.run, self.generation = owner, run, generation
-        self.messages: queue.Queue[dict | None] = queue.Queue()
-
-    def receive(self, timeout_s: float) -> dict | None:
-        """The run's next message, None when none came within ``timeout_s``; OwnerLost when the owner ended."""
-        try:
-            message = self.messages.get(timeout=timeout_s)
-        except queue.Empty:
-            return None
-        if message is None:
-            raise self._owner._lost(self.generation)
-        return message
-
-    def stop(self) -> None:
-        self._owner._stop_run(self)
-
-    def close(self) -> None:
-        self._owner._forget_run(self)
-
-    def abandon(self) -> None:
-        """The run did not stop when asked: its owner is killed and started again (a hung device is the owner's)."""
-        self._owner._abandon(self.generation)

@@ -27,7 +27,8 @@ from playground.mnist import fetch
 from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.places import DataPlaces
-from playground.server.device_owner.handle import DeviceOwner, OwnerLost, TrainingStream
+from playground.server.device_owner.handle import DeviceOwner, OwnerLost
+from playground.server.device_owner.training_stream import TrainingStream
 from playground.server.training import race
 from playground.server.training.data_fetch import DataFetcher
 from playground.server.training.results import NoTrainedModel, RunResult, SessionResults
@@ -239,24 +240,27 @@ class TrainingService:
                 record.add(latest, time.monotonic(), done=kind == "done")
                 if kind == "done":
                     finished = True
-                    result = self._keep(session, folder, Path(message["params_file"]), record,
-                                        message.get("class_names"))
-                    if record.samples_per_s() and record.remember:
-                        self._rates.record(config, latest["dataset"], record.samples_per_s(), latest["n_train"],
-                                           latest["device"])
-                    stopped = bool(message.get("stopped"))
-                    files = {} if result is None else {"params_file": str(result.params_file),
-                                                       "metrics_file": str(result.metrics_file),
-                                                       "losses_file": str(result.losses_file)}
-                    yield {**{key: value for key, value in latest.items() if key != "params_file"},
-                           "phase": "stopped" if stopped else "finished",
-                           **_said(run.reason if stopped else piece("train.finished")), **record.target(),
-                           "median_samples_per_s": record.samples_per_s(), **files}
+                    yield self._done(latest, config, session, run, folder, record)
                     return
                 yield latest
         finally:
             if not finished:  # the client went away mid-run: stop it before the slot is reused
                 self._abandon(stream)
+
+    def _done(self, latest: dict, config: TrainConfig, session: str | None, run: _Run, folder: Path,
+              record: RunRecord) -> dict:
+        """A run's last update, once it sent "done": its result kept, its rate remembered, its files named."""
+        result = self._keep(session, folder, Path(latest["params_file"]), record, latest.get("class_names"))
+        if record.samples_per_s() and record.remember:
+            self._rates.record(config, latest["dataset"], record.samples_per_s(), latest["n_train"], latest["device"])
+        stopped = bool(latest.get("stopped"))
+        files = {} if result is None else {"params_file": str(result.params_file),
+                                           "metrics_file": str(result.metrics_file),
+                                           "losses_file": str(result.losses_file)}
+        return {**{key: value for key, value in latest.items() if key != "params_file"},
+                "phase": "stopped" if stopped else "finished",
+                **_said(run.reason if stopped else piece("train.finished")), **record.target(),
+                "median_samples_per_s": record.samples_per_s(), **files}
 
     def _keep(self, session: str | None, folder: Path, params_file: Path | None, record: RunRecord,
               class_names: list | None) -> RunResult | None:

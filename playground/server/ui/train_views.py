@@ -14,6 +14,7 @@ from playground.mnist.config import TrainConfig
 from playground.server.training.loss_series import LossSeries
 from playground.server.training.run_record import expected_seconds
 from playground.server.ui import markdown as md
+from playground.server.ui.figures import result_plots
 from playground.server.ui.figures import training_plots as figures
 
 
@@ -224,9 +225,9 @@ def result_figures(update: dict, language: str = "en") -> tuple:
         return None, None
     confusion = np.asarray(update["confusion"])
     mistakes = int(confusion.sum() - np.trace(confusion)), int(confusion.sum())
-    grid = figures.digit_grid_figure(np.asarray(samples["images"], dtype=np.uint8), samples["labels"],
-                                     samples["predictions"], names, test_mistakes=mistakes, language=language)
-    return grid, figures.confusion_figure(confusion, names, language)
+    grid = result_plots.digit_grid_figure(np.asarray(samples["images"], dtype=np.uint8), samples["labels"],
+                                          samples["predictions"], names, test_mistakes=mistakes, language=language)
+    return grid, result_plots.confusion_figure(confusion, names, language)
 
 
 def dataset_choices(datasets: list[dict]) -> list[tuple[str, str]]:

@@ -38,6 +38,7 @@ import contextlib
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import jax
@@ -48,7 +49,7 @@ from playground.errors import UserCodeError, cap_text
 from playground.ipc.limits import Limits
 from playground.worker.functions import call_signature, source_map, usercode, values
 from playground.worker.jobs import eager_plan, inspect, rounding, vmap_axes
-from playground.worker.jobs.device import Device, keyed, spec_of, wire_leaves
+from playground.worker.jobs.device import Device, Program, keyed, spec_of, wire_leaves
 
 MAX_BATCH_BYTES = 256 * 2**20  # batched inputs plus outputs, per batch size
 MAX_TEXT_CHARS = 200_000
@@ -112,44 +113,37 @@ def shown_batch(sizes: list[int]) -> int:
     return min((size for size in sizes if size > 1), default=SHOWN_BATCH)
 
 
+@dataclass(frozen=True)
+class _Ways:
+    """What each batch size's three ways are made from: the example's leaves (as sent, and their ids on the device),
+    the axis each is batched along, the axes of the output's leaves, f for one example as a program on the device,
+    f vmapped, ``flat`` (a function of the example made one of its leaves as sent), and the rounding by which two
+    ways may differ."""
+
+    wired: list
+    on_device: list[int]
+    leaf_axes: list[int | None]
+    output_axes: list[int | None]
+    one: Program
+    vmapped: Callable
+    flat: Callable[[Callable], Callable]
+    budget: float
+
+
 def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[int], device: Device,
          so_far: Callable[[dict], None] | None = None) -> dict:
-    in_axes = vmap_axes.conform_in_axes(in_spec, example)
-    one_output = jax.eval_shape(f, *example)
-    out_axes = vmap_axes.conform(out_spec, one_output)
-    vmap_axes.check_leaves(one_output, out_axes, "out_axes", "the output of f")
-    vmapped = jax.vmap(f, in_axes=in_axes, out_axes=out_axes)
-    for size in sizes:
-        _check_memory(vmapped, example, in_axes, size)
-    leaves, tree = jax.tree.flatten(example)
-    leaf_axes = [None if a is None else a % (np.ndim(leaf) + 1) for leaf, a in zip(leaves, _flat_axes(in_axes, example),
-                                                                                     strict=True)]
-    output_axes = [None if a is None else a % (len(o.shape) + 1) for o, a in
-                   zip(jax.tree.leaves(one_output), _flat_axes(out_axes, one_output), strict=True)]
-    wired, impls = wire_leaves(leaves)
-
-    def flat(function: Callable) -> Callable:
-        return keyed(lambda *args: function(*jax.tree.unflatten(tree, args)), impls)
-
-    # vmap and the loop do the same arithmetic in other orders (a batched dot sums its terms differently):
-    # they agree when they differ by no more than the rounding of the reductions in one example's jaxpr.
-    budget = rounding.rounding_budget(jax.make_jaxpr(f)(*example), device.platform).relative
-    jaxprs = {"jaxpr": _jaxpr_text(jax.make_jaxpr(f)(*example)),
-              "batched_jaxpr": _jaxpr_text(jax.make_jaxpr(vmapped)(*jax.tree.unflatten(
-                  tree, _batch_specs(leaves, leaf_axes, shown_batch(sizes)))))}
-    one = device.export(flat(f), *map(spec_of, wired))
-    on_device = device.put(wired)
+    ways, jaxprs = _prepare(f, example, in_spec, out_spec, sizes, device)
     times: dict[str, list] = {"loop_s": [], "vmap_s": [], "jit_vmap_s": []}
     equal, worst, loop_spent, checked = True, 0.0, 0.0, []
     for index, size in enumerate(sizes):
-        batch = device.batch(on_device, leaf_axes, size)
-        specs = _batch_specs(wired, leaf_axes, size)
-        calls = {"vmap_s": eager_plan.plan(device, flat(vmapped), specs, batch),
-                 "jit_vmap_s": device.export(flat(vmapped), *specs).call(batch)}
+        batch = device.batch(ways.on_device, ways.leaf_axes, size)
+        specs = _batch_specs(ways.wired, ways.leaf_axes, size)
+        calls = {"vmap_s": eager_plan.plan(device, ways.flat(ways.vmapped), specs, batch),
+                 "jit_vmap_s": device.export(ways.flat(ways.vmapped), *specs).call(batch)}
 
         def loop(limit_s: float, b: list[int] = batch, n: int = size) -> dict:
-            return {"loop": {"program": one.id, "batch": b, "in_axes": leaf_axes, "out_axes": output_axes,
-                             "count": n, "limit_s": limit_s}}
+            return {"loop": {"program": ways.one.id, "batch": b, "in_axes": ways.leaf_axes,
+                             "out_axes": ways.output_axes, "count": n, "limit_s": limit_s}}
         limit = min(LOOP_PASS_LIMIT_S, max(LOOP_BUDGET_S - loop_spent, 0.2))
         started = time.perf_counter()
         looped, done = device.run(loop(limit))
@@ -158,7 +152,7 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
         checked.append(done)
         for call in calls.values():  # the jitted program compiles on its first run here: the timing excludes it
             batched, _ = device.run(call)
-            found = device.compare(batched, looped, rounding=budget, first=(output_axes, done))
+            found = device.compare(batched, looped, rounding=ways.budget, first=(ways.output_axes, done))
             device.free(batched)
             equal = equal and found["equal"]
             worst = None if found["largest"] is None or worst is None else max(worst, found["largest"])
@@ -187,6 +181,37 @@ def _run(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[i
         "checked_examples": checked,
         "pending_sizes": [],
     }
+
+
+def _prepare(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: list[int],
+             device: Device) -> tuple[_Ways, dict]:
+    """f's axes fitted to its example and output, every size's memory checked, f for one example exported and the
+    example put on the device; and the jaxprs the page shows (f's, and f vmapped over ``shown_batch``'s batch)."""
+    in_axes = vmap_axes.conform_in_axes(in_spec, example)
+    one_output = jax.eval_shape(f, *example)
+    out_axes = vmap_axes.conform(out_spec, one_output)
+    vmap_axes.check_leaves(one_output, out_axes, "out_axes", "the output of f")
+    vmapped = jax.vmap(f, in_axes=in_axes, out_axes=out_axes)
+    for size in sizes:
+        _check_memory(vmapped, example, in_axes, size)
+    leaves, tree = jax.tree.flatten(example)
+    leaf_axes = [None if a is None else a % (np.ndim(leaf) + 1) for leaf, a in zip(leaves, _flat_axes(in_axes, example),
+                                                                                     strict=True)]
+    output_axes = [None if a is None else a % (len(o.shape) + 1) for o, a in
+                   zip(jax.tree.leaves(one_output), _flat_axes(out_axes, one_output), strict=True)]
+    wired, impls = wire_leaves(leaves)
+
+    def flat(function: Callable) -> Callable:
+        return keyed(lambda *args: function(*jax.tree.unflatten(tree, args)), impls)
+
+    # vmap and the loop do the same arithmetic in other orders (a batched dot sums its terms differently):
+    # they agree when they differ by no more than the rounding of the reductions in one example's jaxpr.
+    budget = rounding.rounding_budget(jax.make_jaxpr(f)(*example), device.platform).relative
+    jaxprs = {"jaxpr": _jaxpr_text(jax.make_jaxpr(f)(*example)),
+              "batched_jaxpr": _jaxpr_text(jax.make_jaxpr(vmapped)(*jax.tree.unflatten(
+                  tree, _batch_specs(leaves, leaf_axes, shown_batch(sizes)))))}
+    one = device.export(flat(f), *map(spec_of, wired))
+    return _Ways(wired, device.put(wired), leaf_axes, output_axes, one, vmapped, flat, budget), jaxprs
 
 
 def _flat_axes(axes: Any, tree: Any) -> list[int | None]:
