@@ -14,16 +14,12 @@ import pytest
 
 from playground.jobs.arguments import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.server import sharing
+from playground.server.link_fields import Choice, Flag, Number, TabSchema, Text
 from playground.server.sharing import (
     FORMAT_VERSION,
     MAX_EXERCISE_CHARS,
     MAX_TOKEN_CHARS,
-    Choice,
-    Flag,
     Link,
-    Number,
-    TabSchema,
-    Text,
     decode_link,
     encode_link,
     exercise_html,

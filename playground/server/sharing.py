@@ -3,6 +3,7 @@
 A token is base64url (no padding) of zlib-compressed compact JSON, so it fits in a
 query string (``?s=<token>``) and needs no server-side storage::
 
+    >>> from playground.server.link_fields import Number
     >>> schemas = {"jit": TabSchema({"code": Text(100), "repeats": Number(1, 50, whole=True)}, ("repeats",))}
     >>> token = encode_link(Link("jit", {"code": "def f(x):\\n    return x * 2\\n", "repeats": 5}), schemas)
     >>> decode_link(token, schemas).state
@@ -34,10 +35,7 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
-from playground.server.link_fields import Choice, Flag, Number, TabSchema, Text, fields_of
-
-__all__ = ["FORMAT_VERSION", "MAX_EXERCISE_CHARS", "MAX_TOKEN_CHARS", "Choice", "Flag", "Link", "Number", "TabSchema",
-           "Text", "decode_link", "encode_link", "exercise_html", "fields_of", "kept_edits"]
+from playground.server.link_fields import Flag, TabSchema, Text
 
 FORMAT_VERSION = 1
 MAX_TOKEN_CHARS = 8192
@@ -127,6 +125,7 @@ def kept_edits(text: object, tab: str, shown: Mapping, schemas: Mapping[str, Tab
     against the schema. A field the schema refuses (a number box left empty) keeps the link's value; text
     that is not such an object, or is for another tab, keeps none::
 
+        >>> from playground.server.link_fields import Number
         >>> schemas = {"jit": TabSchema({"sizes": Text(100), "repeats": Number(1, 50, whole=True)})}
         >>> shown = {"sizes": "64", "repeats": 5}
         >>> kept_edits('{"tab": "jit", "state": {"sizes": "16, 32", "repeats": null}}', "jit", shown, schemas)

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import gradio as gr
 
 from playground.server import sharing
-from playground.server.sharing import MAX_EXERCISE_CHARS, Link, TabSchema
+from playground.server.link_fields import TabSchema
+from playground.server.sharing import MAX_EXERCISE_CHARS, Link
 from playground.server.ui import kept_edits
 from playground.server.ui.link_notes import LinkNotes, locked_label
 from playground.server.ui.link_scripts import ADDRESS_JS, COPY_LINK_JS, RUN_JS
