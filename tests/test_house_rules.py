@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.made_trees import write_tree
 
 MAX_MODULE_LINES = 300
 MAX_FUNCTION_LINES = 60
@@ -74,32 +75,30 @@ def _function(name: str, lines: int, indent: str = "") -> str:
     return f"{indent}def {name}():\n{body}{indent}    return None\n"
 
 
-def _write(root: Path, path: str, text: str) -> None:
-    (root / path).parent.mkdir(parents=True, exist_ok=True)
-    (root / path).write_text(text)
-
-
 def test_the_scan_names_each_module_over_300_lines_and_leaves_the_catalogues(tmp_path):
-    _write(tmp_path, "app.py", _module(301))
-    _write(tmp_path, "playground/full.py", _module(300))
-    _write(tmp_path, "playground/server/long.py", _module(320))
-    _write(tmp_path, "benchmarks/long.py", _module(301))
-    _write(tmp_path, "tools/long.py", _module(400))
-    _write(tmp_path, "playground/messages/words_texts.py", _module(900))
-    _write(tmp_path, "playground/messages/numbers.py", _module(301))  # in the catalogues' folder, yet code
-    _write(tmp_path, "playground/server/words_texts.py", _module(301))  # a catalogue's name, elsewhere: code
-    _write(tmp_path, "tests/long.py", _module(900))
+    write_tree(tmp_path, {
+        "app.py": _module(301),
+        "playground/full.py": _module(300),
+        "playground/server/long.py": _module(320),
+        "benchmarks/long.py": _module(301),
+        "tools/long.py": _module(400),
+        "playground/messages/words_texts.py": _module(900),
+        "playground/messages/numbers.py": _module(301),  # in the catalogues' folder, yet code
+        "playground/server/words_texts.py": _module(301),  # a catalogue's name, elsewhere: code
+        "tests/long.py": _module(900),
+    })
     assert long_modules(tmp_path) == [
         "app.py: 301 lines", "playground/messages/numbers.py: 301 lines", "playground/server/long.py: 320 lines",
         "playground/server/words_texts.py: 301 lines", "benchmarks/long.py: 301 lines", "tools/long.py: 400 lines"]
 
 
 def test_the_scan_names_each_function_and_method_over_60_lines(tmp_path):
-    _write(tmp_path, "playground/jobs.py", "import os\n\n\n" + _function("fits", 60) + "\n\n" + _function("long", 61))
-    _write(tmp_path, "benchmarks/check.py", "class Check:\n" + _function("method", 75, "    "))
-    _write(tmp_path, "tools/nested.py", "async def outer():\n" + _function("inner", 62, "    ").replace(
-        "def inner", "async def inner"))
-    _write(tmp_path, "playground/messages/words_texts.py", _function("words", 61))  # catalogues or not
+    write_tree(tmp_path, {
+        "playground/jobs.py": "import os\n\n\n" + _function("fits", 60) + "\n\n" + _function("long", 61),
+        "benchmarks/check.py": "class Check:\n" + _function("method", 75, "    "),
+        "tools/nested.py": "async def outer():\n" + _function("inner", 62, "    ").replace("def", "async def"),
+        "playground/messages/words_texts.py": _function("words", 61),  # catalogues or not
+    })
     assert long_functions(tmp_path) == [
         "playground/jobs.py:66 long: 61 lines", "playground/messages/words_texts.py:1 words: 61 lines",
         "benchmarks/check.py:2 method: 75 lines", "tools/nested.py:1 outer: 63 lines",

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.made_trees import write_tree
 
 # The folders that run jobs without knowing any, and what each may import of playground (and what lies below each).
 GENERIC = ("playground.ipc", "playground.confinement", "playground.errors", "playground.messages")
@@ -224,10 +225,7 @@ def tree(tmp_path) -> Path:
         ),
         "playground/server/ui/__init__.py": "import gradio as gr\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    return tmp_path
+    return write_tree(tmp_path, files)
 
 
 BAD = [

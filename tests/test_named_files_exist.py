@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.made_trees import write_tree
 
 PYTHON_FOLDERS = ("playground/", "benchmarks/", "tools/", "tests/")
 # A name starts with a letter, a digit, ``_`` or ``../`` where a word starts: the end of a pattern
@@ -114,9 +115,7 @@ def test_the_finder_finds_each_kind_of_stale_name(tmp_path):
         "app.py": "",
         "notes/other.py": '"""Not read: outside the folders checked, so nowhere.py is not found."""\n',
     }
-    for path, text in files.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(text)
+    write_tree(tmp_path, files)
     found = unknown_names(tmp_path, set(files))
     assert found == {"pool.py": ["playground/server/pools/watch.py"], "old/place.py": [
         "playground/server/pools/pool_interface.py"], "notes.md": ["tests/test_a.py"],

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.made_trees import write_tree
 
 SETTINGS_MODULE = "playground/server/config.py"
 SETTING = re.compile(r"PLAYGROUND_|(FASHION_)?MNIST_|HF_|SPACE_|GRADIO_SERVER_")
@@ -250,10 +251,7 @@ def tree(tmp_path) -> Path:
         "app.py": "import os\nPORT = os.environ.get('GRADIO_SERVER_PORT')\n",
         "benchmarks/check.py": "import os\nfolder = os.environ.get('MNIST_DIR') or '/data'\nenv = {**os.environ}\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    return tmp_path
+    return write_tree(tmp_path, files)
 
 
 def test_scanner_finds_each_read_of_a_setting_by_name(tree):
