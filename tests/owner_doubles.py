@@ -15,7 +15,8 @@ import jax
 
 from playground.owner.ceilings import Ceilings
 from playground.owner.compiled import CompiledCache
-from playground.owner.session import Session, about
+from playground.owner.device_about import about
+from playground.owner.session import Session
 from playground.worker.jobs.device import Device
 
 _COMPILED = CompiledCache()
