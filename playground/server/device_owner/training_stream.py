@@ -8,16 +8,22 @@ the stream's queue, and None when the owner ended under the run; ``receive`` the
 from __future__ import annotations
 
 import queue
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from playground.server.device_owner.handle import DeviceOwner
+
+class RunsOwner(Protocol):
+    """What a stream asks of the owner's handle (handle.py's DeviceOwner)."""
+
+    def lost(self, generation: int) -> Exception: ...
+    def stop_run(self, stream: TrainingStream) -> None: ...
+    def forget_run(self, stream: TrainingStream) -> None: ...
+    def abandon_run(self, generation: int) -> None: ...
 
 
 class TrainingStream:
     """One training run's messages from the owner (``receive``), and its stop."""
 
-    def __init__(self, owner: DeviceOwner, run: int, generation: int) -> None:
+    def __init__(self, owner: RunsOwner, run: int, generation: int) -> None:
         self._owner, self.run, self.generation = owner, run, generation
         self.messages: queue.Queue[dict | None] = queue.Queue()
 
