@@ -34,7 +34,10 @@ from playground.server.ui.translations import t
 
 TAB = Tab("pg.tab.train", "train", 70)
 
-REDRAW_EVERY_S = 0.3  # at most this often; updates arrive every ~0.2 s, so the curves refresh within 0.5 s
+STATUS_EVERY_S = 0.3  # the status line at most this often; updates arrive every ~0.2 s
+# The three curves at most this often: each redraw is plotly's work in the visitor's browser, and a weak phone
+# or a loaded machine that cannot keep up with redraws would leave the page, Stop too, unanswered meanwhile.
+CURVES_EVERY_S = 1.0
 PREVIEW_SCALE = 10  # the 28 × 28 input, shown with big square pixels
 _DEFAULTS = TrainConfig()
 # What a Train link holds (the settings; a link never starts a run), and what a class link can hide.
@@ -194,27 +197,30 @@ def _drawing(api: PlaygroundAPI) -> gr.Plot:
 
 
 def stream_run(api: PlaygroundAPI, train_settings: dict, session: str, lang: str) -> Iterator[tuple]:
-    """A run's updates as the tab's outputs (device, status, three curves, four results), redrawn at most every
-    ``REDRAW_EVERY_S`` and at each new phase."""
+    """A run's updates as the tab's outputs (device, status, three curves, four results): the status at most every
+    ``STATUS_EVERY_S``, the curves at most every ``CURVES_EVERY_S``, both at each new phase and at the end."""
     curves = Curves()
-    drawn, drawn_phase = 0.0, None
+    drawn, curves_drawn, drawn_phase = 0.0, 0.0, None
     for update in api.train(train_settings, session):
         if not update["ok"]:
             yield (gr.skip(), error_markdown(update["error"], lang), *[gr.skip()] * 7)
             return
         curves.add(update)
         # A new phase is always shown: "finishing" is the only word between Stop and the final numbers.
-        if not update["done"] and update["phase"] == drawn_phase and time.monotonic() - drawn < REDRAW_EVERY_S:
+        new = update["done"] or update["phase"] != drawn_phase
+        if not new and time.monotonic() - drawn < STATUS_EVERY_S:
             continue
         drawn, drawn_phase = time.monotonic(), update["phase"]
         status = status_markdown(update, lang)
         banner = device_banner(update.get("device"), status if not update.get("device") else "", lang)
+        figures = [gr.skip()] * 3
+        if new or drawn - curves_drawn >= CURVES_EVERY_S:
+            figures, curves_drawn = curves.figures(lang), drawn
         if update["done"]:
             grid, confusion = result_figures(update, lang)
-            yield (banner, status, *curves.figures(lang), grid, confusion,
-                   update.get("params_file"), update.get("metrics_file"))
+            yield (banner, status, *figures, grid, confusion, update.get("params_file"), update.get("metrics_file"))
         else:
-            yield (banner, status, *curves.figures(lang), *[gr.skip()] * 4)
+            yield (banner, status, *figures, *[gr.skip()] * 4)
 
 
 def _datasets(api: PlaygroundAPI) -> list[dict]:
