@@ -239,14 +239,20 @@ def drop_privileges(command: list[str], env: dict[str, str], *folders: Path) -> 
         env["PLAYGROUND_COMPILE_CACHE"] = str(folder)
     for folder in (*folders, *cache):
         os.chown(folder, DROP_UID, DROP_UID)
-    for path in (*folders, *cache, Path(sys.executable).resolve(), Path(sys.base_prefix).resolve(), ROOT):
+    make_traversable(*folders, *cache)
+    env["HOME"] = str(folders[0])  # Gradio and pip caches; the real HOME is root's
+    return ["setpriv", f"--reuid={DROP_UID}", f"--regid={DROP_UID}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--", *command]
+
+
+def make_traversable(*paths: Path) -> None:
+    """The way to each of ``paths``, to the interpreter and to this checkout made traversable for every uid, as a
+    deployment that runs the app's processes as users other than its files' owner has it."""
+    for path in (*paths, Path(sys.executable).resolve(), Path(sys.base_prefix).resolve(), ROOT):
         for above in path.parents:
             mode = above.stat().st_mode
             if not mode & 0o001:  # e.g. /root (a pyenv interpreter) or pytest's own 0700 base folder
                 above.chmod(mode | 0o001)  # traversal only: nothing becomes listable or readable
-    env["HOME"] = str(folders[0])  # Gradio and pip caches; the real HOME is root's
-    return ["setpriv", f"--reuid={DROP_UID}", f"--regid={DROP_UID}", "--clear-groups", "--inh-caps=-all",
-            "--bounding-set=-all", "--", *command]
 
 
 def stop_server(server: Server) -> None:

@@ -1,10 +1,20 @@
 """Lock a process down, layer by layer, and say which layers hold: each sandbox worker, and the device owner.
 
-Order: rlimits -> capabilities -> Landlock -> seccomp, all while the process
-is still single-threaded (Landlock binds the calling thread and the threads
-it starts later; XLA starts its thread pools during warm-up, so warm-up comes
-after this, not before). A layer that cannot be applied is reported with the
-reason, never skipped silently.
+Order: rlimits -> Landlock -> a uid of the job's own -> capabilities ->
+seccomp, all while the process is still single-threaded (Landlock binds the
+calling thread and the threads it starts later; XLA starts its thread pools
+during warm-up, so warm-up comes after this, not before). A layer that cannot
+be applied is reported with the reason, never skipped silently.
+
+A job's writes stay in its scratch folder on every host. Where Landlock is in
+force it keeps them there. Where it is not (gVisor: Cloud Run, GKE Sandbox, a
+TPU VM's sandbox; a kernel without it), nothing else can tell the scratch
+folder from the rest of the filesystem (a seccomp filter sees a path only as
+a pointer; a private mount namespace leaves device nodes writable), so
+seccomp refuses every file write there: the job writes no file at all. A
+server run as root also moves such a job to a uid of its own (``JOB_UID``),
+so that the files only root may read, and root's other processes, are out of
+its reach too.
 
 A sandbox worker gets the layers as they are. The device owner
 (playground/owner/main.py) also gets its device's files and, by name, what its
@@ -32,6 +42,9 @@ _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _CAPABILITY_VERSION_3 = 0x20080522
 _PINNED: list[int] = []  # descriptors a process keeps open for its Landlock rules (for its whole life)
 _KEEPS_FILES = False  # set by apply(): this process may not delete or rename files in its scratch folder
+_WRITES_NO_FILES = False  # set by apply(): this process may write no file at all (no Landlock here)
+# Where a job of a server run as root goes when Landlock is missing: the conventional "nobody", which owns nothing.
+JOB_UID = 65534
 
 # The grants a driver may be given, by name: each loosens one rule of Landlock's or seccomp's (device_grants.py).
 GRANTS = frozenset({"thread_names", "own_sockets", "absent_daemons", "compiler_programs"})
@@ -43,6 +56,11 @@ NEED_PRIVATE_SCRATCH = frozenset({"compiler_programs"})
 def scratch_keeps_files() -> bool:
     """Whether this (locked-down) process may not delete or rename files in its scratch folder: for its errors."""
     return _KEEPS_FILES
+
+
+def writes_no_files() -> bool:
+    """Whether this (locked-down) process may write no file at all, its scratch folder included: for its errors."""
+    return _WRITES_NO_FILES
 
 
 def probe() -> dict[str, dict]:
@@ -57,7 +75,7 @@ def probe() -> dict[str, dict]:
 
 def apply(limits: Limits, scratch: str, *, devices: dict | None = None, grants: Iterable[str] = (),
           programs: Iterable[str] = (), private_scratch: bool = False, readable: Iterable[str] = (),
-          writable: Iterable[str] = ()) -> dict[str, dict]:
+          writable: Iterable[str] = (), runs_jobs: bool = True) -> dict[str, dict]:
     """Apply every layer to the current (single-threaded) process; return the report.
 
     For the device owner only (a sandbox worker gets none of them): ``devices``
@@ -77,8 +95,13 @@ def apply(limits: Limits, scratch: str, *, devices: dict | None = None, grants: 
     seccomp). A file deleted while still open would hold disk that no walk sees,
     and a folder renamed while the walk goes down would hide what is below it
     from that walk.
+
+    ``runs_jobs``: the process runs a job's code (a sandbox worker). Without
+    Landlock such a process may write no file (seccomp), and, under a root
+    server, becomes ``JOB_UID``. The device owner runs none and keeps its
+    folders writable.
     """
-    global _KEEPS_FILES
+    global _KEEPS_FILES, _WRITES_NO_FILES
     _KEEPS_FILES = not private_scratch
     grants, programs = frozenset(grants), list(programs)
     unknown = grants - GRANTS
@@ -91,19 +114,27 @@ def apply(limits: Limits, scratch: str, *, devices: dict | None = None, grants: 
     if "compiler_programs" not in grants:
         programs = []
     layers = {}
+
+    def no_landlock() -> bool:
+        return runs_jobs and not layers["landlock"]["active"]
+
     for name, step in (
         ("rlimits", lambda: _set_rlimits(limits)),
-        ("capabilities", _drop_capabilities),
         ("landlock", lambda: _landlock(scratch, devices or {}, grants, programs, private_scratch, readable,
                                        writable)),
+        ("own_uid", lambda: _own_uid(scratch) if no_landlock() else None),
+        ("capabilities", _drop_capabilities),
         # seccomp lets a process granted compiler_programs run programs; only Landlock says which.
         ("seccomp", lambda: _seccomp(grants if layers["landlock"]["active"] else grants - {"compiler_programs"},
-                                     private_scratch)),
+                                     private_scratch, no_file_writes=no_landlock())),
     ):
         try:
-            layers[name] = {"active": True, "detail": step()}
+            detail = step()
+            if detail is not None:
+                layers[name] = {"active": True, "detail": detail}
         except Exception as exc:  # reported to the server and shown in About
             layers[name] = {"active": False, "detail": f"{type(exc).__name__}: {exc}"}
+    _WRITES_NO_FILES = no_landlock() and layers["seccomp"]["active"]
     return layers
 
 
@@ -181,10 +212,40 @@ def _landlock(scratch: str, devices: dict, grants: frozenset[str], programs: lis
             f"write only to the scratch dir{kept}{device}{granted}{also}")
 
 
-def _seccomp(grants: frozenset[str], private_scratch: bool) -> str:
-    report = seccomp_filter.install(grants, named_files_only=not private_scratch)
+def _seccomp(grants: frozenset[str], private_scratch: bool, no_file_writes: bool) -> str:
+    report = seccomp_filter.install(grants, named_files_only=not private_scratch, no_file_writes=no_file_writes)
     relaxed = f"; for the device: {', '.join(report['relaxed'])}" if report["relaxed"] else ""
-    return f"{report['denied_syscalls']} system calls denied or narrowed{relaxed}"
+    writes = "; every file write refused (no Landlock to keep writes in the scratch folder)" if no_file_writes else ""
+    return f"{report['denied_syscalls']} system calls denied or narrowed{relaxed}{writes}"
+
+
+def _own_uid(scratch: str) -> str | None:
+    """Run as JOB_UID from now on, where this process is root (None elsewhere: there is no other uid to take).
+
+    First as JOB_UID with root kept as the saved uid, to check that it can still read what a job needs (a venv
+    below root's 0700 home cannot be); where it cannot, back to root, and the reason is the layer's. The scratch
+    folder becomes JOB_UID's, so that the job can list its own working directory.
+    """
+    if os.geteuid() != 0:
+        return None
+    needed = [(path, os.R_OK | (os.X_OK if os.path.isdir(path) else 0)) for path in readable_paths()
+              if os.path.exists(path)]  # seen as root: as JOB_UID, a path it cannot reach seems not to exist
+    groups = os.getgroups()
+    os.setgroups([])
+    os.setresgid(JOB_UID, JOB_UID, 0)
+    os.setresuid(JOB_UID, JOB_UID, 0)
+    unreadable = [path for path, mode in needed if not os.access(path, mode)]
+    os.setresuid(0, 0, 0)
+    if unreadable:
+        os.setresgid(0, 0, 0)
+        os.setgroups(groups)
+        raise PermissionError(f"uid {JOB_UID} cannot read {unreadable[0]}: the job runs as root, without "
+                              "capabilities")
+    os.chown(scratch, JOB_UID, JOB_UID)
+    os.setresgid(JOB_UID, JOB_UID, JOB_UID)
+    os.setresuid(JOB_UID, JOB_UID, JOB_UID)  # and with that, every capability is gone
+    return (f"uid {JOB_UID}, no groups: files only root may read, and root's processes, are out of the job's "
+            "reach")
 
 
 def readable_paths() -> list[str]:

@@ -28,6 +28,14 @@ parameters by thread id. In a PID namespace of its own every id a worker
 can name is one of its own threads, so there the read-only sched_get* calls
 take any id; elsewhere they take only 0 (abseil then logs that it could not
 read them, and carries on).
+
+Where Landlock cannot keep a job's writes inside its scratch folder (gVisor,
+a kernel without it), ``no_file_writes`` refuses every call that writes a
+file, since a filter sees a path only as a pointer and so cannot tell the
+scratch folder from anywhere else: an open for writing, appending,
+truncating or making a file (a device node or /proc/<pid>/mem too), and every
+call that makes, removes, renames or links a name or changes a file's
+times or flags.
 """
 
 from __future__ import annotations
@@ -98,6 +106,15 @@ _RELAXED_BY = {"bind": "own_sockets", "listen": "own_sockets", "connect": "absen
                "execve": "compiler_programs"}
 _CLONE_VM, _CLONE_VFORK = 0x00000100, 0x00004000
 _O_TMPFILE = getattr(os, "O_TMPFILE", 0o20200000) & ~os.O_DIRECTORY  # the bit itself (O_TMPFILE adds O_DIRECTORY)
+# An open with any of these bits may change a file (O_RDWR | O_WRONLY carries both).
+_WRITING_OPEN_BITS = (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC, os.O_APPEND, _O_TMPFILE)
+# The calls that make, remove, rename or link a name, or change a file's times, by path or by descriptor.
+_FILE_WRITES = ("creat", "mkdir", "mkdirat", "mknod", "mknodat", "unlink", "unlinkat", "rmdir",
+                "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat",
+                "utime", "utimes", "utimensat", "futimesat", "ftruncate", "fallocate")
+# ioctls that change a file through a descriptor opened only to read it: its flags (FS_IOC_SETFLAGS, also as the
+# 32-bit FS_IOC32_SETFLAGS) and its extended attributes (FS_IOC_FSSETXATTR).
+_FILE_CHANGING_IOCTLS = (0x40086602, 0x40046602, 0x401C5820)
 
 
 def available() -> tuple[bool, str]:
@@ -105,7 +122,7 @@ def available() -> tuple[bool, str]:
     return (seccomp is not None), (_LOAD_ERROR or "libseccomp")
 
 
-def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False) -> dict:
+def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False, no_file_writes: bool = False) -> dict:
     """Load the filter into this process (all its threads). Needs no_new_privs or CAP_SYS_ADMIN.
 
     ``grants`` (lockdown.GRANTS) narrow it for the device owner, whose driver needs them:
@@ -117,6 +134,8 @@ def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False
     a name (``O_TMPFILE``) with EOPNOTSUPP, as a filesystem without them would
     (Python's tempfile then makes a named one), and ``openat2``, whose flags a
     filter cannot read, with ENOSYS (callers fall back to ``openat``).
+    ``no_file_writes`` refuses every file write with EPERM (see the module's
+    words; O_TMPFILE among them), ``openat2`` with ENOSYS.
     """
     if seccomp is None:
         raise RuntimeError(_LOAD_ERROR)
@@ -137,7 +156,9 @@ def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False
         relaxed.append("connect answers ENOENT")
     if "compiler_programs" in grants:
         relaxed.append("execve and posix_spawn's clone allowed")
-    if named_files_only:
+    if no_file_writes:  # O_TMPFILE comes with O_WRONLY or O_RDWR: refused with the other writes
+        rules += _deny_file_writes(filt, deny)
+    elif named_files_only:
         unsupported = seccomp.ERRNO(errno.EOPNOTSUPP)
         for name, flags_at in (("open", 1), ("openat", 2)):
             rules += _add(filt, unsupported, name, seccomp.Arg(flags_at, seccomp.MASKED_EQ, _O_TMPFILE, _O_TMPFILE))
@@ -159,6 +180,20 @@ def install(grants: frozenset[str] = frozenset(), named_files_only: bool = False
         rules += _add(filt, deny, name, seccomp.Arg(0, seccomp.NE, me))
     filt.load()
     return {"denied_syscalls": rules, "relaxed": relaxed}
+
+
+def _deny_file_writes(filt, deny) -> int:
+    rules = 0
+    for name, flags_at in (("open", 1), ("openat", 2)):
+        for bit in _WRITING_OPEN_BITS:
+            rules += _add(filt, deny, name, seccomp.Arg(flags_at, seccomp.MASKED_EQ, bit, bit))
+    # Its flags are behind a pointer: refused as unknown, so that callers fall back to openat.
+    rules += _add(filt, seccomp.ERRNO(errno.ENOSYS), "openat2")
+    for name in _FILE_WRITES:
+        rules += _add(filt, deny, name)
+    for request in _FILE_CHANGING_IOCTLS:
+        rules += _add(filt, deny, "ioctl", seccomp.Arg(1, seccomp.EQ, request))
+    return rules
 
 
 def install_thread_gate() -> int:

@@ -20,7 +20,10 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 import tempfile
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 
 EVERY_PASS = ".+"  # not ".*": that one writes only the passes that report a change
@@ -29,6 +32,8 @@ KEY_PASSES = "fusion|cse|algsimp|constant.folding|layout.assignment|copy.inserti
 # One pass's file: module_0004.jit_f.0012.<pipeline>.after_<pass>[.before_<next pass>].txt
 MAX_ENTRIES = 100_000  # names listed in a dump folder, at most (a compile writes a few hundred)
 _PASS_FILE = re.compile(r"^module_(\d+)\.(.+?)\.(\d{4,})\.(.+?)\.after_(.+?)(?:\.before_(.+))?\.txt$")
+TO_OUTPUT = "-"  # as the folder: XLA writes each file to standard output, between these lines
+_STREAMED_FILE = re.compile(r"^\*\*\* Begin ([^\n]+?) \*\*\*\n(.*?)\n\*\*\* End \1 \*\*\*$", re.DOTALL | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -101,41 +106,93 @@ def read(folder: str, max_files: int, max_bytes: int) -> Dump:
     """
     directory = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
-        found = []
+        listed, plain = [], set()
         stopped = None
         with os.scandir(directory) as entries:
-            for listed, entry in enumerate(entries):
-                if listed >= MAX_ENTRIES:
+            for count, entry in enumerate(entries):
+                if count >= MAX_ENTRIES:
                     stopped = "entries"
                     break
-                match = _PASS_FILE.match(entry.name)
-                if match is not None:  # what is no plain file when listed is never opened
-                    found.append((int(match.group(1)), int(match.group(3)), entry.name, match,
-                                  entry.is_file(follow_symlinks=False)))
-        modules: dict[int, int] = {}
-        for module, *_ in found:
-            modules[module] = modules.get(module, 0) + 1
-        chosen = max(modules, key=lambda m: (modules[m], -m), default=None)
-        found = sorted((f for f in found if f[0] == chosen), key=lambda f: (f[1], f[2]))
-        snapshots: list[Snapshot] = []
-        read_bytes = 0
-        for _, order, name, match, plain in found:
-            if len(snapshots) >= max_files:
-                stopped = "files"
-                break
-            if snapshots and order != snapshots[-1].order + 1:  # XLA numbers a module's files 0, 1, 2, ...
-                stopped = stopped or "gap"  # a name not listed (a full folder), or one that is not XLA's
-                break
-            text, problem = (read_plain_file(directory, name, max_bytes - read_bytes) if plain
-                             else (None, "unreadable"))
-            if text is None:
-                stopped = problem
-                break
-            read_bytes += len(text)
-            snapshots.append(Snapshot(order, match.group(4), match.group(5), text.decode("utf-8", "replace")))
-        return Dump(snapshots, read_bytes, stopped)
+                listed.append(entry.name)
+                if entry.is_file(follow_symlinks=False):  # what is no plain file when listed is never opened
+                    plain.add(entry.name)
+
+        def load(name: str, most: int) -> tuple[bytes | None, str | None]:
+            return read_plain_file(directory, name, most) if name in plain else (None, "unreadable")
+
+        return _in_pass_order(listed, load, max_files, max_bytes, stopped)
     finally:
         os.close(directory)
+
+
+def captured(compile_: Callable[[], object], max_files: int, max_bytes: int) -> Dump:
+    """The passes a compile dumps to standard output (``options(TO_OUTPUT)``), read as ``read`` reads a folder:
+    for a process that may write no file (lockdown.writes_no_files). While ``compile_()`` runs, file descriptor 1
+    is a pipe that a thread of ours empties into memory (the job's own, which its memory limit counts), keeping at
+    most ``max_bytes`` and the headers; the process's own output goes on afterwards."""
+    kept, whole = bytearray(), [True]
+    most = max_bytes + max_files * 512  # each file's "*** Begin/End ***" lines besides its text
+
+    def drain(fd: int) -> None:
+        while chunk := os.read(fd, 1 << 16):
+            if len(kept) + len(chunk) <= most:
+                kept.extend(chunk)
+            else:
+                whole[0] = False  # XLA must not block on a full pipe: the rest is read and dropped
+
+    sys.stdout.flush()
+    reading, writing = os.pipe()
+    saved = os.dup(1)
+    reader = threading.Thread(target=drain, args=(reading,), name="xla-dump-reader", daemon=True)
+    reader.start()
+    try:
+        os.dup2(writing, 1)
+        os.close(writing)
+        compile_()
+    finally:
+        os.dup2(saved, 1)  # the pipe's last writer gone: the reader sees its end
+        os.close(saved)
+        reader.join()
+        os.close(reading)
+    # Named as in a folder, where XLA makes the names safe for a filesystem (SanitizeFileName).
+    texts = {re.sub(r"[/\\\[\] ]", "_", name): text
+             for name, text in _STREAMED_FILE.findall(kept.decode("utf-8", "replace"))}
+
+    def load(name: str, most: int) -> tuple[bytes | None, str | None]:
+        text = texts[name].encode()
+        return (text, None) if len(text) <= most else (None, "bytes")
+
+    return _in_pass_order(list(texts), load, max_files, max_bytes, None if whole[0] else "bytes")
+
+
+def _in_pass_order(names: list[str], load, max_files: int, max_bytes: int, stopped: str | None) -> Dump:
+    """The pass files among ``names`` (``load(name, most)``: its bytes, or None and why), as ``read`` says."""
+    found = []
+    for name in names:
+        match = _PASS_FILE.match(name)
+        if match is not None:
+            found.append((int(match.group(1)), int(match.group(3)), name, match))
+    modules: dict[int, int] = {}
+    for module, *_ in found:
+        modules[module] = modules.get(module, 0) + 1
+    chosen = max(modules, key=lambda m: (modules[m], -m), default=None)
+    found = sorted((f for f in found if f[0] == chosen), key=lambda f: (f[1], f[2]))
+    snapshots: list[Snapshot] = []
+    read_bytes = 0
+    for _, order, name, match in found:
+        if len(snapshots) >= max_files:
+            stopped = "files"
+            break
+        if snapshots and order != snapshots[-1].order + 1:  # XLA numbers a module's files 0, 1, 2, ...
+            stopped = stopped or "gap"  # a name not listed (a full folder), or one that is not XLA's
+            break
+        text, problem = load(name, max_bytes - read_bytes)
+        if text is None:
+            stopped = problem
+            break
+        read_bytes += len(text)
+        snapshots.append(Snapshot(order, match.group(4), match.group(5), text.decode("utf-8", "replace")))
+    return Dump(snapshots, read_bytes, stopped)
 
 
 def read_ending(folder: str, module: str, ending: str, max_bytes: int) -> tuple[str | None, str | None]:

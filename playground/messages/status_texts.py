@@ -239,6 +239,16 @@ TEXTS.update({
               "niemand sieht). ",
         "zh": "被沙箱阻止：在此服务器上，作业结束前不能删除或重命名作业临时文件夹中的任何内容（这里没有每个作业专用的"
               "磁盘空间；服务器通过遍历文件夹统计其用量，已删除但仍打开的文件会占用遍历看不到的磁盘空间）。"},
+    "prefix.forbidden_no_writes": {
+        "en": "Blocked by the sandbox: this server cannot keep a job's files inside its own scratch folder (its "
+              "kernel has no Landlock, as under gVisor), so no job may write, make, delete or rename any file here. "
+              "Reading files, computing and printing work as usual. ",
+        "de": "Von der Sandbox blockiert: Dieser Server kann die Dateien eines Jobs nicht auf dessen eigenen "
+              "Arbeitsordner beschränken (sein Kernel hat kein Landlock, wie unter gVisor), deshalb darf hier kein "
+              "Job eine Datei schreiben, anlegen, löschen oder umbenennen. Dateien lesen, rechnen und ausgeben "
+              "funktioniert wie gewohnt. ",
+        "zh": "被沙箱阻止：此服务器无法把作业的文件限制在其自己的临时文件夹内（其内核没有 Landlock，例如在 gVisor "
+              "下），因此这里任何作业都不能写入、创建、删除或重命名文件。读取文件、计算和打印照常可用。"},
     "prefix.forbidden": {
         "en": "Blocked by the sandbox (no processes, network, or files outside the job's scratch folder). ",
         "de": "Von der Sandbox blockiert (keine Prozesse, kein Netzwerk und keine Dateien außerhalb des "

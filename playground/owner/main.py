@@ -103,9 +103,11 @@ def _lock_down(setup: dict) -> dict:
 
     grants = setup["grants"]
     programs = cuda_programs.find(cuda_programs.folders(os.environ)) if "compiler_programs" in grants else []
-    # The scratch folder is the owner's own (no job writes there, nothing walks it): private.
+    # The scratch folder is the owner's own (no job writes there, nothing walks it): private. It runs no job's code,
+    # so where Landlock is missing it keeps writing its own folders (the programs it runs are checked: programs.py).
     return lockdown.apply(limits, setup["scratch"], devices=setup["devices"], grants=grants, programs=programs,
-                          private_scratch=True, readable=setup["readable"], writable=setup["writable"])
+                          private_scratch=True, readable=setup["readable"], writable=setup["writable"],
+                          runs_jobs=False)
 
 
 def _open_device(setup: dict, layers: dict) -> dict:

@@ -287,17 +287,18 @@ def clean_up(tmpdir: Path, pids: list[int]) -> None:
 
 
 @contextlib.contextmanager
-def hostile_server(tmp_path_factory, name: str, *, unprivileged: bool = False, **env: str):
+def hostile_server(tmp_path_factory, name: str, *, unprivileged: bool = False, wrapper: tuple[str, ...] = (),
+                   **env: str):
     """A real server with a TMPDIR of its own, as ``(server, tmpdir)``; that TMPDIR must be empty once it stopped.
 
     ``env`` is the module's own settings (PLAYGROUND_WORKERS, PLAYGROUND_TIMEOUT_S, ...); ``unprivileged``: the
-    server runs as a Space runs it (tests/conftest.start_server). What the server left behind (processes, files) is
-    removed after it is reported.
+    server runs as a Space runs it, ``wrapper``: the command that starts it (tests/conftest.start_server). What the
+    server left behind (processes, files) is removed after it is reported.
     """
     tmpdir = tmp_path_factory.mktemp(f"{name}-tmpdir")
     # No kept results: every attack, and every health check after one, runs in a real worker.
     server = start_server(tmp_path_factory.mktemp(f"{name}-server"), **{"PLAYGROUND_RESULT_CACHE": "0", **env},
-                          TMPDIR=str(tmpdir), unprivileged=unprivileged)
+                          TMPDIR=str(tmpdir), unprivileged=unprivileged, wrapper=wrapper)
     try:
         yield server, tmpdir
     finally:
@@ -399,11 +400,11 @@ class Hostile:
 
 @contextlib.contextmanager
 def hostile_harness(tmp_path_factory, name: str, privilege: str, *, workers: int, parallel_workers: int,
-                    timeout_s: float, **env: str):
+                    timeout_s: float, wrapper: tuple[str, ...] = (), **env: str):
     """A Hostile harness on a server of its own (hostile_server), run as ``privilege`` says, with ``workers``
     workers, ``timeout_s`` per job and ``env``'s other settings."""
     with hostile_server(tmp_path_factory, name, PLAYGROUND_WORKERS=str(workers), PLAYGROUND_TIMEOUT_S=f"{timeout_s:g}",
-                        unprivileged=privilege == "unprivileged", **env) as (server, tmpdir):
+                        unprivileged=privilege == "unprivileged", wrapper=wrapper, **env) as (server, tmpdir):
         yield Hostile(server, tmpdir, workers=workers, parallel_workers=parallel_workers)
 
 

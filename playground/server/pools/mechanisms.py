@@ -6,6 +6,9 @@ cgroups) and of the limits; anything that is not in force says why.
 
 from __future__ import annotations
 
+import os
+
+from playground.confinement.lockdown import JOB_UID
 from playground.ipc.limits import Limits
 
 
@@ -23,15 +26,42 @@ def _through(layers: dict) -> str:
         "active") is False else ""
 
 
+def _files(layers: dict) -> tuple[bool, str]:
+    """Which files a job may read and write: Landlock's rules; else seccomp's refusal of every write."""
+    if _on(layers, "landlock"):
+        return True, ("reads: Python, the venv, system libraries and the job's scratch folder; writes: the scratch "
+                      "folder alone; no device, no other process's files (Landlock)")
+    reads = (f"reads: what uid {JOB_UID} may read, as every job runs as it (files only root may read are out of "
+             "reach)" if _on(layers, "own_uid") else
+             f"reads: every file the server's user (uid {os.geteuid()}) may read: keep secrets out of its reach"
+             + (f" ({_why(layers, 'own_uid')})" if "own_uid" in layers else ""))
+    if _on(layers, "seccomp"):
+        return False, (f"no Landlock ({_why(layers, 'landlock')}); in its place seccomp refuses every file write: "
+                       "a job writes, makes, deletes, renames and links no file anywhere, its scratch folder "
+                       f"included, and opens no device for writing; {reads}")
+    return False, (f"neither Landlock ({_why(layers, 'landlock')}) nor seccomp ({_why(layers, 'seccomp')}): a job "
+                   "can write every file the server's user may write: this checkout (the app's own code), the "
+                   f"device owner's compilation cache, /tmp, /dev/shm and its home; {reads}")
+
+
+def writes_confined(layers: dict) -> bool:
+    """Whether a job's writes are kept in its scratch folder (Landlock) or refused outright (seccomp)."""
+    return _on(layers, "landlock") or _on(layers, "seccomp")
+
+
 def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict[str, dict]:
     pid_ns, seccomp, private = _on(layers, "pid_namespace"), _on(layers, "seccomp"), _on(layers, "namespaces")
     cgroups = _on(layers, "cgroups") and cgroup_memory_mb is not None
+    no_writes = seccomp and not _on(layers, "landlock")
     pid_calls = "seccomp limits every system call that takes a process id to the worker itself"
+    seen = ("a job can list this host's processes and read their command lines, not their environment, memory or "
+            "descriptors (every process of the app is undumpable"
+            + (", and the job runs as a uid of its own)" if _on(layers, "own_uid") else ")"))
     if pid_ns and seccomp:
         processes = (True, "each job is process 1 of a PID namespace of its own and sees no other process; "
                            + pid_calls)
     elif seccomp:
-        processes = (True, f"{pid_calls}; no PID namespace: {_why(layers, 'pid_namespace')}")
+        processes = (True, f"{pid_calls}; no PID namespace ({_why(layers, 'pid_namespace')}): {seen}")
     elif pid_ns:
         processes = (True, f"PID namespace per job; seccomp is not active: {_why(layers, 'seccomp')}")
     else:
@@ -41,7 +71,10 @@ def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict
               f"folder is counted ({limits.scratch_mb:,} MB, {limits.scratch_files:,} entries, "
               f"{limits.scratch_depth} levels; watchdog), and each file is at most {limits.file_size_mb} MB "
               f"(rlimit)")
-    if private:
+    if no_writes:
+        disk = (True, "a job may write no file at all (seccomp; no Landlock to keep its writes in its scratch "
+                      "folder), so it holds no disk")
+    elif private:
         disk = (True, f"a private tmpfs of {limits.scratch_mb:,} MB and {limits.scratch_files:,} files per job: the "
                       "kernel counts every byte, files deleted while still open too, and frees it all when the job "
                       "ends")
@@ -57,7 +90,7 @@ def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict
     denied = ("memfd_create, SysV shared memory and POSIX message queues are denied (seccomp)" if seccomp
               else "memfd_create and SysV shared memory are not denied (no seccomp)")
     denied += (", /dev/shm is out of reach (Landlock)" if _on(layers, "landlock")
-               else ", /dev/shm is reachable (no Landlock)")
+               else ", /dev/shm cannot be written (seccomp)" if no_writes else ", /dev/shm is reachable (no Landlock)")
     watched = f"resident memory {limits.memory_mb:,} MB (watched every 50 ms), address space " + (
         f"{limits.address_space_mb:,} MB (rlimit)" if limits.address_space_mb else "unlimited")
     if cgroups:
@@ -81,7 +114,8 @@ def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict
     time_ = (True, f"wall clock {limits.timeout_s:g} s ({limits.measure_timeout_s:g} s for timing jobs), then SIGKILL "
                    f"from the server{_through(layers)}, whatever else it measures; CPU time {limits.cpu_s} s (rlimit)")
     return {name: {"active": active, "detail": detail} for name, (active, detail) in
-            (("processes", processes), ("disk", disk), ("memory", memory), ("tasks", tasks), ("time", time_))}
+            (("files", _files(layers)), ("processes", processes), ("disk", disk), ("memory", memory),
+             ("tasks", tasks), ("time", time_))}
 
 
 def describe_process_mode(layers: dict, limits: Limits) -> dict[str, dict]:
@@ -100,5 +134,7 @@ def describe_process_mode(layers: dict, limits: Limits) -> dict[str, dict]:
     cpu = f"; {rlimits.get('detail')}" if has_rlimits else f"; {rlimits.get('detail') or 'no rlimits'}"
     time_ = (True, f"wall clock {limits.timeout_s:g} s ({limits.measure_timeout_s:g} s for timing jobs), then the "
                    f"server kills the worker{cpu}")
+    files = (False, "the job can read and write every file you can")
     return {name: {"active": active, "detail": detail} for name, (active, detail) in
-            (("processes", processes), ("disk", disk), ("memory", memory), ("tasks", tasks), ("time", time_))}
+            (("files", files), ("processes", processes), ("disk", disk), ("memory", memory), ("tasks", tasks),
+             ("time", time_))}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 
 import jax
@@ -44,7 +45,7 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
     """Compile the user's function with a dump of every pass; the passes in order, with the module after each.
 
     The dump goes into a fresh folder below ``scratch`` (the working directory: in a worker, the job's scratch
-    folder), removed once read. With ``device``, the function is exported and compiled on the device, where the
+    folder), removed once read, or into memory where the worker may write no file. With ``device``, the function is exported and compiled on the device, where the
     owner dumps it (owner/dumps.py) and sends back each distinct module text once.
     """
     with contextlib.redirect_stdout(usercode.CappedText(0)):
@@ -73,7 +74,14 @@ class _FolderReplaced(Exception):
 
 def _dumped_here(lowered: jax.stages.Lowered, pattern: str, dump_budget_bytes: int, scratch: str) -> tuple:
     """(the dump of the passes ``pattern`` matches, read back, the compile's seconds, whether the folder was
-    replaced meanwhile)."""
+    replaced meanwhile). Where this process may write no file (no Landlock: lockdown.py), XLA writes the dump to
+    our standard output instead, read into memory."""
+    lockdown = sys.modules.get("playground.confinement.lockdown")  # loaded where the full sandbox locked us down
+    if lockdown is not None and lockdown.writes_no_files():
+        took = []
+        dump = xla_dump.captured(lambda: took.append(_compile_with_dump(lowered, xla_dump.TO_OUTPUT, pattern)),
+                                 MAX_PASSES, dump_budget_bytes)
+        return xla_dump.whole_modules(dump), took[0], False
     folder = xla_dump.new_folder(scratch)
     made = xla_dump.identity(folder)
     try:

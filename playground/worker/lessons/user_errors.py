@@ -50,10 +50,14 @@ def error_result(exc: BaseException) -> dict:
 
 
 def _forbidden_prefix(exc: BaseException) -> list:
-    """What the sandbox blocks; a file of the job's own folder refused where that folder keeps every file (a
-    server without root: see lockdown.apply), said as such."""
+    """What the sandbox blocks; a file refused where no job may write one (no Landlock: see lockdown.py), or one
+    of the job's own folder where that folder keeps every file (a server without root: see lockdown.apply), said
+    as such."""
     lockdown = sys.modules.get("playground.confinement.lockdown")  # loaded where the full sandbox locked us down
     name = getattr(exc, "filename", None)
+    if isinstance(name, str) and lockdown is not None and lockdown.writes_no_files() and \
+            getattr(exc, "errno", None) == errno.EPERM:  # seccomp's answer (a read the uid may not make: EACCES)
+        return messages.piece("prefix.forbidden_no_writes")
     if isinstance(name, str) and lockdown is not None and lockdown.scratch_keeps_files() and \
             os.path.realpath(name).startswith(os.getcwd() + os.sep):
         return messages.piece("prefix.forbidden_kept")
