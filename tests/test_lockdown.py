@@ -362,7 +362,7 @@ def _denied(report: dict, name: str) -> None:
 
 def test_apply_reports_every_layer(locked):
     layers = locked["layers"]
-    assert list(layers) == ["rlimits", "capabilities", "landlock", "seccomp"]
+    assert list(layers) == ["rlimits", "landlock", "capabilities", "seccomp"]
     assert layers["rlimits"]["active"], layers["rlimits"]
     assert layers["capabilities"]["active"], layers["capabilities"]
     assert layers["landlock"]["active"] == LANDLOCK, layers["landlock"]

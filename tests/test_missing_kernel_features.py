@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from playground import jobs
 from playground.ipc.limits import Limits
 from playground.server.pools import WorkerPool
 from tests.conftest import HANDLERS, PRIVILEGES, ROOT, drop_privileges, start_server, stop_server
@@ -34,6 +35,10 @@ JOBS = {
     "threads": (inspect_job("import _thread, threading, time\ndef f(x):\n    threading.stack_size(65536)\n"
                             "    for _ in range(4000):\n        _thread.start_new_thread(time.sleep, (60,))\n"
                             "    return x\n", "1.0"), None),
+    "writes outside": (inspect_job("def f(x):\n    open('/tmp/playground-missing-features', 'a')\n    return x\n",
+                                   "1.0"), None),
+    "writes its scratch": (inspect_job("def f(x):\n    open('notes.txt', 'w').close()\n    return x\n", "1.0"), None),
+    "passes": (jobs.build("passes", {"code": "def f(x):\n    return x + x*x\n", "args": "jnp.arange(4.0)"}), None),
     "ok again": (DEFAULT_JOB, None),
 }
 SIGKILL, SIGSEGV = 9, 11
@@ -104,6 +109,9 @@ def test_a_pool_runs_stops_and_reports_every_job_without_them(tmp_path, missing,
     status = seen["status"]
     assert (status["timeouts"], status["crashes"], status["spawn_failures"]) == (1, 2, 0), status
     assert seen["left"] == [], "processes outlived the pool"
+    # Landlock keeps writes in the scratch folder; without it, seccomp refuses every write and says why.
+    assert jobs["writes outside"]["reply"]["error"]["kind"] == "forbidden", jobs["writes outside"]
+    assert "fusion" in {record["name"] for record in jobs["passes"]["reply"]["passes"]}, jobs["passes"]
     held = {job["worker"]["pidfd"] is None for job in jobs.values()}
     if missing == NO_PIDFDS:
         assert held == {True}, "a worker was held by a pidfd"
@@ -112,11 +120,32 @@ def test_a_pool_runs_stops_and_reports_every_job_without_them(tmp_path, missing,
                                              "watched and killed by their parent, the template")
         assert "sent by the template, the worker's parent" in seen["mechanisms"]["time"]["detail"]
         assert layers["landlock"]["active"] is True
+        assert jobs["writes its scratch"]["reply"]["ok"] is True, jobs["writes its scratch"]
     else:
         assert held == {False}, "a worker was held without a pidfd"
         assert layers["pidfd"]["active"] is True and layers["landlock"]["active"] is False, layers
-        if not layers["namespaces"]["active"]:  # the folder is walked, and without Landlock may lose files
-            assert seen["mechanisms"]["disk"]["active"] is False, seen["mechanisms"]["disk"]
+        # Without Landlock, seccomp refuses every file write: the job holds no disk, and says so.
+        error = jobs["writes its scratch"]["reply"]["error"]
+        assert error["kind"] == "forbidden" and "no job may write" in error["message"], error
+        assert "every file write refused" in layers["seccomp"]["detail"], layers["seccomp"]
+        assert seen["mechanisms"]["disk"]["detail"].startswith("a job may write no file at all"), seen["mechanisms"]
+
+
+def test_a_host_where_nothing_confines_writes_serves_only_this_machine(tmp_path):
+    """Neither Landlock nor seccomp: the server refuses an address others can reach, and on the loopback one says
+    what a visitor's code could do."""
+    nothing = tuple(without(NO_LANDLOCK + ("seccomp",)))
+    with pytest.raises(RuntimeError, match="will not serve 0.0.0.0: nothing on this host keeps a job's writes"):
+        start_server(tmp_path, wrapper=nothing, PLAYGROUND_WORKERS="1", PLAYGROUND_HOST="0.0.0.0")
+    server = start_server(tmp_path, wrapper=nothing, PLAYGROUND_WORKERS="1")
+    try:
+        log = server.log_path.read_text()
+        assert "sandbox: nothing on this host keeps a job's writes in its scratch folder" in log, log
+        assert "rewrite this app in its checkout" in log, log
+        files = server.client().predict(api_name="/about")["sandbox"]["mechanisms"]["files"]
+        assert files["active"] is False and "neither Landlock" in files["detail"], files
+    finally:
+        stop_server(server)
 
 
 def test_a_server_without_pidfds_or_landlock_starts_serves_and_says_so(tmp_path):

@@ -33,6 +33,8 @@ NOT_OURS = {
     "jax/_src/hardware_utils.py": "JAX's own, which finds a Cloud TPU as tools/jax_accelerator.py does",
     "gradio/i18n.py": "Gradio's own, which writes a translated string's marker",
     "gradio/queueing.py": "Gradio's own queue, whose statistics warn under pandas 3",
+    **dict.fromkeys(("../shared/tools/gvisor_like.py", "gvisor_like.py"),
+                    "the project's shared tool beside the checkout (../shared/tools), not in this repository"),
     **dict.fromkeys(("automatic-differentiation.md", "control-flow.md", "higher-order.md",
                      "jacobian-vector-products.md", "jit-compilation.md", "key-concepts.md", "pytrees.md",
                      "random-numbers.md", "sharded-computation.md", "stateful-computations.md"), JAX_DOCS_PAGE),

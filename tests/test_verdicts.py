@@ -79,14 +79,37 @@ def _layer(active: bool, detail: str = "why") -> dict:
 
 def test_about_says_what_bounds_each_resource_and_why_not():
     full = {"pid_namespace": _layer(True), "seccomp": _layer(True), "namespaces": _layer(True),
-            "cgroups": _layer(True)}
+            "cgroups": _layer(True), "landlock": _layer(True)}
     described = mechanisms.describe(full, LIMITS, 2816)
-    assert set(described) == {"processes", "disk", "memory", "tasks", "time"}
+    assert set(described) == {"files", "processes", "disk", "memory", "tasks", "time"}
     assert all(m["active"] for m in described.values())
     bare = {"pid_namespace": _layer(False, "no PID namespaces here (EPERM)"), "seccomp": _layer(True),
-            "namespaces": _layer(False, "refused by the kernel"), "cgroups": _layer(False, "cgroups not writable")}
+            "namespaces": _layer(False, "refused by the kernel"), "cgroups": _layer(False, "cgroups not writable"),
+            "landlock": _layer(True)}
     described = mechanisms.describe(bare, LIMITS, None)
     assert described["processes"]["active"] and "no PID namespace" in described["processes"]["detail"]
-    assert not described["disk"]["active"] and "deleted while still open are not counted" in described["disk"]["detail"]
+    assert "read their command lines" in described["processes"]["detail"]
+    assert described["disk"]["active"] and "may not delete or rename" in described["disk"]["detail"]
     assert not described["tasks"]["active"] and "cgroups not writable" in described["tasks"]["detail"]
     assert not described["memory"]["active"]
+
+
+def test_about_says_what_holds_in_place_of_landlock():
+    """gVisor: no Landlock, no namespaces. Seccomp refuses every file write; reads are said to be the uid's."""
+    gvisor = {"pid_namespace": _layer(False, "no PID namespaces here (EPERM)"), "seccomp": _layer(True),
+              "namespaces": _layer(False, "refused by the kernel"), "cgroups": _layer(False, "no cgroups"),
+              "landlock": _layer(False, "OSError: Landlock is not available on this kernel")}
+    described = mechanisms.describe(gvisor, LIMITS, None)
+    files = described["files"]
+    assert not files["active"] and "Landlock is not available" in files["detail"]
+    assert "seccomp refuses every file write" in files["detail"] and "may read" in files["detail"]
+    assert described["disk"]["active"] and described["disk"]["detail"].startswith("a job may write no file at all")
+    assert "/dev/shm cannot be written (seccomp)" in described["memory"]["detail"]
+    assert "start the app with no secrets in its environment" in described["processes"]["detail"]
+    as_root = mechanisms.describe({**gvisor, "own_uid": _layer(True, "uid 65534, no groups")}, LIMITS, None)
+    assert "reads: as uid 65534" in as_root["files"]["detail"]
+    assert "runs as a uid of its own" in as_root["processes"]["detail"]
+    nothing = mechanisms.describe({**gvisor, "seccomp": _layer(False, "no libseccomp")}, LIMITS, None)
+    assert not nothing["files"]["active"] and "this checkout (the app's own code)" in nothing["files"]["detail"]
+    assert not nothing["disk"]["active"] and "deleted while still open are not counted" in nothing["disk"]["detail"]
+    assert mechanisms.writes_confined(gvisor) and not mechanisms.writes_confined({**gvisor, "seccomp": _layer(False)})

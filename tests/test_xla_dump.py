@@ -318,3 +318,39 @@ def test_a_file_that_is_no_whole_module_stops_the_dump_as_incomplete(tmp_path, t
     dump = xla_dump.whole_modules(xla_dump.read(str(tmp_path), 100, 1 << 20))
     assert [s.after for s in dump.snapshots] == ["algsimp"]
     assert dump.stopped == "incomplete"
+
+
+def _captured(function, max_files: int = 1_000, max_bytes: int = 64 << 20) -> xla_dump.Dump:
+    lowered = jax.jit(function).lower(jnp.ones(3))
+    return xla_dump.captured(lambda: lowered.compile(compiler_options=xla_dump.options(xla_dump.TO_OUTPUT)),
+                             max_files, max_bytes)
+
+
+def test_a_dump_to_standard_output_reads_as_the_same_dump_in_a_folder(tmp_path):
+    """Where a worker may write no file: the same passes, in the same order, with the same texts but for the names
+    of the files (which XLA puts into each module's header)."""
+    def function(x):
+        return x * 3.0 - 1.0
+
+    streamed = _captured(function)
+    folder = xla_dump.new_folder(str(tmp_path))
+    jax.jit(function).lower(jnp.ones(3)).compile(compiler_options=xla_dump.options(folder))
+    written = xla_dump.read(folder, 1_000, 64 << 20)
+    assert streamed.stopped is None and len(streamed.snapshots) > 10
+    assert [(s.order, s.pipeline, s.after) for s in streamed.snapshots] == \
+        [(s.order, s.pipeline, s.after) for s in written.snapshots]
+    assert all(s.text.startswith("HloModule") and s.text.rstrip().endswith("}") for s in streamed.snapshots)
+
+
+def test_a_dump_to_standard_output_keeps_to_its_byte_cap_and_leaves_the_output_as_it_was(capfd):
+    first = _captured(lambda x: x * 5.0 + 2.0)
+    capped = _captured(lambda x: x * 7.0 + 3.0, max_bytes=first.bytes_read // 3)
+    assert 0 < len(capped.snapshots) < len(first.snapshots) and capped.stopped == "bytes"
+    assert capped.bytes_read <= first.bytes_read // 3
+    print("after the dump")
+    assert capfd.readouterr().out == "after the dump\n"  # nothing of XLA's dump reached the process's output
+
+
+def test_a_dump_to_standard_output_of_more_files_than_the_cap_stops_at_the_cap():
+    dump = _captured(lambda x: x * 11.0 - 4.0, max_files=5)
+    assert [s.order for s in dump.snapshots] == [0, 1, 2, 3, 4] and dump.stopped == "files"

@@ -113,29 +113,36 @@ def apply(limits: Limits, scratch: str, *, devices: dict | None = None, grants: 
         grants -= NEED_PRIVATE_SCRATCH
     if "compiler_programs" not in grants:
         programs = []
-    layers = {}
+    layers: dict[str, dict] = {}
+    last_cap = _last_capability()  # read before Landlock closes /proc/sys
 
     def no_landlock() -> bool:
         return runs_jobs and not layers["landlock"]["active"]
 
-    for name, step in (
+    _in_order(layers, (
         ("rlimits", lambda: _set_rlimits(limits)),
         ("landlock", lambda: _landlock(scratch, devices or {}, grants, programs, private_scratch, readable,
                                        writable)),
         ("own_uid", lambda: _own_uid(scratch) if no_landlock() else None),
-        ("capabilities", _drop_capabilities),
+        ("capabilities", lambda: _drop_capabilities(last_cap)),
         # seccomp lets a process granted compiler_programs run programs; only Landlock says which.
         ("seccomp", lambda: _seccomp(grants if layers["landlock"]["active"] else grants - {"compiler_programs"},
                                      private_scratch, no_file_writes=no_landlock())),
-    ):
+    ))
+    _WRITES_NO_FILES = no_landlock() and layers["seccomp"]["active"]
+    return layers
+
+
+def _in_order(layers: dict, steps) -> None:
+    """Each step applied in turn, into ``layers``: its report, or why it failed (a step with nothing to do for this
+    process says None, and is left out)."""
+    for name, step in steps:
         try:
             detail = step()
             if detail is not None:
                 layers[name] = {"active": True, "detail": detail}
         except Exception as exc:  # reported to the server and shown in About
             layers[name] = {"active": False, "detail": f"{type(exc).__name__}: {exc}"}
-    _WRITES_NO_FILES = no_landlock() and layers["seccomp"]["active"]
-    return layers
 
 
 # The rlimits a worker must run under, by the name /proc/<pid>/limits gives each.
@@ -170,13 +177,19 @@ def _set_rlimits(limits: Limits) -> str:
     )
 
 
-def _drop_capabilities() -> str:
-    """Without CAP_SYS_RESOURCE a root worker cannot raise its rlimits again, and so on."""
+def _last_capability() -> int | None:
+    """The kernel's highest capability number, where this process is root (None elsewhere: none to drop)."""
     if os.geteuid() != 0:
+        return None
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        return int(f.read())
+
+
+def _drop_capabilities(last_cap: int | None) -> str:
+    """Without CAP_SYS_RESOURCE a root worker cannot raise its rlimits again, and so on."""
+    if os.geteuid() != 0 or last_cap is None:
         return "not running as root: no capabilities held"
     libc = ctypes.CDLL(None, use_errno=True)
-    with open("/proc/sys/kernel/cap_last_cap") as f:
-        last_cap = int(f.read())
     for cap in range(last_cap + 1):
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)

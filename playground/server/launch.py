@@ -26,7 +26,8 @@ from contextlib import ExitStack
 from playground.ipc import scratch
 from playground.server import worker_pools
 from playground.server.api import PlaygroundAPI
-from playground.server.config import Settings
+from playground.server.config import Settings, is_loopback
+from playground.server.pools import mechanisms
 from playground.server.training.service import TrainingService
 
 
@@ -52,6 +53,23 @@ def main() -> None:
         demo = build_app(_api(settings, services), settings)
         launched.append(demo)
         _serve(demo, settings)  # returns on SIGTERM or Ctrl+C
+
+
+def _refuse_visitors_where_writes_are_free(settings: Settings, layers: dict) -> None:
+    """The full sandbox on a host where nothing keeps a job's writes in its scratch folder (neither Landlock nor
+    seccomp in force): serve this machine only, unless the operator says PLAYGROUND_ALLOW_PUBLIC=1; say what a
+    visitor could do either way."""
+    if settings.sandbox != "full" or mechanisms.writes_confined(layers):
+        return
+    said = (f"nothing on this host keeps a job's writes in its scratch folder (Landlock: "
+            f"{layers.get('landlock', {}).get('detail')}; seccomp: {layers.get('seccomp', {}).get('detail')}): a "
+            f"visitor's code can write every file uid {os.geteuid()} may write: rewrite this app in its checkout, "
+            "leave a compiled program in the device owner's compilation cache for the owner to load, change the "
+            "training runs' weights, and fill /tmp and /dev/shm")
+    if not is_loopback(settings.host) and not settings.allow_public:
+        raise SystemExit(f"JAX Playground will not serve {settings.host}: {said}. Serve 127.0.0.1, or set "
+                         "PLAYGROUND_ALLOW_PUBLIC=1 if you accept that")
+    logging.warning("sandbox: %s", said)
 
 
 def _prepare_gradio(run_folder: str) -> None:
@@ -126,6 +144,7 @@ def _api(settings: Settings, services: ExitStack) -> PlaygroundAPI:
     except RuntimeError as exc:
         raise SystemExit(f"JAX Playground cannot start its sandbox: {exc}") from None
     logging.info("accelerator: %s", pools.device_why)
+    _refuse_visitors_where_writes_are_free(settings, pools.sandbox.layers)
     for name, layer in pools.sandbox.layers.items():
         if not layer["active"]:
             logging.warning("sandbox: layer %s is not in force here: %s", name, layer["detail"])

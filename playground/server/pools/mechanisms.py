@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 
-from playground.confinement.lockdown import JOB_UID
 from playground.ipc.limits import Limits
 
 
@@ -31,8 +30,7 @@ def _files(layers: dict) -> tuple[bool, str]:
     if _on(layers, "landlock"):
         return True, ("reads: Python, the venv, system libraries and the job's scratch folder; writes: the scratch "
                       "folder alone; no device, no other process's files (Landlock)")
-    reads = (f"reads: what uid {JOB_UID} may read, as every job runs as it (files only root may read are out of "
-             "reach)" if _on(layers, "own_uid") else
+    reads = (f"reads: as {_why(layers, 'own_uid')}" if _on(layers, "own_uid") else
              f"reads: every file the server's user (uid {os.geteuid()}) may read: keep secrets out of its reach"
              + (f" ({_why(layers, 'own_uid')})" if "own_uid" in layers else ""))
     if _on(layers, "seccomp"):
@@ -49,24 +47,30 @@ def writes_confined(layers: dict) -> bool:
     return _on(layers, "landlock") or _on(layers, "seccomp")
 
 
+def _processes(layers: dict) -> tuple[bool, str]:
+    """Which processes a job can name, observe or change: a PID namespace, seccomp's rules, or neither."""
+    pid_ns, seccomp = _on(layers, "pid_namespace"), _on(layers, "seccomp")
+    pid_calls = "seccomp limits every system call that takes a process id to the worker itself"
+    seen = ("a job can list this host's processes and read their command lines, not the environment, memory or "
+            "descriptors of the app's processes (each is undumpable" + (
+                ", and the job runs as a uid of its own)" if _on(layers, "own_uid") else
+                "), but those of this user's other processes that are not (the shell that started the app, say): "
+                "start the app with no secrets in its environment"))
+    if pid_ns and seccomp:
+        return True, "each job is process 1 of a PID namespace of its own and sees no other process; " + pid_calls
+    if seccomp:
+        return True, f"{pid_calls}; no PID namespace ({_why(layers, 'pid_namespace')}): {seen}"
+    if pid_ns:
+        return True, f"PID namespace per job; seccomp is not active: {_why(layers, 'seccomp')}"
+    return False, (f"neither a PID namespace ({_why(layers, 'pid_namespace')}) nor seccomp "
+                   f"({_why(layers, 'seccomp')}): a job could reach other processes of this user")
+
+
 def describe(layers: dict, limits: Limits, cgroup_memory_mb: int | None) -> dict[str, dict]:
-    pid_ns, seccomp, private = _on(layers, "pid_namespace"), _on(layers, "seccomp"), _on(layers, "namespaces")
+    seccomp, private = _on(layers, "seccomp"), _on(layers, "namespaces")
     cgroups = _on(layers, "cgroups") and cgroup_memory_mb is not None
     no_writes = seccomp and not _on(layers, "landlock")
-    pid_calls = "seccomp limits every system call that takes a process id to the worker itself"
-    seen = ("a job can list this host's processes and read their command lines, not their environment, memory or "
-            "descriptors (every process of the app is undumpable"
-            + (", and the job runs as a uid of its own)" if _on(layers, "own_uid") else ")"))
-    if pid_ns and seccomp:
-        processes = (True, "each job is process 1 of a PID namespace of its own and sees no other process; "
-                           + pid_calls)
-    elif seccomp:
-        processes = (True, f"{pid_calls}; no PID namespace ({_why(layers, 'pid_namespace')}): {seen}")
-    elif pid_ns:
-        processes = (True, f"PID namespace per job; seccomp is not active: {_why(layers, 'seccomp')}")
-    else:
-        processes = (False, f"neither a PID namespace ({_why(layers, 'pid_namespace')}) nor seccomp "
-                            f"({_why(layers, 'seccomp')}): a job could reach other processes of this user")
+    processes = _processes(layers)
     walked = (f"the server walks the scratch folder every 0.25 s, going on where a look stopped, so the whole "
               f"folder is counted ({limits.scratch_mb:,} MB, {limits.scratch_files:,} entries, "
               f"{limits.scratch_depth} levels; watchdog), and each file is at most {limits.file_size_mb} MB "
