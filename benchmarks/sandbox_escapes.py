@@ -95,7 +95,8 @@ def main() -> int:
                 print(f"  (no attempts printed: {str(reply.get('error'))[:300]})")
             for attempt, outcome in said.items():
                 print(f"  {attempt}: {outcome}")
-            escaped |= bool(changed) or escapes.ESCAPED in str(reply) or "DONE" in said.values()
+            escaped |= bool(changed) or escapes.ESCAPED in str(reply) or any(
+                outcome == "DONE" and not attempt.startswith(escapes.LISTING_ONLY) for attempt, outcome in said.items())
     print("\nESCAPED" if escaped else "\nevery attempt refused; nothing changed on disk")
     return 1 if escaped else 0
 

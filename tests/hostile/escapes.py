@@ -4,9 +4,9 @@ and reading or signalling the app's other processes.
 
 ``attempts_code(places, pids)`` is a user function's source: called (once per job, on whichever tab), it makes
 every attempt, prints ``ATTEMPTS <json>`` (each attempt's name: "refused <errno name>", "absent" or "DONE"), and
-raises where any attempt was done. ``Places`` makes the folders and canary files the attempts aim at and says,
-afterwards, whether anything there changed. Used by tests/hostile/test_weak_host.py and, on a lent accelerator,
-by benchmarks/sandbox_escapes.py.
+raises where any attempt was done (but LISTING_ONLY). ``Places`` makes the folders and canary files the attempts
+aim at and says, afterwards, whether anything there changed. Used by tests/hostile/test_weak_host.py and, on a
+lent accelerator, by benchmarks/sandbox_escapes.py.
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from pathlib import Path
 
 DEVICES = ("/dev/kmsg", "/dev/vfio/vfio", "/dev/vfio/0", "/dev/accel0", "/dev/nvidia0", "/dev/nvidiactl")
 ESCAPED = "ESCAPED"
+# Said, but no escape where it is done: gVisor lists any same-user process's descriptor numbers (nothing more: the
+# links and the files behind them stay closed), which tells how many files it holds and nothing of what they are.
+LISTING_ONLY = "descriptor numbers of"
 
 _ATTEMPTS = '''
 import ctypes, errno, json, os
@@ -59,6 +62,29 @@ def _peek(pid):
         mem.seek(start)
         mem.read(1)
 
+def _reopen(pid):
+    """Open, to read, what the process holds open (its pipes, its files), through /proc/<pid>/fd."""
+    names = [entry for entry in range(3, 64) if os.path.lexists(f"/proc/{{pid}}/fd/{{entry}}")]
+    opened = []
+    for entry in names:
+        try:
+            os.close(os.open(f"/proc/{{pid}}/fd/{{entry}}", os.O_RDONLY | os.O_NONBLOCK))
+            opened.append(entry)
+        except OSError:
+            pass
+    if not opened:
+        raise PermissionError(errno.EACCES, "nothing reopened")
+
+def _links(pid):
+    """Where the process's descriptors lead: /proc/<pid>/fd/<n> read as links."""
+    for entry in range(64):
+        try:
+            os.readlink(f"/proc/{{pid}}/fd/{{entry}}")
+            return
+        except FileNotFoundError:
+            continue
+    raise PermissionError(errno.EACCES, "no link read")
+
 def _trace(pid):
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.ptrace(16, pid, 0, 0) != 0:  # PTRACE_ATTACH
@@ -76,7 +102,9 @@ def _attempts():
                 continue
             _try(results, f"environ of {{name}} {{pid}}", lambda: open(f"/proc/{{pid}}/environ", "rb").read())
             _try(results, f"memory of {{name}} {{pid}}", lambda: _peek(pid))
-            _try(results, f"descriptors of {{name}} {{pid}}", lambda: os.listdir(f"/proc/{{pid}}/fd"))
+            _try(results, f"descriptor numbers of {{name}} {{pid}}", lambda: os.listdir(f"/proc/{{pid}}/fd"))
+            _try(results, f"descriptor links of {{name}} {{pid}}", lambda: _links(pid))
+            _try(results, f"reopened descriptors of {{name}} {{pid}}", lambda: _reopen(pid))
             _try(results, f"signal to {{name}} {{pid}}", lambda: os.kill(pid, 0))
             _try(results, f"ptrace of {{name}} {{pid}}", lambda: _trace(pid))
     return results
@@ -85,7 +113,8 @@ def f(x):
     if not _made:
         _made.append(_attempts())
         print("ATTEMPTS " + json.dumps(_made[0]))
-        done = sorted(name for name, said in _made[0].items() if said == "DONE")
+        done = sorted(name for name, said in _made[0].items()
+                      if said == "DONE" and not name.startswith({listing_only!r}))
         if done:
             raise RuntimeError({escaped!r} + ": " + ", ".join(done))
     return x * 2.0
@@ -96,7 +125,8 @@ def attempts_code(places: dict[str, tuple[str, str]], pids: dict[str, list[int]]
     """User code whose ``f(x)`` makes every attempt once (see the module's words). ``places``: a name for each
     place -> (its folder, a file in it to change); ``pids``: the app's other processes, by role; ``tag``: the name
     new files would get (unique to the run, so that a shared /tmp tells them apart)."""
-    return _ATTEMPTS.format(places=places, pids=pids, devices=DEVICES, tag=tag, escaped=ESCAPED)
+    return _ATTEMPTS.format(places=places, pids=pids, devices=DEVICES, tag=tag, escaped=ESCAPED,
+                            listing_only=LISTING_ONLY)
 
 
 def outcomes(stdout: str) -> dict[str, str]:

@@ -52,7 +52,7 @@ def _processes(layers: dict) -> tuple[bool, str]:
     pid_ns, seccomp = _on(layers, "pid_namespace"), _on(layers, "seccomp")
     pid_calls = "seccomp limits every system call that takes a process id to the worker itself"
     seen = ("a job can list this host's processes and read their command lines, not the environment, memory or "
-            "descriptors of the app's processes (each is undumpable" + (
+            "open files of the app's processes (each is undumpable" + (
                 ", and the job runs as a uid of its own)" if _on(layers, "own_uid") else
                 "), but those of this user's other processes that are not (the shell that started the app, say): "
                 "start the app with no secrets in its environment"))

@@ -45,8 +45,9 @@ def passes(code: str, args: str, max_chars: int, dump_budget_bytes: int,
     """Compile the user's function with a dump of every pass; the passes in order, with the module after each.
 
     The dump goes into a fresh folder below ``scratch`` (the working directory: in a worker, the job's scratch
-    folder), removed once read, or into memory where the worker may write no file. With ``device``, the function is exported and compiled on the device, where the
-    owner dumps it (owner/dumps.py) and sends back each distinct module text once.
+    folder), removed once read, or into memory where the worker may write no file. With ``device``, the function
+    is exported and compiled on the device, where the owner dumps it (owner/dumps.py) and sends back each distinct
+    module text once.
     """
     with contextlib.redirect_stdout(usercode.CappedText(0)):
         try:
