@@ -23,6 +23,14 @@ _FIXED_ENV = {
     # a worker that has only imported JAX can hold more address space than its 4 GB RLIMIT_AS, and die at warm-up
     # (docs/development.md's measurements). XLA allocates its arrays with mmap, beside the arenas.
     "MALLOC_ARENA_MAX": "2",
+    # glibc hands large freed blocks back to the kernel (munmap, or trimming the heap's top) by thresholds that adapt
+    # to the process's history, and a worker's history (forked from the template, JAX's warm-up, the job's own
+    # checks) left them where every timed call's 4 MB and 16 MB arrays were given back and faulted in again: 1,900
+    # page faults a NumPy call at n = 1,000, ten times a plain script's time (docs/development.md). Fixed instead:
+    # blocks up to 32 MB (glibc's largest threshold) come from the heap and stay there; workers live for one job,
+    # and the device owner gives its free memory back between jobs (owner/serve.py).
+    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+    "MALLOC_TRIM_THRESHOLD_": str(1 << 40),
 }
 
 
