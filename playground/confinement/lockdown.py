@@ -268,6 +268,6 @@ def readable_paths() -> list[str]:
         sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
         *site.getsitepackages(), package_dir,
         "/usr", "/lib", "/lib64", "/etc/ld.so.cache", "/etc/localtime",
-        "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/sys/devices/system/cpu", "/sys/fs/cgroup",
+        "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/sys/devices/system/cpu", "/sys/fs/cgroup",
         "/dev/null", "/dev/urandom",
     })

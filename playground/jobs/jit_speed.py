@@ -17,6 +17,7 @@ JIT_SPEED = replies.ok(
     numpy_s=TIMES, eager_s=TIMES, jit_s=TIMES, compile_s=TIMES, spread=ENGINE_TIMES, min_s=ENGINE_TIMES,
     faults_per_call=Record({engine: ListOf(Either((Real(0.0, 2.0**62), Null())), 64)
                             for engine in ("numpy", "eager", "jit")}),
+    others_busy=Either((Real(0.0, 1.0), Null())),  # the most other processes took of the host's processors meanwhile
     numpy_unavailable=Either((SHORT, Null())), jaxpr_ops=COUNT, fused_kernels=COUNT,
     checked_sizes=ListOf(COUNT, 64), numpy_checked_sizes=ListOf(COUNT, 64),
     pending_sizes=ListOf(COUNT, 64),  # an early reply's sizes still to measure; [] in the final one

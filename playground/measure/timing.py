@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import jax
 import numpy as np
+
+from playground.measure import processors
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class Timing:
     q3_s: float
     runs: int
     faults_per_call: float | None = None
+    # The share of the host's processors that other processes kept busy while the calls were timed (None where the
+    # OS does not say): a busy machine slows the calls by an amount no repeat can take out.
+    others_busy: float | None = None
 
     @property
     def iqr_s(self) -> float:
@@ -51,13 +56,14 @@ class Timing:
                 "q1_s": self.q1_s, "q3_s": self.q3_s, "runs": self.runs}
 
     @classmethod
-    def from_samples(cls, seconds: list[float], faults: int | None = None) -> Timing:
+    def from_samples(cls, seconds: list[float], faults: int | None = None, others_busy: float | None = None) -> Timing:
         """``faults``: the minor page faults of all the timed calls together."""
         if not seconds:
             raise ValueError("no timed runs")
         q1, median, q3 = np.percentile(np.asarray(seconds, dtype=np.float64), [25, 50, 75])
         return cls(min_s=float(min(seconds)), median_s=float(median), q1_s=float(q1), q3_s=float(q3),
-                   runs=len(seconds), faults_per_call=None if faults is None else faults / len(seconds))
+                   runs=len(seconds), faults_per_call=None if faults is None else faults / len(seconds),
+                   others_busy=others_busy)
 
 
 def measure(fn: Callable[[], object], *, min_total_s: float = 0.2, max_runs: int = 50, min_runs: int = 3,
@@ -81,14 +87,15 @@ def measure(fn: Callable[[], object], *, min_total_s: float = 0.2, max_runs: int
         # the warm-up's result is dropped here, before any timed run allocates its own
     seconds: list[float] = []
     spent = 0.0
-    faults = minor_faults()
+    faults, cpu = minor_faults(), processors.Busy()
     while len(seconds) < max_runs and (len(seconds) < min_runs or spent < min_total_s) and (
             not seconds or spent < max_total_s):
         elapsed = time_once(fn)
         seconds.append(elapsed)
         spent += elapsed
     after = minor_faults()
-    return Timing.from_samples(seconds, None if faults is None or after is None else after - faults)
+    return Timing.from_samples(seconds, None if faults is None or after is None else after - faults,
+                               cpu.others_since())
 
 
 def measure_together(calls: Sequence[Callable[[], object]], budget_s: float, limit_s: float = math.inf,
@@ -106,6 +113,11 @@ def measure_together(calls: Sequence[Callable[[], object]], budget_s: float, lim
             kept.append(elapsed)
             spent += elapsed
     return [Timing.from_samples(kept) for kept in seconds]
+
+
+def busiest(timings: Iterable[Timing | None]) -> float | None:
+    """The largest share of the host's processors that other processes took while any of ``timings`` ran."""
+    return max((t.others_busy for t in timings if t is not None and t.others_busy is not None), default=None)
 
 
 def time_once(fn: Callable[[], object]) -> float:

@@ -66,20 +66,25 @@ TEXTS: dict[str, dict[str, str]] = {
                     "zh": "没有任何一个大小在所有方式下都测量过，所以无从比较。"},
     "jit.faults": {
         "en": "**Fresh memory:** at n = {n} each NumPy call here took **{numpy}** page faults, each jit call "
-              "**{jit}** (a page fault: the system hands the process a fresh 4 KB page, and zeroes it). Whether freed "
-              "memory is reused or handed back depends on the process's memory allocator, so a script of yours may "
-              "time either side faster or slower by that much; here NumPy ran in the sandbox's worker and JAX in "
-              "the process that holds the device.",
+              "**{jit}** (a page fault: the system hands the process a fresh 4 KB page, and zeroes it). Arrays of "
+              "more than 32 MB go back to the system when they are freed and come fresh on the next call, in a "
+              "script of yours as here, so their time includes that.",
         "de": "**Frischer Speicher:** Bei n = {n} kostete hier jeder NumPy-Aufruf **{numpy}** Seitenfehler, jeder "
               "jit-Aufruf **{jit}** (ein Seitenfehler: Das System gibt dem Prozess eine frische 4-KB-Seite und "
-              "nullt sie). Ob freigegebener Speicher wiederverwendet oder zurückgegeben wird, hängt von der "
-              "Speicherverwaltung des Prozesses ab; ein eigenes Skript kann eine Seite also um so viel schneller "
-              "oder langsamer messen. Hier lief NumPy im Worker der Sandbox und JAX in dem Prozess, der das Gerät "
-              "hält.",
+              "nullt sie). Arrays über 32 MB gehen beim Freigeben an das System zurück und kommen beim nächsten "
+              "Aufruf frisch, in einem eigenen Skript wie hier; ihre Zeit enthält das.",
         "zh": "**新内存：** 在 n = {n} 时，这里每次 NumPy 调用产生 **{numpy}** 次缺页，每次 jit 调用 **{jit}** 次"
-              "（缺页：系统给进程一页新的 4 KB 内存并清零）。释放的内存是被重用还是交还给系统，取决于进程的内存分配器，"
-              "所以你自己的脚本测出的任一方都可能因此更快或更慢；"
-              "这里 NumPy 在沙箱的工作进程中运行，JAX 在持有设备的进程中运行。"},
+              "（缺页：系统给进程一页新的 4 KB 内存并清零）。大于 32 MB 的数组在释放时交还给系统，下一次调用时重新获取，"
+              "你自己的脚本里也是如此，所以它们的时间包含这部分开销。"},
+    "jit.busy": {
+        "en": "**A busy machine:** other processes kept up to **{share} %** of this machine's processors busy while "
+              "these calls were timed, so the times, and the ratios between them, are not what a quiet machine "
+              "gives. Measure again when it is quieter.",
+        "de": "**Ein ausgelasteter Rechner:** Andere Prozesse belegten bis zu **{share} %** der Prozessoren dieses "
+              "Rechners, während diese Aufrufe gemessen wurden; die Zeiten und ihre Verhältnisse sind daher nicht "
+              "die eines ruhigen Rechners. Miss noch einmal, wenn er ruhiger ist.",
+        "zh": "**机器繁忙：** 计时期间，其他进程占用了本机最多 **{share} %** 的处理器，因此这些时间及其比值不是空闲机器"
+              "上的结果。请在机器较空闲时再测一次。"},
     "jit.skipped": {"en": "Size {size} skipped: {reason}", "de": "Größe {size} übersprungen: {reason}",
                     "zh": "跳过大小 {size}：{reason}"},
     "jit.compile_time": {"en": "**Compile time (once per shape):** {row}",

@@ -19,6 +19,7 @@ import jax
 
 from playground.ipc import protocol
 from playground.mnist.places import DataPlaces
+from playground.owner import free_memory
 from playground.owner.ceilings import Ceilings
 from playground.owner.compiled import CompiledCache
 from playground.owner.device_about import about
@@ -86,6 +87,8 @@ class Owner:
             if message["close"] in self._holding:
                 self._holding.discard(message["close"])
                 self._turns.give_back()
+            if not self._sessions:
+                free_memory.give_back()  # between jobs, not while one times its calls
             return {}
         number = message.get("session")
         session = self._sessions.get(number)

@@ -193,7 +193,7 @@ class Session:
     def _time(self, request: dict) -> dict:
         call = self._callable(request["call"])
         found = timing.measure(call, **timing_options(request))
-        return {**found.to_dict(), "faults_per_call": found.faults_per_call}
+        return {**found.to_dict(), "faults_per_call": found.faults_per_call, "others_busy": found.others_busy}
 
     def _time_each(self, request: dict) -> dict:
         runs = [self._callable(c) for c in request["calls"]]

@@ -21,6 +21,9 @@ DISPATCH_BOUND = 3  # a call taking up to this many times jit's smallest-size ti
 # Page faults per call worth a word: 64 fresh 4 KB pages cost about 0.1 ms (about 2 µs each: docs/development.md's
 # "jit against a script"), enough to move a small size's ratio.
 FRESH_PAGES = 64
+# The share of the host's processors other processes may take while the calls are timed before the page says the
+# figures are a busy machine's: on 2 cores, a quarter is half a core taken away from a timed call now and then.
+BUSY_SHARE = 0.25
 
 
 def _sizes(sizes: list[int], language: str) -> str:
@@ -81,7 +84,23 @@ def why_markdown(reply: dict, language: str = "en") -> str:
         parts.append(say("jit.nothing"))
     if faults := faults_line(reply, language):
         parts.append(faults)
+    if busy := busy_line(reply, language):
+        parts.insert(0, busy)
     return "\n\n".join(parts)
+
+
+def busy_line(reply: dict, language: str = "en") -> str:
+    """'' unless other processes took at least BUSY_SHARE of the host's processors while the calls were timed.
+
+    >>> busy_line({"others_busy": 0.1}), busy_line({"others_busy": None}), busy_line({})
+    ('', '', '')
+    >>> busy_line({"others_busy": 0.62})[:60]
+    '**A busy machine:** other processes kept up to **62 %** of t'
+    """
+    share = reply.get("others_busy")
+    if share is None or share < BUSY_SHARE:
+        return ""
+    return messages.say("jit.busy", language, share=numbers.number(100 * share, language))
 
 
 def faults_line(reply: dict, language: str = "en") -> str:

@@ -257,7 +257,7 @@ def key_impl(dtype: object) -> object:
 
 def _timing(found: dict) -> dict:
     return {**{key: found[key] for key in ("min_s", "median_s", "q1_s", "q3_s", "runs")},
-            "faults_per_call": found.get("faults_per_call")}
+            "faults_per_call": found.get("faults_per_call"), "others_busy": found.get("others_busy")}
 
 
 def _not_exportable(exc: Exception) -> str:

@@ -241,6 +241,7 @@ class _Bench:
             "min_s": {engine: _column(ts, "min_s") for engine, ts in self.rows.items()},
             # Each in its own process (NumPy here, JAX in the owner): what a fresh page cost its calls.
             "faults_per_call": {engine: _column(ts, "faults_per_call") for engine, ts in self.rows.items()},
+            "others_busy": timing.busiest(t for ts in self.rows.values() for t in ts),
             "numpy_unavailable": self.numpy_unavailable,
             "jaxpr_ops": program_size.count_equations(jax.make_jaxpr(self.eager)(first).jaxpr),
             "fused_kernels": program_size.count_kernels(self.compiled[measured[0]]["hlo"]),
