@@ -25,7 +25,7 @@ from tests.owner_doubles import local_device
 IN_PROCESS_MB = 65_536
 RESULT_KEYS = {"ok", "function", "device", "sizes", "skipped", "numpy_s", "eager_s", "jit_s", "compile_s", "spread",
                "min_s", "numpy_unavailable", "jaxpr_ops", "fused_kernels", "checked_sizes", "numpy_checked_sizes",
-               "pending_sizes", "faults_per_call"}
+               "pending_sizes", "faults_per_call", "others_busy"}
 
 
 @pytest.fixture(scope="module")

@@ -88,7 +88,7 @@ def test_about_says_what_bounds_each_resource_and_why_not():
             "landlock": _layer(True)}
     described = mechanisms.describe(bare, LIMITS, None)
     assert described["processes"]["active"] and "no PID namespace" in described["processes"]["detail"]
-    assert "read their command lines" in described["processes"]["detail"]
+    assert "Landlock keeps every other process's /proc unreadable" in described["processes"]["detail"]
     assert described["disk"]["active"] and "may not delete or rename" in described["disk"]["detail"]
     assert not described["tasks"]["active"] and "cgroups not writable" in described["tasks"]["detail"]
     assert not described["memory"]["active"]

@@ -178,17 +178,20 @@ def _set_rlimits(limits: Limits) -> str:
 
 
 def _last_capability() -> int | None:
-    """The kernel's highest capability number, where this process is root (None elsewhere: none to drop)."""
-    if os.geteuid() != 0:
+    """The kernel's highest capability number; None where it cannot be read (then the capabilities layer says so)."""
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as f:
+            return int(f.read())
+    except (OSError, ValueError):
         return None
-    with open("/proc/sys/kernel/cap_last_cap") as f:
-        return int(f.read())
 
 
 def _drop_capabilities(last_cap: int | None) -> str:
     """Without CAP_SYS_RESOURCE a root worker cannot raise its rlimits again, and so on."""
-    if os.geteuid() != 0 or last_cap is None:
+    if os.geteuid() != 0:
         return "not running as root: no capabilities held"
+    if last_cap is None:
+        raise OSError("/proc/sys/kernel/cap_last_cap could not be read: no capability was dropped")
     libc = ctypes.CDLL(None, use_errno=True)
     for cap in range(last_cap + 1):
         libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0)

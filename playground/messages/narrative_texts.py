@@ -74,8 +74,8 @@ TEXTS: dict[str, dict[str, str]] = {
               "nullt sie). Arrays über 32 MB gehen beim Freigeben an das System zurück und kommen beim nächsten "
               "Aufruf frisch, in einem eigenen Skript wie hier; ihre Zeit enthält das.",
         "zh": "**新内存：** 在 n = {n} 时，这里每次 NumPy 调用产生 **{numpy}** 次缺页，每次 jit 调用 **{jit}** 次"
-              "（缺页：系统给进程一页新的 4 KB 内存并清零）。大于 32 MB 的数组在释放时交还给系统，下一次调用时重新获取，"
-              "你自己的脚本里也是如此，所以它们的时间包含这部分开销。"},
+              "（缺页：系统给进程一页新的 4 KB 内存并清零）。大于 32 MB 的数组在释放时交还给系统，"
+              "下一次调用时重新获取，你自己的脚本里也是如此，所以它们的时间包含这部分开销。"},
     "jit.busy": {
         "en": "**A busy machine:** other processes kept up to **{share} %** of this machine's processors busy while "
               "these calls were timed, so the times, and the ratios between them, are not what a quiet machine "

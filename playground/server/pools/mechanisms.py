@@ -51,7 +51,8 @@ def _processes(layers: dict) -> tuple[bool, str]:
     """Which processes a job can name, observe or change: a PID namespace, seccomp's rules, or neither."""
     pid_ns, seccomp = _on(layers, "pid_namespace"), _on(layers, "seccomp")
     pid_calls = "seccomp limits every system call that takes a process id to the worker itself"
-    seen = ("a job can list this host's processes and read their command lines, not the environment, memory or "
+    seen = ("Landlock keeps every other process's /proc unreadable" if _on(layers, "landlock") else
+            "a job can list this host's processes and read their command lines, not the environment, memory or "
             "open files of the app's processes (each is undumpable" + (
                 ", and the job runs as a uid of its own)" if _on(layers, "own_uid") else
                 "), but those of this user's other processes that are not (the shell that started the app, say): "
