@@ -25,7 +25,9 @@ below), its fastest: an upper bound for any working set it holds. Both timed as
 every time in the app is (measure/timing.py: a warm-up, the result ready before
 the clock stops), each roof from the fastest call, not the median: a roof is the
 most this machine did, and a call slowed by other work on a shared machine
-must not lower it below what a user's function then reaches.
+must not lower it below what a user's function then reaches. Where other
+processes kept the machine busy meanwhile, the roofs are measured again and
+each kept at its best (``BUSY_TRIES``).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
-from playground.measure import timing
+from playground.measure import processors, timing
 from playground.owner.cache_levels import cache_levels
 
 ACCELERATOR_STREAM_BYTES = 1 << 30
@@ -45,6 +47,11 @@ PAST_BELOW = 4  # a level is streamed at 4x the level below it (at most half its
 MATMUL_N = {"cpu": (512, 4096), "accelerator": (2048, 16384)}  # where n starts, and its most
 MATMUL_MIN_S = 0.05  # a call this long is past the start-up costs and the caches' warm-up
 MEASURE_S = 0.3
+# Where other processes took this share of the host's processors while the roofs were measured (a shared machine,
+# a test suite beside them), they are measured again, up to BUSY_TRIES times in all, each roof kept at its best:
+# one roof slowed more than another would move the ridge, and a memory-bound function would read as compute-bound.
+BUSY_SHARE = 0.25
+BUSY_TRIES = 3
 DTYPES = ("float32", "bfloat16", "float16")
 
 
@@ -67,10 +74,38 @@ class Ceilings:
             return {"error": f"the ceilings are measured for {', '.join(DTYPES)}, not {dtype[:20]!r}"}
         with self._lock:
             if dtype not in self._kept or self._kept[dtype][0] < again:
-                if self._levels is None or dtype in self._kept:
-                    self._levels = measure_levels(self._memory_mb, self._caches())
-                self._kept[dtype] = (again, measure(dtype, self._label(), self._levels))
+                fresh_levels = self._levels is None or dtype in self._kept
+                found = None
+                for _ in range(BUSY_TRIES):
+                    busy = processors.Busy()
+                    if fresh_levels:
+                        self._levels = best_levels(self._levels if found else None,
+                                                   measure_levels(self._memory_mb, self._caches()))
+                    found = higher_peak(found, measure(dtype, self._label(), self._levels))
+                    others = busy.others_since()
+                    if others is None or others < BUSY_SHARE:
+                        break
+                self._kept[dtype] = (again, {**found, **_memory_roof(self._levels), "levels": self._levels})
             return dict(self._kept[dtype][1])
+
+
+def best_levels(kept: list[dict] | None, new: list[dict]) -> list[dict]:
+    """Each level's faster measurement of two (None: the new one's): a roof is the most the machine did."""
+    if kept is None:
+        return new
+    return [max(a, b, key=lambda level: level["bandwidth_bytes_s"]) for a, b in zip(kept, new, strict=True)]
+
+
+def higher_peak(kept: dict | None, new: dict) -> dict:
+    """Of two measurements of the compute roof, the one with the higher FLOP/s (None: the new one)."""
+    return new if kept is None or new["peak_flops_s"] > kept["peak_flops_s"] else kept
+
+
+def _memory_roof(levels: list[dict]) -> dict:
+    """The slowest level's, memory's, roof fields of the CEILINGS record."""
+    memory = levels[-1]
+    return {"bandwidth_bytes_s": memory["bandwidth_bytes_s"], "stream_bytes": memory["stream_bytes"],
+            "bandwidth_run": memory["run"]}
 
 
 def measure(dtype: str, label: str, levels: list[dict]) -> dict:
@@ -78,10 +113,8 @@ def measure(dtype: str, label: str, levels: list[dict]) -> dict:
     (measure_levels): ``bandwidth_bytes_s`` and ``stream_bytes`` are the slowest level's, memory's."""
     n, product = _matmul_size(jnp.dtype(dtype), *MATMUL_N[_place()])
     matmul = timing.measure(product, min_total_s=MEASURE_S)
-    memory = levels[-1]
     return {"ok": True, "device": label, "platform": jax.default_backend(), "dtype": dtype, "levels": levels,
-            "bandwidth_bytes_s": memory["bandwidth_bytes_s"], "stream_bytes": memory["stream_bytes"],
-            "bandwidth_run": memory["run"], "peak_flops_s": 2.0 * n**3 / matmul.min_s, "matmul_n": n,
+            **_memory_roof(levels), "peak_flops_s": 2.0 * n**3 / matmul.min_s, "matmul_n": n,
             "matmul_run": matmul.to_dict()}
 
 
