@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -281,8 +282,9 @@ class DeviceOwner:
                 process, generation = self._process, self._generation
             held = process.resident_mb(past_mb=self.setup.memory_mb) if process is not None else None
             if held is not None and held > self.setup.memory_mb:
+                # Rounded up: a process just past its limit must not read as holding exactly the limit.
                 self._kill(generation, OwnerLost("memory", ["device.memory", {
-                    "held": f"{held:,.0f}", "limit": f"{self.setup.memory_mb:,}"}]))
+                    "held": f"{math.ceil(held):,}", "limit": f"{self.setup.memory_mb:,}"}]))
 
 
 @dataclass(frozen=True)
