@@ -33,31 +33,6 @@ PATHS = {  # the job's path through the app: the API method and its arguments af
 }
 
 
-def app_processes() -> dict[str, list[int]]:
-    """The app's processes below this one, by role, as a job would find them in /proc."""
-    found: dict[str, list[int]] = {"server": [os.getpid()]}
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-            children.setdefault(parent, []).append(int(entry))
-    todo = [os.getpid()]
-    while todo:
-        for pid in children.get(todo.pop(), []):
-            todo.append(pid)
-            try:
-                command = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                continue
-            role = ("template" if b"playground.worker.life.template" in command else
-                    "owner" if b"playground.owner.main" in command else "worker")
-            found.setdefault(role, []).append(pid)
-    return found
-
-
 def main() -> int:
     escaped = False
     with tempfile.TemporaryDirectory(prefix="sandbox-escapes-") as folder, ExitStack() as services:
@@ -83,7 +58,7 @@ def main() -> int:
         for path_name, (method, args) in PATHS.items():
             aimed = escapes.Places(places, extra={"playground/__init__.py": ROOT / "playground" / "__init__.py"})
             try:
-                code = escapes.attempts_code(aimed.aimed(), app_processes(), aimed.tag)
+                code = escapes.attempts_code(aimed.aimed(), escapes.app_processes(os.getpid()), aimed.tag)
                 reply = final(getattr(api, method)(code, *args))
                 said = escapes.outcomes(reply["stdout"]) if "stdout" in reply else {}
                 changed = aimed.changed()

@@ -67,7 +67,9 @@ def test_two_devices_race_the_same_run_and_the_result_compares_them(env, tmp_pat
 
 def test_stop_ends_both_sides(env, tmp_path):
     with service_of(env, tmp_path, devices=2) as training:
-        updates = training.race(TrainConfig.from_dict({**SMALL, "epochs": 100}), "sam")
+        # Far more epochs than either side runs before both train at once: the CPU side runs 100 of these in about
+        # 4 s on 2 cores, before the device side has compiled.
+        updates = training.race(TrainConfig.from_dict({**SMALL, "epochs": 500}), "sam")
         for update in updates:
             if isinstance(update.get("device"), dict) and update["device"].get("phase") == "training" \
                     and update["cpu"].get("phase") == "training":

@@ -129,6 +129,31 @@ def attempts_code(places: dict[str, tuple[str, str]], pids: dict[str, list[int]]
                             listing_only=LISTING_ONLY)
 
 
+def app_processes(root: int) -> dict[str, list[int]]:
+    """The app's processes by role (``root``, the server, and every process below it), as a job finds them in /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parent = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(parent, []).append(int(entry))
+    found: dict[str, list[int]] = {"server": [root]}
+    todo = [root]
+    while todo:
+        for pid in children.get(todo.pop(), []):
+            todo.append(pid)
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            role = ("template" if b"playground.worker.life.template" in command else
+                    "owner" if b"playground.owner.main" in command else "worker")
+            found.setdefault(role, []).append(pid)
+    return found
+
+
 def outcomes(stdout: str) -> dict[str, str]:
     """The attempts' outcomes that ``f`` printed (the last ATTEMPTS line)."""
     import json

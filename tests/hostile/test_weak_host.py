@@ -71,20 +71,6 @@ def _begin(hostile):
     hostile.begin()
 
 
-def app_processes(server) -> dict[str, list[int]]:
-    """The app's processes by role, as a job would find them in /proc."""
-    found: dict[str, list[int]] = {"server": [server.process.pid]}
-    for pid in support.descendants(server.process.pid):
-        try:
-            command = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            continue
-        role = ("template" if b"playground.worker.life.template" in command else
-                "owner" if b"playground.owner.main" in command else "worker")
-        found.setdefault(role, []).append(pid)
-    return found
-
-
 def server_uid(privilege: str) -> int:
     return DROP_UID if privilege == "unprivileged" and os.geteuid() == 0 else os.geteuid()
 
@@ -122,7 +108,7 @@ def test_no_write_device_or_other_process_from_any_tab(hostile, home, privilege,
     endpoint, args = TABS[tab]
     aimed = places(hostile, home, server_uid(privilege))
     try:
-        code = escapes.attempts_code(aimed.aimed(), app_processes(hostile.server), aimed.tag)
+        code = escapes.attempts_code(aimed.aimed(), escapes.app_processes(hostile.server.process.pid), aimed.tag)
         result = hostile.call(code, *args, api_name=endpoint, timeout_s=TIMEOUT_S + support.HANG_S)
         text = json.dumps(result)
         assert escapes.ESCAPED not in text, short(result)
