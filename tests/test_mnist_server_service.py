@@ -4,6 +4,7 @@ predict; and the device's turns (playground/owner/turns.py): a run pauses while 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import csv
 import http.server
 import os
@@ -326,7 +327,7 @@ def test_a_data_parallel_run_holds_every_slot_and_trains_on_every_device(own_ser
     """Two slots on an owner of two (simulated) CPU devices: the data-parallel run takes both, a run behind waits."""
     env = {"MNIST_DIR": str(mnist_dir), "PLAYGROUND_CACHE": str(tmp_path / "cache")}
     training = own_service(env, slots=2, environment={"XLA_FLAGS": "--xla_force_host_platform_device_count=2"})
-    parallel = training.train(config(epochs=100, data_parallel=True), "mia")
+    parallel = training.train(dataclasses.replace(long_run(), data_parallel=True), "mia")  # ends when stopped
     while (update := next(parallel))["phase"] != "training":
         pass
     assert update["devices"] == 2 and update["device"] == "CPU · cpu × 2 (data-parallel)"

@@ -143,13 +143,15 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "（在 TPU 上，float32 在此精度下以 bfloat16 多遍计算，你的函数中的矩阵乘也是如此）"},
     "sol.roof.rule": {
         "en": "Each program is placed under the roof of the smallest level its arguments, outputs and temporaries "
-              "fit in. That roof meets the compute roof at its ridge ({ridges} FLOP per byte): a program that does "
-              "fewer FLOPs per byte it moves is memory-bound, one that does more is compute-bound.",
-        "de": "Jedes Programm steht unter dem Dach der kleinsten Ebene, in die seine Argumente, Ausgaben und "
-              "Zwischenwerte passen. Dieses Dach trifft das Rechendach an seinem Knickpunkt ({ridges} FLOP pro "
-              "Byte): Ein Programm mit weniger FLOPs pro bewegtem Byte ist speichergebunden, eines mit mehr "
-              "rechengebunden.",
-        "zh": "每个程序都放在能容纳其参数、输出和临时值的最小层级的上限之下。该上限与算力上限交于其脊点"
+              "fill at most half of (a cache also holds other data). That roof meets the compute roof at its ridge "
+              "({ridges} FLOP per byte): a program that does fewer FLOPs per byte it moves is memory-bound, one "
+              "that does more is compute-bound.",
+        "de": "Jedes Programm steht unter dem Dach der kleinsten Ebene, die seine Argumente, Ausgaben und "
+              "Zwischenwerte höchstens zur Hälfte füllen (ein Cache hält auch andere Daten). Dieses Dach trifft das "
+              "Rechendach an seinem Knickpunkt ({ridges} FLOP pro Byte): Ein Programm mit weniger FLOPs pro "
+              "bewegtem Byte ist speichergebunden, eines mit mehr rechengebunden.",
+        "zh": "每个程序都放在其参数、输出和临时值至多占满一半的最小层级的上限之下（缓存里还有其他数据）。"
+              "该上限与算力上限交于其脊点"
               "（每字节 {ridges} FLOP）：每搬运一个字节做的 FLOP 少于它的程序受内存带宽限制，多于它的受算力限制。"},
     "sol.roof.ridge": {"en": "{level}: {ridge}", "de": "{level}: {ridge}", "zh": "{level}：{ridge}"},
     "sol.no_ceilings": {"en": "No ceilings to compare with: {why}", "de": "Keine Grenzen zum Vergleich: {why}",

@@ -7,7 +7,7 @@ then memory; an accelerator's memory), each measured by the device_ceilings job
 streaming an array that lives in that level, and a compute roof (a matmul's
 FLOP/s in the program's dtype, at JAX's default precision). A program is placed
 under the roof of the level its working set lives in (its arguments, outputs
-and temporaries: the smallest level that holds them all); that roof meets the
+and temporaries: the smallest level they fill at most half of); that roof meets the
 compute roof at the level's ridge. Left of it a program can at best move bytes
 at the level's bandwidth (memory-bound); right of it, compute at the peak
 (compute-bound). How close it comes is its achieved rate over that roof.
@@ -48,6 +48,10 @@ NOISE = 1.02
 # An intensity within this factor of the ridge is near it: both roofs are close, and which one binds turns on
 # XLA's count of bytes (a TPU's float32 matmul, run as bfloat16 passes, sits there).
 NEAR_RIDGE = 2.0
+# A cache holds a working set of at most this share of its size: the rest holds the program's code, other
+# processes' data and what its associativity evicts early (a 32 MB working set in a 32 MiB L3 is streamed from
+# memory), and each level's roof is measured at a size within it (owner/ceilings.py).
+HOLDS = 0.5
 _PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 
 
@@ -83,14 +87,15 @@ def levels(ceilings: dict) -> list[dict]:
 
 
 def level_of(working_set: float, roofs: list[dict]) -> dict:
-    """The smallest level that holds ``working_set`` bytes: the last (memory) where no cache does.
+    """The smallest level that holds ``working_set`` bytes (in at most HOLDS of its size): the last (memory) where
+    no cache does.
 
     >>> roofs = [{"name": "L1", "cache_bytes": 48_000}, {"name": "memory", "cache_bytes": None}]
-    >>> level_of(40_000, roofs)["name"], level_of(4e6, roofs)["name"]
-    ('L1', 'memory')
+    >>> [level_of(size, roofs)["name"] for size in (24_000, 40_000, 4e6)]
+    ['L1', 'memory', 'memory']
     """
-    return next((level for level in roofs if level["cache_bytes"] is None or working_set <= level["cache_bytes"]),
-                roofs[-1])
+    return next((level for level in roofs
+                 if level["cache_bytes"] is None or working_set <= HOLDS * level["cache_bytes"]), roofs[-1])
 
 
 def working_set(program: dict) -> float | None:
