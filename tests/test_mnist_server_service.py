@@ -4,8 +4,8 @@ predict; and the device's turns (playground/owner/turns.py): a run pauses while 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import csv
+import dataclasses
 import http.server
 import os
 import signal
