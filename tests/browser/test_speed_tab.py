@@ -47,7 +47,12 @@ def open_speed_tab(page: Page, title: str = TITLE) -> None:
     expect(page.locator("#speed-code .cm-content")).to_contain_text("x + x*x + x*x*x")  # the first example
 
 
-def run_default(page: Page, title: str = TITLE, bound: str = "memory-bound") -> None:
+# The default example, half a FLOP a byte, is memory-bound under a quiet machine's roofs; a test suite beside the
+# measurement of the roofs can move the ridge below it: the verdict then says compute-bound, in the same words.
+BOUND = re.compile("memory-bound|compute-bound")
+
+
+def run_default(page: Page, title: str = TITLE, bound: str | re.Pattern = BOUND) -> None:
     """Run the tab's default example and wait for everything it draws: the verdict first, the figures after it."""
     open_speed_tab(page, title)
     page.locator("#speed-run").click()
@@ -63,13 +68,14 @@ def _rgb(colour: str) -> str:
     return f"rgb({red}, {green}, {blue})"
 
 
-def test_the_default_example_is_memory_bound_under_the_measured_ceilings(page: Page):
+def test_the_default_example_is_placed_under_the_measured_ceilings(page: Page):
     run_default(page)
     expect(page.locator("#speed-status .pg-verdict-ok")).to_have_text("OK")
     verdict = page.locator("#speed-verdict")
     expect(verdict.locator("li")).to_have_count(2)  # as written, fusion off: a sentence each
-    expect(verdict).to_contain_text("as written: memory-bound: moves 32.0 MB")
-    expect(verdict).to_contain_text("fusion off: memory-bound: moves 176 MB")
+    for label, moved in (("as written", "32\\.0 MB"), ("fusion off", "176 MB")):
+        said = rf"{label}: (memory-bound: moves {moved}|compute-bound: 16\.0 MFLOP)"
+        expect(verdict).to_contain_text(re.compile(said))
     ceilings = page.locator("#speed-ceilings")
     expect(ceilings).to_contain_text("This machine's roofs")
     expect(ceilings.locator("li")).to_have_count(len(cache_levels()) + 2)  # each cache, memory, compute: how each
@@ -149,8 +155,8 @@ def test_a_link_restores_the_fields_and_measures_again(page: Page, chromium_brow
 
 
 # The verdict's first words in each language, by the browser's locale: the roofline's legend is longest in German.
-PHONE_LOCALES = {"en-US": ("en", "memory-bound"), "de-DE": ("de", "speichergebunden"),
-                 "zh-CN": ("zh", "受内存带宽限制")}
+PHONE_LOCALES = {"en-US": ("en", BOUND), "de-DE": ("de", re.compile("speichergebunden|rechengebunden")),
+                 "zh-CN": ("zh", re.compile("受内存带宽限制|受算力限制"))}
 
 
 @pytest.mark.parametrize("locale", list(PHONE_LOCALES))
@@ -178,9 +184,11 @@ def test_the_tab_fits_a_phone(chromium_browser: Browser, server, locale: str):
 # A reader's language: the page's locale, the bound, the verdict (its numbers in the language's format), the roofs'
 # heading and the buffer table's column in it.
 IN_OTHER_LANGUAGES = {
-    "de": ("de-DE", "speichergebunden", "wie geschrieben: speichergebunden: bewegt 32,0 MB",
+    "de": ("de-DE", PHONE_LOCALES["de-DE"][1],
+           re.compile("wie geschrieben: (speichergebunden: bewegt 32,0 MB|rechengebunden: 16,0 MFLOP)"),
            "Die Dächer dieser Maschine", "deine Zeile"),
-    "zh": ("zh-CN", "受内存带宽限制", "按原样：受内存带宽限制：", "本机的各个上限", "你的代码行"),
+    "zh": ("zh-CN", PHONE_LOCALES["zh-CN"][1], re.compile("按原样：(受内存带宽限制：|受算力限制：16.0 MFLOP)"),
+           "本机的各个上限", "你的代码行"),
 }
 
 

@@ -41,8 +41,10 @@ def test_the_reply_is_placed_under_this_devices_ceilings(first):
     assert ceilings["ridge"] == pytest.approx(ceilings["peak_flops_s"] / ceilings["bandwidth_bytes_s"])
     assert [p["label"] for p in roofline["programs"]] == ["as written", "fusion off"]
     for program in roofline["programs"]:
-        assert program["bound"] == "memory", program  # x + x*x + x*x*x: half a FLOP a byte
-        assert program["verdict"].startswith("memory-bound: moves "), program["verdict"]
+        # x + x*x + x*x*x: half a FLOP a byte, left of the ridge of a machine whose roofs were measured while it was
+        # quiet; the bound is what this machine's measured roofs say (a test suite beside them moves the ridge).
+        bound = "memory" if program["intensity"] < program["ridge"] else "compute"
+        assert program["bound"] == bound and program["verdict"].startswith(f"{bound}-bound: "), program
         # Under the roof of a level the owner read from this machine (its caches, its memory): a share of it, or,
         # measured above it, the reason and no share.
         assert program["level"] in [level["name"] for level in ceilings["levels"]], program
@@ -52,6 +54,7 @@ def test_the_reply_is_placed_under_this_devices_ceilings(first):
             assert program["fraction"] is None and "%" not in program["verdict"], program
     written, unfused = roofline["programs"]
     assert written["bytes"] == 2 * 1000 * 1000 * 4 and written["flops"] == 4 * 1000 * 1000
+    assert written["intensity"] == 0.5
     assert unfused["intensity"] < written["intensity"]
 
 
