@@ -103,3 +103,25 @@ def _ceilings(roofline: dict) -> str:
         return f"none: {roofline['ceilings_unavailable']}"
     return (f"{found['dtype']} on {found['device']}: {found['bandwidth_bytes_s'] / 1e9:,.0f} GB/s, "
             f"{found['peak_flops_s'] / 1e12:,.2f} TFLOP/s")
+
+
+def cold_start_rows(api: PlaygroundAPI, started_s: float, ready_s: float, owner) -> list[tuple[str, str]]:
+    """The app from a cold start (its compilation cache empty): when it was ready to listen, and the first answer of
+    each kind of device job sent right after, in turn, each timed from when it was sent; whether the owner had to
+    start again meanwhile. ``started_s``: perf_counter() when the app began to start."""
+    example, speed = EXAMPLES[0], SPEED_EXAMPLES[0]
+    preset = VMAP_PRESETS["batched MLP predict"]
+    rows = [("cold start: ready to listen", f"{ready_s:.1f} s after the start (pools and device owner up)")]
+    restarts = owner.restarts
+    for name, send in (("Inspect on the device", lambda: api.inspect(example.code, example.args, on_accelerator=True)),
+                       ("jit, n=1,000", lambda: api.jit_speed(JIT_BENCHMARK_CODE, [1000], 3)),
+                       ("vmap, 64 examples", lambda: api.vmap(preset.code, preset.args, preset.in_axes, [64])),
+                       (f"Speed of light, {speed.name}", lambda: api.speed_of_light(speed.code, speed.args, False))):
+        sent = time.perf_counter()
+        reply = final(send())
+        answered = time.perf_counter()
+        said = (f"{answered - sent:.2f} s after it was sent ({answered - started_s:.1f} s after the start)"
+                if reply["ok"] else failed(reply))
+        rows.append((f"cold start: first {name}", said))
+    rows.append(("cold start: device owner restarts", f"{owner.restarts - restarts}"))
+    return rows

@@ -17,8 +17,9 @@ from playground.owner.training import steps as worker_steps
 from playground.owner.training.evaluation import as_batches, classify
 from playground.owner.training.loop import train
 from playground.owner.training.pipeline import next_chunk_steps
-from playground.owner.training.prepare import TRAIN_EVAL_SIZE, spread
-from playground.owner.training.steps import as_float, make_optimizer
+from playground.owner.training.pixels import as_float
+from playground.owner.training.prepare import TRAIN_EVAL_SIZE, epoch_order, first_state, spread
+from playground.owner.training.steps import make_optimizer
 from tests.mnist_folders import NO_REAL_DIGITS, REAL_DIGITS, real_digits
 
 TINY = (784, 32, 10)
@@ -372,6 +373,11 @@ def test_a_stop_is_heard_while_the_host_waits_for_the_device(monkeypatch):
             stop.set()
             return release.is_set()
 
+        def block_until_ready(self) -> Held:
+            stop.set()
+            release.wait()
+            return self
+
     start, measured = Evaluation.start, []
 
     def start_and_hold(self, params, epoch_ended):
@@ -487,7 +493,6 @@ def step_losses(updates: list[dict]) -> list[float]:
 def test_a_run_sends_each_steps_loss_once_whatever_its_chunks(how):
     """One epoch of 25 steps: exactly 25 losses, each as a plain loop of optimiser steps computes it, however
     the run was cut into chunks (tiny ones, one for the epoch, blocks of 3 with a short last one, step by step)."""
-    import jax
 
     config = TrainConfig(layers=TINY, batch_size=12, epochs=1, optimizer="adam", seed=5)
     data = synthetic(seed=6)
@@ -496,10 +501,8 @@ def test_a_run_sends_each_steps_loss_once_whatever_its_chunks(how):
     assert len(losses) == updates[-1]["step"] == 25
     # The reference: the loop's own first state and permutation, one jitted optimiser step after another.
     optimizer = make_optimizer(config)
-    init_key, shuffle_key = jax.random.split(jax.random.key(config.seed))
-    params = init_params(init_key, config.layers)
-    opt_state = optimizer.init(params)
-    order = np.asarray(jax.random.permutation(jax.random.fold_in(shuffle_key, 0), 300))
+    params, opt_state = first_state(config)
+    order = epoch_order(config.seed, 0, 300)
     update = worker_steps.make_update(optimizer)
     expected = []
     for i in range(25):
@@ -519,3 +522,23 @@ def test_a_stopped_run_sends_the_losses_of_every_step_it_ran():
         if update["phase"] == "training":
             stop.set()
     assert updates[-1]["stopped"] and len(step_losses(updates)) == updates[-1]["step"] > 0
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam"])
+def test_the_first_state_is_he_initialised_and_the_optimisers_own(optimizer):
+    """Made on the host with NumPy (nothing compiled): the same seed the same weights, another seed others; each
+    layer's weights with He's spread, sqrt(2 / n_in); zero biases; and the optimiser's state as optax makes it."""
+    import jax
+
+    config = TrainConfig(layers=(784, 512, 64, 10), optimizer=optimizer, seed=3)
+    params, opt_state = first_state(config)
+    again, _ = first_state(config)
+    other, _ = first_state(TrainConfig(layers=(784, 512, 64, 10), optimizer=optimizer, seed=4))
+    for (w, b), (w2, _), (w3, _), n_in in zip(params, again, other, config.layers, strict=False):
+        assert w.dtype == np.float32 and np.array_equal(w, w2) and not np.array_equal(w, w3)
+        assert w.std() == pytest.approx(np.sqrt(2 / n_in), rel=0.05) and not b.any()
+    expected = make_optimizer(config).init(params)
+    assert jax.tree.structure(opt_state) == jax.tree.structure(expected)
+    for ours, theirs in zip(jax.tree.leaves(opt_state), jax.tree.leaves(expected), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+        assert ours.dtype == theirs.dtype

@@ -19,7 +19,8 @@ from playground import device_ops
 from playground.ipc import procfs
 from playground.ipc.bootstrap import worker_environment
 from playground.ipc.limits import Limits
-from playground.server.device_owner.handle import DeviceOwner, DeviceUnavailable, OwnerLost, OwnerSetup
+from playground.server.device_owner.handle import DeviceOwner, DeviceUnavailable, OwnerSetup
+from playground.server.device_owner.sessions import OwnerLost
 from tests.conftest import SANDBOX
 
 pytestmark = pytest.mark.slow  # real owner processes: make test-quick leaves it out

@@ -22,7 +22,8 @@ from unittest import mock
 from playground.mnist.config import TrainConfig
 from playground.server import worker_pools
 from playground.server.config import Settings, data_places
-from playground.server.device_owner.handle import DeviceOwner, OwnerLost
+from playground.server.device_owner.handle import DeviceOwner
+from playground.server.device_owner.sessions import OwnerLost
 from playground.server.device_owner.training_stream import TrainingStream
 
 # The ceiling of one request of a session (a compile, a second of timing), far beyond it on a loaded machine.

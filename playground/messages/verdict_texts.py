@@ -149,6 +149,14 @@ TEXTS: dict[str, dict[str, str]] = {
         "de": "Ein Trainingslauf hielt nicht an, als er sollte, darum wurde der Besitzerprozess des Geräts neu "
               "gestartet.",
         "zh": "一个训练任务在被要求停止时没有停止，因此设备的所有者进程已被重启。"},
+    "device.turn_hung": {
+        "en": "The device's owner process did not take up this job within {seconds} s (its own work held the "
+              "device), so it was restarted; your program did not run on the device. Please run it again.",
+        "de": "Der Besitzerprozess des Geräts hat diesen Job nicht innerhalb von {seconds} s übernommen (seine eigene "
+              "Arbeit hielt das Gerät), darum wurde er neu gestartet; dein Programm lief nicht auf dem Gerät. Bitte "
+              "führ es noch einmal aus.",
+        "zh": "设备的所有者进程未在 {seconds} 秒内接手此作业（它自己的工作占用着设备），因此已被重启；"
+              "你的程序没有在设备上运行。请再运行一次。"},
     "device.restarting": {
         "en": "The device's owner process is starting again after the last job ended it; please run this again in "
               "a few seconds.",

@@ -27,7 +27,8 @@ import contextlib
 import os
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 import jax
 from jax._src import config as jax_state  # the thread-local form of a setting: jax.config.update is process-wide
@@ -35,6 +36,7 @@ from jax._src import config as jax_state  # the thread-local form of a setting: 
 NEVER_S = 1e12  # a compile time no compile reaches: outside kept(), nothing is written
 _MB = 1 << 20
 _count = threading.local()
+T = TypeVar("T")
 
 
 def configure(folder: str, max_mb: int) -> dict:
@@ -70,6 +72,19 @@ def kept() -> Iterator[None]:
 def compiles_here() -> int:
     """XLA compiles this thread has made so far (loads from the cache not counted)."""
     return getattr(_count, "compiles", 0)
+
+
+def kept_beside(task: Callable[[], T]) -> tuple[T, int]:
+    """``task`` run inside ``kept()`` on the thread that calls this (a helper of a thread that is inside it), and
+    the XLA compiles it made there, for that thread to ``count``."""
+    with kept():
+        before = compiles_here()
+        return task(), compiles_here() - before
+
+
+def count(compiles: int) -> None:
+    """Count ``compiles`` made on helper threads (``kept_beside``) as this thread's."""
+    _count.compiles = compiles_here() + compiles
 
 
 def _asked(event: str, duration_s: float, **_: object) -> None:

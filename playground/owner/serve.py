@@ -2,10 +2,12 @@
 
 Messages from the server (ipc/protocol.py framing): ``{"id", "open": session}``, ``{"id", "session",
 "request"}`` (device_ops.py's ops), ``{"id", "close": session}``, each answered with its ``id``, in turn, on one
-thread; ``{"train": {...}}`` and ``{"stop": run}`` for the training runs (training/runs.py), each on a thread of
-its own. A session has the device to itself from its first op that uses it to its close (turns.py): the training
-runs pause meanwhile. An exception of our own in an op is answered as ``{"error", "internal": True}`` (its
-traceback on stderr, the server's log) and the owner serves on.
+thread; a session's request is first acknowledged with ``{"id", "began": True}`` once the owner takes it up, after
+the device's turn (the job's clock starts there: server/device_owner/handle.py). ``{"train": {...}}`` and
+``{"stop": run}`` for the training runs (training/runs.py), each on a thread of its own. A session has the device
+to itself from its first op that uses it to its close (turns.py): the training runs pause meanwhile. An exception
+of our own in an op is answered as ``{"error", "internal": True}`` (its traceback on stderr, the server's log) and
+the owner serves on.
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ class Owner:
         if number not in self._holding and not (isinstance(request, dict) and request.get("op") in _NO_TURN):
             self._turns.take()
             self._holding.add(number)
+        self._send({"id": message.get("id"), "began": True})  # the job's clock starts now, not while it waited
         try:
             return {"reply": session.handle(request)}
         except Exception:  # our bug: said, and the owner serves on

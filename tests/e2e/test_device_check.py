@@ -14,13 +14,16 @@ import sys
 from tests.conftest import ROOT, SANDBOX
 from tests.mnist_folders import make_mnist_dir
 
-ROWS = ("device owner's start", "devices (About)", "accelerator runs", "device owner", "device owner's layers",
+ROWS = ("cold start: ready to listen", "cold start: first Inspect on the device", "cold start: first jit",
+        "cold start: first vmap", "cold start: first Speed of light", "cold start: device owner restarts",
+        "device owner's start", "devices (About)", "accelerator runs", "device owner", "device owner's layers",
         "CPU pool's workers opened", "sandbox layers", "fresh CPU worker", "Inspect (", "Inspect on the device (",
         "jit measured on", "NumPy, n=1,000", "jit, n=1,000", "eager JAX, n=1,000", "bare jax.jit, n=1,000",
         "app's jit / bare jax.jit", "NumPy / jit", "jit's achieved bandwidth", "vmap measured on",
         "vmap, batched MLP, 16 examples", "Speed of light measured on", "training on",
-        "app: samples/s, s/epoch", "bare, per-step: samples/s", "app / fastest bare loop", "final test accuracy",
-        "time to 97% test accuracy", "data-parallel", "first curve point, default configuration",
+        "app: samples/s, s/epoch", "plain, per-step: samples/s",
+        "plain, scanned, no shuffling (upper bound): samples/s", "app / fastest plain loop that shuffles",
+        "final test accuracy", "time to 97% test accuracy", "data-parallel", "first curve point, default configuration",
         "first curve point, new configuration", "first curve point, that configuration again", "race", "whole check")
 
 
@@ -47,6 +50,8 @@ def test_the_device_check_prints_every_row_on_the_cpu(tmp_path, sandbox_mode):
     assert table["device owner"].startswith("cpu (pid ") and "MB of 6,144 MB" in table["device owner"]
     assert table["data-parallel"] == "skipped: one device"
     assert table["race"] == "not offered: the owner holds no device besides the host's CPU"
+    assert table["cold start: device owner restarts"] == "0"
+    assert all(" s after it was sent (" in said for name, said in table.items() if name.startswith("cold start: first"))
     assert "(its programs: new)" in table["first curve point, new configuration (batch 96)"]
     assert "(its programs: kept)" in table["first curve point, that configuration again"]
     assert "MNIST from" in table["training data"] and "3,000 training, 1,000 test images" in table["training data"]

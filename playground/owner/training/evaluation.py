@@ -20,21 +20,22 @@ from jax import lax
 
 from playground.mlp import Params, batched_predict
 from playground.mnist.catalogue import ArrayData
-from playground.owner.training.steps import as_float
+from playground.mnist.config import IMAGE_PIXELS
+from playground.owner.training.pixels import as_float, as_rows
 
 EVAL_BATCH = 1000  # images per evaluation batch: bounds activation memory for any test-set size
 
 
 @dataclass(frozen=True)
 class Images:
-    """Labelled images on the device(s), as ``(n_batches, EVAL_BATCH, 28, 28)`` (the last batch padded blank)."""
+    """Labelled images on the device(s), as rows ``(n_batches, EVAL_BATCH, 784)`` (the last batch padded blank)."""
 
     batches: jax.Array
     labels: np.ndarray
 
     @classmethod
     def place(cls, replicate: Callable[[object], object], images: np.ndarray, labels: np.ndarray) -> Images:
-        return cls(replicate(as_batches(images, EVAL_BATCH)), labels)
+        return cls(replicate(as_batches(as_rows(images), EVAL_BATCH)), labels)
 
     def classify(self, params: Params) -> jax.Array:
         """The predicted classes, padding included, as a device array that may still be computing."""
@@ -60,9 +61,10 @@ class Measurement:
         """The classifications on their way."""
         return [classified for _, classified in self.pending.values()]
 
-    def result(self) -> dict:
-        """``{metric: accuracy}``, once the device has classified them all (waits for it)."""
-        return {metric: images.score(classified)[0] for metric, (images, classified) in self.pending.items()}
+    def result(self, classified: list[np.ndarray]) -> dict:
+        """``{metric: accuracy}`` from ``classified``: ``arrays()``, fetched to the host, in their order."""
+        return {metric: images.score(c)[0] for (metric, (images, _)), c in zip(self.pending.items(), classified,
+                                                                                 strict=True)}
 
 
 class Evaluation:
@@ -85,11 +87,9 @@ class Evaluation:
         self.estimate_every_s = estimate_every_s
         self.last_measured = -np.inf  # perf_counter() when the last quick estimate or epoch's measurement was asked for
 
-    def compile(self, params: Params) -> None:
-        """Compile ``classify`` for each shape of batches now, so no chunk's timing includes a compile."""
-        sets = (self.test, self.estimate, self.train, self.train_estimate)
-        for batches in {s.batches.shape: s.batches for s in sets}.values():
-            classify.lower(params, batches).compile()  # jit's cache keeps it for the calls below
+    def batch_shapes(self) -> list[tuple[int, ...]]:
+        """The distinct shapes of the sets' batches: ``classify`` is compiled for each (prepare.py)."""
+        return sorted({s.batches.shape for s in (self.test, self.estimate, self.train, self.train_estimate)})
 
     def start(self, params: Params, epoch_ended: bool) -> Measurement:
         """The metrics to refresh after a chunk, asked of the device without waiting: at an epoch's end the full
@@ -130,7 +130,7 @@ class Evaluation:
 
 @jax.jit
 def classify(params: Params, image_batches: jax.Array) -> jax.Array:
-    """Predicted classes for ``image_batches`` of shape ``(n_batches, batch, 28, 28)``, flattened to one vector.
+    """Predicted classes for ``image_batches`` of shape ``(n_batches, batch, 784)``, flattened to one vector.
 
     ``lax.map`` runs one batch at a time, bounding the activations' memory
     for any test-set size; the compiled program is cached per input shape, so
@@ -138,6 +138,16 @@ def classify(params: Params, image_batches: jax.Array) -> jax.Array:
     """
     return lax.map(lambda batch: jnp.argmax(batched_predict(params, as_float(batch)), axis=1),
                    image_batches).reshape(-1)
+
+
+def batch_shape(n: int) -> tuple[int, int, int]:
+    """The shape of ``n`` images' batches on the device (``Images.place``).
+
+    >>> batch_shape(10_000), batch_shape(2_500), batch_shape(7)
+    ((10, 1000, 784), (3, 1000, 784), (1, 7, 784))
+    """
+    size = max(1, min(EVAL_BATCH, n))
+    return -(-n // size), size, IMAGE_PIXELS
 
 
 def as_batches(images: np.ndarray, batch_size: int) -> np.ndarray:

@@ -113,7 +113,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     metrics = _first_metrics(config, data, placement)
     yield dict(metrics)
 
-    state, run_chunk, epoch_order, evaluation = prepare(config, data, placement, multi_step, block,
+    state, run_chunk, orders, evaluation = prepare(config, data, placement, multi_step, block,
                                                          estimate_size, estimate_every_s)
     metrics["phase"] = "training"
 
@@ -129,7 +129,9 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
             stopped = True
             break
         queued_at = time.perf_counter()
-        state, done = run_chunk(state, epoch_order(epoch), first, n, should_stop)
+        state, done = run_chunk(state, orders(epoch), first, n, should_stop)
+        if first == 0 and epoch + 1 < config.epochs:
+            orders.ahead(epoch + 1)  # made while the device trains this chunk
         step += done
         last = done < n or step == total_steps  # a chunk runs short only when asked to stop
         measured = None if last else evaluation.start(state.params, epoch_ended=first + done == steps_per_epoch)

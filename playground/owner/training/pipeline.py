@@ -15,6 +15,8 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent import futures
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import jax
@@ -25,7 +27,8 @@ from playground.owner.training.steps import Smoothed, smoothed_value
 
 RATE_WINDOW_S = 1.0  # samples/s averages the chunks of about the last second: steadier than one chunk
 FIRST_CHUNK_STEPS = 4
-STOP_POLL_S = 0.002  # how often the host, waiting for the device, asks whether the run was stopped
+STOP_POLL_S = 0.02  # how often the host, waiting for the device, asks whether the run was stopped
+_WAITERS = ThreadPoolExecutor(max_workers=8, thread_name_prefix="chunk-waits")  # a run waits for one thing at a time
 
 
 def take(metrics: dict, **more: object) -> dict:
@@ -38,12 +41,18 @@ def take(metrics: dict, **more: object) -> dict:
 
 def wait_unless_stopped(arrays: list[object], should_stop: Callable[[], bool]) -> bool:
     """Wait until the device has computed ``arrays``; False as soon as ``should_stop()`` says so instead (asked
-    every ``STOP_POLL_S``), so that a stop is heard while the host waits for a long chunk or measurement."""
+    every ``STOP_POLL_S``), so that a stop is heard while the host waits for a long chunk or measurement.
+
+    A thread of ``_WAITERS`` blocks on them, and this one wakes the moment it is done: a TPU trains an epoch of
+    MNIST in 4 ms, and a poll that slept between looks (2 ms) held each chunk's report up by as much.
+    """
     pending = [array for array in arrays if hasattr(array, "is_ready")]  # host values (numpy) are ready
-    while not all(array.is_ready() for array in pending):
+    if all(array.is_ready() for array in pending):
+        return True
+    ready = _WAITERS.submit(jax.block_until_ready, pending)
+    while not futures.wait([ready], STOP_POLL_S).done:
         if should_stop():
             return False
-        time.sleep(STOP_POLL_S)
     return True
 
 
@@ -68,8 +77,10 @@ class Queued:
 
     def report(self, metrics: dict, pace: Pace, started: float) -> None:
         """Wait for the chunk and fold its figures into ``metrics``; its steps' losses join those not sent yet."""
-        loss = smoothed_value(self.smoothed)  # waits for the chunk
-        losses = np.asarray(self.losses)[self.first:self.first + self.done].astype(float).tolist()
+        # One transfer of everything the update reads (each of its own would wait for the device in turn).
+        smoothed, losses, classified = self._fetched()
+        loss = smoothed_value(smoothed)
+        losses = losses[self.first:self.first + self.done].astype(float).tolist()
         samples_per_s = pace.record(self.done, self.queued_at, self.done_at or time.perf_counter())
         if metrics["first_loss_step"] is None:
             metrics["first_loss_step"] = self.step - self.done + 1
@@ -79,8 +90,14 @@ class Queued:
                        if samples_per_s > 0 else None,
                        epoch_accuracy=None, epoch_train_accuracy=None)
         if self.measured is not None:
-            metrics.update(self.measured.result())
+            metrics.update(self.measured.result(classified))
         metrics["elapsed_s"] = time.perf_counter() - started
+
+    def _fetched(self) -> tuple[tuple, np.ndarray, list[np.ndarray]]:
+        """The chunk's smoothed loss and losses, and the measurement's classified images, on the host."""
+        fetched = jax.device_get([*self.smoothed, self.losses,
+                                  *(self.measured.arrays() if self.measured is not None else [])])
+        return (fetched[0], fetched[1]), np.asarray(fetched[2]), fetched[3:]
 
 
 class Pace:

@@ -9,7 +9,7 @@ import numpy as np
 from jax.sharding import AxisType, Mesh, NamedSharding, Sharding, SingleDeviceSharding
 from jax.sharding import PartitionSpec as P
 
-ACCELERATOR_BLOCK_STEPS = 16  # steps per compiled block on a GPU or TPU: a call queues 16 steps of work
+GPU_BLOCK_STEPS = 16  # steps per compiled block on a GPU: a call queues 16 steps of work
 
 
 def device_name(device: jax.Device) -> str:
@@ -51,8 +51,11 @@ class Placement:
 
 
 def block_steps(placement: Placement) -> int:
-    """Steps per compiled block on an accelerator (steps.compile_blocks), or 1 on a CPU: one call per chunk,
-    a loop of any length (steps.compile_chunks), which on a CPU costs nothing more."""
-    return 1 if placement.devices[0].platform == "cpu" else ACCELERATOR_BLOCK_STEPS
+    """Steps per compiled block on a GPU (steps.compile_blocks), or 1 on a CPU or a TPU: one call per chunk, a
+    loop of any length (steps.compile_chunks). A CPU runs a loop on the host anyway, and a TPU's loop runs on
+    the chip without asking the host between turns: on a TPU v5e one call a chunk trained 10 M samples/s, blocks
+    of 16 steps 3.5 M (a call costs the host more than 16 steps take the chip). A GPU copies a loop's condition
+    back to the host at every turn where its length is not known when it is compiled."""
+    return GPU_BLOCK_STEPS if placement.devices[0].platform == "gpu" else 1
 
 

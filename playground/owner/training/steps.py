@@ -2,15 +2,14 @@
 
 The loop runs a chunk of steps one of three ways, each compiled ahead of
 time for the run's arrays, behind one signature (``RunChunk``), so the loop
-does not care which: one call per chunk on a CPU (``compile_chunks``),
-blocks of a fixed number of steps queued one after the other on an
-accelerator (``compile_blocks``), and one call per step
+does not care which: one call per chunk on a CPU or a TPU
+(``compile_chunks``), blocks of a fixed number of steps queued one after the
+other on a GPU (``compile_blocks``), and one call per step
 (``compile_step_by_step``, the classic loop, kept to measure what the other
 two buy).
 
-Images stay ``uint8`` on the device (1 byte per pixel, a quarter of float32)
-and become floats in [0, 1] inside the compiled step, where XLA fuses the
-conversion into the first matmul's input.
+Images stay ``uint8`` rows on the device and become floats inside the
+compiled step (pixels.py).
 
 Why chunks and blocks exist: every call of a jitted function costs a
 dispatch from Python (tens of microseconds, more on an accelerator), and a
@@ -34,7 +33,6 @@ from functools import partial
 from typing import NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import optax
 from jax import lax
@@ -42,6 +40,7 @@ from jax.sharding import NamedSharding
 
 from playground.mlp import Params, loss
 from playground.mnist.config import TrainConfig
+from playground.owner.training.pixels import as_float
 
 LOSS_SMOOTHING = 0.98  # the smoothed loss averages roughly the last 1 / (1 - 0.98) = 50 steps
 Smoothed = tuple[jax.Array, jax.Array]  # (running average, steps averaged): see smooth_loss
@@ -68,11 +67,6 @@ class TrainState(NamedTuple):
 # of the epoch whose permutation is ``order``. Fewer than n_steps run only when should_stop() said so. The state
 # may still be computing when run returns (JAX dispatches asynchronously): block on it to wait for the chunk.
 RunChunk = Callable[[TrainState, jax.Array, int, int, Callable[[], bool]], tuple[TrainState, int]]
-
-
-def as_float(images: jax.Array) -> jax.Array:
-    """Pixels as float32 in [0, 1]: uint8 images are divided by 255, float images pass through."""
-    return images.astype(jnp.float32) / 255 if images.dtype == jnp.uint8 else images.astype(jnp.float32)
 
 
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
@@ -156,12 +150,13 @@ def make_train_chunk(optimizer: optax.GradientTransformation, batch_size: int,
     loss (``TrainState.losses``) ride in the loop carry, so the host needs
     nothing back until the chunk ends.
 
-    For a CPU, where XLA runs a loop on the host anyway. On a GPU, a loop
+    For a CPU, where XLA runs a loop on the host anyway, and a TPU, which runs
+    it on the chip (placement.block_steps). On a GPU, a loop
     whose trip count XLA does not know copies its condition back to the host
     after every turn (a round trip as long as a small MLP's step), and by
     XLA's runtime as read (not measured) the dispatching thread waits at each
     copy, so nothing queues behind the chunk: ``make_train_block`` is the
-    accelerator's piece.
+    GPU's piece.
 
     ``params`` and ``opt_state`` are donated (the chunk writes the new ones
     into their buffers); ``smoothed`` and ``losses`` are not, so the caller
@@ -181,7 +176,7 @@ def make_train_block(optimizer: optax.GradientTransformation, batch_size: int,
                      batch_sharding: NamedSharding | None, steps: int) -> Callable:
     """``block(params, opt_state, smoothed, losses, images, labels, order, first_step)``: exactly ``steps`` steps.
 
-    The accelerator's piece of a chunk: a loop whose length is known when it
+    A GPU's piece of a chunk: a loop whose length is known when it
     is compiled runs on a GPU without asking the host between turns, and its
     call returns as soon as the work is queued, so the next block, the
     evaluation and the next chunk queue up behind it while the device works.

@@ -2,9 +2,9 @@
 
 Runs in the web server (standard library only; no JAX). One ``DeviceOwner`` per
 host: the only process that ever opens its accelerator (process.py starts one).
-Its watchdog kills the owner when a request runs past the time its job has left
-(an endless ``lax.while_loop``, a compile that never ends: a device cannot be
-interrupted, only its process ended), when its resident memory passes its limit
+Its watchdog kills the owner when a request runs past the time its job has left,
+counted from when the owner began it (an endless ``lax.while_loop``, a compile that
+never ends: a device cannot be interrupted, only its process ended), when its resident memory passes its limit
 (counted without the device's own mappings: libtpu maps its chip's ~8 GB windows
 and a CUDA driver its device memory into the process, which are not RAM;
 ipc/procfs.py), or when it dies; a new owner is then started at once, and the
@@ -20,29 +20,23 @@ import logging
 import math
 import threading
 import time
-from dataclasses import dataclass
 
 from playground.ipc import scratch
 from playground.server.device_owner.process import START_TIMEOUT_S, DeviceUnavailable, OwnerProcess, OwnerSetup
+from playground.server.device_owner.sessions import OwnerLost, Session
 from playground.server.device_owner.training_stream import TrainingStream
 
-__all__ = ["DeviceOwner", "DeviceUnavailable", "OwnerLost", "OwnerSetup", "Session"]
+__all__ = ["DeviceOwner", "DeviceUnavailable", "OwnerSetup"]
 log = logging.getLogger(__name__)
 WATCH_EVERY_S = 0.25
+# A job's request waits for the owner's own work (a training run's queued chunk) before the owner takes it up and
+# says so (``began``): its clock starts then. An owner that has not begun it after this long is stuck.
+TURN_WAIT_S = 60.0
 # An owner that ends by itself this soon after it opened the device (one that cannot import what it serves with,
 # say) is started again only after a wait, doubling each time up to MAX_BACKOFF_S: not once a second for ever.
 # One this side killed (a job's time or memory) is started again at once.
 SHORT_LIFE_S = 30.0
 MAX_BACKOFF_S = 60.0
-
-
-class OwnerLost(RuntimeError):
-    """The owner ended while a request or a run was on it: ``piece`` says why (a catalogue piece), ``kind`` is the
-    job's error kind."""
-
-    def __init__(self, kind: str, piece: list) -> None:
-        super().__init__(kind)
-        self.kind, self.piece = kind, piece
 
 
 class DeviceOwner:
@@ -61,6 +55,7 @@ class DeviceOwner:
         self._process: OwnerProcess | None = None
         self._generation = 0  # which owner: a request or a run belongs to the one it was sent to
         self._answers: dict[int, dict] = {}
+        self._began: dict[int, float] = {}  # when the owner began each request it was sent (time.monotonic())
         self._runs: dict[int, TrainingStream] = {}  # the training runs on the running owner, by number
         self._endings: dict[int, OwnerLost] = {}  # why each owner ended, by generation (the last few)
         self._closed = False
@@ -123,31 +118,45 @@ class DeviceOwner:
             pass  # the owner that held it is gone, and with it the session
 
     def ask(self, session: Session, request: dict, timeout_s: float) -> dict:
-        """The owner's answer to one of ``session``'s requests; OwnerLost when its owner ended first (a later owner
-        knows nothing of it), or was killed after ``timeout_s`` (the time the job has left) or by the watchdog."""
-        return self._exchange({"session": session.number, "request": request}, timeout_s,
-                              session.generation).get("reply", {})
+        """The owner's answer to one of ``session``'s requests (``ask_timed``'s, without the wait)."""
+        return self.ask_timed(session, request, timeout_s)[0]
 
-    def _exchange(self, message: dict, timeout_s: float, owner: int) -> dict:
-        """``message`` to the owner of generation ``owner`` (OwnerLost where it is no longer the running one)."""
+    def ask_timed(self, session: Session, request: dict, timeout_s: float) -> tuple[dict, float]:
+        """The owner's answer to one of ``session``'s requests, and the seconds it waited before the owner began it
+        (the owner's own work: not the job's time). ``timeout_s`` (the time the job has left) counts from when the
+        owner began it. OwnerLost when its owner ended first (a later owner knows nothing of it), or was killed:
+        past ``timeout_s``, not begun within TURN_WAIT_S, or by the watchdog."""
+        answer, waited = self._exchange({"session": session.number, "request": request}, timeout_s,
+                                        session.generation, turn=True)
+        return answer.get("reply", {}), waited
+
+    def _exchange(self, message: dict, timeout_s: float, owner: int, turn: bool = False) -> tuple[dict, float]:
+        """``message`` to the owner of generation ``owner`` (OwnerLost where it is no longer the running one), its
+        answer and the seconds before the owner began it (with ``turn``: it says so; ``timeout_s`` counts from then)."""
         with self._lock:
             process, generation = self._running()
             if generation != owner:
                 raise self.lost(owner)
             number = next(self._ids)
+            sent = time.monotonic()
             self._send(process, generation, {"id": number, **message})
-            deadline = time.monotonic() + timeout_s
             with self._changed:
                 while number not in self._answers:
                     if self._generation != generation or self._closed:
                         raise self.lost(generation)
+                    began = self._began.get(number, None if turn else sent)
+                    deadline = sent + TURN_WAIT_S if began is None else began + timeout_s
                     remaining = deadline - time.monotonic()
                     if remaining <= 0:
                         break
                     self._changed.wait(min(remaining, WATCH_EVERY_S))
                 else:
-                    return self._answers.pop(number)
-            self._kill(generation, OwnerLost("timeout", ["device.timeout", {"seconds": f"{timeout_s:,.0f}"}]))
+                    began = self._began.pop(number, sent)
+                    return self._answers.pop(number), began - sent
+                self._began.pop(number, None)
+            why = (["device.timeout", {"seconds": f"{timeout_s:,.0f}"}] if began is not None else
+                   ["device.turn_hung", {"seconds": f"{TURN_WAIT_S:,.0f}"}])
+            self._kill(generation, OwnerLost("timeout" if began is not None else "unavailable", why))
             raise self.lost(generation)
 
     # -- training runs ------------------------------------------------------------------------------------------
@@ -203,7 +212,10 @@ class DeviceOwner:
             if generation != self._generation:
                 return
             if isinstance(message.get("id"), int):
-                self._answers[message["id"]] = message
+                if message.keys() == {"id", "began"}:
+                    self._began[message["id"]] = time.monotonic()
+                else:
+                    self._answers[message["id"]] = message
                 self._changed.notify_all()
             elif message.get("run") in self._runs:
                 self._runs[message["run"]].messages.put(message)
@@ -216,6 +228,7 @@ class DeviceOwner:
             process, self._process = self._process, None
             self._generation += 1
             self._answers.clear()
+            self._began.clear()
             for stream in self._runs.values():
                 stream.messages.put(None)  # the run ended with its owner
             self._runs.clear()
@@ -285,11 +298,3 @@ class DeviceOwner:
                 # Rounded up: a process just past its limit must not read as holding exactly the limit.
                 self._kill(generation, OwnerLost("memory", ["device.memory", {
                     "held": f"{math.ceil(held):,}", "limit": f"{self.setup.memory_mb:,}"}]))
-
-
-@dataclass(frozen=True)
-class Session:
-    """A job's session: its number, on the owner of ``generation``."""
-
-    number: int
-    generation: int

@@ -8,6 +8,10 @@ this job, opened when the job gets a worker and closed when it ends. One job at
 a time, so nothing else runs on the device while a job measures, and the jobs
 behind it wait in the server's line, told their place (job_line.py).
 
+The job's clock counts its own time: a request that waited for the owner's own
+work (a training run finishing its queued chunk before it pauses) is timed from
+when the owner began it, and the job is given the wait back.
+
 When the owner has to be killed on a job's account (its program ran past the
 job's time, its memory passed the limit, it crashed), that job ends with the
 reason (``AskEnded``), the owner is started again, and the next job runs on it.
@@ -20,9 +24,10 @@ from collections.abc import Callable
 from playground import device_ops
 from playground.errors import said_error
 from playground.messages import piece
-from playground.server.device_owner.handle import DeviceOwner, OwnerLost, Session
+from playground.server.device_owner.handle import DeviceOwner
+from playground.server.device_owner.sessions import OwnerLost, Session
 from playground.server.pools import JobPool
-from playground.server.pools.watch import AskEnded
+from playground.server.pools.watch import Answer, AskEnded
 
 ASK_MARGIN_S = 0.5  # a request gets the job's time less this, so the owner's verdict comes before the job's clock
 OWNER_WAIT_S = 120.0  # how long a job waits for an owner that is starting again
@@ -75,12 +80,13 @@ class DevicePool:
         finally:
             self.owner.close_session(session)
 
-    def _relay(self, session: Session, request: object, left_s: float, clock_s: float | None) -> dict:
+    def _relay(self, session: Session, request: object, left_s: float, clock_s: float | None) -> Answer | dict:
         problem = device_ops.problem(request)
         if problem:
             return {"error": problem}
         try:
-            return self.owner.ask(session, request, max(0.1, left_s - ASK_MARGIN_S))
+            reply, waited = self.owner.ask_timed(session, request, max(0.1, left_s - ASK_MARGIN_S))
+            return Answer(reply, not_the_jobs_s=waited)  # the owner's own work before it began: not the job's time
         except OwnerLost as lost:
             words = lost.piece
             if words[0] == "device.timeout" and clock_s is not None:  # named by the job's clock, as any timeout is

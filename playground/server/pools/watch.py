@@ -11,7 +11,8 @@ device owner, through the server, to run what it lowered): the question goes to 
 so the watchdogs go on meanwhile, and its answer back to the worker as ``{"answer": ..., "tag": tag}`` (the tag
 lets the worker tell its own answers from those of questions user code wrote itself). One question at a time;
 a job whose pool was given no ``on_ask`` is answered ``{"error": ...}``. ``on_ask`` may end the job instead, by
-raising ``AskEnded`` with the job's error (the device owner was killed on this job's account).
+raising ``AskEnded`` with the job's error (the device owner was killed on this job's account), and may return an
+``Answer`` that gives the job's clock back the time its answer waited for work that was not the job's.
 """
 
 from __future__ import annotations
@@ -44,6 +45,15 @@ MAX_EARLY = 8  # replies ahead of the final one that a job may send (Inspect sen
 Ask = Callable[[object, float], object]  # (the worker's request, seconds the job has left) -> the answer
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What ``on_ask`` may return instead of a bare answer: the answer, and the seconds of its making that were not
+    the job's own (a device owner's own work, waited for): the job's clock is given them back."""
+
+    value: object
+    not_the_jobs_s: float = 0.0
+
+
 class AskEnded(Exception):
     """Raised by ``on_ask``: the job ends with ``result`` (an error dict), whatever the worker does next."""
 
@@ -59,6 +69,7 @@ class _Asking:
         self._worker, self._on_ask = worker, on_ask
         self._open = threading.Event()  # a question is being answered
         self.ended: dict | None = None  # set when on_ask ended the job
+        self.given_back_s = 0.0  # the seconds the answers took that were not the job's own (Answer)
 
     def start(self, question: dict, remaining_s: float) -> str | None:
         """Start answering ``question`` (``{"ask": request}``, maybe with a ``tag``); the reason it is refused
@@ -79,6 +90,9 @@ class _Asking:
             except AskEnded as ended:
                 self.ended = ended.result
                 return
+            if isinstance(answer, Answer):
+                self.given_back_s += answer.not_the_jobs_s
+                answer = answer.value
         self._open.clear()  # before the answer: the worker's next question may come at once
         try:
             self._worker.channel.sendall(protocol.encode({"answer": answer, "tag": tag}))
@@ -119,7 +133,7 @@ class JobWatch:
         buffer = protocol.MessageBuffer(limits.message_bytes)
         deadline = time.monotonic() + timeout_s
         next_walk = 0.0
-        while (remaining := deadline - time.monotonic()) > 0:
+        while (remaining := deadline + asking.given_back_s - time.monotonic()) > 0:
             if select.select([worker.channel], [], [], min(_WATCH_TICK_S, remaining))[0]:
                 chunk = worker.channel.recv(1 << 20)
                 if not chunk:
@@ -128,7 +142,7 @@ class JobWatch:
                     message = buffer.feed(chunk)
                     while _is_early(message) or _is_ask(message):  # one chunk may hold several messages
                         if _is_ask(message):
-                            refused = asking.start(message, deadline - time.monotonic())
+                            refused = asking.start(message, deadline + asking.given_back_s - time.monotonic())
                             if refused:
                                 return reply_refused(refused)
                             message = buffer.feed(b"")

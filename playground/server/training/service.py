@@ -27,7 +27,8 @@ from playground.mnist import fetch
 from playground.mnist.catalogue import DATASETS, DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.mnist.places import DataPlaces
-from playground.server.device_owner.handle import DeviceOwner, OwnerLost
+from playground.server.device_owner.handle import DeviceOwner
+from playground.server.device_owner.sessions import OwnerLost
 from playground.server.device_owner.training_stream import TrainingStream
 from playground.server.training import race
 from playground.server.training.data_fetch import DataFetcher
