@@ -94,3 +94,24 @@ def test_an_owner_that_never_begins_a_request_is_ended_as_stuck_not_as_the_jobs_
     with pytest.raises(OwnerLost) as lost:
         owner.ask_timed(session, {"op": "call"}, REQUEST_S)
     assert (lost.value.kind, lost.value.piece[0]) == ("unavailable", "device.turn_hung")
+
+
+def test_an_answer_that_waited_for_the_owners_own_work_gives_the_job_its_clock_back():
+    """pools/watch.py: the device line's ``Answer`` reaches the worker as its bare value, and the seconds that were
+    not the job's go to the watch, which moves the job's deadline by them."""
+    import socket
+
+    from playground.ipc import protocol
+    from playground.server.pools.watch import Answer, _Asking
+
+    class Worker:
+        channel, worker_end = socket.socketpair()
+
+    asking = _Asking(Worker, lambda request, left_s: Answer({"echo": request}, not_the_jobs_s=HELD_S))
+    assert asking.start({"ask": 7, "tag": "t"}, REQUEST_S) is None
+    assert protocol.receive(Worker.worker_end, 1 << 16) == {"answer": {"echo": 7}, "tag": "t"}
+    assert asking.given_back_s == HELD_S
+    plain = _Asking(Worker, lambda request, left_s: {"echo": request})
+    plain.start({"ask": 8, "tag": "u"}, REQUEST_S)
+    assert protocol.receive(Worker.worker_end, 1 << 16) == {"answer": {"echo": 8}, "tag": "u"}
+    assert plain.given_back_s == 0.0
