@@ -37,4 +37,6 @@ def test_race_streams_both_sides_then_compares_them(server):
     comparison = last["comparison"]
     assert comparison["speedup"] > 0 and comparison["target_accuracy"] == 0.97
     assert comparison["message"].startswith("CPU · cpu 1 trained ") and "samples/s" in comparison["message"]
-    assert comparison["message_words"][0] == "race.result"
+    # Two simulated CPU devices share this host's cores: which one trains faster is the machine's moment's, and the
+    # sentence says the one that did.
+    assert comparison["message_words"][0] == ("race.result" if comparison["speedup"] >= 1 else "race.result_slower")

@@ -113,8 +113,8 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     metrics = _first_metrics(config, data, placement)
     yield dict(metrics)
 
-    state, run_chunk, orders, evaluation = prepare(config, data, placement, multi_step, block,
-                                                         estimate_size, estimate_every_s)
+    state, run_chunk, orders, evaluation = prepare(config, data, placement, multi_step, block, estimate_size,
+                                                   estimate_every_s)
     metrics["phase"] = "training"
 
     # A pipeline one chunk deep: chunk k+1 (and chunk k's measurement) is queued before the host waits for chunk

@@ -44,7 +44,7 @@ def wait_unless_stopped(arrays: list[object], should_stop: Callable[[], bool]) -
     every ``STOP_POLL_S``), so that a stop is heard while the host waits for a long chunk or measurement.
 
     A thread of ``_WAITERS`` blocks on them, and this one wakes the moment it is done: a TPU trains an epoch of
-    MNIST in 4 ms, and a poll that slept between looks (2 ms) held each chunk's report up by as much.
+    MNIST in 4 ms, where a poll's sleep between looks would add up to its own length to each chunk's report.
     """
     pending = [array for array in arrays if hasattr(array, "is_ready")]  # host values (numpy) are ready
     if all(array.is_ready() for array in pending):
