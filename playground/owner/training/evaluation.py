@@ -87,10 +87,6 @@ class Evaluation:
         self.estimate_every_s = estimate_every_s
         self.last_measured = -np.inf  # perf_counter() when the last quick estimate or epoch's measurement was asked for
 
-    def batch_shapes(self) -> list[tuple[int, ...]]:
-        """The distinct shapes of the sets' batches: ``classify`` is compiled for each (prepare.py)."""
-        return sorted({s.batches.shape for s in (self.test, self.estimate, self.train, self.train_estimate)})
-
     def start(self, params: Params, epoch_ended: bool) -> Measurement:
         """The metrics to refresh after a chunk, asked of the device without waiting: at an epoch's end the full
         test set and the training sample (and their ``epoch_`` figures), else the quick estimate once

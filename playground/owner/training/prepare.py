@@ -67,8 +67,8 @@ def prepare(config: TrainConfig, data: ArrayData, placement: Placement, multi_st
     state = TrainState(*placement.replicate(first_state(config)), worker_steps.initial_smoothed(),
                        worker_steps.initial_losses(n_train // config.batch_size))
     orders = EpochOrders(config.seed, n_train, placement)
-    run_chunk = _compile(config, placement, multi_step, block, n_train, (state, train_images, train_labels,
-                                                                          orders(0)), evaluation.batch_shapes())
+    run_chunk = _compile(config, placement, multi_step, block, (state, train_images, train_labels, orders(0)),
+                         set_sizes(n_train, len(data.test_labels), estimate_size))
     return state, run_chunk, orders, evaluation
 
 
@@ -117,14 +117,16 @@ def first_state(config: TrainConfig) -> tuple:
     return params, jax.tree.map(lambda leaf: np.zeros(leaf.shape, leaf.dtype), shapes)
 
 
-def _compile(config: TrainConfig, placement: Placement, multi_step: bool, block: int, n_train: int,
-             arrays: tuple, batch_shapes: list[tuple[int, ...]]) -> RunChunk:
+def _compile(config: TrainConfig, placement: Placement, multi_step: bool, block: int, arrays: tuple,
+             sizes: tuple[int, ...]) -> RunChunk:
     """The run's chunk runner for ``arrays`` (state, train images, labels, an epoch's order: device arrays, or
-    their shapes for ``compile_ahead``), and ``classify`` for each of the evaluation's shapes of batches, compiled
-    side by side (JAX compiles on several threads at once)."""
+    their shapes for ``compile_ahead``), and ``classify`` for the batches of each of the evaluation's sets
+    (``set_sizes``), compiled side by side (JAX compiles on several threads at once)."""
     optimizer = make_optimizer(config)
     params = arrays[0].params
-    batches = [jax.ShapeDtypeStruct(shape, np.uint8, sharding=placement.replicated) for shape in batch_shapes]
+    n_train = arrays[2].shape[0]
+    batches = [jax.ShapeDtypeStruct(shape, np.uint8, sharding=placement.replicated)
+               for shape in sorted({batch_shape(n) for n in sizes})]
     with ThreadPoolExecutor(max_workers=len(batches)) as compiling:
         classified = [compiling.submit(compile_cache.kept_beside, lambda b=b: classify.lower(params, b).compile())
                       for b in batches]
@@ -142,8 +144,9 @@ def _compile(config: TrainConfig, placement: Placement, multi_step: bool, block:
 def _evaluation(data: ArrayData, placement: Placement, estimate_size: int, estimate_every_s: float) -> Evaluation:
     """The test set, its first ``estimate_size`` images, and a training twin of each, as large and spread evenly
     over the training set, so that no stretch of the file stands for all."""
-    train_sample = spread(len(data.train_labels), TRAIN_EVAL_SIZE)
-    train_estimate = train_sample[spread(len(train_sample), min(estimate_size, len(data.test_labels)))]
+    _, _, sample, twin = set_sizes(len(data.train_labels), len(data.test_labels), estimate_size)
+    train_sample = spread(len(data.train_labels), sample)
+    train_estimate = train_sample[spread(sample, twin)]
     return Evaluation(data, placement.replicate, estimate_size, train_sample, train_estimate, estimate_every_s)
 
 
@@ -196,14 +199,13 @@ def compile_ahead(config: TrainConfig, data: object, device: jax.Device | None =
                        jax.ShapeDtypeStruct((steps_per_epoch,), np.float32))
     shapes = (state, placed((n_train, IMAGE_PIXELS), np.uint8), placed((n_train,), np.int32),
               placed((n_train,), np.int32))
-    sizes = set_sizes(n_train, n_test, ESTIMATE_SIZE)
-    _compile(config, placement, True, min(block_steps(placement), steps_per_epoch), n_train, shapes,
-             sorted({batch_shape(n) for n in sizes}))
+    _compile(config, placement, True, min(block_steps(placement), steps_per_epoch), shapes,
+             set_sizes(n_train, n_test, ESTIMATE_SIZE))
 
 
 def set_sizes(n_train: int, n_test: int, estimate_size: int) -> tuple[int, int, int, int]:
     """How many images the evaluation's four sets hold: the test set, the quick estimate, the training sample and
-    its estimate twin (``_evaluation``)."""
+    its estimate twin (``_evaluation`` makes them so)."""
     estimate = min(estimate_size, n_test)
     sample = min(n_train, TRAIN_EVAL_SIZE)
     return n_test, estimate, sample, min(sample, estimate)
