@@ -51,14 +51,13 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 import device_hostile as hostile  # noqa: E402
+import train_throughput  # noqa: E402
 from device_check_jobs import cold_start_rows, inspect_rows, jit_comparison, speed_rows, vmap_rows  # noqa: E402
 from device_check_reference import reference_rows  # noqa: E402
 from device_check_table import failed, print_table, step  # noqa: E402
@@ -175,7 +174,8 @@ def mnist_data(source: Path, scratch: Path) -> tuple[Path, str, Dataset]:
     if None in found.values():
         raise FileNotFoundError(f"no MNIST files in {source}: set MNIST_DIR or --mnist-dir")
     images, labels = (read_idx(found[role], *role_shape(role)) for role in ("test_images", "test_labels"))
-    for role, data in (("train_images", np.tile(images, (6, 1, 1))), ("train_labels", np.tile(labels, 6)),
+    train_images, train_labels = train_throughput.six_times_over(images, labels)
+    for role, data in (("train_images", train_images), ("train_labels", train_labels),
                        ("test_images", images), ("test_labels", labels)):
         write_idx(scratch / files[role], data)
     note = (f"no training files in {source}: its {len(labels):,} test digits six times over as the training set, "
