@@ -26,7 +26,7 @@ def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset
     rows = [
         ("training data", f"{data_note}: {last['n_train']:,} training, {last['n_test']:,} test images"),
         ("training on", last["device"]),
-        ("app: samples/s, s/epoch", f"{rate:,.0f}, {per_epoch:.2f} s"),
+        ("app: samples/s, ms/epoch", f"{rate:,.0f}, {per_epoch * 1000:,.1f} ms"),
         ("final test accuracy", f"{last['test_accuracy']:.2%} after {epochs} epochs"),
         target_row(last, epochs),
     ]
@@ -35,7 +35,8 @@ def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset
         parallel = Watched(api.train({**config, "data_parallel": True}, "device-check"))
         p_rate, p_epoch = rate_of(parallel, len(data.train_images))
         if parallel.updates[-1].get("ok") and p_rate is not None:
-            rows.append((f"data-parallel over {devices}: samples/s, s/epoch", f"{p_rate:,.0f}, {p_epoch:.2f} s"))
+            rows.append((f"data-parallel over {devices}: samples/s, ms/epoch",
+                         f"{p_rate:,.0f}, {p_epoch * 1000:,.1f} ms"))
         else:
             rows.append(("data-parallel", failed(parallel.updates[-1])))
     else:

@@ -26,7 +26,7 @@ TINY = (784, 32, 10)
 WAIT_S = 60.0  # the ceiling of a wait for what the test itself releases
 KEYS = {"phase", "step", "epoch", "epochs", "loss", "test_accuracy", "epoch_accuracy", "train_accuracy",
         "epoch_train_accuracy", "samples_per_s", "seconds_per_epoch", "elapsed_s", "losses", "first_loss_step",
-        "device", "devices", "n_train", "n_test", "done"}
+        "epoch_ends", "device", "devices", "n_train", "n_test", "done"}
 
 
 def synthetic(n_train: int = 300, n_test: int = 120, seed: int = 0) -> ArrayData:
@@ -108,6 +108,9 @@ def test_steps_and_epochs(updates):
     assert [u["step"] for u in epoch_ends] == [9, 18, 27]
     assert all(u["epoch_accuracy"] == u["test_accuracy"] for u in epoch_ends)
     assert updates[-1]["epoch_accuracy"] == updates[-1]["test_accuracy"]
+    ends = [end for u in updates for end in u["epoch_ends"]]
+    assert [(end["step"], end["epoch"]) for end in ends] == [(9, 1.0), (18, 2.0), (27, 3.0)]
+    assert [end["epoch_accuracy"] for end in ends] == [u["epoch_accuracy"] for u in epoch_ends]
 
 
 def test_training_accuracy_is_the_models_accuracy_on_training_images(updates):
@@ -231,21 +234,36 @@ def test_chunk_length_aims_at_the_target_and_grows_gently():
     assert next_chunk_steps(1, 0.2, 0.2) == 1
 
 
-def _chunk_sizes(seconds_per_step: float, epochs: int = 4, steps_per_epoch: int = 468) -> list[int]:
+def _chunks(seconds_per_step: float, epochs: int = 4, steps_per_epoch: int = 468) -> list[list[pipeline.Piece]]:
     """The chunks a pace (0.2 s, blocks of 16) plans for a device that takes ``seconds_per_step``."""
-    pace, sizes, clock = pipeline.Pace(target_s=0.2, block=16, batch_size=128), [], 0.0
-    for _, _, n in pace.chunks(epochs, steps_per_epoch):
-        sizes.append(n)
+    pace, chunks, clock = pipeline.Pace(target_s=0.2, block=16, batch_size=128), [], 0.0
+    for pieces in pace.chunks(epochs, steps_per_epoch):
+        chunks.append(pieces)
+        n = sum(piece.steps for piece in pieces)
         pace.record(n, clock, clock + n * seconds_per_step)
         clock += n * seconds_per_step
-    return sizes
+    return chunks
 
 
 def test_an_epochs_short_last_chunk_does_not_shrink_the_next_epochs_chunks():
-    sizes = _chunk_sizes(0.01)  # 100 steps/s: a 0.2 s chunk is 20 steps, 16 in whole blocks
+    sizes = [piece.steps for pieces in _chunks(0.01) for piece in pieces]  # a 0.2 s chunk: 20 steps, 16 in blocks
     assert sizes[0] == 16 and set(sizes[1:]) <= {16, 468 % 16}, sizes
-    sizes = _chunk_sizes(1e-5)  # a fast device: every epoch is one chunk once they have grown
-    assert sizes[-3:] == [468, 468, 468], sizes
+    assert all(len(pieces) == 1 for pieces in _chunks(0.01))  # none reaches into the next epoch
+
+
+def test_a_fast_devices_chunks_run_whole_epochs_each_piece_an_epochs_rest_or_one_whole():
+    """On a device that trains an epoch in 4.7 ms (as a TPU does MNIST), a 0.2 s chunk holds dozens of epochs: a
+    chunk goes on past its epoch's end with whole epochs, so it ends inside an epoch only where it began in it."""
+    chunks = _chunks(1e-5, epochs=100)
+    pieces = [piece for chunk in chunks for piece in chunk]
+    assert [(p.epoch, p.first) for p in pieces] == sorted((p.epoch, p.first) for p in pieces)  # in order, once each
+    assert sum(p.steps for p in pieces) == 100 * 468
+    for chunk in chunks:
+        for piece in chunk[1:]:
+            assert (piece.first, piece.steps) == (0, 468)  # after the first piece: whole epochs only
+        assert chunk[0].first + chunk[0].steps == 468 or len(chunk) == 1  # the first runs to its epoch's end
+    assert max(len(chunk) for chunk in chunks) >= 10, [len(chunk) for chunk in chunks]  # many epochs a chunk
+    assert all(sum(p.steps for p in chunk) <= 20_000 for chunk in chunks)  # no longer than the pace's 0.2 s
 
 
 def test_a_chunks_time_runs_from_when_it_was_queued_or_the_one_before_it_ended():
@@ -254,6 +272,8 @@ def test_a_chunks_time_runs_from_when_it_was_queued_or_the_one_before_it_ended()
     # Queued at 0.5 behind the first, done at 1.5: it ran from 1.0, so 100 samples in 0.5 s more; the window
     # holds both: 200 samples in 1.5 s.
     assert pace.record(10, queued_at=0.5, done_at=1.5) == pytest.approx(200 / 1.5)
+    # The first chunk after the first epoch starts the window afresh: the warm-up's chunks leave it.
+    assert pace.record(10, queued_at=1.4, done_at=1.75, afresh=True) == pytest.approx(100 / 0.25)
 
 
 @pytest.mark.skipif(not REAL_DIGITS, reason=NO_REAL_DIGITS)
@@ -428,8 +448,8 @@ def test_a_chunk_seen_done_before_a_pause_is_timed_to_then_not_to_the_pauses_end
     chunk drained before the pause is timed to when the pause saw it done (its return value)."""
     recorded, record = [], pipeline.Pace.record
     monkeypatch.setattr(pipeline.Pace, "record",
-                        lambda self, steps, queued_at, done_at: recorded.append(done_at) or
-                        record(self, steps, queued_at, done_at))
+                        lambda self, steps, queued_at, done_at, **afresh: recorded.append(done_at) or
+                        record(self, steps, queued_at, done_at, **afresh))
     import jax
 
     edges = []
@@ -473,7 +493,7 @@ def test_a_run_in_blocks_gives_the_one_call_runs_numbers(optimizer):
     blocked = run(config, data, block=4, update_every_s=0.02)
     assert_same_training(blocked, run(config, data, update_every_s=0.02), 1e-5, 1e-6)
     assert blocked[-1]["step"] == 75 and blocked[-1]["epoch_accuracy"] is not None
-    assert [u["step"] for u in blocked if u["epoch_accuracy"] is not None and not u["done"]] == [25, 50]
+    assert [end["step"] for u in blocked for end in u["epoch_ends"]] == [25, 50, 75]
     steps = [u["step"] for u in blocked if u["phase"] == "training"]
     assert all(step % 25 % 4 == 0 or step % 25 == 0 for step in steps), steps  # whole blocks, or an epoch's end
 
@@ -489,7 +509,8 @@ def step_losses(updates: list[dict]) -> list[float]:
 
 
 @pytest.mark.parametrize("how", [{"update_every_s": 0.01}, {"update_every_s": 1.0}, {"block": 1},
-                                 {"block": 3}, {"block": 25}, {"multi_step": False}])
+                                 {"block": 3}, {"block": 25}, {"multi_step": False},
+                                 {"whole_epochs": True, "update_every_s": 1.0}])
 def test_a_run_sends_each_steps_loss_once_whatever_its_chunks(how):
     """One epoch of 25 steps: exactly 25 losses, each as a plain loop of optimiser steps computes it, however
     the run was cut into chunks (tiny ones, one for the epoch, blocks of 3 with a short last one, step by step)."""
@@ -542,3 +563,51 @@ def test_the_first_state_is_he_initialised_and_the_optimisers_own(optimizer):
     for ours, theirs in zip(jax.tree.leaves(opt_state), jax.tree.leaves(expected), strict=True):
         np.testing.assert_array_equal(ours, theirs)
         assert ours.dtype == theirs.dtype
+
+
+def test_chunks_of_many_epochs_measure_every_epoch_as_one_epoch_chunks_do():
+    """Where an epoch is shorter than a chunk, one update brings many epoch ends (``epoch_ends``), each measured on
+    the parameters of its own epoch's end: the same figures as a run whose chunks never cross an epoch."""
+    config, data = TrainConfig(layers=TINY, batch_size=30, epochs=12, seed=3), synthetic(seed=7)  # 10 steps an epoch
+    long_chunks = run(config, data, update_every_s=5.0)
+    short_chunks = run(config, data, update_every_s=1e-4)
+
+    def ends(updates):
+        return [end for update in updates for end in update["epoch_ends"]]
+
+    assert len([u for u in long_chunks if u["epoch_ends"]]) < 12  # some update brought several
+    assert [(end["step"], end["epoch"]) for end in ends(long_chunks)] == [(10 * e, float(e)) for e in range(1, 13)]
+    for long, short in zip(ends(long_chunks), ends(short_chunks), strict=True):
+        assert (long["epoch_accuracy"], long["epoch_train_accuracy"]) == (short["epoch_accuracy"],
+                                                                          short["epoch_train_accuracy"])
+    times = [end["elapsed_s"] for end in ends(long_chunks)]
+    assert times == sorted(times) and times[-1] <= long_chunks[-1]["elapsed_s"]
+    for update in long_chunks:  # the scalars are the update's last epoch end
+        last = update["epoch_ends"][-1] if update["epoch_ends"] else {"epoch_accuracy": None}
+        assert update["epoch_accuracy"] == last["epoch_accuracy"]
+    assert step_losses(long_chunks) == pytest.approx(step_losses(short_chunks), rel=1e-6)
+
+
+@pytest.mark.parametrize("block", [None, 4])
+# A tiny update_every_s: the two chunks queued before the first is timed are whole epochs, the rest pieces.
+@pytest.mark.parametrize(("update_every_s", "whole"), [(5.0, 6), (1e-4, 2)])
+def test_whole_epochs_as_programs_of_their_own_train_as_the_chunks_do(block, update_every_s, whole, monkeypatch):
+    """An accelerator's whole epochs (one permutation, a scan of known length: steps.make_train_epoch), run here on
+    the CPU beside the chunks' loop: the same losses, the same epochs' accuracies, the same parameters. Such a run
+    begins with a whole epoch; where an epoch outlasts a chunk (a tiny ``update_every_s`` here) the chunks after
+    it are pieces of epochs, run by the chunks' program, compiled then."""
+    config, data = TrainConfig(layers=TINY, batch_size=30, epochs=6, seed=1), synthetic(seed=2)  # 10 steps an epoch
+    whole_epochs, compile_epochs = [], worker_steps.compile_epochs
+
+    def counted(*args):
+        epoch = compile_epochs(*args)
+        return lambda state, order: whole_epochs.append(order) or epoch(state, order)
+
+    monkeypatch.setattr(worker_steps, "compile_epochs", counted)
+    ours = run(config, data, update_every_s=update_every_s, whole_epochs=True, block=block)
+    assert len(whole_epochs) == whole
+    theirs = run(config, data, update_every_s=update_every_s, whole_epochs=False, block=block)
+    assert step_losses(ours) == pytest.approx(step_losses(theirs), rel=1e-6) and len(step_losses(ours)) == 60
+    assert [end["epoch_accuracy"] for u in ours for end in u["epoch_ends"]] == [
+        end["epoch_accuracy"] for u in theirs for end in u["epoch_ends"]]
+    assert_same_training(ours, theirs, 1e-5, 1e-6)

@@ -25,8 +25,13 @@ BASE = {"phase": "training", "epochs": 2, "n_train": 8000, "n_test": 2000, "done
 
 
 def update(step, loss, accuracy=None, epoch_accuracy=None, **more):
+    """An update as the owner sends it; one with ``epoch_accuracy`` ended an epoch at its own step."""
+    end = {"step": step, "epoch": step / 62, "elapsed_s": step / 10, "epoch_accuracy": epoch_accuracy,
+           "epoch_train_accuracy": more.get("epoch_train_accuracy", epoch_accuracy)}
+    ends = [] if epoch_accuracy is None else [end]
     return {**BASE, "step": step, "epoch": step / 62, "loss": loss, "test_accuracy": accuracy,
-            "epoch_accuracy": epoch_accuracy, "samples_per_s": 1000.0 * step, "elapsed_s": step / 10, **more}
+            "epoch_accuracy": epoch_accuracy, "epoch_ends": ends, "samples_per_s": 1000.0 * step,
+            "elapsed_s": step / 10, **more}
 
 
 def test_curves_keep_losses_epoch_points_estimates_and_throughput():
@@ -44,6 +49,16 @@ def test_curves_keep_losses_epoch_points_estimates_and_throughput():
     loss, accuracy, throughput = curves.figures()
     assert list(loss.data[0].y) == [2.0, 1.5, 1.2, 0.5, 0.3]
     assert list(accuracy.data[-1].y) == [90.0, 95.0]
+
+
+def test_an_update_that_ended_many_epochs_draws_a_point_for_each():
+    curves = Curves()
+    many = update(186, 0.4, accuracy=0.93, epoch_accuracy=0.93, epoch_train_accuracy=0.95)
+    many["epoch_ends"] = [{"step": 62 * e, "epoch": float(e), "elapsed_s": e / 10, "epoch_accuracy": (90 + e) / 100,
+                           "epoch_train_accuracy": (92 + e) / 100} for e in (1, 2, 3)]
+    curves.add(many)
+    assert curves.epoch_points == [(1.0, 0.91), (2.0, 0.92), (3.0, 0.93)]
+    assert curves.train_epoch_points == [(1.0, 0.93), (2.0, 0.94), (3.0, 0.95)] and curves.estimates == []
 
 
 def test_training_accuracy_has_its_own_curve_beside_the_test_accuracy():

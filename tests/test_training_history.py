@@ -59,18 +59,52 @@ def test_the_losses_csv_has_a_row_per_bucket(tmp_path):
         ("1", "2", "4.5", "4.0", "5.0"), ("3", "2", "2.5", "2.0", "3.0"), ("5", "1", "1.0", "1.0", "1.0")]
 
 
+def _epoch_end(step: int, accuracy: float, elapsed_s: float, **more: object) -> dict:
+    """An update whose chunk ended an epoch (as the owner sends it), the update's own step that epoch's end."""
+    end = {"step": step, "epoch": step / 10, "elapsed_s": elapsed_s, "epoch_accuracy": accuracy,
+           "epoch_train_accuracy": accuracy}
+    return {"phase": "training", "step": step, "test_accuracy": accuracy, "epoch_accuracy": accuracy,
+            "elapsed_s": elapsed_s, "epoch_ends": [end], **more}
+
+
 def test_the_time_to_target_counts_only_the_whole_test_set():
     record = RunRecord(started=10.0)
-    record.add({"phase": "training", "step": 5, "test_accuracy": 0.99, "epoch_accuracy": None}, 11.0)  # an estimate
-    record.add({"phase": "training", "step": 10, "test_accuracy": 0.96, "epoch_accuracy": 0.96}, 12.0)
+    record.add({"phase": "training", "step": 5, "test_accuracy": 0.99, "epoch_accuracy": None, "elapsed_s": 0.5,
+                "epoch_ends": []}, 11.0)  # an estimate
+    record.add(_epoch_end(10, 0.96, 1.0), 12.0)
     assert record.time_to_target_s is None
-    record.add({"phase": "training", "step": 20, "test_accuracy": 0.971, "epoch_accuracy": 0.971}, 14.5)
-    record.add({"phase": "training", "step": 30, "test_accuracy": 0.98, "epoch_accuracy": 0.98}, 16.0)
+    record.add(_epoch_end(20, 0.971, 3.5), 14.5)
+    record.add(_epoch_end(30, 0.98, 5.0), 16.0)
     assert record.target() == {"target_accuracy": 0.97, "time_to_target_s": 4.5}
     stopped = RunRecord(started=0.0)  # stopped mid-epoch: the final measurement is of the whole test set too
     stopped.add({"phase": "training", "step": 5, "test_accuracy": 0.975, "epoch_accuracy": None}, 1.0)
     stopped.add({"phase": "training", "step": 7, "test_accuracy": 0.972, "epoch_accuracy": None}, 2.0, done=True)
     assert stopped.time_to_target_s == 2.0
+
+
+def test_epochs_that_ended_inside_a_chunk_each_get_a_row_and_their_own_time():
+    """A fast device sends many epochs in one update: each is a row of the metrics CSV, and the target is reached
+    when its epoch ended (its elapsed_s before the update's), not when the update came."""
+    record = RunRecord(started=100.0)
+    update = _epoch_end(30, 0.985, 2.0)
+    update["epoch_ends"] = [_epoch_end(10, 0.95, 1.2)["epoch_ends"][0], _epoch_end(20, 0.972, 1.6)["epoch_ends"][0],
+                            *update["epoch_ends"]]
+    record.add(update, 103.0)
+    assert [(row["step"], row["epoch_accuracy"], row["test_accuracy"]) for row in record.rows] == [
+        (10, 0.95, 0.95), (20, 0.972, 0.972), (30, 0.985, 0.985)]
+    assert record.time_to_target_s == pytest.approx(2.6)  # 103.0 - (2.0 - 1.6) - 100.0
+    finishing = RunRecord(started=0.0)  # the update that says the steps are over may bring epochs too
+    finishing.add_steps({"phase": "finishing", "step": 20, "elapsed_s": 1.0, "epoch_ends": [
+        _epoch_end(20, 0.99, 1.0)["epoch_ends"][0]]}, 5.0)
+    assert [row["step"] for row in finishing.rows] == [20] and finishing.time_to_target_s == 5.0
+
+
+def test_the_rate_of_a_run_longer_than_an_epoch_leaves_its_first_epoch_out():
+    """A TPU's run of a few epochs: most updates are the first epoch's small chunks, slow beside the rest."""
+    record = RunRecord(started=0.0)
+    for epoch, rate in ((0.01, 1e5), (0.03, 2e5), (0.1, 4e5), (0.3, 8e5), (1.0, 1e6), (2.0, 1.1e7), (3.0, 1.2e7)):
+        record.add({"phase": "training", "step": 1, "epoch": epoch, "samples_per_s": rate}, 1.0)
+    assert record.samples_per_s() == 1.15e7
 
 
 def test_the_rate_remembered_is_the_runs_median_and_gives_the_expected_time():

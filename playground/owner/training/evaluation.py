@@ -115,9 +115,12 @@ class Evaluation:
         the last epoch's."""
         test_accuracy, predictions = self.test.accuracy(params)
         train_accuracy = self.train.accuracy(params)[0]
+        elapsed_s = time.perf_counter() - started
+        ends = [{"step": metrics["step"], "epoch": metrics["epoch"], "elapsed_s": elapsed_s,
+                 "epoch_accuracy": test_accuracy, "epoch_train_accuracy": train_accuracy}] if completed else []
         metrics.update(test_accuracy=test_accuracy, epoch_accuracy=test_accuracy if completed else None,
                        train_accuracy=train_accuracy, epoch_train_accuracy=train_accuracy if completed else None,
-                       elapsed_s=time.perf_counter() - started, done=True, stopped=stopped,
+                       epoch_ends=metrics["epoch_ends"] + ends, elapsed_s=elapsed_s, done=True, stopped=stopped,
                        params=[(np.asarray(w, np.float32), np.asarray(b, np.float32))
                                for w, b in jax.device_get(params)],
                        test_predictions=predictions.astype(np.int64))

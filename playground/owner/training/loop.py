@@ -20,6 +20,12 @@ images as the estimate has test images) and ``epoch_train_accuracy`` beside
 the whole training set). The gap between the two curves is overfitting made
 visible.
 
+``epoch_ends`` lists every epoch that ended since the update before, each
+with its ``step``, ``epoch``, ``elapsed_s`` and both accuracies;
+``epoch_accuracy`` and ``epoch_train_accuracy`` are the last of them (None
+when none ended). Where epochs are shorter than a chunk (a TPU trains
+one of MNIST in about 4 ms) one update brings many (pipeline.py).
+
 The loop keeps the device busy: it queues the next chunk (and the
 measurement after this one) before it waits for a chunk and reports it, so
 the device never idles while the host reads a loss, sends an update or
@@ -55,7 +61,6 @@ another order).
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable, Iterator
 
@@ -63,7 +68,7 @@ import jax
 
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
-from playground.owner.training.pipeline import Pace, Queued, take, wait_unless_stopped
+from playground.owner.training.pipeline import FIRST_CHUNK_STEPS, Pace, Part, Queued, take, wait_unless_stopped
 from playground.owner.training.placement import Placement, block_steps
 from playground.owner.training.prepare import ESTIMATE_EVERY_S, ESTIMATE_SIZE, checked_arrays, placement_for, prepare
 
@@ -74,7 +79,8 @@ Pause = Callable[[list, Callable[[], bool]], float | None]  # (the work on its w
 def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = lambda: False, *,
           update_every_s: float = 0.25, estimate_every_s: float = ESTIMATE_EVERY_S,
           estimate_size: int = ESTIMATE_SIZE, multi_step: bool = True, block: int | None = None,
-          device: jax.Device | None = None, pause: Pause = lambda queued, should_stop: None) -> Iterator[dict]:
+          whole_epochs: bool | None = None, device: jax.Device | None = None,
+          pause: Pause = lambda queued, should_stop: None) -> Iterator[dict]:
     """Train on ``data`` (any object with train/test images and labels) on ``device``, yielding metric dicts.
 
     ``multi_step=True`` runs a chunk of steps in one compiled call on a CPU
@@ -83,7 +89,9 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
     ``block_steps(placement)``, and a ``block`` above 1 makes a CPU run
     blocks too); ``False`` dispatches one jitted update per batch from
     Python, the classic loop, with the same numbers, kept to measure what
-    the chunks buy. ``config.data_parallel`` trains on every local device
+    the chunks buy. ``whole_epochs`` runs each whole epoch of a chunk as one
+    program of its own (``worker_steps.make_train_epoch``; None: where
+    ``placement.whole_epochs`` says, an accelerator). ``config.data_parallel`` trains on every local device
     instead of ``device`` (``Placement.data_parallel``). Bad data, a batch
     larger than the training set or one that does not split over the
     devices raise ValueError here, at the call, not at the first ``next()``.
@@ -97,12 +105,13 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
         raise ValueError(f"`batch_size` {config.batch_size} is larger than the {n_train:,} training images")
     if update_every_s <= 0 or estimate_every_s <= 0 or estimate_size < 1 or (block is not None and block < 1):
         raise ValueError("update_every_s and estimate_every_s must be positive, estimate_size and block at least 1")
+    placement = placement_for(config, device)
     return _stream(config, arrays, should_stop, update_every_s, estimate_every_s, estimate_size, multi_step, block,
-                   placement_for(config, device), pause)
+                   placement.whole_epochs if whole_epochs is None else whole_epochs, placement, pause)
 
 
 def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool], update_every_s: float,
-            estimate_every_s: float, estimate_size: int, multi_step: bool, block: int | None,
+            estimate_every_s: float, estimate_size: int, multi_step: bool, block: int | None, whole_epochs: bool,
             placement: Placement, pause: Pause) -> Iterator[dict]:
     started = time.perf_counter()
     # Each epoch drops the last n_train % batch_size images of its permutation (a different few each epoch):
@@ -113,29 +122,36 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
     metrics = _first_metrics(config, data, placement)
     yield dict(metrics)
 
-    state, run_chunk, orders, evaluation = prepare(config, data, placement, multi_step, block, estimate_size,
-                                                   estimate_every_s)
+    state, run_chunk, orders, evaluation = prepare(config, data, placement, multi_step, block, whole_epochs,
+                                                   estimate_size, estimate_every_s)
     metrics["phase"] = "training"
 
     # A pipeline one chunk deep: chunk k+1 (and chunk k's measurement) is queued before the host waits for chunk
     # k and reports it, so the device never idles while the host sends an update or measures the time.
-    step, stopped, pace = 0, False, Pace(CHUNK_TARGET * update_every_s, block, config.batch_size)
+    # A run of whole epochs begins with one (prepare._compile): no other chunk is compiled before its first step.
+    step, stopped = 0, False
+    pace = Pace(CHUNK_TARGET * update_every_s, block, config.batch_size,
+                steps_per_epoch if whole_epochs and multi_step else FIRST_CHUNK_STEPS)
     queued: Queued | None = None
     unreported: list[Queued] = []  # after a stop: the chunks still on their way, reported in the final update
-    for epoch, first, n in pace.chunks(config.epochs, steps_per_epoch):
+    for pieces in pace.chunks(config.epochs, steps_per_epoch):
         if queued is not None:
             queued.done_at = pause(queued.arrays(), should_stop)
         if should_stop():
             stopped = True
             break
-        queued_at = time.perf_counter()
-        state, done = run_chunk(state, orders(epoch), first, n, should_stop)
-        if first == 0 and epoch + 1 < config.epochs:
-            orders.ahead(epoch + 1)  # made while the device trains this chunk
-        step += done
-        last = done < n or step == total_steps  # a chunk runs short only when asked to stop
-        measured = None if last else evaluation.start(state.params, epoch_ended=first + done == steps_per_epoch)
-        chunk = Queued(step, first, done, steps_per_epoch, state.smoothed, state.losses, measured, queued_at)
+        chunk = Queued([], steps_per_epoch, time.perf_counter())
+        for piece in pieces:
+            if piece.epoch + 1 < config.epochs:
+                orders.ahead(piece.epoch + 1)  # made while the device trains
+            state, done = run_chunk(state, orders(piece.epoch), piece.first, piece.steps, should_stop)
+            step += done
+            ended = piece.first + done == steps_per_epoch
+            last = done < piece.steps or step == total_steps  # a piece runs short only when asked to stop
+            measured = None if last else evaluation.start(state.params, epoch_ended=ended)
+            chunk.parts.append(Part(step, piece.first, done, state.smoothed, state.losses, measured))
+            if last:
+                break
         if queued is not None:
             if not wait_unless_stopped(queued.arrays(), should_stop):
                 stopped, unreported = True, [queued, chunk]  # no update of their own: the final one has their losses
@@ -144,7 +160,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
             yield take(metrics)
         queued = chunk
         if last:
-            stopped = done < n
+            stopped = done < piece.steps
             break
     if not unreported and queued is not None:
         unreported = [queued]
@@ -157,7 +173,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
         unreported = []
     yield take(metrics, phase="finishing", stopped=stopped, elapsed_s=time.perf_counter() - started)
     for chunk in unreported:
-        dataclasses.replace(chunk, measured=None).report(metrics, pace, started)  # the final update measures
+        chunk.unmeasured().report(metrics, pace, started)  # the final update measures
     pause([], lambda: False)  # a stop may have cut a pause short: the final measurement waits for its turn
     yield evaluation.final_update(metrics, state.params, stopped, not stopped and step == total_steps, started)
 
@@ -167,6 +183,6 @@ def _first_metrics(config: TrainConfig, data: ArrayData, placement: Placement) -
     return {"phase": "compiling", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
             "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None, "epoch_train_accuracy": None,
             "samples_per_s": 0.0, "seconds_per_epoch": None, "elapsed_s": 0.0,
-            "losses": [], "first_loss_step": None, "device": placement.describe(),
+            "losses": [], "first_loss_step": None, "epoch_ends": [], "device": placement.describe(),
             "devices": len(placement.devices), "n_train": len(data.train_labels), "n_test": len(data.test_labels),
             "done": False}

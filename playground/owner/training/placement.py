@@ -44,6 +44,12 @@ class Placement:
     def replicate(self, tree: object) -> object:
         return jax.device_put(tree, self.replicated)
 
+    @property
+    def whole_epochs(self) -> bool:
+        """Whether a whole epoch runs as one program of its own (steps.make_train_epoch): on an accelerator, where
+        permuting the epoch's images once beats gathering each batch; a CPU gathers as fast step by step."""
+        return self.devices[0].platform != "cpu"
+
     def describe(self) -> str:
         """The banner's text: ``"GPU · NVIDIA H200"``, or ``"CPU · cpu × 8 (data-parallel)"``."""
         name = device_name(self.devices[0])

@@ -4,10 +4,15 @@ accuracy, and the samples/s this server measured for each model and batch size (
 Plain Python and NumPy: the Gradio server process imports it. ::
 
     >>> record = RunRecord(started=100.0)
-    >>> record.add({"step": 4, "losses": [2.3, 2.1, 1.9, 1.8], "first_loss_step": 1, "epoch_accuracy": 0.91}, 101.0)
-    >>> record.add({"step": 8, "losses": [1.5] * 4, "first_loss_step": 5, "epoch_accuracy": 0.975}, 102.5)
-    >>> len(record.losses), record.time_to_target_s
-    (8, 2.5)
+    >>> def end(step, accuracy, elapsed_s):
+    ...     return {"step": step, "epoch": step / 4, "elapsed_s": elapsed_s, "epoch_accuracy": accuracy,
+    ...             "epoch_train_accuracy": accuracy}
+    >>> record.add({"step": 4, "losses": [2.3, 2.1, 1.9, 1.8], "first_loss_step": 1, "elapsed_s": 1.0,
+    ...             "epoch_ends": [end(4, 0.91, 1.0)]}, 101.0)
+    >>> record.add({"step": 12, "losses": [1.5] * 8, "first_loss_step": 5, "elapsed_s": 2.5,
+    ...             "epoch_ends": [end(8, 0.975, 1.75), end(12, 0.98, 2.5)]}, 102.5)
+    >>> len(record.losses), record.time_to_target_s, [row["step"] for row in record.rows]
+    (12, 1.75, [4, 8, 12])
 """
 
 from __future__ import annotations
@@ -31,9 +36,10 @@ class RunRecord:
     """One run's history on the server, from the updates the owner sends.
 
     ``time_to_target_s``: seconds from ``started`` (when the server got the
-    request: fetching the data, waiting in line and compiling count) to
-    receiving the first full-test-set measurement at or above
-    ``TARGET_ACCURACY``: an epoch's end (``epoch_accuracy``) or the run's
+    request: fetching the data, waiting in line and compiling count) to the
+    first full-test-set measurement at or above ``TARGET_ACCURACY``: an
+    epoch's end (``epoch_ends``; one that ended before its update's
+    ``elapsed_s`` is dated as much before the update came) or the run's
     final measurement (a done update's ``test_accuracy``). The quick
     estimates on 1,000 test images do not count.
     """
@@ -45,28 +51,41 @@ class RunRecord:
         self.rows: list[dict] = []
         self.losses = LossSeries(KEPT_LOSS_BUCKETS)
         self.time_to_target_s: float | None = None
-        self._rates: list[float] = []
+        self._rates: dict[bool, list[float]] = {False: [], True: []}  # after the first epoch: the updates' rates
 
     def add(self, update: dict, now: float, done: bool = False) -> None:
-        """An update from the owner, received at ``now`` (time.monotonic()): a row of the metrics CSV. (The
-        "finishing" update is no row: only its losses are kept, ``add_losses``.)"""
+        """An update from the owner, received at ``now`` (time.monotonic()): a row of the metrics CSV after a row
+        for each epoch that ended before it (``add_steps``)."""
+        self.add_steps(update, now)
         self.rows.append({column: update.get(column) for column in METRIC_COLUMNS})
-        self.add_losses(update)
         if update.get("samples_per_s") and update.get("phase") == "training":
-            self._rates.append(update["samples_per_s"])
-        full = update.get("test_accuracy") if done else update.get("epoch_accuracy")
-        if self.time_to_target_s is None and full is not None and full >= TARGET_ACCURACY:
-            self.time_to_target_s = now - self.started
+            self._rates[update.get("epoch", 0.0) > 1.0].append(update["samples_per_s"])
+        if done and update.get("test_accuracy") is not None and not update.get("epoch_ends"):
+            self._reached(update["test_accuracy"], now)
 
-    def add_losses(self, update: dict) -> None:
-        """The losses of the steps an update brings."""
+    def add_steps(self, update: dict, now: float) -> None:
+        """The losses of the steps an update brings, and the epochs that ended with them (``epoch_ends``), each
+        dated by its ``elapsed_s`` before the update's. (The "finishing" update is no row: only these are kept.)"""
         if update.get("losses") and update.get("first_loss_step") is not None:
             self.losses.add(update["first_loss_step"], update["losses"])
+        for end in update.get("epoch_ends") or []:
+            if end["step"] != update.get("step") or update.get("phase") == "finishing":
+                self.rows.append({column: {**end, "test_accuracy": end["epoch_accuracy"],
+                                           "train_accuracy": end["epoch_train_accuracy"]}.get(column)
+                                  for column in METRIC_COLUMNS})
+            self._reached(end["epoch_accuracy"], now - max(0.0, update["elapsed_s"] - end["elapsed_s"]))
+
+    def _reached(self, accuracy: float, when: float) -> None:
+        if self.time_to_target_s is None and accuracy >= TARGET_ACCURACY:
+            self.time_to_target_s = when - self.started
 
     def samples_per_s(self) -> float | None:
-        """The run's typical rate: the median of its updates' (each over about the last second), so that the
-        first steps after compiling, faster or slower than the rest, do not set it."""
-        return statistics.median(self._rates) if self._rates else None
+        """The run's typical rate: the median of its updates' after its first epoch (each over about the last
+        second), so that the first steps after compiling, faster or slower than the rest, do not set it; of the
+        first epoch's in a run of one. On a TPU a run of a few epochs lasts a few dozen updates, most of them the
+        first epoch's small chunks."""
+        rates = self._rates[True] or self._rates[False]
+        return statistics.median(rates) if rates else None
 
     def target(self) -> dict:
         """The final update's words on the target: ``target_accuracy`` and ``time_to_target_s`` (None: not reached)."""

@@ -114,7 +114,7 @@ class TrainingService:
         base = {"phase": "data", "step": 0, "epoch": 0.0, "epochs": config.epochs, "loss": None,
                 "test_accuracy": None, "epoch_accuracy": None, "train_accuracy": None,
                 "epoch_train_accuracy": None, "samples_per_s": None, "seconds_per_epoch": None, "elapsed_s": 0.0,
-                "losses": [], "first_loss_step": None,
+                "losses": [], "first_loss_step": None, "epoch_ends": [],
                 "device": None, "devices": None, "dataset": config.dataset, "n_train": None, "n_test": None,
                 "data_fallback": None, "compile_cache": None, "done": False}
         started = time.monotonic()
@@ -215,8 +215,8 @@ class TrainingService:
                     finished = True
                     self._keep(session, folder, None, record, latest.get("class_names"))
                     # its losses were sent with the update they came in
-                    yield _stopped({**latest, "losses": [], "first_loss_step": None, **record.target()},
-                                   piece("train.worker_restarted"))
+                    yield _stopped({**latest, "losses": [], "first_loss_step": None, "epoch_ends": [],
+                                    **record.target()}, piece("train.worker_restarted"))
                     return
                 message = stream.receive(POLL_S)
                 if message is None:
@@ -233,7 +233,7 @@ class TrainingService:
                 latest = {**base, **message}
                 if latest["phase"] == "finishing":
                     finishing = True
-                    record.add_losses(latest)
+                    record.add_steps(latest, time.monotonic())
                     if give_up_at is not None:  # it stopped in time; the measurement and the weights get their own
                         give_up_at = time.monotonic() + self.finish_grace_s
                     yield latest

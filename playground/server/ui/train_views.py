@@ -36,14 +36,17 @@ class Curves:
     def add(self, update: dict) -> None:
         if update.get("losses") and update.get("first_loss_step") is not None:  # "finishing" may bring the last
             self.per_step.add(update["first_loss_step"], update["losses"])
+        for end in update.get("epoch_ends") or []:  # "finishing" may bring the last chunk's
+            self.epoch_points.append((end["epoch"], end["epoch_accuracy"]))
+            self.train_epoch_points.append((end["epoch"], end["epoch_train_accuracy"]))
         if update.get("phase") not in ("training", "finished", "stopped") or not update.get("step"):
             return
         if update.get("loss") is not None and (not self.steps or update["step"] > self.steps[-1]):
             self.steps.append(update["step"])
             self.losses.append(update["loss"])
-        _add_accuracy(update, "epoch_accuracy", "test_accuracy", self.epoch_points, self.estimates)
-        _add_accuracy(update, "epoch_train_accuracy", "train_accuracy", self.train_epoch_points,
-                      self.train_estimates)
+        if not update.get("epoch_ends") and not update.get("done"):
+            _add_estimate(update, "test_accuracy", self.estimates)
+            _add_estimate(update, "train_accuracy", self.train_estimates)
         if update.get("samples_per_s"):
             self.elapsed.append(update["elapsed_s"])
             self.throughput.append(update["samples_per_s"])
@@ -60,13 +63,10 @@ class Curves:
                 figures.throughput_figure(self.elapsed, self.throughput, language))
 
 
-def _add_accuracy(update: dict, epoch_key: str, latest_key: str, epoch_points: list, estimates: list) -> None:
-    """An epoch end's full measurement, or else a new quick estimate (an update repeats the latest until the next)."""
-    if update.get(epoch_key) is not None:
-        epoch_points.append((update["epoch"], update[epoch_key]))
-    elif update.get(latest_key) is not None and not update.get("done"):
-        if not estimates or estimates[-1][1] != update[latest_key]:
-            estimates.append((update["epoch"], update[latest_key]))
+def _add_estimate(update: dict, key: str, estimates: list) -> None:
+    """A new quick estimate (an update repeats the latest until the next)."""
+    if update.get(key) is not None and (not estimates or estimates[-1][1] != update[key]):
+        estimates.append((update["epoch"], update[key]))
 
 
 def train_config(dataset: str, layers: str, optimizer: str, learning_rate: float | None, batch_size: float | None,
