@@ -22,6 +22,8 @@ def training_rows(api: PlaygroundAPI, epochs: int, data_note: str, data: Dataset
     last = run.updates[-1]
     if not last.get("ok") or not last.get("done"):
         return [("training", failed(last))]
+    if rate is None:
+        return [("training", f"too short to time: {len(run.updates)} updates")]
     found.update(train=(rate, per_epoch, len(data.train_images)), epochs=epochs)
     rows = [
         ("training data", f"{data_note}: {last['n_train']:,} training, {last['n_test']:,} test images"),

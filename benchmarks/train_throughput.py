@@ -191,13 +191,16 @@ def app_path(service: TrainingService, epochs: int, n_train: int, layers: tuple[
 def stream_rate(updates, n_train: int, batch: int) -> tuple[float, float]:
     """Samples/s and seconds per epoch of a stream of training updates, timed as they arrive: the steps after the
     first epoch (the plain loops' warm-up epoch; the app's first chunks are small) over the time from the first
-    update past it to the update that says the last step is done ("finishing"). NoTraining when fewer than two
-    updates fell there (a failed run: the error says what its last update said)."""
+    update past it to the update that says the last step is done ("finishing"), or a run of one epoch's from its
+    first update. NoTraining when fewer than two updates fell there (a failed run: the error says what its last
+    update said)."""
     steps_per_epoch, marks, last = n_train // batch, [], None
     for update in updates:
         last = update
-        if update.get("phase") in ("training", "finishing") and update.get("step", 0) >= steps_per_epoch:
+        if update.get("phase") in ("training", "finishing") and update.get("step", 0) > 0:
             marks.append((time.perf_counter(), update["step"]))
+    after_first = [mark for mark in marks if mark[1] >= steps_per_epoch]
+    marks = after_first if len(after_first) >= 2 else marks
     if len(marks) < 2:
         raise NoTraining(f"the run gave {len(marks)} timed update(s); its last: {str(last)[:300]}")
     (t0, s0), (t1, s1) = marks[0], marks[-1]

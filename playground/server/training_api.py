@@ -35,8 +35,10 @@ class TrainingEndpoints:
         set is measured and the weights saved; with "stopped"), then "finished" or "stopped"), "step", "epoch",
         "loss" (smoothed), "losses" (the loss of each step since the update before, measured on the device; the
         first is step "first_loss_step", counting from 1: a run of N steps sends N), "test_accuracy" (None until
-        first measured), "epoch_accuracy" (the full test set, at an epoch's end), "train_accuracy" and
-        "epoch_train_accuracy" (the same on training images), "samples_per_s", "seconds_per_epoch" (an epoch's
+        first measured), "epoch_ends" (each epoch that ended since the update before: its "step", "epoch",
+        "elapsed_s", "epoch_accuracy" (the full test set) and "epoch_train_accuracy" (training images); a TPU
+        ends dozens an update), "epoch_accuracy" and "epoch_train_accuracy" (the last of them, or None),
+        "train_accuracy" (the latest measurement on training images), "samples_per_s", "seconds_per_epoch" (an epoch's
         training at that rate), "elapsed_s", "device", "devices" (how many it trains on), "dataset" (the one it
         trains on), "data_note" (a catalogue piece where the images are not the dataset's own split: its test set
         alone, split 80/20),
@@ -47,8 +49,8 @@ class TrainingEndpoints:
         True) adds "stopped", "xla_compiles" (the XLA compiles the run made: 0 for one whose programs were all
         kept), "message" (and "message_words", its catalogue piece), "target_accuracy" (0.97) and
         "time_to_target_s" (seconds from the request to the first full-test-set measurement at or above it, or
-        None: not reached), "median_samples_per_s" (the median of its updates' rates: compiling is not in it),
-        "params_file" (.npz), "metrics_file" (CSV), "losses_file" (CSV: each step's loss),
+        None: not reached), "median_samples_per_s" (the median of its updates' rates after the first epoch:
+        compiling is not in it), "params_file" (.npz), "metrics_file" (CSV), "losses_file" (CSV: each step's loss),
         "confusion" and "samples" (test digits with predictions, mistakes first). A dataset that is neither here
         nor downloadable (offline) where the offline digits cannot stand in has a short "message", a "fix" and
         "details" (where it looked, each mirror's failure). One run per session (the server fills ``session`` in

@@ -21,7 +21,7 @@ ROWS = ("cold start: ready to listen", "cold start: first Inspect on the device"
         "jit measured on", "NumPy, n=1,000", "jit, n=1,000", "eager JAX, n=1,000", "bare jax.jit, n=1,000",
         "app's jit / bare jax.jit", "NumPy / jit", "jit's achieved bandwidth", "vmap measured on",
         "vmap, batched MLP, 16 examples", "Speed of light measured on", "training on",
-        "app: samples/s, s/epoch", "plain, per-step: samples/s",
+        "app: samples/s, ms/epoch", "plain, per-step: samples/s",
         "plain, scanned, no shuffling (upper bound): samples/s", "app / fastest plain loop that shuffles",
         "final test accuracy", "time to 97% test accuracy", "data-parallel", "first curve point, default configuration",
         "first curve point, new configuration", "first curve point, that configuration again", "race", "whole check")
