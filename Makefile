@@ -77,7 +77,8 @@ $(RUNTIME): requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -r requirements.txt
+	@echo "Installing JAX, Gradio and the rest into $(VENV): the first time, hundreds of MB (a minute or more)."
+	$(BIN)/python -m pip install --progress-bar on -r requirements.txt
 	touch $@
 
 $(DEV): $(RUNTIME) requirements-dev.txt

@@ -119,7 +119,9 @@ def print_roofs(measured: dict) -> None:
         size = "" if level["cache_bytes"] is None else f" ({amount(level['cache_bytes'], 'B')} cache)"
         print(f"  {level['name'] + size:<22} roof {amount(level['bandwidth_bytes_s'], 'B/s'):>12} "
               f"over {amount(level['stream_bytes'], 'B'):>9} x {level['passes']:>5}   independent "
-              f"{amount(other, 'B/s'):>12}   independent / roof {other / level['bandwidth_bytes_s']:.2f}")
+              f"{amount(other, 'B/s'):>12}   independent / roof {other / level['bandwidth_bytes_s']:.2f}"
+              + (f"   (measured {amount(level['measured_bytes_s'], 'B/s')}, below a slower level's: raised to it)"
+                 if level.get("measured_bytes_s") else ""))
     for how, other in independent_matmuls(measured["matmul_n"], measured["dtype"]):
         print(f"  {'compute ' + measured['dtype']:<22} roof {amount(measured['peak_flops_s'], 'FLOP/s'):>12} "
               f"(n = {measured['matmul_n']})   {how} {amount(other, 'FLOP/s'):>12}   "
@@ -172,7 +174,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     rounds = parser.parse_args().rounds
     device = local_device(Limits().memory_mb)
-    measured = ceilings_job(Limits(), "float32", 0, device)
+    measured = roofline.held(ceilings_job(Limits(), "float32", 0, device))  # in level order, as the app holds them
     print_roofs(measured)
     print_points(device, measured)
     print_loops(device, measured, rounds)

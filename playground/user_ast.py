@@ -70,7 +70,9 @@ class Picked:
 def pick_function(tree: ast.Module, source: str = "") -> Picked:
     """The function the playground runs: the last top-level one that is made by a JAX transformation
     (``grad_loss = jax.grad(loss)``: what a learner who writes that means to run) or named ``f``; else the last
-    top-level def. ``source`` (the text ``tree`` was parsed from) gives ``made`` its words.
+    top-level def that is not a custom derivative's rule (``@log1pexp.defjvp``, ``f.defvjp(f_fwd, f_bwd)``:
+    JAX calls those, the learner calls ``log1pexp``). ``source`` (the text ``tree`` was parsed from) gives
+    ``made`` its words.
 
     >>> source = "def loss(w):\\n    return w ** 2\\ngrad_loss = jax.grad(loss)\\n"
     >>> pick_function(parse(source), source)
@@ -92,10 +94,36 @@ def pick_function(tree: ast.Module, source: str = "") -> Picked:
                     picked = Picked("f")
     if picked is not None:
         return picked
-    defs = [name for name, node in top_level_functions(tree) if not isinstance(node, ast.Lambda)]
+    rules = _derivative_rules(tree)
+    defs = [name for name, node in top_level_functions(tree) if not isinstance(node, ast.Lambda) and name not in rules]
     if not defs:
         raise UserCodeError("invalid_input", "Define a function to inspect, for example `def f(x): return x * 2`.")
     return Picked(defs[-1])
+
+
+# The methods of jax.custom_jvp and jax.custom_vjp that take the rules of a function's derivative.
+RULE_METHODS = frozenset({"defjvp", "defjvps", "defvjp"})
+
+
+def _derivative_rules(tree: ast.Module) -> list[str]:
+    """Top-level functions that are rules of a custom derivative: decorated ``@name.defjvp`` (or ``defjvps``), or
+    passed to ``name.defvjp(fwd, bwd)`` (or ``defjvp``, ``defjvps``) at the top level.
+
+    >>> _derivative_rules(parse("@g.defjvp\\ndef g_jvp(p, t):\\n    pass\\ng.defvjp(g_fwd, g_bwd)\\n"))
+    ['g_bwd', 'g_fwd', 'g_jvp']
+    """
+    def is_rule_method(node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr in RULE_METHODS
+
+    rules = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                is_rule_method(decorator.func if isinstance(decorator, ast.Call) else decorator)
+                for decorator in node.decorator_list):
+            rules.add(node.name)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and is_rule_method(node.value.func):
+            rules.update(arg.id for arg in node.value.args if isinstance(arg, ast.Name))
+    return sorted(rules)
 
 
 def made_line(tree: ast.Module) -> int | None:

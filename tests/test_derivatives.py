@@ -27,9 +27,7 @@ from tests.tab_context import tab_context
 
 OK, WARNING = (verdict("ok"), verdict("warning"))  # the labels that replaced emoji
 WARNING_DE = verdict("warning", "de")
-RUNNING_ORDERS = (verdict("busy") + " Differentiating… A function whose Python `if` or `while` reads x cannot "
-                  "be traced by `jit` and `vmap`; it is then differentiated point by point without jit, which takes "
-                  "longer.")
+RUNNING_ORDERS = verdict("busy") + " Differentiating…"  # the code has no Python if or while to warn of
 NO_JAXPR = ("# No jaxpr: the function was evaluated point by point without jit, and its Python control flow may "
             "take another path at each point, so there is no one program to show.")
 

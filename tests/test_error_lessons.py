@@ -174,6 +174,18 @@ CASES = {
         "def f(x):\n    return lax.cond(x > 0, lambda v: v, lambda v: jnp.zeros(2), x)\n", "1.5", 2,
         "same shapes and dtypes", ("return float32[] and float32[2]", "`lambda v: v, lambda v: jnp.zeros(2)`"),
         AUTOSUMMARY + "jax.lax.cond.html"),
+    "cond_on_an_array": Case(  # lax.cond's docs: the predicate is a scalar; an array asks for np.where
+        "def f(x):\n    return lax.cond(x > 0, lambda v: v, lambda v: -v, x)\n", "jnp.array([1.0, -2.0])", 2,
+        "choose once per call", ("Line 2 (`return lax.cond(", "`jnp.where(x > 0, a, b)`", "`jax.vmap`"),
+        AUTOSUMMARY + "jax.lax.cond.html",
+        "def f(x):\n    return jnp.where(x > 0, x, -x)\n", jnp.array([1.0, 2.0])),
+    "switch_on_an_array": Case(
+        "def f(x):\n    i = (x > 0).astype(int)\n    return lax.switch(i, [jnp.sin, jnp.cos], x)\n",
+        "jnp.array([1.0, -2.0])", 3, "choose once per call",
+        ("`lax.switch`", "`jnp.select([i == 0, i == 1, ...], [a, b, ...])`"),
+        AUTOSUMMARY + "jax.lax.cond.html",
+        "def f(x):\n    i = (x > 0).astype(int)\n    return jnp.select([i == 0, i == 1], [jnp.sin(x), jnp.cos(x)])\n",
+        jnp.array([jnp.cos(1.0), jnp.sin(-2.0)])),
     "vmap_sizes": Case(
         "def f(x):\n    w = jnp.arange(4.0)\n    return jax.vmap(lambda a, b: a * b)(x, w)\n", "jnp.arange(3.0)", 3,
         "different numbers of examples", ("`a` (float32[3], batched along axis 0)", "`b` (float32[4]",

@@ -171,7 +171,11 @@ GRADIENT = {"ok": True, "value": None, "gradient": [1.0], "hessian": [[1.0]],
 
 
 def test_the_derivatives_status_in_german_and_chinese():
-    assert derivatives_views.running_orders() == RUNNING_ORDERS
+    branching = "def f(x):\n    if x > 0:\n        return x\n    return -x\n"
+    assert derivatives_views.running_orders("en", branching) == RUNNING_ORDERS
+    assert derivatives_views.running_orders("en", "def f(x):\n    return jnp.sin(2 * x) / 2\n") == (
+        verdict("busy") + " Differentiating…")  # no Python branch: no word of one
+    assert derivatives_views.running_orders("en", "f = lambda x: x if x > 0 else -x\n") == RUNNING_ORDERS
     german = derivatives_views.point_by_point_status(POINT_BY_POINT, "de")
     assert german.startswith(f"{verdict('ok', 'de')} `f`: 1 Ableitungen an 3 von 5 Gitterpunkten, Punkt für Punkt "
                              "ohne jit, in float32.")

@@ -12,7 +12,7 @@ import pytest
 from playground.mlp import batched_predict, init_params
 from playground.mnist.catalogue import ArrayData
 from playground.mnist.config import TrainConfig
-from playground.owner.training import pipeline
+from playground.owner.training import epochs, pipeline
 from playground.owner.training import steps as worker_steps
 from playground.owner.training.evaluation import as_batches, classify
 from playground.owner.training.loop import train
@@ -592,18 +592,18 @@ def test_chunks_of_many_epochs_measure_every_epoch_as_one_epoch_chunks_do():
 # A tiny update_every_s: the two chunks queued before the first is timed are whole epochs, the rest pieces.
 @pytest.mark.parametrize(("update_every_s", "whole"), [(5.0, 6), (1e-4, 2)])
 def test_whole_epochs_as_programs_of_their_own_train_as_the_chunks_do(block, update_every_s, whole, monkeypatch):
-    """An accelerator's whole epochs (one permutation, a scan of known length: steps.make_train_epoch), run here on
+    """An accelerator's whole epochs (one permutation, a scan of known length: epochs.make_train_epoch), run here on
     the CPU beside the chunks' loop: the same losses, the same epochs' accuracies, the same parameters. Such a run
     begins with a whole epoch; where an epoch outlasts a chunk (a tiny ``update_every_s`` here) the chunks after
     it are pieces of epochs, run by the chunks' program, compiled then."""
     config, data = TrainConfig(layers=TINY, batch_size=30, epochs=6, seed=1), synthetic(seed=2)  # 10 steps an epoch
-    whole_epochs, compile_epochs = [], worker_steps.compile_epochs
+    whole_epochs, compile_epochs = [], epochs.compile_epochs
 
     def counted(*args):
         epoch = compile_epochs(*args)
         return lambda state, order: whole_epochs.append(order) or epoch(state, order)
 
-    monkeypatch.setattr(worker_steps, "compile_epochs", counted)
+    monkeypatch.setattr(epochs, "compile_epochs", counted)
     ours = run(config, data, update_every_s=update_every_s, whole_epochs=True, block=block)
     assert len(whole_epochs) == whole
     theirs = run(config, data, update_every_s=update_every_s, whole_epochs=False, block=block)

@@ -111,6 +111,31 @@ def test_no_false_alarms_on_ordinary_code():
     assert static_findings(source, "f") == []
 
 
+OPTAX_STEP = """import optax
+params = {"w": jnp.zeros(3), "b": 0.0}
+optimizer = optax.adam(1e-3)
+opt_state = optimizer.init(params)
+
+def loss(params, x, y):
+    return jnp.mean((x @ params["w"] + params["b"] - y) ** 2)
+
+def f(params, opt_state, x, y):
+    grads = jax.grad(loss)(params, x, y)
+    updates, opt_state = optimizer.update(grads, opt_state, params)
+    return optax.apply_updates(params, updates), opt_state
+"""
+
+
+def test_an_optax_step_from_its_docs_is_pure():
+    """optax's ``update`` returns the new state (dict.update returns None): a used result is not a change in place."""
+    assert static_findings(OPTAX_STEP, "f") == []
+
+
+def test_a_discarded_update_of_a_module_dict_is_still_a_change():
+    source = "cfg = {}\ncfg.update(k=2)\ndef f(x):\n    cfg.update(k=3)\n    return x * cfg['k']\n"
+    assert [finding["line"] for finding in static_findings(source, "f")] == [4, 5]
+
+
 def test_local_variable_shadowing_a_changing_global_is_fine():
     source = "n = 0\nn = 1\ndef f(x):\n    n = 3\n    return x * n\n"
     assert static_findings(source, "f") == []

@@ -110,3 +110,14 @@ def test_a_slower_device_is_said_to_be_slower():
     sides = {"cpu": {"name": "CPU", "samples_per_s": 300.0, "to_target_s": None},
              "device": {"name": "CPU 1", "samples_per_s": 100.0, "to_target_s": None}}
     assert render([race.said(sides, 1 / 3, "en")]).startswith("CPU 1 trained 3.0× slower than this host's CPU")
+
+
+def test_a_race_on_a_test_sets_part_is_timed_to_its_own_target():
+    """Both sides train on the classroom's test-set split: the record's target (95 %) is the sentence's."""
+    sides = {name: [*updates[:-1], {**updates[-1], "target_accuracy": 0.95}]
+             for name, updates in (("cpu", side("CPU", 1, 100.0, 30.0)), ("device", side("TPU", 1, 900.0, 2.0)))}
+    comparison = list(race.follow({name: iter(updates) for name, updates in sides.items()}, NAMES,
+                                  threading.Event()))[-1]["comparison"]
+    assert comparison["target_accuracy"] == 0.95 and "95 % test accuracy: TPU after 2.0 s" in comparison["message"]
+    german = render([race.said(comparison, comparison["speedup"], "de")], "de")
+    assert "95 % Testgenauigkeit" in german

@@ -83,7 +83,7 @@ def test_a_point_above_every_roof_gets_the_reason_never_a_share_over_100_percent
     for language in LANGUAGES:
         said = rl.verdict(placed, stale, language)
         assert "%" not in said and "686" not in said and "6.86" not in said
-    assert "That cannot be" in rl.verdict(placed, stale, "en")
+    assert "A roof bounds what runs under it" in rl.verdict(placed, stale, "en")
     compute = rl.place_program(program(1 << 20, 1 << 20, 1e12, 1.0), CEILINGS)  # 1 TFLOP/s over a 100 GFLOP/s peak
     assert (compute["bound"], compute["fraction"], compute["above_roof"]) == ("compute", None, "highest")
     assert "%" not in rl.verdict(compute, CEILINGS, "en")

@@ -135,7 +135,8 @@ def test_a_point_above_its_roof_stays_where_it_ran_in_view_and_its_hover_says_wh
         assert (point.x[0], point.y[0]) == (program["intensity"], program["achieved_flops_s"])
         assert fig.layout.xaxis.range[0] < math.log10(program["intensity"]) < fig.layout.xaxis.range[1]
         assert fig.layout.yaxis.range[0] < math.log10(program["achieved_flops_s"]) < fig.layout.yaxis.range[1]
-        assert "That cannot be" in point.hovertext[0] and "%" not in point.hovertext[0]
+        hover = point.hovertext[0]
+        assert "A roof bounds what runs under it" in hover.replace("<br>", " ") and "%" not in hover
 
 
 def test_without_ceilings_only_the_points_and_the_title_says_why(poly):

@@ -236,4 +236,17 @@ def test_the_expected_time_comes_from_a_measured_rate_or_says_there_is_none():
     assert "over this server's limit of 600 s" in expected_time(form, MEASURED, 600.0)
     assert expected_time({**form, "batch_size": 64}, MEASURED, 900.0).startswith("Expected time: not known yet")
     assert expected_time({**form, "batch_size": 64}, MEASURED, 900.0, "zh").startswith("预计时间：尚不知道")
-    assert expected_time({**form, "layers": "784, 10, 3"}, MEASURED, 900.0) == ""  # Start says what is wrong
+    # A setting that cannot be: the line says what is wrong with which field, as the form names it, in its language
+    assert expected_time({**form, "layers": "784, 10, 3"}, MEASURED, 900.0).endswith(
+        "“Layer sizes (784 in, 10 out)” must end with 10 (one output per class), got 3.")
+    assert expected_time({**form, "epochs": 600}, MEASURED, 900.0, "de").endswith(
+        "„Epochen“ muss eine ganze Zahl von 1 bis 500 sein, nicht 600.")
+    assert "“训练轮数（epoch）” 是空的" in expected_time({**form, "epochs": None}, MEASURED, 900.0, "zh")
+
+
+def test_the_status_says_why_a_classrooms_target_is_not_97_percent():
+    done = {**update(124, 0.3, accuracy=0.955, phase="finished", done=True), "target_accuracy": 0.95,
+            "time_to_target_s": 4.2}
+    said = status_markdown(done)
+    assert "95 % test accuracy after 4.2 s (the target where only the test set is here: 97 % needs" in said
+    assert "(the target" not in status_markdown({**done, "target_accuracy": 0.97})

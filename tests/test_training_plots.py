@@ -297,3 +297,12 @@ def test_the_races_figure_writes_its_numbers_and_its_loss_axis_in_the_readers_la
     german = race_figure(sides, "de")
     assert german.layout.separators == ",." and list(german.layout.yaxis.ticktext) == ["0,1", "0,2", "0,5", "1", "2"]
     assert german.layout.yaxis.title.text == "Loss" and race_figure(sides, "zh").layout.yaxis.title.text == "损失"
+
+
+def test_before_a_race_the_plot_says_what_to_press_or_that_this_host_has_none():
+    def words(fig) -> str:
+        return " ".join(annotation.text for annotation in fig.layout.annotations)
+
+    assert "Press Race" in words(race_figure({}))
+    assert "No race on this host" in words(race_figure({}, offered=False))  # Race is greyed out there
+    assert "Kein Rennen" in words(race_figure({}, "de", offered=False))

@@ -445,8 +445,10 @@ def test_about_names_the_device_its_owner_and_the_jobs_it_runs_or_why_there_is_n
     text = about_tab.to_markdown(with_tpu)
     assert "### Accelerator\n**TPU (1 device)** (TPU (1 device) through libtpu)." in text
     assert ("### Device owner\n**tpu: TPU v5 lite** is held by one long-lived process (pid 42), the only one that "
-            "opens it. It runs inspect (when asked), vmap, jit_speed, one job at a time, and the training runs."
-            ) in text
+            "opens it. It runs the jobs of Inspect (when asked), vmap and jit, one at a time, and the training runs; "
+            "Compiler, Derivatives, Speed of light and Parallel compute in the sandbox's CPU workers.") in text
+    german = about_tab.to_markdown(with_tpu, "de")  # the tabs as the reader sees them, Derivatives among them
+    assert "Untersuchen (auf Wunsch), vmap und jit" in german and "Ableitungen" in german
     assert "**Its layers:** seccomp active; landlock not active" in text
     assert "**Its memory:** 2,300 MB of its 6,144 MB" in text
     assert "**restarts:** 1 (the last: killed (timeout))" in text
@@ -481,3 +483,12 @@ def test_gradios_own_words_that_its_german_and_chinese_lack_are_ours_with_the_sa
             assert english, f"Gradio no longer has {key!r}: drop it from GRADIO_GAPS"
             assert set(re.findall(r"\{\w+\}", said)) == set(re.findall(r"\{\w+\}", english.group(1))), (locale, key)
     assert {"de", "zh-CN"} <= {locale for locale, texts in GRADIO_GAPS.items() if "status.queue_position" in texts}
+    for key in ("image_editor.pan", "image_editor.brush", "image_editor.clear_canvas"):  # the drawing pad's tooltips
+        assert key in GRADIO_GAPS["de"] and key in GRADIO_GAPS["zh-CN"], key
+    assert all("common.complete" in texts for texts in GRADIO_GAPS.values())  # said to screen readers after a run
+
+
+def test_about_knows_the_tab_of_every_job_kind():
+    from playground.jobs import REGISTRY
+
+    assert set(about_tab.JOB_TABS) == set(REGISTRY)

@@ -24,8 +24,8 @@ POSITION = 30
 
 def _interval(arguments: dict) -> dict | None:
     if not arguments["x_min"] < arguments["x_max"]:
-        return validation.invalid("invalid.below", low=validation.field("x_min"), low_value=str(arguments["x_min"]),
-                                  high=validation.field("x_max"), high_value=str(arguments["x_max"]))
+        return validation.invalid("invalid.below", low=validation.field("x_min"), low_value=float(arguments["x_min"]),
+                                  high=validation.field("x_max"), high_value=float(arguments["x_max"]))
     return None
 
 

@@ -21,6 +21,66 @@ TEXTS: dict[str, dict[str, str]] = {
     "invalid.whole_number": {"en": "{field} must be a whole number from {low} to {high}, got {value}.",
                              "de": "{field} muss eine ganze Zahl von {low} bis {high} sein, nicht {value}.",
                              "zh": "{field} 必须是 {low} 到 {high} 之间的整数，收到的是 {value}。"},
+    "invalid.choice": {"en": "{field} must be one of {allowed}, got {value}.",
+                       "de": "{field} muss eines von {allowed} sein, nicht {value}.",
+                       "zh": "{field} 必须是 {allowed} 之一，收到的是 {value}。"},
+    "invalid.above_zero": {"en": "{field} must be a number above 0 and at most {high}, got {value}.",
+                           "de": "{field} muss eine Zahl über 0 und höchstens {high} sein, nicht {value}.",
+                           "zh": "{field} 必须是大于 0 且不超过 {high} 的数，收到的是 {value}。"},
+    "invalid.layers_text": {
+        "en": "{field} must be whole numbers separated by commas, like \"784, 512, 256, 10\", got {value}.",
+        "de": "{field} müssen ganze Zahlen sein, durch Kommas getrennt, etwa \"784, 512, 256, 10\", nicht {value}.",
+        "zh": "{field} 必须是用逗号分隔的整数，例如 \"784, 512, 256, 10\"，收到的是 {value}。"},
+    "invalid.layers_count": {
+        "en": "{field} must list 2 to {most} sizes (input, hidden..., output), got {value}.",
+        "de": "{field} müssen 2 bis {most} Größen nennen (Eingabe, verborgene..., Ausgabe), nicht {value}.",
+        "zh": "{field} 必须列出 2 到 {most} 个大小（输入、隐藏层……、输出），收到的是 {value}。"},
+    "invalid.layer_sizes": {"en": "every size in {field} must be a whole number from 1 to {high}, got {value}.",
+                            "de": "jede Größe in {field} muss eine ganze Zahl von 1 bis {high} sein, nicht {value}.",
+                            "zh": "{field} 中的每个大小都必须是 1 到 {high} 之间的整数，收到的是 {value}。"},
+    "invalid.layers_first": {"en": "{field} must start with {pixels} (28 × 28 pixels), got {value}.",
+                             "de": "{field} müssen mit {pixels} beginnen (28 × 28 Pixel), nicht mit {value}.",
+                             "zh": "{field} 必须以 {pixels}（28 × 28 像素）开头，收到的是 {value}。"},
+    "invalid.layers_last": {"en": "{field} must end with {classes} (one output per class), got {value}.",
+                            "de": "{field} müssen mit {classes} enden (eine Ausgabe pro Klasse), nicht mit {value}.",
+                            "zh": "{field} 必须以 {classes}（每个类别一个输出）结尾，收到的是 {value}。"},
+    # vmap's in_axes and out_axes as typed (worker/jobs/vmap_axes.py).
+    "axes.the_arguments": {"en": "the arguments", "de": "den Argumenten", "zh": "参数"},
+    "axes.the_output": {"en": "the output of f", "de": "der Ausgabe von f", "zh": "f 的输出"},
+    "axes.not_literal": {
+        "en": "{field} must be a literal such as 0, None, (None, 0, 0) or {{'w': 0, 'b': None}}; {text} is not "
+              "one.",
+        "de": "{field} muss ein Literal sein, etwa 0, None, (None, 0, 0) oder {{'w': 0, 'b': None}}; {text} ist "
+              "keines.",
+        "zh": "{field} 必须是字面量，例如 0、None、(None, 0, 0) 或 {{'w': 0, 'b': None}}；{text} 不是。"},
+    "axes.not_axes": {"en": "{field} may hold only ints, None, tuples/lists and dicts with string keys; {value} is "
+                            "none of these.",
+                      "de": "{field} darf nur ints, None, Tupel/Listen und dicts mit String-Schlüsseln enthalten; "
+                            "{value} ist nichts davon.",
+                      "zh": "{field} 只能包含 int、None、元组/列表和键为字符串的 dict；{value} 都不是。"},
+    "axes.too_deep": {"en": "{field} is nested too deeply.", "de": "{field} ist zu tief verschachtelt.",
+                      "zh": "{field} 嵌套太深。"},
+    "axes.top_dict": {"en": "At the top level {field} is an int or a tuple with one entry per argument; for one dict "
+                            "argument write {fixed}.",
+                      "de": "Auf oberster Ebene ist {field} ein int oder ein Tupel mit einem Eintrag pro Argument; für "
+                            "ein dict-Argument schreib {fixed}.",
+                      "zh": "在顶层，{field} 是一个 int，或每个参数一项的元组；对于一个 dict 参数，请写 {fixed}。"},
+    "axes.count": {"en": "{field} has {entries} entries, but there are {arguments} arguments: give one entry per "
+                         "argument.",
+                   "de": "{field} hat {entries} Einträge, aber es gibt {arguments} Argumente: Gib einen Eintrag pro "
+                         "Argument an.",
+                   "zh": "{field} 有 {entries} 项，但参数有 {arguments} 个：请为每个参数给出一项。"},
+    "axes.nothing": {"en": "{field} maps nothing: at least one argument needs an axis, not None.",
+                     "de": "{field} bildet nichts ab: Mindestens ein Argument braucht eine Achse statt None.",
+                     "zh": "{field} 没有映射任何东西：至少有一个参数需要一个轴，而不是 None。"},
+    "axes.out_of_range": {"en": "{field} asks for axis {axis} of a value of shape {shape}: batched, it has {axes} "
+                                "axes.",
+                          "de": "{field} verlangt Achse {axis} eines Werts der Shape {shape}: gebatcht hat er {axes} "
+                                "Achsen.",
+                          "zh": "{field} 要求 shape 为 {shape} 的值的第 {axis} 轴：批处理后它有 {axes} 个轴。"},
+    "axes.structure": {"en": "{field} {axes} does not match the structure of {what}: {detail}",
+                       "de": "{field} {axes} passt nicht zur Struktur von {what}: {detail}",
+                       "zh": "{field} {axes} 与 {what} 的结构不匹配：{detail}"},
     "invalid.finite_number": {"en": "{field} must be a finite number, got {value}.",
                               "de": "{field} muss eine endliche Zahl sein, nicht {value}.",
                               "zh": "{field} 必须是有限的数，收到的是 {value}。"},

@@ -263,6 +263,18 @@ TEXTS: dict[str, dict[str, str]] = {
               'Eingaben.',
         "zh": '导数问的是输入稍微变化时输出如何变化，而整数（{dtype}）无法“稍微”变化：`jax.grad` 接受浮点（或复数）'
               '输入。'},
+    "lesson.array_pred.title": {
+        "en": '`lax.cond` and `lax.switch` choose once per call: they need one value to choose on',
+        "de": '`lax.cond` und `lax.switch` wählen einmal pro Aufruf: Sie brauchen einen einzigen Wert zum Wählen',
+        "zh": '`lax.cond` 和 `lax.switch` 每次调用只选择一次：用来选择的必须是单个值'},
+    "lesson.array_pred.what": {
+        "en": '`lax.cond` runs one branch for the whole call (and `lax.switch` one of its functions), so its predicate '
+              '(or index) must be a single value; this one has shape {shape}, a choice per element.',
+        "de": '`lax.cond` führt für den ganzen Aufruf einen Zweig aus (und `lax.switch` eine seiner Funktionen), also '
+              'muss die Bedingung (oder der Index) ein einziger Wert sein; diese hat die Shape {shape}, eine Wahl pro '
+              'Element.',
+        "zh": '`lax.cond` 在整个调用中只运行一个分支（`lax.switch` 只运行其中一个函数），'
+              '所以条件（或索引）必须是单个值；这里的 shape 是 {shape}，即每个元素一个选择。'},
     "lesson.carry.title": {
         "en": 'a loop must carry values of one shape and dtype',
         "de": 'eine Schleife muss Werte einer Shape und eines dtypes mitführen',
@@ -824,6 +836,20 @@ TEXTS: dict[str, dict[str, str]] = {
               '`jnp.where` hält auch den Gradienten frei von NaN, was ein äußeres `jnp.where` nicht täte.',
         "zh": '让输入保持在定义域内，例如 `jnp.log(jnp.where(x > 0, x, 1.0))`；内层的 `jnp.where` 还能让梯度不出现 '
               'NaN，而外层的 `jnp.where` 做不到。'},
+    "lfix.array_pred": {
+        "en": '{where} asks `lax.{prim}` for a choice per element. To choose element by element, compute every '
+              'result and pick with `{pick}` (it broadcasts them for you); to choose once per '
+              'example, write the function for one example, with a single value to choose on, and batch it with '
+              '`jax.vmap` (under `vmap` a batched `lax.cond` runs both branches and picks per example).',
+        "de": '{where} verlangt von `lax.{prim}` eine Wahl pro Element. Für eine Wahl Element für Element berechne '
+              'jedes Ergebnis und wähle mit `{pick}` (es broadcastet sie für dich); für eine '
+              'Wahl pro Beispiel schreib die Funktion für ein Beispiel, mit einem einzigen Wert zum Wählen, und batche '
+              'sie mit `jax.vmap` (unter `vmap` führt ein gebatchtes `lax.cond` beide Zweige aus und wählt pro '
+              'Beispiel).',
+        "zh": '{where}要求 `lax.{prim}` 对每个元素分别选择。要逐元素选择，请把每个结果都算出来，再用 '
+              '`{pick}` 挑选（它会替你广播）；要对每个样本选择一次，请把函数写成处理单个样本、'
+              '只根据一个值来选择，再用 `jax.vmap` 批处理（在 `vmap` 下，批处理的 `lax.cond` 会运行两个分支并按样本'
+              '挑选）。'},
     "lfix.reverse_while": {
         "en": '{where} differentiates a loop whose number of steps is known only while it runs. If it is known '
               'beforehand, write the loop as `lax.fori_loop(0, n, body, init)` with Python ints (JAX turns it into a '

@@ -65,16 +65,16 @@ TEXTS: dict[str, dict[str, str]] = {
                     "de": "Keine Größe wurde für alle Varianten gemessen, also gibt es nichts zu vergleichen.",
                     "zh": "没有任何一个大小在所有方式下都测量过，所以无从比较。"},
     "jit.faults": {
-        "en": "**Fresh memory:** at n = {n} each NumPy call here took **{numpy}** page faults, each jit call "
-              "**{jit}** (a page fault: the system hands the process a fresh 4 KB page, and zeroes it). Arrays of "
-              "more than 32 MB go back to the system when they are freed and come fresh on the next call, in a "
-              "script of yours as here, so their time includes that.",
-        "de": "**Frischer Speicher:** Bei n = {n} kostete hier jeder NumPy-Aufruf **{numpy}** Seitenfehler, jeder "
-              "jit-Aufruf **{jit}** (ein Seitenfehler: Das System gibt dem Prozess eine frische 4-KB-Seite und "
-              "nullt sie). Arrays über 32 MB gehen beim Freigeben an das System zurück und kommen beim nächsten "
-              "Aufruf frisch, in einem eigenen Skript wie hier; ihre Zeit enthält das.",
-        "zh": "**新内存：** 在 n = {n} 时，这里每次 NumPy 调用产生 **{numpy}** 次缺页，每次 jit 调用 **{jit}** 次"
-              "（缺页：系统给进程一页新的 4 KB 内存并清零）。大于 32 MB 的数组在释放时交还给系统，"
+        "en": "**Fresh memory:** a page fault is the system handing the process a fresh 4 KB page and zeroing it. At "
+              "n = {n} each NumPy call here took **{numpy}** of them, each jit call **{jit}**. Arrays of more than "
+              "32 MB go back to the system when they are freed and come fresh on the next call, in a script of yours "
+              "as here, so their time includes that.",
+        "de": "**Frischer Speicher:** Bei einem Seitenfehler gibt das System dem Prozess frischen Speicher (4 KB) "
+              "und nullt ihn. Bei n = {n} kostete hier jeder NumPy-Aufruf **{numpy}** Seitenfehler, jeder "
+              "jit-Aufruf **{jit}**. Arrays über 32 MB gehen beim Freigeben an das System zurück und kommen beim "
+              "nächsten Aufruf frisch, in einem eigenen Skript wie hier; ihre Zeit enthält das.",
+        "zh": "**新内存：** 缺页是指系统给进程一页新的 4 KB 内存并清零。在 n = {n} 时，这里每次 NumPy 调用产生 "
+              "**{numpy}** 次缺页，每次 jit 调用 **{jit}** 次。大于 32 MB 的数组在释放时交还给系统，"
               "下一次调用时重新获取，你自己的脚本里也是如此，所以它们的时间包含这部分开销。"},
     "jit.busy": {
         "en": "**A busy machine:** other processes kept up to **{share} %** of this machine's processors busy while "
@@ -156,24 +156,28 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "**在 CPU 上测量**，而不是在加速器上：{why}。"},
     "about.owner": {
         "en": "### Device owner\n**{device}** is held by one long-lived process (pid {pid}), the only one that opens "
-              "it. It runs {kinds}, one job at a time, and the training runs. No user code runs in it: the sandbox's "
+              "it. It runs the jobs of {kinds}, one at a time, and the training runs; {elsewhere} compute in the "
+              "sandbox's CPU workers. No user code runs in it: the sandbox's "
               "CPU workers run your code and send it what they lowered with jax.export, and it checks each program "
               "before it compiles it (only pure computations: no host callbacks, only the custom calls jax.export "
               "treats as stable).  \n**Its layers:** {layers}  \n**Its memory:** {resident} MB of its {limit} MB "
               "(the device's own mappings left out); **restarts:** {restarts}{last}",
         "de": "### Gerätebesitzer\n**{device}** gehört einem langlebigen Prozess (PID {pid}), dem einzigen, der es "
-              "öffnet. Er führt {kinds} aus, einen Job nach dem anderen, und die Trainingsläufe. In ihm läuft kein "
+              "öffnet. Er führt die Jobs von {kinds} aus, einen nach dem anderen, und die Trainingsläufe; {elsewhere} "
+              "rechnen in den CPU-Workern der Sandbox. In ihm läuft kein "
               "Code von Nutzern: Die CPU-Worker der Sandbox führen deinen Code aus und schicken ihm, was sie mit "
               "jax.export heruntergebrochen haben, und er prüft jedes Programm, bevor er es kompiliert (nur reine "
               "Berechnungen: keine Host-Callbacks, nur die Custom Calls, die jax.export als stabil behandelt).  \n"
               "**Seine Schichten:** {layers}  \n**Sein Speicher:** {resident} MB von {limit} MB (ohne die "
               "Abbildungen des Geräts); **Neustarts:** {restarts}{last}",
         "zh": "### 设备所有者\n**{device}** 由一个长期运行的进程（pid {pid}）持有，它是唯一打开该设备的进程。"
-              "它逐个运行 {kinds} 以及训练任务。其中不运行任何用户代码：沙箱的 CPU 工作进程运行你的代码，"
+              "它逐个运行 {kinds} 的作业以及训练任务；{elsewhere} 在沙箱的 CPU 工作进程中计算。"
+              "其中不运行任何用户代码：沙箱的 CPU 工作进程运行你的代码，"
               "并把用 jax.export 降级后的程序发给它；它在编译前检查每个程序"
               "（只接受纯计算：没有主机回调，只允许 jax.export 视为稳定的自定义调用）。"
               "  \n**其安全层：** {layers}  \n**其内存：** {resident} MB / {limit} MB"
               "（不计设备自身的映射）；**重启次数：** {restarts}{last}"},
+    "about.when_asked": {"en": " (when asked)", "de": " (auf Wunsch)", "zh": "（按需）"},
     "about.owner_last_end": {"en": " (the last: {why})", "de": " (der letzte: {why})", "zh": "（上一次：{why}）"},
     "about.pool_backend": {
         "en": "**What each pool's warm workers opened:** {pools}",

@@ -49,6 +49,9 @@ TEXTS: dict[str, dict[str, str]] = {
                   "zh": "比赛：训练损失随时间的变化"},
     "plot.race_start": {"en": "Press Race to train on both at once", "de": "Drücke Rennen, um auf beiden zugleich "
                         "zu trainieren", "zh": "按“比赛”在两者上同时训练"},
+    "plot.race_none": {"en": "No race on this host: it has no GPU or TPU beside its CPU",
+                       "de": "Kein Rennen auf diesem Rechner: Er hat keine GPU und keine TPU neben seiner CPU",
+                       "zh": "此主机上没有比赛：除了 CPU，它没有 GPU 或 TPU"},
     "plot.since_start": {"en": "seconds since Start", "de": "Sekunden seit dem Start", "zh": "自开始以来的秒数"},
     "plot.accuracy": {"en": "Accuracy: test and training images", "de": "Genauigkeit: Test- und Trainingsbilder",
                       "zh": "准确率：测试图像与训练图像"},

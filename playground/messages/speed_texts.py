@@ -32,25 +32,30 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "sol.above_highest_memory": {
         "en": "memory-bound: moves {bytes} in {seconds} = {rate}, above every roof measured on this machine (that "
-              "of {level}, where its {held} live: {ceiling}). That cannot be: XLA counted more bytes than moved, "
-              "or the roofs were measured while other work slowed this machine; no share of a roof is given",
+              "of {level}, where its {held} live: {ceiling}). A roof bounds what runs under it, so either XLA counted "
+              "more bytes than moved, or the roofs were measured while other work slowed this machine (the next run "
+              "has them measured again, each kept at the higher); no share of a roof is given",
         "de": "speichergebunden: bewegt {bytes} in {seconds} = {rate}, über jedem auf dieser Maschine gemessenen "
-              "Dach (dem von {level}, wo seine {held} liegen: {ceiling}). Das kann nicht sein: XLA hat mehr Bytes "
-              "gezählt, als bewegt wurden, oder die Dächer wurden gemessen, während andere Arbeit diese Maschine "
-              "bremste; kein Anteil an einem Dach wird genannt",
+              "Dach (dem von {level}, wo seine {held} liegen: {ceiling}). Ein Dach begrenzt, was darunter läuft, "
+              "also hat XLA mehr Bytes gezählt, als bewegt wurden, oder die Dächer wurden gemessen, während andere "
+              "Arbeit diese Maschine bremste (der nächste Lauf lässt sie neu messen, jedes mit dem höheren Wert); "
+              "kein Anteil an einem Dach wird genannt",
         "zh": "受内存带宽限制：{seconds} 内搬运 {bytes} = {rate}，高于本机测得的所有上限（{level}的上限，"
-              "它的 {held} 所在之处：{ceiling}）。这不可能：要么 XLA 统计的字节多于实际搬运的，"
-              "要么测量上限时本机正被其他工作拖慢；因此不给出占上限的比例",
+              "它的 {held} 所在之处：{ceiling}）。上限约束其下运行的一切，所以要么 XLA 统计的字节多于实际搬运的，"
+              "要么测量上限时本机正被其他工作拖慢（下次运行会重新测量，每个上限取较高的值）；因此不给出占上限的比例",
     },
     "sol.above_highest_compute": {
         "en": "compute-bound: {flops} in {seconds} = {rate}, above this machine's measured {ceiling} ({dtype} "
-              "matmul). That cannot be: XLA counted more FLOPs than ran, or the peak was measured while other work "
-              "slowed this machine; no share of it is given",
+              "matmul). A roof bounds what runs under it, so either XLA counted more FLOPs than ran, or the peak was "
+              "measured while other work slowed this machine (the next run has it measured again, kept at the "
+              "higher); no share of it is given",
         "de": "rechengebunden: {flops} in {seconds} = {rate}, über den gemessenen {ceiling} dieser Maschine "
-              "({dtype}-Matmul). Das kann nicht sein: XLA hat mehr FLOPs gezählt, als gerechnet wurden, oder die "
-              "Spitze wurde gemessen, während andere Arbeit diese Maschine bremste; kein Anteil wird genannt",
+              "({dtype}-Matmul). Ein Dach begrenzt, was darunter läuft, also hat XLA mehr FLOPs gezählt, als "
+              "gerechnet wurden, oder die Spitze wurde gemessen, während andere Arbeit diese Maschine bremste (der "
+              "nächste Lauf lässt sie neu messen, mit dem höheren Wert); kein Anteil wird genannt",
         "zh": "受算力限制：{seconds} 内完成 {flops} = {rate}，高于本机实测的 {ceiling}（{dtype} 矩阵乘）。"
-              "这不可能：要么 XLA 统计的 FLOP 多于实际运算的，要么测量峰值时本机正被其他工作拖慢；因此不给出比例",
+              "上限约束其下运行的一切，所以要么 XLA 统计的 FLOP 多于实际运算的，要么测量峰值时本机正被其他工作拖慢"
+              "（下次运行会重新测量，取较高的值）；因此不给出比例",
     },
     "sol.near_ridge": {
         "en": "; near the ridge ({intensity} FLOP per byte against {ridge}), where both roofs are close: which one "
@@ -124,12 +129,18 @@ TEXTS: dict[str, dict[str, str]] = {
               "{stream}, an Ort und Stelle geschrieben, {passes} Durchläufe pro Aufruf",
         "zh": "**{level}**（系统列出的大小 {size}）：**{bandwidth}**，用 jit 编译的 `v * -1` 循环原地改写 "
               "{stream} 数据，每次调用 {passes} 遍"},
+    "sol.roof.lifted": {"en": " (measured {measured}, below a slower level's roof: a faster level moves data at "
+                              "least as fast, so its roof is that one, measured while the machine was busy)",
+                        "de": " (gemessen {measured}, unter dem Dach einer langsameren Ebene: Eine schnellere Ebene "
+                              "bewegt Daten mindestens so schnell, also gilt deren Dach, gemessen auf einem "
+                              "ausgelasteten Rechner)",
+                        "zh": "（测得 {measured}，低于更慢一层的上限：更快的一层搬运数据至少同样快，"
+                              "所以采用那一层的上限；测量时机器较忙）"},
     "sol.roof.memory": {
-        "en": "**{level}**: **{bandwidth}**, the same loop over {stream}, past the caches, {passes} pass(es) a call; "
+        "en": "**{level}**: **{bandwidth}**, the same loop over {stream}, past the caches, passes a call: {passes}; "
               "written in place, so no fresh output is faulted in",
-        "de": "**{level}**: **{bandwidth}**, dieselbe Schleife über {stream}, jenseits der Caches, {passes} "
-              "Durchlauf/Durchläufe pro Aufruf; an Ort und Stelle geschrieben, also wird keine frische Ausgabe "
-              "eingeblendet",
+        "de": "**{level}**: **{bandwidth}**, dieselbe Schleife über {stream}, jenseits der Caches, Durchläufe pro "
+              "Aufruf: {passes}; an Ort und Stelle geschrieben, also wird keine frische Ausgabe eingeblendet",
         "zh": "**{level}**：**{bandwidth}**，同样的循环作用于超出缓存的 {stream} 数据，每次调用 {passes} 遍；"
               "原地改写，因此不会为新的输出触发缺页"},
     "sol.roof.compute": {

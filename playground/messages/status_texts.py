@@ -37,12 +37,13 @@ TEXTS: dict[str, dict[str, str]] = {
                   "de": "Ausgeführt wurde {binding}: die letzte Funktion, die dein Code mit einer JAX-Transformation "
                         "erzeugt.",
                   "zh": "运行的是 {binding}：你的代码用 JAX 变换得到的最后一个函数。"},
-    "pick.last_def": {"en": "It ran {function}, the last function your code defines: none is named `f` or made "
-                            "with a JAX transformation (`g = jax.grad(loss)`).",
-                      "de": "Ausgeführt wurde {function}, die letzte Funktion, die dein Code definiert: keine heißt "
-                            "`f` oder wird mit einer JAX-Transformation erzeugt (`g = jax.grad(loss)`).",
-                      "zh": "运行的是 {function}，即你的代码定义的最后一个函数：没有名为 `f` 的函数，也没有用 JAX "
-                            "变换得到的函数（`g = jax.grad(loss)`）。"},
+    "pick.last_def": {"en": "It ran {function}, the last function your code defines. To run another one, name it "
+                            "`f`, or make it with a JAX transformation, for example `g = jax.grad(loss)`.",
+                      "de": "Ausgeführt wurde {function}, die letzte Funktion, die dein Code definiert. Soll eine "
+                            "andere laufen, nenne sie `f` oder erzeuge sie mit einer JAX-Transformation, zum Beispiel "
+                            "`g = jax.grad(loss)`.",
+                      "zh": "运行的是 {function}，即你的代码定义的最后一个函数。要运行另一个函数，请把它命名为 `f`，"
+                            "或用 JAX 变换得到它，例如 `g = jax.grad(loss)`。"},
     # The Inspect tab's status line.
     "inspect.open_in_derivatives": {"en": "Differentiate it point by point in the Derivatives tab (opens with "
                                           "this code)",
@@ -107,11 +108,11 @@ TEXTS: dict[str, dict[str, str]] = {
     # The race of the host's CPU against the device (server/training/race.py)
     "race.result": {
         "en": "{device} trained {times}× faster than this host's CPU: {device_rate} against {cpu_rate} samples/s. "
-              "97 % test accuracy: {device} {device_reached}, the CPU {cpu_reached}.",
+              "{target} % test accuracy: {device} {device_reached}, the CPU {cpu_reached}.",
         "de": "{device} trainierte {times}× schneller als die CPU dieses Rechners: {device_rate} gegen {cpu_rate} "
-              "Beispiele/s. 97 % Testgenauigkeit: {device} {device_reached}, die CPU {cpu_reached}.",
+              "Beispiele/s. {target} % Testgenauigkeit: {device} {device_reached}, die CPU {cpu_reached}.",
         "zh": "{device} 的训练速度是本机 CPU 的 {times} 倍：每秒 {device_rate} 个样本，CPU 为 {cpu_rate} 个。"
-              "达到 97% 测试准确率：{device} {device_reached}，CPU {cpu_reached}。"},
+              "达到 {target}% 测试准确率：{device} {device_reached}，CPU {cpu_reached}。"},
     "race.intro": {"en": "Train the settings above on this host's CPU ({cpu}) and on {device} at the same time: "
                          "both loss curves against one clock, and how much faster the accelerator trains.",
                    "de": "Trainiere die Einstellungen oben zugleich auf der CPU dieses Rechners ({cpu}) und auf "
@@ -126,11 +127,11 @@ TEXTS: dict[str, dict[str, str]] = {
     "race.done": {"en": "{name}: done", "de": "{name}: fertig", "zh": "{name}：已完成"},
     "race.result_slower": {
         "en": "{device} trained {times}× slower than this host's CPU: {device_rate} against {cpu_rate} samples/s. "
-              "97 % test accuracy: {device} {device_reached}, the CPU {cpu_reached}.",
+              "{target} % test accuracy: {device} {device_reached}, the CPU {cpu_reached}.",
         "de": "{device} trainierte {times}× langsamer als die CPU dieses Rechners: {device_rate} gegen {cpu_rate} "
-              "Beispiele/s. 97 % Testgenauigkeit: {device} {device_reached}, die CPU {cpu_reached}.",
+              "Beispiele/s. {target} % Testgenauigkeit: {device} {device_reached}, die CPU {cpu_reached}.",
         "zh": "{device} 的训练速度只有本机 CPU 的 1/{times}：每秒 {device_rate} 个样本，CPU 为 {cpu_rate} 个。"
-              "达到 97% 测试准确率：{device} {device_reached}，CPU {cpu_reached}。"},
+              "达到 {target}% 测试准确率：{device} {device_reached}，CPU {cpu_reached}。"},
     "race.reached": {"en": "after {seconds} s", "de": "nach {seconds} s", "zh": "用时 {seconds} 秒"},
     "race.not_reached": {"en": "not in this run", "de": "nicht in diesem Lauf", "zh": "本次运行中未达到"},
     "race.unmeasured": {"en": "One side trained too briefly to measure its speed: race more epochs.",
@@ -173,6 +174,11 @@ TEXTS: dict[str, dict[str, str]] = {
     "train.target_missed": {"en": "{target} % test accuracy not reached in this run",
                             "de": "{target} % Testgenauigkeit in diesem Lauf nicht erreicht",
                             "zh": "本次运行未达到 {target} % 测试准确率"},
+    "train.target_test_set": {"en": " (the target where only the test set is here: 97 % needs the full training set, "
+                                     "`make data` while online)",
+                              "de": " (das Ziel, wo nur der Testdatensatz da ist: 97 % braucht den ganzen "
+                                    "Trainingsdatensatz, `make data` mit Internet)",
+                              "zh": "（只有测试集时的目标：97% 需要完整的训练集，请在联网时运行 `make data`）"},
     "train.estimate": {
         "en": "Expected: about {seconds} s of training for {epochs} epochs ({per_epoch} s an epoch at the "
               "{rate} samples/s this server measured last for this dataset, model and batch size on {device}); "
@@ -225,6 +231,22 @@ TEXTS: dict[str, dict[str, str]] = {
         "zh": "本机上没有 {dataset}，下载也失败了（是否离线？），因此本次改用离线的 “digits” 训练。要使用 {dataset}，"
               "请在联网时运行一次 `make data`，或者把 {folder} 设为包含其文件的文件夹（只有测试集也可以）。"},
     "train.no_device": {"en": "Device: not started yet", "de": "Gerät: noch nicht gestartet", "zh": "设备：尚未启动"},
+    "train.device_unknown": {"en": "Device: known once training starts",
+                             "de": "Gerät: bekannt, sobald das Training beginnt", "zh": "设备：开始训练后可知"},
+    "train.will_train": {"en": "Will train on {device}", "de": "Trainiert auf {device}", "zh": "将在 {device} 上训练"},
+    "train.will_train_many": {"en": "Will train on {device} ({count} devices)",
+                              "de": "Trainiert auf {device} ({count} Geräte)",
+                              "zh": "将在 {device} 上训练（{count} 个设备）"},
+    # Where each dataset would come from, in the Train tab's dataset list (train_views.dataset_choices).
+    "train.from_folder": {"en": "from {folder}", "de": "aus {folder}", "zh": "来自 {folder}"},
+    "train.from_folder_test": {"en": "from {folder}: its test set only", "de": "aus {folder}: nur der Testdatensatz",
+                               "zh": "来自 {folder}：只有测试集"},
+    "train.cached": {"en": "cached", "de": "im Cache", "zh": "已缓存"},
+    "train.cached_test": {"en": "test set cached, downloads the rest first",
+                          "de": "Testdatensatz im Cache, lädt den Rest zuerst herunter",
+                          "zh": "测试集已缓存，会先下载其余部分"},
+    "train.ready": {"en": "ready", "de": "bereit", "zh": "可直接使用"},
+    "train.downloads_first": {"en": "downloads first", "de": "wird zuerst heruntergeladen", "zh": "需先下载"},
 }
 
 # What the sandbox says before the exception's own text, by error kind (user_errors.error_result).

@@ -200,7 +200,8 @@ TEXTS: dict[str, dict[str, str]] = {
               "Eingaben) der Vorwärtsmodus.",
         "zh": "**前向还是反向？** `jacfwd` 为每个*输入*把一个切向量推过函数，`jacrev` 为每个*输出*把一个余切向量拉回："
               "对于宽的 Jacobian（输出少、输入多），反向模式更快；对于高的（输出多、输入少），前向模式更快。"},
-    "deriv.running_orders": {
+    "deriv.running_orders": {"en": "Differentiating…", "de": "Ableiten…", "zh": "正在求导…"},
+    "deriv.running_branches": {
         "en": "Differentiating… A function whose Python `if` or `while` reads x cannot be traced by `jit` and `vmap`; "
               "it is then differentiated point by point without jit, which takes longer.",
         "de": "Ableiten… Eine Funktion, deren Python-`if` oder -`while` x liest, können `jit` und `vmap` nicht "

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 
-from playground.validation import as_whole
+from playground.validation import Refused, as_whole, field, invalid
 
 DATASET_NAMES = ("mnist", "fashion_mnist", "digits")
 OPTIMIZERS = ("sgd", "momentum", "adam")
@@ -93,48 +93,57 @@ class TrainConfig:
         return values
 
 
+def _refused(key: str, **params: object) -> Refused:
+    """The ValueError a field's check raises: catalogue message ``key`` (field_texts.py), which a page writes in its
+    reader's language with the field named by its label."""
+    return Refused(invalid(key, **params))
+
+
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     if value not in allowed or not isinstance(value, str):
-        raise ValueError(f"`{name}` must be one of {', '.join(allowed)}, got {value!r}")
+        raise _refused("invalid.choice", field=field(name), allowed=", ".join(allowed), value=repr(value))
     return value
 
 
 def _flag(name: str, value: object) -> None:
     """Only ``True`` or ``False`` (JSON's true/false): "yes", 1 or "false" would be guesses at what was meant."""
     if type(value) is not bool:
-        raise ValueError(f"`{name}` must be true or false, got {value!r}")
+        raise _refused("invalid.flag", field=field(name), value=repr(value))
 
 
 def _whole(name: str, value: object, low: int, high: int) -> int:
     """``value`` as an int from ``low`` to ``high`` (whole by the app's one rule, ``as_whole``), else ValueError."""
+    if value is None:  # a form's field left empty
+        raise _refused("invalid.empty_number", field=field(name))
     number = as_whole(value)
     if number is None or not low <= number <= high:
-        raise ValueError(f"`{name}` must be a whole number from {low} to {high}, got {value!r}")
+        raise _refused("invalid.whole_number", field=field(name), low=low, high=high, value=repr(value))
     return number
 
 
 def _learning_rate(value: object) -> float:
     # The range test comes first: it rejects NaN and inf, and never converts a huge int to float.
     if type(value) not in (int, float) or not 0 < value <= MAX_LEARNING_RATE or not math.isfinite(value):
-        raise ValueError(f"`learning_rate` must be a number above 0 and at most {MAX_LEARNING_RATE:g}, got {value!r}")
+        raise _refused("invalid.above_zero", field=field("learning_rate"), high=f"{MAX_LEARNING_RATE:g}",
+                       value=repr(value))
     return float(value)
 
 
 def _layers(value: object) -> tuple[int, ...]:
     """Layer sizes from a list/tuple of whole numbers or text like ``"784, 512, 256, 10"``."""
+    layers = field("layers")
     if isinstance(value, str):
         parts = [p for p in re.split(r"[,\s]+", value.strip()) if p]
         if not all(p.isascii() and p.isdigit() for p in parts):
-            raise ValueError(f"`layers` must be whole numbers separated by commas, like \"784, 512, 256, 10\", "
-                             f"got {value!r}")
+            raise _refused("invalid.layers_text", field=layers, value=repr(value))
         value = [int(p) for p in parts]
     if not isinstance(value, (list, tuple)) or not 2 <= len(value) <= MAX_LAYERS:
-        raise ValueError(f"`layers` must list 2 to {MAX_LAYERS} sizes (input, hidden..., output), got {value!r}")
+        raise _refused("invalid.layers_count", field=layers, most=MAX_LAYERS, value=repr(value))
     sizes = [as_whole(v) for v in value]
     if not all(s is not None and 1 <= s <= MAX_WIDTH for s in sizes):
-        raise ValueError(f"every size in `layers` must be a whole number from 1 to {MAX_WIDTH}, got {list(value)!r}")
+        raise _refused("invalid.layer_sizes", field=layers, high=MAX_WIDTH, value=repr(list(value)))
     if sizes[0] != IMAGE_PIXELS:
-        raise ValueError(f"`layers` must start with {IMAGE_PIXELS} (28 × 28 pixels), got {sizes[0]}")
+        raise _refused("invalid.layers_first", field=layers, pixels=IMAGE_PIXELS, value=sizes[0])
     if sizes[-1] != N_CLASSES:
-        raise ValueError(f"`layers` must end with {N_CLASSES} (one output per class), got {sizes[-1]}")
+        raise _refused("invalid.layers_last", field=layers, classes=N_CLASSES, value=sizes[-1])
     return tuple(sizes)

@@ -67,7 +67,9 @@ def _split_test_set(spec: DatasetSpec, images: np.ndarray, labels: np.ndarray, s
                               f"split into a part to train on and a part to test on.")
     order = np.random.default_rng(0).permutation(len(images))
     train, test = order[:n_train], order[n_train:]
-    note = messages.piece("data.test_split", dataset=spec.title, total=len(images), n_train=n_train, n_test=len(test))
+    # Counts as floats: a piece writes a float as its reader's language writes numbers (8.000 in German).
+    note = messages.piece("data.test_split", dataset=spec.title, total=float(len(images)), n_train=float(n_train),
+                          n_test=float(len(test)))
     return Dataset(images[train], labels[train], images[test], labels[test], name=spec.name, title=spec.title,
                    class_names=spec.class_names, note=note,
                    source=f"{source}: its test set alone, split {n_train:,} to train / {len(test):,} to test")

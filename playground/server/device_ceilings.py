@@ -9,7 +9,9 @@ device's line, which runs no user code: its worker asks the device owner to meas
 so what every user's roofline is drawn against can't be touched by anyone's function. It waits in line like any
 job; while it runs, the caller's stream shows where it stands. A failed measurement is not kept: the next request
 tries again. Nor are roofs a measured point beat, every one of them (measured while other work slowed the
-machine): the next request has them measured again (``again``), up to MEASURED_AGAIN times a server's life.
+machine): the next request has them measured again (``again``), up to MEASURED_AGAIN times a server's life, and
+each roof is the higher of the two measurements (roofline.held: roofs that stay roofs; a faster level's no lower
+than a slower one's), so a result kept in the cache is never placed under lower roofs than it was.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ def finish_roofline(reply: dict, server: Finishing) -> Iterator[dict]:
 class DeviceCeilings:
     def __init__(self) -> None:
         self._found: dict[str, dict] = {}
+        self._beaten: dict[str, dict] = {}  # dtype -> roofs a point beat: the next measurement's are no lower
         self._lock = threading.Lock()
         self._measuring: dict[str, threading.Lock] = {}
         self._again: dict[str, int] = {}  # dtype -> how many times its roofs were measured again
@@ -54,7 +57,7 @@ class DeviceCeilings:
         """Drops roofs a point beat (unless they were measured again meanwhile), within MEASURED_AGAIN times."""
         with self._lock:
             if self._found.get(dtype) is beaten and self._again.get(dtype, 0) < MEASURED_AGAIN:
-                del self._found[dtype]
+                self._beaten[dtype] = self._found.pop(dtype)
                 self._again[dtype] = self._again.get(dtype, 0) + 1
 
     def _ceilings(self, dtype: str, device: str, run: Jobs) -> Iterator[dict]:
@@ -73,8 +76,10 @@ class DeviceCeilings:
                 if not reply.get("ok"):
                     error = reply.get("error") or {}
                     return None, f"measuring this machine's ceilings failed: {error.get('message', 'no reply')}"
-                found = self._found.setdefault(dtype, {key: value for key, value in reply.items()
-                                                       if key not in ("done", "cache")})
+                measured = {key: value for key, value in reply.items() if key not in ("done", "cache")}
+                before = self._beaten.get(dtype)
+                found = self._found.setdefault(dtype, roofline.held(
+                    measured, before if before is not None and before["device"] == measured["device"] else None))
         if found["device"] != device:
             return None, f"the ceilings were measured on {found['device']}, the function ran on {device}"
         return found, None

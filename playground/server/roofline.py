@@ -68,6 +68,36 @@ def place(reply: dict, ceilings: dict | None, unavailable: str | None) -> dict:
             "remat_comparison": compared(runs, reply.get(replies.MEANWHILE)) if runs else None}
 
 
+def held(measured: dict, before: dict | None = None) -> dict:
+    """Roofs that stay roofs: each the highest that this and the ``before`` measurement of the same device and dtype
+    found (a machine busy with other work measures its roofs lower, never higher, than it can go), and no level's
+    below a slower level's (data a faster level holds moves at least as fast: a busy machine measured L2 below
+    L3). A level raised to a slower one's roof keeps what it measured, ``measured_bytes_s``.
+
+    >>> l2 = {"name": "L2", "cache_bytes": 2 << 20, "bandwidth_bytes_s": 1.25e11}
+    >>> l3 = {"name": "L3", "cache_bytes": 32 << 20, "bandwidth_bytes_s": 1.31e11}
+    >>> def memory(bandwidth):
+    ...     return {"name": "memory", "cache_bytes": None, "bandwidth_bytes_s": bandwidth}
+    >>> first = {"peak_flops_s": 1.25e11, "bandwidth_bytes_s": 5.16e10, "levels": [l2, l3, memory(5.16e10)]}
+    >>> busy = {"peak_flops_s": 6.1e10, "bandwidth_bytes_s": 2.33e10, "levels": [l2, l3, memory(2.33e10)]}
+    >>> again = held(busy, first)
+    >>> again["peak_flops_s"] / 1e9, [(lv["name"], lv["bandwidth_bytes_s"] / 1e9, lv.get("measured_bytes_s"))
+    ...                               for lv in again["levels"]]
+    (125.0, [('L2', 131.0, 125000000000.0), ('L3', 131.0, None), ('memory', 51.6, None)])
+    """
+    old = {level["name"]: level for level in levels(before)} if before is not None else {}
+    roofs = [{**level, "bandwidth_bytes_s": max(level["bandwidth_bytes_s"],
+                                                old.get(level["name"], level)["bandwidth_bytes_s"])}
+             for level in levels(measured)]
+    for faster, slower in reversed(list(zip(roofs, roofs[1:], strict=False))):
+        if faster["bandwidth_bytes_s"] < slower["bandwidth_bytes_s"]:
+            faster["measured_bytes_s"] = faster["bandwidth_bytes_s"]
+            faster["bandwidth_bytes_s"] = slower["bandwidth_bytes_s"]
+    return {**measured, "levels": roofs if measured.get("levels") else [],
+            "bandwidth_bytes_s": roofs[-1]["bandwidth_bytes_s"],
+            "peak_flops_s": max(measured["peak_flops_s"], (before or measured)["peak_flops_s"])}
+
+
 def shown(ceilings: dict) -> dict:
     """The ceilings as the roofline shows them: the roofs, each level's with its ridge (the intensity where it meets
     the compute roof), fastest first; ``ridge`` is memory's."""
@@ -76,7 +106,7 @@ def shown(ceilings: dict) -> dict:
                                                   "stream_bytes", "matmul_n")},
             "ridge": peak / ceilings["bandwidth_bytes_s"],
             "levels": [{**{key: level.get(key) for key in ("name", "cache_bytes", "stream_bytes", "passes",
-                                                            "bandwidth_bytes_s")},
+                                                            "bandwidth_bytes_s", "measured_bytes_s")},
                         "ridge": peak / level["bandwidth_bytes_s"]} for level in levels(ceilings)]}
 
 

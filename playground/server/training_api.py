@@ -15,6 +15,7 @@ from playground.errors import error_dict, internal_error, new_incident_id, said_
 from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
 from playground.server.training.service import NoTrainedModel, TrainingFailed, TrainingService
+from playground.validation import Refused
 
 log = logging.getLogger(__name__)
 MAX_IMAGE_SIDE = 1024
@@ -97,6 +98,8 @@ class TrainingEndpoints:
                 yield {"ok": True, **update}
         except DataUnavailable as exc:
             yield _unavailable(exc)
+        except Refused as exc:  # a setting's check: its words name the field, for a page to write as its label
+            yield exc.error
         except (ValueError, TypeError) as exc:
             yield error_dict("invalid_input", str(exc))
         except TrainingFailed as exc:

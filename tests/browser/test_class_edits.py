@@ -81,6 +81,20 @@ def within_the_screen(page: Page, selector: str) -> None:
     assert box["x"] >= 0 and box["x"] + box["width"] <= page.viewport_size["width"], (selector, box)
 
 
+def test_a_class_link_opens_at_its_exercise_on_any_screen(screen: Page, server):
+    """The link runs its example, and a phone, which scrolls to a run's status after a reader's own click, stays
+    at the page's top: the exercise and the note are what a student reads first."""
+    page = reopen_app(screen, class_link(server, read_only=True, hide=()))
+    opened(page)
+    expect(page.locator("#inspect-result textarea")).to_have_value(TEACHER_RESULT, timeout=RESULT_TIMEOUT_MS)
+    assert page.evaluate("() => window.scrollY") == 0
+    for selector in ("#inspect-exercise", "#inspect-locked"):
+        box = page.locator(selector).bounding_box()
+        assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= page.viewport_size["height"], (
+            selector, box)
+    save_screenshot(page, f"class_link_opened_{page.viewport_size['width']}.png", full_page=False)
+
+
 def test_a_reload_keeps_the_students_edits_and_one_click_brings_back_the_teachers(screen: Page, server):
     page = reopen_app(screen, class_link(server))
     opened(page)
@@ -103,7 +117,6 @@ def test_a_reload_keeps_the_students_edits_and_one_click_brings_back_the_teacher
     expect(page.locator("#inspect-exercise")).to_contain_text("three times x")  # still the class's link
     within_the_screen(page, "#inspect-kept")
     within_the_screen(page, "#inspect-back")
-    kept_note.scroll_into_view_if_needed()  # a phone scrolled to the run's result, below
     save_screenshot(page, f"class_edits_kept_{page.viewport_size['width']}.png", full_page=False)
 
     back.click()

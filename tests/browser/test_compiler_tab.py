@@ -42,6 +42,8 @@ def test_passes_show_fusion_changing_the_module(compiler: Page):
     expect(table).not_to_have_count(changed_only)
     assert table.count() > 3 * changed_only  # XLA's CPU pipeline runs about 130 passes, a handful change anything
     assert "unchanged" in page.locator("#compiler-pass-table tbody td:nth-child(4)").all_inner_texts()
+    sentences = page.locator("#compiler-pass-table tbody td:nth-child(6)").all_inner_texts()
+    assert all(sentence.strip() for sentence in sentences)  # every pass says what it does, apply-xla-transforms too
 
     page.get_by_label("unified").first.check()
     expect(diff.locator("div").filter(has_text=re.compile(r"^\+.*fusion\(")).first).to_be_visible()

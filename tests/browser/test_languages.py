@@ -2,9 +2,9 @@
 tab and closed panel too) and finds no English left in the static text, beyond a short list of JAX's terms and
 names; and an English browser switches to German under the footer's Settings.
 
-Left out, by element: what the server writes once the page has loaded or a job has run (its statuses, the About
-summary, the Train tab's device banner, the datasets' names: playground/messages translates those from the
-request's Accept-Language), the code in the editors (the reader's own), API responses shown as JSON (data),
+Left out, by element: what the server writes once a job has run (its statuses, the About summary, the datasets'
+names: playground/messages translates those from the request's Accept-Language; the Train tab's device banner,
+written on load, is read), the code in the editors (the reader's own), API responses shown as JSON (data),
 and the Plotly figures (drawn by playground/server/ui/figures/training_plots.py, not Gradio labels).
 """
 
@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from playground import messages
+from playground.server.ui import train_views
 from playground.server.ui.translations import I18N, UI_KEYS, text
 from tests.browser.conftest import blank_tab, open_app, reopen_app, save_screenshot
 
@@ -33,7 +34,7 @@ TABS = (
 )
 BROWSER_LOCALES = {"de-DE": "de", "zh-CN": "zh"}  # the browser's language -> the catalogue's
 # Server-written panels, the reader's code, figures: see the module's docstring.
-LEFT_OUT = ("#about-summary", "#train-device", "#share-notice", "[id$='-exercise']", "[id$='-status']",
+LEFT_OUT = ("#about-summary", "#share-notice", "[id$='-exercise']", "[id$='-status']",
             "#train-dataset", ".cm-editor", ".json-holder", ".js-plotly-plot", "svg")
 # JAX's terms and names that German and Chinese JAX material keeps, and code: never a finding.
 ALLOWED = {
@@ -64,6 +65,9 @@ VISIBLE_TEXT_JS = """(leftOut) => {
     const element = node.parentElement;
     if (!node.nodeValue.trim() || !element || ["SCRIPT", "STYLE"].includes(element.tagName)) continue;
     if (!skip(element) && shown(element)) texts.push(node.nodeValue.trim());
+  }
+  for (const button of document.querySelectorAll("#train-sketch button")) {  // the drawing pad's tooltips
+    if (!skip(button) && shown(button)) texts.push(button.title, button.getAttribute("aria-label") || "");
   }
   for (const field of document.querySelectorAll("input, textarea")) {
     if (skip(field) || !shown(field)) continue;
@@ -193,3 +197,26 @@ def test_the_catalogue_has_every_language():
     assert tuple(I18N.translations) == ("en", "de", "zh-CN")  # Gradio's codes, which it matches the browser's to
     for key in UI_KEYS:
         assert all(text(key, lang).strip() for lang in messages.LANGUAGES), key
+
+
+def test_the_train_forms_words_and_its_errors_are_the_readers(local_page):
+    """The device it will train on, where each dataset comes from, and a setting out of its range said by the form
+    itself, the field named by its label (not Gradio's English toast, which names no field)."""
+    page, locale = local_page
+    page.get_by_role("tab", name=text("pg.tab.train", locale), exact=True).click()
+    expect(page.locator("#train-device")).to_contain_text(messages.say("train.will_train", locale, device="CPU"))
+    page.locator("#train-dataset input[role=combobox]").click()
+    notes = {messages.say(key, locale, folder=folder) for key, folder in train_views._WHERE.values()}
+    options = page.get_by_role("option").all_inner_texts()
+    assert options and all(any(f"({note})" in option for note in notes) for option in options), options
+    page.keyboard.press("Escape")
+    epochs = page.locator("#train-epochs input")
+    epochs.fill("600")
+    epochs.press("Tab")
+    said = messages.say("invalid.whole_number", locale, field=messages.say(
+        "field.label", locale, label=text("pg.train.epochs", locale)), low=1, high=500, value=600)
+    expect(page.locator("#train-estimate")).to_contain_text(said)
+    page.locator("#train-start").click()
+    expect(page.locator("#train-status")).to_contain_text(said)
+    expect(page.locator("[data-testid='toast-body']")).to_have_count(0)
+    save_screenshot(page, f"lang_{locale}_train_epochs_600.png")

@@ -601,11 +601,27 @@ CUSTOM_JVP_ENTRIES = [
         "With the custom_jvp rule, print(grad(log1pexp)(100.)) prints 1.0.",
         Ok("f", values=1.0), adapted="`f = grad(log1pexp)` so the app runs it."),
     Entry("custom-jvp-derivatives", f"{CUSTOM_RULES} § Example: Numerical stability", DERIVATIVES,
-          code(CUSTOM_JVP, """
-        f = log1pexp
-        """), derivatives(2, -3.0, 3.0, 7),
+          code(CUSTOM_JVP), derivatives(2, -3.0, 3.0, 7),
           "jit(grad(log1pexp)) works with the rule: f' is the sigmoid, 1 - 1/(1 + e^x).",
-          Ok("f"), adapted="`f = log1pexp`, else the app would pick the last def, the rule log1pexp_jvp."),
+          Ok("log1pexp"), adapted="none: the app runs log1pexp, not its rule log1pexp_jvp, defined after it."),
+    Entry("custom-vjp-clip-gradient", f"{CUSTOM_RULES} § Example: Gradient clipping", INSPECT, code("""
+        from jax import custom_vjp
+
+        @custom_vjp
+        def clip_gradient(lo, hi, x):
+          return x  # identity function
+
+        def clip_gradient_fwd(lo, hi, x):
+          return x, (lo, hi)  # save bounds as residuals
+
+        def clip_gradient_bwd(res, g):
+          lo, hi = res
+          return (None, None, jnp.clip(g, lo, hi))  # use None to indicate zero cotangents for lo and hi
+
+        clip_gradient.defvjp(clip_gradient_fwd, clip_gradient_bwd)
+        """), inspect("-0.75, 0.75, 2.0"),
+        "clip_gradient is the identity function: its value is its x.",
+        Ok("clip_gradient", values=2.0), adapted="none: the app runs clip_gradient, not the rules passed to defvjp."),
 ]
 
 # -- thinking_in_jax ------------------------------------------------------------------------
@@ -663,6 +679,13 @@ EXAMPLE_FUN = code("""
     """)
 
 CONTROL_ENTRIES = [
+    Entry("cf-cond-array-predicate", "jax/_src/lax/control_flow/conditionals.py docstring (cond: pred must be a "
+          "scalar)", INSPECT, code("""
+        def f(x):
+          return lax.cond(x > 0, lambda x: x, lambda x: -x, x)
+        """), inspect("jnp.array([1., -2.])"),
+        "pred must be a scalar: lax.cond picks one branch; a choice per element is jnp.where's.",
+        Fails("return lax.cond(x > 0")),
     Entry("cf-for-unrolled", f"{CONTROL} § Control flow and logical operators with JIT", INSPECT, code("""
         from jax import jit
 
@@ -1007,6 +1030,24 @@ def init(rng) -> Params:
 """
 
 STATEFUL_ENTRIES = [
+    Entry("optax-step", "optax docs/getting_started.ipynb § Basic usage (the update step)", INSPECT, code("""
+        import optax
+
+        optimizer = optax.adam(learning_rate=1e-2)
+        params = {'w': jnp.ones((3,))}
+        opt_state = optimizer.init(params)
+
+        def loss(params, x, y):
+          return jnp.mean(optax.l2_loss(x @ params['w'], y))
+
+        def step(params, opt_state, x, y):
+          grads = jax.grad(loss)(params, x, y)
+          updates, opt_state = optimizer.update(grads, opt_state, params)
+          params = optax.apply_updates(params, updates)
+          return params, opt_state
+        """), inspect("params, opt_state, jnp.ones((4, 3)), jnp.zeros(4)"),
+        "An optax step is a pure function: the new parameters and state are returned.",
+        Ok("step", purity="clean"), adapted="the update step of optax's guide as one function."),
     Entry("stateful-counter", f"{STATEFUL} § A simple example: Counter", INSPECT, code("""
         class Counter:
           \"\"\"A simple counter.\"\"\"

@@ -90,7 +90,7 @@ def train(config: TrainConfig, data: object, should_stop: Callable[[], bool] = l
     blocks too); ``False`` dispatches one jitted update per batch from
     Python, the classic loop, with the same numbers, kept to measure what
     the chunks buy. ``whole_epochs`` runs each whole epoch of a chunk as one
-    program of its own (``worker_steps.make_train_epoch``; None: where
+    program of its own (``epochs.make_train_epoch``; None: where
     ``placement.whole_epochs`` says, an accelerator). ``config.data_parallel`` trains on every local device
     instead of ``device`` (``Placement.data_parallel``). Bad data, a batch
     larger than the training set or one that does not split over the
@@ -140,18 +140,10 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
         if should_stop():
             stopped = True
             break
-        chunk = Queued([], steps_per_epoch, time.perf_counter())
-        for piece in pieces:
-            if piece.epoch + 1 < config.epochs:
-                orders.ahead(piece.epoch + 1)  # made while the device trains
-            state, done = run_chunk(state, orders(piece.epoch), piece.first, piece.steps, should_stop)
-            step += done
-            ended = piece.first + done == steps_per_epoch
-            last = done < piece.steps or step == total_steps  # a piece runs short only when asked to stop
-            measured = None if last else evaluation.start(state.params, epoch_ended=ended)
-            chunk.parts.append(Part(step, piece.first, done, state.smoothed, state.losses, measured))
-            if last:
-                break
+        state, chunk, short = _queue(pieces, state, step, config.epochs, steps_per_epoch, run_chunk, orders,
+                                     evaluation, should_stop)
+        step = chunk.step
+        last = short or step == total_steps
         if queued is not None:
             if not wait_unless_stopped(queued.arrays(), should_stop):
                 stopped, unreported = True, [queued, chunk]  # no update of their own: the final one has their losses
@@ -160,7 +152,7 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
             yield take(metrics)
         queued = chunk
         if last:
-            stopped = done < piece.steps
+            stopped = short
             break
     if not unreported and queued is not None:
         unreported = [queued]
@@ -176,6 +168,27 @@ def _stream(config: TrainConfig, data: ArrayData, should_stop: Callable[[], bool
         chunk.unmeasured().report(metrics, pace, started)  # the final update measures
     pause([], lambda: False)  # a stop may have cut a pause short: the final measurement waits for its turn
     yield evaluation.final_update(metrics, state.params, stopped, not stopped and step == total_steps, started)
+
+
+def _queue(pieces: list, state, step: int, epochs: int, steps_per_epoch: int, run_chunk, orders, evaluation,
+           should_stop: Callable[[], bool]) -> tuple:
+    """Queue a chunk's pieces on the device, each epoch's end measured after it (the chunk's last piece: the quick
+    estimate when due): the state after them, the chunk on its way (``Queued``), and whether a piece ran short (a
+    step-by-step chunk asked to stop), after which nothing more is queued, as after the run's last step."""
+    chunk = Queued([], steps_per_epoch, time.perf_counter())
+    for piece in pieces:
+        if piece.epoch + 1 < epochs:
+            orders.ahead(piece.epoch + 1)  # made while the device trains
+        state, done = run_chunk(state, orders(piece.epoch), piece.first, piece.steps, should_stop)
+        step += done
+        short = done < piece.steps
+        last = short or step == epochs * steps_per_epoch
+        measured = None if last else evaluation.start(state.params,
+                                                      epoch_ended=piece.first + done == steps_per_epoch)
+        chunk.parts.append(Part(step, piece.first, done, state.smoothed, state.losses, measured))
+        if last:
+            return state, chunk, short
+    return state, chunk, False
 
 
 def _first_metrics(config: TrainConfig, data: ArrayData, placement: Placement) -> dict:

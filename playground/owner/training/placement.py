@@ -46,7 +46,7 @@ class Placement:
 
     @property
     def whole_epochs(self) -> bool:
-        """Whether a whole epoch runs as one program of its own (steps.make_train_epoch): on an accelerator, where
+        """Whether a whole epoch runs as one program of its own (epochs.make_train_epoch): on an accelerator, where
         permuting the epoch's images once beats gathering each batch; a CPU gathers as fast step by step."""
         return self.devices[0].platform != "cpu"
 

@@ -29,6 +29,7 @@ import numpy as np
 from playground.mnist.catalogue import ROLES, ArrayData
 from playground.mnist.config import IMAGE_PIXELS, TrainConfig
 from playground.owner import compile_cache
+from playground.owner.training import epochs
 from playground.owner.training import steps as worker_steps
 from playground.owner.training.evaluation import Evaluation, batch_shape, classify
 from playground.owner.training.pixels import as_rows
@@ -149,8 +150,8 @@ def _compile(config: TrainConfig, placement: Placement, multi_step: bool, block:
         classified = [compiling.submit(compile_cache.kept_beside, lambda b=b: classify.lower(params, b).compile())
                       for b in batches]
         if whole_epochs and multi_step:
-            epoch = worker_steps.compile_epochs(optimizer, config.batch_size, placement.batch, *arrays)
-            run_chunk = worker_steps.with_whole_epochs(functools.cache(chunks), epoch, steps_per_epoch)
+            epoch = epochs.compile_epochs(optimizer, config.batch_size, placement.batch, *arrays)
+            run_chunk = epochs.with_whole_epochs(functools.cache(chunks), epoch, steps_per_epoch)
         else:
             run_chunk = chunks()
         compile_cache.count(sum(done.result()[1] for done in classified))  # jit's caches keep the programs

@@ -6,7 +6,7 @@ does not care which: one call per chunk on a CPU or a TPU
 (``compile_chunks``), blocks of a fixed number of steps queued one after the
 other on a GPU (``compile_blocks``), and one call per step
 (``compile_step_by_step``, the classic loop, kept to measure what the other
-two buy).
+two buy). On a GPU or TPU a whole epoch is a program of its own (epochs.py).
 
 Images stay ``uint8`` rows on the device and become floats inside the
 compiled step (pixels.py).
@@ -193,36 +193,6 @@ def make_train_block(optimizer: optax.GradientTransformation, batch_size: int,
     return jax.jit(block, donate_argnums=(0, 1))
 
 
-def make_train_epoch(optimizer: optax.GradientTransformation, batch_size: int,
-                     batch_sharding: NamedSharding | None, steps: int) -> Callable:
-    """``epoch(params, opt_state, smoothed, images, labels, order) -> (params, opt_state, smoothed, losses)``: a whole
-    epoch of ``steps`` steps, one call, on the same batches as ``make_train_chunk``'s steps 0 to ``steps - 1``.
-
-    An accelerator's piece for a whole epoch: the epoch's images are
-    permuted once (one gather of them all), then a ``lax.scan`` of known
-    length slices each batch off. Measured on a TPU v5e, 30 epochs of
-    MNIST back to back: 3.98 ms an epoch, where the chunk's loop (traced
-    bounds, a gather each step) took 4.52 ms. A CPU gathers as fast
-    step by step and keeps the chunk (placement.whole_epochs). The losses
-    are the scan's output, one per step: ``TrainState.losses`` itself.
-    """
-    def epoch(params, opt_state, smoothed, images, labels, order):
-        kept = order[:steps * batch_size]
-        batches = images[kept].reshape(steps, batch_size, -1), labels[kept].reshape(steps, batch_size)
-
-        def step(carry, batch):
-            params, opt_state, smoothed = carry
-            if batch_sharding is not None:
-                batch = lax.with_sharding_constraint(batch, batch_sharding)
-            params, opt_state, batch_loss = optimizer_step(optimizer, params, opt_state, *batch)
-            return (params, opt_state, smooth_loss(smoothed, batch_loss)), batch_loss
-
-        (params, opt_state, smoothed), losses = lax.scan(step, (params, opt_state, smoothed), batches)
-        return params, opt_state, smoothed, losses
-
-    return jax.jit(epoch, donate_argnums=(0, 1))
-
-
 def batch_of(images: jax.Array, labels: jax.Array, order: jax.Array, step: jax.Array, batch_size: int,
              batch_sharding: NamedSharding | None = None) -> tuple[jax.Array, jax.Array]:
     """The batch for ``step`` of the permutation ``order``: a ``dynamic_slice`` of it, then a gather.
@@ -285,31 +255,6 @@ def compile_blocks(optimizer: optax.GradientTransformation, batch_size: int, bat
             state = TrainState(*blocks[steps](*state, images, labels, order, np.int32(step)))
             step += steps
         return state, n_steps
-
-    return run
-
-
-def compile_epochs(optimizer: optax.GradientTransformation, batch_size: int, batch_sharding: NamedSharding | None,
-                   state: TrainState, images: jax.Array, labels: jax.Array, order: jax.Array) -> Callable:
-    """``make_train_epoch`` compiled now for these arrays' shapes: ``epoch(state, order) -> TrainState``."""
-    steps = state.losses.shape[0]
-    program = make_train_epoch(optimizer, batch_size, batch_sharding, steps).lower(
-        state.params, state.opt_state, state.smoothed, images, labels, order).compile()
-
-    def epoch(state: TrainState, order: jax.Array) -> TrainState:
-        return TrainState(*program(state.params, state.opt_state, state.smoothed, images, labels, order))
-
-    return epoch
-
-
-def with_whole_epochs(chunks: Callable[[], RunChunk], epoch: Callable, steps_per_epoch: int) -> RunChunk:
-    """A runner that runs a whole epoch as one ``epoch`` call (``compile_epochs``) and any other piece with the
-    runner ``chunks()`` gives (compiled when first asked for, where it is made to be)."""
-    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
-            should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
-        if first_step == 0 and n_steps == steps_per_epoch:
-            return epoch(state, order), n_steps
-        return chunks()(state, order, first_step, n_steps, should_stop)
 
     return run
 

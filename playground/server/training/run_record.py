@@ -26,6 +26,9 @@ from playground.server.training.loss_series import LossSeries
 from playground.server.training.results import METRIC_COLUMNS
 
 TARGET_ACCURACY = 0.97
+# Where only a test set is here (a classroom's MNIST_DIR: 8,000 digits to train on), the target a run can reach: 97 %
+# is rare there (seeds 0-2, 8 epochs: 96.3-96.8 % with SGD; the best of a class's runs 95.75 %).
+TEST_SET_TARGET = 0.95
 # Buckets of per-step losses kept per run: each step on its own up to 2^18 steps (560 epochs of full MNIST at
 # batch 128), then pairs of steps, and so on: at most 2^18 rows in the run's losses CSV (about 8 MB).
 KEPT_LOSS_BUCKETS = 2**18
@@ -37,7 +40,9 @@ class RunRecord:
 
     ``time_to_target_s``: seconds from ``started`` (when the server got the
     request: fetching the data, waiting in line and compiling count) to the
-    first full-test-set measurement at or above ``TARGET_ACCURACY``: an
+    first full-test-set measurement at or above ``target_accuracy``
+    (``TARGET_ACCURACY``, or ``TEST_SET_TARGET`` where the run trains on a
+    test set's part, its ``data_note`` says): an
     epoch's end (``epoch_ends``; one that ended before its update's
     ``elapsed_s`` is dated as much before the update came) or the run's
     final measurement (a done update's ``test_accuracy``). The quick
@@ -51,6 +56,7 @@ class RunRecord:
         self.rows: list[dict] = []
         self.losses = LossSeries(KEPT_LOSS_BUCKETS)
         self.time_to_target_s: float | None = None
+        self.target_accuracy = TARGET_ACCURACY
         self._rates: dict[bool, list[float]] = {False: [], True: []}  # after the first epoch: the updates' rates
 
     def add(self, update: dict, now: float, done: bool = False) -> None:
@@ -66,6 +72,8 @@ class RunRecord:
     def add_steps(self, update: dict, now: float) -> None:
         """The losses of the steps an update brings, and the epochs that ended with them (``epoch_ends``), each
         dated by its ``elapsed_s`` before the update's. (The "finishing" update is no row: only these are kept.)"""
+        if (update.get("data_note") or [None])[0] == "data.test_split":  # said from the run's first update on
+            self.target_accuracy = TEST_SET_TARGET
         if update.get("losses") and update.get("first_loss_step") is not None:
             self.losses.add(update["first_loss_step"], update["losses"])
         for end in update.get("epoch_ends") or []:
@@ -76,7 +84,7 @@ class RunRecord:
             self._reached(end["epoch_accuracy"], now - max(0.0, update["elapsed_s"] - end["elapsed_s"]))
 
     def _reached(self, accuracy: float, when: float) -> None:
-        if self.time_to_target_s is None and accuracy >= TARGET_ACCURACY:
+        if self.time_to_target_s is None and accuracy >= self.target_accuracy:
             self.time_to_target_s = when - self.started
 
     def samples_per_s(self) -> float | None:
@@ -89,7 +97,7 @@ class RunRecord:
 
     def target(self) -> dict:
         """The final update's words on the target: ``target_accuracy`` and ``time_to_target_s`` (None: not reached)."""
-        return {"target_accuracy": TARGET_ACCURACY, "time_to_target_s": self.time_to_target_s}
+        return {"target_accuracy": self.target_accuracy, "time_to_target_s": self.time_to_target_s}
 
 
 class MeasuredRates:

@@ -103,6 +103,33 @@ def _accelerator_markdown(accelerator: dict | None, say) -> str:
     return "\n\n" + say("about.accelerator", device=accelerator["device"], why=md.text(accelerator["why"]))
 
 
+# Each job kind (playground/jobs REGISTRY) by the tab that sends it, in the tabs' order: About names tabs, which the
+# reader sees, not kinds. "about" is this tab's own job.
+JOB_TABS = {"inspect": "pg.tab.inspect", "passes": "pg.tab.compiler", "graph": "pg.tab.compiler",
+            "compare": "pg.tab.compiler", "derivatives": "pg.tab.derivatives", "gradient": "pg.tab.derivatives",
+            "vmap": "vmap", "jit_speed": "jit", "speed_of_light": "pg.tab.speed", "device_ceilings": "pg.tab.speed",
+            "shard": "pg.tab.parallel", "parallel_demos": "pg.tab.parallel", "about": "pg.tab.about"}
+_WHEN_ASKED = " (when asked)"  # jobs.kinds_on's mark of a kind that runs on the device when its form asks
+
+
+def _tabs_on_device(jobs: list[str], say, language: str) -> tuple[str, str]:
+    """The tabs whose jobs the owner runs (those that run there when asked, marked so), and those whose jobs run
+    in the CPU sandbox, each listed in ``language``."""
+    def name(key: str) -> str:
+        return say(key) if key.startswith("pg.") else key
+
+    asked = {job.removesuffix(_WHEN_ASKED): job.endswith(_WHEN_ASKED) for job in jobs}
+    on_device: dict[str, bool] = {}
+    for kind, when_asked in asked.items():
+        tab = JOB_TABS.get(kind)
+        if tab is not None:
+            on_device[tab] = on_device.get(tab, True) and when_asked
+    there = [name(tab) + (say("about.when_asked") if when_asked else "") for tab, when_asked in on_device.items()]
+    elsewhere = list(dict.fromkeys(name(tab) for kind, tab in JOB_TABS.items()
+                                   if tab not in on_device and kind != "about"))
+    return messages.listed(there, language), messages.listed(elsewhere, language)
+
+
 def _owner_markdown(owner: dict | None, accelerator: dict, say, language: str) -> str:
     """The one process that holds the device: what it runs, its layers, its memory, its restarts; on a GPU or TPU,
     what its driver needed beyond its device files."""
@@ -118,8 +145,9 @@ def _owner_markdown(owner: dict | None, accelerator: dict, say, language: str) -
     if cache:
         grants += say("about.compile_cache_on" if cache["active"] else "about.compile_cache_off",
                       detail=md.text(cache["detail"]))
+    there, elsewhere = _tabs_on_device(accelerator.get("jobs") or [], say, language)
     return "\n\n" + say("about.owner", device=md.text(owner.get("device") or owner["platform"]),
-                          pid=owner.get("pid") or "?", kinds=", ".join(accelerator.get("jobs") or []),
+                          pid=owner.get("pid") or "?", kinds=there, elsewhere=elsewhere,
                           layers=md.text(layers), resident=resident,
                           limit=numbers.number(owner["memory_limit_mb"], language),
                           restarts=owner["restarts"], last=last) + grants

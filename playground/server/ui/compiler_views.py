@@ -6,7 +6,7 @@ import html
 
 from playground import messages
 from playground.messages import numbers
-from playground.server import text_diff
+from playground.server import pass_notes, text_diff
 from playground.server.ui import markdown as md
 from playground.server.ui import progress
 from playground.server.ui.inspect_views import source_pane
@@ -56,7 +56,8 @@ def passes_table(records: list[dict], language: str = "en") -> str:
         f"<td>{html.escape(p['pipeline'])}</td><td><code>{html.escape(p['name'])}</code>"
         f"{messages.say('comp.whole_pipeline_note', language) if p['nested'] else ''}</td>"
         f"<td>{_changed(p['changed'], language)}</td>"
-        f"<td style='text-align:right'>{p['instructions']}</td><td>{html.escape(p.get('about') or '')}</td></tr>"
+        f"<td style='text-align:right'>{p['instructions']}</td><td>{html.escape(pass_notes.about(p['name'], language))}"
+        "</td></tr>"
         for p in records)
     return ('<div style="max-height:360px;overflow:auto"><table class="compiler-passes" style="font-size:13px">'
             f"<thead><tr>{messages.say('comp.table_head', language)}</tr></thead><tbody>{rows}</tbody></table></div>")
@@ -70,7 +71,7 @@ def pass_diff(response: dict, index: int, unified: bool, language: str = "en") -
         return f"<p>{messages.say('comp.not_kept', language)}</p>"
     name = messages.say("comp.pass_in", language, name=f"<b>#{record['index']} {html.escape(record['name'])}</b>",
                         pipeline=html.escape(record["pipeline"]))
-    head = f"<p>{name}: {html.escape(record.get('about') or '')}</p>"
+    head = f"<p>{name}: {html.escape(pass_notes.about(record['name'], language))}</p>"
     before, after = modules[record["before"]], modules[record["after"]]
     if before == after:
         return head + f"<p>{messages.say('comp.same_text', language)}</p>"

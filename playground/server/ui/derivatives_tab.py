@@ -117,7 +117,7 @@ def _gradient_part(api: PlaygroundAPI, jobs: dict) -> tuple[gr.Code, gr.Textbox,
 def differentiate(api: PlaygroundAPI, code_text: str, n, low, high, count, show: float,
                   lang: str = "en") -> Iterator[tuple]:
     """The Differentiate button: first the last run's results and errors go, then this run's come (in ``lang``)."""
-    yield running_orders(lang), None, "", None, {}, ""
+    yield running_orders(lang, code_text), None, "", None, {}, ""
     yield from progress.follow(run_derivatives(api, code_text, n, low, high, count),
                                lambda response: (*render_orders(response, lang, code_text), response,
                                                  pick_jaxpr(response, show, lang)), 6, language=lang)

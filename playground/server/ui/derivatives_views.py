@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from playground import derivative_notes, messages
+import ast
+
+from playground import derivative_notes, messages, user_ast
 from playground.messages import numbers
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown
@@ -14,9 +16,13 @@ from playground.server.ui.picked_function import picked_note
 OK, WARNING, BUSY = (md.verdict(kind) for kind in ("ok", "warning", "busy"))
 
 
-def running_orders(language: str = "en") -> str:
-    """The Differentiate status while its job runs."""
-    return f"{md.verdict('busy', language)} {messages.say('deriv.running_orders', language)}"
+def running_orders(language: str = "en", code: str = "") -> str:
+    """The Differentiate status while its job runs: where ``code`` has a Python ``if``, ``while`` or ternary (which
+    may read x, so that jit cannot trace it), that such a function is differentiated point by point, slower."""
+    tree = user_ast.try_parse(code)
+    branches = tree is not None and any(isinstance(node, (ast.If, ast.While, ast.IfExp)) for node in ast.walk(tree))
+    key = "deriv.running_branches" if branches else "deriv.running_orders"
+    return f"{md.verdict('busy', language)} {messages.say(key, language)}"
 
 
 def running_gradient(language: str = "en") -> str:
@@ -27,8 +33,9 @@ def running_gradient(language: str = "en") -> str:
 def render_orders(response: dict, language: str = "en", code: str = "") -> tuple:
     """(status, curves, checks table, growth figure) for a /derivatives response; our words in ``language``; the
     status says which function ran where ``code`` (the source that was sent) does not make it plain."""
-    if not response.get("ok"):
-        return error_markdown(response["error"], language, labels=LABELS["derivatives"]), None, "", None
+    if not response.get("ok"):  # which function it tried, too: a wrong one is a common cause
+        return _with_picked(error_markdown(response["error"], language, labels=LABELS["derivatives"]), code,
+                            language), None, "", None
     orders, xs = response["orders"], response["xs"]
     point_by_point = response.get("point_by_point")
     eqns, ops = response.get("eqn_counts") or [], response.get("hlo_op_counts") or []

@@ -56,6 +56,13 @@ def error_markdown(error: dict, language: str = "en", then: str = "", labels: di
     return "\n\n".join(parts)
 
 
+def field_problem(error: dict, language: str = "en", labels: dict[str, str] | None = None) -> str:
+    """An input error in one line beside its form: its message, the field named by its label, in ``language``."""
+    if labels:
+        error = _labelled(error, labels)
+    return f"{md.verdict('error', language)} {md.text(_in_language(error, 'message', language) or '')}"
+
+
 def _prefix(error: dict, language: str) -> tuple[str, str]:
     """The sandbox's words that start the message (out of memory, blocked, ...): in English, and in ``language``;
     ``("", "")`` in English, or where the error has none (or its pieces fail)."""

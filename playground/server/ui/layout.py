@@ -27,11 +27,12 @@ def beside() -> gr.Column:
 
 # Run once when the page loads (part of the app's js): on a phone the result is below the fold, so once a run's
 # status first changes (the job is waiting or running, or its result is in), it is scrolled into sight, unless
-# it is in sight already. A wider screen shows it beside or just below the button, and is left where it is.
+# it is in sight already. A wider screen shows it beside or just below the button, and is left where it is; so is
+# a page whose link pressed the button (link_scripts.RUN_JS): its reader reads the link's exercise first.
 RESULT_IN_SIGHT_JS = """() => {
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button[id$='-run'], button[id$='-start']");
-    if (!button || window.innerWidth > 700) return;
+    if (!button || window.innerWidth > 700 || button.dataset.byLink) return;
     const status = document.getElementById(button.id.replace(/-(run|start)$/, "-status"));
     if (!status) return;
     const seen = new MutationObserver(() => {

@@ -17,12 +17,18 @@ COPY_LINK_JS = """(token) => {
   return url;
 }""".replace("ADDRESS", ADDRESS_JS)
 # After a link's state is in place: click its tab's run buttons, as a visitor would. A button in a tab that was
-# just selected is drawn a moment later, so each is waited for (for at most 10 s).
+# just selected is drawn a moment later, so each is waited for (for at most 10 s). Each click is marked as the
+# link's (data-by-link, for the click's moment): a phone leaves the page at its top, where a class link's exercise
+# and note are, instead of scrolling to the run's status as it does for a reader's own click (layout.py).
 RUN_JS = """(targets) => {
   const started = Date.now();
   const press = (id) => {
     const button = document.getElementById(id);
-    if (button) button.click();
+    if (button) {
+      button.dataset.byLink = "1";
+      button.click();
+      delete button.dataset.byLink;
+    }
     else if (Date.now() - started < 10000) setTimeout(() => press(id), 100);
   };
   for (const id of JSON.parse(targets || "[]")) press(id);

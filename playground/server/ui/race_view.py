@@ -16,6 +16,7 @@ from playground.server.api import PlaygroundAPI
 from playground.server.training import race
 from playground.server.ui import language
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.figures.race_plots import race_figure
 from playground.server.ui.tabs import TabContext
 from playground.server.ui.train_views import status_markdown, train_config
@@ -28,7 +29,7 @@ def build(context: TabContext, fields: dict, start: gr.Button, stop: gr.Button) 
     with gr.Accordion(t("pg.race.title"), open=False, elem_id="race"):
         intro = gr.Markdown(elem_id="race-intro")
         run = gr.Button(t("pg.race.run"), elem_id="race-run", interactive=sides(api) is not None)
-        plot = gr.Plot(race_figure({}), label=t("pg.race.plot"), elem_id="race-plot")
+        plot = gr.Plot(race_figure({}, offered=sides(api) is not None), label=t("pg.race.plot"), elem_id="race-plot")
         said = gr.Markdown(elem_id="race-said")
 
     def on_race(dataset, layers, optimizer, rate, batch, epochs, seed, split_batches,
@@ -38,7 +39,8 @@ def build(context: TabContext, fields: dict, start: gr.Button, stop: gr.Button) 
 
     def on_load(request: gr.Request) -> tuple:
         lang = language.of(request)
-        return introduction(sides(api), lang), race_figure({}, lang)
+        pair = sides(api)
+        return introduction(pair, lang), race_figure({}, lang, offered=pair is not None)
 
     buttons = [start, run, stop]
     busy = run.click(lambda: (gr.update(interactive=False),) * 2 + (gr.update(interactive=True),), None, buttons,
@@ -65,7 +67,7 @@ def stream_race(api: PlaygroundAPI, settings: dict, session: str, lang: str) -> 
     the comparison at the end."""
     for update in api.race(settings, session):
         if not update["ok"]:
-            yield gr.skip(), error_markdown(update["error"], lang)
+            yield gr.skip(), error_markdown(update["error"], lang, labels=LABELS["train"])
             return
         if "device" not in update or not isinstance(update["device"], dict):  # data, queued: the run's own words
             yield gr.skip(), status_markdown(update, lang)

@@ -78,7 +78,9 @@ def ceilings_markdown(placed: dict, language: str = "en") -> str:
         how = {"level": name, "bandwidth": roofline.amount(level["bandwidth_bytes_s"], "B/s", language),
                "stream": size(level["stream_bytes"], language), "passes": messages.number(level["passes"], language)}
         lines.append("- " + (say("sol.roof.memory", **how) if level["cache_bytes"] is None else
-                             say("sol.roof.cache", **how, size=size(level["cache_bytes"], language))))
+                             say("sol.roof.cache", **how, size=size(level["cache_bytes"], language)))
+                     + (say("sol.roof.lifted", measured=roofline.amount(level["measured_bytes_s"], "B/s", language))
+                        if level.get("measured_bytes_s") else ""))
     dtype = md.text(ceilings["dtype"])
     precision = (say("sol.roof.tpu_float32") if ceilings.get("platform") == "tpu" and ceilings["dtype"] == "float32"
                  else "")

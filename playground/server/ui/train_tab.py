@@ -10,12 +10,14 @@ from collections.abc import Iterator
 import gradio as gr
 import numpy as np
 
+from playground import messages
 from playground.mnist import config
 from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig
 from playground.server.api import PlaygroundAPI
 from playground.server.link_fields import Choice, Flag, Number, TabSchema, Text
 from playground.server.ui import language, race_view, share_links
 from playground.server.ui.error_views import error_markdown
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.figures import training_plots as figures
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX
 from playground.server.ui.link_notes import link_notes
@@ -107,7 +109,7 @@ def build(context: TabContext) -> share_links.Sharing:
         """Before any run: the device it will train on, where each dataset comes from, and the empty plots saying
         what to do, in the reader's language."""
         lang = language.of(request)
-        return (device_banner(None, _planned_device(api)), gr.update(choices=dataset_choices(_datasets(api))),
+        return (_planned_banner(api, lang), gr.update(choices=dataset_choices(_datasets(api), lang)),
                 *Curves().figures(lang), figures.probability_figure(None, [], lang))
 
     demo.load(on_load, None, [device, fields["dataset"], *curves, probabilities], queue=False)
@@ -128,15 +130,15 @@ def _settings(api: PlaygroundAPI) -> dict[str, gr.components.Component]:
     optimizer = gr.Radio(list(OPTIMIZERS), value=_DEFAULTS.optimizer, label=t("pg.train.optimizer"),
                          elem_id="train-optimizer")
     learning_rate = gr.Number(_DEFAULTS.learning_rate, label=t("pg.train.learning_rate"), elem_id="train-lr",
-                              info=_range(0, config.MAX_LEARNING_RATE), minimum=0, maximum=config.MAX_LEARNING_RATE)
+                              info=_range(0, config.MAX_LEARNING_RATE))
     with gr.Row():
         batch_size = gr.Number(_DEFAULTS.batch_size, label=t("pg.train.batch_size"), precision=0,
-                               info=_range(1, config.MAX_BATCH), minimum=1, maximum=config.MAX_BATCH,
+                               info=_range(1, config.MAX_BATCH),
                                elem_id="train-batch")
         epochs = gr.Number(_DEFAULTS.epochs, label=t("pg.train.epochs"), precision=0, elem_id="train-epochs",
-                           info=_range(1, config.MAX_EPOCHS), minimum=1, maximum=config.MAX_EPOCHS)
+                           info=_range(1, config.MAX_EPOCHS))
         seed = gr.Number(_DEFAULTS.seed, label=t("pg.train.seed"), precision=0, elem_id="train-seed",
-                         info=_range(0, config.MAX_SEED), minimum=0, maximum=config.MAX_SEED)
+                         info=_range(0, config.MAX_SEED))
     data_parallel = gr.Checkbox(_DEFAULTS.data_parallel, label=t("pg.train.data_parallel"),
                                 elem_id="train-data-parallel", info=t("pg.train.data_parallel_info"))
     return {"dataset": dataset, "layers": layers, "optimizer": optimizer, "learning_rate": learning_rate,
@@ -203,7 +205,7 @@ def stream_run(api: PlaygroundAPI, train_settings: dict, session: str, lang: str
     drawn, curves_drawn, drawn_phase = 0.0, 0.0, None
     for update in api.train(train_settings, session):
         if not update["ok"]:
-            yield (gr.skip(), error_markdown(update["error"], lang), *[gr.skip()] * 7)
+            yield (gr.skip(), error_markdown(update["error"], lang, labels=LABELS["train"]), *[gr.skip()] * 7)
             return
         curves.add(update)
         # A new phase is always shown: "finishing" is the only word between Stop and the final numbers.
@@ -236,12 +238,13 @@ def _expected(api: PlaygroundAPI, form: dict, lang: str) -> str:
     return expected_time(form, response["measured"], response["max_run_s"], lang)
 
 
-def _planned_device(api: PlaygroundAPI) -> str:
-    """What the device owner holds, as About lists it ("cpu:0 cpu"): training runs there."""
-    about = api.about()
-    devices = about.get("devices") or []
+def _planned_banner(api: PlaygroundAPI, lang: str) -> str:
+    """The device banner before a run: what the device owner holds, as About lists it ("cpu:0 cpu"), where
+    training runs, in ``lang``."""
+    devices = api.about().get("devices") or []
     if not devices:
-        return "Device: known once training starts"
+        return device_banner(None, messages.say("train.device_unknown", lang), lang)
     platform, _, kind = devices[0].partition(" ")
-    more = f" ({len(devices)} devices)" if len(devices) > 1 else ""
-    return f"Will train on {platform.split(':')[0].upper()} · {kind}{more}"
+    device = f"{platform.split(':')[0].upper()} · {kind}"
+    key, more = ("train.will_train_many", {"count": len(devices)}) if len(devices) > 1 else ("train.will_train", {})
+    return device_banner(None, messages.say(key, lang, device=device, **more), lang)

@@ -12,10 +12,13 @@ import numpy as np
 from playground import messages
 from playground.mnist.config import TrainConfig
 from playground.server.training.loss_series import LossSeries
-from playground.server.training.run_record import expected_seconds
+from playground.server.training.run_record import TARGET_ACCURACY, expected_seconds
 from playground.server.ui import markdown as md
+from playground.server.ui.error_views import field_problem
+from playground.server.ui.field_labels import LABELS
 from playground.server.ui.figures import result_plots
 from playground.server.ui.figures import training_plots as figures
+from playground.validation import Refused
 
 
 @dataclass
@@ -179,8 +182,9 @@ def _summary(update: dict, language: str = "en") -> str:
     if update.get("done") and "time_to_target_s" in update:
         target = number(100 * update["target_accuracy"])
         reached = update["time_to_target_s"]
-        parts.append(say("train.target_missed", target=target) if reached is None else
-                     say("train.target_reached", target=target, seconds=number(reached, 1)))
+        parts.append((say("train.target_missed", target=target) if reached is None else
+                      say("train.target_reached", target=target, seconds=number(reached, 1)))
+                     + (say("train.target_test_set") if update["target_accuracy"] < TARGET_ACCURACY else ""))
     if update.get("n_train"):
         parts.append(say("train.images", n_train=number(update["n_train"]), n_test=number(update["n_test"])))
     return " · ".join(parts)
@@ -199,10 +203,12 @@ def seconds(value: float, language: str = "en") -> str:
 
 def expected_time(form: dict, measured: list[dict], max_run_s: float | None, language: str = "en") -> str:
     """Before Start: how long the run the form describes will train, from the rate this server last measured for
-    its dataset, model and batch size, or a plain word that none was measured; empty where the form is not a valid
-    run (Start says what is wrong)."""
+    its dataset, model and batch size, or a plain word that none was measured; where the form is not a valid run,
+    what is wrong with which field, as the form names it."""
     try:
         config = TrainConfig.from_dict(form)
+    except Refused as exc:
+        return field_problem(exc.error["error"], language, LABELS["train"])
     except (ValueError, TypeError):
         return ""
     expected = expected_seconds(config, measured)
@@ -230,14 +236,20 @@ def result_figures(update: dict, language: str = "en") -> tuple:
     return grid, result_plots.confusion_figure(confusion, names, language)
 
 
-def dataset_choices(datasets: list[dict]) -> list[tuple[str, str]]:
-    """Dropdown entries saying where each dataset would come from: ready offline or a download."""
-    where = {"MNIST_DIR": "from MNIST_DIR", "FASHION_MNIST_DIR": "from FASHION_MNIST_DIR", "cache": "cached",
-             "MNIST_DIR, test set only": "from MNIST_DIR: its test set only",
-             "FASHION_MNIST_DIR, test set only": "from FASHION_MNIST_DIR: its test set only",
-             "cache, test set only": "test set cached, downloads the rest first", "offline (scikit-learn)": "ready"}
+# Where a dataset would come from (TrainingService.datasets' "available"): the catalogue's words for it.
+_WHERE = {"MNIST_DIR": ("train.from_folder", "MNIST_DIR"),
+          "FASHION_MNIST_DIR": ("train.from_folder", "FASHION_MNIST_DIR"),
+          "MNIST_DIR, test set only": ("train.from_folder_test", "MNIST_DIR"),
+          "FASHION_MNIST_DIR, test set only": ("train.from_folder_test", "FASHION_MNIST_DIR"),
+          "cache": ("train.cached", None), "cache, test set only": ("train.cached_test", None),
+          "offline (scikit-learn)": ("train.ready", None), None: ("train.downloads_first", None)}
+
+
+def dataset_choices(datasets: list[dict], language: str = "en") -> list[tuple[str, str]]:
+    """Dropdown entries saying where each dataset would come from (ready offline or a download), in ``language``."""
     choices = []
     for each in datasets:
-        note = where.get(each["available"], each["available"]) if each["available"] else "downloads first"
+        key, folder = _WHERE.get(each["available"], (None, None))
+        note = messages.say(key, language, folder=folder) if key else each["available"]
         choices.append((f"{each['title']} ({note})", each["name"]))
     return choices

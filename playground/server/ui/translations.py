@@ -30,14 +30,26 @@ _MARKER = "__i18n__"  # how gr.I18nData writes itself into a string (gradio/i18n
 GRADIO_LOCALE = {"en": "en", "de": "de", "zh": "zh-CN"}
 UI_KEYS = tuple(key for key in messages.CATALOGUE if key.startswith(messages.UI_PREFIX))  # the page's, in order
 
-# Gradio's own words that its German or Chinese lacks (its footer with the MCP server on, the sketchpad's hint,
-# and the place in Gradio's queue that its status tracker shows while an event waits for its turn).
+# Gradio's own words that its German or Chinese lacks: its footer with the MCP server on, the sketchpad's hint and
+# its toolbar's tooltips (Gradio's German and Chinese have no image_editor words at all), and the place in Gradio's
+# queue that its status tracker shows while an event waits for its turn. And one that even its English lacks: the
+# status tracker announces "common.complete" to screen readers when an event ends.
+_EDITOR = ("add_layer", "brush", "brush_size", "clear_canvas", "color", "erase", "eraser_size", "fit_to_screen",
+           "layer", "layers", "pan", "redo", "zoom_in", "zoom_out")
+_EDITOR_DE = ("Ebene hinzufügen", "Pinsel", "Pinselgröße", "Zeichenfläche leeren", "Farbe", "Radieren",
+              "Radiergröße", "An Bildschirm anpassen", "Ebene", "Ebenen", "Verschieben", "Wiederholen", "Vergrößern",
+              "Verkleinern")
+_EDITOR_ZH = ("添加图层", "画笔", "画笔大小", "清空画布", "颜色", "擦除", "橡皮擦大小", "适应屏幕", "图层", "图层",
+              "平移", "重做", "放大", "缩小")
 GRADIO_GAPS = {
+    "en": {"common.complete": "Complete"},
     "de": {"errors.use_via_api_or_mcp": "Über API oder MCP verwenden",
            "image_editor.select_draw_tool": "Wähle das Zeichenwerkzeug, um anzufangen",
-           "status.queue_position": "In der Warteschlange: {position} von {size}"},
+           "status.queue_position": "In der Warteschlange: {position} von {size}", "common.complete": "Fertig",
+           **{f"image_editor.{key}": word for key, word in zip(_EDITOR, _EDITOR_DE, strict=True)}},
     "zh-CN": {"image_editor.select_draw_tool": "选择绘图工具即可开始",
-              "status.queue_position": "排队中：第 {position} 位，共 {size} 位"},
+              "status.queue_position": "排队中：第 {position} 位，共 {size} 位", "common.complete": "完成",
+              **{f"image_editor.{key}": word for key, word in zip(_EDITOR, _EDITOR_ZH, strict=True)}},
 }
 
 I18N = gr.I18n(**{GRADIO_LOCALE[lang]: {key: messages.CATALOGUE[key][lang] for key in UI_KEYS}

@@ -28,6 +28,9 @@ from playground.user_ast import dotted, find_function, parse, root_name
 
 MUTATING_METHODS = frozenset("append extend insert update pop popitem clear remove setdefault add discard sort reverse"
                              .split())
+# Of those, the ones whose in-place forms (list, dict, set) return None: a call whose result is used is another
+# object's method of the same name, e.g. optax's pure ``updates, state = optimizer.update(grads, state)``.
+RETURN_NOTHING = frozenset("append extend insert update clear remove add discard sort reverse".split())
 _CLOCK_RANDOM_PREFIXES = ("random.", "time.", "datetime.", "numpy.random.")
 _DEFAULT_ALIASES = {"np": "numpy", "jnp": "jax.numpy", "lax": "jax.lax"}  # what usercode.base_namespace provides
 _IO = {
@@ -104,8 +107,7 @@ def _mutations(node: ast.AST, parent: ast.AST | None) -> list[tuple[ast.Name, st
     found = []
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATING_METHODS:
         root, through_at = root_name(node.func.value)
-        # jax arrays have a pure `.sort()`; only a discarded result suggests list.sort()
-        if root and not through_at and (node.func.attr != "sort" or isinstance(parent, ast.Expr)):
+        if root and not through_at and (node.func.attr not in RETURN_NOTHING or isinstance(parent, ast.Expr)):
             found.append((root, f"`.{node.func.attr}()`"))
     targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else []
     targets = [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else targets

@@ -45,6 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from playground import messages
 from playground.errors import UserCodeError, cap_text
 from playground.ipc.limits import Limits
 from playground.worker.functions import call_signature, source_map, usercode, values
@@ -190,7 +191,7 @@ def _prepare(f: Callable, example: tuple, in_spec: Any, out_spec: Any, sizes: li
     in_axes = vmap_axes.conform_in_axes(in_spec, example)
     one_output = jax.eval_shape(f, *example)
     out_axes = vmap_axes.conform(out_spec, one_output)
-    vmap_axes.check_leaves(one_output, out_axes, "out_axes", "the output of f")
+    vmap_axes.check_leaves(one_output, out_axes, "out_axes", messages.piece("axes.the_output"))
     vmapped = jax.vmap(f, in_axes=in_axes, out_axes=out_axes)
     for size in sizes:
         _check_memory(vmapped, example, in_axes, size)

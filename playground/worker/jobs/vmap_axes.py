@@ -18,7 +18,15 @@ from typing import Any
 import jax
 import numpy as np
 
+from playground import messages
 from playground.errors import UserCodeError, cap_text
+from playground.validation import field
+
+
+def _refused(key: str, **params: object) -> UserCodeError:
+    """An invalid ``in_axes``/``out_axes``: catalogue message ``key`` (field_texts.py), its field named so that the
+    vmap tab writes it as its label, in its reader's language."""
+    return UserCodeError.saying("invalid_input", messages.piece(key, **params))
 
 
 def parse_axes(text: str, name: str) -> Any:
@@ -29,8 +37,7 @@ def parse_axes(text: str, name: str) -> Any:
     try:
         value = ast.literal_eval(text.strip() or "0")
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise UserCodeError("invalid_input", f"{name} must be a literal such as 0, None, (None, 0, 0) or "
-                            f"{{'w': 0, 'b': None}}; {text!r} is not one.") from None
+        raise _refused("axes.not_literal", field=field(name), text=repr(text)) from None
     _check_literal(value, name)
     return value
 
@@ -43,10 +50,9 @@ def _check_literal(value: Any, name: str, depth: int = 0) -> None:
     elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
         children = list(value.values())
     else:
-        raise UserCodeError("invalid_input", f"{name} may hold only ints, None, tuples/lists and dicts with "
-                            f"string keys; {value!r} is none of these.")
+        raise _refused("axes.not_axes", field=field(name), value=cap_text(repr(value), 200))
     if depth > 32:
-        raise UserCodeError("invalid_input", f"{name} is nested too deeply.")
+        raise _refused("axes.too_deep", field=field(name))
     for child in children:
         _check_literal(child, name, depth + 1)
 
@@ -59,15 +65,13 @@ def axes_json(spec: Any) -> Any:
 def conform_in_axes(spec: Any, example: tuple) -> Any:
     """Check ``in_axes`` against the arguments; return it as ``jax.vmap`` wants it (an int, or a tuple)."""
     if isinstance(spec, dict):
-        raise UserCodeError("invalid_input", "At the top level in_axes is an int or a tuple with one entry per "
-                            f"argument; for one dict argument write ({spec!r},).")
+        raise _refused("axes.top_dict", field=field("in_axes"), fixed=cap_text(f"({spec!r},)", 200))
     if isinstance(spec, (list, tuple)) and len(spec) != len(example):
-        raise UserCodeError("invalid_input", f"in_axes has {len(spec)} entries but the arguments are "
-                            f"{len(example)} value(s): give one entry per argument.")
+        raise _refused("axes.count", field=field("in_axes"), entries=len(spec), arguments=len(example))
     if not jax.tree.leaves(spec):
-        raise UserCodeError("invalid_input", "in_axes maps nothing: at least one argument needs an axis, not None.")
+        raise _refused("axes.nothing", field=field("in_axes"))
     in_axes = conform(tuple(spec) if isinstance(spec, list) else spec, example)
-    check_leaves(example, in_axes, "in_axes", "the arguments")
+    check_leaves(example, in_axes, "in_axes", messages.piece("axes.the_arguments"))
     return in_axes
 
 
@@ -84,19 +88,19 @@ def conform(spec: Any, tree: Any) -> Any:
     return spec
 
 
-def check_leaves(tree: Any, axes: Any, name: str, what: str) -> None:
+def check_leaves(tree: Any, axes: Any, name: str, what: list) -> None:
     """Every mapped leaf is an array whose batched version has the axis asked for."""
     def check(leaf, axis):
         ndim = len(getattr(leaf, "shape", np.shape(leaf)))
         if not -ndim - 1 <= axis <= ndim:
-            raise UserCodeError("invalid_input", f"{name} asks for axis {axis} of a value of shape "
-                                f"{tuple(np.shape(leaf))}: batched, it has {ndim + 1} axes.")
+            raise _refused("axes.out_of_range", field=field(name), axis=axis, shape=str(tuple(np.shape(leaf))),
+                           axes=ndim + 1)
         return leaf
     try:
         map_mapped(check, tree, axes)
     except (ValueError, TypeError) as exc:
-        raise UserCodeError("invalid_input", f"{name} {axes_json(axes)!r} does not match the structure of {what}: "
-                            f"{cap_text(str(exc), 500)}") from None
+        raise _refused("axes.structure", field=field(name), axes=repr(axes_json(axes)), what=what,
+                       detail=cap_text(str(exc), 500)) from None
 
 
 def map_mapped(fn: Callable, tree: Any, axes: Any) -> Any:

@@ -103,6 +103,15 @@ def _fix_branches(clue: Clue) -> list:
                   which=piece("lfix.branches.which", branches=branches) if branches else "")]
 
 
+def _fix_array_pred(clue: Clue) -> list:
+    kind = "cond" if clue.group("pred") else "switch"
+    calls = clue.calls(kind)
+    chosen_by = clue.text(calls[0].args[0], "pred") if calls and calls[0].args else "pred"
+    pick = (f"jnp.where({chosen_by}, a, b)" if kind == "cond" else
+            f"jnp.select([{chosen_by} == 0, {chosen_by} == 1, ...], [a, b, ...])")
+    return [piece("lfix.array_pred", where=clue.where_piece(), prim=kind, pick=pick)]
+
+
 def _fix_vmap_sizes(clue: Clue) -> list:
     sizes = re.findall(r"axis (\d+) of argument (\w+) of type (\S+?)[;\n]?$", clue.message, re.M)
     said: list = []
@@ -183,6 +192,9 @@ LESSONS = (
                                       r"(?P<b>\S+), so the", re.DOTALL),
            "branches", _fix_branches,
            _DOCS + "_autosummary/jax.lax.cond.html"),
+    taught(("TypeError",), re.compile(r"(?:(?P<pred>Pred)|Branch index) must be (?:a )?scalar, got .+? of shape "
+                                      r"(?P<shape>\([\d, ]*\))", re.DOTALL),
+           "array_pred", _fix_array_pred, _DOCS + "_autosummary/jax.lax.cond.html"),
     taught(("ValueError",), re.compile(r"vmap got inconsistent sizes for array axes to be mapped"),
            "vmap_sizes", _fix_vmap_sizes, _DOCS + "_autosummary/jax.vmap.html"),
     taught(("ValueError",), re.compile(r"vmap in_axes (?:must be an int, None, or a tuple of entries corresponding to "

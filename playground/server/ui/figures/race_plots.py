@@ -15,12 +15,13 @@ from playground.server.ui.figures.training_plots import BAD, LAYOUT, NEUTRAL, em
 COLOURS = {"cpu": BAD, "device": NEUTRAL}
 
 
-def race_figure(sides: dict[str, dict], language: str = "en") -> go.Figure:
-    """``sides``: ``{"cpu": update, "device": update}``, each with its ``device`` and ``history`` ([seconds, loss])."""
+def race_figure(sides: dict[str, dict], language: str = "en", offered: bool = True) -> go.Figure:
+    """``sides``: ``{"cpu": update, "device": update}``, each with its ``device`` and ``history`` ([seconds, loss]).
+    Before a race: what to press, or (``offered`` False: Race is greyed out) that this host has no race."""
     title = say("plot.race", language)
     drawn = {side: update for side, update in sides.items() if update.get("history")}
     if not drawn:
-        return empty_figure(title, say("plot.race_start", language), "race")
+        return empty_figure(title, say("plot.race_start" if offered else "plot.race_none", language), "race")
     fig = go.Figure()
     low, high = float("inf"), 0.0
     for side, update in drawn.items():
