@@ -355,15 +355,15 @@ def test_an_empty_or_non_numeric_box_is_named_and_no_job_runs(values, label, how
 
 
 @pytest.mark.parametrize(("language", "said"), [
-    ("en", "“x from” (201.0) must be below “x to” (3.0)."),
-    ("de", "„x von“ (201.0) muss kleiner sein als „x bis“ (3.0)."),
-    ("zh", "“x 起点”（201.0）必须小于 “x 终点”（3.0）。"),
+    ("en", "“x from” (201.5) must be below “x to” (3)."),
+    ("de", "„x von“ (201,5) muss kleiner sein als „x bis“ (3)."),  # its numbers as German writes them
+    ("zh", "“x 起点”（201.5）必须小于 “x 终点”（3）。"),
 ])
 def test_a_range_the_wrong_way_round_is_named_by_the_pages_labels_in_its_language(language, said, sin_reply):
     pool = OnePool(sin_reply)
-    out = final(derivatives_tab.run_derivatives(PlaygroundAPI(pool=pool, settings=Settings()), SIN, 4, 201.0, 3.0,
+    out = final(derivatives_tab.run_derivatives(PlaygroundAPI(pool=pool, settings=Settings()), SIN, 4, 201.5, 3.0,
                                                 200))
-    assert out["error"]["message"] == "`x_min` (201.0) must be below `x_max` (3.0)."  # the API names its arguments
+    assert out["error"]["message"] == "`x_min` (201.5) must be below `x_max` (3)."  # the API names its arguments
     shown = render_orders(out, language)[0]
     assert said in shown and "x_min" not in shown and pool.jobs == []
 

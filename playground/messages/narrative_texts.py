@@ -177,6 +177,7 @@ TEXTS: dict[str, dict[str, str]] = {
               "（只接受纯计算：没有主机回调，只允许 jax.export 视为稳定的自定义调用）。"
               "  \n**其安全层：** {layers}  \n**其内存：** {resident} MB / {limit} MB"
               "（不计设备自身的映射）；**重启次数：** {restarts}{last}"},
+    "about.no_tab": {"en": "no tab", "de": "keinem Tab", "zh": "无标签页"},
     "about.when_asked": {"en": " (when asked)", "de": " (auf Wunsch)", "zh": "（按需）"},
     "about.owner_last_end": {"en": " (the last: {why})", "de": " (der letzte: {why})", "zh": "（上一次：{why}）"},
     "about.pool_backend": {

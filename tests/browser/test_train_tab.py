@@ -36,7 +36,7 @@ def server(tmp_path_factory):
     stop_server(srv)
 
 
-def set_number(page: Page, elem_id: str, value: int) -> None:
+def set_number(page: Page, elem_id: str, value: float) -> None:
     field = page.locator(f"#{elem_id} input")
     field.fill(str(value))
     field.press("Tab")

@@ -127,7 +127,8 @@ def _tabs_on_device(jobs: list[str], say, language: str) -> tuple[str, str]:
     there = [name(tab) + (say("about.when_asked") if when_asked else "") for tab, when_asked in on_device.items()]
     elsewhere = list(dict.fromkeys(name(tab) for kind, tab in JOB_TABS.items()
                                    if tab not in on_device and kind != "about"))
-    return messages.listed(there, language), messages.listed(elsewhere, language)
+    return (messages.listed(there, language) if there else say("about.no_tab"),
+            messages.listed(elsewhere, language))
 
 
 def _owner_markdown(owner: dict | None, accelerator: dict, say, language: str) -> str:

@@ -23,8 +23,10 @@ LABELS: dict[str, dict[str, str]] = {  # job kind -> argument -> the catalogue k
     "vmap": {"code": "pg.vmap.function", "args": "pg.vmap.args", "batch_sizes": "pg.vmap.sizes"},
     "jit_speed": {"code": "pg.jit.function", "sizes": "pg.jit.sizes", "repeats": "pg.jit.repeats"},
     "speed_of_light": {**_CODE_AND_ARGS, "gradient": "pg.speed.gradient"},
-    "train": {name: f"pg.train.{name}" for name in ("dataset", "layers", "optimizer", "learning_rate", "batch_size",
-                                                     "epochs", "seed", "data_parallel")},
     "shard": {"code": "pg.parallel.function", "args": "pg.parallel.args", "mesh_shape": "pg.parallel.mesh",
               "axis_names": "pg.parallel.axes", "in_specs": "pg.parallel.in_specs"},
 }
+
+# The Train form's settings (mnist/config.TrainConfig's fields, which /train and /race take) by their labels' keys.
+TRAIN_LABELS = {name: f"pg.train.{name}" for name in ("dataset", "layers", "optimizer", "learning_rate", "batch_size",
+                                                     "epochs", "seed", "data_parallel")}

@@ -16,7 +16,7 @@ from playground.server.api import PlaygroundAPI
 from playground.server.training import race
 from playground.server.ui import language
 from playground.server.ui.error_views import error_markdown
-from playground.server.ui.field_labels import LABELS
+from playground.server.ui.field_labels import TRAIN_LABELS
 from playground.server.ui.figures.race_plots import race_figure
 from playground.server.ui.tabs import TabContext
 from playground.server.ui.train_views import status_markdown, train_config
@@ -67,7 +67,7 @@ def stream_race(api: PlaygroundAPI, settings: dict, session: str, lang: str) -> 
     the comparison at the end."""
     for update in api.race(settings, session):
         if not update["ok"]:
-            yield gr.skip(), error_markdown(update["error"], lang, labels=LABELS["train"])
+            yield gr.skip(), error_markdown(update["error"], lang, labels=TRAIN_LABELS)
             return
         if "device" not in update or not isinstance(update["device"], dict):  # data, queued: the run's own words
             yield gr.skip(), status_markdown(update, lang)

@@ -17,7 +17,7 @@ from playground.server.api import PlaygroundAPI
 from playground.server.link_fields import Choice, Flag, Number, TabSchema, Text
 from playground.server.ui import language, race_view, share_links
 from playground.server.ui.error_views import error_markdown
-from playground.server.ui.field_labels import LABELS
+from playground.server.ui.field_labels import TRAIN_LABELS
 from playground.server.ui.figures import training_plots as figures
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX
 from playground.server.ui.link_notes import link_notes
@@ -205,7 +205,7 @@ def stream_run(api: PlaygroundAPI, train_settings: dict, session: str, lang: str
     drawn, curves_drawn, drawn_phase = 0.0, 0.0, None
     for update in api.train(train_settings, session):
         if not update["ok"]:
-            yield (gr.skip(), error_markdown(update["error"], lang, labels=LABELS["train"]), *[gr.skip()] * 7)
+            yield (gr.skip(), error_markdown(update["error"], lang, labels=TRAIN_LABELS), *[gr.skip()] * 7)
             return
         curves.add(update)
         # A new phase is always shown: "finishing" is the only word between Stop and the final numbers.

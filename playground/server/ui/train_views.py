@@ -15,7 +15,7 @@ from playground.server.training.loss_series import LossSeries
 from playground.server.training.run_record import TARGET_ACCURACY, expected_seconds
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import field_problem
-from playground.server.ui.field_labels import LABELS
+from playground.server.ui.field_labels import TRAIN_LABELS
 from playground.server.ui.figures import result_plots
 from playground.server.ui.figures import training_plots as figures
 from playground.validation import Refused
@@ -208,7 +208,7 @@ def expected_time(form: dict, measured: list[dict], max_run_s: float | None, lan
     try:
         config = TrainConfig.from_dict(form)
     except Refused as exc:
-        return field_problem(exc.error["error"], language, LABELS["train"])
+        return field_problem(exc.error["error"], language, TRAIN_LABELS)
     except (ValueError, TypeError):
         return ""
     expected = expected_seconds(config, measured)
