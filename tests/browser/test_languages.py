@@ -204,7 +204,8 @@ def test_the_train_forms_words_and_its_errors_are_the_readers(local_page):
     itself, the field named by its label (not Gradio's English toast, which names no field)."""
     page, locale = local_page
     page.get_by_role("tab", name=text("pg.tab.train", locale), exact=True).click()
-    expect(page.locator("#train-device")).to_contain_text(messages.say("train.will_train", locale, device="CPU"))
+    expect(page.locator("#train-device")).to_contain_text(messages.say("train.will_train", locale,
+                                                                       device="CPU · cpu"))
     page.locator("#train-dataset input[role=combobox]").click()
     notes = {messages.say(key, locale, folder=folder) for key, folder in train_views._WHERE.values()}
     options = page.get_by_role("option").all_inner_texts()

@@ -302,8 +302,14 @@ MADE_BY = {"jax.grad", "grad", "jax.value_and_grad", "jax.vmap", "jax.jit", "jit
 
 def picked_name(entry: Entry) -> str:
     """The function the app runs: the last top-level one that a JAX transformation makes or that is named f,
-    else the last top-level def."""
+    else the last top-level def that is no custom derivative's rule (decorated ``@g.defjvp``, or handed to
+    ``g.defvjp(fwd, bwd)``)."""
     tree = ast.parse(entry.code)
+    rules = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)
+             and any(ast.unparse(d).endswith((".defjvp", ".defjvps")) for d in n.decorator_list)}
+    rules |= {a.id for n in tree.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+              and ast.unparse(n.value.func).endswith((".defvjp", ".defjvp")) for a in n.value.args
+              if isinstance(a, ast.Name)}
     picked = None
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == "f":
@@ -311,7 +317,7 @@ def picked_name(entry: Entry) -> str:
         elif isinstance(node, ast.Assign):
             made = isinstance(node.value, ast.Call) and ast.unparse(node.value.func) in MADE_BY
             picked = next((t.id for t in node.targets if isinstance(t, ast.Name) and (made or t.id == "f")), picked)
-    return picked or [n.name for n in tree.body if isinstance(n, ast.FunctionDef)][-1]
+    return picked or [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name not in rules][-1]
 
 
 def check_inspect(entry: Entry, expect: Ok, reply: dict) -> None:
