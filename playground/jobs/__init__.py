@@ -14,7 +14,7 @@ Adding a job: its handler module in playground/worker/, its declaration in a mod
 >>> build("derivatives", {"code": "def f(x): return x", "order": 2.0})["order"]
 2
 >>> build("derivatives", {"code": "def f(x): return x", "x_min": 1.0, "x_max": 0.0})["error"]["message"]
-'`x_min` (1.0) must be below `x_max` (0.0).'
+'`x_min` (1) must be below `x_max` (0).'
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """One plain sentence for each XLA pass a learner should know (server/pass_notes.py), and for the families the others
 belong to, by the words in their names: "pass.<name>" and "pass.family.<family>"."""
 
+from __future__ import annotations
+
 TEXTS = {
     "pass.fusion": {
         "en": "Fusion: merges elementwise operations and their producers into one loop (one kernel), so intermediate "

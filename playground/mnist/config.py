@@ -6,9 +6,11 @@ with ``TrainConfig.from_dict`` before any worker (or accelerator) is involved.
     >>> config = TrainConfig.from_dict({"optimizer": "adam", "layers": "784, 128, 10"})
     >>> config.layers, config.learning_rate, config.batch_size
     ((784, 128, 10), 0.001, 128)
-    >>> TrainConfig.from_dict({"batch_size": 0})
-    Traceback (most recent call last):
-    ValueError: `batch_size` must be a whole number from 1 to 4096, got 0
+    >>> try:
+    ...     TrainConfig.from_dict({"batch_size": 0})
+    ... except ValueError as refused:  # validation.Refused: its words name the field, for a page to label
+    ...     print(refused)
+    `batch_size` must be a whole number from 1 to 4096, got 0.
 """
 
 from __future__ import annotations

@@ -56,8 +56,9 @@ def test_a_tracer_error_and_the_train_status_in_german(german: Page):
     expect(train_status).to_contain_text("Fertig.", timeout=TRAIN_TIMEOUT_MS)
     expect(train_status).to_contain_text("Epoche 1,00 von 1")
     expect(train_status).to_contain_text("Testgenauigkeit")
-    expect(train_status).to_contain_text("Von MNIST ist hier nur der Testdatensatz: Dieser Lauf trainiert mit 2000 "
-                                         "seiner 2500 Bilder und testet mit den übrigen 500")
+    expect(train_status).to_contain_text("Von MNIST ist hier nur der Testdatensatz: Dieser Lauf trainiert mit 2.000 "
+                                         "seiner 2.500 Bilder und testet mit den übrigen 500")  # German numbers
+    expect(train_status).to_contain_text("95 % Testgenauigkeit")  # what a class can reach on the test set's part
     expect(train_status.locator(".pg-verdict-ok")).to_have_text("OK")
     expect(german.locator("#train-loss .gtitle")).to_have_text("Trainings-Loss (Kreuzentropie)")
     expect(german.locator("#train-loss .xtitle")).to_have_text("Schritt")

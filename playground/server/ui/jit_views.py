@@ -108,8 +108,8 @@ def faults_line(reply: dict, language: str = "en") -> str:
     timed at; else both counts, and why a script of the reader's may see other times.
 
     >>> faults_line({"sizes": [10, 2000], "numpy_s": [1e-6, 7e-3], "jit_s": [1e-6, 1e-3],
-    ...              "faults_per_call": {"numpy": [0.0, 626.0], "eager": [0.0, 0.0], "jit": [0.0, 0.0]}})[:70]
-    '**Fresh memory:** at n = 2,000 each NumPy call here took **626** page '
+    ...              "faults_per_call": {"numpy": [0.0, 626.0], "eager": [0.0, 0.0], "jit": [0.0, 0.0]}})[99:159]
+    'At n = 2,000 each NumPy call here took **626** of them, each'
     """
     faults = reply.get("faults_per_call") or {}
     both = [i for i, (a, b) in enumerate(zip(faults.get("numpy", []), faults.get("jit", []), strict=False))
