@@ -101,9 +101,12 @@ def pool_of(kind: str, job: dict) -> str:
     return pool(job) if callable(pool) else pool
 
 
+WHEN_ASKED = " (when asked)"  # kinds_on's mark of a kind that runs in a pool when its arguments ask
+
+
 def kinds_on(pool: str) -> list[str]:
-    """The kinds ``pool`` runs, those that choose it by an argument marked "(when asked)", for About."""
-    return [kind.name if kind.pool == pool else f"{kind.name} (when asked)"
+    """The kinds ``pool`` runs, those that choose it by an argument marked WHEN_ASKED, for About."""
+    return [kind.name if kind.pool == pool else f"{kind.name}{WHEN_ASKED}"
             for kind in REGISTRY.values() if kind.pool == pool or callable(kind.pool)]
 
 

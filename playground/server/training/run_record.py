@@ -63,7 +63,7 @@ class RunRecord:
         """An update from the owner, received at ``now`` (time.monotonic()): a row of the metrics CSV after a row
         for each epoch that ended before it (``add_steps``)."""
         self.add_steps(update, now)
-        self.rows.append({column: update.get(column) for column in METRIC_COLUMNS})
+        self.rows.append(_row(update))
         if update.get("samples_per_s") and update.get("phase") == "training":
             self._rates[update.get("epoch", 0.0) > 1.0].append(update["samples_per_s"])
         if done and update.get("test_accuracy") is not None and not update.get("epoch_ends"):
@@ -78,9 +78,8 @@ class RunRecord:
             self.losses.add(update["first_loss_step"], update["losses"])
         for end in update.get("epoch_ends") or []:
             if end["step"] != update.get("step") or update.get("phase") == "finishing":
-                self.rows.append({column: {**end, "test_accuracy": end["epoch_accuracy"],
-                                           "train_accuracy": end["epoch_train_accuracy"]}.get(column)
-                                  for column in METRIC_COLUMNS})
+                self.rows.append(_row({**end, "test_accuracy": end["epoch_accuracy"],
+                                       "train_accuracy": end["epoch_train_accuracy"]}))
             self._reached(end["epoch_accuracy"], now - max(0.0, update["elapsed_s"] - end["elapsed_s"]))
 
     def _reached(self, accuracy: float, when: float) -> None:
@@ -98,6 +97,11 @@ class RunRecord:
     def target(self) -> dict:
         """The final update's words on the target: ``target_accuracy`` and ``time_to_target_s`` (None: not reached)."""
         return {"target_accuracy": self.target_accuracy, "time_to_target_s": self.time_to_target_s}
+
+
+def _row(values: dict) -> dict:
+    """A row of the run's metrics CSV: ``values``' METRIC_COLUMNS, None where it has none."""
+    return {column: values.get(column) for column in METRIC_COLUMNS}
 
 
 class MeasuredRates:

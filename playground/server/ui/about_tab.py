@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from playground import messages
+from playground.jobs import WHEN_ASKED
 from playground.messages import numbers
 from playground.server.ui import language
 from playground.server.ui import markdown as md
@@ -109,7 +110,6 @@ JOB_TABS = {"inspect": "pg.tab.inspect", "passes": "pg.tab.compiler", "graph": "
             "compare": "pg.tab.compiler", "derivatives": "pg.tab.derivatives", "gradient": "pg.tab.derivatives",
             "vmap": "vmap", "jit_speed": "jit", "speed_of_light": "pg.tab.speed", "device_ceilings": "pg.tab.speed",
             "shard": "pg.tab.parallel", "parallel_demos": "pg.tab.parallel", "about": "pg.tab.about"}
-_WHEN_ASKED = " (when asked)"  # jobs.kinds_on's mark of a kind that runs on the device when its form asks
 
 
 def _tabs_on_device(jobs: list[str], say, language: str) -> tuple[str, str]:
@@ -118,7 +118,7 @@ def _tabs_on_device(jobs: list[str], say, language: str) -> tuple[str, str]:
     def name(key: str) -> str:
         return say(key) if key.startswith("pg.") else key
 
-    asked = {job.removesuffix(_WHEN_ASKED): job.endswith(_WHEN_ASKED) for job in jobs}
+    asked = {job.removesuffix(WHEN_ASKED): job.endswith(WHEN_ASKED) for job in jobs}
     on_device: dict[str, bool] = {}
     for kind, when_asked in asked.items():
         tab = JOB_TABS.get(kind)
