@@ -23,6 +23,28 @@ from playground import messages
 MAX_JUMPS_LISTED = 5  # the reply lists the first few jumps, and counts them all
 
 
+def untraced(at: dict, job: str, function: str, language: str = messages.DEFAULT) -> str:
+    """Why ``jit`` could not trace ``function``, from the facts of where it needed a value (``at``:
+    pointwise_derivatives.untraced_at) and what ran instead, for the "derivatives" job (each grid point on its
+    own) or the "gradient" job (at the point).
+
+    >>> at = {"line": 2, "source": "if x < 3:", "parameter": "x", "exception": "TracerBoolConversionError"}
+    >>> untraced(at, "gradient", "f", "de")[:83]
+    '`jit` konnte `f` nicht tracen: Zeile 2 (`if x < 3:`) braucht den Wert von `x` (`Tra'
+    """
+    def say(key: str, **params: object) -> str:
+        return messages.say(key, language, **params)
+
+    name = f"`{function}`"
+    where = (say("deriv.untraced_line", line=at["line"], code=at["source"]) if at["line"] is not None
+             else say("deriv.untraced_some_line"))
+    value = (say("deriv.untraced_value", parameter=f"`{at['parameter']}`") if at["parameter"] is not None
+             else say("deriv.untraced_input"))
+    traced_by = "`jit(vmap(grad))`" if job == "derivatives" else "`jit`"
+    return say("deriv.untraced", traced_by=traced_by, function=name, where=where, value=value,
+               exception=f"`{at['exception']}`", instead=say(f"deriv.untraced_instead_{job}", function=name))
+
+
 def notes(reply: dict, language: str = messages.DEFAULT) -> list[str]:
     """The warnings a /derivatives reply's facts call for, each once for all the orders it concerns: points left
     out of max_error, then where f is not smooth."""

@@ -59,12 +59,14 @@ TRANSFORMATIONS = frozenset({"grad", "value_and_grad", "vmap", "jit", "jacfwd", 
 class Picked:
     """The function the playground runs: its name; where a top-level ``name = jax.grad(f)`` made it, ``made``,
     that transformation's source, ``of``, the name of the function it transforms (``f``), if it names one, and
-    ``line``, the line of that statement."""
+    ``line``, the line of that statement; ``rules_after``, custom derivative rules defined after it, which were
+    passed over."""
 
     name: str
     made: str | None = None
     of: str | None = None
     line: int | None = field(default=None, compare=False)
+    rules_after: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
 
 def pick_function(tree: ast.Module, source: str = "") -> Picked:
@@ -95,10 +97,12 @@ def pick_function(tree: ast.Module, source: str = "") -> Picked:
     if picked is not None:
         return picked
     rules = _derivative_rules(tree)
-    defs = [name for name, node in top_level_functions(tree) if not isinstance(node, ast.Lambda) and name not in rules]
-    if not defs:
+    defs = [name for name, node in top_level_functions(tree) if not isinstance(node, ast.Lambda)]
+    kept = [name for name in defs if name not in rules]
+    if not kept:
         raise UserCodeError("invalid_input", "Define a function to inspect, for example `def f(x): return x * 2`.")
-    return Picked(defs[-1])
+    last = len(defs) - 1 - defs[::-1].index(kept[-1])
+    return Picked(kept[-1], rules_after=tuple(dict.fromkeys(defs[last + 1:])))
 
 
 # The methods of jax.custom_jvp and jax.custom_vjp that take the rules of a function's derivative.

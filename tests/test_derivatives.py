@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import gradio as gr
 import jax
@@ -384,7 +385,7 @@ def test_a_new_run_first_clears_the_last_one_then_shows_its_own(sin_reply):
     assert steps[0] == (RUNNING_ORDERS, None, "", None, {}, "")  # the previous error or plot is gone at once
     status, curves, table, growth, last, jaxpr = steps[1]
     assert pool.jobs == [{"kind": "derivatives", "code": SIN, "order": 2, "x_min": -1.0, "x_max": 1.0, "points": 5}]
-    assert status.startswith(f"{OK} `f`: 2 derivatives on 5 points, in float64.")
+    assert status.startswith(f"{OK} `f`: derivatives up to order 2 on 5 points, in float64.")
     assert final(iter([last])) == {**sin_reply, "cache": last["cache"]}
     assert jaxpr.startswith("# f′: grad applied 1 times")
     assert len(curves.data) == 3 and growth is not None and table.count("\n") == 4
@@ -398,20 +399,23 @@ def test_a_point_by_point_reply_is_shown_as_such():
         reply = d.derivatives(code, 2, 0.0, 6.0, 50, budget_s=30.0)
     status, curves, table, growth = render_orders(reply)
     run = reply["point_by_point"]
-    assert f"2 derivatives on {run['points']} of 50 grid points, point by point without jit" in status
+    assert f"derivatives up to order 2 on {run['points']} of 50 grid points, point by point without jit" in status
     assert "line 2 (`if x < 3:`)" in status and "TracerBoolConversionError" in status
     assert f"{run['points']} points in {run['seconds']:.1f} s" in status
     assert ("ask for fewer points or a lower order" in status) == (run["points"] < 50)
     assert "point by point" in curves.layout.title.text and growth is None
     assert table.count("| — | — |") == 3  # no program sizes for any order
     assert pick_jaxpr(reply, 1) == NO_JAXPR
+    chinese = render_orders(reply, "zh")[0]
+    assert "`jit(vmap(grad))` 无法追踪 `f`：第 2 行（`if x < 3:`）需要 `x` 的值（`TracerBoolConversionError`）" in chinese
+    assert not re.search(r"could not|grid point|stand-ins", chinese), chinese
 
 
 def test_the_status_says_which_function_was_differentiated_where_it_is_not_f():
     code = "def energy(x):\n    return jnp.sin(x) ** 2\n\nforce = jax.grad(energy)\n"
     reply = d.derivatives(code, 1, -1.0, 1.0, 5)
     status = render_orders(reply, "en", code)[0]
-    assert status.startswith(f"{OK} `force`: 1 derivatives on 5 points")
+    assert status.startswith(f"{OK} `force`: derivatives up to order 1 on 5 points")
     assert status.endswith("\n\nIt ran `force = jax.grad(energy)`: the last function your code makes with a JAX "
                            "transformation.")
     xs = np.asarray(reply["xs"])
@@ -439,7 +443,14 @@ def test_a_gradient_without_jit_says_why_under_the_values():
                                           "    return jnp.sum(x)\n", "jnp.array([1.0, 2.0])")
     status, hessian, _ = render_gradient(reply)
     assert status.startswith(f"{OK} f = 5; ∇f = [2, 4]\n\n{WARNING} `jit` could not trace `f`: line 2")
+    assert status.endswith(reply["without_jit"])  # the API's sentence is the page's, in English
+    assert reply["without_jit_at"] == {"line": 2, "source": "if x[0] > 0:", "parameter": "x",
+                                       "exception": "TracerBoolConversionError"}
     assert hessian is not None
+    german, _, table = render_gradient(reply, "de")
+    assert "`jit` konnte `f` nicht tracen: Zeile 2 (`if x[0] > 0:`) braucht den Wert von `x`" in german
+    assert "am Punkt ohne jit ausgewertet" in german and "could not" not in german
+    assert "Vorwärts oder rückwärts?" in table and "Forward mode" not in table
 
 
 def test_both_buttons_stream_so_that_the_first_update_can_clear_the_last_run(sin_reply):

@@ -165,7 +165,9 @@ def test_german_names_the_compiler_stages_in_german_words():
 
 POINT_BY_POINT = {"ok": True, "function": "f", "orders": [{"n": 0, "ys": [0]}, {"n": 1, "ys": [0]}], "xs": [0.0],
                   "dtype": "float32", "point_by_point": {"points": 3, "grid_points": 5, "seconds": 2.0,
-                                                         "budget_s": 30, "reason": "Python `if` reads x"}}
+                                                         "budget_s": 30, "reason": "Python `if` reads x",
+                                                         "at": {"line": None, "source": "", "parameter": None,
+                                                                "exception": "TracerBoolConversionError"}}}
 GRADIENT = {"ok": True, "value": None, "gradient": [1.0], "hessian": [[1.0]],
             "jacobians": {"J": {"shape": [2, 3], "jacfwd_s": 1e-3, "jacrev_s": 2e-3}}}
 
@@ -177,12 +179,13 @@ def test_the_derivatives_status_in_german_and_chinese():
         verdict("busy") + " Differentiating…")  # no Python branch: no word of one
     assert derivatives_views.running_orders("en", "f = lambda x: x if x > 0 else -x\n") == RUNNING_ORDERS
     german = derivatives_views.point_by_point_status(POINT_BY_POINT, "de")
-    assert german.startswith(f"{verdict('ok', 'de')} `f`: 1 Ableitungen an 3 von 5 Gitterpunkten, Punkt für Punkt "
-                             "ohne jit, in float32.")
-    assert f"{verdict('warning', 'de')} Python `if` reads x" in german  # the API's reason stays as it came
+    assert german.startswith(f"{verdict('ok', 'de')} `f`: Ableitungen bis zur Ordnung 1 an 3 von 5 Gitterpunkten, "
+                             "Punkt für Punkt ohne jit, in float32.")
+    assert (f"{verdict('warning', 'de')} `jit(vmap(grad))` konnte `f` nicht tracen: eine seiner Zeilen braucht den "
+            "Wert seiner Eingabe (`TracerBoolConversionError`)") in german  # the reason's facts, in German words
     assert "Es hat aufgehört, bevor seine 30 s dafür abgelaufen waren" in german
     assert derivatives_views.point_by_point_status(POINT_BY_POINT, "zh").startswith(
-        f"{verdict('ok', 'zh')} `f`：在 5 个网格点中的 3 个上求了 1 阶导数")
+        f"{verdict('ok', 'zh')} `f`：在 5 个网格点中的 3 个上求了最高 1 阶的导数")
     assert derivatives_views.pick_jaxpr({"jaxprs": ["a", "b"]}, 1, "de") == "# f′: grad 1-mal angewendet\nb"
     status, _, table = derivatives_views.render_gradient(GRADIENT, "de")
     assert status == f"{verdict('ok', 'de')} f = inf oder nan; ∇f = [1]"

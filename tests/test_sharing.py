@@ -12,9 +12,10 @@ import zlib
 
 import pytest
 
+from playground import messages
 from playground.jobs.arguments import MAX_ARGS_CHARS, MAX_CODE_CHARS
 from playground.server import sharing
-from playground.server.link_fields import Choice, Flag, Number, TabSchema, Text
+from playground.server.link_fields import BrokenLink, Choice, Flag, Number, TabSchema, Text
 from playground.server.sharing import (
     FORMAT_VERSION,
     MAX_EXERCISE_CHARS,
@@ -88,14 +89,23 @@ def _unpack(token: str) -> bytes:
 
 
 def _refused(token: object, match: str | None = None) -> str:
-    """decode_link's message for ``token``, after checking it raised ValueError itself and not a subclass."""
+    """decode_link's message for ``token``, after checking it raised BrokenLink itself (no other ValueError, such as
+    a JSONDecodeError's, whose words would be Python's), with a message in each language."""
     with pytest.raises(ValueError) as info:
         decode_link(token, SCHEMAS)
     message = str(info.value)
-    assert type(info.value) is ValueError and len(message) > 20, repr(info.value)
+    assert type(info.value) is BrokenLink and len(message) > 20, repr(info.value)
+    assert _in_every_language(info.value)
     if match is not None:
         assert match in message, message
     return message
+
+
+def _in_every_language(error: BrokenLink) -> bool:
+    """The refusal written in German and Chinese is not its English (the link's own words quoted in each)."""
+    english = messages.render([error.piece], "en")
+    return english == str(error) and all(messages.render([error.piece], language) != english
+                                         for language in ("de", "zh"))
 
 
 def _assert_valid(link: Link) -> None:
@@ -618,7 +628,7 @@ def test_random_tokens_only_ever_raise_value_error_or_give_a_valid_link():
         try:
             link = decode_link(token, SCHEMAS)
         except ValueError as exc:
-            assert type(exc) is ValueError and str(exc), repr(exc)
+            assert type(exc) is BrokenLink and str(exc) and _in_every_language(exc), repr(exc)
             outcomes["refused"] += 1
         else:  # a mutation can still be a valid link; then it is a proper one
             _assert_valid(link)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from playground.errors import ERROR_KINDS, UserCodeError, cap_text
+from playground.server.ui.picked_function import picked_note
 from playground.user_ast import Picked, parse, pick_function, pick_function_name
 from playground.worker.functions import usercode
 from playground.worker.functions.usercode import CappedText, evaluate_args, load
@@ -71,6 +72,22 @@ def test_pick_f_assigned_a_lambda():
 ])
 def test_pick_a_function_made_by_a_transformation(source, picked):
     assert pick_function(ast.parse(source), source) == picked
+
+
+@pytest.mark.parametrize(("source", "name", "rules_after"), [
+    ("@jax.custom_jvp\ndef log1pexp(x):\n    return x\n@log1pexp.defjvp\ndef log1pexp_jvp(p, t):\n    return p, t\n",
+     "log1pexp", ("log1pexp_jvp",)),
+    ("def clip(x):\n    return x\ndef fwd(x):\n    return x, None\ndef bwd(r, g):\n    return (g,)\n"
+     "clip.defvjp(fwd, bwd)\n", "clip", ("fwd", "bwd")),
+    ("def g(x):\n    return x\ndef h(x):\n    return x\n", "h", ()),
+])
+def test_pick_passes_over_custom_derivative_rules_and_says_which(source, name, rules_after):
+    picked = pick_function(ast.parse(source), source)
+    assert (picked.name, picked.rules_after) == (name, rules_after)
+    note = picked_note(source, "de")
+    assert f"Ausgeführt wurde `{name}`" in note
+    assert all(f"`{rule}`" in note for rule in rules_after)
+    assert ("keine Regel einer eigenen Ableitung" in note) == bool(rules_after)
 
 
 def test_pick_without_any_def_is_invalid_input():

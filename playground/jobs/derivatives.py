@@ -11,6 +11,7 @@ from playground.replies import (
     FLOATS,
     JACOBIAN_TIMING,
     MAYBE_AMOUNT,
+    MAYBE_LINE,
     MAYBE_NUMBER,
     NUMBER,
     SECONDS,
@@ -29,6 +30,10 @@ def _interval(arguments: dict) -> dict | None:
     return None
 
 
+# Where tracing needed f's input's value (worker/jobs/pointwise_derivatives.untraced_at): the page words it.
+UNTRACED = Record({"line": MAYBE_LINE, "source": SHORT, "parameter": Either((Text(100), Null())),
+                   "exception": Text(200)})
+
 # The reply's every field, checked in the server before anything uses it (playground/replies.py).
 DERIVATIVES = replies.ok(
     function=Name(), dtype=Text(40), xs=ListOf(MAYBE_NUMBER, 10_000),
@@ -41,12 +46,13 @@ DERIVATIVES = replies.ok(
                                            "between": Either((Null(), ListOf(NUMBER, 2)))}), MAX_JUMPS_LISTED),
                    "jumps_found": COUNT}),
     notes=ListOf(SHORT, 100),
-    point_by_point=Either((Null(), Record({"reason": SHORT, "points": COUNT, "grid_points": COUNT,
+    point_by_point=Either((Null(), Record({"reason": SHORT, "at": UNTRACED, "points": COUNT, "grid_points": COUNT,
                                            "seconds": SECONDS, "budget_s": SECONDS}))),
 )
 
 GRADIENT = replies.ok(
     function=Name(), point=FLOATS, value=FLOATS, gradient=FLOATS, hessian=FLOATS, without_jit=Either((SHORT, Null())),
+    without_jit_at=Either((UNTRACED, Null())),
     jacobians=Record({"wide": JACOBIAN_TIMING, "tall": JACOBIAN_TIMING}), explanation=TEXT,
 )
 
@@ -66,7 +72,8 @@ between grid points too, each pinned down by bisection; ``point``: only f(x) its
 words.
 ``point_by_point`` is null, unless Python control flow on x kept ``jit``/``vmap``
 from tracing ``f``: then nested ``grad`` ran at each point without jit, within a
-share of the time limit, and it says why, how many points and how long."""
+share of the time limit, and it says why (``reason``, in words; ``at``: ``{"line", "source", "parameter",
+"exception"}``, where tracing needed x's value), how many points and how long."""
 
 KINDS = (
     JobKind("derivatives", "playground.worker.jobs.derivatives:derivatives_job", (
@@ -83,8 +90,9 @@ KINDS = (
         """Gradient and Hessian (``jacfwd(jacrev(f))``) of ``f: R^n -> R`` at ``point``, and jacfwd vs jacrev timing.
 
 ``without_jit`` is null, or why ``jit`` could not trace ``f`` (Python control flow on its input), which
-was then differentiated at the point without it.
+was then differentiated at the point without it; ``without_jit_at`` is null or the facts it says
+(``{"line", "source", "parameter", "exception"}``).
 
-Returns ``{"ok", "function", "point", "value", "gradient", "hessian", "without_jit", "jacobians"
+Returns ``{"ok", "function", "point", "value", "gradient", "hessian", "without_jit", "without_jit_at", "jacobians"
 (jacfwd vs jacrev on a wide and a tall Jacobian), "explanation"}``.""", timed=True),  # it times jacfwd vs jacrev
 )

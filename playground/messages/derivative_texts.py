@@ -1,5 +1,5 @@
-"""The Derivatives tab's warnings: points left out of a check, where f is not smooth (playground/derivative_notes.py
-writes them).
+"""The Derivatives tab's warnings: points left out of a check, where f is not smooth, why jit could not trace f
+(playground/derivative_notes.py writes them).
 
 German uses "du"; x values and sizes stay as Python writes them.
 """
@@ -73,4 +73,30 @@ TEXTS: dict[str, dict[str, str]] = {
                                 "de": "{function} ist bei x = {where} nicht glatt: Die Warnungen unter den Prüfungen "
                                       "sagen mehr.",
                                 "zh": "{function} 在 x = {where} 处不光滑：检查表下方的警告有详细说明。"},
+    "deriv.untraced": {
+        "en": "{traced_by} could not trace {function}: {where} needs {value} ({exception}), and {traced_by} traces "
+              "with stand-ins that have a shape and a dtype but no value; {instead}.",
+        "de": "{traced_by} konnte {function} nicht tracen: {where} braucht {value} ({exception}), und {traced_by} "
+              "arbeitet beim Tracing mit Platzhaltern, die eine Shape und einen dtype haben, aber keinen Wert; "
+              "{instead}.",
+        "zh": "{traced_by} 无法追踪 {function}：{where}需要{value}（{exception}），而 {traced_by} 追踪时用的占位值只有"
+              "形状和 dtype，没有值；{instead}。"},
+    "deriv.untraced_line": {"en": "line {line} (`{code}`)", "de": "Zeile {line} (`{code}`)",
+                            "zh": "第 {line} 行（`{code}`）"},
+    "deriv.untraced_some_line": {"en": "one of its lines", "de": "eine seiner Zeilen", "zh": "它的某一行"},
+    "deriv.untraced_value": {"en": "the value of {parameter}", "de": "den Wert von {parameter}",
+                             "zh": " {parameter} 的值"},
+    "deriv.untraced_input": {"en": "its input's value", "de": "den Wert seiner Eingabe", "zh": "其输入的值"},
+    "deriv.untraced_instead_derivatives": {
+        "en": "`grad` alone runs {function} on real numbers, so each grid point is differentiated on its own, "
+              "without jit",
+        "de": "`grad` allein führt {function} mit echten Zahlen aus, darum wird jeder Gitterpunkt einzeln "
+              "abgeleitet, ohne jit",
+        "zh": "单独的 `grad` 会用真实的数运行 {function}，所以每个网格点都单独求导，不用 jit"},
+    "deriv.untraced_instead_gradient": {
+        "en": "`grad`, `jacrev` and `jacfwd` alone run {function} on real numbers, so they are evaluated at the "
+              "point without jit",
+        "de": "`grad`, `jacrev` und `jacfwd` allein führen {function} mit echten Zahlen aus, darum werden sie am "
+              "Punkt ohne jit ausgewertet",
+        "zh": "单独的 `grad`、`jacrev` 和 `jacfwd` 会用真实的数运行 {function}，所以它们在该点上不用 jit 求值"},
 }

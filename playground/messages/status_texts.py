@@ -44,6 +44,15 @@ TEXTS: dict[str, dict[str, str]] = {
                             "`g = jax.grad(loss)`.",
                       "zh": "运行的是 {function}，即你的代码定义的最后一个函数。要运行另一个函数，请把它命名为 `f`，"
                             "或用 JAX 变换得到它，例如 `g = jax.grad(loss)`。"},
+    "pick.last_def_not_rule": {
+        "en": "It ran {function}, the last function your code defines that is not the rule of a custom derivative "
+              "(JAX calls {rules} when it differentiates {function}). To run another one, name it `f`, or make it "
+              "with a JAX transformation, for example `g = jax.grad(loss)`.",
+        "de": "Ausgeführt wurde {function}, die letzte Funktion deines Codes, die keine Regel einer eigenen Ableitung "
+              "ist (JAX ruft {rules} auf, wenn es {function} ableitet). Soll eine andere laufen, nenne sie `f` oder "
+              "erzeuge sie mit einer JAX-Transformation, zum Beispiel `g = jax.grad(loss)`.",
+        "zh": "运行的是 {function}，即你的代码定义的、不属于自定义导数规则的最后一个函数（JAX 对 {function} 求导时会"
+              "调用 {rules}）。要运行另一个函数，请把它命名为 `f`，或用 JAX 变换得到它，例如 `g = jax.grad(loss)`。"},
     # The Inspect tab's status line.
     "inspect.open_in_derivatives": {"en": "Differentiate it point by point in the Derivatives tab (opens with "
                                           "this code)",

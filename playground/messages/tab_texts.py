@@ -225,20 +225,20 @@ TEXTS: dict[str, dict[str, str]] = {
     # What a derivative was checked against (the reply's "reference").
     "deriv.closed form": {"en": "closed form", "de": "geschlossene Form", "zh": "解析式"},
     "deriv.finite differences": {"en": "finite differences", "de": "finite Differenzen", "zh": "有限差分"},
-    "deriv.done": {"en": "{function}: {count} derivatives on {points} points, in {dtype}.",
-                   "de": "{function}: {count} Ableitungen an {points} Punkten, in {dtype}.",
-                   "zh": "{function}：在 {points} 个点上求了 {count} 阶导数，使用 {dtype}。"},
+    "deriv.done": {"en": "{function}: derivatives up to order {count} on {points} points, in {dtype}.",
+                   "de": "{function}: Ableitungen bis zur Ordnung {count} an {points} Punkten, in {dtype}.",
+                   "zh": "{function}：在 {points} 个点上求了最高 {count} 阶的导数，使用 {dtype}。"},
     "deriv.no_sizes": {"en": "No program sizes: without jit there is no one program, only the path taken at each "
                              "point.",
                        "de": "Keine Programmgrößen: Ohne jit gibt es nicht das eine Programm, nur den Weg, der an "
                              "jedem Punkt genommen wurde.",
                        "zh": "没有程序规模：不用 jit 就没有单一的程序，只有每个点上走过的路径。"},
-    "deriv.pbp_head": {"en": "{function}: {order} derivatives on {done} of {grid} grid points, point by point "
-                             "without jit, in {dtype}.",
-                       "de": "{function}: {order} Ableitungen an {done} von {grid} Gitterpunkten, Punkt für Punkt "
-                             "ohne jit, in {dtype}.",
-                       "zh": "{function}：在 {grid} 个网格点中的 {done} 个上求了 {order} 阶导数，不用 jit 逐点计算，"
-                             "使用 {dtype}。"},
+    "deriv.pbp_head": {"en": "{function}: derivatives up to order {order} on {done} of {grid} grid points, point "
+                             "by point without jit, in {dtype}.",
+                       "de": "{function}: Ableitungen bis zur Ordnung {order} an {done} von {grid} Gitterpunkten, "
+                             "Punkt für Punkt ohne jit, in {dtype}.",
+                       "zh": "{function}：在 {grid} 个网格点中的 {done} 个上求了最高 {order} 阶的导数，"
+                             "不用 jit 逐点计算，使用 {dtype}。"},
     "deriv.pbp_timing": {
         "en": "Timing, point by point without jit: {all}{done} points in {seconds} s, {each} a point (three eager "
               "calls each: one for f and its {order} derivatives, two at x ± h for their finite-difference checks; the "

@@ -1,7 +1,8 @@
 """What a share link's state may hold: a tab's fields, each of a kind that checks a value read from a link.
 
 Anyone can craft a link, so every value is checked against its field before the page sees it, and a value the
-field refuses is a ValueError whose message is meant for the person who clicked the link (sharing.py). A tab's
+field refuses is a BrokenLink whose message is meant for the person who clicked the link (sharing.py), in the
+page's language. A tab's
 fields are made from its jobs' declarations (``fields_of``), as a form holds each argument.
 """
 
@@ -11,8 +12,22 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from playground import jobs
+from playground import jobs, messages
 from playground.jobs.arguments import Form
+
+
+class BrokenLink(ValueError):
+    """Why a link cannot be opened or made: ``piece``, a catalogue message (messages/link_texts.py) for the page to
+    write in its reader's language; ``str()`` is its English."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        self.piece = messages.piece(key, **params)
+        super().__init__(messages.render([self.piece]))
+
+
+def quoted(value: object) -> str:
+    """A value a link holds, as Python writes it, cut to 40 characters: the link's own words, never translated."""
+    return repr(value) if not isinstance(value, str) else repr(value[:40])
 
 
 @dataclass(frozen=True)
@@ -23,9 +38,9 @@ class Text:
 
     def check(self, name: str, value: object) -> str:
         if not isinstance(value, str):
-            raise ValueError(f"The link's `{name}` must be text, not {type(value).__name__}.")
+            raise BrokenLink("link.field_not_text", name=name, type=type(value).__name__)
         if len(value) > self.limit:
-            raise ValueError(f"The link's `{name}` is {len(value):,} characters long; the limit is {self.limit:,}.")
+            raise BrokenLink("link.field_too_long", name=name, length=float(len(value)), limit=float(self.limit))
         return value
 
 
@@ -40,11 +55,12 @@ class Number:
     def check(self, name: str, value: object) -> float | int:
         if isinstance(value, bool) or not isinstance(value, int | float) or (
                 isinstance(value, float) and not math.isfinite(value)):
-            raise ValueError(f"The link's `{name}` must be a number, not {str(value)[:40]!r}.")
+            raise BrokenLink("link.field_not_number", name=name, value=quoted(str(value)))
         if self.whole and value != int(value):
-            raise ValueError(f"The link's `{name}` must be a whole number, not {value!r}.")
+            raise BrokenLink("link.field_not_whole", name=name, value=quoted(value))
         if not self.low <= value <= self.high:
-            raise ValueError(f"The link's `{name}` is {value!r}; it must be from {self.low:g} to {self.high:g}.")
+            raise BrokenLink("link.field_out_of_range", name=name, value=quoted(value), low=float(self.low),
+                             high=float(self.high))
         return int(value) if self.whole else value
 
 
@@ -54,7 +70,7 @@ class Flag:
 
     def check(self, name: str, value: object) -> bool:
         if not isinstance(value, bool):
-            raise ValueError(f"The link's `{name}` must be true or false, not {str(value)[:40]!r}.")
+            raise BrokenLink("link.field_not_flag", name=name, value=quoted(str(value)))
         return value
 
 
@@ -66,8 +82,8 @@ class Choice:
 
     def check(self, name: str, value: object) -> str:
         if value not in self.options:
-            raise ValueError(f"The link's `{name}` is {str(value)[:40]!r}, which is not one of "
-                             f"{', '.join(map(repr, self.options))}.")
+            raise BrokenLink("link.field_not_option", name=name, value=quoted(str(value)),
+                             options=", ".join(map(repr, self.options)))
         return value
 
 

@@ -18,7 +18,8 @@ the version existed (its four text fields at the top level) are read as version 
 Anyone can craft a link, so ``decode_link`` treats the token as hostile: it bounds
 the work done at every step (length before decoding, size while decompressing, so a
 zlib bomb stops at the limit), checks every value against the tab's schema, and turns
-every failure into a ValueError with a message meant for the person who clicked the link.
+every failure into a BrokenLink (a ValueError) with a message meant for the person who clicked the link, in
+their language.
 What a visitor's browser kept of their edits to a link (``kept_edits``) is read with the
 same distrust, against the same schema.
 """
@@ -35,7 +36,8 @@ from dataclasses import dataclass
 
 from markdown_it import MarkdownIt
 
-from playground.server.link_fields import Flag, TabSchema, Text
+from playground import messages
+from playground.server.link_fields import BrokenLink, Flag, TabSchema, Text, quoted
 
 FORMAT_VERSION = 1
 MAX_TOKEN_CHARS = 8192
@@ -44,7 +46,7 @@ MAX_EXERCISE_CHARS = 2_000
 # surrogate pair (12 bytes) are 480 KB; everything else is far smaller.
 _MAX_JSON_BYTES = 1 << 20
 _TOKEN = re.compile(r"[A-Za-z0-9_-]*")
-_DAMAGED = "the link is damaged or incomplete; copy the whole link again."
+_DAMAGED = messages.piece("link.damaged")
 # The Inspect tab's fields in the links made before the format had a version.
 _VERSION_0_KEYS = ("code", "args", "static_argnums", "second_args")
 
@@ -68,7 +70,7 @@ class Link:
 def encode_link(link: Link, schemas: Mapping[str, TabSchema]) -> str:
     """``link`` as a URL-safe token, after the same checks ``decode_link`` makes.
 
-    Raises ValueError for a value the tab's schema refuses, or a token longer than
+    Raises BrokenLink for a value the tab's schema refuses, or a token longer than
     MAX_TOKEN_CHARS (code that does not compress well enough).
     """
     checked = _checked(link.tab, link.state, link.hide, link.read_only, link.exercise, schemas)
@@ -83,35 +85,33 @@ def encode_link(link: Link, schemas: Mapping[str, TabSchema]) -> str:
     data = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     token = base64.urlsafe_b64encode(zlib.compress(data, 9)).rstrip(b"=").decode("ascii")
     if len(token) > MAX_TOKEN_CHARS:
-        raise ValueError(f"This is too long to share as a link ({len(token):,} characters of link, the limit is "
-                         f"{MAX_TOKEN_CHARS:,}). Shorten the code, or share it as a file.")
+        raise BrokenLink("link.too_long_to_make", length=float(len(token)), limit=float(MAX_TOKEN_CHARS))
     return token
 
 
 def decode_link(token: str, schemas: Mapping[str, TabSchema]) -> Link:
     """The link in ``token``; its state holds the fields it has that the tab's schema knows.
 
-    Raises ValueError, and only ValueError, for anything that is not a link
+    Raises BrokenLink, and only BrokenLink, for anything that is not a link
     ``encode_link`` could have made, by this version or an earlier one.
     """
     document = _document(token)
     if "v" not in document:  # an Inspect link from before the format had a version
         unknown = [str(k)[:40] for k in document if k not in _VERSION_0_KEYS]
         if unknown:
-            raise ValueError(f"The link holds unknown fields ({', '.join(map(repr, unknown[:5]))}): " + _DAMAGED)
+            raise BrokenLink("link.unknown_old_fields", names=", ".join(map(repr, unknown[:5])), damaged=_DAMAGED)
         return _checked("inspect", {k: document.get(k, "") for k in _VERSION_0_KEYS}, (), False, "", schemas)
     version = document["v"]
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise ValueError("The link's format version is not one this playground wrote: " + _DAMAGED)
+        raise BrokenLink("link.bad_version", damaged=_DAMAGED)
     if version > FORMAT_VERSION:
-        raise ValueError(f"The link was made by a newer version of the playground (link format {version}; this "
-                         f"one reads up to {FORMAT_VERSION}).")
+        raise BrokenLink("link.newer", version=version, newest=FORMAT_VERSION)
     state = document.get("state", {})
     if not isinstance(state, dict):
-        raise ValueError("The link's state is not a set of named fields: " + _DAMAGED)
+        raise BrokenLink("link.state_not_fields", damaged=_DAMAGED)
     hide = document.get("hide", [])
     if not isinstance(hide, list):
-        raise ValueError("The link's list of hidden controls is not a list: " + _DAMAGED)
+        raise BrokenLink("link.hide_not_list", damaged=_DAMAGED)
     return _checked(document.get("tab"), state, tuple(hide), document.get("read_only", False),
                     document.get("exercise", ""), schemas, ignore_unknown=True)
 
@@ -175,27 +175,27 @@ _EXERCISE_RENDERER = _exercise_renderer()
 
 
 def _document(token: object) -> dict:
-    """The JSON object in ``token``, within the size limits; ValueError otherwise."""
+    """The JSON object in ``token``, within the size limits; BrokenLink otherwise."""
     if not isinstance(token, str):
-        raise ValueError(f"A share link token is text, not {type(token).__name__}.")
+        raise BrokenLink("link.not_text", type=type(token).__name__)
     token = token.strip()
     if len(token) > MAX_TOKEN_CHARS:
-        raise ValueError(f"The share link is too long ({len(token):,} characters; at most {MAX_TOKEN_CHARS:,}).")
+        raise BrokenLink("link.too_long", length=float(len(token)), limit=float(MAX_TOKEN_CHARS))
     if not token:
-        raise ValueError("The share link is empty.")
+        raise BrokenLink("link.empty")
     if not _TOKEN.fullmatch(token):
-        raise ValueError("The share link holds characters that no share link has: " + _DAMAGED)
+        raise BrokenLink("link.characters", damaged=_DAMAGED)
     try:
         packed = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
     except (binascii.Error, ValueError):
-        raise ValueError("The share link is not valid base64url: " + _DAMAGED) from None
+        raise BrokenLink("link.not_base64", damaged=_DAMAGED) from None
     data = _inflate(packed)
     try:
         document = json.loads(data.decode("utf-8", "surrogatepass"))
     except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise ValueError("The share link does not hold a playground state: " + _DAMAGED) from None
+        raise BrokenLink("link.not_state", damaged=_DAMAGED) from None
     if not isinstance(document, dict):
-        raise ValueError("The share link does not hold a playground state (expected an object of named fields).")
+        raise BrokenLink("link.not_fields")
     return document
 
 
@@ -205,29 +205,28 @@ def _inflate(packed: bytes) -> bytes:
     try:
         data = inflater.decompress(packed, _MAX_JSON_BYTES)
     except zlib.error:
-        raise ValueError("The share link is not compressed data: " + _DAMAGED) from None
+        raise BrokenLink("link.not_compressed", damaged=_DAMAGED) from None
     if inflater.unconsumed_tail:
-        raise ValueError("The share link unpacks to more text than the playground accepts.")
+        raise BrokenLink("link.unpacks_too_big")
     if not inflater.eof or inflater.unused_data:
-        raise ValueError("The share link's data is cut short or has extra bytes: " + _DAMAGED)
+        raise BrokenLink("link.cut_short", damaged=_DAMAGED)
     return data
 
 
 def _checked(tab: object, state: dict, hide: tuple, read_only: object, exercise: object,
              schemas: Mapping[str, TabSchema], ignore_unknown: bool = False) -> Link:
-    """A Link whose every part the tab's schema accepts; ValueError for anything else."""
+    """A Link whose every part the tab's schema accepts; BrokenLink for anything else."""
     if not isinstance(tab, str) or tab not in schemas:
-        raise ValueError(f"The link is for a tab this playground does not have ({str(tab)[:40]!r}).")
+        raise BrokenLink("link.unknown_tab", tab=quoted(str(tab)))
     schema = schemas[tab]
     unknown = [str(k)[:40] for k in state if k not in schema.fields]
     if unknown and not ignore_unknown:
-        raise ValueError(f"Unknown field(s) for the {tab} tab: {', '.join(map(repr, unknown[:5]))}; expected "
-                         f"{', '.join(schema.fields)}.")
+        raise BrokenLink("link.unknown_fields", tab=tab, names=", ".join(map(repr, unknown[:5])),
+                         expected=", ".join(schema.fields))
     checked = {name: kind.check(name, state[name]) for name, kind in schema.fields.items() if name in state}
     for name in hide:
         if name not in schema.hideable:
-            raise ValueError(f"The link hides {str(name)[:40]!r}, which is not a control of the {tab} tab that a "
-                             "class link can hide.")
+            raise BrokenLink("link.not_hideable", name=quoted(str(name)), tab=tab)
     Flag().check("read_only", read_only)
     Text(MAX_EXERCISE_CHARS).check("exercise", exercise)
     return Link(tab, checked, tuple(dict.fromkeys(hide)), read_only, exercise)

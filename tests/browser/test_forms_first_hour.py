@@ -1,9 +1,11 @@
 """The first hour's frictions in the forms, at a laptop's width (1366 × 800) and a phone's (390 × 844): a setting out
-of its range said by the form, the race's plot where a host has no race, and what a screen reader hears after a
-run. (A class link that opens at its exercise: test_class_edits.py; the same in German and Chinese:
-test_languages.py.)"""
+of its range said by the form, the race's plot where a host has no race, what a screen reader hears after a run,
+and a result served from the cache judged against roofs that hold. (A class link that opens at its exercise:
+test_class_edits.py; the same in German and Chinese: test_languages.py.)"""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -11,6 +13,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import blank_tab, reopen_app, save_screenshot
 from tests.browser.test_class_edits import SCREENS
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
+from tests.browser.test_speed_tab import SPEED_TIMEOUT_MS, open_speed_tab
 from tests.browser.test_transformation_tabs import open_tab
 
 
@@ -59,3 +62,30 @@ def test_a_screen_reader_hears_words_not_a_key_after_a_run(app: Page):
     app.wait_for_function("() => [...document.querySelectorAll('.sr-only[role=status]')]"
                           ".some(region => region.textContent.trim() === 'Complete')")
     assert "common.complete" not in app.evaluate("() => document.body.textContent")
+
+
+# A roof's rate as the ceilings list writes it ("319 GB/s"), and a point's share of its roof ("83 % of").
+RATE = re.compile(r"([\d.,]+) ([kMGT]?)B/s")
+SHARE = re.compile(r"(\d+) % of")
+SCALE = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def test_a_cached_result_is_judged_against_roofs_that_hold(app: Page):
+    """The matmul example measured, then served from the cache: the roofs it is judged against are never below the
+    ones it was measured with, no faster level's roof stands below a slower one's, and a point above its roof says
+    why instead of "That cannot be"."""
+    open_speed_tab(app)
+    app.locator(".gallery-item", has_text="matmul (compute-bound)").click()  # loads and runs it
+    verdict = app.locator("#speed-verdict")
+    expect(verdict).to_contain_text("compute-bound", timeout=SPEED_TIMEOUT_MS)
+    app.locator("#speed-run").click()
+    expect(app.locator("#speed-status")).to_contain_text("Served from the cache", timeout=SPEED_TIMEOUT_MS)
+    expect(verdict).to_contain_text("compute-bound")
+    roofs = [item for item in app.locator("#speed-ceilings li").all_inner_texts() if RATE.search(item)]
+    rates = [float(match[1].replace(",", "")) * SCALE[match[2]] for match in map(RATE.search, roofs)]
+    assert len(rates) >= 2 and rates == sorted(rates, reverse=True), roofs  # caches, then memory
+    for said in verdict.locator("li").all_inner_texts():
+        assert "cannot be" not in said, said
+        share = SHARE.search(said)
+        assert (share and int(share[1]) <= 100) or "A roof bounds what runs under it" in said, said
+    save_screenshot(app, f"speed_cached_{app.viewport_size['width']}.png", full_page=False)

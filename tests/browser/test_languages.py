@@ -18,7 +18,9 @@ from playwright.sync_api import Browser, Page, expect
 from playground import messages
 from playground.server.ui import train_views
 from playground.server.ui.translations import I18N, UI_KEYS, text
-from tests.browser.conftest import blank_tab, open_app, reopen_app, save_screenshot
+from tests.browser.conftest import blank_tab, open_app, reopen_app, save_screenshot, wait_until_finished
+from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS
+from tests.browser.test_transformation_tabs import set_code
 
 # (tab id, catalogue key of its name or None where the name is JAX's own, an element the tab shows once open)
 TABS = (
@@ -47,7 +49,7 @@ ALLOWED = {
     "sgd", "momentum", "adam", "api", "mcp", "json", "csv", "npz", "w0", "b0", "w1", "b1", "gpu", "tpu", "cpu",
     "all-reduce", "collective", "pmap", "shard_map", "eager", "block_until_ready", "jax_num_cpu_devices", "python",
     "gradio", "playground", "hessian", "markdown", "epoch", "diff", "params", "shape", "dtype", "f32", "mlir",
-    "roofline", "flop", "flops", "remat",
+    "roofline", "flop", "flops", "remat", "ms", "h",  # a unit, and the finite differences' step (x ± h)
 }
 WORD = re.compile(r"/?[A-Za-z][A-Za-z0-9_'’.-]*[A-Za-z0-9_]|[A-Za-z]")
 CODE = re.compile(r"^/|[._]")  # an endpoint (/inspect), a dotted or snake_case name (jnp.arange, in_axes)
@@ -221,3 +223,37 @@ def test_the_train_forms_words_and_its_errors_are_the_readers(local_page):
     expect(page.locator("#train-status")).to_contain_text(said)
     expect(page.locator("[data-testid='toast-body']")).to_have_count(0)
     save_screenshot(page, f"lang_{locale}_train_epochs_600.png")
+
+
+# The text of a server-written panel without its code (the reader's names, JAX's exceptions): what must be theirs.
+WORDS_BUT_CODE_JS = """(element) => {
+  const copy = element.cloneNode(true);
+  copy.querySelectorAll("code, pre").forEach((code) => code.remove());
+  return copy.innerText;
+}"""
+BRANCHING = "def f(x):\n    if x < 0:\n        return -x\n    return x * x\n"
+CUSTOM_JVP = ("@jax.custom_jvp\ndef g(x):\n    return jnp.log1p(jnp.exp(x))\n\n@g.defjvp\ndef g_jvp(primals, tangents):\n"
+              "    x, = primals\n    x_dot, = tangents\n    return g(x), x_dot * jax.nn.sigmoid(x)\n")
+
+
+def test_what_the_server_writes_is_in_the_readers_language(locale_tab, server):
+    """A damaged link's notice, a function jit cannot trace (the Derivatives status, its reason too) and which
+    function ran where the code defines custom derivative rules: no English in them, the code aside."""
+    page, locale = locale_tab
+    reopen_app(page, server.url + "?s=eJyrVkrOz0vOyU")  # a link cut short
+    notice = page.locator("#share-notice")
+    expect(notice).to_contain_text(messages.say("link.not_opened", locale))
+    expect(notice).to_contain_text(messages.say("link.defaults", locale))
+    said = [notice.evaluate(WORDS_BUT_CODE_JS)]
+
+    page.get_by_role("tab", name=text("pg.tab.derivatives", locale), exact=True).click()
+    for code in (BRANCHING, CUSTOM_JVP):
+        set_code(page, "deriv-code", code)
+        page.locator("#deriv-run").click()
+        status = page.locator("#deriv-status")
+        expect(status.locator(".pg-verdict-ok")).to_be_visible(timeout=RESULT_TIMEOUT_MS)
+        wait_until_finished(status)
+        said.append(status.evaluate(WORDS_BUT_CODE_JS))
+    assert messages.say("deriv.untraced_some_line", locale) not in said[1]  # the line of the `if` is named
+    save_screenshot(page, f"lang_{locale}_server_words.png")
+    assert english_left(said, locale) == [], said

@@ -109,7 +109,7 @@ def test_derivatives_tab(page: Page):
     page.locator("#deriv-run").click()
     status = page.locator("#deriv-status")
     expect(status.locator(".pg-verdict-ok")).to_have_text("OK", timeout=RESULT_TIMEOUT_MS)
-    expect(status).to_contain_text("4 derivatives on 200 points, in float64")
+    expect(status).to_contain_text("derivatives up to order 4 on 200 points, in float64")
 
     expect(plot_traces(page, "deriv-plot")).to_have_count(5)  # f, f′, f″, f‴, f⁽⁴⁾: a panel each
     assert axis_titles(page, "deriv-plot") == ["f", "f′", "f″", "f‴", "f⁽⁴⁾", "x"]

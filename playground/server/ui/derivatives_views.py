@@ -79,10 +79,8 @@ def _with_picked(status: str, code: str, language: str) -> str:
 
 
 def point_by_point_status(response: dict, language: str = "en") -> str:
-    """Why jit was left out, how many points were done in how long, and what to do if not all of them.
-
-    The reason is the API's (English); the rest is in ``language``.
-    """
+    """Why jit was left out, how many points were done in how long, and what to do if not all of them, in
+    ``language``."""
     def say(key: str, **params: object) -> str:
         return messages.say(key, language, **params)
 
@@ -94,11 +92,12 @@ def point_by_point_status(response: dict, language: str = "en") -> str:
     timing = say("deriv.pbp_timing", all=say("deriv.pbp_all") if done == grid else "", done=done_text,
                  seconds=numbers.number(run["seconds"], language, 1),
                  each=numbers.duration(run["seconds"] / done, language), order=order)
+    why = derivative_notes.untraced(run["at"], "derivatives", response["function"], language)
     if done < grid:
         timing += say("deriv.pbp_stopped", budget=numbers.number(run["budget_s"], language), done=done_text,
                       grid=grid_text)
     return "\n\n".join([f"{md.verdict('ok', language)} {head}",
-                         f"{md.verdict('warning', language)} {md.text(run['reason'])}", timing])
+                         f"{md.verdict('warning', language)} {md.text(why)}", timing])
 
 
 def pick_jaxpr(response: dict, order: float, language: str = "en") -> str:
@@ -116,14 +115,15 @@ def pick_jaxpr(response: dict, order: float, language: str = "en") -> str:
 
 
 def render_gradient(response: dict, language: str = "en") -> tuple:
-    """(status, Hessian heatmap, jacfwd vs jacrev table) for a /gradient response; our words in ``language``
-    (the API's notes, ``without_jit`` and ``explanation``, stay English)."""
+    """(status, Hessian heatmap, jacfwd vs jacrev table) for a /gradient response, in ``language`` (the reply's
+    ``without_jit`` and ``explanation`` are the API's English: the page writes their facts again)."""
     if not response.get("ok"):
         return error_markdown(response["error"], language, labels=LABELS["gradient"]), None, ""
     gradient = ", ".join(_value_text(g, language) for g in response["gradient"])
     status = f"{md.verdict('ok', language)} f = {_value_text(response['value'], language)}; ∇f = [{gradient}]"
-    if response.get("without_jit"):
-        status += f"\n\n{md.verdict('warning', language)} {md.text(response['without_jit'])}"
+    if response.get("without_jit_at"):
+        why = derivative_notes.untraced(response["without_jit_at"], "gradient", response["function"], language)
+        status += f"\n\n{md.verdict('warning', language)} {md.text(why)}"
     rows = "\n".join(
         f"| {name} | {j['shape'][0]} × {j['shape'][1]} | {numbers.duration(j['jacfwd_s'], language)} | "
         f"{numbers.duration(j['jacrev_s'], language)} |"
@@ -131,8 +131,7 @@ def render_gradient(response: dict, language: str = "en") -> tuple:
     )
     table = (messages.say("deriv.jacobian_function", language) + "\n\n"
              + messages.say("deriv.jacobian_head", language) + "\n|---|---|---|---|\n" + rows + "\n\n"
-             + (md.text(response["explanation"]) if response.get("explanation")
-                else messages.say("deriv.forward_reverse", language)))
+             + messages.say("deriv.forward_reverse", language))
     return status, plots.hessian_figure(response["hessian"], language), table
 
 

@@ -7,6 +7,9 @@ A function named ``f`` needs no word. Otherwise the status says which one ran an
 'It ran `grad_loss = jax.grad(loss)`: the last function your code makes with a JAX transformation.'
 >>> picked_note("def f(x):\\n    return x\\n") is None
 True
+>>> picked_note("@jax.custom_jvp\\ndef g(x):\\n    return x\\n@g.defjvp\\ndef g_jvp(p, t):\\n    return p, t\\n")[:75]
+'It ran `g`, the last function your code defines that is not the rule of a c'
+
 """
 
 from __future__ import annotations
@@ -31,4 +34,7 @@ def picked_note(code: str, language: str = "en") -> str | None:
         made = " ".join(picked.made.split())
         made = made if len(made) <= SHOWN_CHARS else made[:SHOWN_CHARS - 1] + "…"
         return messages.say("pick.made", language, binding=md.code(f"{picked.name} = {made}"))
+    if picked.rules_after:
+        return messages.say("pick.last_def_not_rule", language, function=md.code(picked.name),
+                            rules=messages.listed([md.code(rule) for rule in picked.rules_after], language))
     return messages.say("pick.last_def", language, function=md.code(picked.name))

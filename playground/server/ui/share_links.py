@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 
 import gradio as gr
 
+from playground import messages
 from playground.server import sharing
-from playground.server.link_fields import TabSchema
+from playground.server.link_fields import BrokenLink, TabSchema
 from playground.server.sharing import MAX_EXERCISE_CHARS, Link
-from playground.server.ui import kept_edits
+from playground.server.ui import kept_edits, language
 from playground.server.ui.link_notes import LinkNotes, locked_label
 from playground.server.ui.link_scripts import ADDRESS_JS, COPY_LINK_JS, RUN_JS
 from playground.server.ui.translations import t, words
@@ -135,15 +136,17 @@ def _wire_buttons(tab: Sharing, schemas: dict, token: gr.Textbox, page_link: gr.
     the clipboard and the box."""
     controls, names = tab.controls, list(tab.fields)
 
-    def made(link: Link) -> tuple:
-        made_token = _token(link, schemas)
+    def made(link: Link, request: gr.Request | None) -> tuple:
+        made_token = _token(link, schemas, language.of(request))
         return made_token, _address_of(made_token, link, tab) if made_token else gr.update()
 
-    def plain_link(*values) -> tuple:
-        return made(Link(tab.tab, _state_of(names, values)))
+    # The request comes first: Gradio hands it only to a parameter before the fields' *values.
+    def plain_link(request: gr.Request, *values) -> tuple:
+        return made(Link(tab.tab, _state_of(names, values)), request)
 
-    def class_link(hide: list[str], read_only: bool, exercise: str, *values) -> tuple:
-        return made(Link(tab.tab, _state_of(names, values), tuple(hide or ()), bool(read_only), exercise or ""))
+    def class_link(request: gr.Request, hide: list[str], read_only: bool, exercise: str, *values) -> tuple:
+        return made(Link(tab.tab, _state_of(names, values), tuple(hide or ()), bool(read_only), exercise or ""),
+                    request)
 
     def show(event) -> None:
         event.then(None, [token], [controls.link], js=COPY_LINK_JS).then(
@@ -183,12 +186,12 @@ def _wire_edit_copy(tab: Sharing, schemas: dict, token: gr.Textbox, page_link: g
     writers = [block for name in tab.writes_code for block in tab.hideable[name]]
     outputs = [token, page_link, *tab.code, tab.notes.locked, *writers]
 
-    def edit_copy(link_text: str, *values) -> tuple:
+    def edit_copy(request: gr.Request, link_text: str, *values) -> tuple:
         link = _page_link(link_text, schemas)
         if link is None or link.tab != tab.tab:
             return tuple(gr.update() for _ in outputs)
         copy = Link(tab.tab, _state_of(names, values), link.hide, False, link.exercise)
-        copy_token = _token(copy, schemas)
+        copy_token = _token(copy, schemas, language.of(request))
         if not copy_token:
             return tuple(gr.update() for _ in outputs)
         shown_again = [name not in link.hide for name in tab.writes_code for _ in tab.hideable[name]]
@@ -221,10 +224,12 @@ def _open_on_load(demo: gr.Blocks, tabs: gr.Tabs, notice: gr.HTML, shared: list[
             return *_updates(outputs, updates), "", "[]"
         try:
             link = sharing.decode_link(token, schemas)
-        except ValueError as exc:
+        except BrokenLink as exc:
             # HTML, not Markdown: the reason quotes the link's own text, which Markdown could make a link of.
-            message = (f"<p><strong>This link could not be opened:</strong> {html.escape(str(exc))} The page shows "
-                       "its defaults.</p>")
+            reader = language.of(request)
+            why = html.escape(messages.render([exc.piece], reader))
+            message = (f"<p><strong>{messages.say('link.not_opened', reader)}</strong> {why} "
+                       f"{messages.say('link.defaults', reader)}</p>")
             updates[id(notice)] = {"value": message, "visible": True}
             return *_updates(outputs, updates), "", "[]"
         tab = next(each for each in shared if each.tab == link.tab)
@@ -273,11 +278,11 @@ def _updates(outputs: list, updates: dict[int, dict]) -> tuple:
     return tuple(gr.update(**updates.get(id(block), {})) for block in outputs)
 
 
-def _token(link: Link, schemas: dict[str, TabSchema]) -> str:
+def _token(link: Link, schemas: dict[str, TabSchema], reader: str) -> str:
     try:
         return sharing.encode_link(link, schemas)
-    except ValueError as exc:
-        gr.Warning(html.escape(str(exc)))  # Gradio's toasts render HTML
+    except BrokenLink as exc:
+        gr.Warning(html.escape(messages.render([exc.piece], reader)))  # Gradio's toasts render HTML
         return ""
 
 

@@ -96,10 +96,9 @@ def derivatives(code: str, order: int, x_min: float, x_max: float, points: int,
             try:
                 return _on_the_grid(program, order, xs, references.closed_form(code), deadline)
             except pointwise.NEEDS_VALUES as exc:
-                why = pointwise.why_without_jit(exc, code, program.function, program.name, "`jit(vmap(grad))`",
-                                                f"`grad` alone runs `{program.name}` on real numbers, so each "
-                                                "grid point is differentiated on its own, without jit")
-            return _point_by_point(program, order, xs, why, deadline, budget_s)
+                at = pointwise.untraced_at(exc, code, program.function)
+                why = derivative_notes.untraced(at, "derivatives", program.name)
+            return _point_by_point(program, order, xs, why, at, deadline, budget_s)
         except Exception as exc:
             return pointwise.explained_failure(exc, code, why)
 
@@ -127,8 +126,8 @@ def _on_the_grid(program: usercode.UserProgram, order: int, xs: np.ndarray, clos
                    jaxprs=[cap_text(str(j), MAX_JAXPR_CHARS) for j in jaxprs], point_by_point=None)
 
 
-def _point_by_point(program: usercode.UserProgram, order: int, xs: np.ndarray, why: str, deadline: float,
-                    budget_s: float) -> dict:
+def _point_by_point(program: usercode.UserProgram, order: int, xs: np.ndarray, why: str, at: dict,
+                    deadline: float, budget_s: float) -> dict:
     """Each grid point on its own, eagerly, checked by finite differences computed the same way."""
     dtype = require_real_scalar(shape_of(program.function(jnp.asarray(xs[0], jnp.float64))),
                                 _R_TO_R.format(program.name))
@@ -139,8 +138,8 @@ def _point_by_point(program: usercode.UserProgram, order: int, xs: np.ndarray, w
                    pointwise.values_and_slopes(program.function, search_deadline), dtype)
     return _result(program.name, dtype, evaluated, list(done.values), list(done.references), found,
                    references.FINITE_DIFFERENCES, eqn_counts=[], hlo_op_counts=[], jaxprs=[],
-                   point_by_point={"reason": why, "points": int(done.indices.size), "grid_points": int(xs.size),
-                                   "seconds": done.seconds, "budget_s": budget_s})
+                   point_by_point={"reason": why, "at": at, "points": int(done.indices.size),
+                                   "grid_points": int(xs.size), "seconds": done.seconds, "budget_s": budget_s})
 
 
 def _jumps(xs: np.ndarray, fs: np.ndarray, slopes: np.ndarray, evaluate: jumps.Evaluate,

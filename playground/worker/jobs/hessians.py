@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from playground import messages
+from playground import derivative_notes, messages
 from playground.errors import UserCodeError
 from playground.validation import field
 from playground.worker.functions import call_signature, usercode
@@ -36,11 +36,12 @@ def gradient_and_hessian(code: str, point: str) -> dict:
     ``jit``; if tracing needs the input's value (a Python ``if`` on it), without.
 
     Result keys: ``function``, ``point``, ``value``, ``gradient``, ``hessian``,
-    ``without_jit`` (None, or the sentence saying why jit was left out),
+    ``without_jit`` (None, or the sentence saying why jit was left out), ``without_jit_at`` (None, or its facts:
+    pointwise_derivatives.untraced_at),
     ``jacobians`` ({"wide", "tall"}, see jacobian_modes) and ``explanation``.
     """
     with jax.enable_x64(True), contextlib.redirect_stdout(usercode.CappedText(0)):
-        without_jit = None
+        without_jit = at = None
         try:
             program = usercode.load(code)
             x = _point(point, program.namespace)
@@ -53,10 +54,8 @@ def gradient_and_hessian(code: str, point: str) -> dict:
                 require_real_scalar(jax.eval_shape(f, x), _RN_TO_R.format(program.name))
                 value, gradient, hessian = jax.jit(value_gradient_hessian)(x)
             except pointwise.NEEDS_VALUES as exc:
-                without_jit = pointwise.why_without_jit(
-                    exc, code, f, program.name, "`jit`",
-                    f"`grad`, `jacrev` and `jacfwd` alone run `{program.name}` on real numbers, so they are "
-                    "evaluated at the point without jit")
+                at = pointwise.untraced_at(exc, code, f)
+                without_jit = derivative_notes.untraced(at, "gradient", program.name)
                 require_real_scalar(shape_of(f(x)), _RN_TO_R.format(program.name))
                 value, gradient, hessian = value_gradient_hessian(x)
         except Exception as exc:
@@ -70,6 +69,7 @@ def gradient_and_hessian(code: str, point: str) -> dict:
         "gradient": floats(gradient),
         "hessian": floats(hessian),
         "without_jit": without_jit,
+        "without_jit_at": at,
         "jacobians": jacobians,
         "explanation": jacobian_modes.EXPLANATION,
     }

@@ -54,16 +54,15 @@ class OutOfTime(Exception):
     """An eager call ended past its deadline."""
 
 
-def why_without_jit(exc: BaseException, code: str, function: Callable, name: str, traced_by: str,
-                    instead: str) -> str:
-    """One sentence: which line needed the input's value under ``traced_by``, and what ran ``instead``."""
+def untraced_at(exc: BaseException, code: str, function: Callable) -> dict:
+    """Where tracing needed the input's value (derivative_notes.untraced writes it in words): the line and its
+    source (None and "" where no line of the user's is named), the first parameter (None if it has no plain one)
+    and the exception's name."""
     line = user_errors.user_line(exc)
     lines = code.splitlines()
     source = lines[line - 1].strip()[:_MAX_LINE_CHARS] if line and line <= len(lines) else ""
-    where = f"line {line} (`{source}`)" if source else "one of its lines"
-    value = f"the value of {_first_parameter(function)}"
-    return (f"{traced_by} could not trace `{name}`: {where} needs {value} ({type(exc).__name__}), and {traced_by} "
-            f"traces with stand-ins that have a shape and a dtype but no value; {instead}.")
+    return {"line": line if source else None, "source": source, "parameter": _first_parameter(function),
+            "exception": type(exc).__name__}
 
 
 def explained_failure(exc: BaseException, code: str, why_without_jit: str | None) -> dict:
@@ -177,11 +176,11 @@ def _at(orders: Callable, x: float, deadline: float) -> list[float]:
     return values
 
 
-def _first_parameter(function: Callable) -> str:
-    """The name of the function's first parameter (``x``), or "its input" if it has no plain one."""
+def _first_parameter(function: Callable) -> str | None:
+    """The name of the function's first parameter (``x``), or None if it has no plain one."""
     try:
         parameters = list(inspect.signature(function).parameters.values())
     except (TypeError, ValueError):
-        return "its input"
+        return None
     plain = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    return f"`{parameters[0].name}`" if parameters and parameters[0].kind in plain else "its input"
+    return parameters[0].name[:100] if parameters and parameters[0].kind in plain else None
