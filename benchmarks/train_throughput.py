@@ -57,10 +57,10 @@ from jax import lax  # noqa: E402
 from playground import mlp as model  # noqa: E402
 from playground.mnist.config import TrainConfig  # noqa: E402
 from playground.mnist.idx import read_idx, write_idx  # noqa: E402
-from playground.server import worker_pools  # noqa: E402
 from playground.server.config import Settings, data_places  # noqa: E402
+from playground.server.device_owner import starting  # noqa: E402
+from playground.server.device_owner.accelerator import detect  # noqa: E402
 from playground.server.device_owner.handle import DeviceOwner  # noqa: E402
-from playground.server.pools.accelerator import detect  # noqa: E402
 from playground.server.training.service import TrainingService  # noqa: E402
 from tests.mnist_folders import REAL_DIGITS, SHARED_MNIST, real_digits, synthetic_digits  # noqa: E402
 
@@ -251,7 +251,7 @@ def app_round(folder: str, epochs: int, n_train: int, layers: tuple[int, ...]) -
     run; the owner then ends, so that the next round's bare loops can open the device."""
     settings = Settings.from_env({**os.environ, "MNIST_DIR": folder})
     with tempfile.TemporaryDirectory() as runs:
-        owner = DeviceOwner(worker_pools.owner_setup(settings, detect(settings.accelerator)[0], runs))
+        owner = DeviceOwner(starting.owner_setup(settings, detect(settings.accelerator)[0], runs))
         owner.start()
         service = TrainingService(owner, settings.data, runs, slots=1)
         try:

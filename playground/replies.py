@@ -63,8 +63,8 @@ COLLECTIVE_DEMO = Record({"code": TEXT, "result": FLOATS, "expected": FLOATS, "m
                           "collectives": COLLECTIVES, "hlo_lines": HLO_LINES})
 
 
-# The server's count of the other jobs that ran beside a job that measures time (job_runner.py), in the replies of
-# the kinds whose schema lets it in (``ok(..., meanwhile=True)``): a comparison names a busy machine by it.
+# The server's count of the other jobs that ran beside a job that measures time (server/answering/runner.py), in the
+# replies of the kinds whose schema lets it in (``ok(..., meanwhile=True)``): a comparison names a busy machine by it.
 MEANWHILE = "others_meanwhile"
 
 

@@ -1,7 +1,7 @@
 """The accelerator and its one owner: which files it may open, how the owner is set up, and a real device if any.
 
 The host's device files are found under a root folder, so fake ``/dev/nvidia*``
-trees stand in for a GPU host here; the owner's set-up (worker_pools.owner_setup)
+trees stand in for a GPU host here; the owner's set-up (starting.owner_setup)
 is checked without starting it, and the search for its driver's grants with
 stand-in owners; Landlock's enforcement of the device rules is checked in a
 locked-down subprocess with a stand-in device file; a TPU that cannot be opened
@@ -32,10 +32,9 @@ from playground.ipc.limits import Limits
 from playground.mnist.places import DataPlaces
 from playground.server import worker_pools
 from playground.server.config import Settings
-from playground.server.device_owner import device_grants
+from playground.server.device_owner import accelerator, device_grants, starting
+from playground.server.device_owner.accelerator import NO_DEVICE, Accelerator, DevicePaths
 from playground.server.device_owner.handle import DeviceUnavailable
-from playground.server.pools import accelerator
-from playground.server.pools.accelerator import NO_DEVICE, Accelerator, DevicePaths
 from tests.conftest import HANDLERS, LINUX
 from tests.pool_doubles import ScriptedPool
 
@@ -176,7 +175,7 @@ def setup_of(tmp_path):
         with mock.patch.dict(os.environ, env):  # the owner's environment is made from the server's
             for name in [name for name in os.environ if name.startswith("TPU_") and name not in env]:
                 del os.environ[name]  # this host's own, if any
-            setup = worker_pools.owner_setup(settings, device, str(tmp_path / "runs"), grants)
+            setup = starting.owner_setup(settings, device, str(tmp_path / "runs"), grants)
         made.append(setup)
         return setup
 
@@ -294,7 +293,7 @@ def driver(monkeypatch, tmp_path):
         def status(self) -> dict:
             return {"alive": True, "pid": 42, "restarts": 0, "last_end": None, "resident_mb": 100.0}
 
-    monkeypatch.setattr(worker_pools, "DeviceOwner", Owner)
+    monkeypatch.setattr(starting, "DeviceOwner", Owner)
     yield state
     for owner in list(state.open):
         owner.close()
@@ -302,18 +301,18 @@ def driver(monkeypatch, tmp_path):
 
 def test_the_owner_gets_the_smallest_set_that_opens_its_gpu(driver):
     driver.needs = {"thread_names"}
-    owner = worker_pools._accelerator_owner(driver.settings, _fake_gpu(1), driver.runs)
+    owner = starting._accelerator_owner(driver.settings, _fake_gpu(1), driver.runs)
     assert owner.setup.grants == ("thread_names",) and driver.open == [owner]
     assert driver.started[:2] == [(), CUDA] and len(driver.started) == len(CUDA) + 2
     assert [trial["opened"] for trial in owner.grant_trials] == [False, True, False, True, True, True]
     assert owner.grant_trials[0]["reason"] == "CUDA_ERROR_OPERATING_SYSTEM (granted [])"
-    said = worker_pools.owner_grants(owner)
+    said = starting.owner_grants(owner)
     assert said == {"grants": device_grants.describe(("thread_names",)), "grants_tried": owner.grant_trials}
 
 
 def test_where_the_last_set_tried_fails_the_chosen_one_is_started_again(driver):
     driver.needs = set(CUDA)
-    owner = worker_pools._accelerator_owner(driver.settings, _fake_gpu(1), driver.runs)
+    owner = starting._accelerator_owner(driver.settings, _fake_gpu(1), driver.runs)
     assert owner.setup.grants == CUDA and driver.open == [owner]
     assert driver.started == [(), CUDA, *[tuple(n for n in CUDA if n != left) for left in CUDA], CUDA]
     assert len(owner.grant_trials) == len(CUDA) + 2  # the sets tried; starting the chosen one again is not one
@@ -322,12 +321,12 @@ def test_where_the_last_set_tried_fails_the_chosen_one_is_started_again(driver):
 def test_a_tpu_is_tried_once_and_a_failure_leaves_a_cpu_owner_that_says_why(driver):
     driver.needs = None
     tpu = _fake_tpu()
-    owner, unavailable = worker_pools._started_owner(driver.settings, tpu, driver.runs)
+    owner, unavailable = starting.started_owner(driver.settings, tpu, driver.runs)
     assert driver.started == [()]  # no candidates: one start
     assert owner.setup.platform == "cpu" and driver.open == [owner]
     assert messages.render([unavailable]) == ("the TPU could not be opened inside the sandbox: "
                                               "CUDA_ERROR_OPERATING_SYSTEM (granted [])")
-    assert worker_pools.owner_grants(owner) == {"grants": device_grants.describe(()), "grants_tried": []}
+    assert starting.owner_grants(owner) == {"grants": device_grants.describe(()), "grants_tried": []}
 
 
 def test_about_shows_what_the_driver_was_granted(driver):
@@ -336,7 +335,7 @@ def test_about_shows_what_the_driver_was_granted(driver):
 
     driver.needs = {"thread_names", "absent_daemons"}
     line = ScriptedPool({"ok": True})
-    line.owner = worker_pools._accelerator_owner(driver.settings, _fake_gpu(1), driver.runs)
+    line.owner = starting._accelerator_owner(driver.settings, _fake_gpu(1), driver.runs)
     runtime = {"ok": True, "python": "3.11.7", "backend": "cpu", "devices": ["TFRT_CPU_0"]}
     api = PlaygroundAPI(ScriptedPool(runtime), Settings(), device_pool=line, accelerator="CUDA (1 device)",
                         accelerator_why="CUDA (1 device) through jax-cuda13-plugin")
@@ -423,7 +422,7 @@ def test_no_device_path_is_readable_by_default():
 @pytest.mark.slow  # a real device owner
 def test_the_owner_opens_the_hosts_device_inside_the_sandbox(tmp_path):
     (tmp_path / "runs").mkdir()
-    owner = worker_pools._accelerator_owner(Settings(), dict(os.environ), HOST_DEVICE, str(tmp_path / "runs"))
+    owner = starting._accelerator_owner(Settings(), dict(os.environ), HOST_DEVICE, str(tmp_path / "runs"))
     try:
         print("grants found:", owner.setup.grants, owner.grant_trials)
         assert owner.hello["backend"] != "cpu", owner.hello

@@ -173,9 +173,10 @@ def test_about_merges_runtime_layers_and_settings(pool):
     assert info["sandbox"]["pool"] == {"size": 2, "warm": 2, "jobs": 1}
     assert info["limits"] == settings.limits.to_dict()
     assert info["queue"]["concurrency"] == 3 and info["queue"]["max_waiting"] == 9
-    assert info["queue"]["lines"]["sandbox"] == {"workers": 2, "running": 0, "waiting": 0, "max_waiting": 9,
-                                                 "typical_s": {}}
-    assert info["queue"]["cache"]["entries"] == 0
+    line = info["queue"]["lines"]["sandbox"]
+    assert {**line, "typical_s": list(line["typical_s"])} == {"workers": 2, "running": 0, "waiting": 0,
+                                                              "max_waiting": 9, "typical_s": ["about"]}
+    assert info["queue"]["cache"]["entries"] == 1  # the about job's own reply, kept like any other
 
 
 def test_about_asks_the_pool_once(api, pool):
@@ -355,3 +356,26 @@ def test_only_the_timed_endpoints_take_fresh():
             parameters = inspect.signature(getattr(PlaygroundAPI, kind.name)).parameters
             assert ("fresh" in parameters) is kind.timed, kind.name
             assert ("fresh:" in getattr(PlaygroundAPI, kind.name).__doc__) is kind.timed, kind.name
+
+
+def test_the_modules_docstring_lists_every_endpoint_by_name():
+    """Each job's method is made from its declaration, so a reader finds it by name in api.py's docstring; the
+    server's own endpoints are methods written there or in training_api.py."""
+    from playground.server import api as api_module
+    from playground.server.answering.endpoints import SERVER_ENDPOINTS
+
+    said = api_module.__doc__.split("a method per public job", 1)[1]
+    job_part, own_part = said.split("the server's own", 1)
+    listed = [word.strip(" ,;.()\n-") for word in job_part.split(":", 1)[1].split("(tests/")[0].split(",")]
+    assert listed == [kind.name for kind in jobs.REGISTRY.values() if kind.public]
+    for endpoint in SERVER_ENDPOINTS:
+        assert endpoint.name in own_part, endpoint.name
+        assert endpoint.name in vars(PlaygroundAPI) or any(endpoint.name in vars(base)
+                                                           for base in PlaygroundAPI.__mro__[1:]), endpoint.name
+
+
+def test_about_asks_a_worker_through_the_line_like_any_job(api, pool):
+    assert api.about()["ok"]
+    api.about()  # asked once: kept for the server's life
+    assert [job["kind"] for job in pool.jobs] == ["about"]
+    assert "about" in api.about()["queue"]["lines"]["sandbox"]["typical_s"]  # it waited in line and was timed there

@@ -11,7 +11,7 @@ import gradio as gr
 
 from playground.server.api import PlaygroundAPI
 from playground.server.config import Settings
-from playground.server.link_fields import TabSchema, Text
+from playground.server.links.fields import TabSchema, Text
 from playground.server.ui import code_form
 from playground.server.ui.tabs import tab_modules
 from playground.server.ui.translations import shown

@@ -1,4 +1,4 @@
-"""playground.server.compiler_replies: what the server adds to the compiler jobs' checked replies."""
+"""playground.server.compiler.replies: what the server adds to the compiler jobs' checked replies."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from playground import line_colours, replies
 from playground.jobs import REGISTRY
-from playground.server import graph_render, pass_notes, text_diff
-from playground.server.compiler_replies import finish_compare, finish_graph, finish_passes
+from playground.server.compiler import graph_render, pass_notes, text_diff
+from playground.server.compiler.replies import finish_compare, finish_graph, finish_passes
 from playground.worker.jobs import graph
 from playground.worker.jobs import passes as pass_pipeline
 from playground.worker.jobs.compare import compare

@@ -407,7 +407,8 @@ def test_a_point_by_point_reply_is_shown_as_such():
     assert table.count("| — | — |") == 3  # no program sizes for any order
     assert pick_jaxpr(reply, 1) == NO_JAXPR
     chinese = render_orders(reply, "zh")[0]
-    assert "`jit(vmap(grad))` 无法追踪 `f`：第 2 行（`if x < 3:`）需要 `x` 的值（`TracerBoolConversionError`）" in chinese
+    assert ("`jit(vmap(grad))` 无法追踪 `f`：第 2 行（`if x < 3:`）需要 `x` 的值"
+            "（`TracerBoolConversionError`）") in chinese
     assert not re.search(r"could not|grid point|stand-ins", chinese), chinese
 
 

@@ -1,4 +1,4 @@
-"""playground.server.device_ceilings: the device's ceilings measured once per dtype, kept, and put under each
+"""playground.server.device_owner.kept_ceilings: the device's ceilings measured once per dtype, kept, and put under each
 speed_of_light reply. DeviceCeilings alone runs its measurement through a fake ``run`` (no JAX, no worker): what it
 was asked, and what it answers, are the test's. Through a real job runner (its line, its result cache, the
 registry's finish), a scripted pool answers the jobs."""
@@ -15,10 +15,10 @@ import pytest
 from playground import jobs
 from playground.errors import error_dict
 from playground.jobs.speed_of_light import MEASURED_AGAIN
-from playground.server import job_runner, roofline
-from playground.server.device_ceilings import KIND, DeviceCeilings
-from playground.server.job_runner import JobRunner
-from playground.server.result_cache import ResultCache
+from playground.server import roofline
+from playground.server.answering.result_cache import ResultCache
+from playground.server.answering.runner import JobRunner
+from playground.server.device_owner.kept_ceilings import KIND, DeviceCeilings
 from tests.pool_doubles import ScriptedPool
 
 WAIT_S = 60.0  # the longest a thread of these tests may take for what is microseconds of work
@@ -254,7 +254,7 @@ def _in_ceilings(thread: threading.Thread) -> bool:
 @pytest.fixture(autouse=True)
 def quick_updates(monkeypatch):
     """Waiting requests hear their place every 20 ms instead of every half second."""
-    monkeypatch.setattr(job_runner, "UPDATE_EVERY_S", 0.02)
+    monkeypatch.setattr("playground.server.answering.runner.UPDATE_EVERY_S", 0.02)
 
 
 def runner(pool: ScriptedPool, cache: ResultCache | None) -> JobRunner:

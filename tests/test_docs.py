@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from playground.server.answering.endpoints import public_endpoints
 from playground.server.config import Settings
-from playground.server.endpoints import public_endpoints
 from tests.conftest import ROOT
 
 DOCS = ROOT / "docs"

@@ -1,4 +1,5 @@
-"""playground.server.graph_render: graph -> DOT -> SVG with Graphviz; labels escaped, SVG rebuilt from an allow-list."""
+"""playground.server.compiler.graph_render: graph -> DOT -> SVG with Graphviz; labels escaped, SVG rebuilt from an
+allow-list."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from playground.server import graph_render
-from playground.server.graph_render import clean_svg, draw, quoted, render, to_dot
+from playground.server.compiler import graph_render
+from playground.server.compiler.graph_render import clean_svg, draw, quoted, render, to_dot
 
 needs_dot = pytest.mark.usefixtures("graphviz")
 SVG = "{http://www.w3.org/2000/svg}"

@@ -1,4 +1,4 @@
-"""playground.server.job_line: first-come admission, places in line, and wait estimates from measured durations.
+"""playground.server.answering.line: first-come admission, places in line, and wait estimates from measured durations.
 
 The estimates run on an injected fake clock, so every expected number is exact.
 """
@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from playground.server.job_line import JobLine, LineFull
+from playground.server.answering.line import JobLine, LineFull
 
 
 class Clock:

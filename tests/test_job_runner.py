@@ -1,4 +1,4 @@
-"""playground.server.job_runner: cached, shared and queued jobs, early replies and failures, with fake pools.
+"""playground.server.answering.runner: cached, shared and queued jobs, early replies and failures, with fake pools.
 
 A fake pool answers with a real Inspect reply (made once, here, by the worker's own code) so that the
 schema check passes; a job can be held on a gate (a threading.Event) to keep it "running". Every
@@ -16,9 +16,8 @@ import pytest
 from playground import jobs, replies
 from playground.errors import error_dict
 from playground.schema import Record, Whole
-from playground.server import job_runner
-from playground.server.job_runner import JobRunner
-from playground.server.result_cache import ResultCache
+from playground.server.answering.result_cache import ResultCache
+from playground.server.answering.runner import JobRunner
 from playground.worker.jobs import inspect as staging
 from tests.pool_doubles import ScriptedPool
 
@@ -44,7 +43,7 @@ def inspect_replies() -> tuple[dict, dict]:
 @pytest.fixture(autouse=True)
 def quick_updates(monkeypatch):
     """Waiting requests hear their place every 20 ms instead of every half second."""
-    monkeypatch.setattr(job_runner, "UPDATE_EVERY_S", 0.02)
+    monkeypatch.setattr("playground.server.answering.runner.UPDATE_EVERY_S", 0.02)
 
 
 # Stands in for WorkerPool: records jobs and answers ``reply`` (or raises it, if it is an exception). A job whose

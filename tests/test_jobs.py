@@ -142,7 +142,7 @@ def test_compiler_jobs_run_on_the_cpu_workers_unless_asked(kind):
 
 
 def test_compiler_rows_are_finished_by_the_server():
-    from playground.server import compiler_replies
+    from playground.server.compiler import replies as compiler_replies
 
     assert named(REGISTRY["passes"].finish) is compiler_replies.finish_passes
     assert named(REGISTRY["graph"].finish) is compiler_replies.finish_graph
@@ -153,9 +153,9 @@ def test_compiler_rows_are_finished_by_the_server():
 
 def test_speed_of_light_is_placed_under_the_ceilings_for_each_answer():
     """Its roofline depends on the ceilings the server holds at the time: placed for each answer, never kept."""
-    from playground.server import device_ceilings
+    from playground.server.device_owner import kept_ceilings
 
-    assert named(REGISTRY["speed_of_light"].finish) is device_ceilings.finish_roofline
+    assert named(REGISTRY["speed_of_light"].finish) is kept_ceilings.finish_roofline
     assert REGISTRY["speed_of_light"].finish_each_answer is True
 
 

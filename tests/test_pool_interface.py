@@ -136,11 +136,11 @@ def test_the_real_pools_run_every_worker_on_the_cpu_and_refuse_one_that_opened_a
 
 
 def test_the_device_line_implements_it(tmp_path):
-    """The device owner's line (server/pools/device_pool.py): one job at a time, over CPU workers of its own; made here
-    without starting its workers or its owner."""
+    """The device owner's line (server/device_owner/device_pool.py): one job at a time, over CPU workers of its own;
+    made here without starting its workers or its owner."""
+    from playground.server.device_owner.device_pool import DevicePool
     from playground.server.device_owner.handle import DeviceOwner, OwnerSetup
     from playground.server.pools import ProcessPool
-    from playground.server.pools.device_pool import DevicePool
 
     line = DevicePool(ProcessPool(1, Limits(), HANDLERS), DeviceOwner(OwnerSetup("cpu", "process", str(tmp_path),
                                                                                   Limits(), 1024)))

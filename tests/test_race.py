@@ -1,4 +1,4 @@
-"""The race (server/training/race.py): both sides followed at once, their curves on one clock, then compared.
+"""The race (server/training/race_stream.py): both sides followed at once, their curves on one clock, then compared.
 
 The merge and the comparison are tested with scripted streams; a real race, on an owner of two simulated CPU devices
 standing in for the host's CPU and its accelerator, in test_race_owner.py.
@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from playground.messages import render
-from playground.server.training import race
+from playground.server.training import race_stream
 
 NAMES = {"cpu": "CPU", "device": "TPU"}
 
@@ -30,8 +30,9 @@ def side(name: str, chunks: int, median: float | None, reached_s: float | None) 
 
 def test_both_sides_are_followed_to_their_ends_and_compared():
     stop = threading.Event()
-    updates = list(race.follow({"cpu": iter(side("CPU", 3, 200.0, 41.5)), "device": iter(side("TPU", 2, 6000.0, 3.1))},
-                               NAMES, stop))
+    updates = list(race_stream.follow({"cpu": iter(side("CPU", 3, 200.0, 41.5)),
+                                       "device": iter(side("TPU", 2, 6000.0, 3.1))},
+                                      NAMES, stop))
     final = updates[-1]
     assert final["done"] and final["phase"] == "finished" and not stop.is_set()
     assert [u["done"] for u in updates[:-1]] == [False] * (len(updates) - 1)
@@ -46,16 +47,18 @@ def test_both_sides_are_followed_to_their_ends_and_compared():
 
 
 def test_a_side_that_never_reaches_the_target_says_so():
-    updates = list(race.follow({"cpu": iter(side("CPU", 1, 100.0, None)), "device": iter(side("TPU", 1, 900.0, 2.0))},
-                               NAMES, threading.Event()))
+    updates = list(race_stream.follow({"cpu": iter(side("CPU", 1, 100.0, None)),
+                                       "device": iter(side("TPU", 1, 900.0, 2.0))},
+                                      NAMES, threading.Event()))
     comparison = updates[-1]["comparison"]
     assert comparison["cpu"]["to_target_s"] is None
     assert "the CPU not in this run" in comparison["message"] and "9.0× faster" in comparison["message"]
 
 
 def test_a_side_too_brief_to_measure_gives_no_ratio():
-    updates = list(race.follow({"cpu": iter(side("CPU", 0, None, None)), "device": iter(side("TPU", 1, 10.0, None))},
-                               NAMES, threading.Event()))
+    updates = list(race_stream.follow({"cpu": iter(side("CPU", 0, None, None)),
+                                       "device": iter(side("TPU", 1, 10.0, None))},
+                                      NAMES, threading.Event()))
     comparison = updates[-1]["comparison"]
     assert comparison["speedup"] is None and comparison["message_words"] == ["race.unmeasured", {}]
 
@@ -74,7 +77,7 @@ def test_a_failing_side_stops_the_other_and_raises():
         other_ended.set()
 
     with pytest.raises(RuntimeError, match="the owner ended"):
-        list(race.follow({"cpu": failing(), "device": patient()}, NAMES, stop))
+        list(race_stream.follow({"cpu": failing(), "device": patient()}, NAMES, stop))
     assert stop.is_set() and other_ended.wait(60)
 
 
@@ -86,7 +89,7 @@ def test_a_consumer_that_goes_away_stops_both_sides():
             yield {"phase": "training", "loss": 1.0, "samples_per_s": 1.0, "done": False}
             stop.wait(0.01)
 
-    followed = race.follow({"cpu": endless(), "device": endless()}, NAMES, stop)
+    followed = race_stream.follow({"cpu": endless(), "device": endless()}, NAMES, stop)
     next(followed)
     followed.close()
     assert stop.is_set()
@@ -95,29 +98,29 @@ def test_a_consumer_that_goes_away_stops_both_sides():
 def test_the_comparison_is_written_in_the_readers_language():
     sides = {"cpu": {"name": "CPU", "samples_per_s": 51426.5, "to_target_s": 12.25},
              "device": {"name": "TPU", "samples_per_s": 2_200_000.0, "to_target_s": 1.5}}
-    german = render([race.said(sides, 42.78, "de")], "de")
+    german = render([race_stream.said(sides, 42.78, "de")], "de")
     assert "43× schneller" in german and "2.200.000 gegen 51.426" in german and "nach 12,2 s" in german
-    assert "倍" in render([race.said(sides, 42.78, "zh")], "zh")
+    assert "倍" in render([race_stream.said(sides, 42.78, "zh")], "zh")
 
 
 def test_a_long_race_keeps_its_history_light():
-    updates = list(race.follow({"cpu": iter(side("CPU", race.MAX_POINTS, 1.0, None)),
+    updates = list(race_stream.follow({"cpu": iter(side("CPU", race_stream.MAX_POINTS, 1.0, None)),
                                 "device": iter(side("TPU", 1, 2.0, None))}, NAMES, threading.Event()))
-    assert race.MAX_POINTS // 2 <= len(updates[-1]["cpu"]["history"]) <= race.MAX_POINTS
+    assert race_stream.MAX_POINTS // 2 <= len(updates[-1]["cpu"]["history"]) <= race_stream.MAX_POINTS
 
 
 def test_a_slower_device_is_said_to_be_slower():
     sides = {"cpu": {"name": "CPU", "samples_per_s": 300.0, "to_target_s": None},
              "device": {"name": "CPU 1", "samples_per_s": 100.0, "to_target_s": None}}
-    assert render([race.said(sides, 1 / 3, "en")]).startswith("CPU 1 trained 3.0× slower than this host's CPU")
+    assert render([race_stream.said(sides, 1 / 3, "en")]).startswith("CPU 1 trained 3.0× slower than this host's CPU")
 
 
 def test_a_race_on_a_test_sets_part_is_timed_to_its_own_target():
     """Both sides train on the classroom's test-set split: the record's target (95 %) is the sentence's."""
     sides = {name: [*updates[:-1], {**updates[-1], "target_accuracy": 0.95}]
              for name, updates in (("cpu", side("CPU", 1, 100.0, 30.0)), ("device", side("TPU", 1, 900.0, 2.0)))}
-    comparison = list(race.follow({name: iter(updates) for name, updates in sides.items()}, NAMES,
+    comparison = list(race_stream.follow({name: iter(updates) for name, updates in sides.items()}, NAMES,
                                   threading.Event()))[-1]["comparison"]
     assert comparison["target_accuracy"] == 0.95 and "95 % test accuracy: TPU after 2.0 s" in comparison["message"]
-    german = render([race.said(comparison, comparison["speedup"], "de")], "de")
+    german = render([race_stream.said(comparison, comparison["speedup"], "de")], "de")
     assert "95 % Testgenauigkeit" in german

@@ -31,7 +31,7 @@ JOBS = {
 def real(pool, tmp_path_factory) -> dict:
     """Real replies of real sandboxed workers (the pool checks their framing, not their schema); the kinds that
     measure on the device in the device's line, with a real owner of this host's CPU."""
-    from playground.server.pools.device_pool import DevicePool
+    from playground.server.device_owner.device_pool import DevicePool
     from tests.conftest import HANDLERS
     from tests.training_owner import running_owner
 

@@ -1,4 +1,5 @@
-"""playground.server.result_cache: keys, hit and miss counts, LRU bounds, which replies are kept, the app's version."""
+"""playground.server.answering.result_cache: keys, hit and miss counts, LRU bounds, which replies are kept, the app's
+version."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from playground import jobs
 from playground.errors import error_dict
-from playground.server.result_cache import REPEATABLE_ERRORS, ResultCache, app_version, keeps
+from playground.server.answering.result_cache import REPEATABLE_ERRORS, ResultCache, app_version, keeps
 
 JOB = jobs.build("inspect", {"code": "def f(x):\n    return x * 2\n", "args": "jnp.arange(3.0)"})
 OK = {"ok": True, "result": "f32[3]"}

@@ -36,15 +36,14 @@ ENVIRONMENT_USERS = {
                                                "server's start hands it to Settings.from_env",
     "playground/server/pools/warm_pool.py": "builds the CPU workers' environment from the server's (the whitelist "
                                             "of bootstrap.worker_environment)",
-    "playground/server/pools/accelerator.py": "builds the device owner's environment from the server's: the "
+    "playground/server/device_owner/accelerator.py": "builds the device owner's environment from the server's: the "
                                               "whitelist, the host's TPU_* and LIBTPU_INIT_ARGS, its choice of GPUs",
-    "playground/worker/life/forked.py": "a forked worker points its own HOME and TMPDIR at its scratch folder",
-    "playground/worker/life/spawned.py": "a spawned worker points its own HOME and TMPDIR at its scratch folder",
+    "playground/ipc/child_life.py": "every child (a worker, the owner) points its own HOME and TMPDIR at its scratch "
+                                    "folder",
     "playground/worker/life/warm_up.py": "names JAX_PLATFORMS, which the server set on the worker, when JAX opens "
                                          "no backend",
-    "playground/owner/main.py": "the owner points its own HOME and TMPDIR at its scratch folder, finds CUDA's "
-                                "programs where XLA looks for them (XLA_FLAGS, PATH), and names JAX_PLATFORMS when "
-                                "JAX opens no backend",
+    "playground/owner/main.py": "the owner finds CUDA's programs where XLA looks for them (XLA_FLAGS, PATH), and "
+                                "names JAX_PLATFORMS when JAX opens no backend",
 }
 # The calls os.environ may be handed to, and why.
 RECEIVERS = {

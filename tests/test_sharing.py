@@ -1,4 +1,5 @@
-"""playground.server.sharing: versioned share links round-trip for every tab; hostile tokens only give ValueError."""
+"""playground.server.links.sharing: versioned share links round-trip for every tab; hostile tokens only give
+BrokenLink."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import pytest
 
 from playground import messages
 from playground.jobs.arguments import MAX_ARGS_CHARS, MAX_CODE_CHARS
-from playground.server import sharing
-from playground.server.link_fields import BrokenLink, Choice, Flag, Number, TabSchema, Text
-from playground.server.sharing import (
+from playground.server.links import sharing
+from playground.server.links.fields import BrokenLink, Choice, Flag, Number, TabSchema, Text
+from playground.server.links.sharing import (
     FORMAT_VERSION,
     MAX_EXERCISE_CHARS,
     MAX_TOKEN_CHARS,

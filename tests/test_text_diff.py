@@ -1,11 +1,11 @@
-"""playground.server.text_diff: unified diffs and side-by-side rows, checked against difflib and by hand."""
+"""playground.server.compiler.text_diff: unified diffs and side-by-side rows, checked against difflib and by hand."""
 
 from __future__ import annotations
 
 import difflib
 
-from playground.server import text_diff
-from playground.server.text_diff import without_frame_ids
+from playground.server.compiler import text_diff
+from playground.server.compiler.text_diff import without_frame_ids
 
 
 def unified(before: str, after: str, before_label: str, after_label: str, context: int = 3) -> str:

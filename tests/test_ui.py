@@ -18,9 +18,9 @@ import pytest
 from playground.errors import error_dict
 from playground.gallery import EXAMPLES
 from playground.ipc.limits import Limits
-from playground.server import sharing
 from playground.server.api import PlaygroundAPI, final
 from playground.server.config import Settings
+from playground.server.links import sharing
 from playground.server.ui import about_tab, derivatives_tab, inspect_tab
 from playground.server.ui import inspect_views as views
 from playground.server.ui.call_fields import parse_argnums

@@ -11,8 +11,8 @@ from playground.errors import internal_error, reply_refused
 from playground.ipc.limits import Limits
 from playground.ipc.procfs import Sample
 from playground.ipc.scratch import Usage
-from playground.server.job_line import LineFull
-from playground.server.job_runner import busy
+from playground.server.answering.line import LineFull
+from playground.server.answering.runner import busy
 from playground.server.pools import reply, verdicts
 from playground.server.ui.error_views import error_markdown
 

@@ -1,6 +1,6 @@
 """A real device owner for the training tests, on this host's CPU, and a job's session on it that holds the device.
 
-``running_owner(env, runs)`` starts one as the server does (worker_pools.owner_setup: the full sandbox where the
+``running_owner(env, runs)`` starts one as the server does (starting.owner_setup: the full sandbox where the
 host has one), reading the datasets that the settings ``env`` names (config.data_places) and writing the runs'
 weights under ``runs``. ``HeldDevice`` is
 a job's session that has taken the device (playground/owner/turns.py: its first op that uses it, once every
@@ -20,8 +20,8 @@ from pathlib import Path
 from unittest import mock
 
 from playground.mnist.config import TrainConfig
-from playground.server import worker_pools
 from playground.server.config import Settings, data_places
+from playground.server.device_owner import starting
 from playground.server.device_owner.handle import DeviceOwner
 from playground.server.device_owner.sessions import OwnerLost
 from playground.server.device_owner.training_stream import TrainingStream
@@ -46,7 +46,7 @@ def running_owner(env: Mapping[str, str], runs: Path, sandbox: str | None = None
     if compile_cache_mb is not None:
         settings = dataclasses.replace(settings, compile_cache_mb=compile_cache_mb)
     with mock.patch.dict(os.environ, environment or {}):
-        owner = DeviceOwner(worker_pools.owner_setup(settings, None, str(runs)))
+        owner = DeviceOwner(starting.owner_setup(settings, None, str(runs)))
     owner.start()
     try:
         yield owner

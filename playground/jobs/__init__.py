@@ -5,8 +5,8 @@ kind: its arguments with their checks, defaults, limits and sentences (arguments
 inside a worker (named, not imported: the server never imports JAX), which pool runs it, whether it measures time
 (and so gets the longer wall clock), the schema its reply must fit, what the server adds to the reply (named too:
 a worker never loads the server's code), and its endpoint: the words of its docstring, and whether it is public.
-The API's methods and the HTTP and MCP endpoints (playground/server/endpoints.py) and the share links' fields
-(playground/server/link_fields.py) are made from these; the worker dispatches from here
+The API's methods and the HTTP and MCP endpoints (playground/server/answering/endpoints.py) and the share links' fields
+(playground/server/links/fields.py) are made from these; the worker dispatches from here
 (playground/worker/jobs/handlers.py).
 
 Adding a job: its handler module in playground/worker/, its declaration in a module of this package.
@@ -55,8 +55,8 @@ class JobKind:
     # The server's own work on a checked reply, before it is sent: pictures, diffs, notes of ours, the roofline
     # (the worker sends facts; what the server adds never passes through user code). "module:function", named
     # like the handler (a worker loads none of the server's code), called by the job runner as function(reply,
-    # server) with its Finishing (playground/server/finishing.py: the runner's jobs, what finishes keep): it yields
-    # what to show while it works, and last the finished reply.
+    # server) with its Finishing (playground/server/answering/finishing.py: the runner's jobs, what finishes keep):
+    # it yields what to show while it works, and last the finished reply.
     finish: str | None = None
     # False: the finish depends on the reply alone. It is done once per job, in the job's own thread while the job
     # holds its place in line (a few at a time), and kept with the result; so it shows nothing meanwhile (no

@@ -13,7 +13,7 @@ from playground.replies import COUNT, LINE_MAP, MAYBE_AMOUNT, MAYBE_LINE, SECOND
 from playground.schema import Either, Flag, ListOf, Name, Null, OneOf, Record, Text, Whole
 
 POSITION = 20
-_FINISH = "playground.server.compiler_replies:finish_"
+_FINISH = "playground.server.compiler.replies:finish_"
 _AS_IN_INSPECT = "``code`` and ``args`` as in ``inspect``."
 
 

@@ -109,7 +109,7 @@ Returns ``{"ok", "function", "device", "dtype", "programs": [as written, fusion 
 "achieved_flops_s", "achieved_bytes_s", "working_set", "level", "roof_bytes_s", "ridge", "bound", "fraction",
 "above_roof", "verdict"}], "kernels": [the same, per kernel, with "line"], "comparison"},
 "memory", "gradient", "kernels", "notes"}``.""",
-        pool="device", device=True, timed=True, finish="playground.server.device_ceilings:finish_roofline",
+        pool="device", device=True, timed=True, finish="playground.server.device_owner.kept_ceilings:finish_roofline",
         finish_each_answer=True),
     JobKind("device_ceilings", "playground.worker.jobs.speed_of_light:ceilings_job", (DTYPE, AGAIN), CEILINGS,
             "The device's measured ceilings: streaming bandwidth and a matmul's FLOP/s in ``dtype``.",

@@ -1,4 +1,4 @@
-"""Why a share link could not be opened or made (playground/server/sharing.py and link_fields.py), said to the
+"""Why a share link could not be opened or made (playground/server/links/sharing.py and fields.py), said to the
 person who clicked or copied it, in the page's language (server/ui/share_links.py). A link's own words (a field's
 name, a value it holds) are quoted as they are. German uses "du".
 """

@@ -1,5 +1,5 @@
-"""One plain sentence for each XLA pass a learner should know (server/pass_notes.py), and for the families the others
-belong to, by the words in their names: "pass.<name>" and "pass.family.<family>"."""
+"""One plain sentence for each XLA pass a learner should know (server/compiler/pass_notes.py), and for the families
+the others belong to, by the words in their names: "pass.<name>" and "pass.family.<family>"."""
 
 from __future__ import annotations
 

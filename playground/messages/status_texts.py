@@ -114,7 +114,7 @@ TEXTS: dict[str, dict[str, str]] = {
                        "de": "Halte an: messe den ganzen Testsatz und speichere die Gewichte… {summary}",
                        "zh": "正在停止：测量整个测试集并保存权重… {summary}"},
     "train.finished": {"en": "Finished", "de": "Fertig", "zh": "已完成"},
-    # The race of the host's CPU against the device (server/training/race.py)
+    # The race of the host's CPU against the device (server/training/race_stream.py)
     "race.result": {
         "en": "{device} trained {times}× faster than this host's CPU: {device_rate} against {cpu_rate} samples/s. "
               "{target} % test accuracy: {device} {device_reached}, the CPU {cpu_reached}.",

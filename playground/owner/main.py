@@ -4,8 +4,9 @@ Started by the server (server/device_owner/process.py) as ``main(channel)``; its
 (``OwnerSetup`` of process.py, as a dict). In order:
 
 1. die with the server (``PR_SET_PDEATHSIG``), be undumpable (its environment holds the ``TPU_*`` variables),
-   and hand the server its own /proc/self/smaps, open (``send_memory_reader``): the server's watchdog reads it
-   there, where an undumpable process's /proc files are closed to a server without root;
+   settle into its scratch folder as every child does (ipc/child_life.py), and hand the server its own
+   /proc/self/smaps, open (``send_memory_reader``): the server's watchdog reads it there, where an undumpable
+   process's /proc files are closed to a server without root;
 2. lock down as a sandbox worker does, with every layer the host has (confinement/lockdown.py: rlimits,
    capabilities, Landlock with the device's files and the owner's own folders, seccomp), while still one
    thread: what the driver needs beyond its files is granted by name (device_grants.py: the server found the
@@ -24,58 +25,34 @@ No message makes it run code it was sent: programs pass programs.py's checks and
 
 from __future__ import annotations
 
-import ctypes
-import faulthandler
 import os
-import signal
 import socket
-import sys
-import tempfile
 import traceback
 from typing import NoReturn
 
 from playground.confinement.rlimits import set_rlimits
-from playground.ipc import child_channel, protocol
+from playground.ipc import child_channel, child_life, protocol
 from playground.ipc.limits import Limits
 from playground.owner import cuda_programs
 
-_PR_SET_PDEATHSIG = 1
-_PR_SET_DUMPABLE = 4
-
 
 def main(channel: str) -> NoReturn:
-    status = 0
-    try:
-        sock = child_channel.connect(channel)
-        setup = protocol.receive(sock, 1 << 20)
-        _settle_in(setup["scratch"])
-        send_memory_reader(sock)
-        layers = _lock_down(setup)
-        hello = _open_device(setup, layers)
-        protocol.send(sock, hello)
-        if hello["ready"]:
-            from playground.owner.serve import Owner  # imports JAX: after the lockdown, as its first use
-
-            Owner(sock, setup, hello["compile_cache"]).serve()
-    except BaseException:  # the server's log gets it through our stderr
-        traceback.print_exc()
-        status = 1
-    finally:
-        sys.stderr.flush()
-        os._exit(status)
+    child_life.live(lambda: _serve(channel))
 
 
-def _settle_in(scratch: str) -> None:
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    os.chdir(scratch)
-    os.environ["HOME"] = os.environ["TMPDIR"] = scratch
-    tempfile.tempdir = scratch
-    faulthandler.enable(file=sys.stderr, all_threads=True)
-    if hasattr(signal, "SIGUSR1"):  # the server asks where a hung owner is before it kills it
-        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
+def _serve(channel: str) -> None:
+    sock = child_channel.connect(channel)
+    setup = protocol.receive(sock, 1 << 20)
+    child_life.die_with_parent(undumpable=True)
+    child_life.settle_in(setup["scratch"])
+    send_memory_reader(sock)
+    layers = _lock_down(setup)
+    hello = _open_device(setup, layers)
+    protocol.send(sock, hello)
+    if hello["ready"]:
+        from playground.owner.serve import Owner  # imports JAX: after the lockdown, as its first use
+
+        Owner(sock, setup, hello["compile_cache"]).serve()
 
 
 def send_memory_reader(sock: socket.socket) -> None:

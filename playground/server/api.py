@@ -1,6 +1,12 @@
 """The public API: one plain function per endpoint, JSON-able arguments in, a dict out.
 
-Every tab of the UI calls these, and so can ``gradio_client``, scripts and tests.
+Every tab of the UI calls these, and so can ``gradio_client``, scripts and tests. ``PlaygroundAPI``'s endpoints:
+
+- a method per public job, made from its declaration (playground/jobs/; answering/endpoints.py's ``job_method``,
+  added by ``_with_job_methods``): inspect, passes, graph, compare, derivatives, gradient, vmap, jit_speed,
+  speed_of_light, shard, parallel_demos (tests/test_api.py holds this list against the declarations);
+- the server's own, written here: about; and in training_api.py: train, race, stop_training, predict, datasets.
+
 Failures are dicts too: ``{"ok": False, "error": {"kind", "message", "line"}}``.
 Text is English; a tracer error's ``words``, an argument check's (validation.py) and a run's
 ``message_words`` hold the same text as catalogue pieces (playground/messages), which
@@ -17,12 +23,14 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from playground import jobs, matrix_memory, messages, replies
-from playground.server import graph_render, worker_pools
+from playground import jobs, matrix_memory, messages
+from playground.server import worker_pools
+from playground.server.answering.endpoints import job_method
+from playground.server.answering.result_cache import ResultCache, app_version
+from playground.server.answering.runner import JobRunner
+from playground.server.compiler import graph_render
 from playground.server.config import Settings
-from playground.server.endpoints import job_method
-from playground.server.job_runner import JobRunner
-from playground.server.result_cache import ResultCache, app_version
+from playground.server.device_owner import starting
 from playground.server.training.service import TrainingService
 from playground.server.training_api import TrainingEndpoints
 
@@ -33,9 +41,18 @@ log = logging.getLogger(__name__)
 _PACKAGES = ("jax", "jaxlib", "gradio", "optax", "numpy", "scikit-learn")
 
 
+def _with_job_methods(cls: type) -> type:
+    """``cls`` with a method per public job kind, named after it (the module's docstring lists them)."""
+    for kind in jobs.REGISTRY.values():
+        if kind.public:
+            setattr(cls, kind.name, job_method(kind))
+    return cls
+
+
+@_with_job_methods
 class PlaygroundAPI(TrainingEndpoints):
-    """The API: a method per public job kind, made from its declaration (server/endpoints.py), and the server's
-    own endpoints: About here, training in training_api.py."""
+    """The API: a method per public job kind, made from its declaration (server/answering/endpoints.py), and the
+    server's own endpoints: About here, training in training_api.py."""
 
     def __init__(self, pool: JobPool, settings: Settings, parallel_pool: JobPool | None = None,
                  training: TrainingService | None = None, device_pool: JobPool | None = None,
@@ -120,7 +137,7 @@ class PlaygroundAPI(TrainingEndpoints):
         }
 
     def updates(self, kind: str, *, fresh: bool = False, **values) -> Iterator[dict]:
-        """Run a ``kind`` job from the registry, streaming its updates (job_runner.py; docs/api.md).
+        """Run a ``kind`` job from the registry, streaming its updates (answering/runner.py; docs/api.md).
 
         While the job waits: ``{"ok": True, "done": False, "phase": "queued" or "running", "queue": {"position",
         "running", "workers", "wait_s"}, "shared"}``; then Inspect's early reply; the last update (``done`` True) is
@@ -157,25 +174,20 @@ class PlaygroundAPI(TrainingEndpoints):
         return {**owner.status(), "platform": owner.setup.platform, "device": (hello.get("about") or {}).get("label"),
                 "devices": (hello.get("about") or {}).get("devices", []), "layers": hello.get("layers", {}),
                 "memory_limit_mb": owner.setup.memory_mb, "compile_cache": hello.get("compile_cache"),
-                **worker_pools.owner_grants(owner)}
+                **starting.owner_grants(owner)}
 
     def _runtime_info(self) -> dict:
-        """What the workers run: Python, JAX's backend and devices, asked once of a CPU worker (the server never
-        starts JAX itself); the devices of the device owner where there is one."""
+        """What the workers run: Python, JAX's backend and devices, asked once of a CPU worker by the "about" job, in
+        line like any other (the server never starts JAX itself); the devices of the device owner where there is
+        one."""
         with self._runtime_lock:
             if self._runtime is None or not self._runtime.get("ok"):
-                job = jobs.build("about", {})
-                self._runtime = replies.check(jobs.REGISTRY["about"].reply, self._pools["sandbox"].run(job))
+                self._runtime = final(self.updates("about"))
             runtime = dict(self._runtime)
         owner = self._owner_status()
         if owner is not None and owner["devices"]:
             runtime.update(backend=owner["platform"], devices=owner["devices"])
         return runtime
-
-
-for _kind in jobs.REGISTRY.values():
-    if _kind.public:
-        setattr(PlaygroundAPI, _kind.name, job_method(_kind))
 
 
 def _version(package: str) -> str | None:

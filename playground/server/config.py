@@ -164,8 +164,9 @@ class Settings:
 
     @property
     def requests_at_once(self) -> int:
-        """Requests of one pool's tabs that Gradio lets run at once: those waiting in the pool's line (job_line.py,
-        which tells each its place), those with a worker, and as many more answered from the cache or as busy."""
+        """Requests of one pool's tabs that Gradio lets run at once: those waiting in the pool's line
+        (answering/line.py, which tells each its place), those with a worker, and as many more answered from the
+        cache or as busy."""
         return 2 * self.queue_size + self.workers
 
 

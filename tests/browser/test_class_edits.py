@@ -14,7 +14,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from playground.server.sharing import Link, encode_link
+from playground.server.links.sharing import Link, encode_link
 from playground.server.ui import compiler_tab, derivatives_tab, inspect_tab, train_tab
 from playground.server.ui.kept_edits import PREFIX
 from playground.server.ui.translations import text

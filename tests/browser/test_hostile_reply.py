@@ -19,7 +19,7 @@ import zlib
 import pytest
 from playwright.sync_api import Page, expect
 
-from playground.server import sharing
+from playground.server.links import sharing
 from playground.server.ui import inspect_tab
 from tests.browser.conftest import VIEWPORT
 from tests.conftest import ROOT

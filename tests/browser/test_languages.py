@@ -232,8 +232,9 @@ WORDS_BUT_CODE_JS = """(element) => {
   return copy.innerText;
 }"""
 BRANCHING = "def f(x):\n    if x < 0:\n        return -x\n    return x * x\n"
-CUSTOM_JVP = ("@jax.custom_jvp\ndef g(x):\n    return jnp.log1p(jnp.exp(x))\n\n@g.defjvp\ndef g_jvp(primals, tangents):\n"
-              "    x, = primals\n    x_dot, = tangents\n    return g(x), x_dot * jax.nn.sigmoid(x)\n")
+CUSTOM_JVP = ("@jax.custom_jvp\ndef g(x):\n    return jnp.log1p(jnp.exp(x))\n\n@g.defjvp\n"
+              "def g_jvp(primals, tangents):\n    x, = primals\n    x_dot, = tangents\n"
+              "    return g(x), x_dot * jax.nn.sigmoid(x)\n")
 
 
 def test_what_the_server_writes_is_in_the_readers_language(locale_tab, server):

@@ -17,7 +17,7 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from playground.server.endpoints import public_endpoints
+from playground.server.answering.endpoints import public_endpoints
 from tests.e2e.responses import ok
 
 CALL_TIMEOUT_S = 90

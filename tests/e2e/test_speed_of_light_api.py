@@ -78,7 +78,7 @@ def test_a_second_call_uses_the_kept_ceilings(client, first):
     placed = first["roofline"]
     if any(point["above_roof"] == "highest" for point in placed["programs"] + placed["kernels"]):
         # The first call beat every roof (they were measured while other work slowed this machine): the second
-        # had them measured again (server/device_ceilings.py).
+        # had them measured again (server/device_owner/kept_ceilings.py).
         assert second["roofline"]["ceilings"] != placed["ceilings"]
         return
     # Measured numbers (seconds of a run, bytes per second) came out the same: the same measurement, kept.

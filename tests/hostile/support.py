@@ -57,7 +57,8 @@ SETTLE_S = 60.0
 # -- replies -------------------------------------------------------------------------------------------------
 
 
-DEVICE_LINE_WORKERS = 1  # the device owner's line keeps a CPU worker of its own warm (server/pools/device_pool.py)
+# The device owner's line keeps a CPU worker of its own warm (server/device_owner/device_pool.py).
+DEVICE_LINE_WORKERS = 1
 
 
 def short(value) -> str:

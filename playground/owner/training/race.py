@@ -2,7 +2,7 @@
 
 The Train tab's race trains one configuration on both at once (two runs of runs.py, each on a thread of its own),
 so that a claim such as "ten times faster on a TPU" is measured on this host, side by side. The owner opens JAX's
-CPU backend beside the accelerator's (``JAX_PLATFORMS="tpu,cpu"``, server/pools/accelerator.py's ``owner_env``);
+CPU backend beside the accelerator's (``JAX_PLATFORMS="tpu,cpu"``, server/device_owner/accelerator.py's ``owner_env``);
 the accelerator stays the default device of every job.
 """
 

@@ -31,7 +31,7 @@ from playground.mnist.config import TrainConfig
 from playground.mnist.load import load
 from playground.mnist.places import DataPlaces
 from playground.owner import compile_cache
-from playground.owner.training import compiled_configs, race, results
+from playground.owner.training import compiled_configs, race, test_report
 from playground.owner.training.loop import train
 from playground.owner.training.prepare import compile_ahead
 from playground.owner.turns import DeviceTurns
@@ -138,7 +138,7 @@ class TrainingRuns:
             # The run's thread is its own: its compiles are this run's.
             self._send({"run": run, "kind": "done", **update, **about, "params_file": str(saved),
                         "xla_compiles": compile_cache.compiles_here(),
-                        **results.summarise_test_set(dataset.test_images, dataset.test_labels, predictions)})
+                        **test_report.summarise_test_set(dataset.test_images, dataset.test_labels, predictions)})
 
     def _dataset(self, name: str, data: DataPlaces) -> Dataset:
         with self._loading:

@@ -36,7 +36,7 @@ name; the sandbox's CPU workers never get any). The reviewed list:
 
 A TPU's libtpu needs none of them as far as is known (its lock file and its
 metadata-server query are turned off through its environment instead:
-server/pools/accelerator.py's ``owner_env``).
+server/device_owner/accelerator.py's ``owner_env``).
 
 Which of them a host's driver needs differs between driver versions, so the
 server finds the smallest working set when it starts the owner

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from playground.ipc import child_channel, procfs, protocol
 from playground.ipc.limits import Limits
 from playground.mnist.places import DataPlaces
-from playground.server.pools.accelerator import NO_DEVICE, DevicePaths
+from playground.server.device_owner.accelerator import NO_DEVICE, DevicePaths
 from playground.server.pools.process_handle import StderrLog
 
 OWNER_MODULE = "playground.owner.main"

@@ -1,6 +1,6 @@
 """What the server asks of a pool of workers: the one interface of WorkerPool, ProcessPool and the tests' doubles.
 
-The server (api.py, job_runner.py, worker_pools.py, launch.py) uses these
+The server (api.py, answering/runner.py, worker_pools.py, launch.py) uses these
 members of its pools and nothing else; both real pools are WarmPools
 (warm_pool.py), which declare it. A test's stand-in pool implements it without
 inheriting it, and tests/test_pool_interface.py checks each one, and the real
@@ -18,7 +18,7 @@ class JobPool(Protocol):
     """Runs jobs in workers; ``run`` is safe to call from many threads at once.
 
     ``size``: how many jobs may run at once (the workers it keeps warm); the
-    server's line in front of the pool (job_line.py) lets that many through.
+    server's line in front of the pool (answering/line.py) lets that many through.
 
     ``layers``: the sandbox's layers as its newest warm worker reported them,
     by name (``{"landlock": {"active": bool, "detail": str}, ...}``); empty

@@ -30,7 +30,7 @@ from playground.mnist.places import DataPlaces
 from playground.server.device_owner.handle import DeviceOwner
 from playground.server.device_owner.sessions import OwnerLost
 from playground.server.device_owner.training_stream import TrainingStream
-from playground.server.training import race
+from playground.server.training import race_stream
 from playground.server.training.data_fetch import DataFetcher
 from playground.server.training.results import NoTrainedModel, RunResult, SessionResults
 from playground.server.training.run_record import MeasuredRates, RunRecord
@@ -84,7 +84,7 @@ class TrainingService:
                                                                                          base, RunRecord(started)))
 
     def race(self, config: TrainConfig, session: str) -> Iterator[dict]:
-        """Stream a race (see api.race, race.py): ``config`` on the host's CPU and on the device at once. The
+        """Stream a race (see api.race, race_stream.py): ``config`` on the host's CPU and on the device at once. The
         device's model becomes the session's (for ``/predict``)."""
         names = self.race_sides()
         if names is None:
@@ -92,7 +92,7 @@ class TrainingService:
 
         def both(slot: int, config: TrainConfig, run: _Run, base: dict, started: float) -> Iterator[dict]:
             cpu = RunRecord(started, remember=False)  # its rate is no estimate of the device's
-            return race.follow({"cpu": self._train_on(slot, config, None, run, base, cpu, "cpu"),
+            return race_stream.follow({"cpu": self._train_on(slot, config, None, run, base, cpu, "cpu"),
                                 "device": self._train_on(slot, config, session, run, base, RunRecord(started),
                                                          "device")}, names, run.stop, started)
         return self._session_run(config, session, True, both)  # the device's every slot: it races alone

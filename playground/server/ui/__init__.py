@@ -88,8 +88,9 @@ def build_app(api: PlaygroundAPI, settings: Settings) -> gr.Blocks:
             gr.Markdown(t("pg.app.intro_local"))
         else:
             gr.Markdown(t("pg.app.intro"))
-        # Jobs wait in their pool's line (playground/server/job_line.py), which tells each its place and its wait, and
-        # answers identical ones from the cache: Gradio lets them all in, up to the line's size and as many more.
+        # Jobs wait in their pool's line (playground/server/answering/line.py), which tells each its place and its
+        # wait, and answers identical ones from the cache: Gradio lets them all in, up to the line's size and as many
+        # more.
         context = TabContext(api, demo, settings, {"sandbox": SANDBOX_QUEUE, "parallel": PARALLEL_QUEUE,
                                                    "device": DEVICE_QUEUE, "training": TRAINING_QUEUE})
         # First, so that each takes its own name (Gradio gives a later event of the same name another).

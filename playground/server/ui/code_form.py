@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from playground.server.link_fields import TabSchema
+from playground.server.links.fields import TabSchema
 from playground.server.ui import measure_again, share_links
 from playground.server.ui.link_notes import LinkNotes, link_notes
 from playground.server.ui.preset_pick import named_while_unchanged

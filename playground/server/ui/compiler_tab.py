@@ -9,9 +9,9 @@ import gradio as gr
 from playground import messages
 from playground.compiler_settings import SETTINGS
 from playground.gallery import COMPILER_EXAMPLES
-from playground.server import text_diff
 from playground.server.api import PlaygroundAPI
-from playground.server.link_fields import Choice, Flag, TabSchema, fields_of
+from playground.server.compiler import text_diff
+from playground.server.links.fields import Choice, Flag, TabSchema, fields_of
 from playground.server.ui import call_fields, code_form, example_runs, language, share_links
 from playground.server.ui import compiler_views as views
 from playground.server.ui.error_views import error_markdown

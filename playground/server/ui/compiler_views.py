@@ -6,7 +6,7 @@ import html
 
 from playground import messages
 from playground.messages import numbers
-from playground.server import pass_notes, text_diff
+from playground.server.compiler import pass_notes, text_diff
 from playground.server.ui import markdown as md
 from playground.server.ui import progress
 from playground.server.ui.inspect_views import source_pane

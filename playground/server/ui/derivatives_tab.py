@@ -10,7 +10,7 @@ from playground import validation
 from playground.gallery import DERIVATIVE_PRESETS, GRADIENT_EXAMPLE
 from playground.jobs.arguments import MAX_ORDER, MAX_POINTS
 from playground.server.api import PlaygroundAPI
-from playground.server.link_fields import Number, TabSchema, fields_of
+from playground.server.links.fields import Number, TabSchema, fields_of
 from playground.server.ui import code_form, language, progress, share_links
 from playground.server.ui.derivatives_views import (
     pick_jaxpr,

@@ -1,7 +1,7 @@
 """The public endpoints, registered with Gradio from their declarations; every other event made private.
 
-Each declared endpoint (playground/server/endpoints.py) becomes an HTTP endpoint, a ``gradio_client`` call and an
-MCP tool of the same name, in its line's concurrency. Every event the tabs wire is private, whatever it was
+Each declared endpoint (playground/server/answering/endpoints.py) becomes an HTTP endpoint, a ``gradio_client`` call
+and an MCP tool of the same name, in its line's concurrency. Every event the tabs wire is private, whatever it was
 given: an event handler cannot leak as an endpoint by a forgotten ``api_visibility``.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import gradio as gr
 
-from playground.server.endpoints import DEFAULT, SKIPS, UNLIMITED, public_endpoints
+from playground.server.answering.endpoints import DEFAULT, SKIPS, UNLIMITED, public_endpoints
 from playground.server.ui.tabs import TabContext
 
 

@@ -12,10 +12,10 @@ import gradio as gr
 from playground import messages, user_ast
 from playground.errors import UserCodeError
 from playground.gallery import EXAMPLES
-from playground.server import sharing
 from playground.server.api import PlaygroundAPI
-from playground.server.link_fields import TabSchema, fields_of
-from playground.server.sharing import Link
+from playground.server.links import sharing
+from playground.server.links.fields import TabSchema, fields_of
+from playground.server.links.sharing import Link
 from playground.server.ui import call_fields, code_form, example_runs, language, share_links
 from playground.server.ui import inspect_views as views
 from playground.server.ui.derivatives_tab import LINK as DERIVATIVES_LINK

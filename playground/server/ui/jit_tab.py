@@ -10,7 +10,7 @@ from playground.gallery import JIT_BENCHMARK_CODE
 from playground.jobs.arguments import MAX_REPEATS
 from playground.messages import numbers
 from playground.server.api import PlaygroundAPI
-from playground.server.link_fields import TabSchema, fields_of
+from playground.server.links.fields import TabSchema, fields_of
 from playground.server.ui import code_form, jit_views, measure_again, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown

@@ -7,7 +7,7 @@ import gradio as gr
 from playground import messages, validation
 from playground.gallery import SHARD_EXAMPLE
 from playground.server.api import PlaygroundAPI
-from playground.server.link_fields import TabSchema, fields_of
+from playground.server.links.fields import TabSchema, fields_of
 from playground.server.ui import code_form, language, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui.error_views import error_markdown

@@ -1,7 +1,7 @@
 """The Train tab's race: the host's CPU against its accelerator, the tab's settings trained on both at once.
 
-It streams ``api.race`` (server/training/race.py): both loss curves on one clock, each side's progress, and at the
-end the comparison in a sentence. Where the device owner holds no accelerator there is no race, and the section
+It streams ``api.race`` (server/training/race_stream.py): both loss curves on one clock, each side's progress, and at
+the end the comparison in a sentence. Where the device owner holds no accelerator there is no race, and the section
 says why instead of offering one.
 """
 
@@ -13,7 +13,7 @@ import gradio as gr
 
 from playground.messages import number, render, say
 from playground.server.api import PlaygroundAPI
-from playground.server.training import race
+from playground.server.training import race_stream
 from playground.server.ui import language
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import TRAIN_LABELS
@@ -72,12 +72,14 @@ def stream_race(api: PlaygroundAPI, settings: dict, session: str, lang: str) -> 
         if "device" not in update or not isinstance(update["device"], dict):  # data, queued: the run's own words
             yield gr.skip(), status_markdown(update, lang)
             continue
-        sides_now = {side: update[side] for side in race.SIDES}
+        sides_now = {side: update[side] for side in race_stream.SIDES}
         if update["done"]:
             comparison = update["comparison"]
-            yield race_figure(sides_now, lang), render([race.said(comparison, comparison["speedup"], lang)], lang)
+            said = race_stream.said(comparison, comparison["speedup"], lang)
+            yield race_figure(sides_now, lang), render([said], lang)
         else:
-            yield race_figure(sides_now, lang), " · ".join(progress(sides_now[side], lang) for side in race.SIDES)
+            sides = " · ".join(progress(sides_now[side], lang) for side in race_stream.SIDES)
+            yield race_figure(sides_now, lang), sides
 
 
 def progress(update: dict, lang: str) -> str:

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 import gradio as gr
 
 from playground import messages
-from playground.server import sharing
-from playground.server.link_fields import BrokenLink, TabSchema
-from playground.server.sharing import MAX_EXERCISE_CHARS, Link
+from playground.server.links import sharing
+from playground.server.links.fields import BrokenLink, TabSchema
+from playground.server.links.sharing import MAX_EXERCISE_CHARS, Link
 from playground.server.ui import kept_edits, language
 from playground.server.ui.link_notes import LinkNotes, locked_label
 from playground.server.ui.link_scripts import ADDRESS_JS, COPY_LINK_JS, RUN_JS

@@ -11,7 +11,7 @@ import gradio as gr
 
 from playground import messages
 from playground.gallery import SPEED_EXAMPLES
-from playground.server.link_fields import TabSchema, fields_of
+from playground.server.links.fields import TabSchema, fields_of
 from playground.server.ui import call_fields, code_form, example_runs, measure_again, progress, share_links
 from playground.server.ui import markdown as md
 from playground.server.ui import speed_views as views

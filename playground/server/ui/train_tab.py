@@ -14,7 +14,7 @@ from playground import messages
 from playground.mnist import config
 from playground.mnist.config import DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig
 from playground.server.api import PlaygroundAPI
-from playground.server.link_fields import Choice, Flag, Number, TabSchema, Text
+from playground.server.links.fields import Choice, Flag, Number, TabSchema, Text
 from playground.server.ui import language, race_view, share_links
 from playground.server.ui.error_views import error_markdown
 from playground.server.ui.field_labels import TRAIN_LABELS

@@ -11,7 +11,7 @@ from playground import validation
 from playground.gallery import VMAP_PRESETS, VmapPreset
 from playground.jobs.vmap import DEFAULT_BATCH_SIZES
 from playground.server.api import PlaygroundAPI
-from playground.server.link_fields import TabSchema, fields_of
+from playground.server.links.fields import TabSchema, fields_of
 from playground.server.ui import code_form, measure_again, progress, share_links
 from playground.server.ui.layout import SIDE_BY_SIDE_MIN_PX, beside
 from playground.server.ui.preset_pick import run_stopped_by_preset

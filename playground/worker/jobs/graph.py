@@ -8,7 +8,7 @@ equation is a node and each variable an edge; an equation that holds jaxprs
 around its own node and one cluster per inner jaxpr. In the HLO graph each
 fusion is a cluster around the operations it fused: "five jaxpr operations,
 one kernel". Both stop at ``max_nodes``, counting what they left out.
-playground/server/graph_render.py draws them.
+playground/server/compiler/graph_render.py draws them.
 """
 
 from __future__ import annotations

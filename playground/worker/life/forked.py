@@ -11,27 +11,20 @@ single-threaded, then warm up, and only then read the job.
 
 from __future__ import annotations
 
-import ctypes
-import faulthandler
 import fcntl
 import os
-import signal
 import socket
-import sys
-import tempfile
-import traceback
 from types import ModuleType
 from typing import NoReturn
 
 from playground.confinement import lockdown, seccomp_filter
-from playground.ipc import protocol
+from playground.ipc import child_life, protocol
 from playground.ipc.limits import Limits
 from playground.worker.life import namespaces
 from playground.worker.life.warm_up import warmed_up
 
 JOB_FD = 3
 GATE_FD = 4
-_PR_SET_PDEATHSIG = 1
 
 
 def serve_one_job(job_fd: int, log_fd: int, gate_fd: int | None, request: dict, handlers: ModuleType) -> NoReturn:
@@ -41,39 +34,37 @@ def serve_one_job(job_fd: int, log_fd: int, gate_fd: int | None, request: dict, 
     server a question and waits for its answer (protocol.py).
     ``gate_fd``: where a worker without a cgroup sends its thread gate's listener (thread_gate.py).
     """
-    status = 0
-    try:
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # never outlive the template
-        budget = Limits(**request["limits"])
-        scratch = request["scratch"]
-        gate = _isolate(job_fd, log_fd, gate_fd)
-        layers = {"cgroups": _join_cgroups(request.get("cgroups") or [])}
-        layers["namespaces"] = _namespaces(request, budget)
-        _settle_in(scratch)
-        layers.update(lockdown.apply(budget, scratch, private_scratch=layers["namespaces"]["active"]))
-        if gate is not None:
-            layers["thread_gate"] = _hand_over_thread_gate(gate, budget, layers["seccomp"]["active"])
-        channel = socket.socket(fileno=JOB_FD)
-        hello = {
-            **warmed_up(handlers), "layers": layers, "rlimits": lockdown.rlimits_in_force(),
-            "private_scratch": layers["namespaces"]["active"], "pid_namespace": os.getpid() == 1,
-        }
-        protocol.send(channel, hello)
-        if not hello["ready"]:  # the warm-up's traceback is in the log already
-            status = 1
-            return
-        job = protocol.receive(channel, budget.message_bytes)
-        protocol.send(channel, handlers.run(job, budget, lambda reply: protocol.send(channel, {"early": reply}),
-                                            protocol.asker(channel, budget.message_bytes)))
-    except BaseException:  # reaches the server's log through the pipe, never the user
-        traceback.print_exc()
-        status = 1
-    finally:
-        os._exit(status)
+    child_life.live(lambda: _serve(job_fd, log_fd, gate_fd, request, handlers))
+
+
+def _serve(job_fd: int, log_fd: int, gate_fd: int | None, request: dict, handlers: ModuleType) -> int:
+    child_life.die_with_parent()  # never outlive the template
+    budget = Limits(**request["limits"])
+    scratch = request["scratch"]
+    gate = _isolate(job_fd, log_fd, gate_fd)
+    layers = {"cgroups": _join_cgroups(request.get("cgroups") or [])}
+    layers["namespaces"] = _namespaces(request, budget)
+    child_life.settle_in(scratch)
+    layers.update(lockdown.apply(budget, scratch, private_scratch=layers["namespaces"]["active"]))
+    if gate is not None:
+        layers["thread_gate"] = _hand_over_thread_gate(gate, budget, layers["seccomp"]["active"])
+    channel = socket.socket(fileno=JOB_FD)
+    hello = {
+        **warmed_up(handlers), "layers": layers, "rlimits": lockdown.rlimits_in_force(),
+        "private_scratch": layers["namespaces"]["active"], "pid_namespace": os.getpid() == 1,
+    }
+    protocol.send(channel, hello)
+    if not hello["ready"]:  # the warm-up's traceback is in the log already
+        return 1
+    job = protocol.receive(channel, budget.message_bytes)
+    protocol.send(channel, handlers.run(job, budget, lambda reply: protocol.send(channel, {"early": reply}),
+                                        protocol.asker(channel, budget.message_bytes)))
+    return 0
 
 
 def _isolate(job_fd: int, log_fd: int, gate_fd: int | None) -> int | None:
-    """Own session; stdout and stderr into the server's pipe; only the job socket (and the gate's) open besides.
+    """Own session; stdout and stderr into the server's pipe; only the job socket (and the gate's) open besides
+    (stdin: child_life.settle_in).
 
     Returns where the gate's socket is now (GATE_FD), or None.
     """
@@ -88,9 +79,6 @@ def _isolate(job_fd: int, log_fd: int, gate_fd: int | None) -> int | None:
     os.closerange(GATE_FD + 1, 1 << 16)  # the template's sockets, the originals of these, all else
     if gate_fd is None:
         os.closerange(GATE_FD, GATE_FD + 1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
     return None if gate_fd is None else GATE_FD
 
 
@@ -132,15 +120,3 @@ def _namespaces(request: dict, budget: Limits) -> dict:
         return {"active": False, "detail": f"refused by the kernel: {exc}"}
     own = "own PID namespace (no other process is visible); " if os.getpid() == 1 else ""
     return {"active": True, "detail": own + detail}
-
-
-def _settle_in(scratch: str) -> None:
-    os.chdir(scratch)
-    os.environ["HOME"] = os.environ["TMPDIR"] = scratch
-    # Set, not probed: tempfile's probe deletes a file, which a scratch folder that keeps its files refuses.
-    tempfile.tempdir = scratch
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file gives EFBIG instead of a kill
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    faulthandler.enable(file=sys.stderr, all_threads=True)
-    # The server asks for a traceback before it kills a job that ran out of time.
-    faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)

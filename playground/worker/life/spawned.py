@@ -15,58 +15,35 @@ Started as ``python -I -c "... main(channel, handlers)"`` (bootstrap.entry_comma
 
 from __future__ import annotations
 
-import faulthandler
 import importlib
 import os
-import signal
-import sys
-import traceback
 from typing import NoReturn
 
 from playground.confinement.rlimits import set_rlimits
-from playground.ipc import child_channel, protocol
+from playground.ipc import child_channel, child_life, protocol
 from playground.ipc.limits import Limits
 from playground.worker.life.warm_up import warmed_up
 
 
 def main(channel: str, handlers_module: str) -> NoReturn:
     """Serve one job with ``handlers_module`` (``preload``, ``warm_up``, ``run``); the process then ends."""
-    status = 0
-    try:
-        sock = child_channel.connect(channel)
-        request = protocol.receive(sock, 1 << 20)
-        limits = Limits(**request["limits"])
-        _settle_in(request["scratch"])
-        layers = {"rlimits": set_rlimits(limits)}
-        handlers = importlib.import_module(handlers_module)
-        handlers.preload()
-        hello = {**warmed_up(handlers), "layers": layers, "pid": os.getpid()}
-        protocol.send(sock, hello)
-        if not hello["ready"]:  # the warm-up's traceback is on stderr already
-            status = 1
-            return
-        job = protocol.receive(sock, limits.message_bytes)
-        protocol.send(sock, handlers.run(job, limits, lambda reply: protocol.send(sock, {"early": reply}),
-                                         protocol.asker(sock, limits.message_bytes)))
-    except BaseException:  # reaches the server's log through stderr, never the user
-        traceback.print_exc()
-        status = 1
-    finally:
-        sys.stderr.flush()
-        os._exit(status)
+    child_life.live(lambda: _serve(channel, handlers_module))
 
 
-def _settle_in(scratch: str) -> None:
-    """Work in the job's scratch folder; stdin closed; stdout into stderr, which the server reads (and caps)."""
-    os.chdir(scratch)
-    for name in ("HOME", "TMPDIR", "TEMP", "TMP", "USERPROFILE"):
-        os.environ[name] = scratch
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    faulthandler.enable(file=sys.stderr, all_threads=True)
-    if hasattr(signal, "SIGUSR1"):  # the server asks where the job is before it kills it (not on Windows)
-        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
-    if hasattr(signal, "SIGXFSZ"):
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a full file gives EFBIG instead of a kill
+def _serve(channel: str, handlers_module: str) -> int:
+    sock = child_channel.connect(channel)
+    request = protocol.receive(sock, 1 << 20)
+    limits = Limits(**request["limits"])
+    child_life.settle_in(request["scratch"])
+    os.dup2(2, 1)  # stdout into stderr, which the server reads (and caps)
+    layers = {"rlimits": set_rlimits(limits)}
+    handlers = importlib.import_module(handlers_module)
+    handlers.preload()
+    hello = {**warmed_up(handlers), "layers": layers, "pid": os.getpid()}
+    protocol.send(sock, hello)
+    if not hello["ready"]:  # the warm-up's traceback is on stderr already
+        return 1
+    job = protocol.receive(sock, limits.message_bytes)
+    protocol.send(sock, handlers.run(job, limits, lambda reply: protocol.send(sock, {"early": reply}),
+                                     protocol.asker(sock, limits.message_bytes)))
+    return 0

@@ -31,7 +31,6 @@ Sockets (SOCK_SEQPACKET, one JSON datagram each):
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import importlib
 import json
@@ -40,19 +39,17 @@ import select
 import signal
 import socket
 
+from playground.ipc import child_life
 from playground.worker.life import forked, namespaces
 from playground.worker.life.thread_gate import ThreadGate
 
-_PR_SET_PDEATHSIG = 1
-_PR_SET_DUMPABLE = 4
 _CLD_CODES = {os.CLD_EXITED: "exited", os.CLD_KILLED: "killed", os.CLD_DUMPED: "dumped"}
 
 
 def main(control_fd: int, exits_fd: int, handlers_module: str) -> None:
     """Serve worker requests; ``handlers_module`` (imported once, with JAX, before any fork) runs their jobs."""
-    libc = ctypes.CDLL(None)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the server's death ends us, and so our workers
-    libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)  # a worker cannot read our memory or environment
+    # The server's death ends us, and so our workers; a worker cannot read our memory or environment.
+    child_life.die_with_parent(undumpable=True)
     control = socket.socket(fileno=control_fd)
     exits = socket.socket(fileno=exits_fd)
     handlers = importlib.import_module(handlers_module)

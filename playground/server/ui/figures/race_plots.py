@@ -1,4 +1,5 @@
-"""The race's figure: both sides' training loss against the seconds since Start, on one plot (server/training/race.py).
+"""The race's figure: both sides' training loss against the seconds since Start, on one plot
+(server/training/race_stream.py).
 
 Cheap, like training_plots.py's figures (it is redrawn a few times a second while the race runs): SVG traces of at
 most ``MAX_POINTS`` points each, its look and thinning taken from there.

@@ -1,6 +1,6 @@
 """The figures of a finished (or stopped) training run: its confusion matrix and a grid of its test digits.
 
-Plots only: the numbers behind them come from playground/owner/training/results.py, computed once per run in
+Plots only: the numbers behind them come from playground/owner/training/test_report.py, computed once per run in
 the device owner. They share the live training figures' look (training_plots.py). No gradio, no jax: the Gradio
 server process imports this module.
 """

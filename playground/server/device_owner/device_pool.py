@@ -6,7 +6,7 @@ lowers for the device it hands to the device owner (playground/owner/), the one
 process that holds the device, through ``on_ask``: a session of the owner's for
 this job, opened when the job gets a worker and closed when it ends. One job at
 a time, so nothing else runs on the device while a job measures, and the jobs
-behind it wait in the server's line, told their place (job_line.py).
+behind it wait in the server's line, told their place (answering/line.py).
 
 The job's clock counts its own time: a request that waited for the owner's own
 work (a training run finishing its queued chunk before it pauses) is timed from

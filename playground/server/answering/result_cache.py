@@ -104,7 +104,7 @@ def keeps(reply: dict) -> bool:
 def app_version() -> str:
     """JAX's version and a digest of the playground's source files (its version, exactly): what a result depends on."""
     digest = hashlib.sha256()
-    root = Path(__file__).resolve().parents[1]  # playground/
+    root = Path(__file__).resolve().parents[2]  # playground/
     for path in sorted(root.rglob("*.py")):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())

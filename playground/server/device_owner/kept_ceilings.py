@@ -24,7 +24,7 @@ from playground.jobs.speed_of_light import MEASURED_AGAIN
 from playground.server import roofline
 
 if TYPE_CHECKING:
-    from playground.server.finishing import Finishing
+    from playground.server.answering.finishing import Finishing
 
 KIND = "device_ceilings"
 Jobs = Callable[[str, dict], Iterator[dict]]  # a job's updates by its kind and arguments (Finishing.updates)

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from playground import line_colours
-from playground.server import graph_render, pass_notes, text_diff
+from playground.server.compiler import graph_render, pass_notes, text_diff
 
 if TYPE_CHECKING:
-    from playground.server.finishing import Finishing
+    from playground.server.answering.finishing import Finishing
 
 
 def finish_passes(reply: dict, server: Finishing) -> Iterator[dict]:

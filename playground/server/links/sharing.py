@@ -3,7 +3,7 @@
 A token is base64url (no padding) of zlib-compressed compact JSON, so it fits in a
 query string (``?s=<token>``) and needs no server-side storage::
 
-    >>> from playground.server.link_fields import Number
+    >>> from playground.server.links.fields import Number
     >>> schemas = {"jit": TabSchema({"code": Text(100), "repeats": Number(1, 50, whole=True)}, ("repeats",))}
     >>> token = encode_link(Link("jit", {"code": "def f(x):\\n    return x * 2\\n", "repeats": 5}), schemas)
     >>> decode_link(token, schemas).state
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 
 from playground import messages
-from playground.server.link_fields import BrokenLink, Flag, TabSchema, Text, quoted
+from playground.server.links.fields import BrokenLink, Flag, TabSchema, Text, quoted
 
 FORMAT_VERSION = 1
 MAX_TOKEN_CHARS = 8192
@@ -125,7 +125,7 @@ def kept_edits(text: object, tab: str, shown: Mapping, schemas: Mapping[str, Tab
     against the schema. A field the schema refuses (a number box left empty) keeps the link's value; text
     that is not such an object, or is for another tab, keeps none::
 
-        >>> from playground.server.link_fields import Number
+        >>> from playground.server.links.fields import Number
         >>> schemas = {"jit": TabSchema({"sizes": Text(100), "repeats": Number(1, 50, whole=True)})}
         >>> shown = {"sizes": "64", "repeats": 5}
         >>> kept_edits('{"tab": "jit", "state": {"sizes": "16, 32", "repeats": null}}', "jit", shown, schemas)

@@ -1,7 +1,7 @@
 """What a job's finish (its kind's ``finish``, playground/jobs) is handed besides the checked reply.
 
-A finish is the server's own work on a reply: pictures and diffs (compiler_replies.py), the roofline under the
-device's ceilings (device_ceilings.py). The job runner calls it as ``finish(reply, server)`` with its one
+A finish is the server's own work on a reply: pictures and diffs (compiler/replies.py), the roofline under the
+device's ceilings (device_owner/kept_ceilings.py). The job runner calls it as ``finish(reply, server)`` with its one
 ``Finishing``: the runner's jobs, for a finish that needs one run (the ceilings are measured by a job of their own,
 in line like any other), and the objects finishes keep from one reply to the next, for the server's life.
 """

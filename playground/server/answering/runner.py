@@ -1,7 +1,7 @@
 """How the server answers a job request: from the cache, from an identical job already running, or in line.
 
 Each request gets a stream of updates: while it waits, its place in line and
-the estimated wait (job_line.py); for kinds whose worker sends one, the early
+the estimated wait (line.py); for kinds whose worker sends one, the early
 reply; then the final reply. The job itself runs in a thread of its own, so
 that it finishes (and fills the cache) even when the request that started it
 goes away, and every identical request that came meanwhile gets its result.
@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 
 from playground import jobs, messages, replies
 from playground.errors import internal_error, new_incident_id, said_error
-from playground.server.finishing import Finishing
-from playground.server.job_line import JobLine, LineFull, Ticket
-from playground.server.result_cache import ResultCache
+from playground.server.answering.finishing import Finishing
+from playground.server.answering.line import JobLine, LineFull, Ticket
+from playground.server.answering.result_cache import ResultCache
 
 if TYPE_CHECKING:
     from playground.server.pools import JobPool
