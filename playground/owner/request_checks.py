@@ -1,6 +1,6 @@
-"""The values of a job's request checked before the owner acts on them: a whole number below its bound, a compiler
-setting, the options of a timing. A value that does not fit is a ``Problem``, whose message is the answer's
-``error`` (session.py)."""
+"""The values of a job's request checked before the owner acts on them: a whole number below its bound, seconds
+within theirs, a compiler setting, the options of a timing. A value that does not fit is a ``Problem``, whose
+message is the answer's ``error`` (session.py)."""
 
 from __future__ import annotations
 
@@ -25,10 +25,21 @@ def compiler_setting(setting: object) -> object:
     return setting
 
 
+# The longest a timing may ask to run: past a job's own time (PLAYGROUND_MEASURE_TIMEOUT_S, 60 s unless raised) the
+# server ends the owner anyway; this keeps a hostile request from even asking for longer.
+MAX_TIMING_S = 3600.0
+
+
+def seconds(value: object, high: float, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= high:
+        raise Problem(f"{name} must be a number of seconds from 0 to {high:g}, got {str(value)[:20]}")
+    return float(value)
+
+
 def timing_options(request: dict) -> dict:
     """A timing's options (measure/timing.py's), each within its bound."""
-    return {"min_total_s": min(float(request.get("min_total_s", 0.2)), 30.0),
+    return {"min_total_s": seconds(request.get("min_total_s", 0.2), 30.0, "min_total_s"),
             "min_runs": min(whole(request.get("min_runs", 3), 1001, "min_runs"), 1000) or 1,
             "max_runs": min(whole(request.get("max_runs", 50), 1002, "max_runs"), 1001) or 1,
-            "max_total_s": float(request.get("max_total_s", 30.0)),
+            "max_total_s": seconds(request.get("max_total_s", 30.0), MAX_TIMING_S, "max_total_s"),
             "warmup": whole(request.get("warmup", 1), 11, "warmup")}

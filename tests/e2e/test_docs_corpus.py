@@ -14,7 +14,6 @@ import io
 import math
 import re
 import threading
-import traceback
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
@@ -28,6 +27,7 @@ from jax import lax
 from playground.owner import batches
 from playground.worker.jobs.device import wire_leaves
 from playground.worker.jobs.vmap_axes import map_mapped
+from playground.worker.lessons.user_errors import user_line
 from tests.conftest import SANDBOX, SHARED_CLOCK_S, start_server, stop_server
 from tests.e2e import docs_corpus as corpus
 from tests.e2e.docs_corpus import Entry, Fails, Ok
@@ -120,18 +120,6 @@ def load(entry: Entry, name: str) -> tuple:
 def arguments(expression: str, namespace: dict) -> tuple:
     value = eval(expression.strip() or "()", namespace)  # noqa: S307 - the corpus' own expression
     return value if isinstance(value, tuple) else (value,)
-
-
-def user_line(exc: BaseException) -> int | None:
-    """The corpus code's line nearest to where plain JAX raised (following the exception's causes)."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        frames = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == CORPUS_FILE]
-        if frames:
-            return frames[-1]
-        exc = exc.__cause__ or exc.__context__
-    return None
 
 
 def is_key(leaf) -> bool:
@@ -283,7 +271,7 @@ def plain_failure(entry: Entry) -> BaseException:
 def check_error(entry: Entry, expect: Fails, reply: dict) -> None:
     failure = plain_failure(entry)
     line = expect.line(entry.code)
-    assert user_line(failure) == line, "corpus: plain JAX fails on another line"
+    assert user_line(failure, CORPUS_FILE) == line, "corpus: plain JAX fails on another line"
     assert reply.get("ok") is False, summary(reply)
     error = reply["error"]
     assert error["kind"] == expect.kind, summary(reply)

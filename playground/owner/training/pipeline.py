@@ -210,10 +210,9 @@ def next_chunk_steps(planned: int, steps_per_s: float, target_s: float, block: i
     """Steps for the next chunk so that it lasts about ``target_s`` at ``steps_per_s``, at most twice the ``planned``
     length of the chunks so far, in whole blocks.
 
-    The cap matters at the start: the first steps after compiling measure
-    2-3x faster than the steady state on a CPU (measured: 13 steps at 4 ms,
-    the next 45 at 11 ms, one 0.5 s chunk where 0.2 s was meant), so growth
-    is gentle: 2x, not more. It is taken of the length planned, not of the
+    The cap matters at the start: the first steps after compiling run 2-3x
+    faster than the steady state on a CPU, and a chunk sized from them would
+    overrun its target, so growth is gentle: 2x, not more. It is taken of the length planned, not of the
     steps a chunk ran: the last chunk of an epoch runs only the epoch's
     rest, and a cap on that would shrink the next epoch's chunks for no
     reason. A chunk of whole ``block``s computes every step of each block

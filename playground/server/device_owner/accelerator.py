@@ -27,8 +27,8 @@ _NVIDIA_DEVICES = ("dev/nvidiactl", "dev/nvidia[0-9]*", "dev/nvidia-uvm", "dev/n
                    "dev/nvidia-caps/nvidia-cap*")
 # What the driver library reads to find the GPUs: its /proc files, its modules' parameters, the list of PCI
 # devices, and (found by vendor, below) the sysfs folders of the GPUs themselves, not of any other device; and
-# what it reads of the machine at cuInit (an strace of it, NVIDIA/cuda-checkpoint#10; canonical/snapd's CUDA
-# rules): the kernel's module and device lists, the lowest mappable address, the NUMA nodes and memory blocks.
+# what it reads of the machine at cuInit (as an strace of cuInit shows): the kernel's module and device lists, the
+# lowest mappable address, the NUMA nodes and memory blocks.
 _NVIDIA_READ = ("proc/driver/nvidia", "proc/driver/nvidia-uvm", "sys/module/nvidia", "sys/module/nvidia_uvm",
                 "sys/bus/pci/devices", "proc/modules", "proc/devices", "proc/sys/vm/mmap_min_addr",
                 "sys/devices/system/node", "sys/devices/system/memory/block_size_bytes")

@@ -9,9 +9,8 @@ name; the sandbox's CPU workers never get any). The reviewed list:
 - ``thread_names`` (Landlock): write access to the files beneath the owner's
   own ``/proc/self/task``. CUDA's ``cuInit`` names the threads it starts by
   writing ``/proc/self/task/<tid>/comm`` and fails with CUDA_ERROR_OPERATING_SYSTEM
-  when it cannot (NVIDIA/OpenShell#1486, nolabs-ai/nono#924: Landlock with a
-  read-only /proc makes cuInit fail). The files there change only the
-  owner itself (its threads' names, its own OOM score upwards).
+  when it cannot (under Landlock, a read-only /proc makes cuInit fail). The
+  files there change only the owner itself (its threads' names, its own OOM score upwards).
 - ``own_sockets`` (seccomp): ``bind`` and ``listen`` on UNIX sockets. ``cuInit``
   binds and listens on an abstract socket of its own (``@cuda-uvmfd-<ns>-<pid>``,
   canonical/snapd's CUDA rules) and fails when refused; with these two allowed,
@@ -19,8 +18,8 @@ name; the sandbox's CPU workers never get any). The reviewed list:
   that connects is ever served.
 - ``absent_daemons`` (seccomp): ``connect`` fails with ENOENT ("no such file")
   instead of EPERM, as where no daemon runs: the driver looks for the MPS control
-  daemon's socket (``/tmp/nvidia-mps/control``) and carries on after ENOENT
-  (NVIDIA/cuda-checkpoint#10). The call is still refused: nothing is reached.
+  daemon's socket (``/tmp/nvidia-mps/control``) and carries on after ENOENT.
+  The call is still refused: nothing is reached.
 - ``compiler_programs`` (seccomp and Landlock): start NVIDIA's ``ptxas`` and
   ``nvlink``, and nothing else. Opening the GPU is not enough: XLA compiles each
   GPU kernel by running these two programs (cuda_programs.py says why the pip

@@ -38,7 +38,7 @@ from playground.server.training.slots import SlotQueue
 
 __all__ = ["NoTrainedModel", "TrainingFailed", "TrainingService"]
 POLL_S = 0.1
-START_WAIT_S = 300.0  # an owner starting again (opening a TPU took up to 16 s)
+START_WAIT_S = 300.0  # an owner starting again opens its device anew: seconds, well within this
 
 
 class TrainingFailed(RuntimeError):

@@ -196,15 +196,16 @@ class CallbackFailures(logging.Handler):
         return None
 
 
-def user_line(exc: BaseException) -> int | None:
-    """The line of the user's code closest to where the exception was raised."""
+def user_line(exc: BaseException, filename: str = USER_FILENAME) -> int | None:
+    """The line of the user's code (compiled as ``filename``) closest to where the exception was raised, following
+    its causes."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        lines = [fr.lineno for fr in traceback.extract_tb(exc.__traceback__) if fr.filename == USER_FILENAME]
+        lines = [fr.lineno for fr in traceback.extract_tb(exc.__traceback__) if fr.filename == filename]
         if lines:
             return lines[-1]
-        embedded = re.findall(rf'File "{re.escape(USER_FILENAME)}", line (\d+)', str(exc))
+        embedded = re.findall(rf'File "{re.escape(filename)}", line (\d+)', str(exc))
         if embedded:
             return int(embedded[-1])
         exc = exc.__cause__ or exc.__context__
