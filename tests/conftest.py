@@ -64,7 +64,7 @@ def variant(item) -> str:
 # server and Chromium: one lane alone takes longer than all the rest of the suite's share of a process, and more
 # lanes than cores leave pages unresponsive.
 BROWSER_LANE_2 = {"test_first_hour", "test_train_tab", "test_busy_ui", "test_compiler_tab", "test_languages",
-                  "test_local_mode", "test_preset_pick", "test_inspect_ui"}
+                  "test_local_mode", "test_preset_pick", "test_inspect_ui", "test_class_edits", "test_race"}
 # The end-to-end modules that use their mode's shared server (tests/e2e/conftest.py) run together, one group per
 # mode, so that each mode's server starts once a run instead of once in every test process that got one of them,
 # and leaves no idle servers up (docs/development.md's measurements). These start servers of their own.
