@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import blank_tab, reopen_app, save_screenshot
+from tests.browser.conftest import blank_tab, reopen_app, save_screenshot, wait_until_finished
 from tests.browser.test_class_edits import SCREENS
 from tests.browser.test_inspect_ui import RESULT_TIMEOUT_MS, run_inspect
 from tests.browser.test_speed_tab import SPEED_TIMEOUT_MS, open_speed_tab
@@ -81,7 +81,11 @@ def test_a_cached_result_is_judged_against_roofs_that_hold(app: Page):
     app.locator("#speed-run").click()
     expect(app.locator("#speed-status")).to_contain_text("Served from the cache", timeout=SPEED_TIMEOUT_MS)
     expect(verdict).to_contain_text("compute-bound")
-    roofs = [item for item in app.locator("#speed-ceilings li").all_inner_texts() if RATE.search(item)]
+    ceilings = app.locator("#speed-ceilings")
+    expect(ceilings.locator("li").filter(has_text=RATE)).not_to_have_count(0)  # drawn after the status
+    for written in (verdict, ceilings, app.locator("#speed-notes")):
+        wait_until_finished(written)
+    roofs = [item for item in ceilings.locator("li").all_inner_texts() if RATE.search(item)]
     rates = [float(match[1].replace(",", "")) * SCALE[match[2]] for match in map(RATE.search, roofs)]
     assert len(rates) >= 2 and rates == sorted(rates, reverse=True), roofs  # caches, then memory
     for said in verdict.locator("li").all_inner_texts():
