@@ -98,11 +98,11 @@ def pick_function(tree: ast.Module, source: str = "") -> Picked:
         return picked
     rules = _derivative_rules(tree)
     defs = [name for name, node in top_level_functions(tree) if not isinstance(node, ast.Lambda)]
-    kept = [name for name in defs if name not in rules]
+    kept = [i for i, name in enumerate(defs) if name not in rules]
     if not kept:
         raise UserCodeError("invalid_input", "Define a function to inspect, for example `def f(x): return x * 2`.")
-    last = len(defs) - 1 - defs[::-1].index(kept[-1])
-    return Picked(kept[-1], rules_after=tuple(dict.fromkeys(defs[last + 1:])))
+    last = kept[-1]
+    return Picked(defs[last], rules_after=tuple(dict.fromkeys(defs[last + 1:])))
 
 
 # The methods of jax.custom_jvp and jax.custom_vjp that take the rules of a function's derivative.

@@ -50,14 +50,12 @@ def settle_in(scratch: str) -> None:
     os.dup2(devnull, 0)
     os.close(devnull)
     faulthandler.enable(file=sys.stderr, all_threads=True)
-    for name, handle in (("SIGUSR1", None), ("SIGXFSZ", signal.SIG_IGN), ("SIGCHLD", signal.SIG_DFL)):
-        number = getattr(signal, name, None)
-        if number is None:
-            continue
-        if handle is None:
-            faulthandler.register(number, file=sys.stderr, all_threads=True)
-        else:
-            signal.signal(number, handle)
+    if hasattr(signal, "SIGUSR1"):  # none of these three on Windows
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    if hasattr(signal, "SIGCHLD"):
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
 
 
 def die_with_parent(undumpable: bool = False) -> None:

@@ -212,10 +212,10 @@ def next_chunk_steps(planned: int, steps_per_s: float, target_s: float, block: i
 
     The cap matters at the start: the first steps after compiling run 2-3x
     faster than the steady state on a CPU, and a chunk sized from them would
-    overrun its target, so growth is gentle: 2x, not more. It is taken of the length planned, not of the
-    steps a chunk ran: the last chunk of an epoch runs only the epoch's
-    rest, and a cap on that would shrink the next epoch's chunks for no
-    reason. A chunk of whole ``block``s computes every step of each block
+    overrun its target, so growth is gentle: 2x, not more. It is taken of the
+    length planned, not of the steps a chunk ran: the last chunk of an epoch
+    runs only the epoch's rest, and a cap on that would shrink the next
+    epoch's chunks for no reason. A chunk of whole ``block``s computes every step of each block
     (steps.compile_blocks).
 
     >>> next_chunk_steps(16, 16_000, 0.2, 16), next_chunk_steps(160, 320, 0.2, 16), next_chunk_steps(4, 0, 0.2)

@@ -2,8 +2,8 @@
 
 Anyone can craft a link, so every value is checked against its field before the page sees it, and a value the
 field refuses is a BrokenLink whose message is meant for the person who clicked the link (sharing.py), in the
-page's language. A tab's
-fields are made from its jobs' declarations (``fields_of``), as a form holds each argument.
+page's language. A tab's fields are made from its jobs' declarations (``fields_of``), as a form holds each
+argument.
 """
 
 from __future__ import annotations
