@@ -35,7 +35,7 @@ def env(tmp_path_factory) -> dict[str, str]:
 
 def run(owner, config: TrainConfig, env: dict[str, str]) -> tuple[dict, dict]:
     """A whole run: its "compiling" update and its last message."""
-    stream = training_owner.train(owner, config, env)
+    stream = training_owner.train(owner, config)
     try:
         seen = training_owner.until(stream, "never", WAIT_S)
     finally:

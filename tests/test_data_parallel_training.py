@@ -8,6 +8,8 @@ one-device cases run here, in pytest's own JAX (one CPU device).
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import numpy as np
 import pytest
@@ -29,15 +31,14 @@ N_TRAIN, N_TEST = 2048, 512  # 32 steps an epoch
 # gradient scale or a skipped step moves the loss by percents.
 RTOL, ATOL = 1e-4, 1e-5
 
-# name -> (optimizer, data_parallel, multi_step, block: None for the device's own, 5 for an accelerator's path
+# name -> (optimizer, data_parallel, block: None for the device's own, 5 for an accelerator's path
 # with blocks of 5 steps and each epoch's last 32 % 5 = 2 in one more)
 RUNS = {
-    "single_adam": ("adam", False, True, None),
-    "parallel_adam": ("adam", True, True, None),
-    "parallel_adam_per_step": ("adam", True, False, None),
-    "parallel_adam_blocks": ("adam", True, True, 5),
-    "single_sgd": ("sgd", False, True, None),
-    "parallel_sgd": ("sgd", True, True, None),
+    "single_adam": ("adam", False, None),
+    "parallel_adam": ("adam", True, None),
+    "parallel_adam_blocks": ("adam", True, 5),
+    "single_sgd": ("sgd", False, None),
+    "parallel_sgd": ("sgd", True, None),
 }
 
 DRIVER = f"""
@@ -59,9 +60,9 @@ images, labels = synthetic_digits(payload["n_train"] + payload["n_test"], seed=1
 n_train = payload["n_train"]
 data = ArrayData(images[:n_train], labels[:n_train], images[n_train:], labels[n_train:])
 
-def run(name, optimizer, data_parallel, multi_step, block):
+def run(name, optimizer, data_parallel, block):
     config = TrainConfig(**settings, optimizer=optimizer, data_parallel=data_parallel)
-    updates = list(train(config, data, update_every_s=0.02, multi_step=multi_step, block=block))
+    updates = list(train(config, data, update_every_s=0.02, block=block))
     np.savez(folder / f"{{name}}.npz", *[array for layer in updates[-1]["params"] for array in layer])
     return {{"losses": [[u["step"], u["loss"]] for u in updates if u["loss"] is not None],
              "devices": sorted({{u["devices"] for u in updates}}), "device": updates[-1]["device"],
@@ -131,9 +132,8 @@ def test_the_run_reports_its_eight_devices(results):
     assert parallel["updates"] >= 4  # several updates, so several losses were compared above
 
 
-@pytest.mark.parametrize("other", ["parallel_adam_per_step", "parallel_adam_blocks"])
-def test_per_step_dispatch_and_blocks_match_the_chunks_in_data_parallel_mode(results, other):
-    chunked, stepped = results["parallel_adam"], results[other]
+def test_blocks_match_the_chunks_in_data_parallel_mode(results):
+    chunked, stepped = results["parallel_adam"], results["parallel_adam_blocks"]
     np.testing.assert_allclose(*common_losses(chunked, stepped), rtol=RTOL)
     for ours, theirs in zip(chunked["params"], stepped["params"], strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=RTOL, atol=ATOL)
@@ -159,7 +159,7 @@ def small_data() -> ArrayData:
 def test_one_device_is_a_mesh_of_one_with_the_same_numbers():
     config = TrainConfig(layers=(784, 32, 10), batch_size=30, epochs=2, optimizer="adam")
     plain = list(train(config, small_data()))
-    mesh_of_one = list(train(TrainConfig(**{**config.to_dict(), "data_parallel": True}), small_data()))
+    mesh_of_one = list(train(dataclasses.replace(config, data_parallel=True), small_data()))
     assert {u["devices"] for u in mesh_of_one} == {1}
     assert mesh_of_one[-1]["device"] == f"{plain[-1]['device']} × 1 (data-parallel)"
     np.testing.assert_allclose(mesh_of_one[-1]["loss"], plain[-1]["loss"], rtol=RTOL)

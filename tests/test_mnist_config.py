@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
+import socket
 
 import pytest
 
-from playground.mnist.config import DATASET_NAMES, DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig
+from playground.ipc import protocol
+from playground.mnist.config import DATASET_NAMES, DEFAULT_LEARNING_RATES, OPTIMIZERS, TrainConfig, TrainOrder
 from playground.validation import as_whole
 
 
@@ -57,12 +58,16 @@ def test_whole_numbers_follow_the_apps_one_rule(value):
 
 
 @pytest.mark.parametrize("data_parallel", [False, True])
-def test_to_dict_round_trips_through_json(data_parallel):
+def test_an_order_crosses_the_owners_protocol_as_itself(data_parallel):
     config = TrainConfig.from_dict({"optimizer": "adam", "layers": (784, 64, 10), "seed": 3,
                                     "data_parallel": data_parallel})
-    values = config.to_dict()
-    assert values["layers"] == [784, 64, 10] and values["data_parallel"] is data_parallel
-    assert TrainConfig.from_dict(json.loads(json.dumps(values))) == config
+    order = TrainOrder(config, "/runs/run-1", slot=1, race="device")
+    left, right = socket.socketpair()
+    with left, right:
+        protocol.send(left, {"train": order, "run": 7})
+        message = protocol.receive(right, 1 << 20, (TrainOrder, TrainConfig))
+    assert message == {"train": order, "run": 7} and message["train"].config.layers == (784, 64, 10)
+    assert isinstance(message["train"].config, TrainConfig)
 
 
 @pytest.mark.parametrize(("values", "key", "hint"), [

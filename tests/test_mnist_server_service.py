@@ -23,7 +23,8 @@ from playground.server.config import data_places
 from playground.server.device_owner import process as owner_process
 from playground.server.training.inference import probabilities
 from playground.server.training.results import NoTrainedModel
-from playground.server.training.service import TrainingFailed, TrainingService
+from playground.server.training.service import TrainingService
+from playground.server.training.stopping import TrainingFailed
 from tests.mnist_folders import make_mnist_dir, make_test_set_dir, offline_env
 from tests.training_doubles import ScriptedOwner
 from tests.training_owner import HeldDevice, ended, running_owner, runs_folder, sent, train, until
@@ -347,7 +348,7 @@ def test_a_data_parallel_run_holds_every_slot_and_trains_on_every_device(own_ser
 
 
 def test_a_run_pauses_while_a_jobs_session_has_the_device_and_resumes_after_it(owner, env):
-    stream = train(owner, long_run(), env)
+    stream = train(owner, long_run())
     try:
         until(stream, "training", RUN_S)
         with HeldDevice(owner) as held:
@@ -369,7 +370,7 @@ def test_a_run_pauses_while_a_jobs_session_has_the_device_and_resumes_after_it(o
 def test_a_run_that_starts_while_a_session_has_the_device_waits_for_it(owner, env):
     with HeldDevice(owner) as held:
         held.take()
-        stream = train(owner, config(epochs=1), env)
+        stream = train(owner, config(epochs=1))
         try:
             held.work(HELD_S)
             assert sent(stream) == []  # not even "compiling": the run waits for its turn

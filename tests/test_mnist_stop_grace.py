@@ -21,7 +21,8 @@ import pytest
 from playground.mnist.config import TrainConfig
 from playground.mnist.places import DataPlaces
 from playground.server.device_owner.handle import OwnerLost
-from playground.server.training.service import START_WAIT_S, TrainingFailed, TrainingService
+from playground.server.training.service import START_WAIT_S, TrainingService
+from playground.server.training.stopping import TrainingFailed
 from tests.training_doubles import ScriptedOwner, done, finishing
 
 STOP_GRACE_S = 1.0
@@ -131,8 +132,8 @@ def test_a_run_on_an_owner_starting_again_says_so_and_waits_for_it(make_service,
     assert phases == ["starting", "training", "finishing", "stopped"]
     assert owner.waited == [START_WAIT_S]
     order = owner.stream.order
-    assert order["slot"] == 0 and order["config"]["dataset"] == "digits"
-    assert os.path.isdir(order["run_dir"]) and order["data"]["cache"] == str(tmp_path)  # where the owner looks
+    assert order.slot == 0 and order.race is None and order.config.dataset == "digits"
+    assert os.path.isdir(order.run_dir)
 
 
 def test_an_owner_that_ends_mid_run_fails_the_run_with_its_reason(make_service):

@@ -1,4 +1,4 @@
-"""The training stream: its metric dicts, step accounting, one-call vs per-step equality, stopping, real MNIST."""
+"""The training stream: its metric dicts, step accounting, chunks against a plain loop of steps, stops, real MNIST."""
 
 from __future__ import annotations
 
@@ -144,20 +144,43 @@ def assert_same_training(ours: list[dict], theirs: list[dict], rtol: float, atol
     assert ours[-1]["step"] == theirs[-1]["step"]
 
 
+def plain_loop(config: TrainConfig, data: ArrayData) -> tuple[list[float], list]:
+    """The reference: the loop's own first state and permutations, one jitted optimiser step after another, as a
+    user would write it; each step's loss and the last parameters."""
+    import jax
+
+    optimizer = make_optimizer(config)
+    step = jax.jit(lambda params, opt_state, images, labels: worker_steps.optimizer_step(
+        optimizer, params, opt_state, images, labels))
+    params, opt_state = first_state(config)
+    n, size = len(data.train_labels), config.batch_size
+    losses = []
+    for epoch in range(config.epochs):
+        order = epoch_order(config.seed, epoch, n)
+        for i in range(n // size):
+            batch = order[i * size:(i + 1) * size]
+            params, opt_state, loss = step(params, opt_state, data.train_images[batch], data.train_labels[batch])
+            losses.append(float(loss))
+    return losses, jax.device_get(params)
+
+
 @pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam"])
-def test_one_call_chunks_and_per_step_dispatch_agree(optimizer):
+def test_one_call_chunks_train_as_a_plain_loop_of_steps(optimizer):
     config = TrainConfig(layers=TINY, batch_size=25, epochs=2, optimizer=optimizer, seed=3)
     data = synthetic(seed=1)
-    chunked = run(config, data, multi_step=True, update_every_s=0.02)
-    assert_same_training(chunked, run(config, data, multi_step=False, update_every_s=0.02), 1e-4, 1e-5)
+    chunked = run(config, data, update_every_s=0.02)
+    losses, params = plain_loop(config, data)
     assert chunked[-1]["step"] == 24
+    np.testing.assert_allclose(step_losses(chunked), losses, rtol=1e-4)
+    for (w1, b1), (w2, b2) in zip(chunked[-1]["params"], params, strict=True):
+        np.testing.assert_allclose(w1, w2, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(b1, b2, rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("multi_step", [True, False])
-def test_stop_after_the_second_update(multi_step):
+def test_stop_after_the_second_update():
     stop = threading.Event()
     stream = train(TrainConfig(layers=TINY, batch_size=10, epochs=100), synthetic(), stop.is_set,
-                   multi_step=multi_step, update_every_s=0.05)
+                   update_every_s=0.05)
     seen = [next(stream), next(stream)]
     stop.set()
     rest = list(stream)
@@ -170,8 +193,7 @@ def test_stop_after_the_second_update(multi_step):
     assert len(final["params"]) == 2 and final["epoch_accuracy"] is None
 
 
-@pytest.mark.parametrize("multi_step", [True, False])
-def test_stop_mid_chunk_with_the_default_model(multi_step):
+def test_stop_mid_chunk_with_the_default_model():
     """The flag set from another thread while a full-length chunk runs: at most that chunk is finished, then the
     final update.
 
@@ -180,8 +202,7 @@ def test_stop_mid_chunk_with_the_default_model(multi_step):
     test images, as it would on MNIST.
     """
     set_at: list[float] = []
-    stream = train(TrainConfig(epochs=100), synthetic(n_train=30_000, n_test=10_000), lambda: bool(set_at),
-                   multi_step=multi_step)
+    stream = train(TrainConfig(epochs=100), synthetic(n_train=30_000, n_test=10_000), lambda: bool(set_at))
     assert next(stream)["phase"] == "compiling"
     assert next(stream)["phase"] == "training"  # compiled, trained one chunk
     timer = threading.Timer(1.0, lambda: set_at.append(time.perf_counter()))  # inside a chunk, most likely
@@ -196,7 +217,7 @@ def test_stop_mid_chunk_with_the_default_model(multi_step):
     timer.join()
     assert update["stopped"] is True and update["step"] < 100 * 234
     assert phases[-2] == "finishing"  # what a waiting server sees before the final measurement
-    # The flag is read before each chunk (and, one step at a time, before each step): the chunk it came in ends,
+    # The flag is read before each chunk: the chunk it came in ends,
     # and the one queued behind it; no other starts, and at most the first of the two is reported as training.
     chunks = [u["step"] for u in after_stop if u["phase"] == "training" and not u["done"]]
     assert len(chunks) <= 1 and after_stop[-2]["phase"] == "finishing", [u["phase"] for u in after_stop]
@@ -316,8 +337,7 @@ def test_blocks_train_exactly_as_one_call_per_chunk():
     for run, pieces in ((chunks, [(0, 25)]), (blocks, [(0, 16), (16, 9)]), (blocks, [(0, 25)])):
         state = fresh_state()
         for first, n in pieces:
-            state, done = run(state, order, first, n, lambda: False)
-            assert done == n
+            state = run(state, order, first, n)
         results.append((jax.device_get(state.params), worker_steps.smoothed_value(state.smoothed),
                         int(state.smoothed[1])))
     (one, loss_one, count_one), *others = results
@@ -328,7 +348,7 @@ def test_blocks_train_exactly_as_one_call_per_chunk():
             np.testing.assert_allclose(w2, w1, rtol=1e-5, atol=1e-7)
             np.testing.assert_allclose(b2, b1, rtol=1e-5, atol=1e-7)
     with pytest.raises(ValueError, match="whole 16-step blocks"):
-        blocks(fresh_state(), order, 0, 20, lambda: False)  # would need a 4-step block, never compiled
+        blocks(fresh_state(), order, 0, 20)  # would need a 4-step block, never compiled
     with pytest.raises(ValueError, match="block_steps must be from 1 to the epoch's 25 steps"):
         worker_steps.compile_blocks(optimizer, batch_size, None, 26, steps_per_epoch, fresh_state(), images,
                                     labels, order)
@@ -345,10 +365,10 @@ def test_a_measurement_queued_before_the_next_chunk_sees_the_params_it_was_given
     for run in (worker_steps.compile_chunks(optimizer, batch_size, None, fresh_state(), images, labels, order),
                 worker_steps.compile_blocks(optimizer, batch_size, None, 5, 25, fresh_state(), images, labels,
                                             order)):
-        state, _ = run(fresh_state(), order, 0, 5, lambda: False)
+        state = run(fresh_state(), order, 0, 5)
         kept = jax.tree.map(jnp.copy, state.params)  # on the device: a host read would keep the buffers from reuse
         queued = classify(state.params, batches)
-        later, _ = run(state, order, 5, 20, lambda: False)
+        later = run(state, order, 5, 20)
         assert state.params[0][0].is_deleted()  # donated to the chunk after
         expected = classify(kept, batches)
         assert np.array_equal(np.asarray(queued), np.asarray(expected))
@@ -362,10 +382,9 @@ def test_the_next_chunk_is_queued_before_a_chunk_is_reported(monkeypatch):
         def compile_and_count(*args, **kwargs):
             run = compile_runner(*args, **kwargs)
 
-            def counted(state, order, first, n, should_stop):
-                state, done = run(state, order, first, n, should_stop)
-                queued_steps.append(queued_steps[-1] + done)
-                return state, done
+            def counted(state, order, first, n):
+                queued_steps.append(queued_steps[-1] + n)
+                return run(state, order, first, n)
             return counted
         return compile_and_count
 
@@ -509,27 +528,18 @@ def step_losses(updates: list[dict]) -> list[float]:
 
 
 @pytest.mark.parametrize("how", [{"update_every_s": 0.01}, {"update_every_s": 1.0}, {"block": 1},
-                                 {"block": 3}, {"block": 25}, {"multi_step": False},
+                                 {"block": 3}, {"block": 25},
                                  {"whole_epochs": True, "update_every_s": 1.0}])
 def test_a_run_sends_each_steps_loss_once_whatever_its_chunks(how):
     """One epoch of 25 steps: exactly 25 losses, each as a plain loop of optimiser steps computes it, however
-    the run was cut into chunks (tiny ones, one for the epoch, blocks of 3 with a short last one, step by step)."""
+    the run was cut into chunks (tiny ones, one for the epoch, blocks of 3 with a short last one)."""
 
     config = TrainConfig(layers=TINY, batch_size=12, epochs=1, optimizer="adam", seed=5)
     data = synthetic(seed=6)
     updates = run(config, data, **how)
     losses = step_losses(updates)
     assert len(losses) == updates[-1]["step"] == 25
-    # The reference: the loop's own first state and permutation, one jitted optimiser step after another.
-    optimizer = make_optimizer(config)
-    params, opt_state = first_state(config)
-    order = epoch_order(config.seed, 0, 300)
-    update = worker_steps.make_update(optimizer)
-    expected = []
-    for i in range(25):
-        batch = order[i * 12:(i + 1) * 12]
-        params, opt_state, loss = update(params, opt_state, data.train_images[batch], data.train_labels[batch])
-        expected.append(float(loss))
+    expected, _ = plain_loop(config, data)
     np.testing.assert_allclose(losses, expected, rtol=1e-5)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 import struct
@@ -9,7 +10,7 @@ import threading
 
 import pytest
 
-from playground.ipc.protocol import MessageBuffer, MessageTooLarge, decode, encode, receive, send
+from playground.ipc.protocol import TYPE_KEY, MessageBuffer, MessageTooLarge, decode, encode, receive, send
 
 MESSAGES = [
     {},
@@ -177,3 +178,37 @@ def test_receive_twice_when_both_messages_arrived_together(pair):
     b.settimeout(0.5)
     assert receive(b, 1024) == {"n": 2}
 
+
+
+@dataclasses.dataclass(frozen=True)
+class _Point:
+    x: int
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if self.x < 0:
+            raise ValueError("x must not be negative")
+
+
+def _through_a_socket(message: dict, types: tuple[type, ...]) -> object:
+    left, right = socket.socketpair()
+    with left, right:
+        send(left, message)
+        return receive(right, 1 << 20, types)
+
+
+def test_a_dataclass_the_reader_names_crosses_as_itself_and_others_as_their_fields():
+    message = {"points": [_Point(1, "a"), _Point(2)], "one": _Point(3)}
+    assert _through_a_socket(message, (_Point,)) == message
+    plain = _through_a_socket(message, ())
+    assert plain["one"] == {TYPE_KEY: "_Point", "x": 3, "label": ""}  # a reader that names no type gets the fields
+
+
+def test_a_dataclass_is_made_by_its_constructor_where_it_arrives():
+    forged = {"one": {TYPE_KEY: "_Point", "x": -1}}  # its checks run on the reader's side too
+    with pytest.raises(ValueError, match="x must not be negative"):
+        _through_a_socket(forged, (_Point,))
+    with pytest.raises(ValueError, match="fields of a _Point were not its own"):
+        _through_a_socket({"one": {TYPE_KEY: "_Point", "x": 1, "y": 2}}, (_Point,))
+    with pytest.raises(TypeError, match="a set does not travel"):
+        encode({"one": {1, 2}})

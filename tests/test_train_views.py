@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from playground import messages
@@ -144,7 +146,8 @@ def test_the_forms_values_become_the_trains_config():
     config = train_config("digits", "784, 64, 10", "adam", 0.002, 64.0, 3.0, 1.0, True)
     assert config == {"dataset": "digits", "layers": "784, 64, 10", "optimizer": "adam", "learning_rate": 0.002,
                       "batch_size": 64.0, "epochs": 3.0, "seed": 1.0, "data_parallel": True}
-    assert set(config) == set(TrainConfig().to_dict())  # the form sets every setting, none left to a default
+    # the form sets every setting, none left to a default
+    assert set(config) == {setting.name for setting in dataclasses.fields(TrainConfig)}
     assert TrainConfig.from_dict(config) == TrainConfig(dataset="digits", layers=(784, 64, 10), optimizer="adam",
                                                         learning_rate=0.002, batch_size=64, epochs=3, seed=1,
                                                         data_parallel=True)

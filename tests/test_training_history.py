@@ -4,6 +4,7 @@ the measured rates and the expected time reckoned from them."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 
 import numpy as np
 import pytest
@@ -120,7 +121,7 @@ def test_the_rate_remembered_is_the_runs_median_and_gives_the_expected_time():
     assert expected["seconds_per_epoch"] == pytest.approx(1_000 / 10_500)  # 10 batches of 100: 1,000 images
     assert expected["seconds"] == pytest.approx(4 * 1_000 / 10_500) and expected["device"] == "CPU · cpu"
     for other in ({"batch_size": 50}, {"layers": (784, 64, 10)}, {"dataset": "mnist"}):
-        assert expected_seconds(TrainConfig(**{**config.to_dict(), **other}), rates.listed()) is None
+        assert expected_seconds(dataclasses.replace(config, **other), rates.listed()) is None
 
 
 def test_the_measured_rates_are_bounded():

@@ -16,6 +16,7 @@ import queue
 import threading
 import time
 
+from playground.mnist.config import TrainOrder
 from playground.server.device_owner.handle import OwnerLost
 
 TRAINING = {"kind": "update", "phase": "training", "step": 3, "epoch": 0.1, "loss": 1.5, "done": False}
@@ -36,7 +37,7 @@ def done(params_file: str) -> dict:
 class ScriptedStream:
     """One run's messages, as ``TrainingStream`` gives them; what the service did to it, with when."""
 
-    def __init__(self, order: dict, after_stop: list[tuple[float, dict]], lost: OwnerLost | None) -> None:
+    def __init__(self, order: TrainOrder, after_stop: list[tuple[float, dict]], lost: OwnerLost | None) -> None:
         self.order = order
         self.stopped_at: float | None = None
         self.abandoned_at: float | None = None
@@ -112,7 +113,7 @@ class ScriptedOwner:
         self._alive = True
         return True
 
-    def train(self, order: dict) -> ScriptedStream:
+    def train(self, order: TrainOrder) -> ScriptedStream:
         if self._refuse is not None:
             raise self._refuse
         self.streams.append(ScriptedStream(order, self._after_stop, self._lost))

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from unittest import mock
 
-from playground.mnist.config import TrainConfig
+from playground.mnist.config import TrainConfig, TrainOrder
 from playground.server.config import Settings, data_places
 from playground.server.device_owner import starting
 from playground.server.device_owner.handle import DeviceOwner
@@ -59,13 +59,12 @@ def runs_folder(owner: DeviceOwner) -> Path:
     return Path(owner.setup.writable[0])
 
 
-def train(owner: DeviceOwner, config: TrainConfig, env: Mapping[str, str]) -> TrainingStream:
+def train(owner: DeviceOwner, config: TrainConfig) -> TrainingStream:
     """A run started on the owner directly, as TrainingService starts one (slot 0, a folder of its own), on the
-    datasets the settings ``env`` name."""
+    datasets its settings name (``running_owner``'s ``env``)."""
     folder = runs_folder(owner) / f"direct-{next(_folders)}"
     folder.mkdir()
-    return owner.train({"config": config.to_dict(), "run_dir": str(folder), "slot": 0,
-                        "data": data_places(env).to_dict()})
+    return owner.train(TrainOrder(config, str(folder)))
 
 
 def until(stream: TrainingStream, phase: str, timeout_s: float) -> list[dict]:

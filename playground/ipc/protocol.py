@@ -5,10 +5,17 @@ server reads is untrusted: ``decode`` bounds its size and nesting, refuses
 what is not strict UTF-8 JSON, and makes every string valid UTF-8 (a lone
 surrogate, which JSON's ``\\ud800`` escapes can carry, breaks every encoder
 downstream).
+
+A frozen dataclass crosses as itself: ``encode`` writes its fields beside its
+class's name (``TYPE_KEY``), and a reader that names the class
+(``receive(..., types=[TrainOrder])``) gets it back, made by its own
+constructor, so its checks run where it arrives too; a reader that names
+none gets the fields as a dict.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import secrets
@@ -22,6 +29,7 @@ MAX_DEPTH = 32  # no result of ours nests deeper than about six
 # The largest message between the server and the device owner, either way: programs and arrays travel in them.
 OWNER_MESSAGE_BYTES = 64 << 20
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+TYPE_KEY = "__type__"
 
 
 class MessageTooLarge(ValueError):
@@ -29,8 +37,14 @@ class MessageTooLarge(ValueError):
 
 
 def encode(message: dict) -> bytes:
-    body = json.dumps(message, separators=(",", ":")).encode()
+    body = json.dumps(message, separators=(",", ":"), default=_fields).encode()
     return _HEADER.pack(len(body)) + body
+
+
+def _fields(value: object) -> dict:
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        raise TypeError(f"a {type(value).__name__} does not travel in a message")
+    return {TYPE_KEY: type(value).__name__, **{f.name: getattr(value, f.name) for f in dataclasses.fields(value)}}
 
 
 def send(sock: socket.socket, message: dict) -> None:
@@ -100,12 +114,32 @@ class MessageBuffer:
         return decode(body)
 
 
-def receive(sock: socket.socket, max_bytes: int) -> object:
-    """Blocking read of exactly one message (never past it); EOFError if the peer closes first."""
+def receive(sock: socket.socket, max_bytes: int, types: tuple[type, ...] = ()) -> object:
+    """Blocking read of exactly one message (never past it); EOFError if the peer closes first. The dataclasses
+    among ``types`` come back as themselves (ValueError where their fields do not make one)."""
     (length,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size))
     if length > max_bytes:
         raise MessageTooLarge(f"message of {length} bytes exceeds the limit of {max_bytes}")
-    return decode(_read_exactly(sock, length))
+    message = decode(_read_exactly(sock, length))
+    return rebuilt(message, {kind.__name__: kind for kind in types}) if types else message
+
+
+def rebuilt(value: object, types: dict[str, type]) -> object:
+    """``value`` with each dict that ``encode`` wrote for one of ``types`` made that type again, innermost first
+    (``decode`` has bounded the depth)."""
+    if isinstance(value, list):
+        return [rebuilt(item, types) for item in value]
+    if not isinstance(value, dict):
+        return value
+    value = {key: rebuilt(item, types) for key, item in value.items()}
+    name = value.get(TYPE_KEY)
+    kind = types.get(name) if isinstance(name, str) else None
+    if kind is None:
+        return value
+    try:
+        return kind(**{key: item for key, item in value.items() if key != TYPE_KEY})
+    except TypeError as exc:
+        raise ValueError(f"the fields of a {kind.__name__} were not its own ({exc})") from None
 
 
 def _read_exactly(sock: socket.socket, size: int) -> bytes:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 
 from playground.validation import Refused, as_whole, field, invalid
 
@@ -88,11 +88,21 @@ class TrainConfig:
             raise ValueError(f"unknown setting `{unknown[0]}`; the settings are {', '.join(known)}")
         return cls(**values)
 
-    def to_dict(self) -> dict:
-        """JSON-able: ``from_dict(config.to_dict()) == config``."""
-        values = asdict(self)
-        values["layers"] = list(self.layers)
-        return values
+
+
+@dataclass(frozen=True)
+class TrainOrder:
+    """A run as the server orders it from the device owner: it crosses the process boundary as itself, its config
+    with it (ipc/protocol.py; owner/training/runs.py receives it)."""
+
+    config: TrainConfig
+    run_dir: str  # where the owner writes the run's weights
+    slot: int = 0  # the server's slot for it: slot i trains on device i
+    race: str | None = None  # one side of a race, "cpu" or "device" (owner/training/race.py)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.config, TrainConfig) or self.race not in (None, "cpu", "device"):
+            raise ValueError(f"not a training order: {self!r}")
 
 
 def _refused(key: str, **params: object) -> Refused:

@@ -3,11 +3,11 @@
 Messages from the server (ipc/protocol.py framing): ``{"id", "open": session}``, ``{"id", "session",
 "request"}`` (device_ops.py's ops), ``{"id", "close": session}``, each answered with its ``id``, in turn, on one
 thread; a session's request is first acknowledged with ``{"id", "began": True}`` once the owner takes it up, after
-the device's turn (the job's clock starts there: server/device_owner/handle.py). ``{"train": {...}}`` and
-``{"stop": run}`` for the training runs (training/runs.py), each on a thread of its own. A session has the device
-to itself from its first op that uses it to its close (turns.py): the training runs pause meanwhile. An exception
-of our own in an op is answered as ``{"error", "internal": True}`` (its traceback on stderr, the server's log) and
-the owner serves on.
+the device's turn (the job's clock starts there: server/device_owner/handle.py). ``{"train": TrainOrder, "run":
+n}`` and ``{"stop": run}`` for the training runs (training/runs.py), each on a thread of its own. A session has
+the device to itself from its first op that uses it to its close (turns.py): the training runs pause meanwhile.
+An exception of our own in an op is answered as ``{"error", "internal": True}`` (its traceback on stderr, the
+server's log) and the owner serves on.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import traceback
 import jax
 
 from playground.ipc import protocol
+from playground.mnist.config import TrainConfig, TrainOrder
 from playground.mnist.places import DataPlaces
 from playground.owner import free_memory
 from playground.owner.ceilings import Ceilings
@@ -46,23 +47,22 @@ class Owner:
         self._holding: set[int] = set()  # the sessions that have the device (one at a time, by the server's line)
         self._turns = DeviceTurns()
         self._training = TrainingRuns(self._send, self._turns,
+                                      DataPlaces.from_dict(setup["data"]) if setup["data"] is not None else None,
                                       compile_cache["folder"] if compile_cache["active"] else None)
-        self._data = DataPlaces.from_dict(setup["data"]) if setup["data"] is not None else None
         self._requests: queue.Queue[dict | None] = queue.Queue()
 
     def serve(self) -> None:
         threading.Thread(target=self._answer_requests, name="owner-sessions", daemon=True).start()
-        if self._data is not None:
-            self._training.warm_up(self._data)  # after the hello: the jobs need not wait for it
+        self._training.warm_up()  # after the hello: the jobs need not wait for it
         while True:
             try:
-                message = protocol.receive(self._channel, protocol.OWNER_MESSAGE_BYTES)
+                message = protocol.receive(self._channel, protocol.OWNER_MESSAGE_BYTES, (TrainOrder, TrainConfig))
             except EOFError:
                 return  # the server is gone
             if not isinstance(message, dict):
                 continue
             if "train" in message:
-                self._training.start(message["train"])
+                self._training.start(message["run"], message["train"])
             elif "stop" in message:
                 self._training.stop(message["stop"])
             else:

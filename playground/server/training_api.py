@@ -14,7 +14,8 @@ import numpy as np
 from playground.errors import error_dict, internal_error, new_incident_id, said_error
 from playground.mnist.catalogue import DataUnavailable
 from playground.mnist.config import TrainConfig
-from playground.server.training.service import NoTrainedModel, TrainingFailed, TrainingService
+from playground.server.training.service import NoTrainedModel, TrainingService
+from playground.server.training.stopping import TrainingFailed
 from playground.validation import Refused
 
 log = logging.getLogger(__name__)
@@ -169,7 +170,7 @@ class TrainingEndpoints:
         if self._training is None:
             return error_dict("unavailable", "Training is not enabled on this server.")
         return {"ok": True, "datasets": self._training.datasets(), "training": self._training.status(),
-                "measured": self._training.measured(), "max_run_s": self._training.max_run_s}
+                "measured": self._training.measured(), "max_run_s": self._training.graces.max_run_s}
 
 
 def _unavailable(exc: DataUnavailable) -> dict:

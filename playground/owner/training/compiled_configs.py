@@ -15,6 +15,7 @@ program is JAX's to know: after its size bound evicted some, a run said to be
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -39,7 +40,7 @@ def key(config: TrainConfig, n_train: int, n_test: int, devices: list[jax.Device
     >>> a == key(TrainConfig(batch_size=64), 8000, 2000, jax.devices()[:1])
     False
     """
-    settings = {name: value for name, value in config.to_dict().items() if name not in ("seed", "epochs")}
+    settings = {name: value for name, value in dataclasses.asdict(config).items() if name not in ("seed", "epochs")}
     facts = {"config": settings, "n_train": n_train, "n_test": n_test, "jax": jax.__version__,
              "jaxlib": jaxlib.__version__, "devices": [(d.platform, d.device_kind) for d in devices]}
     return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()

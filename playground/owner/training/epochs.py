@@ -67,10 +67,9 @@ def compile_epochs(optimizer: optax.GradientTransformation, batch_size: int, bat
 def with_whole_epochs(chunks: Callable[[], RunChunk], epoch: Callable, steps_per_epoch: int) -> RunChunk:
     """A runner that runs a whole epoch as one ``epoch`` call (``compile_epochs``) and any other piece with the
     runner ``chunks()`` gives (compiled when first asked for, where it is made to be)."""
-    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
-            should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
+    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int) -> TrainState:
         if first_step == 0 and n_steps == steps_per_epoch:
-            return epoch(state, order), n_steps
-        return chunks()(state, order, first_step, n_steps, should_stop)
+            return epoch(state, order)
+        return chunks()(state, order, first_step, n_steps)
 
     return run

@@ -55,8 +55,8 @@ def placement_for(config: TrainConfig, device: jax.Device | None) -> Placement:
     return placement
 
 
-def prepare(config: TrainConfig, data: ArrayData, placement: Placement, multi_step: bool, block: int,
-            whole_epochs: bool, estimate_size: int, estimate_every_s: float
+def prepare(config: TrainConfig, data: ArrayData, placement: Placement, block: int, whole_epochs: bool,
+            estimate_size: int, estimate_every_s: float
             ) -> tuple[TrainState, RunChunk, EpochOrders, Evaluation]:
     """Everything before the first step: the first state, the chunk runner, the epochs' orders and the evaluation,
     on the device(s), the runner and the evaluation compiled ahead of time (jit(...).lower(...).compile()), so
@@ -70,7 +70,7 @@ def prepare(config: TrainConfig, data: ArrayData, placement: Placement, multi_st
     state = TrainState(*placement.replicate(first_state(config)), worker_steps.initial_smoothed(),
                        worker_steps.initial_losses(n_train // config.batch_size))
     orders = EpochOrders(config.seed, n_train, placement)
-    run_chunk = _compile(config, placement, multi_step, block, whole_epochs,
+    run_chunk = _compile(config, placement, block, whole_epochs,
                          (state, train_images, train_labels, orders(0)),
                          set_sizes(n_train, len(data.test_labels), estimate_size))
     return state, run_chunk, orders, evaluation
@@ -121,13 +121,13 @@ def first_state(config: TrainConfig) -> tuple:
     return params, jax.tree.map(lambda leaf: np.zeros(leaf.shape, leaf.dtype), shapes)
 
 
-def _compile(config: TrainConfig, placement: Placement, multi_step: bool, block: int, whole_epochs: bool,
-             arrays: tuple, sizes: tuple[int, ...]) -> RunChunk:
+def _compile(config: TrainConfig, placement: Placement, block: int, whole_epochs: bool, arrays: tuple,
+             sizes: tuple[int, ...]) -> RunChunk:
     """The run's chunk runner for ``arrays`` (state, train images, labels, an epoch's order: device arrays, or
     their shapes for ``compile_ahead``) and ``classify`` for the batches of each of the evaluation's sets
     (``set_sizes``), compiled side by side (JAX compiles on several threads at once).
 
-    With ``whole_epochs`` (and ``multi_step``) the runner runs whole epochs as a program of their own, compiled
+    With ``whole_epochs`` the runner runs whole epochs as a program of their own, compiled
     now, and the rest of an epoch in chunks compiled when a chunk first needs them: the loop then begins with a
     whole epoch, and on an accelerator that trains an epoch within a chunk's time no chunk ever does (on a TPU
     v5e a compile of both took 2.2 s where one took 1.3 s; a new configuration's first curve point waits for it).
@@ -139,8 +139,6 @@ def _compile(config: TrainConfig, placement: Placement, multi_step: bool, block:
                for shape in sorted({batch_shape(n) for n in sizes})]
 
     def chunks() -> RunChunk:
-        if not multi_step:
-            return worker_steps.compile_step_by_step(optimizer, config.batch_size, placement.batch, *arrays)
         if block == 1:
             return worker_steps.compile_chunks(optimizer, config.batch_size, placement.batch, *arrays)
         return worker_steps.compile_blocks(optimizer, config.batch_size, placement.batch, block, steps_per_epoch,
@@ -149,7 +147,7 @@ def _compile(config: TrainConfig, placement: Placement, multi_step: bool, block:
     with ThreadPoolExecutor(max_workers=len(batches)) as compiling:
         classified = [compiling.submit(compile_cache.kept_beside, lambda b=b: classify.lower(params, b).compile())
                       for b in batches]
-        if whole_epochs and multi_step:
+        if whole_epochs:
             epoch = epochs.compile_epochs(optimizer, config.batch_size, placement.batch, *arrays)
             run_chunk = epochs.with_whole_epochs(functools.cache(chunks), epoch, steps_per_epoch)
         else:
@@ -216,7 +214,7 @@ def compile_ahead(config: TrainConfig, data: object, device: jax.Device | None =
                        jax.ShapeDtypeStruct((steps_per_epoch,), np.float32))
     shapes = (state, placed((n_train, IMAGE_PIXELS), np.uint8), placed((n_train,), np.int32),
               placed((n_train,), np.int32))
-    _compile(config, placement, True, min(block_steps(placement), steps_per_epoch), placement.whole_epochs, shapes,
+    _compile(config, placement, min(block_steps(placement), steps_per_epoch), placement.whole_epochs, shapes,
              set_sizes(n_train, n_test, ESTIMATE_SIZE))
 
 

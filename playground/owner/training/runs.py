@@ -6,11 +6,10 @@ Datasets stay loaded between runs. ``warm_up`` compiles the default configuratio
 owner starts, where its dataset is here: the first Start then loads what is compiled (owner/compile_cache.py keeps
 it on disk for the next owners too). Each run's updates say whether its programs were compiled before
 (``compile_cache``: "new", "kept", or None without a cache; compiled_configs.py), and its last one how many XLA
-compiles it made (``xla_compiles``). The server's messages (owner/serve.py passes them on): ``{"train": {"run",
-"config", "run_dir", "slot", "data"}}`` (``data``: where the datasets are, as DataPlaces.to_dict gives it; and
-``"race": "cpu" | "device"`` for one side of the race, race.py) and ``{"stop": run}``. To the server: ``{"run",
-"kind": "update", ...}`` per metric update, then ``{"run", "kind": "done", ...}`` or ``{"run", "kind": "error",
-"message"}``.
+compiles it made (``xla_compiles``). The server's messages (owner/serve.py passes them on): ``{"train":
+TrainOrder, "run": n}`` (mnist/config.py; ``race`` names one side of the race, race.py) and ``{"stop": run}``. To
+the server: ``{"run", "kind": "update", ...}`` per metric update, then ``{"run", "kind": "done", ...}`` or
+``{"run", "kind": "error", "message"}``.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ import numpy as np
 
 from playground.mnist import fetch, params_file
 from playground.mnist.catalogue import DATASETS, Dataset, DataUnavailable
-from playground.mnist.config import TrainConfig
+from playground.mnist.config import TrainConfig, TrainOrder
 from playground.mnist.load import load
 from playground.mnist.places import DataPlaces
 from playground.owner import compile_cache
@@ -38,9 +37,12 @@ from playground.owner.turns import DeviceTurns
 
 
 class TrainingRuns:
-    def __init__(self, send: Callable[[dict], None], turns: DeviceTurns, cache_folder: str | None = None) -> None:
-        """``cache_folder``: JAX's compilation cache where the owner keeps one (None: none)."""
+    def __init__(self, send: Callable[[dict], None], turns: DeviceTurns, data: DataPlaces | None,
+                 cache_folder: str | None = None) -> None:
+        """``data``: where the datasets are (None: training is off); ``cache_folder``: JAX's compilation cache where
+        the owner keeps one (None: none)."""
         self._send = send
+        self._data = data
         self._turns = turns
         self._stops: dict[int, threading.Event] = {}
         self._datasets: dict[str, Dataset] = {}
@@ -49,26 +51,27 @@ class TrainingRuns:
         self._warm = threading.Event()  # clear while the warm-up compiles
         self._warm.set()
 
-    def warm_up(self, data: DataPlaces) -> None:
-        """Compile the default configuration on a thread of its own, its dataset found in ``data``, beside the
-        jobs; runs wait for it (a run of the default would compile the same programs a second time beside it)."""
+    def warm_up(self) -> None:
+        """Compile the default configuration on a thread of its own, beside the jobs; runs wait for it (a run of
+        the default would compile the same programs a second time beside it)."""
+        if self._data is None:
+            return
         self._warm.clear()
-        threading.Thread(target=self._warm_up, args=(data,), name="training-warm-up", daemon=True).start()
+        threading.Thread(target=self._warm_up, args=(self._data,), name="training-warm-up", daemon=True).start()
 
-    def start(self, order: dict) -> None:
-        run = order["run"]
+    def start(self, run: int, order: TrainOrder) -> None:
         self._stops[run] = threading.Event()
-        threading.Thread(target=self._run, args=(order,), name=f"training-{run}", daemon=True).start()
+        threading.Thread(target=self._run, args=(run, order), name=f"training-{run}", daemon=True).start()
 
     def stop(self, run: int) -> None:
         stop = self._stops.get(run)
         if stop is not None:
             stop.set()
 
-    def _run(self, order: dict) -> None:
-        run, stop = order["run"], self._stops[order["run"]]
+    def _run(self, run: int, order: TrainOrder) -> None:
+        stop = self._stops[run]
         try:
-            self._train(order, stop.is_set)
+            self._train(run, order, stop.is_set)
         except DataUnavailable as exc:  # said as the server says its own (a dataset the owner could not load)
             self._send({"run": run, "kind": "error", "message": str(exc),
                         "unavailable": {"said": exc.said, "fix": exc.fix, "details": exc.details}})
@@ -101,9 +104,11 @@ class TrainingRuns:
         finally:
             self._warm.set()
 
-    def _train(self, order: dict, should_stop: Callable[[], bool]) -> None:
-        config = TrainConfig.from_dict(order["config"])
-        dataset = self._dataset(config.dataset, DataPlaces.from_dict(order["data"]))
+    def _train(self, run: int, order: TrainOrder, should_stop: Callable[[], bool]) -> None:
+        config = order.config
+        if self._data is None:
+            raise ValueError("this owner was started without training")
+        dataset = self._dataset(config.dataset, self._data)
         self._warm.wait()
         if config.data_parallel:  # every local device, on a mesh (the server gave this run all the slots)
             device, devices, pinned = None, jax.local_devices(), contextlib.nullcontext()
@@ -119,12 +124,12 @@ class TrainingRuns:
         try:
             with pinned, compile_cache.kept():
                 updates = train(config, dataset, should_stop, device=device, pause=self._turns.between_chunks)
-                self._stream(order, updates, dataset, about, key)
+                self._stream(run, order, updates, dataset, about, key)
         finally:
             self._turns.run_ended()
 
-    def _stream(self, order: dict, updates, dataset: Dataset, about: dict, key: str) -> None:
-        run, compiled = order["run"], False
+    def _stream(self, run: int, order: TrainOrder, updates, dataset: Dataset, about: dict, key: str) -> None:
+        compiled = False
         for update in updates:
             if not compiled and update["phase"] != "compiling":  # the loop compiles before its first step
                 self._compiled.add(key)
@@ -132,7 +137,7 @@ class TrainingRuns:
             if not update["done"]:
                 self._send({"run": run, "kind": "update", **update, **about})
                 continue
-            saved = Path(order["run_dir"]) / "params.npz"
+            saved = Path(order.run_dir) / "params.npz"
             params_file.save_params(saved, update.pop("params"))
             predictions = np.asarray(update.pop("test_predictions"))
             # The run's thread is its own: its compiles are this run's.
@@ -147,13 +152,12 @@ class TrainingRuns:
             return self._datasets[name]
 
 
-def _device_of(order: dict) -> jax.Device:
-    """Where a run trains: one side of the race (``"race": "cpu"`` or ``"device"``), else slot i's device i."""
-    side = order.get("race")
-    if side is not None:
+def _device_of(order: TrainOrder) -> jax.Device:
+    """Where a run trains: one side of the race (``race``: "cpu" or "device"), else slot i's device i."""
+    if order.race is not None:
         pair = race.devices()
         if pair is None:
             raise ValueError("this host has no device to race its CPU against")
-        return pair[0] if side == "cpu" else pair[1]
+        return pair[0] if order.race == "cpu" else pair[1]
     devices = jax.devices()
-    return devices[order["slot"] % len(devices)]
+    return devices[order.slot % len(devices)]

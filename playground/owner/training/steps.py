@@ -1,12 +1,11 @@
 """The jitted pieces of training, in the device owner: one optimiser step, and many steps in one call.
 
-The loop runs a chunk of steps one of three ways, each compiled ahead of
+The loop runs a chunk of steps one of two ways, each compiled ahead of
 time for the run's arrays, behind one signature (``RunChunk``), so the loop
 does not care which: one call per chunk on a CPU or a TPU
-(``compile_chunks``), blocks of a fixed number of steps queued one after the
-other on a GPU (``compile_blocks``), and one call per step
-(``compile_step_by_step``, the classic loop, kept to measure what the other
-two buy). On a GPU or TPU a whole epoch is a program of its own (epochs.py).
+(``compile_chunks``), and blocks of a fixed number of steps queued one after
+the other on a GPU (``compile_blocks``). On a GPU or TPU a whole epoch is a
+program of its own (epochs.py).
 
 Images stay ``uint8`` rows on the device and become floats inside the
 compiled step (pixels.py).
@@ -29,7 +28,6 @@ the gradients, so every device applies the same update to its copy.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import NamedTuple
 
 import jax
@@ -63,10 +61,10 @@ class TrainState(NamedTuple):
     losses: jax.Array
 
 
-# run(state, order, first_step, n_steps, should_stop) -> (state, steps run): steps first_step, first_step + 1, ...
-# of the epoch whose permutation is ``order``. Fewer than n_steps run only when should_stop() said so. The state
-# may still be computing when run returns (JAX dispatches asynchronously): block on it to wait for the chunk.
-RunChunk = Callable[[TrainState, jax.Array, int, int, Callable[[], bool]], tuple[TrainState, int]]
+# run(state, order, first_step, n_steps) -> state: steps first_step, first_step + 1, ... of the epoch whose
+# permutation is ``order``. A call is never cut short: the loop asks whether to stop between chunks, and a chunk is
+# short. The state may still be computing when run returns (JAX dispatches asynchronously): block on it to wait.
+RunChunk = Callable[[TrainState, jax.Array, int, int], TrainState]
 
 
 def make_optimizer(config: TrainConfig) -> optax.GradientTransformation:
@@ -84,21 +82,11 @@ def optimizer_step(optimizer: optax.GradientTransformation, params: Params, opt_
                    images: jax.Array, labels: jax.Array) -> tuple[Params, optax.OptState, jax.Array]:
     """One step of ``optimizer`` (SGD, momentum or Adam) on one batch: the loss, its gradient, the update.
 
-    Not jitted itself: ``make_update``, ``make_train_chunk`` and ``make_train_block`` compile it.
+    Not jitted itself: ``make_train_chunk``, ``make_train_block`` and epochs.py compile it.
     """
     batch_loss, grads = jax.value_and_grad(loss)(params, as_float(images), labels)
     updates, opt_state = optimizer.update(grads, opt_state, params)
     return optax.apply_updates(params, updates), opt_state, batch_loss
-
-
-def make_update(optimizer: optax.GradientTransformation) -> Callable:
-    """``update(params, opt_state, images, labels) -> (params, opt_state, loss)``, jitted: one step per call.
-
-    ``params`` and ``opt_state`` are donated: XLA may write the new values
-    into the old buffers, so a step needs no second copy of the model. Do not
-    use the arrays you passed in after the call.
-    """
-    return jax.jit(partial(optimizer_step, optimizer), donate_argnums=(0, 1))
 
 
 def smooth_loss(smoothed: Smoothed, batch_loss: jax.Array) -> Smoothed:
@@ -205,24 +193,14 @@ def batch_of(images: jax.Array, labels: jax.Array, order: jax.Array, step: jax.A
     return gathered if batch_sharding is None else lax.with_sharding_constraint(gathered, batch_sharding)
 
 
-# The per-step loop's gather, on the device (the chunk does the same inside its loop). A sharding is hashable,
-# so it can be static: each run's mesh compiles its own gather.
-take_batch = jax.jit(batch_of, static_argnames=("batch_size", "batch_sharding"))
-
-
 def compile_chunks(optimizer: optax.GradientTransformation, batch_size: int, batch_sharding: NamedSharding | None,
                    state: TrainState, images: jax.Array, labels: jax.Array, order: jax.Array) -> RunChunk:
-    """A chunk in one compiled call (``make_train_chunk``), compiled now for these arrays' shapes.
-
-    One call cannot be interrupted: a chunk runs all its steps and never asks
-    ``should_stop`` (the loop asks between chunks, and a chunk is short).
-    """
+    """A chunk in one compiled call (``make_train_chunk``), compiled now for these arrays' shapes."""
     chunk = make_train_chunk(optimizer, batch_size, batch_sharding).lower(
         *state, images, labels, order, np.int32(0), np.int32(1)).compile()
 
-    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
-            should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
-        return TrainState(*chunk(*state, images, labels, order, np.int32(first_step), np.int32(n_steps))), n_steps
+    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int) -> TrainState:
+        return TrainState(*chunk(*state, images, labels, order, np.int32(first_step), np.int32(n_steps)))
 
     return run
 
@@ -235,8 +213,7 @@ def compile_blocks(optimizer: optax.GradientTransformation, batch_size: int, bat
 
     Chunks must start at a whole number of blocks into their epoch (the
     loop's chunks do: their lengths are whole blocks, or the rest of the
-    epoch), so that no step is computed and thrown away. A chunk never asks
-    ``should_stop``, as in ``compile_chunks``.
+    epoch), so that no step is computed and thrown away.
     """
     if not 1 <= block_steps <= steps_per_epoch:
         raise ValueError(f"block_steps must be from 1 to the epoch's {steps_per_epoch} steps, got {block_steps}")
@@ -244,8 +221,7 @@ def compile_blocks(optimizer: optax.GradientTransformation, batch_size: int, bat
         *state, images, labels, order, np.int32(0)).compile()
         for steps in {block_steps, steps_per_epoch % block_steps} - {0}}
 
-    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
-            should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
+    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int) -> TrainState:
         if first_step % block_steps or not (n_steps % block_steps == 0 or first_step + n_steps == steps_per_epoch):
             raise ValueError(f"a chunk of {n_steps} steps from step {first_step} is not made of whole "
                              f"{block_steps}-step blocks and the epoch's last steps")
@@ -254,41 +230,7 @@ def compile_blocks(optimizer: optax.GradientTransformation, batch_size: int, bat
             steps = min(block_steps, end - step)
             state = TrainState(*blocks[steps](*state, images, labels, order, np.int32(step)))
             step += steps
-        return state, n_steps
+        return state
 
     return run
 
-
-def compile_step_by_step(optimizer: optax.GradientTransformation, batch_size: int,
-                         batch_sharding: NamedSharding | None, state: TrainState, images: jax.Array,
-                         labels: jax.Array, order: jax.Array) -> RunChunk:
-    """A chunk the classic way, compiled now: per step, a jitted gather and a jitted update dispatched from Python.
-
-    The same numbers as ``compile_chunks``, kept to measure what the one-call
-    chunks buy. Between two steps it asks ``should_stop``, so a stop can end
-    a chunk early.
-    """
-    take = take_batch.lower(images, labels, order, np.int32(0), batch_size=batch_size,
-                            batch_sharding=batch_sharding).compile()
-    update = make_update(optimizer).lower(state.params, state.opt_state,
-                                          *take(images, labels, order, np.int32(0))).compile()
-
-    def run(state: TrainState, order: jax.Array, first_step: int, n_steps: int,
-            should_stop: Callable[[], bool]) -> tuple[TrainState, int]:
-        params, opt_state, smoothed, losses = state
-        batch_losses = []
-        for i in range(n_steps):
-            if i and should_stop():
-                break
-            params, opt_state, batch_loss = update(params, opt_state,
-                                                   *take(images, labels, order, np.int32(first_step + i)))
-            batch_losses.append(batch_loss)
-        batch_losses = np.asarray(jax.device_get(batch_losses), np.float32)  # one transfer per chunk
-        for batch_loss in batch_losses:
-            smoothed = smooth_loss(smoothed, batch_loss)
-        losses = np.array(losses, np.float32)  # a copy: the chunk before may not have been read yet
-        losses[first_step:first_step + len(batch_losses)] = batch_losses
-        jax.block_until_ready(params)
-        return TrainState(params, opt_state, smoothed, losses), len(batch_losses)
-
-    return run

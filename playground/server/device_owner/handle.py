@@ -22,6 +22,7 @@ import threading
 import time
 
 from playground.ipc import scratch
+from playground.mnist.config import TrainOrder
 from playground.server.device_owner.process import START_TIMEOUT_S, DeviceUnavailable, OwnerProcess, OwnerSetup
 from playground.server.device_owner.sessions import OwnerLost, Session
 from playground.server.device_owner.training_stream import TrainingStream
@@ -161,13 +162,13 @@ class DeviceOwner:
 
     # -- training runs ------------------------------------------------------------------------------------------
 
-    def train(self, order: dict) -> TrainingStream:
-        """Start a training run (training/runs.py's order, less its number); its stream of messages."""
+    def train(self, order: TrainOrder) -> TrainingStream:
+        """Start a training run in the owner (owner/training/runs.py); its stream of messages."""
         process, generation = self._running()
         stream = TrainingStream(self, next(self._ids), generation)
         with self._changed:
             self._runs[stream.run] = stream
-        self._send(process, generation, {"train": {**order, "run": stream.run}})
+        self._send(process, generation, {"train": order, "run": stream.run})
         return stream
 
     def stop_run(self, stream: TrainingStream) -> None:

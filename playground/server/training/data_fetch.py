@@ -21,6 +21,12 @@ class DataFetcher:
         self._places = places
         self._locks = {name: threading.Lock() for name in DATASETS}  # one download of a dataset at a time
 
+    def listed(self) -> list[dict]:
+        """Each dataset and where it would come from now: "MNIST_DIR", "cache", offline, or None (download)."""
+        available = fetch.availability(self._places)
+        return [{"name": name, "title": spec.title, "available": available.get(name)}
+                for name, spec in DATASETS.items()]
+
     def fetched(self, name: str, stop: threading.Event, base: dict) -> Generator[dict, None, str | None]:
         """Make sure the files are here, yielding the download's progress: the dataset to train on, or None when
         ``stop`` was set meanwhile. Where a download fails (offline) and nothing of the dataset is here, the run

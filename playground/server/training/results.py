@@ -48,10 +48,14 @@ class SessionResults:
         self._lock = threading.Lock()
         self._results: OrderedDict[str, RunResult] = OrderedDict()
 
-    def keep(self, session: str, folder: Path, params_file: Path | None, rows: list[dict],
-             class_names: list[str] | None, losses: LossSeries | None = None) -> RunResult:
+    def keep(self, session: str | None, folder: Path, params_file: Path | None, rows: list[dict],
+             class_names: list[str] | None, losses: LossSeries | None = None) -> RunResult | None:
         """Write ``rows`` (one dict of ``METRIC_COLUMNS`` per update) as the run's CSV, and its steps' ``losses`` as
-        another (``LossSeries.write_csv``: bounded, whatever the run's length); make it the session's result."""
+        another (``LossSeries.write_csv``: bounded, whatever the run's length); make it the session's result. With
+        no session (a race's CPU side: the device's model is the session's) nothing is kept: the folder goes now."""
+        if session is None:
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
         metrics_file, losses_file = folder / "metrics.csv", folder / "losses.csv"
         (losses or LossSeries(2)).write_csv(losses_file)
         with open(metrics_file, "w", newline="") as stream:

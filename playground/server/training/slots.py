@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Generator
 from dataclasses import dataclass
+
+POLL_S = 0.5
 
 
 @dataclass(eq=False)
@@ -47,6 +51,16 @@ class SlotQueue:
         """True once ``ticket`` holds its slots; False after ``timeout_s`` of waiting."""
         with self._changed:
             return self._changed.wait_for(lambda: ticket.slot is not None, timeout_s)
+
+    def waited(self, ticket: Ticket, stop: threading.Event, base: dict, started: float) -> Generator[dict, None, bool]:
+        """Wait for ``ticket``'s slots, yielding its place in line as a "queued" update on ``base`` (``elapsed_s``
+        since ``started``, time.monotonic()) every ``POLL_S``: True once it holds them, False once ``stop`` is set."""
+        while not self.wait(ticket, POLL_S):
+            if stop.is_set():
+                return False
+            yield {**base, "phase": "queued", "queue_position": self.position(ticket),
+                   "elapsed_s": time.monotonic() - started}
+        return True
 
     def position(self, ticket: Ticket) -> int:
         """Its place in line: 1 = next to start; 0 once it holds its slots (or has left)."""
