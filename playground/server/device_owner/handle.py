@@ -1,16 +1,13 @@
 """The server's end of the device owner: keep one running, relay sessions' requests and training runs, watch it.
 
-Runs in the web server (standard library only; no JAX). One ``DeviceOwner`` per
-host: the only process that ever opens its accelerator (process.py starts one).
-Its watchdog kills the owner when a request runs past the time its job has left,
-counted from when the owner began it (an endless ``lax.while_loop``, a compile
-that never ends: a device cannot be interrupted, only its process ended), when
-its resident memory passes its limit (counted without the device's own mappings:
-libtpu maps its chip's ~8 GB windows and a CUDA driver its device memory into the
-process, which are not RAM; ipc/procfs.py), or when it dies; a new owner is then started at once, and the
-session or training run that was on it hears why (``OwnerLost``, with a catalogue
-piece for the job's error). Sessions that wait in the server's line behind it run
-on the new owner.
+Runs in the web server (standard library only; no JAX). One ``DeviceOwner`` per host: the only process that
+ever opens its accelerator (process.py starts one). Its watchdog kills the owner when a request runs past the
+time its job has left, counted from when the owner began it (an endless ``lax.while_loop``, a compile that never
+ends: a device cannot be interrupted, only its process ended), when its resident memory passes its limit (counted
+without the device's own mappings: libtpu maps its chip's ~8 GB windows and a CUDA driver its device memory into
+the process, which are not RAM; ipc/procfs.py), or when it dies; a new owner is then started at once, and the
+session or training run that was on it hears why (``OwnerLost``, with a catalogue piece for the job's error).
+Sessions that wait in the server's line behind it run on the new owner.
 """
 
 from __future__ import annotations
