@@ -89,6 +89,7 @@ def test_a_folder_with_the_test_set_alone_trains_on_a_fixed_split_of_it_and_says
     np.testing.assert_array_equal(split.train_labels, labels[order[:8]])
     np.testing.assert_array_equal(split.test_labels, labels[order[8:]])
     assert split.note == ["data.test_split", {"dataset": "MNIST", "total": 10, "n_train": 8, "n_test": 2}]
+    assert split.test_split
     assert split.source == f"MNIST_DIR {folder}: its test set alone, split 8 to train / 2 to test"
     assert load("mnist", data_places({"MNIST_DIR": str(folder)})).train_labels.tolist() == split.train_labels.tolist()
     assert load("mnist", data_places({"MNIST_DIR": str(write_dataset(tmp_path / "whole"))})).note is None

@@ -251,7 +251,7 @@ def test_offline_without_the_files_a_run_trains_on_the_digits_and_says_why(own_s
     assert final["n_train"] + final["n_test"] == 1797 and final["class_names"] == [str(d) for d in range(10)]
     fell_back = ["data.fell_back", {"dataset": "Fashion-MNIST", "folder": "FASHION_MNIST_DIR"}]
     assert all(u["data_fallback"] == fell_back for u in updates), updates[0]  # said from the first update on
-    assert final["data_note"] is None
+    assert final["data_note"] is None and final["test_split"] is False
 
 
 def test_a_folder_with_the_test_set_alone_trains_on_its_split_and_says_so(own_service, tmp_path):
@@ -262,6 +262,7 @@ def test_a_folder_with_the_test_set_alone_trains_on_its_split_and_says_so(own_se
     assert (final["n_train"], final["n_test"]) == (400, 100) and np.asarray(final["confusion"]).sum() == 100
     assert final["data_note"] == ["data.test_split", {"dataset": "MNIST", "total": 500, "n_train": 400,
                                                       "n_test": 100}]
+    assert final["test_split"] is True and final["target_accuracy"] == 0.95
 
 
 def test_a_missing_dataset_folder_file_is_named(tmp_path):

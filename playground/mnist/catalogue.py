@@ -68,13 +68,15 @@ class ArrayData:
 @dataclass(frozen=True, eq=False, kw_only=True)
 class Dataset(ArrayData):
     """A loaded dataset: the four arrays, its name and title, its class names, where it came from, and a note for
-    the page where the arrays are not the dataset's own split (a catalogue piece, or None)."""
+    the page where the arrays are not the dataset's own split (a catalogue piece, or None); ``test_split``: they are
+    parts of its test set alone."""
 
     name: str
     title: str
     class_names: tuple[str, ...]
     source: str
     note: list | None = None
+    test_split: bool = False
 
 
 def role_shape(role: str) -> tuple[int, tuple[int, ...] | None]:

@@ -71,7 +71,7 @@ def _split_test_set(spec: DatasetSpec, images: np.ndarray, labels: np.ndarray, s
     note = messages.piece("data.test_split", dataset=spec.title, total=float(len(images)), n_train=float(n_train),
                           n_test=float(len(test)))
     return Dataset(images[train], labels[train], images[test], labels[test], name=spec.name, title=spec.title,
-                   class_names=spec.class_names, note=note,
+                   class_names=spec.class_names, note=note, test_split=True,
                    source=f"{source}: its test set alone, split {n_train:,} to train / {len(test):,} to test")
 
 

@@ -42,7 +42,8 @@ class TrainingEndpoints:
         ends dozens an update), "epoch_accuracy" and "epoch_train_accuracy" (the last of them, or None),
         "train_accuracy" (the latest measurement on training images), "samples_per_s", "seconds_per_epoch" (an epoch's
         training at that rate), "elapsed_s", "device", "devices" (how many it trains on), "dataset" (the one it
-        trains on), "data_note" (a catalogue piece where the images are not the dataset's own split: its test set
+        trains on), "test_split" (true where it trains and tests on parts of the dataset's test set alone),
+        "data_note" (a catalogue piece where the images are not the dataset's own split: its test set
         alone, split 80/20),
         "data_fallback" (a piece where the dataset asked for could be neither found nor downloaded, and the run
         trains on "digits" instead), "n_train", "n_test", "compile_cache" (from "compiling" on: "new" where this

@@ -42,7 +42,7 @@ class RunRecord:
     request: fetching the data, waiting in line and compiling count) to the
     first full-test-set measurement at or above ``target_accuracy``
     (``TARGET_ACCURACY``, or ``TEST_SET_TARGET`` where the run trains on a
-    test set's part, its ``data_note`` says): an
+    test set's part: ``test_split``): an
     epoch's end (``epoch_ends``; one that ended before its update's
     ``elapsed_s`` is dated as much before the update came) or the run's
     final measurement (a done update's ``test_accuracy``). The quick
@@ -72,7 +72,7 @@ class RunRecord:
     def add_steps(self, update: dict, now: float) -> None:
         """The losses of the steps an update brings, and the epochs that ended with them (``epoch_ends``), each
         dated by its ``elapsed_s`` before the update's. (The "finishing" update is no row: only these are kept.)"""
-        if (update.get("data_note") or [None])[0] == "data.test_split":  # said from the run's first update on
+        if update.get("test_split"):  # said from the run's first update on
             self.target_accuracy = TEST_SET_TARGET
         if update.get("losses") and update.get("first_loss_step") is not None:
             self.losses.add(update["first_loss_step"], update["losses"])
