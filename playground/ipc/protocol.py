@@ -6,11 +6,11 @@ what is not strict UTF-8 JSON, and makes every string valid UTF-8 (a lone
 surrogate, which JSON's ``\\ud800`` escapes can carry, breaks every encoder
 downstream).
 
-A frozen dataclass crosses as itself: ``encode`` writes its fields beside its
-class's name (``TYPE_KEY``), and a reader that names the class
-(``receive(..., types=[TrainOrder])``) gets it back, made by its own
-constructor, so its checks run where it arrives too; a reader that names
-none gets the fields as a dict.
+A dataclass crosses as itself: ``encode`` writes its fields beside its
+class's name (``TYPE_KEY``), and a reader that names the class, and those of
+the dataclasses in its fields (``receive(..., types=(TrainOrder,
+TrainConfig))``), gets it back, made by its own constructor, so its checks run
+where it arrives too; a reader that names none gets the fields as a dict.
 """
 
 from __future__ import annotations

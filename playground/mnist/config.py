@@ -89,7 +89,6 @@ class TrainConfig:
         return cls(**values)
 
 
-
 @dataclass(frozen=True)
 class TrainOrder:
     """A run as the server orders it from the device owner: it crosses the process boundary as itself, its config

@@ -36,6 +36,8 @@ class RunStop:
 
 @dataclass(frozen=True)
 class Graces:
+    """A run's time limit, and how long it has after a stop to say it is finishing, then to finish (seconds)."""
+
     max_run_s: float = 900.0
     stop_grace_s: float = 2.0
     finish_grace_s: float = 120.0
