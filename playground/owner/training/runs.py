@@ -118,8 +118,7 @@ class TrainingRuns:
         key = compiled_configs.key(config, len(dataset.train_labels), len(dataset.test_labels), devices)
         known = self._compiled.known(key)
         about = {"dataset": dataset.name, "source": dataset.source, "data_note": dataset.note,
-                 "test_split": dataset.test_split,
-                 "class_names": list(dataset.class_names),
+                 "test_split": dataset.test_split, "class_names": list(dataset.class_names),
                  "compile_cache": None if known is None else "kept" if known else "new"}
         self._turns.run_started(should_stop)
         try:
