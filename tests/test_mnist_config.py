@@ -65,7 +65,7 @@ def test_an_order_crosses_the_owners_protocol_as_itself(data_parallel):
     left, right = socket.socketpair()
     with left, right:
         protocol.send(left, {"train": order, "run": 7})
-        message = protocol.receive(right, 1 << 20, (TrainOrder, TrainConfig))
+        message = protocol.rebuilt(protocol.receive(right, 1 << 20), TrainOrder, TrainConfig)
     assert message == {"train": order, "run": 7} and message["train"].config.layers == (784, 64, 10)
     assert isinstance(message["train"].config, TrainConfig)
 

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from playground.ipc.protocol import TYPE_KEY, MessageBuffer, MessageTooLarge, decode, encode, receive, send
+from playground.ipc.protocol import TYPE_KEY, MessageBuffer, MessageTooLarge, decode, encode, rebuilt, receive, send
 
 MESSAGES = [
     {},
@@ -194,7 +194,7 @@ def _through_a_socket(message: dict, types: tuple[type, ...]) -> object:
     left, right = socket.socketpair()
     with left, right:
         send(left, message)
-        return receive(right, 1 << 20, types)
+        return rebuilt(receive(right, 1 << 20), *types)
 
 
 def test_a_dataclass_the_reader_names_crosses_as_itself_and_others_as_their_fields():

@@ -7,10 +7,10 @@ surrogate, which JSON's ``\\ud800`` escapes can carry, breaks every encoder
 downstream).
 
 A dataclass crosses as itself: ``encode`` writes its fields beside its
-class's name (``TYPE_KEY``), and a reader that names the class, and those of
-the dataclasses in its fields (``receive(..., types=(TrainOrder,
-TrainConfig))``), gets it back, made by its own constructor, so its checks run
-where it arrives too; a reader that names none gets the fields as a dict.
+class's name (``TYPE_KEY``), and the reader makes it again with ``rebuilt``,
+naming the class and those of the dataclasses in its fields (``rebuilt(order,
+TrainOrder, TrainConfig)``): its own constructor makes it, so its checks run
+where it arrives too. Until then it is the dict of its fields.
 """
 
 from __future__ import annotations
@@ -114,24 +114,26 @@ class MessageBuffer:
         return decode(body)
 
 
-def receive(sock: socket.socket, max_bytes: int, types: tuple[type, ...] = ()) -> object:
-    """Blocking read of exactly one message (never past it); EOFError if the peer closes first. The dataclasses
-    among ``types`` come back as themselves (ValueError where their fields do not make one)."""
+def receive(sock: socket.socket, max_bytes: int) -> object:
+    """Blocking read of exactly one message (never past it); EOFError if the peer closes first."""
     (length,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size))
     if length > max_bytes:
         raise MessageTooLarge(f"message of {length} bytes exceeds the limit of {max_bytes}")
-    message = decode(_read_exactly(sock, length))
-    return rebuilt(message, {kind.__name__: kind for kind in types}) if types else message
+    return decode(_read_exactly(sock, length))
 
 
-def rebuilt(value: object, types: dict[str, type]) -> object:
-    """``value`` with each dict that ``encode`` wrote for one of ``types`` made that type again, innermost first
-    (``decode`` has bounded the depth)."""
+def rebuilt(value: object, *types: type) -> object:
+    """``value`` (a decoded message, or a part of one) with each dict that ``encode`` wrote for one of ``types``
+    made that type again, innermost first; ValueError where its fields do not make one."""
+    return _rebuilt(value, {kind.__name__: kind for kind in types})
+
+
+def _rebuilt(value: object, types: dict[str, type]) -> object:
     if isinstance(value, list):
-        return [rebuilt(item, types) for item in value]
+        return [_rebuilt(item, types) for item in value]
     if not isinstance(value, dict):
         return value
-    value = {key: rebuilt(item, types) for key, item in value.items()}
+    value = {key: _rebuilt(item, types) for key, item in value.items()}
     name = value.get(TYPE_KEY)
     kind = types.get(name) if isinstance(name, str) else None
     if kind is None:

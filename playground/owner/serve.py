@@ -56,13 +56,13 @@ class Owner:
         self._training.warm_up()  # after the hello: the jobs need not wait for it
         while True:
             try:
-                message = protocol.receive(self._channel, protocol.OWNER_MESSAGE_BYTES, (TrainOrder, TrainConfig))
+                message = protocol.receive(self._channel, protocol.OWNER_MESSAGE_BYTES)
             except EOFError:
                 return  # the server is gone
             if not isinstance(message, dict):
                 continue
             if "train" in message:
-                self._training.start(message["run"], message["train"])
+                self._training.start(message["run"], protocol.rebuilt(message["train"], TrainOrder, TrainConfig))
             elif "stop" in message:
                 self._training.stop(message["stop"])
             else:
