@@ -167,13 +167,13 @@ class TrainingService:
                                     latest.get("class_names"), record.losses)
         if record.samples_per_s() and record.remember:
             self._rates.record(config, latest["dataset"], record.samples_per_s(), latest["n_train"], latest["device"])
-        stopped = bool(latest.get("stopped"))
+        ended_early = bool(latest.get("stopped"))
         files = {} if result is None else {"params_file": str(result.params_file),
                                            "metrics_file": str(result.metrics_file),
                                            "losses_file": str(result.losses_file)}
         return {**{key: value for key, value in latest.items() if key != "params_file"},
-                "phase": "stopped" if stopped else "finished",
-                **said(run.reason if stopped else piece("train.finished")), **record.target(),
+                "phase": "stopped" if ended_early else "finished",
+                **said(run.reason if ended_early else piece("train.finished")), **record.target(),
                 "median_samples_per_s": record.samples_per_s(), **files}
 
     # -- what the API asks besides runs: the kept models (results.py), the line (slots.py), the rates ---------
