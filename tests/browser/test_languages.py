@@ -225,10 +225,12 @@ def test_the_train_forms_words_and_its_errors_are_the_readers(local_page):
     save_screenshot(page, f"lang_{locale}_train_epochs_600.png")
 
 
-# The text of a server-written panel without its code (the reader's names, JAX's exceptions): what must be theirs.
+# The text of a server-written panel without its code (the reader's names, JAX's exceptions) and without Gradio's
+# status tracker (its timer, "0.1s", shows again when an event chained after the run writes to the panel): what
+# must be theirs.
 WORDS_BUT_CODE_JS = """(element) => {
   const copy = element.cloneNode(true);
-  copy.querySelectorAll("code, pre").forEach((code) => code.remove());
+  copy.querySelectorAll('code, pre, [data-testid="status-tracker"]').forEach((code) => code.remove());
   return copy.innerText;
 }"""
 BRANCHING = "def f(x):\n    if x < 0:\n        return -x\n    return x * x\n"
