@@ -127,10 +127,10 @@ def _compile(config: TrainConfig, placement: Placement, block: int, whole_epochs
     their shapes for ``compile_ahead``) and ``classify`` for the batches of each of the evaluation's sets
     (``set_sizes``), compiled side by side (JAX compiles on several threads at once).
 
-    With ``whole_epochs`` the runner runs whole epochs as a program of their own, compiled
-    now, and the rest of an epoch in chunks compiled when a chunk first needs them: the loop then begins with a
-    whole epoch, and on an accelerator that trains an epoch within a chunk's time no chunk ever does (on a TPU
-    v5e a compile of both took 2.2 s where one took 1.3 s; a new configuration's first curve point waits for it).
+    With ``whole_epochs`` the runner runs whole epochs as a program of their own, compiled now, and the rest of an
+    epoch in chunks compiled when a chunk first needs them: the loop then begins with a whole epoch, and on an
+    accelerator that trains an epoch within a chunk's time no chunk ever does (on a TPU v5e a compile of both took
+    2.2 s where one took 1.3 s; a new configuration's first curve point waits for it).
     """
     optimizer = make_optimizer(config)
     params = arrays[0].params
