@@ -446,7 +446,8 @@ def test_about_names_the_device_its_owner_and_the_jobs_it_runs_or_why_there_is_n
     assert "### Accelerator\n**TPU (1 device)** (TPU (1 device) through libtpu)." in text
     assert ("### Device owner\n**tpu: TPU v5 lite** is held by one long-lived process (pid 42), the only one that "
             "opens it. It runs the jobs of Inspect (when asked), vmap and jit, one at a time, and the training runs; "
-            "Compiler, Derivatives, Speed of light and Parallel compute in the sandbox's CPU workers.") in text
+            "Compiler, Derivatives, Speed of light, Pallas (API only, in interpret mode) and Parallel compute in the "
+            "sandbox's CPU workers.") in text
     german = about_tab.to_markdown(with_tpu, "de")  # the tabs as the reader sees them, Derivatives among them
     assert "Untersuchen (auf Wunsch), vmap und jit" in german and "Ableitungen" in german
     assert "**Its layers:** seccomp active; landlock not active" in text

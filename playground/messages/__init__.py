@@ -30,6 +30,7 @@ from playground.messages import (
     link_texts,
     narrative_texts,
     numbers,
+    pallas_texts,
     pass_texts,
     plot_texts,
     speed_texts,
@@ -47,7 +48,7 @@ CATALOGUE: dict[str, dict[str, str]] = {**tracer_texts.TEXTS, **status_texts.TEX
                                     **tab_texts.TEXTS, **lesson_texts.TEXTS, **verdict_texts.TEXTS,
                                     **plot_texts.TEXTS, **speed_texts.TEXTS, **ui_texts.TEXTS,
                                     **derivative_texts.TEXTS, **field_texts.TEXTS,
-                                    **pass_texts.TEXTS, **link_texts.TEXTS}
+                                    **pass_texts.TEXTS, **link_texts.TEXTS, **pallas_texts.TEXTS}
 UI_PREFIX = "pg."  # the page's static keys (ui_texts.py), which Gradio's frontend writes (server/ui/translations.py)
 _TAG = re.compile(r"\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([0-9.]+))?\s*")
 

@@ -38,6 +38,9 @@ TEXTS: dict[str, dict[str, str]] = {
     "pg.tab.derivatives": {"en": "Derivatives", "de": "Ableitungen", "zh": "导数"},
     "pg.tab.speed": {"en": "Speed of light", "de": "Lichtgeschwindigkeit", "zh": "光速上限"},
     "pg.tab.parallel": {"en": "Parallel", "de": "Parallel", "zh": "并行"},
+    # The Pallas job has its API endpoint and MCP tool, not yet a tab of the page: About names it so.
+    "pg.tab.pallas": {"en": "Pallas (API only, in interpret mode)",
+                      "de": "Pallas (nur über die API, im Interpret-Modus)", "zh": "Pallas（仅限 API，解释模式）"},
     "pg.tab.train": {"en": "Train", "de": "Training", "zh": "训练"},
     "pg.tab.about": {"en": "About", "de": "Über", "zh": "关于"},
     # Fields several tabs share

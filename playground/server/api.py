@@ -4,7 +4,7 @@ Every tab of the UI calls these, and so can ``gradio_client``, scripts and tests
 
 - a method per public job, made from its declaration (playground/jobs/; answering/endpoints.py's ``job_method``,
   added by ``_with_job_methods``): inspect, passes, graph, compare, derivatives, gradient, vmap, jit_speed,
-  speed_of_light, shard, parallel_demos (tests/test_api.py holds this list against the declarations);
+  speed_of_light, pallas, shard, parallel_demos (tests/test_api.py holds this list against the declarations);
 - the server's own, written here: about; and in training_api.py: train, race, stop_training, predict, datasets.
 
 Failures are dicts too: ``{"ok": False, "error": {"kind", "message", "line"}}``.

@@ -109,7 +109,8 @@ def _accelerator_markdown(accelerator: dict | None, say) -> str:
 JOB_TABS = {"inspect": "pg.tab.inspect", "passes": "pg.tab.compiler", "graph": "pg.tab.compiler",
             "compare": "pg.tab.compiler", "derivatives": "pg.tab.derivatives", "gradient": "pg.tab.derivatives",
             "vmap": "vmap", "jit_speed": "jit", "speed_of_light": "pg.tab.speed", "device_ceilings": "pg.tab.speed",
-            "shard": "pg.tab.parallel", "parallel_demos": "pg.tab.parallel", "about": "pg.tab.about"}
+            "pallas": "pg.tab.pallas", "shard": "pg.tab.parallel", "parallel_demos": "pg.tab.parallel",
+            "about": "pg.tab.about"}
 
 
 def _tabs_on_device(jobs: list[str], say, language: str) -> tuple[str, str]:

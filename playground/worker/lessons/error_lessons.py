@@ -32,11 +32,18 @@ import traceback
 
 from playground import messages, user_ast
 from playground.errors import USER_FILENAME
-from playground.worker.lessons import array_lessons, memory_lessons, shape_lessons, transform_lessons, user_errors
+from playground.worker.lessons import (
+    array_lessons,
+    memory_lessons,
+    pallas_lessons,
+    shape_lessons,
+    transform_lessons,
+    user_errors,
+)
 from playground.worker.lessons.lesson_kit import Clue, Lesson
 
 LESSONS: tuple[Lesson, ...] = (*array_lessons.LESSONS, *shape_lessons.LESSONS, *transform_lessons.LESSONS,
-                               *memory_lessons.LESSONS)
+                               *memory_lessons.LESSONS, *pallas_lessons.LESSONS)
 
 
 def explain(exc: BaseException, source: str, line: int | None) -> dict | None:

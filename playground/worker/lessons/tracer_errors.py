@@ -55,7 +55,7 @@ def explain(exc: BaseException, source: str, line: int | None) -> dict | None:
     and so on; without a line, or if the source does not parse, a general fix for the error.
     """
     name = next((n for n in _CLASSES if isinstance(exc, getattr(jax_errors, n))), None)
-    if name is None:
+    if name is None or (name == "UnexpectedTracerError" and "type Ref<" in str(exc)):  # a Pallas kernel's ref
         return error_lessons.explain(exc, source, line)
     message = str(exc)
     tree = user_ast.try_parse(source)
