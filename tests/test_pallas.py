@@ -134,6 +134,8 @@ def test_code_without_a_pallas_call_or_a_reference_is_told_what_to_write():
 
     assert no_call["error"]["kind"] == "invalid_input" and "pl.pallas_call" in no_call["error"]["message"]
     assert no_reference["error"]["kind"] == "invalid_input" and "def reference" in no_reference["error"]["message"]
+    only_a_kernel = run_kernel(COPY + "def reference(x):\n    return x\n", "jnp.ones(3)")
+    assert only_a_kernel["error"]["kind"] == "invalid_input" and "pl.pallas_call" in only_a_kernel["error"]["message"]
 
 
 def test_the_caller_is_found_when_it_is_not_named_f():

@@ -73,6 +73,8 @@ def run_kernel(code: str, args: str) -> dict:
             program = usercode.load(code)
             name = kernel_caller(user_ast.parse(code))
             function, reference = program.namespace.get(name), program.namespace.get(REFERENCE)
+            if not callable(function):
+                raise UserCodeError.saying("invalid_input", messages.piece("pallas.no_call", function=name))
             if not callable(reference):
                 raise UserCodeError.saying("invalid_input", messages.piece("pallas.no_reference", function=name))
             if not args.strip():
@@ -91,20 +93,22 @@ def run_kernel(code: str, args: str) -> dict:
                 calls, unreadable = [], str(exc)
             findings = [finding for call in calls for finding in call["findings"]]
             runs = not any(finding["kind"] in REFUSED for finding in findings)
-            started = time.perf_counter()
+            result, interpret_s = None, 0.0
             if runs:
+                started = time.perf_counter()
                 with pltpu.force_tpu_interpret_mode(INTERPRET):
                     result = jax.block_until_ready(function(*arguments))
-            interpret_s = time.perf_counter() - started
+                interpret_s = time.perf_counter() - started
             started = time.perf_counter()
             expected = jax.block_until_ready(jax.jit(reference)(*arguments))
             reference_s = time.perf_counter() - started
     except Exception as exc:
         return inspect.explained_error(exc, code)
     compared = compare(result, expected) if runs else {**NOT_RUN, "expected": leaves(expected)}
+    findings += compared.pop("findings")
     return {"ok": True, "function": name, "reference": REFERENCE, "mode": "interpret", "ran": runs, "calls": calls,
-            "grid_unreadable": unreadable, **compared, "findings": findings + compared.pop("findings"),
-            "interpret_s": interpret_s, "reference_s": reference_s, "stdout": stdout.getvalue()}
+            "grid_unreadable": unreadable, **compared, "findings": findings, "interpret_s": interpret_s,
+            "reference_s": reference_s, "stdout": stdout.getvalue()}
 
 
 def kernel_caller(tree) -> str:

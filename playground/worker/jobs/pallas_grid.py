@@ -65,7 +65,7 @@ def pallas_equations(jaxpr) -> list:
             if eqn.primitive.name == "pallas_call":
                 found.append(eqn)
                 continue
-            for sub in jax.core.subjaxprs(eqn) if hasattr(jax.core, "subjaxprs") else _subjaxprs(eqn):
+            for sub in _subjaxprs(eqn):
                 walk(sub)
 
     walk(jaxpr.jaxpr)
@@ -73,6 +73,7 @@ def pallas_equations(jaxpr) -> list:
 
 
 def _subjaxprs(eqn) -> list:
+    """The jaxprs an equation holds in its parameters (jit's, cond's branches, scan's, while's, custom rules')."""
     subs = []
     for value in eqn.params.values():
         for item in value if isinstance(value, (tuple, list)) else (value,):
@@ -112,18 +113,18 @@ def _call(eqn) -> dict:
 def _operand(block_mapping, role: str, index: int, points: list[tuple[int, ...]]) -> dict:
     array = block_mapping.array_aval
     dims = [_dimension(dim) for dim in block_mapping.block_shape]
-    block_shape = [size if size is not None else 1 for size, _ in dims]
+    block_shape = [size for size, _ in dims]
     starts = _evaluate(block_mapping.index_map_jaxpr, points, len(dims))
     blocks = []
     for start in starts:  # in blocks, as the map returns them; an Element dimension's map returns elements
-        blocks.append([int(value) if kind != "element" else int(value) // max(size or 1, 1)
+        blocks.append([int(value) if kind != "element" else int(value) // max(size, 1)
                        for value, (size, kind) in zip(start, dims, strict=True)])
     return {"role": role, "index": index, "array_shape": [int(size) for size in array.shape],
             "dtype": str(array.dtype), "block_shape": block_shape, "squeezed": [kind == "squeezed" for _, kind in dims],
             "blocks": blocks}
 
 
-def _dimension(dim) -> tuple[int | None, str]:
+def _dimension(dim) -> tuple[int, str]:
     """(size, kind) of one entry of a block shape, however this JAX writes it."""
     from jax.experimental import pallas as pl
 
@@ -143,11 +144,10 @@ def _evaluate(index_map, points: list[tuple[int, ...]], rank: int) -> list[tuple
     """The index map at every grid point, as one jitted, batched call."""
     if not points:
         return []
-    closed = index_map
-    columns = jnp.asarray(np.array(points, dtype=np.int32).T.reshape(len(points[0]), len(points)))
+    columns = jnp.asarray(np.array(points, dtype=np.int32).T)  # one row of grid indices per grid axis
 
     def at(*ids):
-        return jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *ids)
+        return jax.core.eval_jaxpr(index_map.jaxpr, index_map.consts, *ids)
 
     if not points[0]:  # no grid: one program instance, and nothing to batch the map over
         outs = [jnp.reshape(out, (1,)) for out in jax.jit(at)()]
