@@ -63,6 +63,22 @@ def test_inputs_and_outputs_past_their_bound_are_refused(monkeypatch):
 def test_the_stable_list_is_jaxs_less_the_call_out_of_xla():
     from jax._src.export import _export
 
-    assert programs.STABLE_TARGETS == set(_export._CUSTOM_CALL_TARGETS_GUARANTEED_STABLE) - {"tf.call_tf_function"}
+    assert programs.STABLE_TARGETS == (set(_export._CUSTOM_CALL_TARGETS_GUARANTEED_STABLE) - {"tf.call_tf_function"}
+                                       - programs.USER_KERNELS)
     assert not {"xla_python_cpu_callback", "xla_ffi_python_cpu_callback", "xla_python_gpu_callback",
                 "xla_ffi_python_gpu_callback"} & programs.STABLE_TARGETS
+
+
+def test_a_kernel_the_user_wrote_is_refused_though_jax_export_lists_it_as_stable():
+    """A Pallas kernel exported for a TPU (which this CPU can lower) is one tpu_custom_call: not run on the device."""
+    from jax.experimental import pallas as pl
+
+    def kernel(x_ref, o_ref):
+        o_ref[...] = x_ref[...] * 2
+
+    def f(x):
+        return pl.pallas_call(kernel, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))(x)
+
+    made = export.export(jax.jit(f), platforms=("tpu",))(jax.ShapeDtypeStruct((8, 128), jnp.float32))
+    with pytest.raises(programs.Refused, match=r"runs a kernel written for the device \(tpu_custom_call"):
+        programs.checked(made.serialize(), "tpu", 1)

@@ -13,6 +13,8 @@ so the artifact may have been crafted by hand, and JAX's maintainers treat
 - calls a custom call outside the targets ``jax.export`` treats as stable (``STABLE_TARGETS``): a custom
   call is a function of the runtime's, found by name, and a host callback is one (it would run code the
   worker named, in this process);
+- runs a kernel of the user's own (``USER_KERNELS``: Pallas lowers to them on a TPU and a GPU): jax.export lists
+  them as stable, but a kernel reads and writes device memory as its code says, not as XLA plans it;
 - contains an operation that moves data between the device and the host (``HOST_TRANSFERS``: send, recv,
   infeed, outfeed), which is how a TPU runs a host callback.
 
@@ -43,7 +45,10 @@ MAX_VALUES = 1024
 MAX_ARRAY_BYTES = 16 << 30
 # What jax.export treats as stable, less two that call out of XLA: TensorFlow's function runner (jax2tf) and the
 # Sharding annotations are kept, Python callbacks were never on the list.
-STABLE_TARGETS = frozenset(_export._CUSTOM_CALL_TARGETS_GUARANTEED_STABLE) - {"tf.call_tf_function"}
+# The user's own kernels, which jax.export lists too (Mosaic on a TPU, Mosaic GPU): the owner runs none; the
+# /pallas job runs a kernel in TPU interpret mode, in the CPU sandbox.
+USER_KERNELS = frozenset({"tpu_custom_call", "mosaic_gpu", "mosaic_gpu_v2"})
+STABLE_TARGETS = (frozenset(_export._CUSTOM_CALL_TARGETS_GUARANTEED_STABLE) - {"tf.call_tf_function"}) - USER_KERNELS
 HOST_TRANSFERS = frozenset({"stablehlo.send", "stablehlo.recv", "stablehlo.infeed", "stablehlo.outfeed",
                             "mhlo.send", "mhlo.recv", "mhlo.infeed", "mhlo.outfeed"})
 _PLATFORMS = {"gpu": "cuda"}  # jax.devices()'s name -> jax.export's
@@ -90,7 +95,12 @@ def _check_operations(program: export.Exported) -> None:
     with mlir.make_ir_context():
         module = program.mlir_module(serialized=False)
         found = _operations(module.operation)
-    calls = sorted({target for name, target in found if name == "stablehlo.custom_call"} - STABLE_TARGETS)
+    targets = {target for name, target in found if name == "stablehlo.custom_call"}
+    if kernels := sorted(targets & USER_KERNELS):
+        raise Refused(f"the program runs a kernel written for the device ({kernels[0]}, as Pallas makes one): this "
+                      "server's device runs no user-written kernel; a Pallas kernel runs in interpret mode in the "
+                      "CPU sandbox (/pallas)")
+    calls = sorted(targets - STABLE_TARGETS)
     if calls:
         raise Refused(f"the program calls {', '.join(map(repr, calls[:5]))}, which is not a custom call jax.export "
                       "treats as stable (a host callback is one such)")
