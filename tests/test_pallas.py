@@ -155,3 +155,20 @@ def test_a_result_of_another_shape_than_the_reference_is_said_so():
     assert [finding["kind"] for finding in out["findings"]] == ["out_shape"]
     assert out["result"] == [{"shape": [64, 256], "dtype": "float32"}]
     assert out["expected"] == [{"shape": [256, 64], "dtype": "float32"}]
+
+
+def test_element_and_squeezed_dimensions_are_drawn_in_blocks():
+    """An Element dimension's map gives an element offset (drawn as the block it starts), a squeezed one a row."""
+    code = (IMPORT + COPY + "def f(x):\n    return pl.pallas_call(copy_kernel, out_shape=jax.ShapeDtypeStruct("
+            "(x.shape[0], 128), x.dtype), grid=(2,),\n"
+            "        in_specs=[pl.BlockSpec((pl.Element(8), 128), lambda i: (i * 8, 0))],\n"
+            "        out_specs=pl.BlockSpec((8, 128), lambda i: (i, 0)))(x)\n\n"
+            "def reference(x):\n    return x\n")
+    rows = _call("(None, 128)", "lambda i: (i, 0)", "lambda i: (i, 0)", "(4,)")
+
+    [element_call] = run_kernel(code, "jnp.ones((16, 128))")["calls"]
+    [rows_call] = run_kernel(rows, "jnp.ones((4, 128))")["calls"]
+
+    assert element_call["operands"][0]["blocks"] == [[0, 0], [1, 0]] and element_call["findings"] == []
+    assert [(o["block_shape"], o["squeezed"]) for o in rows_call["operands"]] == [([1, 128], [True, False])] * 2
+    assert rows_call["findings"] == []

@@ -44,6 +44,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax.experimental import pallas as pl
 
 MAX_POINTS = 4_096  # grid points mapped (a larger grid is mapped for its first MAX_POINTS, and says so)
 MAX_CALLS = 8  # pallas_calls mapped per function
@@ -86,7 +87,7 @@ def _subjaxprs(eqn) -> list:
 def read_calls(jaxpr) -> list[dict]:
     """Each pallas_call of ``jaxpr`` (a closed jaxpr), at most MAX_CALLS: its ``name``, ``grid``, ``points`` (how
     many grid points were mapped), ``operands`` (role, shapes, dtype, and for each grid point the block it sees) and
-    ``findings`` (what is wrong, as facts: {"kind", "operand", ...}); GridUnreadable where this JAX differs."""
+    ``findings`` (what is wrong, as facts: {"kind", "role", "index", ...}); GridUnreadable where this JAX differs."""
     return [_call(eqn) for eqn in pallas_equations(jaxpr)[:MAX_CALLS]]
 
 
@@ -125,15 +126,12 @@ def _operand(block_mapping, role: str, index: int, points: list[tuple[int, ...]]
 
 
 def _dimension(dim) -> tuple[int, str]:
-    """(size, kind) of one entry of a block shape, however this JAX writes it."""
-    from jax.experimental import pallas as pl
-
-    if dim is None or isinstance(dim, pl.Squeezed):
+    """(size, kind) of one entry of a block shape: squeezed (one element, the dimension dropped in the kernel),
+    element (the index map gives an element offset) or blocked (Blocked, BoundedSlice: it gives a block number)."""
+    if isinstance(dim, pl.Squeezed):
         return 1, "squeezed"
     if isinstance(dim, pl.Element):
         return int(dim.block_size), "element"
-    if isinstance(dim, int):
-        return dim, "blocked"
     size = getattr(dim, "block_size", None)
     if size is None:
         raise GridUnreadable(f"a block dimension this playground does not know: {dim!r}")
