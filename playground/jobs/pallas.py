@@ -1,5 +1,5 @@
-"""The Pallas tab's job: a kernel the user writes, its grid mapped and run in TPU interpret mode in the CPU sandbox,
-checked against the user's plain-``jnp`` reference."""
+"""The Pallas job: a kernel the user writes, its grid mapped and run in TPU interpret mode in the CPU sandbox,
+checked against the user's plain-``jnp`` reference (an API endpoint and MCP tool; About names it)."""
 
 from __future__ import annotations
 

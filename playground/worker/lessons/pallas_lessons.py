@@ -2,9 +2,13 @@
 
 JAX checks a kernel's refs as it traces it (a slice past the block, a value of
 another shape or dtype stored into a ref), and interpret mode checks each grid
-point's blocks as it runs (``Out-of-bounds block index``, raised in a callback:
-JAX passes it on inside a runtime error). A ref kept and read after its kernel
-is a leaked tracer, whose message names the ``Ref`` type::
+point's blocks as it runs (``Out-of-bounds block index``, and ``Revisited
+block`` for an output block written again after others: each raised in a
+callback, which JAX passes on inside a runtime error). The job maps the grid
+before it runs and does not run a kernel with either (pallas_grid.py); these two
+lessons are for grids it cannot map ahead (index maps that read scalar-prefetched
+values). A ref kept and read after its kernel is a leaked tracer, whose message
+names the ``Ref`` type (tracer_errors.py hands it here)::
 
     >>> [lesson.key for lesson in LESSONS if lesson.matches(ValueError(
     ...     "Out of bound slice: start=4, size=8, stride=1, dim=8."))]
