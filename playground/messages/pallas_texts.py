@@ -1,4 +1,4 @@
-"""The Pallas job's words: the lessons for a kernel's mistakes, and what the grid's check found."""
+"""The Pallas job's words: the lessons for a kernel's mistakes, and what it asks of the code."""
 
 from __future__ import annotations
 
@@ -115,11 +115,11 @@ TEXTS = {
               "点；要在一个块里累加（归约），请把这个轴放在 grid 的最后，让它的步骤一个接一个。"},
     # The job's own refusals.
     "pallas.no_call": {
-        "en": "`{function}` calls no `pl.pallas_call`: the Pallas tab runs a kernel. Write the kernel, then call it "
+        "en": "`{function}` calls no `pl.pallas_call`: the Pallas job runs a kernel. Write the kernel, then call it "
               "from `{function}` with `pl.pallas_call(kernel, out_shape=...)(x)`.",
-        "de": "`{function}` ruft kein `pl.pallas_call` auf: Der Pallas-Tab führt einen Kernel aus. Schreib den "
+        "de": "`{function}` ruft kein `pl.pallas_call` auf: Der Pallas-Job führt einen Kernel aus. Schreib den "
               "Kernel und ruf ihn dann in `{function}` mit `pl.pallas_call(kernel, out_shape=...)(x)` auf.",
-        "zh": "`{function}` 没有调用 `pl.pallas_call`：Pallas 标签页运行的是 kernel。请先写 kernel，再在 `{function}` "
+        "zh": "`{function}` 没有调用 `pl.pallas_call`：Pallas 作业运行的是 kernel。请先写 kernel，再在 `{function}` "
               "中用 `pl.pallas_call(kernel, out_shape=...)(x)` 调用它。"},
     "pallas.no_reference": {
         "en": "Define `def reference(...)`: the same computation in plain `jnp`, with `{function}`'s arguments. The "
@@ -128,46 +128,4 @@ TEXTS = {
               "`{function}`. Das Ergebnis des Kernels wird damit verglichen.",
         "zh": "请定义 `def reference(...)`：用普通 `jnp` 写的同一计算，参数与 `{function}` 相同。"
               "kernel 的结果会与它对照。"},
-    # What the grid's check and the comparison found (pallas_grid.py's facts; "{ref}" names the operand).
-    "pallas.operand.input": {"en": "input {number}", "de": "Eingabe {number}", "zh": "输入 {number}"},
-    "pallas.operand.output": {"en": "output {number}", "de": "Ausgabe {number}", "zh": "输出 {number}"},
-    "pallas.finding.tile": {
-        "en": "A TPU refuses the block shape {block} of {ref} (array {shape}): a block's last two dimensions must be "
-              "divisible by 8 and 128 (16 or 32 rows for 16- and 8-bit types), or equal the array's; dimension "
-              "{axis} is not a multiple of {multiple}. Interpret mode runs it anyway.",
-        "de": "Eine TPU lehnt die Block-Shape {block} von {ref} (Array {shape}) ab: Die letzten beiden Dimensionen "
-              "eines Blocks müssen durch 8 und 128 teilbar sein (16 oder 32 Zeilen bei 16- und 8-Bit-Typen) oder "
-              "denen des Arrays gleichen; Dimension {axis} ist kein Vielfaches von {multiple}. Der Interpret-Modus "
-              "führt ihn trotzdem aus.",
-        "zh": "TPU 不接受 {ref}（数组 {shape}）的块 shape {block}：块的最后两个维度必须能被 8 和 128 整除"
-              "（16 位和 8 位类型为 16 或 32 行），或等于数组的维度；第 {axis} 维不是 {multiple} 的倍数。"
-              "解释模式仍然会运行它。"},
-    "pallas.finding.outside": {
-        "en": "Grid point {point} maps {ref} to block {block}, outside its {extent} blocks.",
-        "de": "Grid-Punkt {point} bildet {ref} auf den Block {block} ab, außerhalb seiner {extent} Blöcke.",
-        "zh": "grid 点 {point} 把 {ref} 映射到块 {block}，超出了它的 {extent} 个块。"},
-    "pallas.finding.missed": {
-        "en": "No program instance writes {count} of the blocks of {ref} (first {blocks}): they keep whatever the "
-              "buffer held. The grid is too small, or the output's `index_map` skips them.",
-        "de": "Keine Programminstanz schreibt {count} der Blöcke von {ref} (zuerst {blocks}): Sie behalten, was "
-              "der Puffer enthielt. Das Grid ist zu klein, oder die `index_map` der Ausgabe überspringt sie.",
-        "zh": "没有任何程序实例写入 {ref} 的 {count} 个块（首先是 {blocks}）：它们保留缓冲区里原有的值。"
-              "grid 太小，或者输出的 `index_map` 跳过了它们。"},
-    "pallas.finding.revisited": {
-        "en": "Block {block} of {ref} is written at grid point {first} and again at {again}, after other blocks: "
-              "the later write replaces the earlier one (an accumulation must visit its block on consecutive steps, "
-              "along the grid's last axis).",
-        "de": "Block {block} von {ref} wird am Grid-Punkt {first} und nach anderen Blöcken noch einmal an {again} "
-              "geschrieben: Das spätere Schreiben ersetzt das frühere (eine Akkumulation muss ihren Block in "
-              "aufeinanderfolgenden Schritten besuchen, entlang der letzten Achse des Grids).",
-        "zh": "{ref} 的块 {block} 在 grid 点 {first} 写入，又在其他块之后于 {again} 再次写入：后一次写入会覆盖前一次"
-              "（累加必须沿 grid 的最后一个轴在连续的步骤中访问同一个块）。"},
-    "pallas.finding.out_shape": {
-        "en": "The kernel's result is {kernel}, the reference's {reference}: check `out_shape`.",
-        "de": "Das Ergebnis des Kernels ist {kernel}, das der Referenz {reference}: Prüfe `out_shape`.",
-        "zh": "kernel 的结果是 {kernel}，reference 的是 {reference}：请检查 `out_shape`。"},
-    "pallas.finding.mismatch": {
-        "en": "The kernel's result differs from the reference's by up to {error} (allowed: {tolerance}).",
-        "de": "Das Ergebnis des Kernels weicht um bis zu {error} von dem der Referenz ab (erlaubt: {tolerance}).",
-        "zh": "kernel 的结果与 reference 最多相差 {error}（允许：{tolerance}）。"},
 }

@@ -1,11 +1,11 @@
-"""Which block of each operand every program instance of a ``pallas_call`` reads or writes: the Pallas tab's grid.
+"""Which block of each operand every program instance of a ``pallas_call`` reads or writes: the Pallas job's grid.
 
 A ``pallas_call`` runs its kernel once per point of its grid; each operand's
 ``BlockSpec`` maps a grid point to the block of that operand the instance sees
 (``index_map``), in units of the block's shape. This module reads those maps
 from the traced call and evaluates them at every grid point (all at once: the
-map batched over the points and jitted), so the page can draw which block each
-instance touches and mark what goes wrong before it runs:
+map batched over the points and jitted), so that a picture can show which block
+each instance touches, and marks what goes wrong before it runs:
 
 - a block wholly outside its array (the map points past the end);
 - a block of an output that no instance writes (its values are then whatever the
