@@ -15,6 +15,7 @@ from playground.server.device_owner import handle
 from playground.server.device_owner.handle import DeviceOwner, OwnerSetup
 from playground.server.device_owner.sessions import OwnerLost
 
+pytestmark = pytest.mark.slow  # each test starts a device owner (a stand-in's process): not for make test-quick
 HELD_S = 1.5  # the owner's own work before it begins a request: longer than the request's time below
 REQUEST_S = 1.0
 
