@@ -54,7 +54,8 @@ block past the array), ``missed`` (output blocks no grid point writes),
 dtypes), ``mismatch`` (values apart by more than ``tolerance``). A kernel
 with an ``outside`` or ``revisited`` block is not run (``ran`` False, its
 ``result`` empty): interpret mode stops at those, and a TPU cannot run them.
-``matches`` and ``max_error`` compare the results; ``nans`` counts NaNs in the
+``matches`` and ``max_error`` compare the results, ``tolerance`` being what
+rounding explains for the reference's sums done in another order; ``nans`` counts NaNs in the
 kernel's result where the reference has none (interpret mode fills memory no
 program instance wrote with NaN)."""
 

@@ -1,4 +1,4 @@
-"""The Pallas tab's job: the user's kernel run in TPU interpret mode on this CPU, its grid mapped, and its result
+"""The Pallas job: the user's kernel run in TPU interpret mode on this CPU, its grid mapped, and its result
 checked against the user's plain-``jnp`` reference. Runs inside a worker.
 
 The code defines a kernel, the function that calls it with ``pl.pallas_call``
@@ -14,7 +14,10 @@ interpret mode: the kernel's body for each grid point in turn, on the CPU, with
 a TPU's semantics and JAX's own checks (a read outside a block raises, every
 block's index is checked, uninitialised memory is NaN, races between cores are
 looked for). ``reference`` runs jitted, as XLA compiles it. The two results must
-have the same shapes and dtypes, and agree within a tolerance for the dtype.
+have the same shapes and dtypes, and agree within what rounding explains for the
+same computation summed in another order (``numerics.compare_within_rounding``,
+with the terms of the reference's sums counted by ``rounding.rounding_budget``:
+a tiled matmul adds its blocks' products one after the other).
 
 >>> code = '''
 ... def add_kernel(x_ref, y_ref, o_ref):
@@ -43,14 +46,12 @@ from jax.experimental.pallas import tpu as pltpu
 from playground import messages, user_ast
 from playground.errors import UserCodeError
 from playground.ipc.limits import Limits
+from playground.measure import numerics
 from playground.worker.functions import call_signature, usercode
-from playground.worker.jobs import inspect, pallas_grid
+from playground.worker.jobs import inspect, pallas_grid, rounding
 
 REFERENCE = "reference"
 MAX_TEXT_CHARS = 200_000
-# How far the kernel's result may be from the reference's, relative to the reference's largest magnitude (at
-# least 1): a kernel sums in its own order (a tiled matmul adds its blocks' products one after the other).
-TOLERANCE = {2: 2e-2, 4: 1e-4, 8: 1e-9}  # by a float's bytes; integers and booleans must be equal
 # Grid mistakes that interpret mode stops at (an out-of-bounds block index, an output block revisited), and a TPU's
 # pipeline cannot run: found in the grid's map, they are reported with the picture, and the kernel is not run.
 REFUSED = frozenset({"outside", "revisited"})
@@ -100,11 +101,13 @@ def run_kernel(code: str, args: str) -> dict:
                     result = jax.block_until_ready(function(*arguments))
                 interpret_s = time.perf_counter() - started
             started = time.perf_counter()
-            expected = jax.block_until_ready(jax.jit(reference)(*arguments))
+            traced = jax.jit(reference).trace(*arguments)
+            expected = jax.block_until_ready(traced.lower().compile()(*arguments))
             reference_s = time.perf_counter() - started
+            budget = rounding.rounding_budget(traced.jaxpr)
     except Exception as exc:
         return inspect.explained_error(exc, code)
-    compared = compare(result, expected) if runs else {**NOT_RUN, "expected": leaves(expected)}
+    compared = compare(result, expected, budget.relative) if runs else {**NOT_RUN, "expected": leaves(expected)}
     findings += compared.pop("findings")
     return {"ok": True, "function": name, "reference": REFERENCE, "mode": "interpret", "ran": runs, "calls": calls,
             "grid_unreadable": unreadable, **compared, "findings": findings, "interpret_s": interpret_s,
@@ -130,38 +133,27 @@ def _is_kernel(node) -> bool:
     return bool(parameters) and all(parameter.endswith("_ref") for parameter in parameters)
 
 
-def compare(result, expected) -> dict:
+def compare(result, expected, program_rounding: float = 0.0) -> dict:
     """The kernel's result against the reference's: ``result`` and ``expected`` (each leaf's shape and dtype),
-    ``matches``, ``max_error`` (None where the shapes differ or the result has a NaN the reference has not),
-    ``tolerance``, ``nans`` (how many such NaNs: interpret mode fills memory no instance wrote with NaN) and
+    ``matches`` (within the rounding of ``program_rounding``, the reference's relative rounding), ``max_error``
+    (None where the shapes differ or a difference is not finite), ``tolerance`` (the deciding leaf's), ``nans``
+    (NaNs in the result where the reference has none: interpret mode fills memory no instance wrote with NaN) and
     ``findings``.
 
     >>> import jax.numpy as jnp
-    >>> compare(jnp.ones(3), jnp.ones(3) + 1e-6)["matches"], compare(jnp.ones(3), jnp.ones(4))["findings"][0]["kind"]
-    (True, 'out_shape')
+    >>> compare(jnp.ones(3), jnp.ones(3) * (1 + 2**-23))["matches"], compare(jnp.ones(3), jnp.ones(4))["findings"]
+    (True, [{'kind': 'out_shape', 'role': 'output', 'index': 0}])
     """
-    got, want = jax.tree.leaves(result), jax.tree.leaves(expected)
     described = {"result": leaves(result), "expected": leaves(expected)}
     if described["result"] != described["expected"]:
         return {**described, "matches": False, "max_error": None, "tolerance": 0.0, "nans": 0,
                 "findings": [{"kind": "out_shape", "role": "output", "index": 0}]}
-    error, tolerance, nans = 0.0, 0.0, 0
-    for a, b in zip(got, want, strict=True):
-        a, b = np.asarray(a), np.asarray(b)
-        if not a.size:
-            continue
-        if np.issubdtype(b.dtype, np.inexact):
-            wide = np.abs(b.astype(np.float64))
-            tolerance = max(tolerance, TOLERANCE.get(b.dtype.itemsize, 1e-4) * max(1.0, float(np.nanmax(wide))))
-            difference = np.abs(a.astype(np.float64) - b.astype(np.float64))
-            nans += int((np.isnan(a) & ~np.isnan(b)).sum())
-            error = max(error, float("inf") if np.isnan(difference).any() else float(difference.max()))
-        else:
-            error = max(error, float(np.abs(a.astype(np.float64) - b.astype(np.float64)).max()))
-    matches = error <= tolerance
-    findings = [] if matches else [{"kind": "mismatch", "role": "output", "index": 0}]
-    return {**described, "matches": matches, "max_error": error if np.isfinite(error) else None,
-            "tolerance": tolerance, "nans": nans, "findings": findings}
+    verdict = numerics.compare_within_rounding(result, expected, program_rounding)
+    nans = sum(int((np.isnan(a) & ~np.isnan(b)).sum()) for a, b in
+               zip(map(np.asarray, jax.tree.leaves(result)), map(np.asarray, jax.tree.leaves(expected)), strict=True)
+               if np.issubdtype(b.dtype, np.inexact))
+    return {**described, "matches": verdict.equal, "max_error": verdict.largest, "tolerance": verdict.tolerance or 0.0,
+            "nans": nans, "findings": [] if verdict.equal else [{"kind": "mismatch", "role": "output", "index": 0}]}
 
 
 def leaves(tree) -> list[dict]:

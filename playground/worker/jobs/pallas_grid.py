@@ -45,6 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.experimental import pallas as pl
+from jax.extend.core import jaxprs_in_params
 
 MAX_POINTS = 4_096  # grid points mapped (a larger grid is mapped for its first MAX_POINTS, and says so)
 MAX_CALLS = 8  # pallas_calls mapped per function
@@ -66,22 +67,11 @@ def pallas_equations(jaxpr) -> list:
             if eqn.primitive.name == "pallas_call":
                 found.append(eqn)
                 continue
-            for sub in _subjaxprs(eqn):
+            for sub in jaxprs_in_params(eqn.params):
                 walk(sub)
 
     walk(jaxpr.jaxpr)
     return found
-
-
-def _subjaxprs(eqn) -> list:
-    """The jaxprs an equation holds in its parameters (jit's, cond's branches, scan's, while's, custom rules')."""
-    subs = []
-    for value in eqn.params.values():
-        for item in value if isinstance(value, (tuple, list)) else (value,):
-            inner = getattr(item, "jaxpr", item)
-            if hasattr(inner, "eqns"):
-                subs.append(inner)
-    return subs
 
 
 def read_calls(jaxpr) -> list[dict]:
