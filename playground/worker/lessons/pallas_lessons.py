@@ -18,6 +18,7 @@ names the ``Ref`` type (tracer_errors.py hands it here)::
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from playground.messages import piece
 from playground.worker.lessons.lesson_kit import Clue, taught
@@ -25,43 +26,28 @@ from playground.worker.lessons.lesson_kit import Clue, taught
 _DOCS = "https://docs.jax.dev/en/latest/pallas/"
 
 
-def _fix_slice(clue: Clue) -> list:
-    return [piece("lfix.pallas_slice", where=clue.where_piece())]
-
-
-def _fix_write(clue: Clue) -> list:
-    return [piece("lfix.pallas_write", where=clue.where_piece())]
-
-
-def _fix_escaped(clue: Clue) -> list:
-    return [piece("lfix.pallas_ref_escaped", where=clue.where_piece())]
-
-
-def _fix_revisited(clue: Clue) -> list:
-    return [piece("lfix.pallas_revisited", where=clue.where_piece())]
-
-
-def _fix_outside(clue: Clue) -> list:
-    return [piece("lfix.pallas_block_outside", where=clue.where_piece())]
+def _at_line(key: str) -> Callable[[Clue], list]:
+    """The fix of lesson ``key``: its catalogue sentence, about the user's line that failed."""
+    return lambda clue: [piece(key, where=clue.where_piece())]
 
 
 LESSONS = (
     taught(("ValueError", "IndexError"), re.compile(r"Out of bound slice: start=(?P<start>\d+), size=(?P<size>\d+), "
                                                     r"stride=\d+, dim=(?P<dim>\d+)"),
-           "pallas_slice", _fix_slice, _DOCS + "quickstart.html"),
+           "pallas_slice", _at_line("lfix.pallas_slice"), _DOCS + "quickstart.html"),
     taught(("ValueError", "TypeError"), re.compile(r"Invalid (?:shape|dtype) for `swap`\. Ref (?:shape|dtype): "
                                                    r"(?P<ref>.+?)\. (?:Expected shape: .+?\. )?Value (?:shape|dtype): "
                                                    r"(?P<value>.+?)\.", re.DOTALL),
-           "pallas_write", _fix_write, _DOCS + "grid_blockspec.html"),
+           "pallas_write", _at_line("lfix.pallas_write"), _DOCS + "grid_blockspec.html"),
     taught(("UnexpectedTracerError",), re.compile(r"Encountered an unexpected tracer\..*?type Ref", re.DOTALL),
-           "pallas_ref_escaped", _fix_escaped, _DOCS + "quickstart.html"),
+           "pallas_ref_escaped", _at_line("lfix.pallas_ref_escaped"), _DOCS + "quickstart.html"),
     taught(("JaxRuntimeError", "IndexError"), re.compile(r".*?Out-of-bounds block index (?P<block>\([\d, -]*\)) for "
                                                          r"\w+ \"(?P<ref>\w+)\" in iteration (?P<point>\([\d, ]*\))",
                                                          re.DOTALL),
-           "pallas_block_outside", _fix_outside, _DOCS + "grid_blockspec.html"),
+           "pallas_block_outside", _at_line("lfix.pallas_block_outside"), _DOCS + "grid_blockspec.html"),
     taught(("JaxRuntimeError", "RuntimeError"), re.compile(r".*?Revisited block .*? of output (?P<output>\d+) in "
                                                            r"iteration (?P<again>\([\d, ]*\))\. The block was "
                                                            r"previously visited in iterations (?P<first>\([\d, ]*\))",
                                                            re.DOTALL),
-           "pallas_revisited", _fix_revisited, _DOCS + "grid_blockspec.html"),
+           "pallas_revisited", _at_line("lfix.pallas_revisited"), _DOCS + "grid_blockspec.html"),
 )
