@@ -42,7 +42,10 @@ TABS = {
     "jit": ("/jit_speed", ([4], 1)),
     "speed of light": ("/speed_of_light", ("jnp.ones(8)", False)),
     "parallel": ("/shard", ("jnp.arange(8.0)", [2], ["data"], "(('data',),)", "('data',)")),
+    "pallas": ("/pallas", ("1.0",)),
 }
+# What an endpoint needs beside f before it calls f: the Pallas job, a reference.
+CODE_AFTER = {"/pallas": "\n\ndef reference(x):\n    return x\n"}
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +112,7 @@ def test_no_write_device_or_other_process_from_any_tab(hostile, home, privilege,
     aimed = places(hostile, home, server_uid(privilege))
     try:
         code = escapes.attempts_code(aimed.aimed(), escapes.app_processes(hostile.server.process.pid), aimed.tag)
+        code += CODE_AFTER.get(endpoint, "")
         result = hostile.call(code, *args, api_name=endpoint, timeout_s=TIMEOUT_S + support.HANG_S)
         text = json.dumps(result)
         assert escapes.ESCAPED not in text, short(result)
@@ -118,6 +122,8 @@ def test_no_write_device_or_other_process_from_any_tab(hostile, home, privilege,
             said = escapes.outcomes(result["stdout"])
             assert {name for name, outcome in said.items() if not outcome.startswith(("refused", "absent"))} == set()
             assert said["create in /tmp"] == "refused EPERM", said  # seccomp's answer, before any permission
+        if endpoint == "/pallas":  # f was traced (its attempts made), and found to call no kernel
+            assert "pl.pallas_call" in result["error"]["message"], short(result)
     finally:
         aimed.remove()
     hostile.check()
